@@ -1,0 +1,36 @@
+"""The `graph` dialect: ONNX-level operators on value tensors.
+
+Ops follow ONNX opset-21 semantics (the importer upgrades older opsets).
+Each op is declared by an `OpSpec` row in one of the family modules:
+
+- `ops_elementwise`: unary, binary, variadic, Where, Cast, Clip, Dropout
+- `ops_nn`: Conv, pooling, normalisation, Gemm/MatMul, Softmax, Flatten
+- `ops_tensor`: Constant, shape ops, Reshape, Slice, Gather, Pad, Concat, Split
+- `ops_reduce`: ReduceX and ArgMax/ArgMin
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+
+from ember.dialects.graph import ops_elementwise, ops_nn, ops_reduce, ops_tensor
+from ember.dialects.graph.base import GraphOp, define_ops
+from ember.dialects.graph.ops_tensor import ConstantOp, constant_value_of
+from ember.dialects.graph.spec import OpSpec
+
+ALL_SPECS: list[OpSpec] = [
+    *ops_elementwise.SPECS,
+    *ops_nn.SPECS,
+    *ops_tensor.SPECS,
+    *ops_reduce.SPECS,
+]
+
+OPS: list[type[GraphOp]] = [ConstantOp, *define_ops(ALL_SPECS)]
+
+OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
+"""The op class for each supported ONNX op type."""
+
+Graph = Dialect("graph", OPS, [])
+
+__all__ = ["ALL_SPECS", "OPS", "OPS_BY_ONNX_TYPE", "ConstantOp", "Graph", "GraphOp",
+           "constant_value_of"]  # fmt: skip

@@ -1,0 +1,104 @@
+"""The NumPy reference interpreter for `graph` IR: Ember's semantic ground truth.
+
+    outputs = ember.reference.run(module, {"input": array})
+
+Every `graph` op runs through its NumPy kernel (`ember.reference.kernels`),
+and every result is checked against the type the IR declares for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import SSAValue
+
+from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.types import DYNAMIC, array_from_dense, numpy_dtype, shape_of
+from ember.reference.evaluate import InterpreterError, evaluate
+
+__all__ = ["InterpreterError", "entry_function", "input_names", "run"]
+
+
+def entry_function(module: ModuleOp) -> FuncOp:
+    """`@main`, or the module's only function."""
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    for func in funcs:
+        if func.sym_name.data == "main":
+            return func
+    if len(funcs) == 1:
+        return funcs[0]
+    raise InterpreterError("the module has no @main function")
+
+
+def _names(attrs: ArrayAttr[DictionaryAttr] | None, values: Sequence[SSAValue]) -> list[str]:
+    names = []
+    for index, value in enumerate(values):
+        entry = attrs.data[index].data.get("onnx.name") if attrs is not None else None
+        if isinstance(entry, StringAttr):
+            names.append(entry.data)
+        else:
+            names.append(value.name_hint or f"arg{index}")
+    return names
+
+
+def input_names(func: FuncOp) -> list[str]:
+    return _names(func.arg_attrs, func.body.block.args)
+
+
+def _bind_inputs(
+    func: FuncOp, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray]
+) -> dict[SSAValue, np.ndarray]:
+    args = func.body.block.args
+    names = input_names(func)
+    if isinstance(inputs, Mapping):
+        missing = [n for n in names if n not in inputs]
+        unknown = [n for n in inputs if n not in names]
+        if missing or unknown:
+            raise InterpreterError(
+                f"inputs do not match the model: missing {missing}, unknown {unknown}"
+            )
+        arrays = [inputs[n] for n in names]
+    else:
+        arrays = list(inputs)
+        if len(arrays) != len(args):
+            raise InterpreterError(f"the model takes {len(args)} inputs, got {len(arrays)}")
+    env: dict[SSAValue, np.ndarray] = {}
+    for name, arg, array in zip(names, args, arrays):
+        array = np.asarray(array)
+        arg_type = arg.type
+        assert isinstance(arg_type, TensorType)
+        expected = shape_of(arg_type)
+        dtype = numpy_dtype(arg_type.element_type)
+        if array.dtype != dtype:
+            raise InterpreterError(f"input '{name}' has dtype {array.dtype}, expected {dtype}")
+        if array.ndim != len(expected) or any(
+            d != DYNAMIC and d != a for d, a in zip(expected, array.shape)
+        ):
+            raise InterpreterError(
+                f"input '{name}' has shape {array.shape}, expected {arg_type}"
+            )
+        env[arg] = array
+    return env
+
+
+def run(
+    module: ModuleOp, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Runs the module's entry function on NumPy inputs (by name or in order)."""
+    func = entry_function(module)
+    env = _bind_inputs(func, inputs)
+    for op in func.body.block.ops:
+        if isinstance(op, ReturnOp):
+            return [env[v] for v in op.operands]
+        if isinstance(op, ConstantOp):
+            value = op.properties["value"]
+            env[op.results[0]] = array_from_dense(value)  # type: ignore[arg-type]
+        elif isinstance(op, GraphOp):
+            outputs = evaluate(op, [env[v] for v in op.operands])
+            env.update(zip(op.results, outputs))
+        else:
+            raise InterpreterError(f"the reference interpreter cannot run '{op.name}'")
+    raise InterpreterError("the entry function has no return")

@@ -1,0 +1,298 @@
+"""The `graph` op base class and the factory that builds ops from specs.
+
+All `graph` ops share one readable assembly format:
+
+    %y = graph.conv %x, %w, B %b {strides = array<i64: 2, 2>} : (tensor<...>, ...) -> tensor<...>
+
+Required and variadic operands are positional; an optional operand, when
+present, is preceded by its ONNX name so that any subset can be written
+(`graph.clip %x, max %hi`). Attributes are ONNX's, under ONNX's names, with
+only the ones that were set shown. The trailing function type lists every
+operand and result type.
+
+The verifier checks required attributes and re-runs the op's shape rule:
+declared result types must agree with the inferred ones (same element type
+and rank, every dim equal or unknown on one side).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
+from ember.dialects.graph.spec import Arity, OpSpec
+from ember.dialects.graph.types import attribute_constraint, value_from_attribute
+
+
+class GraphOp(IRDLOperation):
+    """Base of every `graph` op; `SPEC` holds its declarative description."""
+
+    SPEC: ClassVar[OpSpec]
+    FIELD_NAMES: ClassVar[dict[str, str]]
+    """ONNX operand/result/attribute name -> Python field name."""
+
+    # ------------------------------------------------------------ accessors
+    def operand_group(self, name: str) -> list[SSAValue]:
+        """The SSA values bound to one spec operand (0 or 1 for optional)."""
+        value = getattr(self, self.FIELD_NAMES[name])
+        if value is None:
+            return []
+        if isinstance(value, SSAValue):
+            return [value]
+        return list(value)
+
+    def attr(self, name: str) -> Any:
+        """The Python value of an ONNX attribute, with the ONNX default applied."""
+        attr_spec = self.SPEC.attribute(name)
+        if name in self.properties:
+            return value_from_attribute(attr_spec.kind, self.properties[name])
+        return attr_spec.default
+
+    def attribute_values(self) -> dict[str, Any]:
+        """Every attribute that is set or has a default, as Python values."""
+        values: dict[str, Any] = {}
+        for attr_spec in self.SPEC.attributes:
+            value = self.attr(attr_spec.name)
+            if value is not None:
+                values[attr_spec.name] = value
+        return values
+
+    def shape_context(self, known_values: dict[SSAValue, np.ndarray] | None = None) -> ShapeContext:
+        from ember.dialects.graph.ops_tensor import constant_value_of
+
+        types: dict[str, list[TensorType]] = {}
+        values: dict[str, list[np.ndarray | None]] = {}
+        for operand in self.SPEC.operands:
+            group = self.operand_group(operand.name)
+            types[operand.name] = [v.type for v in group]  # type: ignore[misc]
+            values[operand.name] = [
+                (known_values or {}).get(v, constant_value_of(v)) for v in group
+            ]
+        return ShapeContext(
+            self.SPEC, types, values, self.attribute_values(), len(self.results)
+        )
+
+    def infer_result_types(
+        self, known_values: dict[SSAValue, np.ndarray] | None = None
+    ) -> list[TensorType]:
+        """Runs the op's shape rule (raises ShapeError)."""
+        return self.SPEC.infer(self.shape_context(known_values))
+
+    # ------------------------------------------------------------- verifier
+    def verify_(self) -> None:
+        for attr_spec in self.SPEC.attributes:
+            if attr_spec.required and attr_spec.name not in self.properties:
+                raise VerifyException(
+                    f"{self.name}: attribute '{attr_spec.name}' is required"
+                )
+        for value in self.operands:
+            if not isinstance(value.type, TensorType):
+                raise VerifyException(f"{self.name}: operands must be ranked tensors")
+        try:
+            inferred = self.infer_result_types()
+        except ShapeError as error:
+            raise VerifyException(f"{self.name}: {error}") from error
+        if len(inferred) != len(self.results):
+            raise VerifyException(
+                f"{self.name}: expected {len(inferred)} results, found {len(self.results)}"
+            )
+        for index, (declared, expected) in enumerate(zip(self.result_types, inferred)):
+            if not isinstance(declared, TensorType) or not types_compatible(declared, expected):
+                raise VerifyException(
+                    f"{self.name}: result #{index} has type {declared}, "
+                    f"but the operands imply {expected}"
+                )
+
+    # ------------------------------------------------------ assembly format
+    def print(self, printer: Printer) -> None:
+        first = True
+        for operand in self.SPEC.operands:
+            for value in self.operand_group(operand.name):
+                printer.print_string(" " if first else ", ")
+                first = False
+                if operand.arity is Arity.OPTIONAL:
+                    printer.print_string(f"{operand.name} ")
+                printer.print_operand(value)
+        properties = {k: v for k, v in self.properties.items() if k != _SEGMENTS}
+        printer.print_op_attributes(properties | self.attributes)
+        printer.print_string(" : ")
+        printer.print_function_type(self.operand_types, self.result_types)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GraphOp:
+        positional: list[UnresolvedOperand] = []
+        named: dict[str, UnresolvedOperand] = {}
+        optional_names = {o.name for o in cls.SPEC.operands if o.arity is Arity.OPTIONAL}
+        order: list[tuple[str | None, UnresolvedOperand]] = []
+        while True:
+            keyword = parser.parse_optional_identifier()
+            operand = (
+                parser.parse_unresolved_operand()
+                if keyword is not None
+                else parser.parse_optional_unresolved_operand()
+            )
+            if operand is None:
+                break
+            if keyword is not None:
+                if keyword not in optional_names:
+                    parser.raise_error(
+                        f"'{keyword}' is not an optional operand of {cls.SPEC.op_name}"
+                    )
+                if keyword in named:
+                    parser.raise_error(f"optional operand '{keyword}' given twice")
+                named[keyword] = operand
+            else:
+                positional.append(operand)
+            order.append((keyword, operand))
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        function_type = parser.parse_function_type()
+        operand_types = function_type.inputs.data
+        if len(operand_types) != len(order):
+            parser.raise_error(
+                f"{cls.SPEC.op_name} has {len(order)} operands but the type lists "
+                f"{len(operand_types)}"
+            )
+        resolved = {
+            id(unresolved): parser.resolve_operand(unresolved, value_type)
+            for (_, unresolved), value_type in zip(order, operand_types)
+        }
+        operands = cls._assign_operands(parser, positional, named, resolved)
+        results = cls._assign_results(parser, list(function_type.outputs.data))
+        properties = {k: v for k, v in attributes.items() if k in cls._property_names()}
+        discardable = {k: v for k, v in attributes.items() if k not in properties}
+        return cls.build(
+            operands=operands,
+            result_types=results,
+            properties=properties,
+            attributes=discardable,
+        )
+
+    @classmethod
+    def _property_names(cls) -> set[str]:
+        return {a.name for a in cls.SPEC.attributes}
+
+    @classmethod
+    def _assign_operands(
+        cls,
+        parser: Parser,
+        positional: list[UnresolvedOperand],
+        named: dict[str, UnresolvedOperand],
+        resolved: dict[int, SSAValue],
+    ) -> list[SSAValue | list[SSAValue] | None]:
+        singles = sum(1 for o in cls.SPEC.operands if o.arity is Arity.SINGLE)
+        has_variadic = any(o.arity is Arity.VARIADIC for o in cls.SPEC.operands)
+        if len(positional) < singles or (not has_variadic and len(positional) != singles):
+            parser.raise_error(
+                f"{cls.SPEC.op_name} expects {singles} positional operand(s), "
+                f"got {len(positional)}"
+            )
+        variadic_count = len(positional) - singles
+        operands: list[SSAValue | list[SSAValue] | None] = []
+        cursor = 0
+        for spec in cls.SPEC.operands:
+            if spec.arity is Arity.SINGLE:
+                operands.append(resolved[id(positional[cursor])])
+                cursor += 1
+            elif spec.arity is Arity.VARIADIC:
+                group = positional[cursor : cursor + variadic_count]
+                operands.append([resolved[id(u)] for u in group])
+                cursor += variadic_count
+            else:
+                unresolved = named.get(spec.name)
+                operands.append([resolved[id(unresolved)]] if unresolved else [])
+        return operands
+
+    @classmethod
+    def _assign_results(
+        cls, parser: Parser, result_types: list[Attribute]
+    ) -> list[Attribute | list[Attribute]]:
+        fixed = sum(1 for r in cls.SPEC.results if r.arity is Arity.SINGLE)
+        has_variadic = any(r.arity is not Arity.SINGLE for r in cls.SPEC.results)
+        if len(result_types) < fixed or (not has_variadic and len(result_types) != fixed):
+            parser.raise_error(
+                f"{cls.SPEC.op_name} has {fixed} result(s), the type lists {len(result_types)}"
+            )
+        grouped: list[Attribute | list[Attribute]] = []
+        cursor = 0
+        for spec in cls.SPEC.results:
+            if spec.arity is Arity.SINGLE:
+                grouped.append(result_types[cursor])
+                cursor += 1
+            else:
+                count = len(result_types) - fixed
+                grouped.append(result_types[cursor : cursor + count])
+                cursor += count
+        return grouped
+
+
+_SEGMENTS = "operandSegmentSizes"
+_RESERVED = set(dir(IRDLOperation)) | {"SPEC", "FIELD_NAMES", "name"}
+
+
+def _field_name(name: str) -> str:
+    return f"{name}_" if name in _RESERVED else name
+
+
+def define_op(spec: OpSpec, base: type[GraphOp] = GraphOp) -> type[GraphOp]:
+    """Builds the IRDL operation class described by `spec`."""
+    namespace: dict[str, Any] = {
+        "name": spec.op_name,
+        "SPEC": spec,
+        "__doc__": spec.summary or f"ONNX {spec.onnx_type}.",
+        "__module__": base.__module__,
+        "__annotations__": {"SPEC": ClassVar[OpSpec], "FIELD_NAMES": ClassVar[dict[str, str]]},
+    }
+    field_names: dict[str, str] = {}
+    for operand in spec.operands:
+        field = _field_name(operand.name)
+        field_names[operand.name] = field
+        namespace[field] = {
+            Arity.SINGLE: operand_def,
+            Arity.OPTIONAL: opt_operand_def,
+            Arity.VARIADIC: var_operand_def,
+        }[operand.arity](TensorType)
+    for res in spec.results:
+        field = _field_name(res.name)
+        field_names[res.name] = field
+        namespace[field] = (
+            result_def(TensorType) if res.arity is Arity.SINGLE else var_result_def(TensorType)
+        )
+    for attr_spec in spec.attributes:
+        field = _field_name(attr_spec.name)
+        field_names[attr_spec.name] = field
+        constraint = attribute_constraint(attr_spec.kind)
+        define = prop_def if attr_spec.required else opt_prop_def
+        namespace[field] = define(constraint, prop_name=attr_spec.name)
+    namespace["FIELD_NAMES"] = field_names
+    flexible = [o for o in spec.operands if o.arity is not Arity.SINGLE]
+    if len(flexible) > 1:
+        namespace["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)
+    class_name = "".join(part.capitalize() for part in spec.mnemonic.split("_")) + "Op"
+    return irdl_op_definition(type(class_name, (base,), namespace))
+
+
+def define_ops(specs: Sequence[OpSpec]) -> list[type[GraphOp]]:
+    return [define_op(spec) for spec in specs]

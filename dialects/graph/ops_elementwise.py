@@ -1,0 +1,209 @@
+"""Element-wise `graph` ops: unary, binary (broadcasting), variadic, select.
+
+Each family is a table of (ONNX type, attributes) rows and one shape rule.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import TensorType, i1
+
+from ember.dialects.graph.shapes import (
+    ShapeContext,
+    ShapeError,
+    broadcast_shapes,
+    result,
+    same_element_type,
+)
+from ember.dialects.graph.spec import (
+    AttrSpec,
+    OpSpec,
+    float_attr,
+    int_attr,
+    many,
+    one,
+    opt,
+    string_attr,
+    type_attr,
+)
+from ember.dialects.graph.types import is_float, shape_of
+
+
+def same_as_input(ctx: ShapeContext) -> list[TensorType]:
+    """Result has the first operand's type."""
+    return [ctx.type(ctx.spec.operands[0].name)]
+
+
+def float_only(ctx: ShapeContext) -> list[TensorType]:
+    input_type = ctx.type(ctx.spec.operands[0].name)
+    if not is_float(input_type.element_type):
+        raise ShapeError(f"expects a floating-point tensor, got {input_type}")
+    return [input_type]
+
+
+def bool_like_input(ctx: ShapeContext) -> list[TensorType]:
+    return result(i1, ctx.shape(ctx.spec.operands[0].name))
+
+
+# name -> attributes; all keep the input type.
+UNARY: dict[str, tuple[AttrSpec, ...]] = {
+    "Abs": (),
+    "Neg": (),
+    "Relu": (),
+    "Sign": (),
+    "Identity": (),
+    "Sigmoid": (),
+    "Tanh": (),
+    "Exp": (),
+    "Log": (),
+    "Sqrt": (),
+    "Reciprocal": (),
+    "Floor": (),
+    "Ceil": (),
+    "Round": (),
+    "Erf": (),
+    "Sin": (),
+    "Cos": (),
+    "Tan": (),
+    "Asin": (),
+    "Acos": (),
+    "Atan": (),
+    "Sinh": (),
+    "Cosh": (),
+    "Softplus": (),
+    "Softsign": (),
+    "HardSwish": (),
+    "Mish": (),
+    "LeakyRelu": (float_attr("alpha", 0.01),),
+    "Elu": (float_attr("alpha", 1.0),),
+    "Celu": (float_attr("alpha", 1.0),),
+    "ThresholdedRelu": (float_attr("alpha", 1.0),),
+    "Selu": (float_attr("alpha", 1.67326319217681884765625), float_attr("gamma", 1.05070102214813232421875)),
+    "HardSigmoid": (float_attr("alpha", 0.2), float_attr("beta", 0.5)),
+    "Gelu": (string_attr("approximate", "none"),),
+}
+
+_FLOAT_ONLY = {
+    "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Sin", "Cos", "Tan",
+    "Asin", "Acos", "Atan", "Sinh", "Cosh", "Softplus", "Softsign", "HardSwish", "Mish",
+    "LeakyRelu", "Elu", "Celu", "ThresholdedRelu", "Selu", "HardSigmoid", "Gelu", "Floor",
+    "Ceil", "Round",
+}  # fmt: skip
+
+
+def broadcast_same_type(ctx: ShapeContext) -> list[TensorType]:
+    types = [ctx.type("A"), ctx.type("B")]
+    element_type = same_element_type(ctx, types)
+    return result(element_type, broadcast_shapes([shape_of(t) for t in types]))
+
+
+def broadcast_to_bool(ctx: ShapeContext) -> list[TensorType]:
+    types = [ctx.type("A"), ctx.type("B")]
+    same_element_type(ctx, types)
+    return result(i1, broadcast_shapes([shape_of(t) for t in types]))
+
+
+def power(ctx: ShapeContext) -> list[TensorType]:
+    """Pow: the exponent may have another type; the result has the base's."""
+    shapes = [ctx.shape("X"), ctx.shape("Y")]
+    return result(ctx.element_type("X"), broadcast_shapes(shapes))
+
+
+def prelu(ctx: ShapeContext) -> list[TensorType]:
+    types = [ctx.type("X"), ctx.type("slope")]
+    element_type = same_element_type(ctx, types)
+    shape = broadcast_shapes([shape_of(t) for t in types])
+    if shape != ctx.shape("X"):
+        raise ShapeError("slope must broadcast to the shape of X")
+    return result(element_type, shape)
+
+
+def variadic_broadcast(ctx: ShapeContext) -> list[TensorType]:
+    types = list(ctx.types("data_0"))
+    if not types:
+        raise ShapeError("expects at least one operand")
+    element_type = same_element_type(ctx, types)
+    return result(element_type, broadcast_shapes([shape_of(t) for t in types]))
+
+
+def where(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.element_type("condition") != i1:
+        raise ShapeError(f"condition must be a tensor of i1, got {ctx.type('condition')}")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("Y")])
+    shapes = [ctx.shape("condition"), ctx.shape("X"), ctx.shape("Y")]
+    return result(element_type, broadcast_shapes(shapes))
+
+
+def cast(ctx: ShapeContext) -> list[TensorType]:
+    return result(ctx.attr("to"), ctx.shape("input"))
+
+
+def clip(ctx: ShapeContext) -> list[TensorType]:
+    input_type = ctx.type("input")
+    for bound in ("min", "max"):
+        bound_type = ctx.optional_type(bound)
+        if bound_type is None:
+            continue
+        if shape_of(bound_type) not in ((), (1,)):
+            raise ShapeError(f"{bound} must be a scalar, got {bound_type}")
+        same_element_type(ctx, [input_type, bound_type])
+    return [input_type]
+
+
+def logical(ctx: ShapeContext) -> list[TensorType]:
+    types = [ctx.type("A"), ctx.type("B")]
+    if any(t.element_type != i1 for t in types):
+        raise ShapeError("operands must be tensors of i1")
+    return result(i1, broadcast_shapes([shape_of(t) for t in types]))
+
+
+def logical_not(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.element_type("X") != i1:
+        raise ShapeError("operand must be a tensor of i1")
+    return [ctx.type("X")]
+
+
+UNARY_SPECS = [
+    OpSpec(name, [one("X")], [one("Y")], float_only if name in _FLOAT_ONLY else same_as_input,
+           attributes=attrs, summary=f"ONNX {name}, element-wise.")
+    for name, attrs in UNARY.items()
+]  # fmt: skip
+
+BINARY_SPECS = [
+    OpSpec(name, [one("A"), one("B")], [one("C")], broadcast_same_type,
+           summary=f"ONNX {name}, element-wise with broadcasting.")
+    for name in ("Add", "Sub", "Mul", "Div")
+] + [
+    OpSpec(name, [one("A"), one("B")], [one("C")], broadcast_to_bool,
+           summary=f"ONNX {name}: element-wise comparison to i1, with broadcasting.")
+    for name in ("Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual")
+] + [
+    OpSpec(name, [one("A"), one("B")], [one("C")], logical,
+           summary=f"ONNX {name} on i1 tensors, with broadcasting.")
+    for name in ("And", "Or", "Xor")
+]  # fmt: skip
+
+VARIADIC_SPECS = [
+    OpSpec(name, [many("data_0")], [one("result")], variadic_broadcast,
+           summary=f"ONNX {name} of any number of broadcast operands.")
+    for name in ("Sum", "Max", "Min", "Mean")
+]  # fmt: skip
+
+OTHER_SPECS = [
+    OpSpec("Pow", [one("X"), one("Y")], [one("Z")], power, summary="X ** Y, broadcast."),
+    OpSpec("Mod", [one("A"), one("B")], [one("C")], broadcast_same_type,
+           attributes=(int_attr("fmod", 0),), summary="Remainder (fmod=1: C fmod)."),
+    OpSpec("PRelu", [one("X"), one("slope")], [one("Y")], prelu,
+           summary="x if x >= 0 else slope * x; slope broadcasts to X."),
+    OpSpec("Where", [one("condition"), one("X"), one("Y")], [one("output")], where,
+           summary="Element-wise select, with broadcasting."),
+    OpSpec("Not", [one("X")], [one("Y")], logical_not, summary="Logical not of an i1 tensor."),
+    OpSpec("IsNaN", [one("X")], [one("Y")], bool_like_input, summary="x != x, as i1."),
+    OpSpec("Cast", [one("input")], [one("output")], cast, attributes=(type_attr("to"),),
+           summary="Converts the element type to `to`."),
+    OpSpec("Clip", [one("input"), opt("min"), opt("max")], [one("output")], clip,
+           summary="Clamps to [min, max]; a missing bound is unbounded."),
+    OpSpec("Dropout", [one("data")], [one("output")], same_as_input,
+           summary="Inference-mode dropout: the identity."),
+]  # fmt: skip
+
+SPECS = UNARY_SPECS + BINARY_SPECS + VARIADIC_SPECS + OTHER_SPECS

@@ -1,0 +1,293 @@
+"""Neural-network `graph` ops: convolution, pooling, normalisation, GEMM."""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import TensorType
+
+from ember.dialects.graph.ops_elementwise import float_only
+from ember.dialects.graph.shapes import (
+    ShapeContext,
+    ShapeError,
+    broadcast_shapes,
+    dims_compatible,
+    result,
+    same_element_type,
+)
+from ember.dialects.graph.spec import (
+    OpSpec,
+    float_attr,
+    int_attr,
+    ints_attr,
+    one,
+    opt,
+    string_attr,
+)
+from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of
+
+# ------------------------------------------------------------ windowed ops
+
+
+def window_output_extent(
+    extent: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int],
+    auto_pad: str, ceil_mode: bool,
+) -> int:  # fmt: skip
+    """Output length of one spatial axis of a convolution or pooling window."""
+    if extent == DYNAMIC:
+        return DYNAMIC
+    effective = dilation * (kernel - 1) + 1
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return -(-extent // stride)
+    if auto_pad == "VALID":
+        pads = (0, 0)
+    span = extent + pads[0] + pads[1] - effective
+    if span < 0:
+        raise ShapeError(
+            f"window of extent {effective} does not fit input extent {extent} with padding {pads}"
+        )
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    # The last window must start inside the input or its left padding.
+    if (out - 1) * stride >= extent + pads[0]:
+        out -= 1
+    return out
+
+
+def _window_attrs(ctx: ShapeContext, spatial: int, kernel: list[int]) -> tuple[list[int], ...]:
+    strides = ctx.attr("strides") or [1] * spatial
+    dilations = ctx.attr("dilations") if "dilations" in ctx.spec_attr_names() else None
+    dilations = dilations or [1] * spatial
+    pads = ctx.attr("pads") or [0] * (2 * spatial)
+    for what, values, count in (
+        ("strides", strides, spatial), ("dilations", dilations, spatial),
+        ("pads", pads, 2 * spatial), ("kernel_shape", kernel, spatial),
+    ):  # fmt: skip
+        if len(values) != count:
+            raise ShapeError(f"{what} has {len(values)} values, expected {count}")
+        if what != "pads" and any(v < 1 for v in values):
+            raise ShapeError(f"{what} must be positive, got {values}")
+    if any(p < 0 for p in pads):
+        raise ShapeError(f"pads must be non-negative, got {pads}")
+    return strides, dilations, pads
+
+
+def spatial_output(ctx: ShapeContext, input_shape: Shape, kernel: list[int]) -> list[int]:
+    spatial = len(input_shape) - 2
+    strides, dilations, pads = _window_attrs(ctx, spatial, kernel)
+    auto_pad = ctx.attr("auto_pad")
+    if auto_pad not in ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"):
+        raise ShapeError(f"unknown auto_pad '{auto_pad}'")
+    ceil_mode = bool(ctx.attr("ceil_mode")) if "ceil_mode" in ctx.spec_attr_names() else False
+    return [
+        window_output_extent(
+            input_shape[2 + i], kernel[i], strides[i], dilations[i],
+            (pads[i], pads[i + spatial]), auto_pad, ceil_mode,
+        )
+        for i in range(spatial)
+    ]  # fmt: skip
+
+
+def conv(ctx: ShapeContext) -> list[TensorType]:
+    x, w = ctx.shape("X"), ctx.shape("W")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W")])
+    if len(x) < 3 or len(w) != len(x):
+        raise ShapeError(
+            f"X ({format_shape(x)}) and W ({format_shape(w)}) must have the same rank >= 3"
+        )
+    group = ctx.attr("group")
+    if group < 1:
+        raise ShapeError(f"group must be positive, got {group}")
+    if not dims_compatible(x[1], w[1] * group if w[1] != DYNAMIC else DYNAMIC):
+        raise ShapeError(
+            f"input channels ({x[1]}) must equal weight channels ({w[1]}) x group ({group})"
+        )
+    if w[0] != DYNAMIC and w[0] % group:
+        raise ShapeError(f"output channels ({w[0]}) must be divisible by group ({group})")
+    kernel = ctx.attr("kernel_shape") or list(w[2:])
+    if list(kernel) != list(w[2:]) and DYNAMIC not in w[2:]:
+        raise ShapeError(f"kernel_shape {kernel} does not match the weight's {list(w[2:])}")
+    bias = ctx.optional_type("B")
+    if bias is not None and (len(shape_of(bias)) != 1 or not dims_compatible(shape_of(bias)[0], w[0])):
+        raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(shape_of(bias))}")
+    return result(element_type, [x[0], w[0], *spatial_output(ctx, x, list(kernel))])
+
+
+def pool(ctx: ShapeContext) -> list[TensorType]:
+    x = ctx.shape("X")
+    if len(x) < 3:
+        raise ShapeError(f"X must have rank >= 3, got {format_shape(x)}")
+    kernel = ctx.attr("kernel_shape")
+    return result(ctx.element_type("X"), [x[0], x[1], *spatial_output(ctx, x, kernel)])
+
+
+def global_pool(ctx: ShapeContext) -> list[TensorType]:
+    x = ctx.shape("X")
+    if len(x) < 3:
+        raise ShapeError(f"X must have rank >= 3, got {format_shape(x)}")
+    return result(ctx.element_type("X"), [x[0], x[1]] + [1] * (len(x) - 2))
+
+
+# ----------------------------------------------------------- normalisation
+
+
+def _per_channel(ctx: ShapeContext, names: tuple[str, ...]) -> list[TensorType]:
+    x = ctx.shape("X")
+    if len(x) < 2:
+        raise ShapeError(f"X must have rank >= 2, got {format_shape(x)}")
+    for name in names:
+        shape = ctx.shape(name)
+        if len(shape) != 1 or not dims_compatible(shape[0], x[1]):
+            raise ShapeError(f"{name} must have shape {x[1]} (channels), got {format_shape(shape)}")
+    return float_only(ctx)
+
+
+def batch_norm(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.attr("training_mode"):
+        raise ShapeError("training_mode=1 is not supported (inference only)")
+    return _per_channel(ctx, ("scale", "B", "input_mean", "input_var"))
+
+
+def instance_norm(ctx: ShapeContext) -> list[TensorType]:
+    return _per_channel(ctx, ("scale", "B"))
+
+
+def layer_norm(ctx: ShapeContext) -> list[TensorType]:
+    x = ctx.shape("X")
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
+    normalized = x[axis:]
+    for name in ("Scale", "B"):
+        if not ctx.has(name):
+            continue
+        try:
+            broadcast = broadcast_shapes([normalized, ctx.shape(name)])
+        except ShapeError:
+            broadcast = None
+        if broadcast is None or len(broadcast) != len(normalized):
+            raise ShapeError(
+                f"{name} ({format_shape(ctx.shape(name))}) must broadcast to the normalized "
+                f"dims {format_shape(normalized)}"
+            )
+    return float_only(ctx)
+
+
+def lrn(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.attr("size") < 1:
+        raise ShapeError(f"size must be positive, got {ctx.attr('size')}")
+    if len(ctx.shape("X")) < 3:
+        raise ShapeError("X must have rank >= 3")
+    return float_only(ctx)
+
+
+# ------------------------------------------------------------ linear algebra
+
+
+def gemm(ctx: ShapeContext) -> list[TensorType]:
+    a, b = ctx.shape("A"), ctx.shape("B")
+    element_type = same_element_type(ctx, [ctx.type("A"), ctx.type("B")])
+    if len(a) != 2 or len(b) != 2:
+        raise ShapeError(f"A and B must be matrices, got {format_shape(a)} and {format_shape(b)}")
+    m, k = (a[1], a[0]) if ctx.attr("transA") else (a[0], a[1])
+    k2, n = (b[1], b[0]) if ctx.attr("transB") else (b[0], b[1])
+    if not dims_compatible(k, k2):
+        raise ShapeError(f"inner dimensions differ: {k} (A) vs {k2} (B)")
+    c = ctx.optional_type("C")
+    if c is not None:
+        try:
+            broadcast = broadcast_shapes([shape_of(c), (m, n)])
+        except ShapeError:
+            broadcast = None
+        if broadcast is None or any(not dims_compatible(x, y) for x, y in zip(broadcast, (m, n))):
+            raise ShapeError(f"C ({format_shape(shape_of(c))}) must broadcast to {m}x{n}")
+    return result(element_type, (m, n))
+
+
+def matmul(ctx: ShapeContext) -> list[TensorType]:
+    a, b = ctx.shape("A"), ctx.shape("B")
+    element_type = same_element_type(ctx, [ctx.type("A"), ctx.type("B")])
+    if not a or not b:
+        raise ShapeError("operands must have rank >= 1")
+    a2 = (1, *a) if len(a) == 1 else a
+    b2 = (*b, 1) if len(b) == 1 else b
+    if not dims_compatible(a2[-1], b2[-2]):
+        raise ShapeError(
+            f"inner dimensions differ: {format_shape(a)} @ {format_shape(b)}"
+        )
+    batch = broadcast_shapes([a2[:-2], b2[:-2]], "batch dimensions")
+    shape = [*batch, a2[-2], b2[-1]]
+    if len(a) == 1:
+        shape.pop(-2)
+    if len(b) == 1:
+        shape.pop(-1)
+    return result(element_type, shape)
+
+
+def softmax(ctx: ShapeContext) -> list[TensorType]:
+    ctx.normalize_axis(ctx.attr("axis"), len(ctx.shape("input")))
+    return float_only(ctx)
+
+
+def flatten(ctx: ShapeContext) -> list[TensorType]:
+    x = ctx.shape("input")
+    axis = ctx.attr("axis")
+    axis = axis + len(x) if axis < 0 else axis
+    if not 0 <= axis <= len(x):
+        raise ShapeError(f"axis {ctx.attr('axis')} is out of range for rank {len(x)}")
+
+    def product(dims: Shape) -> int:
+        return DYNAMIC if DYNAMIC in dims else math.prod(dims)
+
+    return result(ctx.element_type("input"), (product(x[:axis]), product(x[axis:])))
+
+
+_WINDOW_ATTRS = (string_attr("auto_pad", "NOTSET"), ints_attr("pads"), ints_attr("strides"))
+
+SPECS = [
+    OpSpec("Conv", [one("X"), one("W"), opt("B")], [one("Y")], conv,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("group", 1),
+                       ints_attr("kernel_shape")),
+           summary="N-d convolution (NCHW), with groups, strides, dilations and padding."),
+    OpSpec("MaxPool", [one("X")], [one("Y")], pool,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
+                       ints_attr("kernel_shape", required=True), int_attr("storage_order", 0)),
+           summary="Max pooling over windows (the indices output is not modelled)."),
+    OpSpec("AveragePool", [one("X")], [one("Y")], pool,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
+                       int_attr("count_include_pad", 0),
+                       ints_attr("kernel_shape", required=True)),
+           summary="Average pooling over windows."),
+    OpSpec("GlobalAveragePool", [one("X")], [one("Y")], global_pool,
+           summary="Mean over all spatial dims, kept as size 1."),
+    OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
+           summary="Max over all spatial dims, kept as size 1."),
+    OpSpec("BatchNormalization",
+           [one("X"), one("scale"), one("B"), one("input_mean"), one("input_var")], [one("Y")],
+           batch_norm,
+           attributes=(float_attr("epsilon", 1e-5), float_attr("momentum", 0.9),
+                       int_attr("training_mode", 0)),
+           summary="Inference batch normalisation with running statistics."),
+    OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
+           instance_norm, attributes=(float_attr("epsilon", 1e-5),),
+           summary="Normalises each (N, C) plane over its spatial dims."),
+    OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")], [one("Y")], layer_norm,
+           attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
+                       int_attr("stash_type", 1)),
+           summary="Normalises over dims [axis, rank); only Y is modelled."),
+    OpSpec("LRN", [one("X")], [one("Y")], lrn,
+           attributes=(float_attr("alpha", 1e-4), float_attr("beta", 0.75),
+                       float_attr("bias", 1.0), int_attr("size", required=True)),
+           summary="Local response normalisation across channels."),
+    OpSpec("Gemm", [one("A"), one("B"), opt("C")], [one("Y")], gemm,
+           attributes=(float_attr("alpha", 1.0), float_attr("beta", 1.0),
+                       int_attr("transA", 0), int_attr("transB", 0)),
+           summary="alpha * op(A) @ op(B) + beta * C."),
+    OpSpec("MatMul", [one("A"), one("B")], [one("Y")], matmul,
+           summary="NumPy matmul: batched, broadcasting, 1-D operands promoted."),
+    OpSpec("Softmax", [one("input")], [one("output")], softmax,
+           attributes=(int_attr("axis", -1),), summary="Softmax along one axis."),
+    OpSpec("LogSoftmax", [one("input")], [one("output")], softmax,
+           attributes=(int_attr("axis", -1),), summary="Log of softmax along one axis."),
+    OpSpec("Flatten", [one("input")], [one("output")], flatten,
+           attributes=(int_attr("axis", 1),), summary="Collapses to 2-D at axis."),
+]  # fmt: skip

@@ -1,0 +1,60 @@
+"""Reductions: the ReduceX family (axes as an optional operand) and ArgMax/ArgMin."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import TensorType, i64
+
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
+from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
+from ember.dialects.graph.types import DYNAMIC
+
+
+def reduced_shape(ctx: ShapeContext, shape: tuple[int, ...], axes: list[int], keepdims: bool) -> list[int]:
+    normalized = {ctx.normalize_axis(a, len(shape), "reduction axis") for a in axes}
+    if len(normalized) != len(axes):
+        raise ShapeError(f"axes {axes} repeat an axis")
+    if keepdims:
+        return [1 if i in normalized else d for i, d in enumerate(shape)]
+    return [d for i, d in enumerate(shape) if i not in normalized]
+
+
+def reduce(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("data")
+    element_type = ctx.element_type("data")
+    keepdims = bool(ctx.attr("keepdims"))
+    if ctx.has("axes"):
+        axes = ctx.int_values("axes")
+        if axes is None:
+            rank = len(shape) if keepdims else DYNAMIC
+            if rank == DYNAMIC:
+                raise ShapeError("axes must be known at compile time when keepdims=0")
+            return result(element_type, [DYNAMIC] * rank)
+    else:
+        axes = []
+    if not axes:
+        if ctx.attr("noop_with_empty_axes"):
+            return result(element_type, shape)
+        axes = list(range(len(shape)))
+    return result(element_type, reduced_shape(ctx, shape, axes, keepdims))
+
+
+def arg_reduce(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("data")
+    return result(i64, reduced_shape(ctx, shape, [ctx.attr("axis")], bool(ctx.attr("keepdims"))))
+
+
+REDUCTIONS = ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+              "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp")  # fmt: skip
+
+SPECS = [
+    OpSpec(name, [one("data"), opt("axes")], [one("reduced")], reduce,
+           attributes=(int_attr("keepdims", 1), int_attr("noop_with_empty_axes", 0)),
+           summary=f"ONNX {name} over axes (all axes when absent).")
+    for name in REDUCTIONS
+] + [
+    OpSpec(name, [one("data")], [one("reduced")], arg_reduce,
+           attributes=(int_attr("axis", 0), int_attr("keepdims", 1),
+                       int_attr("select_last_index", 0)),
+           summary=f"ONNX {name}: i64 indices along axis.")
+    for name in ("ArgMax", "ArgMin")
+]  # fmt: skip

@@ -1,0 +1,462 @@
+"""Data-movement and shape `graph` ops: constants, reshape, slice, gather, pad…
+
+Operands that ONNX passes as tensors (Reshape's shape, Slice's starts…) stay
+operands, as in ONNX opset 21; their shape rules use the values when they
+are known at compile time and fall back to unknown dims when not.
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
+from xdsl.ir import SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from ember.dialects.graph.base import GraphOp, define_op
+from ember.dialects.graph.shapes import (
+    ShapeContext,
+    ShapeError,
+    broadcast_shapes,
+    result,
+    same_element_type,
+)
+from ember.dialects.graph.spec import (
+    OpSpec,
+    int_attr,
+    ints_attr,
+    many,
+    one,
+    opt,
+    string_attr,
+    tensor_attr,
+)
+from ember.dialects.graph.types import (
+    DYNAMIC,
+    array_from_dense,
+    element_type_from_numpy,
+    format_shape,
+    shape_of,
+)
+
+
+def _unknown(rank: int) -> list[int]:
+    return [DYNAMIC] * rank
+
+
+def _shape_operand(ctx: ShapeContext, name: str) -> list[int] | None:
+    """Values of a 1-D i64 operand that holds a shape, or None if unknown."""
+    shape = ctx.shape(name)
+    if ctx.element_type(name) != i64 or len(shape) != 1:
+        raise ShapeError(f"{name} must be a 1-D tensor of i64, got {ctx.type(name)}")
+    return ctx.int_values(name)
+
+
+def _rank_of_shape_operand(ctx: ShapeContext, name: str) -> int:
+    length = ctx.shape(name)[0]
+    if length == DYNAMIC:
+        raise ShapeError(f"the length of {name} must be static")
+    return length
+
+
+# ---------------------------------------------------------------- constants
+
+
+def constant(ctx: ShapeContext) -> list[TensorType]:
+    raise AssertionError("graph.constant has its own verifier")
+
+
+def constant_of_shape(ctx: ShapeContext) -> list[TensorType]:
+    value = ctx.attr("value")
+    element_type = f32 if value is None else element_type_from_numpy(value.dtype)
+    if value is not None and value.size != 1:
+        raise ShapeError(f"value must hold one element, got {value.size}")
+    dims = _shape_operand(ctx, "input")
+    if dims is None:
+        return result(element_type, _unknown(_rank_of_shape_operand(ctx, "input")))
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"shape must be non-negative, got {dims}")
+    return result(element_type, dims)
+
+
+def shape_op(ctx: ShapeContext) -> list[TensorType]:
+    rank = len(ctx.shape("data"))
+    start, end = ctx.attr("start"), ctx.attr("end")
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = rank if end is None else end
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    return result(i64, [max(end - start, 0)])
+
+
+def size_op(ctx: ShapeContext) -> list[TensorType]:
+    ctx.type("data")
+    return result(i64, [])
+
+
+# ---------------------------------------------------------------- reshaping
+
+
+def reshape(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    element_type = ctx.element_type("data")
+    target = _shape_operand(ctx, "shape")
+    if target is None:
+        return result(element_type, _unknown(_rank_of_shape_operand(ctx, "shape")))
+    allow_zero = ctx.attr("allowzero")
+    dims = list(target)
+    if dims.count(-1) > 1:
+        raise ShapeError(f"shape {target} has more than one -1")
+    for i, d in enumerate(dims):
+        if d == 0 and not allow_zero:
+            if i >= len(data):
+                raise ShapeError(f"shape {target} copies dim {i}, but data has rank {len(data)}")
+            dims[i] = data[i]
+        elif d < -1:
+            raise ShapeError(f"invalid dim {d} in shape {target}")
+    if -1 in dims:
+        known = [d for d in dims if d != -1]
+        if DYNAMIC in data or DYNAMIC in known:
+            dims[dims.index(-1)] = DYNAMIC
+        else:
+            rest = math.prod(known)
+            total = math.prod(data)
+            if rest == 0 or total % rest:
+                raise ShapeError(
+                    f"cannot reshape {format_shape(data)} into {target}: sizes do not divide"
+                )
+            dims[dims.index(-1)] = total // rest
+    if DYNAMIC not in data and DYNAMIC not in dims and math.prod(data) != math.prod(dims):
+        raise ShapeError(
+            f"cannot reshape {format_shape(data)} ({math.prod(data)} elements) into "
+            f"{format_shape(tuple(dims))} ({math.prod(dims)} elements)"
+        )
+    return result(element_type, dims)
+
+
+def transpose(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    perm = ctx.attr("perm")
+    perm = list(reversed(range(len(data)))) if perm is None else perm
+    if sorted(perm) != list(range(len(data))):
+        raise ShapeError(f"perm {perm} is not a permutation of the {len(data)} dims")
+    return result(ctx.element_type("data"), [data[p] for p in perm])
+
+
+def squeeze(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    if ctx.has("axes"):
+        axes = ctx.int_values("axes")
+        if axes is None:
+            raise ShapeError("axes must be known at compile time")
+        axes = {ctx.normalize_axis(a, len(data), "squeeze axis") for a in axes}
+        for a in axes:
+            if data[a] not in (1, DYNAMIC):
+                raise ShapeError(f"cannot squeeze dim {a} of size {data[a]}")
+    else:
+        if DYNAMIC in data:
+            raise ShapeError("squeezing every size-1 dim needs a static shape")
+        axes = {i for i, d in enumerate(data) if d == 1}
+    return result(ctx.element_type("data"), [d for i, d in enumerate(data) if i not in axes])
+
+
+def unsqueeze(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    axes = ctx.int_values("axes")
+    if axes is None:
+        raise ShapeError("axes must be known at compile time")
+    rank = len(data) + len(axes)
+    normalized = {ctx.normalize_axis(a, rank, "unsqueeze axis") for a in axes}
+    if len(normalized) != len(axes):
+        raise ShapeError(f"axes {axes} repeat an axis")
+    rest = iter(data)
+    return result(ctx.element_type("data"), [1 if i in normalized else next(rest) for i in range(rank)])
+
+
+def expand(ctx: ShapeContext) -> list[TensorType]:
+    target = _shape_operand(ctx, "shape")
+    element_type = ctx.element_type("input")
+    if target is None:
+        rank = max(_rank_of_shape_operand(ctx, "shape"), len(ctx.shape("input")))
+        return result(element_type, _unknown(rank))
+    return result(element_type, broadcast_shapes([ctx.shape("input"), tuple(target)]))
+
+
+def tile(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("input")
+    repeats = _shape_operand(ctx, "repeats")
+    if repeats is None:
+        return result(ctx.element_type("input"), _unknown(len(data)))
+    if len(repeats) != len(data):
+        raise ShapeError(f"repeats has {len(repeats)} values for rank {len(data)}")
+    return result(
+        ctx.element_type("input"),
+        [DYNAMIC if d == DYNAMIC else d * r for d, r in zip(data, repeats)],
+    )
+
+
+# ------------------------------------------------- concatenating and slicing
+
+
+def concat(ctx: ShapeContext) -> list[TensorType]:
+    types = list(ctx.types("inputs"))
+    if not types:
+        raise ShapeError("expects at least one operand")
+    element_type = same_element_type(ctx, types)
+    shapes = [shape_of(t) for t in types]
+    rank = len(shapes[0])
+    if any(len(s) != rank for s in shapes):
+        raise ShapeError(f"operands have different ranks: {', '.join(map(format_shape, shapes))}")
+    axis = ctx.normalize_axis(ctx.attr("axis"), rank)
+    dims = list(shapes[0])
+    for i in range(rank):
+        column = [s[i] for s in shapes]
+        if i == axis:
+            dims[i] = DYNAMIC if DYNAMIC in column else sum(column)
+            continue
+        known = {d for d in column if d != DYNAMIC}
+        if len(known) > 1:
+            raise ShapeError(
+                f"operands differ in dim {i} outside the concat axis: "
+                f"{', '.join(map(format_shape, shapes))}"
+            )
+        dims[i] = known.pop() if known else DYNAMIC
+    return result(element_type, dims)
+
+
+def split_sizes(extent: int, split: list[int] | None, num_outputs: int | None, count: int) -> list[int]:
+    """Sizes of Split's outputs along the axis (DYNAMIC when unknown)."""
+    if split is not None:
+        if len(split) != count:
+            raise ShapeError(f"split has {len(split)} sizes for {count} results")
+        if extent != DYNAMIC and sum(split) != extent:
+            raise ShapeError(f"split sizes {split} do not add up to {extent}")
+        return split
+    parts = num_outputs if num_outputs is not None else count
+    if parts != count:
+        raise ShapeError(f"num_outputs is {parts} but the op has {count} results")
+    if extent == DYNAMIC:
+        return [DYNAMIC] * count
+    if num_outputs is None:
+        if extent % count:
+            raise ShapeError(f"dim of size {extent} does not split evenly into {count}")
+        return [extent // count] * count
+    chunk = -(-extent // parts)
+    sizes = [chunk] * (parts - 1) + [extent - chunk * (parts - 1)]
+    if sizes[-1] <= 0:
+        raise ShapeError(f"dim of size {extent} cannot be split into {parts} parts")
+    return sizes
+
+
+def split(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("input")
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(data))
+    explicit = ctx.int_values("split") if ctx.has("split") else None
+    if ctx.has("split") and explicit is None:
+        sizes = [DYNAMIC] * ctx.num_results
+    else:
+        sizes = split_sizes(data[axis], explicit, ctx.attr("num_outputs"), ctx.num_results)
+    element_type = ctx.element_type("input")
+    return [
+        result(element_type, [size if i == axis else d for i, d in enumerate(data)])[0]
+        for size in sizes
+    ]
+
+
+def slice_extent(extent: int, start: int, end: int, step: int) -> int:
+    """ONNX Slice: clamp start/end into range for the step's direction."""
+    if step == 0:
+        raise ShapeError("slice steps must be non-zero")
+    if extent == DYNAMIC:
+        return DYNAMIC
+    start = start + extent if start < 0 else start
+    end = end + extent if end < 0 else end
+    if step > 0:
+        start, end = min(max(start, 0), extent), min(max(end, 0), extent)
+        return max(0, -(-(end - start) // step))
+    start, end = min(max(start, 0), extent - 1), min(max(end, -1), extent - 1)
+    return max(0, -(-(start - end) // -step))
+
+
+def slice_op(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    element_type = ctx.element_type("data")
+    starts, ends = ctx.int_values("starts"), ctx.int_values("ends")
+    axes = ctx.int_values("axes") if ctx.has("axes") else None
+    steps = ctx.int_values("steps") if ctx.has("steps") else None
+    if (ctx.has("axes") and axes is None) or starts is None or ends is None:
+        return result(element_type, _unknown(len(data)))
+    axes = list(range(len(starts))) if axes is None else axes
+    if not len(starts) == len(ends) == len(axes):
+        raise ShapeError("starts, ends and axes must have the same length")
+    if ctx.has("steps") and steps is None:
+        steps_known: list[int | None] = [None] * len(axes)
+    else:
+        steps_known = list(steps) if steps is not None else [1] * len(axes)
+    if len(steps_known) != len(axes):
+        raise ShapeError("steps must have as many values as axes")
+    dims = list(data)
+    seen: set[int] = set()
+    for start, end, axis, step in zip(starts, ends, axes, steps_known):
+        axis = ctx.normalize_axis(axis, len(data), "slice axis")
+        if axis in seen:
+            raise ShapeError(f"axis {axis} is sliced twice")
+        seen.add(axis)
+        dims[axis] = DYNAMIC if step is None else slice_extent(data[axis], start, end, step)
+    return result(element_type, dims)
+
+
+def gather(ctx: ShapeContext) -> list[TensorType]:
+    data, indices = ctx.shape("data"), ctx.shape("indices")
+    if ctx.element_type("indices") not in (i64, IntegerType(32)):
+        raise ShapeError(f"indices must be i64 or i32, got {ctx.type('indices')}")
+    if not data:
+        raise ShapeError("data must have rank >= 1")
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(data))
+    return result(ctx.element_type("data"), [*data[:axis], *indices, *data[axis + 1 :]])
+
+
+def pad(ctx: ShapeContext) -> list[TensorType]:
+    data = ctx.shape("data")
+    if ctx.attr("mode") not in ("constant", "reflect", "edge", "wrap"):
+        raise ShapeError(f"unknown pad mode '{ctx.attr('mode')}'")
+    pads = _shape_operand(ctx, "pads")
+    axes = ctx.int_values("axes") if ctx.has("axes") else list(range(len(data)))
+    if pads is None or axes is None:
+        return result(ctx.element_type("data"), _unknown(len(data)))
+    if len(pads) != 2 * len(axes):
+        raise ShapeError(f"pads has {len(pads)} values for {len(axes)} axes")
+    dims = list(data)
+    for i, axis in enumerate(axes):
+        axis = ctx.normalize_axis(axis, len(data), "pad axis")
+        if dims[axis] != DYNAMIC:
+            dims[axis] += pads[i] + pads[i + len(axes)]
+            if dims[axis] < 0:
+                raise ShapeError(f"pads {pads} remove more than dim {axis} holds")
+    return result(ctx.element_type("data"), dims)
+
+
+def range_op(ctx: ShapeContext) -> list[TensorType]:
+    types = [ctx.type("start"), ctx.type("limit"), ctx.type("delta")]
+    element_type = same_element_type(ctx, types)
+    if any(shape_of(t) not in ((), (1,)) for t in types):
+        raise ShapeError("start, limit and delta must be scalars")
+    values = [ctx.value(n) for n in ("start", "limit", "delta")]
+    if any(v is None for v in values):
+        return result(element_type, [DYNAMIC])
+    start, limit, delta = (np.asarray(v).reshape(()).item() for v in values)
+    if delta == 0:
+        raise ShapeError("delta must be non-zero")
+    return result(element_type, [max(math.ceil((limit - start) / delta), 0)])
+
+
+# ------------------------------------------------------------- the constant
+
+
+class ConstantBase(GraphOp):
+    """`%c = graph.constant dense<...> : tensor<...>`: a tensor literal.
+
+    Large data prints as one hex string (`dense<"0x...">`), which parses
+    back without going through Python numbers.
+    """
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        value = self.properties.get("value")
+        if value is None:
+            raise VerifyException("graph.constant: attribute 'value' is required")
+        if self.result_types[0] != value.get_type():  # type: ignore[attr-defined]
+            raise VerifyException(
+                f"graph.constant: result type {self.result_types[0]} differs from the "
+                f"value's type {value.get_type()}"  # type: ignore[attr-defined]
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        value = self.properties["value"]
+        if isinstance(value, DenseIntOrFPElementsAttr) and value.type.element_type.bitwidth > 1:
+            _print_dense_fast(printer, value)
+        else:
+            printer.print_attribute(value)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GraphOp:
+        value = parser.parse_attribute()
+        attributes = parser.parse_optional_attr_dict()
+        value_type = getattr(value, "type", None)
+        if not isinstance(value_type, TensorType):
+            parser.raise_error("graph.constant expects a dense tensor literal with its type")
+        return cls.build(result_types=[value_type], properties={"value": value},
+                         attributes=attributes)  # fmt: skip
+
+
+def _print_dense_fast(printer: Printer, value: DenseIntOrFPElementsAttr) -> None:
+    """Prints like xDSL's `dense` but checks splats and hex-encodes in NumPy."""
+    array = array_from_dense(value)
+    flat = array.reshape(-1)
+    if flat.size > 1 and np.all(flat == flat[0]) and not np.isnan(flat[0]):
+        splat = DenseIntOrFPElementsAttr(value.type, value.data.__class__(flat[:1].tobytes()))
+        printer.print_attribute(splat)
+    elif flat.size > 16:
+        printer.print_string(f'dense<"0x{value.data.data.hex().upper()}"> : ')
+        printer.print_attribute(value.type)
+    else:
+        printer.print_attribute(value)
+
+
+def constant_value_of(value: SSAValue) -> np.ndarray | None:
+    """The value of an SSA value defined by `graph.constant`, else None."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp):
+        attr = owner.properties.get("value")
+        if isinstance(attr, DenseIntOrFPElementsAttr):
+            return array_from_dense(attr)
+    return None
+
+
+CONSTANT_SPEC = OpSpec("Constant", [], [one("output")], constant,
+                       attributes=(tensor_attr("value", required=True),),
+                       summary="A tensor literal (ONNX Constant).")  # fmt: skip
+ConstantOp = define_op(CONSTANT_SPEC, base=ConstantBase)
+
+SPECS = [
+    OpSpec("ConstantOfShape", [one("input")], [one("output")], constant_of_shape,
+           attributes=(tensor_attr("value"),),
+           summary="A tensor of the given shape filled with `value` (default 0.0 f32)."),
+    OpSpec("Shape", [one("data")], [one("shape")], shape_op,
+           attributes=(int_attr("start", 0), int_attr("end")),
+           summary="The dims of data[start:end] as a 1-D i64 tensor."),
+    OpSpec("Size", [one("data")], [one("size")], size_op,
+           summary="The number of elements, as an i64 scalar."),
+    OpSpec("Reshape", [one("data"), one("shape")], [one("reshaped")], reshape,
+           attributes=(int_attr("allowzero", 0),),
+           summary="Reshape; 0 copies a dim (unless allowzero), -1 is inferred."),
+    OpSpec("Transpose", [one("data")], [one("transposed")], transpose,
+           attributes=(ints_attr("perm"),), summary="Permutes dims (default: reverses)."),
+    OpSpec("Squeeze", [one("data"), opt("axes")], [one("squeezed")], squeeze,
+           summary="Removes size-1 dims (the given axes, or all)."),
+    OpSpec("Unsqueeze", [one("data"), one("axes")], [one("expanded")], unsqueeze,
+           summary="Inserts size-1 dims at axes of the result."),
+    OpSpec("Expand", [one("input"), one("shape")], [one("output")], expand,
+           summary="Broadcasts input to shape (bidirectionally)."),
+    OpSpec("Tile", [one("input"), one("repeats")], [one("output")], tile,
+           summary="Repeats the tensor along each dim."),
+    OpSpec("Concat", [many("inputs")], [one("concat_result")], concat,
+           attributes=(int_attr("axis", required=True),), summary="Joins along axis."),
+    OpSpec("Split", [one("input"), opt("split")], [many("outputs")], split,
+           attributes=(int_attr("axis", 0), int_attr("num_outputs")),
+           summary="Splits along axis into the given sizes or equal parts."),
+    OpSpec("Slice", [one("data"), one("starts"), one("ends"), opt("axes"), opt("steps")],
+           [one("output")], slice_op, summary="Strided slice along the given axes."),
+    OpSpec("Gather", [one("data"), one("indices")], [one("output")], gather,
+           attributes=(int_attr("axis", 0),), summary="Takes entries along axis by index."),
+    OpSpec("Pad", [one("data"), one("pads"), opt("constant_value"), opt("axes")],
+           [one("output")], pad, attributes=(string_attr("mode", "constant"),),
+           summary="Pads with a constant, or by reflecting, repeating or wrapping edges."),
+    OpSpec("Range", [one("start"), one("limit"), one("delta")], [one("output")], range_op,
+           summary="start, start+delta, ... up to limit (exclusive)."),
+]  # fmt: skip
+

@@ -1,0 +1,168 @@
+"""Shape and type inference for `graph` ops: the context a shape rule sees.
+
+Every `OpSpec` has a shape rule `infer(ctx) -> list[TensorType]`. The rule
+reads its operands' types, the values of operands that are known at compile
+time (constants, and small integer tensors computed from them, such as the
+`Shape -> Gather -> Concat -> Reshape` chains exporters emit) and the op's
+attributes with ONNX defaults applied. It raises `ShapeError` naming the
+broken rule; callers (the verifier, the importer, `graph-infer-shapes`)
+attach the op or node to the message.
+
+Unknown dims are `DYNAMIC` (printed `?`) and propagate: a rule never guesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute
+
+from ember.dialects.graph.spec import Arity, OpSpec
+from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of, tensor_type
+
+
+class ShapeError(ValueError):
+    """A shape or type rule of an op is broken; the message names the rule."""
+
+
+@dataclass
+class ShapeContext:
+    """What a shape rule may look at. Operands are grouped by spec name."""
+
+    spec: OpSpec
+    operand_types: Mapping[str, Sequence[TensorType]]
+    operand_values: Mapping[str, Sequence[np.ndarray | None]]
+    attributes: Mapping[str, Any]
+    num_results: int
+    result_names: Sequence[str] = field(default_factory=list)
+
+    # -- operands
+    def type(self, name: str) -> TensorType:
+        types = self.operand_types.get(name, ())
+        if not types:
+            raise ShapeError(f"operand '{name}' is required")
+        return types[0]
+
+    def optional_type(self, name: str) -> TensorType | None:
+        types = self.operand_types.get(name, ())
+        return types[0] if types else None
+
+    def types(self, name: str) -> Sequence[TensorType]:
+        return self.operand_types.get(name, ())
+
+    def shape(self, name: str) -> Shape:
+        return shape_of(self.type(name))
+
+    def element_type(self, name: str) -> Attribute:
+        return self.type(name).element_type
+
+    def value(self, name: str) -> np.ndarray | None:
+        """The operand's value when it is known at compile time, else None."""
+        values = self.operand_values.get(name, ())
+        return values[0] if values else None
+
+    def has(self, name: str) -> bool:
+        return bool(self.operand_types.get(name))
+
+    # -- attributes
+    def attr(self, name: str) -> Any:
+        if name in self.attributes:
+            return self.attributes[name]
+        return self.spec.attribute(name).default
+
+    def spec_attr_names(self) -> set[str]:
+        return {a.name for a in self.spec.attributes}
+
+    # -- helpers for rules
+    def error(self, message: str) -> ShapeError:
+        return ShapeError(message)
+
+    def rank(self, name: str) -> int:
+        return len(self.shape(name))
+
+    def normalize_axis(self, axis: int, rank: int, what: str = "axis") -> int:
+        if not -rank <= axis < max(rank, 1):
+            raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis
+
+    def int_values(self, name: str) -> list[int] | None:
+        value = self.value(name)
+        if value is None:
+            return None
+        return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def broadcast_shapes(shapes: Sequence[Shape], what: str = "operands") -> Shape:
+    """NumPy/ONNX multidirectional broadcasting, keeping unknown dims unknown."""
+    rank = max((len(s) for s in shapes), default=0)
+    result: list[int] = []
+    for axis in range(rank):
+        dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
+        known = {d for d in dims if d != DYNAMIC and d != 1}
+        if len(known) > 1:
+            listing = ", ".join(format_shape(s) for s in shapes)
+            raise ShapeError(f"{what} are not broadcast-compatible: {listing}")
+        if known:
+            result.append(known.pop())
+        elif any(d == DYNAMIC for d in dims):
+            result.append(DYNAMIC)
+        else:
+            result.append(1)
+    return tuple(result)
+
+
+def same_element_type(ctx: ShapeContext, types: Sequence[TensorType]) -> Attribute:
+    """The common element type of `types`, or a ShapeError that lists them."""
+    element_types = {t.element_type for t in types}
+    if len(element_types) > 1:
+        listing = ", ".join(str(t.element_type) for t in types)
+        raise ShapeError(f"operands must have the same element type, got {listing}")
+    return types[0].element_type
+
+
+def result(element_type: Attribute, shape: Shape | Sequence[int]) -> list[TensorType]:
+    return [tensor_type(element_type, tuple(shape))]
+
+
+def dims_compatible(a: int, b: int) -> bool:
+    return a == b or a == DYNAMIC or b == DYNAMIC
+
+
+def types_compatible(actual: TensorType, inferred: TensorType) -> bool:
+    """Equal element types and ranks; each dim equal or unknown on one side."""
+    if actual.element_type != inferred.element_type:
+        return False
+    a, b = shape_of(actual), shape_of(inferred)
+    return len(a) == len(b) and all(dims_compatible(x, y) for x, y in zip(a, b, strict=True))
+
+
+def refine(actual: TensorType, inferred: TensorType) -> TensorType:
+    """The more precise of two compatible types, dim by dim."""
+    a, b = shape_of(actual), shape_of(inferred)
+    dims = [x if x != DYNAMIC else y for x, y in zip(a, b, strict=True)]
+    return tensor_type(actual.element_type, dims)
+
+
+def spec_slots(spec: OpSpec, values: Sequence[Any], groups: Sequence[int]) -> dict[str, list[Any]]:
+    """Groups a flat operand list by spec name, given each slot's size."""
+    slots: dict[str, list[Any]] = {}
+    index = 0
+    for operand, size in zip(spec.operands, groups, strict=True):
+        slots[operand.name] = list(values[index : index + size])
+        index += size
+    return slots
+
+
+def group_sizes_for(spec: OpSpec, present: Mapping[str, int]) -> list[int]:
+    """Slot sizes from a name->count mapping (optional absent => 0)."""
+    sizes = []
+    for operand in spec.operands:
+        count = present.get(operand.name, 0)
+        if operand.arity is Arity.SINGLE and count != 1:
+            raise ShapeError(f"operand '{operand.name}' is required")
+        sizes.append(count)
+    return sizes

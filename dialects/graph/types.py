@@ -1,0 +1,211 @@
+"""Element types and attribute values: the bridge between IR, NumPy and ONNX.
+
+Ember's `graph` dialect uses builtin types (`tensor<1x3x224x224xf32>`, with
+`?` for unknown dims). This module maps element types between xDSL, NumPy
+and ONNX's TensorProto enum, converts attribute values between their IR and
+Python forms (see `spec.AttrKind`), and moves tensor data into and out of
+`dense` attributes without going through Python lists, so that 100 MB of
+weights cost a copy, not a minute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from onnx import TensorProto
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, TypeAttribute
+from xdsl.irdl import AnyOf, BaseAttr
+
+from ember.dialects.graph.spec import AttrKind
+
+DYNAMIC = DYNAMIC_INDEX
+"""The value of an unknown (`?`) dimension in a shape tuple."""
+
+Shape = tuple[int, ...]
+
+_ELEMENT_TYPES: list[tuple[TypeAttribute, Any, int]] = [
+    (f32, np.float32, TensorProto.FLOAT),
+    (f64, np.float64, TensorProto.DOUBLE),
+    (f16, np.float16, TensorProto.FLOAT16),
+    (i64, np.int64, TensorProto.INT64),
+    (IntegerType(32), np.int32, TensorProto.INT32),
+    (IntegerType(16), np.int16, TensorProto.INT16),
+    (IntegerType(8), np.int8, TensorProto.INT8),
+    (IntegerType(8, Signedness.UNSIGNED), np.uint8, TensorProto.UINT8),
+    (IntegerType(16, Signedness.UNSIGNED), np.uint16, TensorProto.UINT16),
+    (IntegerType(32, Signedness.UNSIGNED), np.uint32, TensorProto.UINT32),
+    (IntegerType(64, Signedness.UNSIGNED), np.uint64, TensorProto.UINT64),
+    (i1, np.bool_, TensorProto.BOOL),
+]
+
+_BY_IR = {ir: (np.dtype(dt), onnx) for ir, dt, onnx in _ELEMENT_TYPES}
+_BY_NUMPY = {np.dtype(dt): ir for ir, dt, _ in _ELEMENT_TYPES}
+_BY_ONNX = {onnx: ir for ir, _, onnx in _ELEMENT_TYPES}
+_ONNX_NAMES = {v: k for k, v in TensorProto.DataType.items()}
+
+
+class UnsupportedTypeError(ValueError):
+    pass
+
+
+class ElidedConstantError(ValueError):
+    """Constant data is needed but the IR only holds `dense_resource<__elided__>`."""
+
+
+def element_type_from_onnx(onnx_type: int) -> TypeAttribute:
+    if onnx_type == TensorProto.BFLOAT16:
+        return bf16
+    if onnx_type not in _BY_ONNX:
+        name = _ONNX_NAMES.get(onnx_type, str(onnx_type))
+        raise UnsupportedTypeError(f"unsupported ONNX element type {name}")
+    return _BY_ONNX[onnx_type]
+
+
+def element_type_from_numpy(dtype: np.dtype[Any]) -> TypeAttribute:
+    if dtype not in _BY_NUMPY:
+        raise UnsupportedTypeError(f"unsupported NumPy dtype {dtype}")
+    return _BY_NUMPY[dtype]
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
+    if element_type not in _BY_IR:
+        raise UnsupportedTypeError(f"element type {element_type} has no NumPy equivalent")
+    return _BY_IR[element_type][0]
+
+
+def onnx_type_of(element_type: Attribute) -> int:
+    if element_type == bf16:
+        return TensorProto.BFLOAT16
+    if element_type not in _BY_IR:
+        raise UnsupportedTypeError(f"element type {element_type} has no ONNX equivalent")
+    return _BY_IR[element_type][1]
+
+
+def is_float(element_type: Attribute) -> bool:
+    return element_type in (f16, bf16, f32, f64)
+
+
+def tensor_type(element_type: Attribute, shape: Shape | list[int]) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def shape_of(value_type: Attribute) -> Shape:
+    assert isinstance(value_type, TensorType)
+    return tuple(value_type.get_shape())
+
+
+def format_shape(shape: Shape) -> str:
+    return "x".join("?" if d == DYNAMIC else str(d) for d in shape) or "scalar"
+
+
+# ---------------------------------------------------------------- dense data
+
+
+def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """A `dense` attribute holding `array`'s bytes (little-endian, C order)."""
+    element_type = element_type_from_numpy(array.dtype)
+    data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
+    if array.dtype == np.bool_:
+        data = data.astype(np.int8)
+    return DenseIntOrFPElementsAttr(
+        TensorType(element_type, list(array.shape)), BytesAttr(data.tobytes())
+    )
+
+
+def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The NumPy array of a `dense` attribute (a splat is expanded)."""
+    value_type = attr.get_type()
+    assert isinstance(value_type, TensorType)
+    dtype = numpy_dtype(value_type.element_type)
+    storage = np.int8 if dtype == np.bool_ else dtype
+    flat = np.frombuffer(attr.data.data, dtype=np.dtype(storage).newbyteorder("<"))
+    shape = tuple(value_type.get_shape())
+    count = int(np.prod(shape)) if shape else 1
+    if flat.size == 1 and count != 1:
+        flat = np.broadcast_to(flat, (count,))
+    return flat.astype(dtype).reshape(shape)
+
+
+# ----------------------------------------------------------- attribute values
+
+
+def attribute_from_value(kind: AttrKind, value: Any) -> Attribute:
+    """The IR attribute for a Python attribute value of the given kind."""
+    match kind:
+        case AttrKind.INT:
+            return IntegerAttr(int(value), i64)
+        case AttrKind.INTS:
+            return DenseArrayBase.from_list(i64, [int(v) for v in value])
+        case AttrKind.FLOAT:
+            return FloatAttr(float(value), f32)
+        case AttrKind.FLOATS:
+            return DenseArrayBase.from_list(f32, [float(v) for v in value])
+        case AttrKind.STRING:
+            return StringAttr(value.decode() if isinstance(value, bytes) else str(value))
+        case AttrKind.TENSOR:
+            return dense_from_array(np.asarray(value))
+        case AttrKind.TYPE:
+            assert isinstance(value, TypeAttribute)
+            return value
+
+
+def value_from_attribute(kind: AttrKind, attr: Attribute) -> Any:
+    """The Python value of an IR attribute of the given kind."""
+    match kind:
+        case AttrKind.INT:
+            assert isinstance(attr, IntegerAttr)
+            return attr.value.data
+        case AttrKind.INTS | AttrKind.FLOATS:
+            assert isinstance(attr, DenseArrayBase)
+            return list(attr.get_values())
+        case AttrKind.FLOAT:
+            assert isinstance(attr, FloatAttr)
+            return float(attr.value.data)
+        case AttrKind.STRING:
+            assert isinstance(attr, StringAttr)
+            return attr.data
+        case AttrKind.TENSOR:
+            if isinstance(attr, DenseResourceAttr):
+                raise ElidedConstantError(
+                    f"constant data '{attr.resource_handle.data}' was elided from this IR"
+                )
+            assert isinstance(attr, DenseIntOrFPElementsAttr)
+            return array_from_dense(attr)
+        case AttrKind.TYPE:
+            return attr
+
+
+def attribute_constraint(kind: AttrKind) -> Any:
+    """The attribute constraint a property of this kind must satisfy."""
+    if kind is AttrKind.TENSOR:
+        # An elided constant (`dense_resource<__elided__>`) still parses and verifies.
+        return AnyOf((BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(DenseResourceAttr)))
+    return {
+        AttrKind.INT: IntegerAttr,
+        AttrKind.INTS: DenseArrayBase,
+        AttrKind.FLOAT: FloatAttr,
+        AttrKind.FLOATS: DenseArrayBase,
+        AttrKind.STRING: StringAttr,
+        AttrKind.TENSOR: DenseIntOrFPElementsAttr,
+        AttrKind.TYPE: TypeAttribute,
+    }[kind]

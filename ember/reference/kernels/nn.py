@@ -1,0 +1,226 @@
+"""Neural-network kernels: convolution, pooling, normalisation, Gemm/MatMul, Softmax, Flatten.
+
+Convolution is an im2col over ``sliding_window_view`` followed by one batched matmul over
+groups, so it runs at BLAS speed in the input dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
+
+Pads = list[tuple[int, int]]
+
+
+def _window_params(
+    x: np.ndarray, kernel: Sequence[int], attrs: Attrs
+) -> tuple[list[int], list[int], list[int], Pads]:
+    """Strides, dilations, dilated kernel extents and (begin, end) pads of a windowed op."""
+    nd = x.ndim - 2
+    strides = ints(attrs.get("strides")) or [1] * nd
+    dilations = ints(attrs.get("dilations")) or [1] * nd
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    auto_pad = attrs.get("auto_pad", "NOTSET")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pads: Pads = []
+        for n, e, s in zip(x.shape[2:], extent, strides, strict=True):
+            total = max(0, (-(-n // s) - 1) * s + e - n)
+            small = total // 2
+            upper = auto_pad == "SAME_UPPER"
+            pads.append((small, total - small) if upper else (total - small, small))
+    elif auto_pad == "VALID":
+        pads = [(0, 0)] * nd
+    else:
+        flat = ints(attrs.get("pads")) or [0] * (2 * nd)
+        pads = list(zip(flat[:nd], flat[nd:], strict=True))
+    return strides, dilations, extent, pads
+
+
+def _windows(
+    xp: np.ndarray, extent: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
+) -> np.ndarray:
+    """View of shape (N, C, *out, *kernel) over the (already padded) input ``xp``."""
+    nd = len(extent)
+    win = sliding_window_view(xp, tuple(extent), axis=tuple(range(2, 2 + nd)))
+    index = (
+        (slice(None), slice(None))
+        + tuple(slice(None, None, s) for s in strides)
+        + tuple(slice(None, None, d) for d in dilations)
+    )
+    return win[index]
+
+
+@register("Conv")
+def conv(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, w, bias = np.asarray(inputs[0]), np.asarray(inputs[1]), arg(inputs, 2)
+    nd, group = x.ndim - 2, int(attrs.get("group", 1))
+    kernel = list(w.shape[2:])
+    strides, dilations, extent, pads = _window_params(x, kernel, attrs)
+    xp = np.pad(x, [(0, 0), (0, 0), *pads])
+    win = _windows(xp, extent, strides, dilations)  # (N, C, *out, *k)
+    n, c, m = x.shape[0], x.shape[1], w.shape[0]
+    out = win.shape[2 : 2 + nd]
+    win = win.reshape(n, group, c // group, *out, *kernel)
+    order = (1, 0, *range(3, 3 + nd), 2, *range(3 + nd, 3 + 2 * nd))
+    cols = win.transpose(order).reshape(group, n * math.prod(out), -1)  # im2col copy
+    wt = w.reshape(group, m // group, -1).transpose(0, 2, 1)
+    y = np.matmul(cols, wt.astype(x.dtype))  # (G, N*P, M/G)
+    y = y.reshape(group, n, *out, m // group)
+    y = y.transpose(1, 0, 2 + nd, *range(2, 2 + nd)).reshape(n, m, *out)
+    if bias is not None:
+        y = y + np.asarray(bias).reshape(-1, *[1] * nd)
+    return [np.ascontiguousarray(y, dtype=x.dtype)]
+
+
+def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
+    """Max or average pooling with ONNX output-size, ceil_mode and padding rules."""
+    kernel = ints(attrs["kernel_shape"]) or []
+    strides, dilations, extent, pads = _window_params(x, kernel, attrs)
+    ceil_mode = bool(attrs.get("ceil_mode", 0)) and attrs.get("auto_pad", "NOTSET") == "NOTSET"
+    full: Pads = []  # padding that makes every output window fit
+    for n, e, s, (pb, pe) in zip(x.shape[2:], extent, strides, pads, strict=True):
+        span = n + pb + pe - e
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (out - 1) * s >= n + pb:
+            out -= 1  # the last window must start inside the input or the left padding
+        full.append((pb, max(pe, (out - 1) * s + e - n - pb)))
+    spatial = [(0, 0), (0, 0)]
+    if kind == "max":
+        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xp = np.pad(x, spatial + full, constant_values=low)
+        return _windows(xp, extent, strides, dilations).max(axis=tuple(range(-len(kernel), 0)))
+    xp = np.pad(wide(x), spatial + full)
+    axes = tuple(range(-len(kernel), 0))
+    total = _windows(xp, extent, strides, dilations).sum(axis=axes)
+    # Count of the elements a window averages: input (+ explicit pads) but never ceil overhang.
+    include = bool(attrs.get("count_include_pad", 0))
+    mask = np.ones((1, 1, *x.shape[2:]))
+    mask = np.pad(mask, spatial + [(pb, pe) for pb, pe in pads], constant_values=float(include))
+    mask = np.pad(mask, spatial + [(0, f[1] - p[1]) for f, p in zip(full, pads, strict=True)])
+    count = _windows(mask, extent, strides, dilations).sum(axis=axes)
+    return (total / count).astype(x.dtype)
+
+
+@register("MaxPool")
+def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Values output only (the optional Indices output is not produced)."""
+    return [_pool(np.asarray(inputs[0]), attrs, "max")]
+
+
+@register("AveragePool")
+def average_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    return [_pool(np.asarray(inputs[0]), attrs, "avg")]
+
+
+def _global_pool(kind: str) -> Kernel:
+    def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axes = tuple(range(2, x.ndim))
+        y = wide(x).mean(axes, keepdims=True) if kind == "avg" else x.max(axes, keepdims=True)
+        return [y.astype(x.dtype)]
+
+    return kernel
+
+
+register_all(["GlobalAveragePool"], _global_pool("avg"))
+register_all(["GlobalMaxPool"], _global_pool("max"))
+
+
+def _channel(v: np.ndarray | None, ndim: int) -> np.ndarray:
+    """A per-channel (axis 1) parameter reshaped to broadcast against an ``ndim`` tensor."""
+    return wide(np.asarray(v)).reshape((-1,) + (1,) * max(ndim - 2, 0))
+
+
+@register("BatchNormalization")
+def batch_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Inference form: normalises with input_mean/input_var and returns only Y."""
+    if attrs.get("training_mode", 0):
+        raise ValueError("BatchNormalization: training_mode=1 is not supported")
+    x = np.asarray(inputs[0])
+    scale, bias, mean, var = (_channel(v, x.ndim) for v in inputs[1:5])
+    y = (wide(x) - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * scale + bias
+    return [y.astype(x.dtype)]
+
+
+@register("InstanceNormalization")
+def instance_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    scale, bias = _channel(inputs[1], x.ndim), _channel(inputs[2], x.ndim)
+    xw, axes = wide(x), tuple(range(2, x.ndim))
+    mean, var = xw.mean(axes, keepdims=True), xw.var(axes, keepdims=True)
+    y = (xw - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * scale + bias
+    return [y.astype(x.dtype)]
+
+
+@register("LayerNormalization")
+def layer_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Normalises over axes [axis, rank); returns only Y (statistics kept in float64)."""
+    x, scale, bias = np.asarray(inputs[0]), np.asarray(inputs[1]), arg(inputs, 2)
+    axes = tuple(range(norm_axis(int(attrs.get("axis", -1)), x.ndim), x.ndim))
+    xw = wide(x)
+    mean, var = xw.mean(axes, keepdims=True), xw.var(axes, keepdims=True)
+    y = (xw - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * wide(scale)
+    if bias is not None:
+        y = y + wide(np.asarray(bias))
+    return [y.astype(x.dtype)]
+
+
+@register("LRN")
+def lrn(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """square_sum over channels [c - floor((size-1)/2), c + ceil((size-1)/2)]."""
+    x = np.asarray(inputs[0])
+    size = int(attrs["size"])
+    lo = (size - 1) // 2
+    sq = np.pad(wide(x) ** 2, [(0, 0), (lo, size - 1 - lo)] + [(0, 0)] * (x.ndim - 2))
+    square_sum = sliding_window_view(sq, size, axis=1).sum(-1)
+    alpha, beta, bias = attrs.get("alpha", 1e-4), attrs.get("beta", 0.75), attrs.get("bias", 1.0)
+    y = wide(x) / (bias + alpha / size * square_sum) ** beta
+    return [y.astype(x.dtype)]
+
+
+@register("Gemm")
+def gemm(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    a, b, c = np.asarray(inputs[0]), np.asarray(inputs[1]), arg(inputs, 2)
+    a = a.T if attrs.get("transA", 0) else a
+    b = b.T if attrs.get("transB", 0) else b
+    y = attrs.get("alpha", 1.0) * np.matmul(a, b)
+    if c is not None:
+        y = y + attrs.get("beta", 1.0) * np.asarray(c)
+    return [np.asarray(y).astype(a.dtype)]
+
+
+@register("MatMul")
+def matmul(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
+    return [np.asarray(np.matmul(a, b)).astype(a.dtype)]
+
+
+def _softmax(log: bool) -> Kernel:
+    def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+        shifted = wide(x) - wide(x).max(axis, keepdims=True)
+        total = np.exp(shifted).sum(axis, keepdims=True)
+        y = shifted - np.log(total) if log else np.exp(shifted) / total
+        return [y.astype(x.dtype)]
+
+    return kernel
+
+
+register_all(["Softmax"], _softmax(log=False))
+register_all(["LogSoftmax"], _softmax(log=True))
+
+
+@register("Flatten")
+def flatten(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    axis = int(attrs.get("axis", 1))
+    axis = axis + x.ndim if axis < 0 else axis
+    if not 0 <= axis <= x.ndim:
+        raise ValueError(f"Flatten: axis {axis} out of range for rank {x.ndim}")
+    return [x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))]

@@ -1,0 +1,91 @@
+"""Reduction kernels (opset-18 form: ``axes`` is an optional int64 input) and ArgMax/ArgMin.
+
+Reductions accumulate in float64 (floats) or 64-bit integers and cast back to the input
+dtype. Reducing an empty set gives the ONNX identity (0, 1, -inf / lowest, +inf / highest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register_all
+
+Axes = tuple[int, ...]
+Reduction = Callable[[np.ndarray, Axes], np.ndarray]
+
+
+def _extreme(x: np.ndarray, high: bool) -> Any:
+    if x.dtype.kind == "f":
+        return np.inf if high else -np.inf
+    if x.dtype == np.bool_:
+        return high
+    info = np.iinfo(x.dtype)
+    return info.max if high else info.min
+
+
+def _log_sum_exp(x: np.ndarray, axes: Axes) -> np.ndarray:
+    m = x.max(axes, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return m + np.log(np.exp(x - m).sum(axes, keepdims=True))
+
+
+# op_type -> f(x, axes) reducing with keepdims=True; x is already widened.
+_REDUCE: dict[str, Reduction] = {
+    "ReduceMean": lambda x, ax: x.mean(ax, keepdims=True),
+    "ReduceSum": lambda x, ax: x.sum(ax, keepdims=True),
+    "ReduceMax": lambda x, ax: x.max(ax, keepdims=True, initial=_extreme(x, high=False)),
+    "ReduceMin": lambda x, ax: x.min(ax, keepdims=True, initial=_extreme(x, high=True)),
+    "ReduceProd": lambda x, ax: x.prod(ax, keepdims=True),
+    "ReduceL1": lambda x, ax: np.abs(x).sum(ax, keepdims=True),
+    "ReduceL2": lambda x, ax: np.sqrt((x * x).sum(ax, keepdims=True)),
+    "ReduceSumSquare": lambda x, ax: (x * x).sum(ax, keepdims=True),
+    "ReduceLogSumExp": _log_sum_exp,
+}
+
+
+def _widen(x: np.ndarray) -> np.ndarray:
+    kind = x.dtype.kind
+    return x.astype({"f": np.float64, "i": np.int64, "u": np.uint64}.get(kind, x.dtype))
+
+
+def _reduce_kernel(fn: Reduction) -> Kernel:
+    def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+        x, axes = np.asarray(inputs[0]), ints(arg(inputs, 1))
+        if not axes:
+            if attrs.get("noop_with_empty_axes", 0):
+                return [x.copy()]
+            axes = list(range(x.ndim))
+        norm = tuple(sorted({norm_axis(a, x.ndim) for a in axes}))
+        with np.errstate(all="ignore"):
+            y = np.asarray(fn(_widen(x), norm))
+        if not attrs.get("keepdims", 1):
+            y = y.reshape([n for i, n in enumerate(y.shape) if i not in norm])
+        return [y.astype(x.dtype)]
+
+    return kernel
+
+
+for _op, _fn in _REDUCE.items():
+    register_all([_op], _reduce_kernel(_fn))
+
+
+def _arg_kernel(fn: Callable[..., np.ndarray]) -> Kernel:
+    def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
+        if attrs.get("select_last_index", 0):
+            idx = x.shape[axis] - 1 - fn(np.flip(x, axis), axis=axis)
+        else:
+            idx = fn(x, axis=axis)
+        if attrs.get("keepdims", 1):
+            idx = np.expand_dims(idx, axis)
+        return [np.asarray(idx, dtype=np.int64)]
+
+    return kernel
+
+
+register_all(["ArgMax"], _arg_kernel(np.argmax))
+register_all(["ArgMin"], _arg_kernel(np.argmin))

@@ -1,0 +1,190 @@
+"""Tensor-manipulation kernels: constants, shape queries, reshaping, indexing, padding."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._registry import Attrs, Inputs, arg, ints, norm_axis, register
+
+# Constant's scalar/list attributes -> dtype of the tensor they denote.
+_CONSTANT_ATTRS: dict[str, Any] = {
+    "value_float": np.float32,
+    "value_floats": np.float32,
+    "value_int": np.int64,
+    "value_ints": np.int64,
+    "value_string": object,
+    "value_strings": object,
+}
+
+
+@register("Constant")
+def constant(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    if attrs.get("value") is not None:
+        return [np.array(attrs["value"])]
+    for name, dtype in _CONSTANT_ATTRS.items():
+        if attrs.get(name) is not None:
+            return [np.array(attrs[name], dtype=dtype)]
+    raise NotImplementedError("Constant: sparse_value (or no value attribute) is not supported")
+
+
+@register("ConstantOfShape")
+def constant_of_shape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    value = attrs.get("value")
+    v = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(-1)
+    return [np.full(ints(inputs[0]) or [], v[0], dtype=v.dtype)]
+
+
+@register("Shape")
+def shape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    # Python slicing implements ONNX's start/end rules: negative += rank, then clamp.
+    dims = np.shape(inputs[0])[int(attrs.get("start", 0)) : attrs.get("end")]
+    return [np.array(dims, dtype=np.int64)]
+
+
+@register("Size")
+def size(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    return [np.array(np.size(inputs[0]), dtype=np.int64)]
+
+
+@register("Reshape")
+def reshape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, dims = np.asarray(inputs[0]), ints(inputs[1]) or []
+    if not attrs.get("allowzero", 0):
+        dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    return [x.reshape(dims)]
+
+
+@register("Transpose")
+def transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    return [np.transpose(np.asarray(inputs[0]), ints(attrs.get("perm")) or None)]
+
+
+@register("Concat")
+def concat(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    xs = [np.asarray(x) for x in inputs if x is not None]
+    return [np.concatenate(xs, axis=norm_axis(int(attrs["axis"]), xs[0].ndim))]
+
+
+@register("Split")
+def split(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Split by the ``split`` input, else into ``num_outputs`` (or ``__num_results__``) parts.
+
+    Without ``split``, parts have size ceil(dim / n) and the last one takes the remainder.
+    """
+    x = np.asarray(inputs[0])
+    axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
+    dim, sizes = x.shape[axis], ints(arg(inputs, 1))
+    if sizes is None:
+        n = attrs.get("num_outputs") or attrs.get("__num_results__")
+        if not n:
+            raise ValueError("Split: need the split input, num_outputs or __num_results__")
+        chunk = -(-dim // int(n))
+        sizes = [chunk] * (int(n) - 1) + [dim - chunk * (int(n) - 1)]
+    if sum(sizes) != dim or min(sizes) < 0:
+        raise ValueError(f"Split: sizes {sizes} do not split a dimension of {dim}")
+    return list(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+@register("Slice")
+def slice_(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    starts, ends = ints(inputs[1]) or [], ints(inputs[2]) or []
+    axes = ints(arg(inputs, 3)) or list(range(len(starts)))
+    steps = ints(arg(inputs, 4)) or [1] * len(starts)
+    index = [slice(None)] * x.ndim
+    for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
+        axis = norm_axis(axis, x.ndim)
+        dim = x.shape[axis]
+        if step == 0:
+            raise ValueError("Slice: step must not be 0")
+        start, end = start + dim if start < 0 else start, end + dim if end < 0 else end
+        if step > 0:
+            start, end = min(max(start, 0), dim), min(max(end, 0), dim)
+        else:
+            start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+        index[axis] = slice(start, None if end < 0 else end, step)
+    return [x[tuple(index)]]
+
+
+@register("Gather")
+def gather(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, idx = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
+    axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
+    idx = np.where(idx < 0, idx + x.shape[axis], idx)
+    return [np.take(x, idx, axis=axis)]
+
+
+@register("Squeeze")
+def squeeze(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, axes = np.asarray(inputs[0]), ints(arg(inputs, 1))
+    if not axes:  # absent (or empty): drop every dimension of size 1
+        return [np.squeeze(x)]
+    return [np.squeeze(x, axis=tuple(norm_axis(a, x.ndim) for a in axes))]
+
+
+@register("Unsqueeze")
+def unsqueeze(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    # numpy normalises negative axes against the output rank, as ONNX does.
+    return [np.expand_dims(np.asarray(inputs[0]), tuple(ints(inputs[1]) or []))]
+
+
+@register("Expand")
+def expand(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    out = np.broadcast_shapes(x.shape, tuple(ints(inputs[1]) or []))
+    return [np.broadcast_to(x, out).copy()]
+
+
+@register("Tile")
+def tile(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    return [np.tile(np.asarray(inputs[0]), ints(inputs[1]) or [])]
+
+
+@register("Pad")
+def pad(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Modes constant/reflect/edge/wrap; negative pads crop (applied before padding)."""
+    x, pads = np.asarray(inputs[0]), ints(inputs[1]) or []
+    value, axes = arg(inputs, 2), ints(arg(inputs, 3))
+    axes = [norm_axis(a, x.ndim) for a in axes] if axes is not None else list(range(x.ndim))
+    width = [(0, 0)] * x.ndim
+    for i, axis in enumerate(axes):
+        width[axis] = (pads[i], pads[len(axes) + i])
+    crop = zip(x.shape, width, strict=True)
+    x = x[tuple(slice(max(-b, 0), n - max(-e, 0)) for n, (b, e) in crop)]
+    width = [(max(b, 0), max(e, 0)) for b, e in width]
+    mode = attrs.get("mode", "constant")
+    if mode == "constant":
+        fill = 0 if value is None or np.size(value) == 0 else np.asarray(value).reshape(-1)[0]
+        return [np.pad(x, width, constant_values=np.asarray(fill).astype(x.dtype))]
+    if mode not in ("reflect", "edge", "wrap"):
+        raise ValueError(f"Pad: unknown mode {mode!r}")
+    return [np.pad(x, width, mode=mode)]
+
+
+@register("Range")
+def range_(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    start, limit, delta = (np.asarray(v) for v in inputs[:3])
+    if start.dtype.kind in "iu":
+        s, lim, d = int(start), int(limit), int(delta)
+        n = max(-((s - lim) // d), 0)  # ceil((limit - start) / delta)
+        return [(s + np.arange(n, dtype=np.int64) * d).astype(start.dtype)]
+    s, lim, d = float(start), float(limit), float(delta)
+    n = max(math.ceil((lim - s) / d), 0)
+    return [(s + np.arange(n, dtype=np.float64) * d).astype(start.dtype)]
+
+
+@register("Identity")
+def identity(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    return [np.array(inputs[0], copy=True)]
+
+
+@register("Dropout")
+def dropout(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Inference only: returns [data]; a true training_mode input raises ValueError."""
+    training = arg(inputs, 2)
+    if training is not None and bool(np.asarray(training).reshape(-1)[0]):
+        raise ValueError("Dropout: training_mode=True is not supported by the reference kernel")
+    return [np.array(inputs[0], copy=True)]

@@ -1,0 +1,357 @@
+"""ONNX model -> `builtin.module` with one `func.func @main` of `graph` ops.
+
+The function's arguments are the model's inputs (initializers are weights,
+even when an old exporter also lists them as inputs), its results are the
+model's outputs; both keep their ONNX names as `onnx.name` argument/result
+attributes and as SSA name hints. Initializers become `graph.constant` ops
+holding their bytes. Every result type comes from the op's shape rule,
+helped by compile-time values of small integer tensors (shape arithmetic),
+and is checked against the shapes the model declares for its outputs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import ModelProto, ValueInfoProto, helper, numpy_helper
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import Rewriter
+
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, refine, types_compatible
+from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
+from ember.dialects.graph.types import (
+    DYNAMIC,
+    UnsupportedTypeError,
+    attribute_from_value,
+    dense_from_array,
+    element_type_from_onnx,
+    format_shape,
+    shape_of,
+    tensor_type,
+)
+from ember.errors import EmberError, ModelLoadError, ModelShapeError, UnsupportedModelError
+from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
+from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, Node, upgrade
+from ember.reference.evaluate import propagate_value
+
+ONNX_NAME = "onnx.name"
+
+
+def import_onnx(
+    source: ModelSource, input_shapes: Mapping[str, Sequence[int]] | None = None
+) -> ModuleOp:
+    """Imports an ONNX model (path, bytes or ModelProto) as `graph` IR.
+
+    `input_shapes` overrides the shapes of named inputs (use -1 for unknown).
+    Raises `EmberError` subclasses with a one-line message for bad models.
+    """
+    model = load_model(source)
+    return OnnxImporter(model, describe_source(source), input_shapes or {}).run()
+
+
+def sanitize_name(name: str) -> str:
+    """An SSA name hint for an ONNX tensor name (`gpu_0/conv1_w_0` -> `gpu_0_conv1_w_0`)."""
+    cleaned = re.sub(r"[^\w$.-]", "_", name)
+    return cleaned if re.match(r"[A-Za-z_$.-]", cleaned) else f"v{cleaned}"
+
+
+def _attribute_values(node: onnx.NodeProto, label: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for attr in node.attribute:
+        if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+            raise UnsupportedModelError(f"{label}: subgraph attribute '{attr.name}'")
+        value = helper.get_attribute_value(attr)
+        if isinstance(value, onnx.TensorProto):
+            value = numpy_helper.to_array(value)
+        elif isinstance(value, bytes):
+            value = value.decode()
+        elif isinstance(value, list) and value and isinstance(value[0], bytes):
+            value = [v.decode() for v in value]
+        values[attr.name] = value
+    return values
+
+
+class OnnxImporter:
+    def __init__(self, model: ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]]):
+        self.model = model
+        self.where = where
+        self.input_shapes = dict(input_shapes)
+        self.values: dict[str, SSAValue] = {}
+        self.known: dict[SSAValue, np.ndarray] = {}
+        self.opset = self._check_opset()
+
+    # ---------------------------------------------------------------- driver
+    def run(self) -> ModuleOp:
+        if self.model.functions:
+            self.model = onnx.inliner.inline_local_functions(self.model)
+        graph = self.model.graph
+        self._check_supported()
+        initializers = {t.name for t in graph.initializer}
+        inputs = [i for i in graph.input if i.name not in initializers]
+        unknown = set(self.input_shapes) - {i.name for i in inputs}
+        if unknown:
+            raise EmberError(
+                f"{self.where}: --input-shape names unknown input(s) {', '.join(sorted(unknown))}; "
+                f"inputs are {', '.join(i.name for i in inputs)}"
+            )
+        input_types = [self._input_type(i) for i in inputs]
+        block = Block(arg_types=input_types)
+        for arg, info in zip(block.args, inputs):
+            arg.name_hint = sanitize_name(info.name)
+            self.values[info.name] = arg
+        self.builder = Builder(InsertPoint.at_end(block))
+        for tensor in graph.initializer:
+            self._constant(tensor.name, numpy_helper.to_array(tensor))
+        used = self._used_names()
+        for index, proto in enumerate(graph.node):
+            self._import_node(proto, index, used)
+        outputs = [self._output(info) for info in graph.output]
+        self.builder.insert(ReturnOp(*outputs))
+        func = FuncOp(
+            "main",
+            (input_types, [v.type for v in outputs]),
+            Region(block),
+            arg_attrs=self._name_attrs(i.name for i in inputs),
+            res_attrs=self._name_attrs(o.name for o in graph.output),
+        )
+        return ModuleOp([func])
+
+    @staticmethod
+    def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
+        return ArrayAttr([DictionaryAttr({ONNX_NAME: StringAttr(n)}) for n in names])
+
+    # ------------------------------------------------------------- checking
+    def _check_opset(self) -> int:
+        versions = {o.domain: o.version for o in self.model.opset_import}
+        opset = versions.get("", versions.get("ai.onnx"))
+        if opset is None:
+            raise UnsupportedModelError(f"{self.where}: the model imports no ai.onnx opset")
+        if not MIN_OPSET <= opset <= MAX_OPSET:
+            raise UnsupportedModelError(
+                f"{self.where}: unsupported opset {opset} "
+                f"(Ember supports ai.onnx opsets {MIN_OPSET} to {MAX_OPSET})"
+            )
+        return opset
+
+    def _check_supported(self) -> None:
+        """Lists every unsupported op type with the nodes that use it."""
+        unsupported: dict[str, list[str]] = {}
+        for index, node in enumerate(self.model.graph.node):
+            domain_ok = node.domain in ("", "ai.onnx")
+            if domain_ok and node.op_type in OPS_BY_ONNX_TYPE:
+                continue
+            op = node.op_type if domain_ok else f"{node.domain}.{node.op_type}"
+            unsupported.setdefault(op, []).append(node.name or f"#{index}")
+        if unsupported:
+            listing = "; ".join(
+                f"{op} (node{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)})"
+                for op, names in sorted(unsupported.items())
+            )
+            raise UnsupportedModelError(f"{self.where}: unsupported ops: {listing}")
+
+    def _used_names(self) -> set[str]:
+        used = {name for node in self.model.graph.node for name in node.input}
+        return used | {o.name for o in self.model.graph.output}
+
+    # ----------------------------------------------------------------- types
+    def _input_type(self, info: ValueInfoProto) -> TensorType:
+        if not info.type.HasField("tensor_type"):
+            raise UnsupportedModelError(f"{self.where}: input '{info.name}' is not a tensor")
+        tensor = info.type.tensor_type
+        try:
+            element_type = element_type_from_onnx(tensor.elem_type)
+        except UnsupportedTypeError as error:
+            raise UnsupportedModelError(f"{self.where}: input '{info.name}': {error}") from None
+        if info.name in self.input_shapes:
+            dims = [DYNAMIC if d < 0 else d for d in self.input_shapes[info.name]]
+            if tensor.HasField("shape") and len(tensor.shape.dim) != len(dims):
+                raise ModelShapeError(
+                    f"{self.where}: --input-shape gives input '{info.name}' rank {len(dims)}, "
+                    f"but the model declares rank {len(tensor.shape.dim)}"
+                )
+            return tensor_type(element_type, dims)
+        if not tensor.HasField("shape"):
+            raise ModelShapeError(
+                f"{self.where}: input '{info.name}' has no declared rank; give one with "
+                f"--input-shape {info.name}=..."
+            )
+        dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
+        return tensor_type(element_type, dims)
+
+    def _declared_type(self, info: ValueInfoProto) -> TensorType | None:
+        tensor = info.type.tensor_type
+        if not info.type.HasField("tensor_type") or not tensor.HasField("shape"):
+            return None
+        try:
+            element_type = element_type_from_onnx(tensor.elem_type)
+        except UnsupportedTypeError:
+            return None
+        dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
+        return tensor_type(element_type, dims)
+
+    # ----------------------------------------------------------------- nodes
+    def _constant(self, name: str, array: np.ndarray) -> SSAValue:
+        try:
+            attr = dense_from_array(array)
+        except UnsupportedTypeError as error:
+            raise UnsupportedModelError(f"{self.where}: tensor '{name}': {error}") from None
+        op = self.builder.insert(ConstantOp.build(result_types=[attr.get_type()],
+                                                  properties={"value": attr}))  # fmt: skip
+        op.results[0].name_hint = sanitize_name(name)
+        self.values[name] = op.results[0]
+        if array.size <= 4096:
+            self.known[op.results[0]] = array
+        return op.results[0]
+
+    def _value(self, name: str, label: str) -> SSAValue:
+        if name not in self.values:
+            raise ModelLoadError(
+                f"{self.where}: {label}: input '{name}' is not produced by any earlier node, "
+                "input or initializer"
+            )
+        return self.values[name]
+
+    def _rank_of(self, name: str) -> int:
+        value_type = self.values[name].type if name in self.values else None
+        if not isinstance(value_type, TensorType):
+            raise ModelLoadError(f"{self.where}: tensor '{name}' is not defined")
+        return len(value_type.get_shape())
+
+    def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
+        label = (
+            f"node '{proto.name}' ({proto.op_type})"
+            if proto.name
+            else f"node #{index} ({proto.op_type} -> '{proto.output[0] if proto.output else ''}')"
+        )
+        node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
+                    _attribute_values(proto, label), label)  # fmt: skip
+        upgraded = upgrade(node, self.opset, self._rank_of)
+        for name, array in upgraded.constants.items():
+            self._constant(name, array)
+        for canonical in upgraded.nodes:
+            self._import_canonical(canonical, used)
+
+    def _import_canonical(self, node: Node, used: set[str]) -> None:
+        if node.op_type == "Constant":
+            self._constant(node.outputs[0], node.attrs["value"])
+            return
+        op_class = OPS_BY_ONNX_TYPE[node.op_type]
+        spec = op_class.SPEC
+        groups = self._operand_groups(node, spec)
+        attrs = self._attributes(node, spec)
+        num_results = self._num_results(node, spec, used)
+        context = ShapeContext(
+            spec,
+            {k: [v.type for v in vs] for k, vs in groups.items()},  # type: ignore[misc]
+            {k: [self.known.get(v) for v in vs] for k, vs in groups.items()},
+            attrs,
+            num_results,
+        )
+        try:
+            result_types = spec.infer(context)
+        except ShapeError as error:
+            raise ModelShapeError(f"{self.where}: {node.label}: {error}") from None
+        operands: list[SSAValue | list[SSAValue]] = [
+            groups[o.name] if o.arity is not Arity.SINGLE else groups[o.name][0]
+            for o in spec.operands
+        ]
+        results: list[Any] = (
+            [result_types] if any(r.arity is not Arity.SINGLE for r in spec.results)
+            else result_types
+        )  # fmt: skip
+        properties = {
+            name: attribute_from_value(spec.attribute(name).kind, value)
+            for name, value in attrs.items()
+        }
+        op = self.builder.insert(
+            op_class.build(operands=operands, result_types=results, properties=properties)
+        )
+        for name, value in zip(node.outputs, op.results):
+            value.name_hint = sanitize_name(name)
+            self.values[name] = value
+        values = propagate_value(op, context)
+        for value, array in zip(op.results, values or ()):
+            self.known[value] = array
+
+    def _operand_groups(self, node: Node, spec: OpSpec) -> dict[str, list[SSAValue]]:
+        groups: dict[str, list[SSAValue]] = {}
+        position = 0
+        for operand in spec.operands:
+            if operand.arity is Arity.VARIADIC:
+                names = [n for n in node.inputs[position:] if n]
+                groups[operand.name] = [self._value(n, node.label) for n in names]
+                position = len(node.inputs)
+                continue
+            name = node.input(position)
+            position += 1
+            if not name:
+                if operand.arity is Arity.SINGLE:
+                    raise ModelLoadError(
+                        f"{self.where}: {node.label}: required input '{operand.name}' is missing"
+                    )
+                groups[operand.name] = []
+            else:
+                groups[operand.name] = [self._value(name, node.label)]
+        extra = [n for n in node.inputs[position:] if n]
+        if extra:
+            raise UnsupportedModelError(
+                f"{self.where}: {node.label}: {len(node.inputs)} inputs, but {spec.op_name} "
+                f"takes {position}"
+            )
+        return groups
+
+    def _attributes(self, node: Node, spec: OpSpec) -> dict[str, Any]:
+        known = {a.name: a for a in spec.attributes}
+        attrs: dict[str, Any] = {}
+        for name, value in node.attrs.items():
+            if name not in known:
+                raise UnsupportedModelError(
+                    f"{self.where}: {node.label}: attribute '{name}' is not supported"
+                )
+            if known[name].kind is AttrKind.TYPE:
+                try:
+                    value = element_type_from_onnx(value)
+                except UnsupportedTypeError as error:
+                    raise UnsupportedModelError(f"{self.where}: {node.label}: {error}") from None
+            attrs[name] = value
+        return attrs
+
+    def _num_results(self, node: Node, spec: OpSpec, used: set[str]) -> int:
+        if any(r.arity is not Arity.SINGLE for r in spec.results):
+            return len(node.outputs)
+        modelled = len(spec.results)
+        for extra in node.outputs[modelled:]:
+            if extra and extra in used:
+                raise UnsupportedModelError(
+                    f"{self.where}: {node.label}: output '{extra}' is used, but Ember models "
+                    f"only the first {modelled} output(s) of {node.op_type}"
+                )
+        return modelled
+
+    def _output(self, info: ValueInfoProto) -> SSAValue:
+        value = self._value(info.name, f"graph output '{info.name}'")
+        declared = self._declared_type(info)
+        if declared is None or not isinstance(value.type, TensorType):
+            return value
+        if not types_compatible(value.type, declared):
+            raise ModelShapeError(
+                f"{self.where}: output '{info.name}' is declared "
+                f"{format_shape(shape_of(declared))}x{declared.element_type}, but the graph "
+                f"computes {format_shape(shape_of(value.type))}x{value.type.element_type}"
+            )
+        refined = refine(value.type, declared)
+        if refined != value.type:
+            value = Rewriter.replace_value_with_new_type(value, refined)
+            self.values[info.name] = value
+        return value
+
+
+__all__ = ["import_onnx", "sanitize_name"]

@@ -1,0 +1,193 @@
+"""Rewriting ONNX nodes of older opsets into the opset-21 form `graph` models.
+
+Between opsets, ONNX moved several attributes into inputs (Split's `split`,
+Slice's `starts`/`ends`, Squeeze/Unsqueeze's and the reductions' `axes`,
+Pad's `pads`, Clip's bounds) and changed Softmax from "flatten at axis" to a
+single axis. Each rule here takes a node as written at the model's opset and
+returns the equivalent opset-21 nodes, plus the constants it introduced.
+Attributes that older opsets carried and that no longer mean anything in
+inference (`is_test`, `consumed_inputs`, ...) are dropped here, so the
+importer can reject any attribute it does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ember.errors import UnsupportedModelError
+
+MIN_OPSET = 7
+MAX_OPSET = 23
+
+
+@dataclass
+class Node:
+    """An ONNX node with attributes as Python values; '' marks a missing input."""
+
+    op_type: str
+    name: str
+    inputs: list[str]
+    outputs: list[str]
+    attrs: dict[str, Any]
+    label: str = ""  # how diagnostics name the node
+
+    def input(self, index: int) -> str:
+        return self.inputs[index] if index < len(self.inputs) else ""
+
+
+@dataclass
+class Upgraded:
+    nodes: list[Node]
+    constants: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+RankOf = Callable[[str], int]
+Rule = Callable[[Node, int, RankOf], Upgraded]
+
+# Attributes of older opsets that carry no meaning for inference.
+_OBSOLETE = {"consumed_inputs", "is_test"}
+
+
+def _with_inputs_from_attrs(
+    node: Node, moves: list[tuple[str, int, Any]], dtype: type = np.int64
+) -> Upgraded:
+    """Moves attributes into inputs at the given positions, as new constants."""
+    inputs = list(node.inputs)
+    attrs = dict(node.attrs)
+    constants: dict[str, np.ndarray] = {}
+    for attr, position, default in moves:
+        value = attrs.pop(attr, default)
+        while len(inputs) <= position:
+            inputs.append("")
+        if value is None:
+            continue
+        name = f"{node.outputs[0]}__{attr}"
+        constants[name] = np.asarray(value, dtype=dtype)
+        inputs[position] = name
+    return Upgraded([replace(node, inputs=inputs, attrs=attrs)], constants)
+
+
+def _axes_to_input(since: int) -> Rule:
+    def rule(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+        if opset >= since:
+            return Upgraded([node])
+        return _with_inputs_from_attrs(node, [("axes", 1, None)])
+
+    return rule
+
+
+def _split(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    if opset >= 13:
+        return Upgraded([node])
+    return _with_inputs_from_attrs(node, [("split", 1, None)])
+
+
+def _slice(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    if opset >= 10:
+        return Upgraded([node])
+    return _with_inputs_from_attrs(node, [("starts", 1, []), ("ends", 2, []), ("axes", 3, None)])
+
+
+def _pad(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    if opset >= 11:
+        return Upgraded([node])
+    upgraded = _with_inputs_from_attrs(node, [("pads", 1, [])])
+    value = upgraded.nodes[0].attrs.pop("value", 0.0)
+    if value != 0.0:
+        name = f"{node.outputs[0]}__value"
+        upgraded.constants[name] = np.asarray(value, dtype=np.float32)
+        upgraded.nodes[0].inputs.append(name)
+    return upgraded
+
+
+def _clip(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    if opset >= 11:
+        return Upgraded([node])
+    attrs = dict(node.attrs)
+    low, high = attrs.pop("min", None), attrs.pop("max", None)
+    inputs, constants = [node.inputs[0], "", ""], {}
+    for position, bound, value in ((1, "min", low), (2, "max", high)):
+        if value is not None:
+            name = f"{node.outputs[0]}__{bound}"
+            constants[name] = np.asarray(value, dtype=np.float32)
+            inputs[position] = name
+    return Upgraded([replace(node, inputs=inputs, attrs=attrs)], constants)
+
+
+def _softmax(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    """Before opset 13, Softmax(axis) worked on the input flattened to 2-D at axis."""
+    if opset >= 13:
+        return Upgraded([node])
+    rank = rank_of(node.inputs[0])
+    axis = node.attrs.get("axis", 1)
+    axis = axis + rank if axis < 0 else axis
+    if axis == rank - 1:
+        return Upgraded([replace(node, attrs={"axis": -1})])
+    x, y = node.inputs[0], node.outputs[0]
+    flat, shape, soft = f"{y}__flat", f"{y}__shape", f"{y}__2d"
+    return Upgraded([
+        Node("Shape", node.name, [x], [shape], {}, node.label),
+        Node("Flatten", node.name, [x], [flat], {"axis": axis}, node.label),
+        Node(node.op_type, node.name, [flat], [soft], {"axis": -1}, node.label),
+        Node("Reshape", node.name, [soft, shape], [y], {}, node.label),
+    ])  # fmt: skip
+
+
+def _dropout(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    """Ember compiles for inference: ratio and training_mode do not apply."""
+    return Upgraded([replace(node, inputs=[node.inputs[0]], attrs={})])
+
+
+def _batch_norm(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    attrs = dict(node.attrs)
+    if attrs.pop("spatial", 1) != 1:
+        raise UnsupportedModelError(f"{node.label}: BatchNormalization with spatial=0")
+    return Upgraded([replace(node, attrs=attrs)])
+
+
+def _constant(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    attrs = node.attrs
+    forms = {
+        "value": lambda v: np.asarray(v),
+        "value_float": lambda v: np.asarray(v, dtype=np.float32),
+        "value_floats": lambda v: np.asarray(v, dtype=np.float32),
+        "value_int": lambda v: np.asarray(v, dtype=np.int64),
+        "value_ints": lambda v: np.asarray(v, dtype=np.int64),
+    }
+    for key, convert in forms.items():
+        if key in attrs:
+            return Upgraded([replace(node, attrs={"value": convert(attrs[key])})])
+    raise UnsupportedModelError(
+        f"{node.label}: Constant with {', '.join(attrs) or 'no value'} is not supported"
+    )
+
+
+RULES: dict[str, Rule] = {
+    "Split": _split,
+    "Slice": _slice,
+    "Squeeze": _axes_to_input(13),
+    "Unsqueeze": _axes_to_input(13),
+    "ReduceSum": _axes_to_input(13),
+    "Pad": _pad,
+    "Clip": _clip,
+    "Softmax": _softmax,
+    "LogSoftmax": _softmax,
+    "Dropout": _dropout,
+    "BatchNormalization": _batch_norm,
+    "Constant": _constant,
+} | {
+    name: _axes_to_input(18)
+    for name in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                 "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp")
+}  # fmt: skip
+
+
+def upgrade(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    """`node` rewritten into opset-21 form (one or more nodes)."""
+    node = replace(node, attrs={k: v for k, v in node.attrs.items() if k not in _OBSOLETE})
+    rule = RULES.get(node.op_type)
+    return rule(node, opset, rank_of) if rule else Upgraded([node])
