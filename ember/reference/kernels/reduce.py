@@ -55,9 +55,9 @@ def _reduce_kernel(fn: Reduction) -> Kernel:
     def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         x, axes = np.asarray(inputs[0]), ints(arg(inputs, 1))
         if not axes:
-            if attrs.get("noop_with_empty_axes", 0):
-                return [x.copy()]
-            axes = list(range(x.ndim))
+            # noop_with_empty_axes reduces over no axis: composite reductions still apply
+            # their elementwise steps (ReduceSumSquare gives x**2, ReduceL1 gives |x|).
+            axes = [] if attrs.get("noop_with_empty_axes", 0) else list(range(x.ndim))
         norm = tuple(sorted({norm_axis(a, x.ndim) for a in axes}))
         with np.errstate(all="ignore"):
             y = np.asarray(fn(_widen(x), norm))
