@@ -1,0 +1,15 @@
+"""Ember: a deep-learning compiler built as MLIR-style dialects on xDSL.
+
+    import ember
+    module = ember.import_onnx("model.onnx")        # graph IR
+    outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
+"""
+
+from __future__ import annotations
+
+from ember import reference
+from ember.errors import EmberError
+from ember.frontends.onnx import import_onnx
+
+__all__ = ["EmberError", "import_onnx", "reference"]
+__version__ = "0.1.0"

@@ -140,6 +140,7 @@ class GraphOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> GraphOp:
+        start = parser.pos
         positional: list[UnresolvedOperand] = []
         named: dict[str, UnresolvedOperand] = {}
         optional_names = {o.name for o in cls.SPEC.operands if o.arity is Arity.OPTIONAL}
@@ -179,8 +180,12 @@ class GraphOp(IRDLOperation):
             id(unresolved): parser.resolve_operand(unresolved, value_type)
             for (_, unresolved), value_type in zip(order, operand_types)
         }
-        operands = cls._assign_operands(parser, positional, named, resolved)
-        results = cls._assign_results(parser, list(function_type.outputs.data))
+        end = parser.pos
+        try:
+            operands = cls._assign_operands(positional, named, resolved)
+            results = cls._assign_results(list(function_type.outputs.data))
+        except ValueError as error:
+            parser.raise_error(str(error), start, end)
         properties = {k: v for k, v in attributes.items() if k in cls._property_names()}
         discardable = {k: v for k, v in attributes.items() if k not in properties}
         return cls.build(
@@ -197,7 +202,6 @@ class GraphOp(IRDLOperation):
     @classmethod
     def _assign_operands(
         cls,
-        parser: Parser,
         positional: list[UnresolvedOperand],
         named: dict[str, UnresolvedOperand],
         resolved: dict[int, SSAValue],
@@ -205,7 +209,7 @@ class GraphOp(IRDLOperation):
         singles = sum(1 for o in cls.SPEC.operands if o.arity is Arity.SINGLE)
         has_variadic = any(o.arity is Arity.VARIADIC for o in cls.SPEC.operands)
         if len(positional) < singles or (not has_variadic and len(positional) != singles):
-            parser.raise_error(
+            raise ValueError(
                 f"{cls.SPEC.op_name} expects {singles} positional operand(s), "
                 f"got {len(positional)}"
             )
@@ -226,13 +230,11 @@ class GraphOp(IRDLOperation):
         return operands
 
     @classmethod
-    def _assign_results(
-        cls, parser: Parser, result_types: list[Attribute]
-    ) -> list[Attribute | list[Attribute]]:
+    def _assign_results(cls, result_types: list[Attribute]) -> list[Attribute | list[Attribute]]:
         fixed = sum(1 for r in cls.SPEC.results if r.arity is Arity.SINGLE)
         has_variadic = any(r.arity is not Arity.SINGLE for r in cls.SPEC.results)
         if len(result_types) < fixed or (not has_variadic and len(result_types) != fixed):
-            parser.raise_error(
+            raise ValueError(
                 f"{cls.SPEC.op_name} has {fixed} result(s), the type lists {len(result_types)}"
             )
         grouped: list[Attribute | list[Attribute]] = []

@@ -130,6 +130,14 @@ def test_unary_float(op: str) -> None:
     check(op, [unary_input(op)])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+@pytest.mark.parametrize("op", ["Sigmoid", "Exp", "Tanh", "Relu", "Sqrt", "Log", "Round", "Sin"])
+def test_unary_other_float_dtypes(op: str, dtype: Any) -> None:
+    # Results stay in the input dtype (computed in float64, rounded once).
+    x = (np.abs(randn(rng_for(op, dtype), 3, 4, scale=2.0)) + 0.1).astype(dtype)
+    check(op, [x], tol=1e-3 if dtype == np.float16 else 1e-9)
+
+
 @pytest.mark.parametrize("op", ["Abs", "Neg", "Sign", "Relu"])
 def test_unary_int(op: str) -> None:
     check(op, [rng_for(op).integers(-50, 50, (4, 5)).astype(np.int32)])
@@ -197,6 +205,35 @@ def test_cast(src: Any, to: int) -> None:
     else:
         x = rng.integers(0, 100, (3, 5)).astype(src)
     check("Cast", [x], {"to": to})
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+def test_cast_float8_e4m3fn(saturate: int) -> None:
+    # onnxruntime returns float8 tensors as their uint8 bit patterns.
+    x = np.array([0.1, 1.7, -3.3, 500, 1e6, -1e6, np.inf, -np.inf, np.nan, 0, -0.0, 1e-9], F32)
+    attrs = {"to": TensorProto.FLOAT8E4M3FN, "saturate": saturate}
+    (expected,) = run_ort("Cast", [x], attrs)
+    (got,) = run_kernel("Cast", [x], attrs)
+    assert got.dtype == helper.tensor_dtype_to_np_dtype(TensorProto.FLOAT8E4M3FN)
+    np.testing.assert_array_equal(got.view(np.uint8), expected)
+
+
+@pytest.mark.parametrize(
+    ("to", "saturate", "expected"),
+    [
+        (TensorProto.FLOAT8E5M2, 1, [57344, -57344, 57344, -57344, 1.75]),
+        (TensorProto.FLOAT8E5M2, 0, [np.inf, -np.inf, np.inf, -np.inf, 1.75]),
+        (TensorProto.FLOAT8E4M3FNUZ, 1, [np.nan, np.nan, 240, -240, 1.75]),
+        (TensorProto.FLOAT8E5M2FNUZ, 1, [np.nan, np.nan, 57344, -57344, 1.75]),
+        (TensorProto.FLOAT8E5M2FNUZ, 0, [np.nan, np.nan, np.nan, np.nan, 1.75]),
+    ],
+)
+def test_cast_float8_table(to: int, saturate: int, expected: list[float]) -> None:
+    # onnxruntime cannot return these float8 types to numpy: check the Cast spec's table.
+    x = np.array([np.inf, -np.inf, 1e6, -1e6, 1.7], F32)
+    (got,) = run_kernel("Cast", [x], {"to": to, "saturate": saturate})
+    assert got.dtype == helper.tensor_dtype_to_np_dtype(to)
+    np.testing.assert_array_equal(got.astype(F32), np.array(expected, F32))
 
 
 @pytest.mark.parametrize("variant", ["both", "min", "max", "none", "int"])
@@ -590,6 +627,7 @@ SLICE_CASES: list[tuple[Any, ...]] = [
     (i64(1, 2, 0), i64(3, 5, 6), i64(2, 1, 0), i64(1, 2, 3)),
     (i64(5), i64(2), i64(0), i64(1)),
     (i64(0), i64(INT_MIN), i64(-2), i64(-1)),
+    (i64(4, 0), i64(0, 5), None, i64(-1, 2)),
 ]
 
 
@@ -706,6 +744,7 @@ REDUCE_CASES: list[tuple[np.ndarray | None, dict[str, Any]]] = [
     (None, {"keepdims": 0}),
     (None, {"noop_with_empty_axes": 1}),
     (i64(), {"noop_with_empty_axes": 1}),
+    (i64(), {}),
 ]
 
 
@@ -773,7 +812,7 @@ def test_conv_speed_resnet_stem() -> None:
 # ----------------------------------------------------------------------------- properties
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None, database=None)
 @given(
     op=st.sampled_from(["Add", "Sub", "Mul", "Div", "Pow", "Greater", "Max"]),
     shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=4),
@@ -789,12 +828,12 @@ def test_property_binary_broadcasting(op: str, shapes: Any, seed: int) -> None:
 @st.composite
 def slice_params(draw: st.DrawFn) -> tuple[tuple[int, ...], list[np.ndarray]]:
     shape = draw(st.lists(st.integers(0, 6), min_size=1, max_size=3).map(tuple))
-    axes = draw(st.permutations(range(len(shape))).flatmap(lambda p: st.just(p)))
+    axes = draw(st.permutations(range(len(shape))))
     n = draw(st.integers(1, len(shape)))
     bound = st.one_of(st.integers(-9, 9), st.sampled_from([INT_MAX, INT_MIN]))
     starts = [draw(bound) for _ in range(n)]
     ends = [draw(bound) for _ in range(n)]
-    steps = [draw(st.integers(-3, 3).filter(lambda s: s != 0)) for _ in range(n)]
+    steps = [draw(st.sampled_from([-3, -2, -1, 1, 2, 3])) for _ in range(n)]
     # onnxruntime reads end == INT64_MAX as "to the end" even for negative steps, whereas
     # ONNX clamps it to dim - 1 (see test_slice_int_max_end_negative_step); avoid that here.
     ends = [INT_MIN if e == INT_MAX and s < 0 else e for e, s in zip(ends, steps, strict=True)]
@@ -803,7 +842,7 @@ def slice_params(draw: st.DrawFn) -> tuple[tuple[int, ...], list[np.ndarray]]:
     return shape, [i64(*starts), i64(*ends), i64(*ax), i64(*steps)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None, database=None)
 @given(params=slice_params())
 def test_property_slice(params: tuple[tuple[int, ...], list[np.ndarray]]) -> None:
     shape, args = params

@@ -188,11 +188,12 @@ def clip(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.array(y, dtype=x.dtype)]
 
 
-_FLOAT8 = {
-    TensorProto.FLOAT8E4M3FN,
-    TensorProto.FLOAT8E4M3FNUZ,
-    TensorProto.FLOAT8E5M2,
-    TensorProto.FLOAT8E5M2FNUZ,
+# Largest finite value of each float8 type, and whether the type lacks infinities (FNUZ).
+_FLOAT8: dict[int, tuple[float, bool]] = {
+    TensorProto.FLOAT8E4M3FN: (448.0, False),
+    TensorProto.FLOAT8E4M3FNUZ: (240.0, True),
+    TensorProto.FLOAT8E5M2: (57344.0, False),
+    TensorProto.FLOAT8E5M2FNUZ: (57344.0, True),
 }
 
 
@@ -200,8 +201,9 @@ _FLOAT8 = {
 def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """Cast to TensorProto type ``to``; float->int truncates toward zero.
 
-    ``saturate`` (float8 targets only) clips finite out-of-range values to the largest
-    finite value of the target; string targets are not supported.
+    ``saturate`` (float8 targets only) clips out-of-range values and infinities to the
+    largest finite value of the target (infinities become NaN for the FNUZ types, which have
+    none); without it the conversion follows IEEE rounding to inf/NaN. STRING is unsupported.
     """
     x = np.asarray(inputs[0])
     to = int(attrs["to"])
@@ -209,7 +211,7 @@ def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         raise NotImplementedError("Cast from/to STRING is not supported")
     dtype = helper.tensor_dtype_to_np_dtype(to)
     if to in _FLOAT8 and attrs.get("saturate", 1) and x.dtype.kind == "f":
-        big = float(np.finfo(dtype).max)
-        x = np.where(np.isfinite(x), np.clip(x, -big, big), x)
+        big, fnuz = _FLOAT8[to]  # saturate: out of range -> +-max; +-inf -> +-max (NaN if FNUZ)
+        x = np.where(np.isinf(x) & fnuz, x, np.clip(x, -big, big))
     with np.errstate(all="ignore"):
         return [x.astype(dtype)]

@@ -1,0 +1,86 @@
+"""`ember-opt`: the `xdsl-opt`-style driver with Ember's dialects and passes.
+
+    ember-opt model.mlir -p graph-infer-shapes --print-between-passes
+
+Everything `xdsl-opt` offers works (`-p`, `--split-input-file`,
+`--verify-diagnostics`, `--time-passes`, `-o`, `-t`); xDSL's own dialects and
+passes stay available next to Ember's. Errors in the input are reported as
+`file:line:col: error: message` (parse errors) or `file: error: message`
+(verification and pass errors) with exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from ember.dialects.graph import Graph
+from ember.errors import EmberError
+
+
+class EmberOptMain(xDSLOptMain):
+    version_format = "ember-opt (xDSL {xdsl_version})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="Ember modular optimizer driver", args=args)
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        for name, factory in ember_dialects().items():
+            if name in self.ctx.registered_dialect_names:
+                self.ctx._registered_dialects.pop(name)  # pyright: ignore[reportPrivateUsage]
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from ember.passes import all_passes
+
+        for name, pass_class in all_passes().items():
+            self.register_pass(name, lambda pass_class=pass_class: pass_class)
+
+
+def ember_dialects() -> dict[str, object]:
+    """Ember's dialects by name; they replace xDSL dialects of the same name."""
+    return {"graph": lambda: Graph}
+
+
+def _report(where: str, message: str) -> None:
+    first_line = message.strip().splitlines()[0] if message.strip() else "unknown error"
+    print(f"{where}: error: {first_line}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    tool = EmberOptMain(args=argv)
+    where = tool.get_input_name()
+    try:
+        tool.run()
+    except ParseError as error:
+        location = error.span.get_location()
+        print(f"{location}: error: {error.msg}", file=sys.stderr)
+        return 1
+    except (DiagnosticException, PassFailedException, EmberError) as error:
+        _report(where, _diagnostic_text(error))
+        return 1
+    except OSError as error:
+        print(f"{where}: error: {error.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _diagnostic_text(error: Exception) -> str:
+    """The message of a verifier or pass error without the printed IR around it."""
+    text = str(error)
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("^", "//", "%", "}", "func.", "builtin.", "\"")) or not stripped:
+            continue
+        if stripped.lstrip("^ ").startswith(("graph.", "func.", "Operation", "")):
+            return stripped.lstrip("^ ")
+    return text
+
+
+if __name__ == "__main__":
+    sys.exit(main())
