@@ -5,6 +5,7 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 
 from __future__ import annotations
 
+import onnx
 from xdsl.dialects.builtin import TensorType, i1
 
 from ember.dialects.graph.shapes import (
@@ -162,11 +163,15 @@ def logical_not(ctx: ShapeContext) -> list[TensorType]:
     return [ctx.type("X")]
 
 
-UNARY_SPECS = [
-    OpSpec(name, [one("X")], [one("Y")], float_only if name in _FLOAT_ONLY else same_as_input,
-           attributes=attrs, summary=f"ONNX {name}, element-wise.")
-    for name, attrs in UNARY.items()
-]  # fmt: skip
+def _unary_spec(name: str, attrs: tuple[AttrSpec, ...]) -> OpSpec:
+    # ONNX names the operand `X` or `input` depending on the op; keep its name.
+    schema = onnx.defs.get_schema(name, 21)
+    rule = float_only if name in _FLOAT_ONLY else same_as_input
+    return OpSpec(name, [one(schema.inputs[0].name)], [one(schema.outputs[0].name)], rule,
+                  attributes=attrs, summary=f"ONNX {name}, element-wise.")  # fmt: skip
+
+
+UNARY_SPECS = [_unary_spec(name, attrs) for name, attrs in UNARY.items()]
 
 BINARY_SPECS = [
     OpSpec(name, [one("A"), one("B")], [one("C")], broadcast_same_type,
@@ -183,7 +188,7 @@ BINARY_SPECS = [
 ]  # fmt: skip
 
 VARIADIC_SPECS = [
-    OpSpec(name, [many("data_0")], [one("result")], variadic_broadcast,
+    OpSpec(name, [many("data_0")], [one(name.lower())], variadic_broadcast,
            summary=f"ONNX {name} of any number of broadcast operands.")
     for name in ("Sum", "Max", "Min", "Mean")
 ]  # fmt: skip
