@@ -174,7 +174,9 @@ class GraphOp(IRDLOperation):
         if len(operand_types) != len(order):
             parser.raise_error(
                 f"{cls.SPEC.op_name} has {len(order)} operands but the type lists "
-                f"{len(operand_types)}"
+                f"{len(operand_types)}",
+                start,
+                parser.pos,
             )
         resolved = {
             id(unresolved): parser.resolve_operand(unresolved, value_type)

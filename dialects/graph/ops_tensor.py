@@ -195,6 +195,30 @@ def tile(ctx: ShapeContext) -> list[TensorType]:
     )
 
 
+def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
+    n, c, h, w = _rank4(ctx, "input")
+    block = ctx.attr("blocksize")
+    if block < 1:
+        raise ShapeError(f"blocksize must be positive, got {block}")
+    if ctx.attr("mode") not in ("DCR", "CRD"):
+        raise ShapeError(f"mode must be DCR or CRD, got '{ctx.attr('mode')}'")
+    if c != DYNAMIC and c % (block * block):
+        raise ShapeError(f"channels ({c}) must be divisible by blocksize^2 ({block * block})")
+
+    def scaled(d: int, factor: int) -> int:
+        return DYNAMIC if d == DYNAMIC else d * factor
+
+    depth = DYNAMIC if c == DYNAMIC else c // (block * block)
+    return result(ctx.element_type("input"), [n, depth, scaled(h, block), scaled(w, block)])
+
+
+def _rank4(ctx: ShapeContext, name: str) -> tuple[int, int, int, int]:
+    shape = ctx.shape(name)
+    if len(shape) != 4:
+        raise ShapeError(f"{name} must have rank 4 (NCHW), got {format_shape(shape)}")
+    return shape[0], shape[1], shape[2], shape[3]
+
+
 # ------------------------------------------------- concatenating and slicing
 
 
@@ -444,6 +468,9 @@ SPECS = [
            summary="Broadcasts input to shape (bidirectionally)."),
     OpSpec("Tile", [one("input"), one("repeats")], [one("output")], tile,
            summary="Repeats the tensor along each dim."),
+    OpSpec("DepthToSpace", [one("input")], [one("output")], depth_to_space,
+           attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
+           summary="Moves blocks of channels into spatial blocks (NCHW)."),
     OpSpec("Concat", [many("inputs")], [one("concat_result")], concat,
            attributes=(int_attr("axis", required=True),), summary="Joins along axis."),
     OpSpec("Split", [one("input"), opt("split")], [many("outputs")], split,

@@ -62,6 +62,19 @@ def transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.transpose(np.asarray(inputs[0]), ints(attrs.get("perm")) or None)]
 
 
+@register("DepthToSpace")
+def depth_to_space(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = inputs[0]
+    assert x is not None
+    n, c, h, w = x.shape
+    b = int(attrs["blocksize"])
+    if attrs.get("mode", "DCR") == "DCR":
+        blocks = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        blocks = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return [blocks.reshape(n, c // (b * b), h * b, w * b)]
+
+
 @register("Concat")
 def concat(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     xs = [np.asarray(x) for x in inputs if x is not None]

@@ -1,0 +1,27 @@
+"""Runs the lit + FileCheck suite (tests/filecheck/) as part of pytest, one
+pytest case per lit file, so one command runs everything."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIT_FILES = sorted(
+    p.relative_to(ROOT)
+    for suffix in ("*.mlir", "*.test")
+    for p in (ROOT / "tests" / "filecheck").rglob(suffix)
+    if "Inputs" not in p.parts and "Output" not in p.parts
+)
+
+
+@pytest.mark.parametrize("path", LIT_FILES, ids=str)
+def test_lit(path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", "from lit.main import main; main()", "-v", str(path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

@@ -1,0 +1,82 @@
+"""The `ember` and `ember-opt` commands, run as users run them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def run(tool: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    module = {"ember": "ember.cli", "ember-opt": "ember.opt"}[tool]
+    return subprocess.run([sys.executable, "-m", module, *args], input=stdin,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_import_prints_graph_ir() -> None:
+    result = run("ember", "import", "light:squeezenet", "--elide-large-constants")
+    assert result.returncode == 0, result.stderr
+    assert "graph.conv" in result.stdout
+    assert "dense_resource<__elided__>" in result.stdout
+
+
+def test_import_then_opt_pipeline() -> None:
+    imported = run("ember", "import", "light:shufflenet")
+    optimized = run("ember-opt", "-p", "graph-infer-shapes", stdin=imported.stdout)
+    assert optimized.returncode == 0, optimized.stderr
+    assert optimized.stdout.count("graph.conv") == imported.stdout.count("graph.conv")
+
+
+def test_run_with_check_and_given_input(tmp_path: Path) -> None:
+    data = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
+    np.save(tmp_path / "x.npy", data)
+    result = run("ember", "run", "light:squeezenet", "--input", f"data_0={tmp_path / 'x.npy'}", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "-> ok" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [(["import", "/no/such/model.onnx"], ["error:", "/no/such/model.onnx: no such file"]),
+     (["import", "light:nosuch"], ["error:", "no such light model"]),
+     (["import", "light:squeezenet", "--input-shape", "bogus"], ["--input-shape expects NAME=DIMS"]),
+     (["import", "light:squeezenet", "--input-shape", "nope=1x2"], ["unknown input(s) nope"]),
+     (["import", "light:squeezenet", "-o", "/proc/nope/out.mlir"], ["cannot write"]),
+     (["run", "light:squeezenet", "--input", "data_0=/no/file.npy"], ["cannot load"])],
+)  # fmt: skip
+def test_ember_user_errors(args: list[str], fragments: list[str]) -> None:
+    assert_one_line_error(run("ember", *args), *fragments)
+
+
+def test_ember_garbage_model(tmp_path: Path) -> None:
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(b"definitely not onnx")
+    assert_one_line_error(run("ember", "import", str(path)), str(path), "not a valid ONNX")
+
+
+def test_ember_opt_parse_error_has_file_line_col(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                    "  %y = graph.relu %x, %x : (tensor<2xf32>) -> tensor<2xf32>\n"
+                    "  func.return %y : tensor<2xf32>\n}\n")  # fmt: skip
+    assert_one_line_error(run("ember-opt", str(path)), f"{path}:2:", "error:")
+
+
+def test_ember_opt_verify_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<2xf32> {\n"
+                    "  %z = graph.add %x, %y : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>\n"
+                    "  func.return %z : tensor<2xf32>\n}\n")  # fmt: skip
+    assert_one_line_error(run("ember-opt", str(path)), "graph.add", "not broadcast-compatible")
