@@ -1,8 +1,8 @@
 """Ember: a deep-learning compiler built as MLIR-style dialects on xDSL.
 
-    import ember
-    module = ember.import_onnx("model.onnx")        # graph IR
-    outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
+import ember
+module = ember.import_onnx("model.onnx")        # graph IR
+outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
 """
 
 from __future__ import annotations

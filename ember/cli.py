@@ -143,8 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
     def model_command(name: str, help_text: str) -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("model", help="ONNX file, or light:NAME for a model shipped with onnx")
-        command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
-                             help="override an input's shape, e.g. data=1x3x224x224 (? = unknown)")
+        command.add_argument(
+            "--input-shape",
+            action="append",
+            default=[],
+            metavar="NAME=DIMS",
+            help="override an input's shape, e.g. data=1x3x224x224 (? = unknown)",
+        )
         return command  # fmt: skip
 
     import_command = model_command("import", "print the model as graph IR")

@@ -75,7 +75,7 @@ def _diagnostic_text(error: Exception) -> str:
     text = str(error)
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith(("^", "//", "%", "}", "func.", "builtin.", "\"")) or not stripped:
+        if stripped.startswith(("^", "//", "%", "}", "func.", "builtin.", '"')) or not stripped:
             continue
         if stripped.lstrip("^ ").startswith(("graph.", "func.", "Operation", "")):
             return stripped.lstrip("^ ")

@@ -21,6 +21,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
+from ember.dialects.graph.spec import Arity, OpSpec
+from ember.dialects.graph.types import attribute_constraint, value_from_attribute
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
@@ -38,10 +41,6 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-
-from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
-from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.types import attribute_constraint, value_from_attribute
 
 
 class GraphOp(IRDLOperation):
@@ -88,9 +87,7 @@ class GraphOp(IRDLOperation):
             values[operand.name] = [
                 (known_values or {}).get(v, constant_value_of(v)) for v in group
             ]
-        return ShapeContext(
-            self.SPEC, types, values, self.attribute_values(), len(self.results)
-        )
+        return ShapeContext(self.SPEC, types, values, self.attribute_values(), len(self.results))
 
     def infer_result_types(
         self, known_values: dict[SSAValue, np.ndarray] | None = None
@@ -102,9 +99,7 @@ class GraphOp(IRDLOperation):
     def verify_(self) -> None:
         for attr_spec in self.SPEC.attributes:
             if attr_spec.required and attr_spec.name not in self.properties:
-                raise VerifyException(
-                    f"{self.name}: attribute '{attr_spec.name}' is required"
-                )
+                raise VerifyException(f"{self.name}: attribute '{attr_spec.name}' is required")
         for value in self.operands:
             if not isinstance(value.type, TensorType):
                 raise VerifyException(f"{self.name}: operands must be ranked tensors")
@@ -212,8 +207,7 @@ class GraphOp(IRDLOperation):
         has_variadic = any(o.arity is Arity.VARIADIC for o in cls.SPEC.operands)
         if len(positional) < singles or (not has_variadic and len(positional) != singles):
             raise ValueError(
-                f"{cls.SPEC.op_name} expects {singles} positional operand(s), "
-                f"got {len(positional)}"
+                f"{cls.SPEC.op_name} expects {singles} positional operand(s), got {len(positional)}"
             )
         variadic_count = len(positional) - singles
         operands: list[SSAValue | list[SSAValue] | None] = []

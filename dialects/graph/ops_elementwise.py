@@ -6,8 +6,6 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 from __future__ import annotations
 
 import onnx
-from xdsl.dialects.builtin import TensorType, i1
-
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -27,6 +25,7 @@ from ember.dialects.graph.spec import (
     type_attr,
 )
 from ember.dialects.graph.types import is_float, shape_of
+from xdsl.dialects.builtin import TensorType, i1
 
 
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:
@@ -78,7 +77,10 @@ UNARY: dict[str, tuple[AttrSpec, ...]] = {
     "Elu": (float_attr("alpha", 1.0),),
     "Celu": (float_attr("alpha", 1.0),),
     "ThresholdedRelu": (float_attr("alpha", 1.0),),
-    "Selu": (float_attr("alpha", 1.67326319217681884765625), float_attr("gamma", 1.05070102214813232421875)),
+    "Selu": (
+        float_attr("alpha", 1.67326319217681884765625),
+        float_attr("gamma", 1.05070102214813232421875),
+    ),
     "HardSigmoid": (float_attr("alpha", 0.2), float_attr("beta", 0.5)),
     "Gelu": (string_attr("approximate", "none"),),
 }

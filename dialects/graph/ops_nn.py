@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects.builtin import TensorType
-
 from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
@@ -25,6 +23,7 @@ from ember.dialects.graph.spec import (
     string_attr,
 )
 from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of
+from xdsl.dialects.builtin import TensorType
 
 # ------------------------------------------------------------ windowed ops
 
@@ -109,7 +108,9 @@ def conv(ctx: ShapeContext) -> list[TensorType]:
     if list(kernel) != list(w[2:]) and DYNAMIC not in w[2:]:
         raise ShapeError(f"kernel_shape {kernel} does not match the weight's {list(w[2:])}")
     bias = ctx.optional_type("B")
-    if bias is not None and (len(shape_of(bias)) != 1 or not dims_compatible(shape_of(bias)[0], w[0])):
+    if bias is not None and (
+        len(shape_of(bias)) != 1 or not dims_compatible(shape_of(bias)[0], w[0])
+    ):
         raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(shape_of(bias))}")
     return result(element_type, [x[0], w[0], *spatial_output(ctx, x, list(kernel))])
 
@@ -211,9 +212,7 @@ def matmul(ctx: ShapeContext) -> list[TensorType]:
     a2 = (1, *a) if len(a) == 1 else a
     b2 = (*b, 1) if len(b) == 1 else b
     if not dims_compatible(a2[-1], b2[-2]):
-        raise ShapeError(
-            f"inner dimensions differ: {format_shape(a)} @ {format_shape(b)}"
-        )
+        raise ShapeError(f"inner dimensions differ: {format_shape(a)} @ {format_shape(b)}")
     batch = broadcast_shapes([a2[:-2], b2[:-2]], "batch dimensions")
     shape = [*batch, a2[-2], b2[-1]]
     if len(a) == 1:

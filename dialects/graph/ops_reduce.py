@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType, i64
-
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
 from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
 from ember.dialects.graph.types import DYNAMIC
+from xdsl.dialects.builtin import TensorType, i64
 
 
-def reduced_shape(ctx: ShapeContext, shape: tuple[int, ...], axes: list[int], keepdims: bool) -> list[int]:
+def reduced_shape(
+    ctx: ShapeContext, shape: tuple[int, ...], axes: list[int], keepdims: bool
+) -> list[int]:
     normalized = {ctx.normalize_axis(a, len(shape), "reduction axis") for a in axes}
     if len(normalized) != len(axes):
         raise ShapeError(f"axes {axes} repeat an axis")

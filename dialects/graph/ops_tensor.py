@@ -8,12 +8,8 @@ are known at compile time and fall back to unknown dims when not.
 from __future__ import annotations
 
 import math
-import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
-from xdsl.ir import SSAValue
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 
+import numpy as np
 from ember.dialects.graph.base import GraphOp, define_op
 from ember.dialects.graph.shapes import (
     ShapeContext,
@@ -39,6 +35,10 @@ from ember.dialects.graph.types import (
     format_shape,
     shape_of,
 )
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
+from xdsl.ir import SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 
 
 def _unknown(rank: int) -> list[int]:
@@ -170,7 +170,9 @@ def unsqueeze(ctx: ShapeContext) -> list[TensorType]:
     if len(normalized) != len(axes):
         raise ShapeError(f"axes {axes} repeat an axis")
     rest = iter(data)
-    return result(ctx.element_type("data"), [1 if i in normalized else next(rest) for i in range(rank)])
+    return result(
+        ctx.element_type("data"), [1 if i in normalized else next(rest) for i in range(rank)]
+    )
 
 
 def expand(ctx: ShapeContext) -> list[TensorType]:
@@ -248,7 +250,9 @@ def concat(ctx: ShapeContext) -> list[TensorType]:
     return result(element_type, dims)
 
 
-def split_sizes(extent: int, split: list[int] | None, num_outputs: int | None, count: int) -> list[int]:
+def split_sizes(
+    extent: int, split: list[int] | None, num_outputs: int | None, count: int
+) -> list[int]:
     """Sizes of Split's outputs along the axis (DYNAMIC when unknown)."""
     if split is not None:
         if len(split) != count:
@@ -486,4 +490,3 @@ SPECS = [
     OpSpec("Range", [one("start"), one("limit"), one("delta")], [one("output")], range_op,
            summary="start, start+delta, ... up to limit (exclusive)."),
 ]  # fmt: skip
-

@@ -77,9 +77,7 @@ def _bind_inputs(
         if array.ndim != len(expected) or any(
             d != DYNAMIC and d != a for d, a in zip(expected, array.shape)
         ):
-            raise InterpreterError(
-                f"input '{name}' has shape {array.shape}, expected {arg_type}"
-            )
+            raise InterpreterError(f"input '{name}' has shape {array.shape}, expected {arg_type}")
         env[arg] = array
     return env
 

@@ -72,9 +72,7 @@ def check_result(op_name: str, index: int, array: np.ndarray, declared: TensorTy
         raise InterpreterError(
             f"{op_name}: result #{index} has dtype {array.dtype}, the IR declares {dtype}"
         )
-    if len(shape) != array.ndim or any(
-        d != DYNAMIC and d != a for d, a in zip(shape, array.shape)
-    ):
+    if len(shape) != array.ndim or any(d != DYNAMIC and d != a for d, a in zip(shape, array.shape)):
         raise InterpreterError(
             f"{op_name}: result #{index} has shape {array.shape}, the IR declares {declared}"
         )
@@ -105,7 +103,9 @@ def evaluate(op: GraphOp, operand_values: Sequence[np.ndarray | None]) -> list[n
 
 
 def _is_small_integer(value_type: Any) -> bool:
-    if not isinstance(value_type, TensorType) or not isinstance(value_type.element_type, IntegerType):
+    if not isinstance(value_type, TensorType) or not isinstance(
+        value_type.element_type, IntegerType
+    ):
         return False
     shape = value_type.get_shape()
     return DYNAMIC not in shape and math.prod(shape) <= PROPAGATION_LIMIT

@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.shapes import ShapeError
+from ember.dialects.graph.types import array_from_dense
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -22,9 +25,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph import ConstantOp, GraphOp
-from ember.dialects.graph.shapes import ShapeError
-from ember.dialects.graph.types import array_from_dense
 from ember.reference.evaluate import PROPAGATION_LIMIT, propagate_value
 
 

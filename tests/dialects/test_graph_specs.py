@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import onnx
 import pytest
-
 from ember.dialects.graph import OPS
 from ember.dialects.graph.spec import Arity
+
 from ember.reference.kernels import KERNELS, schema_defaults
 
 # Inputs/outputs that Ember deliberately does not model (inference only).
@@ -17,7 +17,9 @@ NOT_MODELLED_INPUTS = {"Dropout": {"ratio", "training_mode"}}
 def test_spec_matches_onnx_schema(op) -> None:
     spec = op.SPEC
     schema = onnx.defs.get_schema(spec.onnx_type, 21)
-    inputs = [i.name for i in schema.inputs if i.name not in NOT_MODELLED_INPUTS.get(spec.onnx_type, ())]
+    inputs = [
+        i.name for i in schema.inputs if i.name not in NOT_MODELLED_INPUTS.get(spec.onnx_type, ())
+    ]
     assert [o.name for o in spec.operands] == inputs
     assert [r.name for r in spec.results] == [o.name for o in schema.outputs][: len(spec.results)]
     for operand, formal in zip(spec.operands, schema.inputs):

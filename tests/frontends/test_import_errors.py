@@ -72,7 +72,9 @@ def test_every_unsupported_op_is_listed_with_its_nodes() -> None:
 
 @pytest.mark.parametrize("opset", [5, 99])
 def test_unsupported_opset(opset: int) -> None:
-    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [2])], [_tensor("y", [2])])
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [2])], [_tensor("y", [2])]
+    )
     model.opset_import[0].version = opset
     with pytest.raises(UnsupportedModelError, match=f"unsupported opset {opset}"):
         ember.import_onnx(model)
@@ -83,12 +85,16 @@ def test_inconsistent_shapes_name_the_node() -> None:
         [helper.make_node("Add", ["x", "y"], ["z"], name="the_add")],
         [_tensor("x", [3, 4]), _tensor("y", [5, 4])], [_tensor("z", [3, 4])],
     )  # fmt: skip
-    with pytest.raises(ModelShapeError, match=r"node 'the_add' \(Add\): operands are not broadcast"):
+    with pytest.raises(
+        ModelShapeError, match=r"node 'the_add' \(Add\): operands are not broadcast"
+    ):
         ember.import_onnx(model)
 
 
 def test_declared_output_shape_disagreeing_with_graph() -> None:
-    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [3, 4])], [_tensor("y", [4, 3])])
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [3, 4])], [_tensor("y", [4, 3])]
+    )
     with pytest.raises(ModelShapeError, match="output 'y' is declared 4x3"):
         ember.import_onnx(model)
 
@@ -142,7 +148,9 @@ def _external_model(tmp_path: Path, location: str) -> Path:
 
 
 @pytest.mark.parametrize("location", ["../secret.bin", "/etc/passwd", "sub/../../secret.bin"])
-def test_external_data_outside_the_model_directory_is_refused(tmp_path: Path, location: str) -> None:
+def test_external_data_outside_the_model_directory_is_refused(
+    tmp_path: Path, location: str
+) -> None:
     (tmp_path / "secret.bin").write_bytes(np.ones(4, np.float32).tobytes())
     path = _external_model(tmp_path, location)
     with pytest.raises(ModelLoadError, match="outside the model's directory; refusing"):

@@ -9,6 +9,7 @@ import io
 import numpy as np
 import onnx
 import pytest
+from xdsl.parser import Parser
 
 import ember
 from ember.context import make_context
@@ -23,7 +24,6 @@ from tests.support.models import (
     transformer_encoder,
     with_random_weights,
 )
-from xdsl.parser import Parser
 
 
 @pytest.mark.parametrize("name", LIGHT_MODELS)

@@ -90,8 +90,12 @@ def test_batch_norm_opset7_spatial() -> None:
 )  # fmt: skip
 def test_constant_forms(attrs, expected) -> None:
     node = helper.make_node("Constant", [], ["y"], **attrs)
-    dtype = {np.float32: F, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}[expected.dtype.type]
-    graph = helper.make_graph([node], "g", [], [helper.make_tensor_value_info("y", dtype, list(expected.shape))])
+    dtype = {np.float32: F, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}[
+        expected.dtype.type
+    ]
+    graph = helper.make_graph(
+        [node], "g", [], [helper.make_tensor_value_info("y", dtype, list(expected.shape))]
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
     (got,) = ember.reference.run(ember.import_onnx(model), [])
     np.testing.assert_array_equal(got, expected)

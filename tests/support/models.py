@@ -70,7 +70,9 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
     return inputs
 
 
-def run_onnxruntime(model: onnx.ModelProto, inputs: dict[str, np.ndarray], threads: int = 1) -> list[np.ndarray]:
+def run_onnxruntime(
+    model: onnx.ModelProto, inputs: dict[str, np.ndarray], threads: int = 1
+) -> list[np.ndarray]:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -84,11 +86,15 @@ def run_onnxruntime(model: onnx.ModelProto, inputs: dict[str, np.ndarray], threa
 # ------------------------------------------------------------ built graphs
 
 
-def _init(rng: np.random.Generator, name: str, shape: tuple[int, ...], scale: float = 0.05) -> onnx.TensorProto:
+def _init(
+    rng: np.random.Generator, name: str, shape: tuple[int, ...], scale: float = 0.05
+) -> onnx.TensorProto:
     return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
 
 
-def mlp(batch: int = 64, sizes: tuple[int, ...] = (784, 1024, 1024, 10), seed: int = 0) -> onnx.ModelProto:
+def mlp(
+    batch: int = 64, sizes: tuple[int, ...] = (784, 1024, 1024, 10), seed: int = 0
+) -> onnx.ModelProto:
     """Gemm+Relu layers ending in Softmax."""
     rng = np.random.default_rng(seed)
     nodes, inits = [], []

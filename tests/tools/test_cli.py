@@ -42,7 +42,9 @@ def test_import_then_opt_pipeline() -> None:
 def test_run_with_check_and_given_input(tmp_path: Path) -> None:
     data = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
     np.save(tmp_path / "x.npy", data)
-    result = run("ember", "run", "light:squeezenet", "--input", f"data_0={tmp_path / 'x.npy'}", "--check")
+    result = run(
+        "ember", "run", "light:squeezenet", "--input", f"data_0={tmp_path / 'x.npy'}", "--check"
+    )
     assert result.returncode == 0, result.stderr
     assert "-> ok" in result.stdout
 
