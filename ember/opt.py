@@ -48,8 +48,7 @@ def ember_dialects() -> dict[str, object]:
 
 
 def _report(where: str, message: str) -> None:
-    first_line = message.strip().splitlines()[0] if message.strip() else "unknown error"
-    print(f"{where}: error: {first_line}", file=sys.stderr)
+    print(f"{where}: error: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,15 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _diagnostic_text(error: Exception) -> str:
-    """The message of a verifier or pass error without the printed IR around it."""
-    text = str(error)
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("^", "//", "%", "}", "func.", "builtin.", '"')) or not stripped:
-            continue
-        if stripped.lstrip("^ ").startswith(("graph.", "func.", "Operation", "")):
-            return stripped.lstrip("^ ")
-    return text
+    """The first line of a verifier or pass error: the message, not the IR after it."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
 
 
 if __name__ == "__main__":

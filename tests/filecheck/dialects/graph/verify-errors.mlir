@@ -647,3 +647,37 @@ func.func @relu_rank(%x: tensor<2x3xf32>) -> tensor<6xf32> {
 
 // CHECK:      sym_name = "relu_rank"
 // CHECK:      Operation does not verify: graph.relu: result #0 has type tensor<6xf32>, but the operands imply tensor<2x3xf32>
+
+// -----
+
+// An attribute of the wrong kind: alpha is a float.
+func.func @attr_kind_float(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = graph.leaky_relu %x {alpha = "big"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// CHECK:      sym_name = "attr_kind_float"
+// CHECK:      Operation does not verify: "big" should be of base attribute float
+
+// -----
+
+// An attribute of the wrong kind: kernel_shape is an array of i64.
+func.func @attr_kind_ints(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
+  %y = graph.max_pool %x {kernel_shape = 3 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  func.return %y : tensor<1x3x8x8xf32>
+}
+
+// CHECK:      sym_name = "attr_kind_ints"
+// CHECK:      Operation does not verify: 3 : i64 should be of base attribute array
+
+// -----
+
+// Operands must be ranked tensors.
+func.func @operand_memref(%x: memref<2xf32>) -> tensor<2xf32> {
+  %y = graph.relu %x : (memref<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// CHECK:      sym_name = "operand_memref"
+// CHECK:      Operation does not verify: operand 'X' at position 0 does not verify:
+// CHECK-NEXT: | memref<2xf32> should be of base attribute tensor
