@@ -35,11 +35,13 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -262,6 +264,8 @@ def define_op(spec: OpSpec, base: type[GraphOp] = GraphOp) -> type[GraphOp]:
         "__doc__": spec.summary or f"ONNX {spec.onnx_type}.",
         "__module__": base.__module__,
         "__annotations__": {"SPEC": ClassVar[OpSpec], "FIELD_NAMES": ClassVar[dict[str, str]]},
+        # Graph ops are functions of their operands: xDSL's `dce` and `cse` apply.
+        "traits": traits_def(Pure()),
     }
     field_names: dict[str, str] = {}
     for operand in spec.operands:

@@ -44,7 +44,8 @@ func.func @dynamic(%x: tensor<?x4xf32>, %y: tensor<1x4xf32>) -> tensor<?x4xf32> 
 
 // -----
 
-// Broadcasting: rank extension, size-1 dims stretched, ? kept where no static dim is known.
+// Broadcasting: rank extension, size-1 dims stretched, and a ? dim facing a known
+// dim takes the known one.
 func.func @broadcast(%x: tensor<8x1x5xf32>, %y: tensor<3x1xf32>, %z: tensor<?x1xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xi1>) {
   %a = graph.add %x, %y : (tensor<8x1x5xf32>, tensor<3x1xf32>) -> tensor<?x?x?xf32>
   %b = graph.mul %a, %z : (tensor<?x?x?xf32>, tensor<?x1xf32>) -> tensor<?x?x?xf32>
