@@ -10,7 +10,8 @@ from xdsl.passes import ModulePass
 
 
 def all_passes() -> dict[str, type[ModulePass]]:
+    from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
 
-    passes: list[type[ModulePass]] = [InferShapesPass]
+    passes: list[type[ModulePass]] = [FoldConstantsPass, InferShapesPass]
     return {p.name: p for p in passes}

@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.passes.graph.fold_constants import static_element_count
 from ember.reference.evaluate import PROPAGATION_LIMIT, propagate_value
 
 
@@ -33,7 +34,8 @@ def infer_function_shapes(func: FuncOp) -> None:
     for op in func.body.walk():
         if isinstance(op, ConstantOp):
             value = op.properties["value"]
-            if isinstance(value, DenseIntOrFPElementsAttr) and len(value) <= PROPAGATION_LIMIT:
+            count = static_element_count(value.get_type())  # type: ignore[attr-defined]
+            if isinstance(value, DenseIntOrFPElementsAttr) and (count or 0) <= PROPAGATION_LIMIT:
                 known[op.results[0]] = array_from_dense(value)
             continue
         if not isinstance(op, GraphOp):

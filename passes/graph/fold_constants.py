@@ -1,0 +1,108 @@
+"""`graph-fold-constants`: evaluates ops whose operands are all constants.
+
+An op whose operands all come from `graph.constant` is run through its
+reference kernel and replaced by constants holding its results: the
+`ConstantOfShape` weights of exported models, and the Shape/Gather/Concat/
+Unsqueeze/Reshape chains that exporters emit for shapes. `ConstantOfShape`
+folds into a splat (one element stored, whatever the shape). Other results
+are folded only when their shapes are static and they hold at most
+`max-elements` elements in all, so folding never blows up memory. Constants
+left without uses are removed. Ops with any non-constant operand, or with
+results of unknown shape, are left alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.transforms.dead_code_elimination import dce
+
+from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.types import DYNAMIC, array_from_dense, dense_from_array
+from ember.errors import EmberError
+from ember.reference.evaluate import evaluate
+
+
+def static_element_count(value_type: object) -> int | None:
+    if not isinstance(value_type, TensorType):
+        return None
+    shape = value_type.get_shape()
+    return None if DYNAMIC in shape else math.prod(shape)
+
+
+def _constant_op(attr: DenseIntOrFPElementsAttr) -> ConstantOp:
+    return ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
+
+
+def _splat(value_type: TensorType, element: np.ndarray) -> DenseIntOrFPElementsAttr:
+    return DenseIntOrFPElementsAttr(value_type, BytesAttr(element.reshape(1).tobytes()))
+
+
+@dataclass
+class FoldConstantOperands(RewritePattern):
+    max_elements: int
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+            return
+        owners = [v.owner for v in op.operands]
+        if not all(isinstance(o, ConstantOp) for o in owners):
+            return
+        if not all(isinstance(o.properties["value"], DenseIntOrFPElementsAttr) for o in owners):
+            return  # elided data cannot be folded
+        counts = [static_element_count(t) for t in op.result_types]
+        if any(c is None for c in counts):
+            return
+        if op.SPEC.onnx_type == "ConstantOfShape":
+            attrs = self._splats(op)
+        elif sum(c for c in counts if c is not None) > self.max_elements:
+            return
+        else:
+            attrs = self._evaluate(op, owners)
+        new_ops = [_constant_op(attr) for attr in attrs]
+        for new_op, old in zip(new_ops, op.results):
+            new_op.results[0].name_hint = old.name_hint
+        rewriter.replace(op, new_ops, [o.results[0] for o in new_ops])
+
+    @staticmethod
+    def _splats(op: GraphOp) -> list[DenseIntOrFPElementsAttr]:
+        value = op.attr("value")
+        element = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(1)
+        result_type = op.result_types[0]
+        assert isinstance(result_type, TensorType)
+        return [_splat(result_type, element)]
+
+    @staticmethod
+    def _evaluate(op: GraphOp, owners: list[Operation]) -> list[DenseIntOrFPElementsAttr]:
+        arrays = [array_from_dense(o.properties["value"]) for o in owners]  # type: ignore[arg-type]
+        try:
+            outputs = evaluate(op, arrays)
+        except EmberError as error:
+            raise EmberError(f"graph-fold-constants: cannot fold {error}") from error
+        return [dense_from_array(a) for a in outputs]
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Replaces `graph` ops with all-constant operands by their values."""
+
+    name = "graph-fold-constants"
+
+    max_elements: int = 1 << 22
+    """Largest total number of result elements an op may fold into (ConstantOfShape
+    folds into a splat whatever its size)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FoldConstantOperands(self.max_elements)).rewrite_module(op)
+        dce(op)

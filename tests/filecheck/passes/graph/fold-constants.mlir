@@ -1,0 +1,66 @@
+// RUN: ember-opt %s -p graph-fold-constants --split-input-file | filecheck %s
+// RUN: ember-opt %s -p "graph-fold-constants{max-elements=4}" --split-input-file | filecheck %s --check-prefix=LIMIT
+
+// ConstantOfShape weights become splats, however large.
+func.func @weights(%x: tensor<1x512xf32>) -> tensor<1x4096xf32> {
+  %shape = graph.constant dense<[4096, 512]> : tensor<2xi64>
+  %w = graph.constant_of_shape %shape {value = dense<2.000000e-02> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4096x512xf32>
+  %y = graph.gemm %x, %w {transB = 1 : i64} : (tensor<1x512xf32>, tensor<4096x512xf32>) -> tensor<1x4096xf32>
+  func.return %y : tensor<1x4096xf32>
+}
+
+// CHECK-LABEL: func.func @weights
+// CHECK-NEXT:    %w = graph.constant dense<2.000000e-02> : tensor<4096x512xf32>
+// CHECK-NEXT:    %y = graph.gemm %x, %w {transB = 1 : i64}
+// LIMIT-LABEL: func.func @weights
+// LIMIT-NEXT:    %w = graph.constant dense<2.000000e-02> : tensor<4096x512xf32>
+
+// -----
+
+// The shape chain an exporter writes for `reshape(x, [batch, -1])` folds away.
+func.func @shape_chain(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
+  %dims = graph.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %i = graph.constant dense<0> : tensor<i64>
+  %n = graph.gather %dims, %i : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %axes = graph.constant dense<0> : tensor<1xi64>
+  %n1 = graph.unsqueeze %n, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = graph.constant dense<-1> : tensor<1xi64>
+  %shape = graph.concat %n1, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = graph.reshape %x, %shape : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+  func.return %r : tensor<2x12xf32>
+}
+
+// CHECK-LABEL: func.func @shape_chain
+// CHECK-NEXT:    %shape = graph.constant dense<[2, -1]> : tensor<2xi64>
+// CHECK-NEXT:    %r = graph.reshape %x, %shape
+// CHECK-NEXT:    func.return %r
+
+// -----
+
+// Must not fold: an operand that is not a constant.
+func.func @not_constant(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = graph.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %y = graph.add %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @not_constant
+// CHECK-NEXT:    %c = graph.constant
+// CHECK-NEXT:    %y = graph.add %x, %c
+
+// -----
+
+// Folds element-wise math on constants; with max-elements=4 a 6-element
+// result is left alone.
+func.func @limit() -> tensor<2x3xf32> {
+  %a = graph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %b = graph.constant dense<1.0> : tensor<2x3xf32>
+  %s = graph.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %s : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @limit
+// CHECK-NEXT:    %s = graph.constant dense<[[2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NEXT:    func.return %s
+// LIMIT-LABEL: func.func @limit
+// LIMIT:         %s = graph.add %a, %b
