@@ -11,11 +11,12 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 
 from __future__ import annotations
 
+from xdsl.ir import Dialect
+
 from ember.dialects.graph import ops_elementwise, ops_nn, ops_reduce, ops_tensor
 from ember.dialects.graph.base import GraphOp, define_ops
 from ember.dialects.graph.ops_tensor import ConstantOp, constant_value_of
 from ember.dialects.graph.spec import OpSpec
-from xdsl.ir import Dialect
 
 ALL_SPECS: list[OpSpec] = [
     *ops_elementwise.SPECS,

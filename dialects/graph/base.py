@@ -21,9 +21,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
-from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.types import attribute_constraint, value_from_attribute
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
@@ -43,6 +40,10 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
+from ember.dialects.graph.spec import Arity, OpSpec
+from ember.dialects.graph.types import attribute_constraint, value_from_attribute
 
 
 class GraphOp(IRDLOperation):

@@ -6,6 +6,8 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 from __future__ import annotations
 
 import onnx
+from xdsl.dialects.builtin import TensorType, i1
+
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -25,7 +27,6 @@ from ember.dialects.graph.spec import (
     type_attr,
 )
 from ember.dialects.graph.types import is_float, shape_of
-from xdsl.dialects.builtin import TensorType, i1
 
 
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:

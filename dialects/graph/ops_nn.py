@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects.builtin import TensorType
+
 from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
@@ -23,7 +25,6 @@ from ember.dialects.graph.spec import (
     string_attr,
 )
 from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of
-from xdsl.dialects.builtin import TensorType
 
 # ------------------------------------------------------------ windowed ops
 

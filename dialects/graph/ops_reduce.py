@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import TensorType, i64
+
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
 from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
 from ember.dialects.graph.types import DYNAMIC
-from xdsl.dialects.builtin import TensorType, i64
 
 
 def reduced_shape(

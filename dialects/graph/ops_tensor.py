@@ -10,6 +10,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
+from xdsl.ir import SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
 from ember.dialects.graph.base import GraphOp, define_op
 from ember.dialects.graph.shapes import (
     ShapeContext,
@@ -35,10 +40,6 @@ from ember.dialects.graph.types import (
     format_shape,
     shape_of,
 )
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
-from xdsl.ir import SSAValue
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 
 
 def _unknown(rank: int) -> list[int]:

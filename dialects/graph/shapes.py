@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of, tensor_type
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
+
+from ember.dialects.graph.spec import Arity, OpSpec
+from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of, tensor_type
 
 
 class ShapeError(ValueError):

@@ -28,8 +28,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ember.dialects.graph.shapes import ShapeContext
     from xdsl.dialects.builtin import TensorType
+
+    from ember.dialects.graph.shapes import ShapeContext
 
 
 class Arity(Enum):

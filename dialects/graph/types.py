@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from ember.dialects.graph.spec import AttrKind
 from onnx import TensorProto
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -36,6 +35,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import AnyOf, BaseAttr
+
+from ember.dialects.graph.spec import AttrKind
 
 DYNAMIC = DYNAMIC_INDEX
 """The value of an unknown (`?`) dimension in a shape tuple."""

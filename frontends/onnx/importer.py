@@ -17,6 +17,13 @@ from typing import Any
 
 import numpy as np
 import onnx
+from onnx import ModelProto, ValueInfoProto, helper, numpy_helper
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import Rewriter
+
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, refine, types_compatible
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
@@ -30,16 +37,9 @@ from ember.dialects.graph.types import (
     shape_of,
     tensor_type,
 )
+from ember.errors import EmberError, ModelLoadError, ModelShapeError, UnsupportedModelError
 from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
 from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, Node, upgrade
-from onnx import ModelProto, ValueInfoProto, helper, numpy_helper
-from xdsl.builder import Builder, InsertPoint
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
-from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.rewriter import Rewriter
-
-from ember.errors import EmberError, ModelLoadError, ModelShapeError, UnsupportedModelError
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"

@@ -14,9 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from ember.dialects.graph import ConstantOp, GraphOp
-from ember.dialects.graph.shapes import ShapeError
-from ember.dialects.graph.types import array_from_dense
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -25,6 +22,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.shapes import ShapeError
+from ember.dialects.graph.types import array_from_dense
 from ember.passes.graph.fold_constants import static_element_count
 from ember.reference.evaluate import PROPAGATION_LIMIT, propagate_value
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import onnx
 import pytest
+
 from ember.dialects.graph import OPS
 from ember.dialects.graph.spec import Arity
-
 from ember.reference.kernels import KERNELS, schema_defaults
 
 # Inputs/outputs that Ember deliberately does not model (inference only).

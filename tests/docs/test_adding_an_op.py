@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ember.dialects.graph import OPS_BY_ONNX_TYPE
 from onnx import TensorProto, helper
 
 import ember
+from ember.dialects.graph import OPS_BY_ONNX_TYPE
 from ember.reference.kernels import KERNELS
 from tests.support.models import run_onnxruntime
 
