@@ -145,7 +145,8 @@ func.func @names_vs_results(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// The trailing function type is required.
+// The trailing function type is required; the error is at the next token,
+// on the following line.
 func.func @missing_type(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = graph.relu %x
   func.return %y : tensor<2xf32>

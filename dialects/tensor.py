@@ -1,0 +1,488 @@
+"""The `tensor` dialect: structured ops on value tensors.
+
+This is the level where an op says *what* is computed, as loops would see it,
+but not yet *how* (tiles, order, vector width). Two kinds of ops:
+
+- `tensor.generic`: the general structured op. It iterates over a space of
+  dims (`iterator_types`: "parallel" or "reduction"); `indexing_maps` say
+  which element of each input and output a point of that space touches; the
+  body computes one output element from one element of each operand.
+  Outputs are also inputs (their current value is the body's last block
+  arguments), which is how reductions accumulate.
+- Named ops with fixed semantics that `generalize()` into a generic:
+  `tensor.matmul`, `tensor.conv2d`, `tensor.pool2d`. They keep a handle for
+  schedules that know their structure.
+
+Data movement: `tensor.empty`, `tensor.fill`, `tensor.pad`,
+`tensor.extract_slice`, `tensor.insert_slice`, `tensor.reshape`.
+Constants stay `graph.constant`. This dialect replaces xDSL's `tensor` in
+Ember's context.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+PARALLEL = "parallel"
+REDUCTION = "reduction"
+
+
+def _ints(attr: DenseArrayBase) -> list[int]:
+    return [int(v) for v in attr.get_values()]
+
+
+def _int_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _shape(value: SSAValue | Attribute) -> tuple[int, ...]:
+    value_type = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(value_type, TensorType)
+    return tuple(value_type.get_shape())
+
+
+# ------------------------------------------------------------------ generic
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminates a `tensor.generic` body with one scalar per output."""
+
+    name = "tensor.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    assembly_format = "$values attr-dict `:` type($values)"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class GenericOp(IRDLOperation):
+    """A structured computation over an iteration space (see the module doc)."""
+
+    name = "tensor.generic"
+    inputs = var_operand_def(TensorType)
+    outputs = var_operand_def(TensorType)
+    results_ = var_result_def(TensorType)
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[StringAttr])
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        indexing_maps: Sequence[AffineMap],
+        iterator_types: Sequence[str],
+        body: Region,
+    ):
+        super().__init__(
+            operands=[list(inputs), list(outputs)],
+            result_types=[[o.type for o in outputs]],
+            properties={
+                "indexing_maps": ArrayAttr([AffineMapAttr(m) for m in indexing_maps]),
+                "iterator_types": ArrayAttr([StringAttr(t) for t in iterator_types]),
+            },
+            regions=[body],
+        )
+
+    @property
+    def maps(self) -> list[AffineMap]:
+        return [m.data for m in self.indexing_maps.data]
+
+    @property
+    def iterators(self) -> list[str]:
+        return [t.data for t in self.iterator_types.data]
+
+    def loop_bounds(self) -> list[int]:
+        """The extent of each dim, read off an operand indexed by the bare dim."""
+        bounds: list[int | None] = [None] * len(self.iterators)
+        for operand, amap in zip([*self.inputs, *self.outputs], self.maps):
+            for result, extent in zip(amap.results, _shape(operand)):
+                if isinstance(result, AffineDimExpr) and bounds[result.position] is None:
+                    bounds[result.position] = extent
+        if any(b is None for b in bounds):
+            missing = [i for i, b in enumerate(bounds) if b is None]
+            raise VerifyException(
+                f"tensor.generic: dims {missing} are not the bare index of any operand dim"
+            )
+        return [b for b in bounds if b is not None]
+
+    def verify_(self) -> None:
+        operands = [*self.inputs, *self.outputs]
+        if len(self.maps) != len(operands):
+            raise VerifyException(
+                f"tensor.generic: {len(self.maps)} indexing maps for {len(operands)} operands"
+            )
+        for iterator in self.iterators:
+            if iterator not in (PARALLEL, REDUCTION):
+                raise VerifyException(f"tensor.generic: unknown iterator type '{iterator}'")
+        for index, (operand, amap) in enumerate(zip(operands, self.maps)):
+            if amap.num_dims != len(self.iterators):
+                raise VerifyException(
+                    f"tensor.generic: map #{index} has {amap.num_dims} dims, the op iterates "
+                    f"{len(self.iterators)}"
+                )
+            if len(amap.results) != len(_shape(operand)):
+                raise VerifyException(
+                    f"tensor.generic: map #{index} gives {len(amap.results)} indices for an "
+                    f"operand of rank {len(_shape(operand))}"
+                )
+        for index, amap in enumerate(self.maps[len(self.inputs) :]):
+            for result in amap.results:
+                if not isinstance(result, AffineDimExpr):
+                    raise VerifyException(f"tensor.generic: output map #{index} must be dims only")
+                if self.iterators[result.position] != PARALLEL:
+                    raise VerifyException(
+                        f"tensor.generic: output map #{index} uses reduction dim d{result.position}"
+                    )
+        self.loop_bounds()
+        block = self.body.block
+        expected = [o.type.element_type for o in operands]  # type: ignore[attr-defined]
+        if [a.type for a in block.args] != expected:
+            raise VerifyException(
+                "tensor.generic: body arguments must be the operands' element types "
+                f"{[str(t) for t in expected]}"
+            )
+        terminator = block.last_op
+        if not isinstance(terminator, YieldOp) or len(terminator.values) != len(self.outputs):
+            raise VerifyException("tensor.generic: body must end in tensor.yield of one value per output")
+        for value, output in zip(terminator.values, self.outputs):
+            if value.type != output.type.element_type:  # type: ignore[attr-defined]
+                raise VerifyException("tensor.generic: yielded types must match the outputs")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" {indexing_maps = ")
+        printer.print_attribute(self.indexing_maps)
+        printer.print_string(", iterator_types = ")
+        printer.print_attribute(self.iterator_types)
+        printer.print_string("}")
+        _print_ins_outs(printer, self.inputs, self.outputs)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True)
+        if self.results:
+            printer.print_string(" -> ")
+            printer.print_list(self.result_types, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GenericOp:
+        props = parser.parse_optional_attr_dict()
+        inputs, outputs = _parse_ins_outs(parser)
+        body = parser.parse_region()
+        if parser.parse_optional_punctuation("->") is not None:
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls.__new__(cls)
+        IRDLOperation.__init__(
+            op,
+            operands=[inputs, outputs],
+            result_types=[[o.type for o in outputs]],
+            properties=props,
+            regions=[body],
+        )
+        return op
+
+
+def _print_ins_outs(printer: Printer, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> None:
+    for keyword, values in (("ins", inputs), ("outs", outputs)):
+        printer.print_string(f" {keyword}(")
+        printer.print_list(values, printer.print_operand)
+        if values:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in values], printer.print_attribute)
+        printer.print_string(")")
+
+
+def _parse_ins_outs(parser: Parser) -> tuple[list[SSAValue], list[SSAValue]]:
+    groups: list[list[SSAValue]] = []
+    for keyword in ("ins", "outs"):
+        parser.parse_keyword(keyword)
+        parser.parse_punctuation("(")
+        unresolved: list[UnresolvedOperand] = []
+        first = parser.parse_optional_unresolved_operand()
+        if first is not None:
+            unresolved.append(first)
+            while parser.parse_optional_punctuation(","):
+                unresolved.append(parser.parse_unresolved_operand())
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            if len(types) != len(unresolved):
+                parser.raise_error(f"{keyword}: {len(unresolved)} operands but {len(types)} types")
+            groups.append([parser.resolve_operand(u, t) for u, t in zip(unresolved, types)])
+        else:
+            groups.append([])
+        parser.parse_punctuation(")")
+    return groups[0], groups[1]
+
+
+def generic_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
+    block = Block(arg_types=list(arg_types))
+    return Region(block), block
+
+
+# --------------------------------------------------------------- named ops
+
+
+class NamedStructuredOp(IRDLOperation):
+    """A named op with ins/outs that rewrites itself into a `tensor.generic`."""
+
+    def generalize(self) -> tuple[list[IRDLOperation], GenericOp]:
+        """The generic (and the scalar ops of its body), equivalent to this op."""
+        raise NotImplementedError
+
+    def print(self, printer: Printer) -> None:
+        properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
+        if properties:
+            printer.print_string(" ")
+            printer.print_attr_dict(properties)
+        ins = list(self.operands[: len(self.operands) - 1])
+        _print_ins_outs(printer, ins, [self.operands[-1]])
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result_types[0])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NamedStructuredOp:
+        props = parser.parse_optional_attr_dict()
+        inputs, outputs = _parse_ins_outs(parser)
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.build(operands=[*inputs, *outputs], result_types=[result_type],
+                         properties=props)  # fmt: skip
+
+
+@irdl_op_definition
+class MatmulOp(NamedStructuredOp):
+    """C[..., m, n] += A[..., m, k] * B[..., k, n] (batch dims equal)."""
+
+    name = "tensor.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        a, b, c = _shape(self.lhs), _shape(self.rhs), _shape(self.init)
+        if not (len(a) == len(b) == len(c) >= 2):
+            raise VerifyException("tensor.matmul: operands must have the same rank >= 2")
+        if a[:-2] != b[:-2] or a[:-2] != c[:-2]:
+            raise VerifyException("tensor.matmul: batch dims must be equal")
+        if a[-1] != b[-2] or c[-2:] != (a[-2], b[-1]):
+            raise VerifyException(f"tensor.matmul: {a} x {b} does not give {c}")
+
+
+@irdl_op_definition
+class Conv2DOp(NamedStructuredOp):
+    """out[n, f, oh, ow] += in[n, g*C+c, oh*s+kh*d, ow*s+kw*d] * w[f, c, kh, kw],
+    for f in group g. The input is already padded (NCHW / FCHW)."""
+
+    name = "tensor.conv2d"
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = prop_def(DenseArrayBase)
+    dilations = prop_def(DenseArrayBase)
+    groups = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        x, w, out = _shape(self.input), _shape(self.filter), _shape(self.init)
+        groups = self.groups.value.data
+        if not (len(x) == len(w) == len(out) == 4):
+            raise VerifyException("tensor.conv2d: operands must have rank 4")
+        if x[1] != w[1] * groups or w[0] % groups or out[1] != w[0]:
+            raise VerifyException(f"tensor.conv2d: channels of {x}, {w}, {out} disagree with groups={groups}")
+        (sh, sw), (dh, dw) = _ints(self.strides), _ints(self.dilations)
+        for axis, s, d, k in ((2, sh, dh, w[2]), (3, sw, dw, w[3])):
+            if (out[axis] - 1) * s + (k - 1) * d + 1 > x[axis]:
+                raise VerifyException(f"tensor.conv2d: output dim {axis} reads past the input")
+
+
+@irdl_op_definition
+class Pool2DOp(NamedStructuredOp):
+    """out[n, c, oh, ow] = max|sum over (kh, kw) of in[n, c, oh*s+kh*d, ow*s+kw*d]
+    (input already padded; average pooling divides afterwards)."""
+
+    name = "tensor.pool2d"
+    input = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    kind = prop_def(StringAttr)
+    kernel = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    dilations = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.kind.data not in ("max", "sum"):
+            raise VerifyException(f"tensor.pool2d: kind must be max or sum, got '{self.kind.data}'")
+        x, out = _shape(self.input), _shape(self.init)
+        if len(x) != 4 or len(out) != 4 or x[:2] != out[:2]:
+            raise VerifyException("tensor.pool2d: input and output must be NCHW with equal N, C")
+
+
+# ------------------------------------------------------------ data movement
+
+
+@irdl_op_definition
+class EmptyOp(IRDLOperation):
+    """A tensor whose contents are undefined (a destination to write into)."""
+
+    name = "tensor.empty"
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class FillOp(IRDLOperation):
+    """A tensor with every element equal to `value`."""
+
+    name = "tensor.fill"
+    value = prop_def(FloatAttr | IntegerAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: FloatAttr | IntegerAttr, result_type: Attribute):
+        super().__init__(result_types=[result_type], properties={"value": value})
+
+    def verify_(self) -> None:
+        if self.value.type != self.result.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException("tensor.fill: value type must be the element type")
+
+
+@irdl_op_definition
+class PadOp(IRDLOperation):
+    """Pads with a constant: `low`/`high` elements before/after each dim."""
+
+    name = "tensor.pad"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    low = prop_def(DenseArrayBase)
+    high = prop_def(DenseArrayBase)
+    value = prop_def(FloatAttr | IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        src, out = _shape(self.source), _shape(self.result)
+        low, high = _ints(self.low), _ints(self.high)
+        if not len(src) == len(low) == len(high) == len(out):
+            raise VerifyException("tensor.pad: low/high must have one entry per dim")
+        if any(s + lo + hi != o for s, lo, hi, o in zip(src, low, high, out)):
+            raise VerifyException(f"tensor.pad: {src} padded by {low}/{high} is not {out}")
+
+
+class _SliceOp(IRDLOperation):
+    def _check_slice(self, whole: tuple[int, ...], part: tuple[int, ...]) -> None:
+        offsets, sizes, strides = _ints(self.offsets), _ints(self.sizes), _ints(self.strides)  # type: ignore[attr-defined]
+        if not len(whole) == len(offsets) == len(sizes) == len(strides):
+            raise VerifyException(f"{self.name}: offsets, sizes and strides need one entry per dim")
+        if tuple(sizes) != part:
+            raise VerifyException(f"{self.name}: sizes {sizes} differ from the slice shape {part}")
+        for o, s, st, w in zip(offsets, sizes, strides, whole):
+            if o < 0 or st < 1 or (s > 0 and o + (s - 1) * st >= w):
+                raise VerifyException(f"{self.name}: slice {offsets}/{sizes}/{strides} leaves {whole}")
+
+
+@irdl_op_definition
+class ExtractSliceOp(_SliceOp):
+    """result[i] = source[offsets + i * strides] (static, in bounds)."""
+
+    name = "tensor.extract_slice"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    offsets = prop_def(DenseArrayBase)
+    sizes = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        self._check_slice(_shape(self.source), _shape(self.result))
+
+
+@irdl_op_definition
+class InsertSliceOp(_SliceOp):
+    """`dest` with dest[offsets + i * strides] = source[i]."""
+
+    name = "tensor.insert_slice"
+    source = operand_def(TensorType)
+    dest = operand_def(TensorType)
+    result = result_def(TensorType)
+    offsets = prop_def(DenseArrayBase)
+    sizes = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$source `into` $dest attr-dict `:` type($source) `into` type($dest) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        self._check_slice(_shape(self.dest), _shape(self.source))
+        if self.result.type != self.dest.type:
+            raise VerifyException("tensor.insert_slice: result type must be the dest type")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """The same elements in row-major order under another static shape."""
+
+    name = "tensor.reshape"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        if math.prod(_shape(self.source)) != math.prod(_shape(self.result)):
+            raise VerifyException("tensor.reshape: element counts differ")
+        if self.source.type.element_type != self.result.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException("tensor.reshape: element types differ")
+
+
+Tensor = Dialect(
+    "tensor",
+    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, EmptyOp, FillOp, PadOp,
+     ExtractSliceOp, InsertSliceOp, ReshapeOp],
+    [],
+)  # fmt: skip
+
+__all__ = ["PARALLEL", "REDUCTION", "Tensor", "generic_body", "_int_array"]
