@@ -179,7 +179,9 @@ class GenericOp(IRDLOperation):
             )
         terminator = block.last_op
         if not isinstance(terminator, YieldOp) or len(terminator.values) != len(self.outputs):
-            raise VerifyException("tensor.generic: body must end in tensor.yield of one value per output")
+            raise VerifyException(
+                "tensor.generic: body must end in tensor.yield of one value per output"
+            )
         for value, output in zip(terminator.values, self.outputs):
             if value.type != output.type.element_type:  # type: ignore[attr-defined]
                 raise VerifyException("tensor.generic: yielded types must match the outputs")
@@ -215,7 +217,9 @@ class GenericOp(IRDLOperation):
         return op
 
 
-def _print_ins_outs(printer: Printer, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> None:
+def _print_ins_outs(
+    printer: Printer, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
+) -> None:
     for keyword, values in (("ins", inputs), ("outs", outputs)):
         printer.print_string(f" {keyword}(")
         printer.print_list(values, printer.print_operand)
@@ -324,7 +328,9 @@ class Conv2DOp(NamedStructuredOp):
         if not (len(x) == len(w) == len(out) == 4):
             raise VerifyException("tensor.conv2d: operands must have rank 4")
         if x[1] != w[1] * groups or w[0] % groups or out[1] != w[0]:
-            raise VerifyException(f"tensor.conv2d: channels of {x}, {w}, {out} disagree with groups={groups}")
+            raise VerifyException(
+                f"tensor.conv2d: channels of {x}, {w}, {out} disagree with groups={groups}"
+            )
         (sh, sw), (dh, dw) = _ints(self.strides), _ints(self.dilations)
         for axis, s, d, k in ((2, sh, dh, w[2]), (3, sw, dw, w[3])):
             if (out[axis] - 1) * s + (k - 1) * d + 1 > x[axis]:
@@ -419,7 +425,9 @@ class _SliceOp(IRDLOperation):
             raise VerifyException(f"{self.name}: sizes {sizes} differ from the slice shape {part}")
         for o, s, st, w in zip(offsets, sizes, strides, whole):
             if o < 0 or st < 1 or (s > 0 and o + (s - 1) * st >= w):
-                raise VerifyException(f"{self.name}: slice {offsets}/{sizes}/{strides} leaves {whole}")
+                raise VerifyException(
+                    f"{self.name}: slice {offsets}/{sizes}/{strides} leaves {whole}"
+                )
 
 
 @irdl_op_definition

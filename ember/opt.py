@@ -14,7 +14,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ember.dialects.graph import Graph
@@ -34,6 +39,12 @@ class EmberOptMain(xDSLOptMain):
                 self.ctx._registered_dialects.pop(name)  # pyright: ignore[reportPrivateUsage]
             self.ctx.register_dialect(name, factory)
 
+    def prepare_input(self):  # type: ignore[no-untyped-def]
+        try:
+            return super().prepare_input()
+        except ValueError as error:  # e.g. an unknown file extension
+            raise EmberError(str(error)) from None
+
     def register_all_passes(self) -> None:
         super().register_all_passes()
         from ember.passes import all_passes
@@ -52,7 +63,12 @@ def _report(where: str, message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    tool = EmberOptMain(args=argv)
+    try:
+        tool = EmberOptMain(args=argv)
+    except (ValueError, ArgSpecParseError) as error:
+        # Unknown passes or pass options: a usage error, not a crash.
+        print(f"ember-opt: error: {_diagnostic_text(error)}", file=sys.stderr)
+        return 1
     where = tool.get_input_name()
     try:
         tool.run()

@@ -143,11 +143,13 @@ class GraphOp(IRDLOperation):
         named: dict[str, UnresolvedOperand] = {}
         optional_names = {o.name for o in cls.SPEC.operands if o.arity is Arity.OPTIONAL}
         order: list[tuple[str | None, UnresolvedOperand]] = []
+        expect_operand = False
         while True:
+            keyword_start = parser.pos
             keyword = parser.parse_optional_identifier()
             operand = (
                 parser.parse_unresolved_operand()
-                if keyword is not None
+                if keyword is not None or expect_operand
                 else parser.parse_optional_unresolved_operand()
             )
             if operand is None:
@@ -155,17 +157,32 @@ class GraphOp(IRDLOperation):
             if keyword is not None:
                 if keyword not in optional_names:
                     parser.raise_error(
-                        f"'{keyword}' is not an optional operand of {cls.SPEC.op_name}"
+                        f"'{keyword}' is not an optional operand of {cls.SPEC.op_name}",
+                        keyword_start,
+                        keyword_start + len(keyword),
                     )
                 if keyword in named:
-                    parser.raise_error(f"optional operand '{keyword}' given twice")
+                    parser.raise_error(
+                        f"optional operand '{keyword}' given twice",
+                        keyword_start,
+                        keyword_start + len(keyword),
+                    )
                 named[keyword] = operand
             else:
                 positional.append(operand)
             order.append((keyword, operand))
             if parser.parse_optional_punctuation(",") is None:
                 break
+            expect_operand = True
+        attributes_start = parser.pos
         attributes = parser.parse_optional_attr_dict()
+        unknown = [k for k in attributes if k not in cls._property_names() and "." not in k]
+        if unknown:
+            # Discardable attributes carry a dialect prefix (`onnx.name`); a bare
+            # unknown name is a typo of an ONNX attribute and must not be ignored.
+            parser.raise_error(
+                f"{cls.SPEC.op_name} has no attribute '{unknown[0]}'", attributes_start, parser.pos
+            )
         parser.parse_punctuation(":")
         function_type = parser.parse_function_type()
         operand_types = function_type.inputs.data

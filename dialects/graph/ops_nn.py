@@ -135,7 +135,7 @@ def global_pool(ctx: ShapeContext) -> list[TensorType]:
 
 
 def _per_channel(ctx: ShapeContext, names: tuple[str, ...]) -> list[TensorType]:
-    x = ctx.shape("X")
+    x = ctx.shape(ctx.spec.operands[0].name)
     if len(x) < 2:
         raise ShapeError(f"X must have rank >= 2, got {format_shape(x)}")
     for name in names:

@@ -8,9 +8,10 @@ are known at compile time and fall back to unknown dims when not.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i1, i64
 from xdsl.ir import SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -35,6 +36,7 @@ from ember.dialects.graph.spec import (
 )
 from ember.dialects.graph.types import (
     DYNAMIC,
+    UnsupportedTypeError,
     array_from_dense,
     element_type_from_numpy,
     format_shape,
@@ -255,6 +257,8 @@ def split_sizes(
     extent: int, split: list[int] | None, num_outputs: int | None, count: int
 ) -> list[int]:
     """Sizes of Split's outputs along the axis (DYNAMIC when unknown)."""
+    if count < 1:
+        raise ShapeError("split must have at least one result")
     if split is not None:
         if len(split) != count:
             raise ShapeError(f"split has {len(split)} sizes for {count} results")
@@ -272,7 +276,7 @@ def split_sizes(
         return [extent // count] * count
     chunk = -(-extent // parts)
     sizes = [chunk] * (parts - 1) + [extent - chunk * (parts - 1)]
-    if sizes[-1] <= 0:
+    if sizes[-1] < 0:
         raise ShapeError(f"dim of size {extent} cannot be split into {parts} parts")
     return sizes
 
@@ -424,16 +428,42 @@ class ConstantBase(GraphOp):
 
 def _print_dense_fast(printer: Printer, value: DenseIntOrFPElementsAttr) -> None:
     """Prints like xDSL's `dense` but checks splats and hex-encodes in NumPy."""
-    array = array_from_dense(value)
+    try:
+        array = array_from_dense(value)
+    except UnsupportedTypeError:
+        printer.print_attribute(value)
+        return
     flat = array.reshape(-1)
-    if flat.size > 1 and np.all(flat == flat[0]) and not np.isnan(flat[0]):
+    # Compare bit patterns, so -0.0 and NaN payloads are never merged into a splat.
+    bits = flat.view(f"u{flat.dtype.itemsize}") if flat.dtype.kind == "f" else flat
+    if flat.size >= 1 and np.all(bits == bits[0]):
         splat = DenseIntOrFPElementsAttr(value.type, value.data.__class__(flat[:1].tobytes()))
         printer.print_attribute(splat)
     elif flat.size > 16:
         printer.print_string(f'dense<"0x{value.data.data.hex().upper()}"> : ')
         printer.print_attribute(value.type)
-    else:
+    elif flat.size == 0:
         printer.print_attribute(value)
+    else:
+        printer.print_string("dense<")
+        _print_nested(printer, array, value.type.element_type)
+        printer.print_string("> : ")
+        printer.print_attribute(value.type)
+
+
+def _print_nested(printer: Printer, array: np.ndarray, element_type: Any) -> None:
+    """`[[1, 2], [3, 4]]`, element by element (xDSL's printer would merge 0.0 and -0.0)."""
+    if array.ndim == 0:
+        if element_type == i1:
+            printer.print_string("true" if array.item() else "false")
+        elif isinstance(element_type, IntegerType):
+            printer.print_int(int(array.item()))
+        else:
+            printer.print_float(float(array.item()), element_type)
+        return
+    printer.print_string("[")
+    printer.print_list(list(array), lambda a: _print_nested(printer, np.asarray(a), element_type))
+    printer.print_string("]")
 
 
 def constant_value_of(value: SSAValue) -> np.ndarray | None:

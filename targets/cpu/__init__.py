@@ -1,0 +1,28 @@
+"""CPU back end: LLVM IR to native code, in process (JIT) or as a `.so` (AOT).
+
+Everything above this package produces one LLVM function with a C ABI for a
+whole model; this package optimises it for the host CPU, and either links
+it into the running process or into a shared library with a C header.
+"""
+
+from __future__ import annotations
+
+from ember.targets.cpu.aot import emit_object, link_shared_library, write_c_header
+from ember.targets.cpu.errors import CodegenError
+from ember.targets.cpu.jit import JitModule
+from ember.targets.cpu.machine import host_cpu_description, host_target_machine
+from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.timing import CompileTimes
+
+__all__ = [
+    "CodegenError",
+    "CompileTimes",
+    "JitModule",
+    "emit_object",
+    "host_cpu_description",
+    "host_target_machine",
+    "link_shared_library",
+    "optimize",
+    "parse_ir",
+    "write_c_header",
+]
