@@ -39,6 +39,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -404,6 +405,7 @@ class PadOp(IRDLOperation):
     low = prop_def(DenseArrayBase)
     high = prop_def(DenseArrayBase)
     value = prop_def(FloatAttr | IntegerAttr)
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
@@ -440,6 +442,7 @@ class ExtractSliceOp(_SliceOp):
     offsets = prop_def(DenseArrayBase)
     sizes = prop_def(DenseArrayBase)
     strides = prop_def(DenseArrayBase)
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
@@ -458,6 +461,7 @@ class InsertSliceOp(_SliceOp):
     offsets = prop_def(DenseArrayBase)
     sizes = prop_def(DenseArrayBase)
     strides = prop_def(DenseArrayBase)
+    irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
     assembly_format = (
         "$source `into` $dest attr-dict `:` type($source) `into` type($dest) `->` type($result)"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from xdsl.context import Context
+from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
+from xdsl.dialects.math import Math
 
 from ember.dialects.graph import Graph
+from ember.dialects.tensor import Tensor
 
 
 def make_context() -> Context:
-    """A context that knows `builtin`, `func` and Ember's dialects."""
+    """A context that knows `builtin`, `func`, `arith`, `math` and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Graph):
+    for dialect in (Builtin, Func, Arith, Math, Graph, Tensor):
         ctx.load_dialect(dialect)
     return ctx

@@ -55,7 +55,9 @@ class EmberOptMain(xDSLOptMain):
 
 def ember_dialects() -> dict[str, object]:
     """Ember's dialects by name; they replace xDSL dialects of the same name."""
-    return {"graph": lambda: Graph}
+    from ember.dialects.tensor import Tensor
+
+    return {"graph": lambda: Graph, "tensor": lambda: Tensor}
 
 
 def _report(where: str, message: str) -> None:

@@ -41,9 +41,10 @@ class JitModule:
     """Native code for one LLVM module, with its exported symbols by name.
 
     `source` may be IR text, an `llvmlite.ir.Module`, or a `ModuleRef` from
-    `parse_ir` (so it has the host triple and data layout; optimised in place). Pass `optimized=True` to skip the IR pipeline for
-    a module that has been through `optimize` already. `times` records the
-    seconds spent per phase; `module` keeps the optimised IR for inspection.
+    `parse_ir` (it carries the host triple and data layout; it is optimised
+    in place). Pass `optimized=True` to skip the IR pipeline for a module
+    that has been through `optimize` already. `times` records the seconds
+    spent per phase; `module` keeps the optimised IR for inspection.
     """
 
     def __init__(
