@@ -7,14 +7,16 @@ from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
+from xdsl.dialects.memref import MemRef
 
 from ember.dialects.graph import Graph
+from ember.dialects.loop import Loop
 from ember.dialects.tensor import Tensor
 
 
 def make_context() -> Context:
-    """A context that knows `builtin`, `func`, `arith`, `math` and Ember's dialects."""
+    """A context that knows `builtin`, `func`, `arith`, `math`, `memref` and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, Graph, Tensor):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Graph, Tensor, Loop):
         ctx.load_dialect(dialect)
     return ctx

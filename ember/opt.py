@@ -55,9 +55,10 @@ class EmberOptMain(xDSLOptMain):
 
 def ember_dialects() -> dict[str, object]:
     """Ember's dialects by name; they replace xDSL dialects of the same name."""
+    from ember.dialects.loop import Loop
     from ember.dialects.tensor import Tensor
 
-    return {"graph": lambda: Graph, "tensor": lambda: Tensor}
+    return {"graph": lambda: Graph, "tensor": lambda: Tensor, "loop": lambda: Loop}
 
 
 def _report(where: str, message: str) -> None:

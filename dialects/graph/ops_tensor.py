@@ -409,7 +409,7 @@ class ConstantBase(GraphOp):
         printer.print_string(" ")
         value = self.properties["value"]
         if isinstance(value, DenseIntOrFPElementsAttr) and value.type.element_type.bitwidth > 1:
-            _print_dense_fast(printer, value)
+            print_dense(printer, value)
         else:
             printer.print_attribute(value)
         if self.attributes:
@@ -426,7 +426,7 @@ class ConstantBase(GraphOp):
                          attributes=attributes)  # fmt: skip
 
 
-def _print_dense_fast(printer: Printer, value: DenseIntOrFPElementsAttr) -> None:
+def print_dense(printer: Printer, value: DenseIntOrFPElementsAttr) -> None:
     """Prints like xDSL's `dense` but checks splats and hex-encodes in NumPy."""
     try:
         array = array_from_dense(value)
