@@ -24,18 +24,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -260,12 +262,39 @@ def generic_body(arg_types: Sequence[Attribute]) -> tuple[Region, Block]:
 # --------------------------------------------------------------- named ops
 
 
-class NamedStructuredOp(IRDLOperation):
-    """A named op with ins/outs that rewrites itself into a `tensor.generic`."""
+def _is_float(element_type: Attribute) -> bool:
+    return not isinstance(element_type, IntegerType)
 
-    def generalize(self) -> tuple[list[IRDLOperation], GenericOp]:
-        """The generic (and the scalar ops of its body), equivalent to this op."""
-        raise NotImplementedError
+
+def multiply_accumulate_body(element_type: Attribute, operand_count: int) -> Region:
+    """acc + a * b over the first two arguments (the rest are ignored)."""
+    region, block = generic_body([element_type] * operand_count)
+    a, b, acc = block.args[0], block.args[1], block.args[-1]
+    mul = arith.MulfOp(a, b) if _is_float(element_type) else arith.MuliOp(a, b)
+    add = arith.AddfOp(acc, mul) if _is_float(element_type) else arith.AddiOp(acc, mul)
+    block.add_ops([mul, add, YieldOp(add.result)])
+    return region
+
+
+def reduce_body(element_type: Attribute, kind: str, operand_count: int) -> Region:
+    """acc (max|+) the first argument (the rest, e.g. a window shape, are ignored)."""
+    region, block = generic_body([element_type] * operand_count)
+    x, acc = block.args[0], block.args[-1]
+    floating = _is_float(element_type)
+    if kind == "max":
+        op = arith.MaximumfOp(acc, x) if floating else arith.MaxSIOp(acc, x)
+    else:
+        op = arith.AddfOp(acc, x) if floating else arith.AddiOp(acc, x)
+    block.add_ops([op, YieldOp(op.result)])
+    return region
+
+
+def _dims(*positions: int) -> list[AffineExpr]:
+    return [AffineExpr.dimension(p) for p in positions]
+
+
+class NamedStructuredOp(IRDLOperation):
+    """A named op with ins/outs; `generalize()` gives the equivalent `tensor.generic`."""
 
     def print(self, printer: Printer) -> None:
         properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
@@ -298,6 +327,20 @@ class MatmulOp(NamedStructuredOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
+    def generalize(self) -> GenericOp:
+        batch = len(_shape(self.lhs)) - 2
+        m, n, k = batch, batch + 1, batch + 2
+        rank = batch + 3
+        maps = [
+            AffineMap(rank, 0, tuple(_dims(*range(batch), m, k))),
+            AffineMap(rank, 0, tuple(_dims(*range(batch), k, n))),
+            AffineMap(rank, 0, tuple(_dims(*range(batch), m, n))),
+        ]
+        iterators = [PARALLEL] * (batch + 2) + [REDUCTION]
+        element_type = self.init.type.element_type  # type: ignore[attr-defined]
+        body = multiply_accumulate_body(element_type, 3)
+        return GenericOp([self.lhs, self.rhs], [self.init], maps, iterators, body)
+
     def verify_(self) -> None:
         a, b, c = _shape(self.lhs), _shape(self.rhs), _shape(self.init)
         if not (len(a) == len(b) == len(c) >= 2):
@@ -322,6 +365,23 @@ class Conv2DOp(NamedStructuredOp):
     dilations = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
     traits = traits_def(Pure())
+
+    def generalize(self) -> GenericOp:
+        # dims: n, f, oh, ow (parallel), c, kh, kw (reduction; c within the group)
+        n, f, oh, ow, c, kh, kw = _dims(*range(7))
+        (sh, sw), (dh, dw) = _ints(self.strides), _ints(self.dilations)
+        filters, group_channels = _shape(self.filter)[:2]
+        groups = self.groups.value.data
+        channel = c if groups == 1 else (f.floor_div(filters // groups)) * group_channels + c
+        maps = [
+            AffineMap(7, 0, (n, channel, oh * sh + kh * dh, ow * sw + kw * dw)),
+            AffineMap(7, 0, (f, c, kh, kw)),
+            AffineMap(7, 0, (n, f, oh, ow)),
+        ]
+        element_type = self.init.type.element_type  # type: ignore[attr-defined]
+        body = multiply_accumulate_body(element_type, 3)
+        iterators = [PARALLEL] * 4 + [REDUCTION] * 3
+        return GenericOp([self.input, self.filter], [self.init], maps, iterators, body)
 
     def verify_(self) -> None:
         x, w, out = _shape(self.input), _shape(self.filter), _shape(self.init)
@@ -352,6 +412,22 @@ class Pool2DOp(NamedStructuredOp):
     strides = prop_def(DenseArrayBase)
     dilations = prop_def(DenseArrayBase)
     traits = traits_def(Pure())
+
+    def generalize(self) -> tuple[EmptyOp, GenericOp]:
+        """The generic, plus the window-shaped `tensor.empty` that gives the
+        kernel dims their extent (as linalg's pooling ops do)."""
+        n, c, oh, ow, kh, kw = _dims(*range(6))
+        (sh, sw), (dh, dw) = _ints(self.strides), _ints(self.dilations)
+        element_type = self.init.type.element_type  # type: ignore[attr-defined]
+        window = EmptyOp(TensorType(element_type, _ints(self.kernel)))
+        maps = [
+            AffineMap(6, 0, (n, c, oh * sh + kh * dh, ow * sw + kw * dw)),
+            AffineMap(6, 0, (kh, kw)),
+            AffineMap(6, 0, (n, c, oh, ow)),
+        ]
+        body = reduce_body(element_type, self.kind.data, 3)
+        iterators = [PARALLEL] * 4 + [REDUCTION] * 2
+        return window, GenericOp([self.input, window.result], [self.init], maps, iterators, body)
 
     def verify_(self) -> None:
         if self.kind.data not in ("max", "sum"):

@@ -10,8 +10,17 @@ from xdsl.passes import ModulePass
 
 
 def all_passes() -> dict[str, type[ModulePass]]:
+    from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.loop.pack_weights import PackWeightsPass
+    from ember.passes.loop.plan_memory import PlanMemoryPass
 
-    passes: list[type[ModulePass]] = [FoldConstantsPass, InferShapesPass]
+    passes: list[type[ModulePass]] = [
+        FoldConstantsPass,
+        InferShapesPass,
+        ConvertTensorToLoopPass,
+        PackWeightsPass,
+        PlanMemoryPass,
+    ]
     return {p.name: p for p in passes}

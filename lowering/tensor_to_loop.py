@@ -1,0 +1,380 @@
+"""`convert-tensor-to-loop`: bufferization of `tensor` IR into `loop` nests.
+
+Every tensor value gets a buffer:
+
+- function arguments become `memref` arguments; each result becomes one more
+  `memref` argument (the caller's output buffer) and the function returns
+  nothing (destination passing);
+- `graph.constant` becomes `loop.weight` (its data goes to the weights blob);
+- a value computed here gets a `loop.alloc` — or, when the value is returned
+  exactly once, the output argument itself, so results are written in place;
+- `tensor.reshape` is a view (`loop.reshape`) of its source's buffer.
+
+`tensor.empty` and `tensor.fill` are materialised lazily, by the op that
+first needs them: an op whose destination (`outs`) has no other use writes
+into that buffer in place; otherwise the destination is copied first, so no
+value is ever overwritten while something may still read it.
+
+A `tensor.generic` (named ops are generalised first) becomes one loop nest
+over its iteration space in dim order; the innermost body loads the operands
+its scalar body reads (indices computed from the affine maps), runs the body
+and stores the yielded values. Reductions accumulate through memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.builder import Builder, InsertPoint
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+)
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects import loop
+from ember.dialects import tensor as T
+from ember.dialects.graph import ConstantOp
+
+INDEX = IndexType()
+
+
+def memref_of(value_type: Attribute) -> MemRefType:
+    assert isinstance(value_type, TensorType)
+    return MemRefType(value_type.element_type, value_type.get_shape())
+
+
+@dataclass
+class Pending:
+    """A `tensor.empty` or `tensor.fill` whose buffer is not chosen yet."""
+
+    value_type: TensorType
+    fill: FloatAttr | IntegerAttr | None
+
+
+class LoopNestBuilder:
+    """Emits loop nests, index arithmetic, loads and stores at one insertion point."""
+
+    def __init__(self, builder: Builder):
+        self.builder = builder
+
+    def insert(self, op: Operation) -> Operation:
+        return self.builder.insert(op)
+
+    def index(self, value: int) -> SSAValue:
+        return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+
+    def nest(
+        self, extents: Sequence[int], parallel: Sequence[bool]
+    ) -> tuple[list[SSAValue], Builder]:
+        """Loops over `extents`, outermost first; returns the ivs and a builder
+        for the innermost body."""
+        builder = self.builder
+        ivs: list[SSAValue] = []
+        for extent, is_parallel in zip(extents, parallel):
+            for_op = loop.ForOp(0, extent, 1, parallel=is_parallel)
+            builder.insert(for_op)
+            ivs.append(for_op.induction_variable)
+            builder = Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
+        return ivs, builder
+
+    def affine(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
+        """The index value of an affine expression of the loop ivs."""
+        if isinstance(expr, AffineDimExpr):
+            return ivs[expr.position]
+        if isinstance(expr, AffineConstantExpr):
+            return self.index(expr.value)
+        assert isinstance(expr, AffineBinaryOpExpr), f"unsupported affine expression {expr}"
+        lhs, rhs = self.affine(expr.lhs, ivs), self.affine(expr.rhs, ivs)
+        op_class = {
+            AffineBinaryOpKind.Add: arith.AddiOp,
+            AffineBinaryOpKind.Mul: arith.MuliOp,
+            AffineBinaryOpKind.FloorDiv: arith.FloorDivSIOp,
+            AffineBinaryOpKind.Mod: arith.RemSIOp,
+        }[expr.kind]
+        return self.insert(op_class(lhs, rhs)).results[0]
+
+    def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        return self.insert(memref.LoadOp.get(buffer, list(indices))).results[0]
+
+    def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.insert(memref.StoreOp.get(value, buffer, list(indices)))
+
+    def copy(self, source: SSAValue, dest: SSAValue) -> None:
+        """dest[...] = source[...] for two buffers of one shape."""
+        shape = source.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        body.store(body.load(source, ivs), dest, ivs)
+
+    def fill(self, dest: SSAValue, value: FloatAttr | IntegerAttr) -> None:
+        shape = dest.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        constant = body.insert(arith.ConstantOp(value)).results[0]
+        body.store(constant, dest, ivs)
+
+
+class FunctionBufferizer:
+    """Bufferizes one function (see the module docstring)."""
+
+    def __init__(self, func: FuncOp):
+        self.func = func
+        self.buffers: dict[SSAValue, SSAValue | Pending] = {}
+        self.uses: dict[SSAValue, int] = {}
+        self.outputs: dict[SSAValue, SSAValue] = {}
+
+    def run(self) -> None:
+        old_block = self.func.body.block
+        returned = self._returned_values(old_block)
+        input_types = [memref_of(a.type) for a in old_block.args]
+        output_types = [memref_of(v.type) for v in returned]
+        block = Block(arg_types=[*input_types, *output_types])
+        for old, new in zip(old_block.args, block.args):
+            new.name_hint = old.name_hint
+            self.buffers[old] = new
+        output_args = block.args[len(input_types) :]
+        for index, (value, arg) in enumerate(zip(returned, output_args)):
+            arg.name_hint = f"out{index}"
+            if returned.count(value) == 1 and not isinstance(value.owner, Block):
+                self.outputs[value] = arg
+        self.nest = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
+        for op in old_block.ops:
+            for operand in op.operands:
+                self.uses[operand] = self.uses.get(operand, 0) + 1
+        for op in list(old_block.ops):
+            if isinstance(op, ReturnOp):
+                self._return(op, output_args)
+            else:
+                self._lower(op)
+        self._replace_body(block, len(returned))
+
+    @staticmethod
+    def _returned_values(block: Block) -> list[SSAValue]:
+        terminator = block.last_op
+        if not isinstance(terminator, ReturnOp):
+            raise DiagnosticException(
+                "convert-tensor-to-loop: the function must end in func.return"
+            )
+        return list(terminator.arguments)
+
+    def _replace_body(self, block: Block, result_count: int) -> None:
+        func = self.func
+        arg_attrs = (
+            list(func.arg_attrs.data)
+            if func.arg_attrs
+            else [DictionaryAttr({})] * (len(block.args) - result_count)
+        )
+        res_attrs = (
+            list(func.res_attrs.data) if func.res_attrs else [DictionaryAttr({})] * result_count
+        )
+        func.body.detach_block(func.body.blocks[0])
+        func.body.add_block(block)
+        func.function_type = FunctionType.from_lists([a.type for a in block.args], [])
+        func.arg_attrs = ArrayAttr([*arg_attrs, *res_attrs])
+        func.res_attrs = None
+
+    # ------------------------------------------------------------ buffers
+    def _new_buffer(self, value: SSAValue) -> SSAValue:
+        """Where `value` will live: the output argument, or a fresh alloc."""
+        if value in self.outputs:
+            return self.outputs[value]
+        alloc = self.nest.insert(loop.AllocOp(memref_of(value.type)))
+        alloc.results[0].name_hint = value.name_hint
+        return alloc.results[0]
+
+    def _buffer(self, value: SSAValue) -> SSAValue:
+        """The buffer holding `value`, materialising a pending empty/fill."""
+        buffer = self.buffers[value]
+        if isinstance(buffer, Pending):
+            target = self._new_buffer(value)
+            if buffer.fill is not None:
+                self.nest.fill(target, buffer.fill)
+            self.buffers[value] = target
+            return target
+        return buffer
+
+    def _destination(self, init: SSAValue, result: SSAValue) -> SSAValue:
+        """A buffer for `result` that starts with `init`'s contents: `init`'s own
+        buffer when nothing else uses `init`, else a copy."""
+        pending = self.buffers[init]
+        if self.uses.get(init, 0) == 1:
+            if isinstance(pending, Pending):
+                target = self._new_buffer(result)
+                if pending.fill is not None:
+                    self.nest.fill(target, pending.fill)
+                return target
+            if not isinstance(pending.owner, Block) and not self._is_view_or_weight(pending):
+                if result in self.outputs:
+                    self.nest.copy(pending, self.outputs[result])
+                    return self.outputs[result]
+                return pending
+        target = self._new_buffer(result)
+        if isinstance(pending, Pending):
+            if pending.fill is not None:
+                self.nest.fill(target, pending.fill)
+        else:
+            self.nest.copy(pending, target)
+        return target
+
+    @staticmethod
+    def _is_view_or_weight(buffer: SSAValue) -> bool:
+        return isinstance(buffer.owner, loop.ReshapeOp | loop.WeightOp)
+
+    # ----------------------------------------------------------------- ops
+    def _lower(self, op: Operation) -> None:
+        if isinstance(op, ConstantOp):
+            weight = self.nest.insert(
+                loop.WeightOp(op.properties["value"], memref_of(op.results[0].type))
+            )  # type: ignore[arg-type]
+            weight.results[0].name_hint = op.results[0].name_hint
+            self.buffers[op.results[0]] = weight.results[0]
+        elif isinstance(op, T.EmptyOp):
+            self.buffers[op.result] = Pending(op.result.type, None)  # type: ignore[arg-type]
+        elif isinstance(op, T.FillOp):
+            self.buffers[op.result] = Pending(op.result.type, op.value)  # type: ignore[arg-type]
+        elif isinstance(op, T.GenericOp):
+            self._generic(op, op.results)
+        elif isinstance(op, T.MatmulOp | T.Conv2DOp):
+            self._generic(op.generalize(), op.results)
+        elif isinstance(op, T.Pool2DOp):
+            window, generic = op.generalize()
+            self.buffers[window.result] = Pending(window.result.type, None)  # type: ignore[arg-type]
+            self._generic(generic, op.results)
+        elif isinstance(op, T.ReshapeOp):
+            view = self.nest.insert(loop.ReshapeOp.build(operands=[self._buffer(op.source)],
+                                                         result_types=[memref_of(op.result.type)]))  # fmt: skip
+            self.buffers[op.result] = view.results[0]
+        elif isinstance(op, T.PadOp):
+            self._pad(op)
+        elif isinstance(op, T.ExtractSliceOp):
+            self._extract_slice(op)
+        elif isinstance(op, T.InsertSliceOp):
+            self._insert_slice(op)
+        else:
+            raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
+
+    def _generic(self, op: T.GenericOp, results: Sequence[SSAValue]) -> None:
+        destinations = [
+            self._destination(init, result) for init, result in zip(op.outputs, results)
+        ]
+        for result, buffer in zip(results, destinations):
+            self.buffers[result] = buffer
+        maps = op.maps
+        operands = [*op.inputs, *op.outputs]
+        block = op.body.block
+        used = [bool(arg.uses) for arg in block.args]
+        sources = [
+            self._buffer(v) if used[i] and i < len(op.inputs) else None
+            for i, v in enumerate(operands)
+        ]
+        parallel = [t == T.PARALLEL for t in op.iterators]
+        ivs, inner = self.nest.nest(op.loop_bounds(), parallel)
+        body = LoopNestBuilder(inner)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for i, (arg, amap) in enumerate(zip(block.args, maps)):
+            if not used[i]:
+                continue
+            buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
+            assert buffer is not None
+            indices = [body.affine(e, ivs) for e in amap.results]
+            mapping[arg] = body.load(buffer, indices)
+        for scalar_op in block.ops:
+            if isinstance(scalar_op, T.YieldOp):
+                for value, buffer, amap in zip(
+                    scalar_op.values, destinations, maps[len(op.inputs) :]
+                ):
+                    indices = [body.affine(e, ivs) for e in amap.results]
+                    body.store(mapping.get(value, value), buffer, indices)
+                continue
+            clone = scalar_op.clone(value_mapper=mapping)
+            body.insert(clone)
+            for old, new in zip(scalar_op.results, clone.results):
+                mapping[old] = new
+
+    def _pad(self, op: T.PadOp) -> None:
+        target = self._new_buffer(op.result)
+        self.buffers[op.result] = target
+        self.nest.fill(target, op.value)
+        source = self._buffer(op.source)
+        low = T._ints(op.low)
+        shape = source.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        value = body.load(source, ivs)
+        shifted = [iv if lo == 0 else body.insert(arith.AddiOp(iv, body.index(lo))).results[0]
+                   for iv, lo in zip(ivs, low)]  # fmt: skip
+        body.store(value, target, shifted)
+
+    def _strided(
+        self, body: LoopNestBuilder, ivs: Sequence[SSAValue], op: T.ExtractSliceOp | T.InsertSliceOp
+    ) -> list[SSAValue]:
+        offsets, strides = T._ints(op.offsets), T._ints(op.strides)
+        indices = []
+        for iv, offset, stride in zip(ivs, offsets, strides):
+            index = (
+                iv if stride == 1 else body.insert(arith.MuliOp(iv, body.index(stride))).results[0]
+            )
+            if offset:
+                index = body.insert(arith.AddiOp(index, body.index(offset))).results[0]
+            indices.append(index)
+        return indices
+
+    def _extract_slice(self, op: T.ExtractSliceOp) -> None:
+        source = self._buffer(op.source)
+        target = self._new_buffer(op.result)
+        self.buffers[op.result] = target
+        shape = target.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        body.store(body.load(source, self._strided(body, ivs, op)), target, ivs)
+
+    def _insert_slice(self, op: T.InsertSliceOp) -> None:
+        target = self._destination(op.dest, op.result)
+        self.buffers[op.result] = target
+        source = self._buffer(op.source)
+        shape = source.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        body.store(body.load(source, ivs), target, self._strided(body, ivs, op))
+
+    def _return(self, op: ReturnOp, output_args: Sequence[SSAValue]) -> None:
+        for value, out in zip(op.arguments, output_args):
+            buffer = self._buffer(value)
+            if buffer is not out:
+                self.nest.copy(buffer, out)
+        self.nest.insert(ReturnOp())
+
+
+class ConvertTensorToLoopPass(ModulePass):
+    """Bufferizes `tensor`-level functions into `loop` nests over memrefs."""
+
+    name = "convert-tensor-to-loop"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in list(op.walk()):
+            if isinstance(func, FuncOp) and not func.is_declaration:
+                FunctionBufferizer(func).run()
+
+
+__all__ = ["ConvertTensorToLoopPass", "FunctionBufferizer", "LoopNestBuilder"]

@@ -1,0 +1,69 @@
+"""`loop-pack-weights`: lays out every `loop.weight` in one weights blob.
+
+Each weight gets a byte `offset` (aligned to 64 bytes) in the blob that the
+compiled code receives by pointer; identical weights share one place. The
+function gets `loop.weights_bytes`. `weights_blob(module)` builds the blob
+itself (NumPy bytes) from the offsets, so weights never pass through code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+
+from ember.dialects.graph.types import array_from_dense
+from ember.dialects.loop import WeightOp, byte_size
+
+ALIGNMENT = 64
+
+
+def _align(value: int) -> int:
+    return -(-value // ALIGNMENT) * ALIGNMENT
+
+
+def pack_function(func: FuncOp) -> int:
+    offsets: dict[object, int] = {}
+    size = 0
+    for op in func.walk():
+        if not isinstance(op, WeightOp):
+            continue
+        key = (op.value, op.result.type)
+        if key not in offsets:
+            offsets[key] = size
+            size = _align(size + byte_size(op.result.type))
+        op.offset = IntegerAttr(offsets[key], i64)
+    func.attributes["loop.weights_bytes"] = IntegerAttr(size, i64)
+    return size
+
+
+def weights_blob(module: ModuleOp) -> np.ndarray:
+    """The packed weights of every function, as one aligned uint8 array."""
+    size = 0
+    weights = [op for op in module.walk() if isinstance(op, WeightOp)]
+    for op in weights:
+        if op.offset is None:
+            raise ValueError("loop-pack-weights must run before weights_blob")
+        size = max(size, op.offset.value.data + byte_size(op.result.type))
+    blob = np.zeros(_align(size) or ALIGNMENT, dtype=np.uint8)
+    for op in weights:
+        array = np.ascontiguousarray(array_from_dense(op.value))
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        data = array.reshape(-1).view(np.uint8)
+        start = op.offset.value.data  # type: ignore[union-attr]
+        blob[start : start + data.size] = data
+    return blob
+
+
+class PackWeightsPass(ModulePass):
+    """Assigns each `loop.weight` its byte offset in the weights blob."""
+
+    name = "loop-pack-weights"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in op.walk():
+            if isinstance(func, FuncOp) and not func.is_declaration:
+                pack_function(func)
