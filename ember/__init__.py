@@ -8,8 +8,9 @@ outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
 from __future__ import annotations
 
 from ember import reference
+from ember.compiler import CompiledModel, compile
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 
-__all__ = ["EmberError", "import_onnx", "reference"]
+__all__ = ["CompiledModel", "EmberError", "compile", "import_onnx", "reference"]
 __version__ = "0.1.0"

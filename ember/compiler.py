@@ -1,0 +1,240 @@
+"""`ember.compile`: ONNX model -> native code for this CPU, as one function.
+
+The CPU pipeline, each step a registered pass (`ember-opt -p ...` runs the
+same ones):
+
+    graph-infer-shapes, graph-fold-constants, cse, dce      (graph level)
+    convert-graph-to-tensor                                 (structured ops)
+    convert-tensor-to-loop, loop-pack-weights, loop-plan-memory
+    convert-loop-to-llvm -> llvmlite -> LLVM -O3 for the host CPU
+
+The result is one function `void f(in..., out..., weights, arena)`. The
+weights blob and the arena are NumPy buffers owned by the `CompiledModel`;
+weights never pass through LLVM IR.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.graph.types import DYNAMIC, numpy_dtype
+from ember.errors import EmberError
+from ember.frontends.onnx import import_onnx
+from ember.frontends.onnx.loader import ModelSource
+from ember.reference import entry_function
+
+ENTRY_NAME = "ember_main"
+
+
+class CompileError(EmberError):
+    """A pass could not handle the model (an op without a lowering, ...)."""
+
+
+class InputError(EmberError):
+    """The arrays given to a compiled model do not match its inputs."""
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    def describe(self) -> str:
+        return f"'{self.name}' {self.dtype}{list(self.shape)}"
+
+
+@dataclass
+class CompileReport:
+    """What compiling cost and produced: seconds per stage, memory, code size."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    arena_bytes: int = 0
+    naive_bytes: int = 0
+    weights_bytes: int = 0
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+def cpu_passes() -> list[tuple[str, ModulePass]]:
+    """The CPU pipeline as (stage, pass) pairs, in order."""
+    from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
+    from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
+    from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+    from ember.passes.graph.fold_constants import FoldConstantsPass
+    from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.loop.pack_weights import PackWeightsPass
+    from ember.passes.loop.plan_memory import PlanMemoryPass
+
+    return [
+        ("graph", InferShapesPass()),
+        ("graph", FoldConstantsPass()),
+        ("graph", CommonSubexpressionElimination()),
+        ("graph", DeadCodeElimination()),
+        ("tensor", ConvertGraphToTensorPass()),
+        ("loop", ConvertTensorToLoopPass()),
+        ("loop", PackWeightsPass()),
+        ("loop", PlanMemoryPass()),
+        ("llvm", ConvertLoopToLLVMPass()),
+    ]
+
+
+def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[TensorSpec]:
+    specs = []
+    for name, value_type in zip(names, types):
+        assert isinstance(value_type, TensorType)
+        shape = tuple(value_type.get_shape())
+        if DYNAMIC in shape:
+            raise CompileError(
+                f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
+                "pipeline needs static shapes (pass input_shapes=...)"
+            )
+        specs.append(TensorSpec(name, shape, numpy_dtype(value_type.element_type)))
+    return specs
+
+
+def _result_names(func: FuncOp) -> list[str]:
+    names = []
+    for index, attrs in enumerate(func.res_attrs.data if func.res_attrs else []):
+        entry = attrs.data.get("onnx.name")
+        names.append(entry.data if isinstance(entry, StringAttr) else f"output{index}")
+    return names or [f"output{i}" for i in range(len(func.function_type.outputs.data))]
+
+
+def lower_to_llvm(module: ModuleOp, report: CompileReport) -> np.ndarray:
+    """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
+    from ember.passes.loop.pack_weights import weights_blob
+
+    blob: np.ndarray | None = None
+    context = Context()
+    for stage, compiler_pass in cpu_passes():
+        start = time.perf_counter()
+        if stage == "llvm" and blob is None:
+            blob = weights_blob(module)
+            _record_memory(module, report)
+        try:
+            compiler_pass.apply(context, module)
+        except DiagnosticException as error:
+            raise CompileError(str(error).strip().splitlines()[0]) from error
+        report.seconds[stage] = report.seconds.get(stage, 0.0) + time.perf_counter() - start
+    assert blob is not None
+    return blob
+
+
+def _record_memory(module: ModuleOp, report: CompileReport) -> None:
+    for op in module.walk():
+        if isinstance(op, FuncOp):
+            for key, attr in (("arena_bytes", "loop.arena_bytes"), ("naive_bytes", "loop.naive_bytes"),
+                              ("weights_bytes", "loop.weights_bytes")):  # fmt: skip
+                value = op.attributes.get(attr)
+                if isinstance(value, IntegerAttr):
+                    setattr(report, key, getattr(report, key) + value.value.data)
+
+
+class CompiledModel:
+    """A model compiled to native code: call it with NumPy arrays.
+
+    `model(x, y)` takes inputs in the model's order, `model.run({"x": x})`
+    by name; both return the outputs as a list of NumPy arrays in the
+    model's output order. Inputs are checked (count, dtype, shape); a
+    non-contiguous array is copied to a contiguous one, never read strided.
+    Calls are serialised (the arena is shared scratch memory).
+    """
+
+    def __init__(self, inputs: list[TensorSpec], outputs: list[TensorSpec], function: Any,
+                 weights: np.ndarray, arena_bytes: int, report: CompileReport):  # fmt: skip
+        self.inputs = inputs
+        self.outputs = outputs
+        self.report = report
+        self._function = function
+        self._weights = weights
+        self._arena = np.zeros(max(arena_bytes, 64), dtype=np.uint8)
+        self._lock = threading.Lock()
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        if len(arrays) != len(self.inputs):
+            expected = ", ".join(s.describe() for s in self.inputs)
+            raise InputError(f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}")
+        return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        names = [s.name for s in self.inputs]
+        missing = [n for n in names if n not in feeds]
+        unknown = [n for n in feeds if n not in names]
+        if missing or unknown:
+            raise InputError(f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}")
+        return self._execute([self._checked(s, feeds[s.name]) for s in self.inputs])
+
+    @staticmethod
+    def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
+        if not isinstance(array, np.ndarray):
+            raise InputError(f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}")
+        if array.dtype != spec.dtype:
+            raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
+        if array.shape != spec.shape:
+            raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
+        return np.ascontiguousarray(array)
+
+    def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
+        pointers = [a.ctypes.data for a in (*arrays, *results, self._weights, self._arena)]
+        with self._lock:
+            self._function(*pointers)
+        return results
+
+
+def compile_module(module: ModuleOp, report: CompileReport | None = None) -> CompiledModel:
+    """Compiles graph IR (an imported model) for this CPU."""
+    from ember.lowering.loop_to_llvm import to_llvmlite
+    from ember.reference import input_names
+    from ember.targets.cpu import JitModule
+
+    report = report or CompileReport()
+    func = entry_function(module)
+    inputs = _specs(func, input_names(func), func.function_type.inputs.data)
+    outputs = _specs(func, _result_names(func), func.function_type.outputs.data)
+    func.sym_name = StringAttr(ENTRY_NAME)
+    weights = lower_to_llvm(module, report)
+    start = time.perf_counter()
+    jit = JitModule(str(to_llvmlite(module)))
+    report.seconds["llvm-jit"] = time.perf_counter() - start
+    function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * (len(inputs) + len(outputs) + 2))
+    return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
+
+
+def compile(  # noqa: A001 - the public name the API promises
+    model: ModelSource,
+    target: str = "cpu",
+    threads: int | None = None,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> CompiledModel:
+    """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
+
+    Only `cpu` exists so far. `threads` is accepted for the stable API; the
+    generated code runs on the calling thread until parallel loops land.
+    """
+    if target != "cpu":
+        raise EmberError(f"target '{target}' is not available yet (available: cpu)")
+    if threads is not None and threads < 1:
+        raise EmberError(f"threads must be positive, got {threads}")
+    report = CompileReport()
+    start = time.perf_counter()
+    module = import_onnx(model, input_shapes)
+    report.seconds["import"] = time.perf_counter() - start
+    return compile_module(module, report)
