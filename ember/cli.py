@@ -1,7 +1,9 @@
-"""The `ember` command: import, and run models.
+"""The `ember` command: import, run, compile and benchmark models.
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
-    ember run MODEL [--input NAME=file.npy] [--check] [--target reference]
+    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference]
+    ember compile MODEL -o OUT_DIR [--name NAME]
+    ember bench MODEL [--threads N] [--runs N]
 
 MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`).
 User mistakes print `error: ...` and exit with status 1.
@@ -64,42 +66,78 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
     return inputs
 
 
+def _make_inputs(func: object, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
+    """The given inputs, plus seeded random ones for the rest."""
+    from ember.dialects.graph.types import numpy_dtype, shape_of
+    from ember.reference import input_names
+
+    rng = np.random.default_rng(seed)
+    inputs: dict[str, np.ndarray] = {}
+    for name, arg in zip(input_names(func), func.body.block.args):  # type: ignore[attr-defined]
+        if name in given:
+            inputs[name] = given.pop(name)
+            continue
+        shape = [1 if d < 0 else d for d in shape_of(arg.type)]
+        dtype = numpy_dtype(arg.type.element_type)
+        inputs[name] = (rng.standard_normal(shape) if dtype.kind == "f"
+                        else rng.integers(0, 2, shape)).astype(dtype)  # fmt: skip
+    if given:
+        raise EmberError(f"--input names unknown input(s): {', '.join(given)}")
+    return inputs
+
+
 def _run(args: argparse.Namespace) -> int:
     import ember.reference
-    from ember.dialects.graph.types import numpy_dtype, shape_of
+    from ember.compiler import compile_module
     from ember.frontends.onnx import import_onnx
     from ember.models import resolve_model
-    from ember.reference import entry_function, input_names
+    from ember.reference import entry_function
 
     path = resolve_model(args.model)
     shapes = dict(parse_shape_override(s) for s in args.input_shape)
     start = time.perf_counter()
     module = import_onnx(path, shapes)
-    imported = time.perf_counter()
     func = entry_function(module)
-    given = _load_inputs(args.input)
-    rng = np.random.default_rng(args.seed)
-    inputs: dict[str, np.ndarray] = {}
-    for name, arg in zip(input_names(func), func.body.block.args):
-        if name in given:
-            inputs[name] = given.pop(name)
-            continue
-        shape = [1 if d < 0 else d for d in shape_of(arg.type)]
-        dtype = numpy_dtype(arg.type.element_type)  # type: ignore[attr-defined]
-        inputs[name] = (rng.standard_normal(shape) if dtype.kind == "f"
-                        else rng.integers(0, 2, shape)).astype(dtype)  # fmt: skip
-    if given:
-        raise EmberError(f"--input names unknown input(s): {', '.join(given)}")
-    outputs = ember.reference.run(module, inputs)
-    ran = time.perf_counter()
-    print(f"{args.model}: imported in {imported - start:.2f}s, ran ({args.target}) in "
-          f"{ran - imported:.2f}s")  # fmt: skip
     names = _output_names(func)
+    inputs = _make_inputs(func, _load_inputs(args.input), args.seed)
+    if args.target == "reference":
+        prepared = time.perf_counter()
+        outputs = ember.reference.run(module, inputs)
+    else:
+        compiled = compile_module(module)
+        prepared = time.perf_counter()
+        outputs = compiled.run(inputs)
+    ran = time.perf_counter()
+    verb = "imported" if args.target == "reference" else "compiled"
+    print(f"{args.model}: {verb} in {prepared - start:.2f}s, ran ({args.target}) in "
+          f"{ran - prepared:.3f}s")  # fmt: skip
     for name, array in zip(names, outputs):
         print(f"  {name}: {array.dtype}{list(array.shape)} mean={float(np.mean(array)):.6g} "
               f"min={float(np.min(array)):.6g} max={float(np.max(array)):.6g}")  # fmt: skip
     if args.check:
         return _check_against_onnxruntime(path, inputs, outputs, names)
+    return 0
+
+
+def _compile(args: argparse.Namespace) -> int:
+    from ember.deploy import compile_to_directory
+    from ember.models import resolve_model
+
+    shapes = dict(parse_shape_override(s) for s in args.input_shape)
+    deployed = compile_to_directory(resolve_model(args.model), args.output, args.name, shapes)
+    for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest):
+        print(path)
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from ember.benchmarking import benchmark_model
+    from ember.models import resolve_model
+
+    shapes = dict(parse_shape_override(s) for s in args.input_shape)
+    result = benchmark_model(resolve_model(args.model), threads=args.threads, runs=args.runs,
+                             input_shapes=shapes)  # fmt: skip
+    print(result.format(args.model))
     return 0
 
 
@@ -162,12 +200,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     run_command = model_command("run", "run the model on given or random inputs")
     run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    run_command.add_argument("--target", choices=["reference"], default="reference",
-                             help="where to run: the NumPy reference interpreter")  # fmt: skip
+    run_command.add_argument("--target", choices=["cpu", "reference"], default="cpu",
+                             help="cpu: compiled native code; reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
     run_command.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
     run_command.set_defaults(handler=_run)
+
+    compile_command = model_command("compile", "compile ahead of time: .so, C header, weights")
+    compile_command.add_argument("-o", "--output", required=True, help="output directory")
+    compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
+    compile_command.add_argument("--target", choices=["cpu"], default="cpu")
+    compile_command.set_defaults(handler=_compile)
+
+    bench_command = model_command("bench", "latency of Ember and onnxruntime side by side")
+    bench_command.add_argument("--threads", type=int, default=1,
+                               help="threads for onnxruntime (Ember's code is single-threaded)")  # fmt: skip
+    bench_command.add_argument("--runs", type=int, default=20, help="timed runs per engine")
+    bench_command.set_defaults(handler=_bench)
     return parser
 
 

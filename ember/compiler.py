@@ -117,6 +117,15 @@ def _result_names(func: FuncOp) -> list[str]:
     return names or [f"output{i}" for i in range(len(func.function_type.outputs.data))]
 
 
+def model_specs(func: FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
+    """The entry function's inputs and outputs (static shapes required)."""
+    from ember.reference import input_names
+
+    inputs = _specs(func, input_names(func), func.function_type.inputs.data)
+    outputs = _specs(func, _result_names(func), func.function_type.outputs.data)
+    return inputs, outputs
+
+
 def lower_to_llvm(module: ModuleOp, report: CompileReport) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
     from ember.passes.loop.pack_weights import weights_blob
@@ -170,7 +179,9 @@ class CompiledModel:
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if len(arrays) != len(self.inputs):
             expected = ", ".join(s.describe() for s in self.inputs)
-            raise InputError(f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}")
+            raise InputError(
+                f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}"
+            )
         return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -178,13 +189,17 @@ class CompiledModel:
         missing = [n for n in names if n not in feeds]
         unknown = [n for n in feeds if n not in names]
         if missing or unknown:
-            raise InputError(f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}")
+            raise InputError(
+                f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}"
+            )
         return self._execute([self._checked(s, feeds[s.name]) for s in self.inputs])
 
     @staticmethod
     def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
         if not isinstance(array, np.ndarray):
-            raise InputError(f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}")
+            raise InputError(
+                f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"
+            )
         if array.dtype != spec.dtype:
             raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
         if array.shape != spec.shape:
@@ -202,13 +217,11 @@ class CompiledModel:
 def compile_module(module: ModuleOp, report: CompileReport | None = None) -> CompiledModel:
     """Compiles graph IR (an imported model) for this CPU."""
     from ember.lowering.loop_to_llvm import to_llvmlite
-    from ember.reference import input_names
     from ember.targets.cpu import JitModule
 
     report = report or CompileReport()
     func = entry_function(module)
-    inputs = _specs(func, input_names(func), func.function_type.inputs.data)
-    outputs = _specs(func, _result_names(func), func.function_type.outputs.data)
+    inputs, outputs = model_specs(func)
     func.sym_name = StringAttr(ENTRY_NAME)
     weights = lower_to_llvm(module, report)
     start = time.perf_counter()

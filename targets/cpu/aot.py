@@ -66,13 +66,19 @@ def link_shared_library(
 
 
 def write_c_header(
-    path: str | os.PathLike[str], function_name: str, params: list[tuple[str, str]], doc: str
+    path: str | os.PathLike[str],
+    function_name: str,
+    params: list[tuple[str, str]],
+    doc: str,
+    defines: dict[str, int] | None = None,
 ) -> Path:
     """Write a header declaring `void function_name(params);`, usable from C and C++.
 
-    `params` holds `(C type, name)` pairs, e.g. `("const float *", "input")`.
+    `params` holds `(C type, name)` pairs, e.g. `("const float *", "input")`;
+    `defines` adds integer macros (e.g. buffer sizes) before the declaration.
     """
-    for name in [function_name, *(name for _, name in params)]:
+    defines = defines or {}
+    for name in [function_name, *(name for _, name in params), *defines]:
         if not _C_IDENTIFIER.fullmatch(name):
             raise CodegenError(f"'{name}' is not a valid C identifier for the header")
     out = Path(path)
@@ -84,7 +90,9 @@ def write_c_header(
     out.write_text(
         (f"/*\n{comment}\n */\n" if comment else "")
         + f"#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n"
-        '#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
+        + "".join(f"#define {key} {value}\n" for key, value in defines.items())
+        + ("\n" if defines else "")
+        + '#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
         f"void {function_name}({arguments});\n\n"
         "#ifdef __cplusplus\n}\n#endif\n\n"
         f"#endif /* {guard} */\n"

@@ -1,0 +1,501 @@
+"""`convert-loop-to-llvm`: loop-level functions to xDSL's `llvm` dialect.
+
+ABI of the generated code (the runtime and the C header rely on it)
+--------------------------------------------------------------------
+Each `func.func @name(%a: memref<...>, ...)` (no results) becomes
+
+    void name(void *a, ..., const void *weights, void *arena);
+
+with the C calling convention and external linkage: one pointer per memref
+argument, in order, to its data (static shape, row-major, contiguous), then
+the weights blob (each `loop.weight` at its byte `offset`), then the arena
+(each `loop.alloc` at its byte `offset`). Elements are laid out as NumPy lays
+them out: `i1` as one byte holding 0 or 1, `index` as int64; every buffer
+must be aligned to its element size. Nothing is returned; the function
+writes its output buffers and may use the whole arena as scratch.
+
+Lowering: `index` is i64; `loop.for` becomes a CFG (header block with the
+induction variable as block argument, `icmp slt`, body, increment, back
+edge, exit); its `parallel` flag is not used yet (the loop runs serially).
+Scalar ops map to LLVM instructions, to `llvm.*` intrinsics, or to calls to
+libm (declared once per module). No fast-math flags: exact IEEE semantics.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from llvmlite import ir as llvmir
+from xdsl.backend.llvm.convert import convert_module
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, math, memref
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    f32,
+    i1,
+    i8,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects import loop
+
+PASS = "convert-loop-to-llvm"
+_PTR = llvm.LLVMPointerType()
+_FLOATS = (Float16Type, Float32Type, Float64Type)
+
+# 1:1 tables --------------------------------------------------------------
+
+_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddfOp: llvm.FAddOp, arith.SubfOp: llvm.FSubOp, arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp, arith.AddiOp: llvm.AddOp, arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp, arith.DivSIOp: llvm.SDivOp, arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp, arith.RemUIOp: llvm.URemOp, arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp, arith.XOrIOp: llvm.XOrOp, arith.ShLIOp: llvm.ShlOp,
+    arith.ShRSIOp: llvm.AShrOp, arith.ShRUIOp: llvm.LShrOp,
+}  # fmt: skip
+
+_CASTS: dict[type[Operation], type[Operation]] = {
+    arith.ExtFOp: llvm.FPExtOp, arith.TruncFOp: llvm.FPTruncOp, arith.SIToFPOp: llvm.SIToFPOp,
+    arith.ExtSIOp: llvm.SExtOp, arith.ExtUIOp: llvm.ZExtOp, arith.TruncIOp: llvm.TruncOp,
+    arith.BitcastOp: llvm.BitcastOp,
+}  # fmt: skip
+
+# `llvm.<name>.<type>` intrinsics whose operands and result are the op's own.
+_INTRINSICS: dict[type[Operation], str] = {
+    arith.MaximumfOp: "maximum", arith.MinimumfOp: "minimum",  # NaN-propagating
+    arith.MaxnumfOp: "maxnum", arith.MinnumfOp: "minnum",
+    math.ExpOp: "exp", math.Exp2Op: "exp2", math.LogOp: "log", math.Log2Op: "log2",
+    math.Log10Op: "log10", math.SqrtOp: "sqrt", math.AbsFOp: "fabs", math.FloorOp: "floor",
+    math.CeilOp: "ceil", math.RoundOp: "round", math.RoundEvenOp: "roundeven",
+    math.TruncOp: "trunc", math.SinOp: "sin", math.CosOp: "cos", math.PowFOp: "pow",
+    math.CopySignOp: "copysign", math.FmaOp: "fma", math.CtPopOp: "ctpop",
+}  # fmt: skip
+
+# Functions LLVM has no (long-standing) intrinsic for: libm, `f` suffix for f32.
+_LIBM: dict[type[Operation], str] = {
+    math.TanOp: "tan", math.AsinOp: "asin", math.AcosOp: "acos", math.AtanOp: "atan",
+    math.Atan2Op: "atan2", math.SinhOp: "sinh", math.CoshOp: "cosh", math.TanhOp: "tanh",
+    math.AsinhOp: "asinh", math.AcoshOp: "acosh", math.AtanhOp: "atanh", math.ErfOp: "erf",
+    math.ExpM1Op: "expm1", math.Log1pOp: "log1p", math.CbrtOp: "cbrt",
+}  # fmt: skip
+
+_INT_MINMAX = {arith.MaxSIOp: "sgt", arith.MinSIOp: "slt", arith.MaxUIOp: "ugt", arith.MinUIOp: "ult"}
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")  # arith's order
+_CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+         "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")  # fmt: skip
+
+
+# Types -------------------------------------------------------------------
+
+
+def _scalar_type(t: Attribute) -> Attribute:
+    """The LLVM type of a value of type `t` in a register."""
+    if isinstance(t, IndexType):
+        return i64
+    if isinstance(t, IntegerType) and t.width.data <= 64 or isinstance(t, _FLOATS):
+        return t
+    raise DiagnosticException(f"{PASS}: type {t} is not supported")
+
+
+def _memory_type(t: Attribute) -> Attribute:
+    """The LLVM type of a buffer element: `i1` is a byte, as in NumPy."""
+    return i8 if t == i1 else _scalar_type(t)
+
+
+def _width(t: Attribute) -> int:
+    assert isinstance(t, IntegerType)
+    return t.width.data
+
+
+def _suffix(t: Attribute) -> str:
+    """The type part of an overloaded intrinsic's name: `f32`, `i64`, ..."""
+    return f"i{_width(t)}" if isinstance(t, IntegerType) else f"f{t.bitwidth}"  # type: ignore[attr-defined]
+
+
+# The lowering of one function --------------------------------------------
+
+Handler = Callable[["_FunctionLowering", Operation], SSAValue | None]
+_HANDLERS: dict[type[Operation], Handler] = {}
+
+
+def _lowers(*op_types: type[Operation]) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        _HANDLERS.update(dict.fromkeys(op_types, handler))
+        return handler
+
+    return register
+
+
+class _FunctionLowering:
+    """Builds one `llvm.func`; `block` is where the next op goes."""
+
+    def __init__(self, fn: func.FuncOp, externals: dict[str, llvm.LLVMFunctionType]):
+        self.externals = externals
+        inputs = fn.function_type.inputs.data
+        if fn.function_type.outputs.data or not all(isinstance(t, MemRefType) for t in inputs):
+            raise DiagnosticException(
+                f"{PASS}: @{fn.sym_name.data} must take only memrefs and return nothing"
+            )
+        self.block = Block(arg_types=[_PTR] * (len(inputs) + 2))
+        self.region = Region(self.block)
+        *params, self.weights, self.arena = self.block.args
+        self.weights.name_hint, self.arena.name_hint = "weights", "arena"
+        self.values: dict[SSAValue, SSAValue] = {}
+        for old, new in zip(fn.args, params):
+            self.values[old] = new
+            new.name_hint = old.name_hint
+        self.lower_block(fn.body.block)
+        self.result = llvm.FuncOp(
+            fn.sym_name.data,
+            llvm.LLVMFunctionType([_PTR] * len(self.block.args)),
+            linkage=llvm.LinkageAttr("external"),
+            body=self.region,
+        )
+
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            new = _HANDLERS[type(op)](self, op)
+            if new is not None:
+                self.values[op.results[0]] = new
+                if new.name_hint is None:
+                    new.name_hint = op.results[0].name_hint
+
+    def get(self, value: SSAValue) -> SSAValue:
+        return self.values[value]
+
+    def args(self, op: Operation) -> list[SSAValue]:
+        return [self.values[v] for v in op.operands]
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        if isinstance(t, IntegerType):
+            width = t.width.data
+            bits = int(value) & ((1 << width) - 1)  # two's complement, signed if wider than i1
+            signed = bits - (1 << width) if width > 1 and bits >> (width - 1) else bits
+            return self.emit(llvm.ConstantOp(IntegerAttr(signed, t), t))
+        return self.emit(llvm.ConstantOp(FloatAttr(float(value), t), t))  # type: ignore[arg-type]
+
+    def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(predicate).to_int()
+        return self.emit(llvm.ICmpOp(lhs, rhs, IntegerAttr(flag, i64)))
+
+    def resize(self, value: SSAValue, to: Attribute, *, signed: bool) -> SSAValue:
+        """An integer converted to the width of `to` (sign- or zero-extended)."""
+        old, new = _width(value.type), _width(to)
+        if old == new:
+            return value
+        cast = llvm.TruncOp if new < old else llvm.SExtOp if signed else llvm.ZExtOp
+        return self.emit(cast(value, to))
+
+    def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
+        return self.emit(llvm.CallIntrinsicOp(f"llvm.{name}", args, [t]))
+
+    def call(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
+        self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], t)
+        return self.emit(llvm.CallOp(name, *args, return_type=t))
+
+
+# Structure: functions, buffers, loops --------------------------------------
+
+
+@_lowers(func.ReturnOp)
+def _return(lw: _FunctionLowering, op: Operation) -> None:
+    lw.emit(llvm.ReturnOp())
+
+
+@_lowers(loop.YieldOp)
+def _yield(lw: _FunctionLowering, op: Operation) -> None:
+    return None
+
+
+@_lowers(loop.AllocOp, loop.WeightOp)
+def _buffer(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    assert isinstance(op, loop.AllocOp | loop.WeightOp)
+    is_alloc = isinstance(op, loop.AllocOp)
+    if op.offset is None:
+        needed = "loop-plan-memory" if is_alloc else "loop-pack-weights"
+        raise DiagnosticException(
+            f"{PASS}: {op.name} : {op.result.type} has no offset; run {needed} first"
+        )
+    offset = op.offset.value.data
+    index: int | SSAValue = offset if offset < 2**31 else lw.const(offset, i64)
+    base = lw.arena if is_alloc else lw.weights
+    return lw.emit(llvm.GEPOp.from_mixed_indices(base, [index], i8, inbounds=True))
+
+
+@_lowers(loop.ReshapeOp)
+def _reshape(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.get(op.operands[0])
+
+
+@_lowers(loop.ForOp)
+def _for(lw: _FunctionLowering, op: Operation) -> None:
+    assert isinstance(op, loop.ForOp)
+    lower, upper, step = op.bounds
+    header, body, exit_ = Block(arg_types=[i64]), Block(), Block()
+    iv = header.args[0]
+    iv.name_hint = op.induction_variable.name_hint
+    lw.emit(llvm.BrOp(header, lw.const(lower, i64)))
+    lw.region.add_block(header)
+    lw.block = header
+    more = lw.icmp("slt", iv, lw.const(upper, i64))
+    lw.emit(llvm.CondBrOp(more, body, [], exit_, []))
+    lw.region.add_block(body)
+    lw.block = body
+    lw.values[op.induction_variable] = iv
+    lw.lower_block(op.body.block)
+    lw.emit(llvm.BrOp(header, lw.emit(llvm.AddOp(iv, lw.const(step, i64)))))
+    lw.region.add_block(exit_)
+    lw.block = exit_
+
+
+def _element_pointer(lw: _FunctionLowering, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+    """`&buffer[i, j, ...]`: GEP by the linear index `i*stride0 + j*stride1 + ...`."""
+    memref_type = buffer.type
+    assert isinstance(memref_type, MemRefType)
+    strides, offset = memref_type.get_strides(), memref_type.get_offset()
+    if strides is None or None in strides or offset is None:
+        raise DiagnosticException(f"{PASS}: {memref_type} is not a static strided memref")
+    linear: SSAValue | None = lw.const(offset, i64) if offset else None
+    for index, stride in zip(indices, strides):
+        term = lw.get(index)
+        if stride != 1:
+            term = lw.emit(llvm.MulOp(term, lw.const(stride, i64)))  # type: ignore[arg-type]
+        linear = term if linear is None else lw.emit(llvm.AddOp(linear, term))
+    if linear is None:  # a rank-0 buffer
+        return lw.get(buffer)
+    element = _memory_type(memref_type.element_type)
+    return lw.emit(llvm.GEPOp.from_mixed_indices(lw.get(buffer), [linear], element, inbounds=True))
+
+
+@_lowers(memref.LoadOp)
+def _load(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    assert isinstance(op, memref.LoadOp)
+    pointer = _element_pointer(lw, op.memref, op.indices)
+    value = lw.emit(llvm.LoadOp(pointer, _memory_type(op.res.type)))
+    return lw.emit(llvm.TruncOp(value, i1)) if op.res.type == i1 else value
+
+
+@_lowers(memref.StoreOp)
+def _store(lw: _FunctionLowering, op: Operation) -> None:
+    assert isinstance(op, memref.StoreOp)
+    value = lw.get(op.value)
+    if op.value.type == i1:
+        value = lw.emit(llvm.ZExtOp(value, i8))
+    lw.emit(llvm.StoreOp(value, _element_pointer(lw, op.memref, op.indices)))
+
+
+# Scalars: table-driven families --------------------------------------------
+
+
+@_lowers(*_BINARY)
+def _binary(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.emit(_BINARY[type(op)](*lw.args(op)))
+
+
+@_lowers(*_CASTS)
+def _cast(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.emit(_CASTS[type(op)](lw.get(op.operands[0]), _scalar_type(op.results[0].type)))
+
+
+@_lowers(*_INTRINSICS)
+def _intrinsic(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    t = _scalar_type(op.results[0].type)
+    return lw.intrinsic(f"{_INTRINSICS[type(op)]}.{_suffix(t)}", lw.args(op), t)
+
+
+@_lowers(*_LIBM)
+def _libm(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    t, args, name = op.results[0].type, lw.args(op), _LIBM[type(op)]
+    if isinstance(t, Float64Type):
+        return lw.call(name, args, t)
+    if isinstance(t, Float32Type):
+        return lw.call(name + "f", args, t)
+    # libm has no half-precision functions: compute in f32 and round once.
+    wide = [lw.emit(llvm.FPExtOp(a, f32)) for a in args]
+    return lw.emit(llvm.FPTruncOp(lw.call(name + "f", wide, f32), t))
+
+
+@_lowers(*_INT_MINMAX)
+def _int_minmax(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    a, b = lw.args(op)
+    return lw.emit(llvm.SelectOp(lw.icmp(_INT_MINMAX[type(op)], a, b), a, b))
+
+
+# Scalars: one-offs -----------------------------------------------------------
+
+
+@_lowers(arith.ConstantOp)
+def _constant(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    assert isinstance(op, arith.ConstantOp)
+    if not isinstance(op.value, IntegerAttr | FloatAttr):
+        raise DiagnosticException(f"{PASS}: arith.constant {op.value} is not a scalar")
+    return lw.const(op.value.value.data, _scalar_type(op.result.type))
+
+
+@_lowers(arith.NegfOp)
+def _negf(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.emit(llvm.FNegOp(lw.get(op.operands[0])))
+
+
+@_lowers(arith.SelectOp)
+def _select(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.emit(llvm.SelectOp(*lw.args(op)))
+
+
+@_lowers(arith.CmpiOp)
+def _cmpi(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    assert isinstance(op, arith.CmpiOp)
+    return lw.icmp(_CMPI[op.predicate.value.data], *lw.args(op))
+
+
+@_lowers(arith.CmpfOp)
+def _cmpf(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    assert isinstance(op, arith.CmpfOp)
+    predicate = _CMPF[op.predicate.value.data]
+    if predicate in ("false", "true"):  # the translator has no constant predicates
+        return lw.const(predicate == "true", i1)
+    return lw.emit(llvm.FCmpOp(*lw.args(op), predicate))
+
+
+@_lowers(arith.IndexCastOp)
+def _index_cast(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.resize(lw.get(op.operands[0]), _scalar_type(op.results[0].type), signed=True)
+
+
+@_lowers(arith.FPToSIOp, arith.FPToUIOp)
+def _fp_to_int(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    # The translator lacks fptosi/fptoui; the saturating intrinsics agree on
+    # every input where those are defined (and pick a value where they are poison).
+    (x,) = lw.args(op)
+    t = _scalar_type(op.results[0].type)
+    kind = "fptosi" if isinstance(op, arith.FPToSIOp) else "fptoui"
+    return lw.intrinsic(f"{kind}.sat.{_suffix(t)}.{_suffix(x.type)}", [x], t)
+
+
+@_lowers(arith.UIToFPOp)
+def _uitofp(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    # The translator lacks uitofp. Below 64 bits, zero-extend and convert as
+    # signed; for i64, halve with a sticky low bit (round to odd), convert, double.
+    (x,) = lw.args(op)
+    t = op.results[0].type
+    if _width(x.type) < 64:
+        return lw.emit(llvm.SIToFPOp(lw.resize(x, i64, signed=False), t))
+    one = lw.const(1, i64)
+    halved = lw.emit(llvm.OrOp(lw.emit(llvm.LShrOp(x, one)), lw.emit(llvm.AndOp(x, one))))
+    big = lw.emit(llvm.SIToFPOp(halved, t))
+    big = lw.emit(llvm.FAddOp(big, big))
+    small = lw.emit(llvm.SIToFPOp(x, t))
+    return lw.emit(llvm.SelectOp(lw.icmp("slt", x, lw.const(0, i64)), big, small))
+
+
+@_lowers(arith.FloorDivSIOp, arith.CeilDivSIOp)
+def _rounded_divsi(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    # sdiv rounds toward zero; adjust by one when the remainder is nonzero and
+    # its sign differs from the divisor's (floor) or matches it (ceil).
+    a, b = lw.args(op)
+    zero = lw.const(0, a.type)
+    quotient, remainder = lw.emit(llvm.SDivOp(a, b)), lw.emit(llvm.SRemOp(a, b))
+    floor = isinstance(op, arith.FloorDivSIOp)
+    signs = lw.icmp("ne" if floor else "eq", lw.icmp("slt", remainder, zero), lw.icmp("slt", b, zero))
+    adjust = lw.emit(llvm.AndOp(lw.icmp("ne", remainder, zero), signs))
+    step = lw.resize(adjust, a.type, signed=False)
+    return lw.emit((llvm.SubOp if floor else llvm.AddOp)(quotient, step))
+
+
+@_lowers(arith.CeilDivUIOp)
+def _ceildivui(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    a, b = lw.args(op)
+    quotient, remainder = lw.emit(llvm.UDivOp(a, b)), lw.emit(llvm.URemOp(a, b))
+    inexact = lw.icmp("ne", remainder, lw.const(0, a.type))
+    return lw.emit(llvm.AddOp(quotient, lw.resize(inexact, a.type, signed=False)))
+
+
+@_lowers(math.RsqrtOp)
+def _rsqrt(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    (x,) = lw.args(op)
+    root = lw.intrinsic(f"sqrt.{_suffix(x.type)}", [x], x.type)
+    return lw.emit(llvm.FDivOp(lw.const(1.0, x.type), root))
+
+
+@_lowers(math.AbsIOp)
+def _absi(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    (x,) = lw.args(op)
+    zero = lw.const(0, x.type)
+    return lw.emit(llvm.SelectOp(lw.icmp("slt", x, zero), lw.emit(llvm.SubOp(zero, x)), x))
+
+
+@_lowers(math.FPowIOp)
+def _fpowi(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    x, n = lw.args(op)
+    return lw.intrinsic(f"powi.{_suffix(x.type)}.{_suffix(n.type)}", [x, n], x.type)
+
+
+@_lowers(math.CountLeadingZerosOp, math.CountTrailingZerosOp)
+def _count_zeros(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    (x,) = lw.args(op)
+    name = "ctlz" if isinstance(op, math.CountLeadingZerosOp) else "cttz"
+    return lw.intrinsic(f"{name}.{_suffix(x.type)}", [x, lw.const(0, i1)], x.type)  # 0 -> width
+
+
+# The pass ------------------------------------------------------------------
+
+
+def _check_supported(module: ModuleOp) -> None:
+    """One diagnostic listing every op this pass cannot lower, with counts."""
+    names = Counter(
+        op.name
+        for op in module.walk()
+        if op is not module and not isinstance(op, func.FuncOp) and type(op) not in _HANDLERS
+    )
+    if names:
+        listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
+        raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
+
+
+def convert_loop_to_llvm(module: ModuleOp) -> None:
+    """Replace every `func.func` of `module` by an `llvm.func` (see the ABI above)."""
+    _check_supported(module)
+    externals: dict[str, llvm.LLVMFunctionType] = {}
+    body = module.body.block
+    for fn in list(body.ops):
+        assert isinstance(fn, func.FuncOp)
+        body.insert_op_before(_FunctionLowering(fn, externals).result, fn)
+        body.erase_op(fn)
+    for name, function_type in externals.items():
+        declaration = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
+        body.insert_op_before(declaration, body.first_op)  # type: ignore[arg-type]
+
+
+def to_llvmlite(module: ModuleOp) -> llvmir.Module:
+    """The llvmlite module (host triple) of a module that went through this pass."""
+    leftover = {op.name for op in module.ops if not isinstance(op, llvm.FuncOp)}
+    if leftover:
+        raise DiagnosticException(f"to_llvmlite: run {PASS} first (found {sorted(leftover)})")
+    return convert_module(module, fallback_target_triple=None)
+
+
+@dataclass(frozen=True)
+class ConvertLoopToLLVMPass(ModulePass):
+    """Lower loop-level functions to the `llvm` dialect (ABI in the module docstring)."""
+
+    name = "convert-loop-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_loop_to_llvm(op)
