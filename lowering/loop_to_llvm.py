@@ -149,8 +149,10 @@ class _FunctionLowering:
             raise DiagnosticException(
                 f"{PASS}: @{fn.sym_name.data} must take only memrefs and return nothing"
             )
-        self.block = Block(arg_types=[_PTR] * (len(inputs) + 2))
+        self.entry = self.block = Block(arg_types=[_PTR] * (len(inputs) + 2))
         self.region = Region(self.block)
+        self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
+        self.last_constant: llvm.ConstantOp | None = None
         *params, self.weights, self.arena = self.block.args
         self.weights.name_hint, self.arena.name_hint = "weights", "arena"
         self.values: dict[SSAValue, SSAValue] = {}
@@ -160,7 +162,7 @@ class _FunctionLowering:
         self.lower_block(fn.body.block)
         self.result = llvm.FuncOp(
             fn.sym_name.data,
-            llvm.LLVMFunctionType([_PTR] * len(self.block.args)),
+            llvm.LLVMFunctionType([_PTR] * len(self.entry.args)),
             linkage=llvm.LinkageAttr("external"),
             body=self.region,
         )
@@ -184,12 +186,25 @@ class _FunctionLowering:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def const(self, value: int | float, t: Attribute) -> SSAValue:
+        """A constant, created once per function at the top of the entry block."""
         if isinstance(t, IntegerType):
             width = t.width.data
             bits = int(value) & ((1 << width) - 1)  # two's complement, signed if wider than i1
-            signed = bits - (1 << width) if width > 1 and bits >> (width - 1) else bits
-            return self.emit(llvm.ConstantOp(IntegerAttr(signed, t), t))
-        return self.emit(llvm.ConstantOp(FloatAttr(float(value), t), t))  # type: ignore[arg-type]
+            value = bits - (1 << width) if width > 1 and bits >> (width - 1) else bits
+            attr: Attribute = IntegerAttr(value, t)
+        else:
+            attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+        key = (t, value if isinstance(value, int) else float(value).hex())  # keeps -0.0 apart
+        if key not in self.constants:
+            op = llvm.ConstantOp(attr, t)
+            if self.last_constant is not None:
+                self.entry.insert_op_after(op, self.last_constant)
+            elif self.entry.first_op is not None:
+                self.entry.insert_op_before(op, self.entry.first_op)
+            else:
+                self.entry.add_op(op)
+            self.last_constant = self.constants[key] = op
+        return self.constants[key].result
 
     def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(predicate).to_int()
@@ -457,13 +472,16 @@ def _count_zeros(lw: _FunctionLowering, op: Operation) -> SSAValue:
 # The pass ------------------------------------------------------------------
 
 
+def _supported(op: Operation, module: ModuleOp) -> bool:
+    """Functions at the top level, ops that have a handler inside them."""
+    if op is module or isinstance(op, func.FuncOp):
+        return op.parent_op() in (None, module)
+    return type(op) in _HANDLERS and op.parent_op() is not module
+
+
 def _check_supported(module: ModuleOp) -> None:
     """One diagnostic listing every op this pass cannot lower, with counts."""
-    names = Counter(
-        op.name
-        for op in module.walk()
-        if op is not module and not isinstance(op, func.FuncOp) and type(op) not in _HANDLERS
-    )
+    names = Counter(op.name for op in module.walk() if not _supported(op, module))
     if names:
         listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
         raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
