@@ -6,6 +6,7 @@ from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
+from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 
@@ -15,8 +16,8 @@ from ember.dialects.tensor import Tensor
 
 
 def make_context() -> Context:
-    """A context that knows `builtin`, `func`, `arith`, `math`, `memref` and Ember's dialects."""
+    """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `llvm` and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Graph, Tensor, Loop):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, LLVM, Graph, Tensor, Loop):
         ctx.load_dialect(dialect)
     return ctx

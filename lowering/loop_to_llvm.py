@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     f32,
+    f64,
     i1,
     i8,
     i64,
@@ -54,12 +55,14 @@ from ember.dialects import loop
 
 PASS = "convert-loop-to-llvm"
 _PTR = llvm.LLVMPointerType()
+_EXTERNAL = llvm.LinkageAttr("external")
 _FLOATS = (Float16Type, Float32Type, Float64Type)
 
 # 1:1 tables --------------------------------------------------------------
 
-_BINARY: dict[type[Operation], type[Operation]] = {
-    arith.AddfOp: llvm.FAddOp, arith.SubfOp: llvm.FSubOp, arith.MulfOp: llvm.FMulOp,
+# Ops that become one llvm op built from the lowered operands alone.
+_DIRECT: dict[type[Operation], type[Operation]] = {
+    arith.NegfOp: llvm.FNegOp, arith.SelectOp: llvm.SelectOp, arith.AddfOp: llvm.FAddOp, arith.SubfOp: llvm.FSubOp, arith.MulfOp: llvm.FMulOp,
     arith.DivfOp: llvm.FDivOp, arith.AddiOp: llvm.AddOp, arith.SubiOp: llvm.SubOp,
     arith.MuliOp: llvm.MulOp, arith.DivSIOp: llvm.SDivOp, arith.DivUIOp: llvm.UDivOp,
     arith.RemSIOp: llvm.SRemOp, arith.RemUIOp: llvm.URemOp, arith.AndIOp: llvm.AndOp,
@@ -82,6 +85,7 @@ _INTRINSICS: dict[type[Operation], str] = {
     math.CeilOp: "ceil", math.RoundOp: "round", math.RoundEvenOp: "roundeven",
     math.TruncOp: "trunc", math.SinOp: "sin", math.CosOp: "cos", math.PowFOp: "pow",
     math.CopySignOp: "copysign", math.FmaOp: "fma", math.CtPopOp: "ctpop",
+    arith.MaxSIOp: "smax", arith.MinSIOp: "smin", arith.MaxUIOp: "umax", arith.MinUIOp: "umin",
 }  # fmt: skip
 
 # Functions LLVM has no (long-standing) intrinsic for: libm, `f` suffix for f32.
@@ -92,7 +96,9 @@ _LIBM: dict[type[Operation], str] = {
     math.ExpM1Op: "expm1", math.Log1pOp: "log1p", math.CbrtOp: "cbrt",
 }  # fmt: skip
 
-_INT_MINMAX = {arith.MaxSIOp: "sgt", arith.MinSIOp: "slt", arith.MaxUIOp: "ugt", arith.MinUIOp: "ult"}
+# Integer intrinsics that take an extra `i1 false` operand.
+_INT_INTRINSICS = {math.AbsIOp: "abs", math.CountLeadingZerosOp: "ctlz",
+                   math.CountTrailingZerosOp: "cttz"}  # fmt: skip
 _CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")  # arith's order
 _CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
          "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")  # fmt: skip
@@ -102,12 +108,15 @@ _CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
 
 
 def _scalar_type(t: Attribute) -> Attribute:
-    """The LLVM type of a value of type `t` in a register."""
-    if isinstance(t, IndexType):
-        return i64
-    if isinstance(t, IntegerType) and t.width.data <= 64 or isinstance(t, _FLOATS):
-        return t
-    raise DiagnosticException(f"{PASS}: type {t} is not supported")
+    """The LLVM type of a scalar of type `t` (`_check_supported` vetted `t`)."""
+    return i64 if isinstance(t, IndexType) else t
+
+
+def _lowerable(t: Attribute) -> bool:
+    """Whether this pass handles values of type `t`."""
+    if isinstance(t, MemRefType):
+        return _lowerable(t.element_type)
+    return isinstance(t, (IndexType, *_FLOATS)) or isinstance(t, IntegerType) and t.width.data <= 64
 
 
 def _memory_type(t: Attribute) -> Attribute:
@@ -152,7 +161,6 @@ class _FunctionLowering:
         self.entry = self.block = Block(arg_types=[_PTR] * (len(inputs) + 2))
         self.region = Region(self.block)
         self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
-        self.last_constant: llvm.ConstantOp | None = None
         *params, self.weights, self.arena = self.block.args
         self.weights.name_hint, self.arena.name_hint = "weights", "arena"
         self.values: dict[SSAValue, SSAValue] = {}
@@ -160,12 +168,9 @@ class _FunctionLowering:
             self.values[old] = new
             new.name_hint = old.name_hint
         self.lower_block(fn.body.block)
-        self.result = llvm.FuncOp(
-            fn.sym_name.data,
-            llvm.LLVMFunctionType([_PTR] * len(self.entry.args)),
-            linkage=llvm.LinkageAttr("external"),
-            body=self.region,
-        )
+        self.entry.insert_ops_before(list(self.constants.values()), self.entry.ops.first)  # type: ignore[arg-type]
+        signature = llvm.LLVMFunctionType([_PTR] * len(self.entry.args))
+        self.result = llvm.FuncOp(fn.sym_name.data, signature, _EXTERNAL, body=self.region)
 
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
@@ -174,9 +179,6 @@ class _FunctionLowering:
                 self.values[op.results[0]] = new
                 if new.name_hint is None:
                     new.name_hint = op.results[0].name_hint
-
-    def get(self, value: SSAValue) -> SSAValue:
-        return self.values[value]
 
     def args(self, op: Operation) -> list[SSAValue]:
         return [self.values[v] for v in op.operands]
@@ -196,14 +198,7 @@ class _FunctionLowering:
             attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
         key = (t, value if isinstance(value, int) else float(value).hex())  # keeps -0.0 apart
         if key not in self.constants:
-            op = llvm.ConstantOp(attr, t)
-            if self.last_constant is not None:
-                self.entry.insert_op_after(op, self.last_constant)
-            elif self.entry.first_op is not None:
-                self.entry.insert_op_before(op, self.entry.first_op)
-            else:
-                self.entry.add_op(op)
-            self.last_constant = self.constants[key] = op
+            self.constants[key] = llvm.ConstantOp(attr, t)  # placed at the end of __init__
         return self.constants[key].result
 
     def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
@@ -229,14 +224,10 @@ class _FunctionLowering:
 # Structure: functions, buffers, loops --------------------------------------
 
 
-@_lowers(func.ReturnOp)
-def _return(lw: _FunctionLowering, op: Operation) -> None:
-    lw.emit(llvm.ReturnOp())
-
-
-@_lowers(loop.YieldOp)
-def _yield(lw: _FunctionLowering, op: Operation) -> None:
-    return None
+@_lowers(func.ReturnOp, loop.YieldOp)
+def _terminator(lw: _FunctionLowering, op: Operation) -> None:
+    if isinstance(op, func.ReturnOp):  # a loop body's end is handled by `_for`
+        lw.emit(llvm.ReturnOp())
 
 
 @_lowers(loop.AllocOp, loop.WeightOp)
@@ -256,7 +247,7 @@ def _buffer(lw: _FunctionLowering, op: Operation) -> SSAValue:
 
 @_lowers(loop.ReshapeOp)
 def _reshape(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.get(op.operands[0])
+    return lw.values[op.operands[0]]
 
 
 @_lowers(loop.ForOp)
@@ -280,7 +271,9 @@ def _for(lw: _FunctionLowering, op: Operation) -> None:
     lw.block = exit_
 
 
-def _element_pointer(lw: _FunctionLowering, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+def _element_pointer(
+    lw: _FunctionLowering, buffer: SSAValue, indices: Sequence[SSAValue]
+) -> SSAValue:
     """`&buffer[i, j, ...]`: GEP by the linear index `i*stride0 + j*stride1 + ...`."""
     memref_type = buffer.type
     assert isinstance(memref_type, MemRefType)
@@ -289,14 +282,16 @@ def _element_pointer(lw: _FunctionLowering, buffer: SSAValue, indices: Sequence[
         raise DiagnosticException(f"{PASS}: {memref_type} is not a static strided memref")
     linear: SSAValue | None = lw.const(offset, i64) if offset else None
     for index, stride in zip(indices, strides):
-        term = lw.get(index)
+        term = lw.values[index]
         if stride != 1:
             term = lw.emit(llvm.MulOp(term, lw.const(stride, i64)))  # type: ignore[arg-type]
         linear = term if linear is None else lw.emit(llvm.AddOp(linear, term))
     if linear is None:  # a rank-0 buffer
-        return lw.get(buffer)
+        return lw.values[buffer]
     element = _memory_type(memref_type.element_type)
-    return lw.emit(llvm.GEPOp.from_mixed_indices(lw.get(buffer), [linear], element, inbounds=True))
+    return lw.emit(
+        llvm.GEPOp.from_mixed_indices(lw.values[buffer], [linear], element, inbounds=True)
+    )
 
 
 @_lowers(memref.LoadOp)
@@ -310,7 +305,7 @@ def _load(lw: _FunctionLowering, op: Operation) -> SSAValue:
 @_lowers(memref.StoreOp)
 def _store(lw: _FunctionLowering, op: Operation) -> None:
     assert isinstance(op, memref.StoreOp)
-    value = lw.get(op.value)
+    value = lw.values[op.value]
     if op.value.type == i1:
         value = lw.emit(llvm.ZExtOp(value, i8))
     lw.emit(llvm.StoreOp(value, _element_pointer(lw, op.memref, op.indices)))
@@ -319,14 +314,14 @@ def _store(lw: _FunctionLowering, op: Operation) -> None:
 # Scalars: table-driven families --------------------------------------------
 
 
-@_lowers(*_BINARY)
-def _binary(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.emit(_BINARY[type(op)](*lw.args(op)))
+@_lowers(*_DIRECT)
+def _direct(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    return lw.emit(_DIRECT[type(op)](*lw.args(op)))
 
 
 @_lowers(*_CASTS)
 def _cast(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.emit(_CASTS[type(op)](lw.get(op.operands[0]), _scalar_type(op.results[0].type)))
+    return lw.emit(_CASTS[type(op)](lw.values[op.operands[0]], _scalar_type(op.results[0].type)))
 
 
 @_lowers(*_INTRINSICS)
@@ -347,31 +342,13 @@ def _libm(lw: _FunctionLowering, op: Operation) -> SSAValue:
     return lw.emit(llvm.FPTruncOp(lw.call(name + "f", wide, f32), t))
 
 
-@_lowers(*_INT_MINMAX)
-def _int_minmax(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    a, b = lw.args(op)
-    return lw.emit(llvm.SelectOp(lw.icmp(_INT_MINMAX[type(op)], a, b), a, b))
-
-
 # Scalars: one-offs -----------------------------------------------------------
 
 
 @_lowers(arith.ConstantOp)
 def _constant(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    assert isinstance(op, arith.ConstantOp)
-    if not isinstance(op.value, IntegerAttr | FloatAttr):
-        raise DiagnosticException(f"{PASS}: arith.constant {op.value} is not a scalar")
+    assert isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr)
     return lw.const(op.value.value.data, _scalar_type(op.result.type))
-
-
-@_lowers(arith.NegfOp)
-def _negf(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.emit(llvm.FNegOp(lw.get(op.operands[0])))
-
-
-@_lowers(arith.SelectOp)
-def _select(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.emit(llvm.SelectOp(*lw.args(op)))
 
 
 @_lowers(arith.CmpiOp)
@@ -391,7 +368,7 @@ def _cmpf(lw: _FunctionLowering, op: Operation) -> SSAValue:
 
 @_lowers(arith.IndexCastOp)
 def _index_cast(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    return lw.resize(lw.get(op.operands[0]), _scalar_type(op.results[0].type), signed=True)
+    return lw.resize(lw.values[op.operands[0]], _scalar_type(op.results[0].type), signed=True)
 
 
 @_lowers(arith.FPToSIOp, arith.FPToUIOp)
@@ -428,7 +405,9 @@ def _rounded_divsi(lw: _FunctionLowering, op: Operation) -> SSAValue:
     zero = lw.const(0, a.type)
     quotient, remainder = lw.emit(llvm.SDivOp(a, b)), lw.emit(llvm.SRemOp(a, b))
     floor = isinstance(op, arith.FloorDivSIOp)
-    signs = lw.icmp("ne" if floor else "eq", lw.icmp("slt", remainder, zero), lw.icmp("slt", b, zero))
+    signs = lw.icmp(
+        "ne" if floor else "eq", lw.icmp("slt", remainder, zero), lw.icmp("slt", b, zero)
+    )
     adjust = lw.emit(llvm.AndOp(lw.icmp("ne", remainder, zero), signs))
     step = lw.resize(adjust, a.type, signed=False)
     return lw.emit((llvm.SubOp if floor else llvm.AddOp)(quotient, step))
@@ -449,39 +428,41 @@ def _rsqrt(lw: _FunctionLowering, op: Operation) -> SSAValue:
     return lw.emit(llvm.FDivOp(lw.const(1.0, x.type), root))
 
 
-@_lowers(math.AbsIOp)
-def _absi(lw: _FunctionLowering, op: Operation) -> SSAValue:
-    (x,) = lw.args(op)
-    zero = lw.const(0, x.type)
-    return lw.emit(llvm.SelectOp(lw.icmp("slt", x, zero), lw.emit(llvm.SubOp(zero, x)), x))
-
-
 @_lowers(math.FPowIOp)
 def _fpowi(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    # `llvm.powi` becomes a call to libgcc's __powi*f2, which a JIT process may
+    # lack; pow in f64 is exact for i32 exponents and more accurate anyway.
     x, n = lw.args(op)
-    return lw.intrinsic(f"powi.{_suffix(x.type)}.{_suffix(n.type)}", [x, n], x.type)
+    wide = x if x.type == f64 else lw.emit(llvm.FPExtOp(x, f64))
+    power = lw.intrinsic("pow.f64", [wide, lw.emit(llvm.SIToFPOp(n, f64))], f64)
+    return power if x.type == f64 else lw.emit(llvm.FPTruncOp(power, x.type))
 
 
-@_lowers(math.CountLeadingZerosOp, math.CountTrailingZerosOp)
-def _count_zeros(lw: _FunctionLowering, op: Operation) -> SSAValue:
+@_lowers(*_INT_INTRINSICS)
+def _int_intrinsic(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    # The i1 flag `false`: abs(INT_MIN) is INT_MIN, ctlz(0)/cttz(0) the width (not poison).
     (x,) = lw.args(op)
-    name = "ctlz" if isinstance(op, math.CountLeadingZerosOp) else "cttz"
-    return lw.intrinsic(f"{name}.{_suffix(x.type)}", [x, lw.const(0, i1)], x.type)  # 0 -> width
+    return lw.intrinsic(
+        f"{_INT_INTRINSICS[type(op)]}.{_suffix(x.type)}", [x, lw.const(0, i1)], x.type
+    )
 
 
 # The pass ------------------------------------------------------------------
 
 
-def _supported(op: Operation, module: ModuleOp) -> bool:
-    """Functions at the top level, ops that have a handler inside them."""
+def _problem(op: Operation, module: ModuleOp) -> str | None:
+    """Why `op` cannot be lowered (its name, or its name and a type), or None."""
     if op is module or isinstance(op, func.FuncOp):
-        return op.parent_op() in (None, module)
-    return type(op) in _HANDLERS and op.parent_op() is not module
+        return None if op.parent_op() in (None, module) else op.name
+    if type(op) not in _HANDLERS or op.parent_op() is module:
+        return op.name
+    bad = [t for t in (*(v.type for v in op.operands), *op.result_types) if not _lowerable(t)]
+    return f"{op.name} on {bad[0]}" if bad else None
 
 
 def _check_supported(module: ModuleOp) -> None:
     """One diagnostic listing every op this pass cannot lower, with counts."""
-    names = Counter(op.name for op in module.walk() if not _supported(op, module))
+    names = Counter(p for op in module.walk() if (p := _problem(op, module)) is not None)
     if names:
         listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
         raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
@@ -497,8 +478,7 @@ def convert_loop_to_llvm(module: ModuleOp) -> None:
         body.insert_op_before(_FunctionLowering(fn, externals).result, fn)
         body.erase_op(fn)
     for name, function_type in externals.items():
-        declaration = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
-        body.insert_op_before(declaration, body.first_op)  # type: ignore[arg-type]
+        body.insert_op_before(llvm.FuncOp(name, function_type, _EXTERNAL), body.first_op)  # type: ignore[arg-type]
 
 
 def to_llvmlite(module: ModuleOp) -> llvmir.Module:

@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass
 
 
 def all_passes() -> dict[str, type[ModulePass]]:
+    from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
@@ -20,6 +21,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FoldConstantsPass,
         InferShapesPass,
         ConvertTensorToLoopPass,
+        ConvertLoopToLLVMPass,
         PackWeightsPass,
         PlanMemoryPass,
     ]
