@@ -49,9 +49,10 @@ from xdsl.utils.exceptions import VerifyException
 
 
 def byte_size(memref_type: Attribute) -> int:
-    """Bytes of a static, contiguous buffer of this type."""
+    """Bytes of a static, contiguous buffer of this type (`index` is 8 bytes)."""
     assert isinstance(memref_type, MemRefType)
-    element_bits = memref_type.element_type.bitwidth  # type: ignore[attr-defined]
+    element = memref_type.element_type
+    element_bits = 64 if isinstance(element, IndexType) else element.bitwidth  # type: ignore[attr-defined]
     return math.prod(memref_type.get_shape()) * max(1, (element_bits + 7) // 8)
 
 
@@ -227,6 +228,8 @@ class ReshapeOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
+        _check_static(self, self.source.type)
+        _check_static(self, self.result.type)
         if byte_size(self.source.type) != byte_size(self.result.type):
             raise VerifyException("loop.reshape: the two shapes must hold the same bytes")
 

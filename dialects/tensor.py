@@ -37,7 +37,14 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -135,8 +142,15 @@ class GenericOp(IRDLOperation):
         bounds: list[int | None] = [None] * len(self.iterators)
         for operand, amap in zip([*self.inputs, *self.outputs], self.maps):
             for result, extent in zip(amap.results, _shape(operand)):
-                if isinstance(result, AffineDimExpr) and bounds[result.position] is None:
-                    bounds[result.position] = extent
+                if not isinstance(result, AffineDimExpr):
+                    continue
+                known = bounds[result.position]
+                if known is not None and known != extent:
+                    raise VerifyException(
+                        f"tensor.generic: operands disagree on the extent of d{result.position} "
+                        f"({known} vs {extent})"
+                    )
+                bounds[result.position] = extent
         if any(b is None for b in bounds):
             missing = [i for i, b in enumerate(bounds) if b is None]
             raise VerifyException(
@@ -172,7 +186,7 @@ class GenericOp(IRDLOperation):
                     raise VerifyException(
                         f"tensor.generic: output map #{index} uses reduction dim d{result.position}"
                     )
-        self.loop_bounds()
+        self._verify_extents(operands)
         block = self.body.block
         expected = [o.type.element_type for o in operands]  # type: ignore[attr-defined]
         if [a.type for a in block.args] != expected:
@@ -188,6 +202,21 @@ class GenericOp(IRDLOperation):
         for value, output in zip(terminator.values, self.outputs):
             if value.type != output.type.element_type:  # type: ignore[attr-defined]
                 raise VerifyException("tensor.generic: yielded types must match the outputs")
+
+    def _verify_extents(self, operands: Sequence[SSAValue]) -> None:
+        """Every index a map computes stays inside its operand's dim."""
+        for index, amap in enumerate(self.maps):
+            if amap.num_symbols:
+                raise VerifyException(f"tensor.generic: map #{index} must not have symbols")
+        bounds = self.loop_bounds()
+        for index, (operand, amap) in enumerate(zip(operands, self.maps)):
+            for axis, (expr, extent) in enumerate(zip(amap.results, _shape(operand))):
+                low, high = index_range(expr, bounds)
+                if low < 0 or high >= extent:
+                    raise VerifyException(
+                        f"tensor.generic: map #{index} indexes dim {axis} of operand #{index} "
+                        f"(extent {extent}) from {low} to {high}"
+                    )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" {indexing_maps = ")
@@ -208,7 +237,9 @@ class GenericOp(IRDLOperation):
         inputs, outputs = _parse_ins_outs(parser)
         body = parser.parse_region()
         if parser.parse_optional_punctuation("->") is not None:
-            parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            declared = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            if declared != [o.type for o in outputs]:
+                parser.raise_error("tensor.generic: result types must be the outs types")
         op = cls.__new__(cls)
         IRDLOperation.__init__(
             op,
@@ -218,6 +249,27 @@ class GenericOp(IRDLOperation):
             regions=[body],
         )
         return op
+
+
+def index_range(expr: AffineExpr, bounds: Sequence[int]) -> tuple[int, int]:
+    """The smallest and largest value of `expr` over dims in [0, bound)."""
+    if isinstance(expr, AffineDimExpr):
+        return 0, bounds[expr.position] - 1
+    if isinstance(expr, AffineConstantExpr):
+        return expr.value, expr.value
+    if not isinstance(expr, AffineBinaryOpExpr):
+        raise VerifyException(f"tensor.generic: unsupported affine expression {expr}")
+    (a, b), (c, d) = index_range(expr.lhs, bounds), index_range(expr.rhs, bounds)
+    if expr.kind is AffineBinaryOpKind.Add:
+        return a + c, b + d
+    if expr.kind is AffineBinaryOpKind.Mul:
+        products = [a * c, a * d, b * c, b * d]
+        return min(products), max(products)
+    if c != d or c <= 0:
+        raise VerifyException(f"tensor.generic: {expr} must divide by a positive constant")
+    if expr.kind is AffineBinaryOpKind.FloorDiv:
+        return a // c, b // c
+    return (a, b) if 0 <= a and b < c else (0, c - 1)  # Mod
 
 
 def _print_ins_outs(
@@ -316,6 +368,21 @@ class NamedStructuredOp(IRDLOperation):
                          properties=props)  # fmt: skip
 
 
+def _check_same_element_type(op: IRDLOperation, values: Sequence[SSAValue]) -> None:
+    types = {v.type.element_type for v in values}  # type: ignore[attr-defined]
+    if len(types) != 1:
+        raise VerifyException(
+            f"{op.name}: operands must have one element type, got {sorted(map(str, types))}"
+        )
+
+
+def _check_pairs(op: IRDLOperation, **arrays: DenseArrayBase) -> None:
+    for name, array in arrays.items():
+        values = _ints(array)
+        if len(values) != 2 or any(v < 1 for v in values):
+            raise VerifyException(f"{op.name}: {name} must be two positive values, got {values}")
+
+
 @irdl_op_definition
 class MatmulOp(NamedStructuredOp):
     """C[..., m, n] += A[..., m, k] * B[..., k, n] (batch dims equal)."""
@@ -347,6 +414,7 @@ class MatmulOp(NamedStructuredOp):
             raise VerifyException("tensor.matmul: operands must have the same rank >= 2")
         if a[:-2] != b[:-2] or a[:-2] != c[:-2]:
             raise VerifyException("tensor.matmul: batch dims must be equal")
+        _check_same_element_type(self, [self.lhs, self.rhs, self.init])
         if a[-1] != b[-2] or c[-2:] != (a[-2], b[-1]):
             raise VerifyException(f"tensor.matmul: {a} x {b} does not give {c}")
 
@@ -372,7 +440,7 @@ class Conv2DOp(NamedStructuredOp):
         (sh, sw), (dh, dw) = _ints(self.strides), _ints(self.dilations)
         filters, group_channels = _shape(self.filter)[:2]
         groups = self.groups.value.data
-        channel = c if groups == 1 else (f.floor_div(filters // groups)) * group_channels + c
+        channel = c if groups == 1 else (f // (filters // groups)) * group_channels + c
         maps = [
             AffineMap(7, 0, (n, channel, oh * sh + kh * dh, ow * sw + kw * dw)),
             AffineMap(7, 0, (f, c, kh, kw)),
@@ -388,6 +456,10 @@ class Conv2DOp(NamedStructuredOp):
         groups = self.groups.value.data
         if not (len(x) == len(w) == len(out) == 4):
             raise VerifyException("tensor.conv2d: operands must have rank 4")
+        _check_same_element_type(self, [self.input, self.filter, self.init])
+        _check_pairs(self, strides=self.strides, dilations=self.dilations)
+        if groups < 1:
+            raise VerifyException(f"tensor.conv2d: groups must be positive, got {groups}")
         if x[1] != w[1] * groups or w[0] % groups or out[1] != w[0]:
             raise VerifyException(
                 f"tensor.conv2d: channels of {x}, {w}, {out} disagree with groups={groups}"
@@ -435,6 +507,13 @@ class Pool2DOp(NamedStructuredOp):
         x, out = _shape(self.input), _shape(self.init)
         if len(x) != 4 or len(out) != 4 or x[:2] != out[:2]:
             raise VerifyException("tensor.pool2d: input and output must be NCHW with equal N, C")
+        _check_same_element_type(self, [self.input, self.init])
+        _check_pairs(self, kernel=self.kernel, strides=self.strides, dilations=self.dilations)
+        kernel, strides, dilations = _ints(self.kernel), _ints(self.strides), _ints(self.dilations)
+        for axis in (0, 1):
+            last = (out[2 + axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis]
+            if last >= x[2 + axis]:
+                raise VerifyException(f"tensor.pool2d: output dim {2 + axis} reads past the input")
 
 
 # ------------------------------------------------------------ data movement
@@ -492,6 +571,10 @@ class PadOp(IRDLOperation):
             raise VerifyException("tensor.pad: low/high must have one entry per dim")
         if any(s + lo + hi != o for s, lo, hi, o in zip(src, low, high, out)):
             raise VerifyException(f"tensor.pad: {src} padded by {low}/{high} is not {out}")
+        if any(p < 0 for p in [*low, *high]):
+            raise VerifyException(f"tensor.pad: padding must be non-negative, got {low}/{high}")
+        if self.value.type != self.result.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException("tensor.pad: the padding value must have the element type")
 
 
 class _SliceOp(IRDLOperation):

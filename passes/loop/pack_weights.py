@@ -1,8 +1,8 @@
 """`loop-pack-weights`: lays out every `loop.weight` in one weights blob.
 
-Each weight gets a byte `offset` (aligned to 64 bytes) in the blob that the
-compiled code receives by pointer; identical weights share one place. The
-function gets `loop.weights_bytes`. `weights_blob(module)` builds the blob
+Each weight gets a byte `offset` (aligned to 64 bytes) in the one blob of
+the module that the compiled code receives by pointer; identical weights
+share one place. Each function gets `loop.weights_bytes` (the blob's size). `weights_blob(module)` builds the blob
 itself (NumPy bytes) from the offsets, so weights never pass through code.
 """
 
@@ -24,10 +24,11 @@ def _align(value: int) -> int:
     return -(-value // ALIGNMENT) * ALIGNMENT
 
 
-def pack_function(func: FuncOp) -> int:
+def pack_module(module: ModuleOp) -> int:
+    """One blob for the whole module: functions never share an offset by accident."""
     offsets: dict[object, int] = {}
     size = 0
-    for op in func.walk():
+    for op in module.walk():
         if not isinstance(op, WeightOp):
             continue
         key = (op.value, op.result.type)
@@ -35,7 +36,9 @@ def pack_function(func: FuncOp) -> int:
             offsets[key] = size
             size = _align(size + byte_size(op.result.type))
         op.offset = IntegerAttr(offsets[key], i64)
-    func.attributes["loop.weights_bytes"] = IntegerAttr(size, i64)
+    for func in module.walk():
+        if isinstance(func, FuncOp) and not func.is_declaration:
+            func.attributes["loop.weights_bytes"] = IntegerAttr(size, i64)
     return size
 
 
@@ -64,6 +67,4 @@ class PackWeightsPass(ModulePass):
     name = "loop-pack-weights"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in op.walk():
-            if isinstance(func, FuncOp) and not func.is_declaration:
-                pack_function(func)
+        pack_module(op)

@@ -1,0 +1,48 @@
+// RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
+
+// Known bug: Conv2DOp.generalize (dialects/tensor.py) builds the grouped
+// channel index with `f.floor_div(...)`, a method xDSL 0.75's AffineExpr
+// does not have (it is `f // ...`), so any conv2d with groups > 1 crashes the
+// below are the output of the fixed generalize.
+
+// Grouped conv2d (2 groups of 2 input channels, 3 filters per group): input
+// channel = (f floordiv 3) * 2 + c, with c (the channel within the group),
+// kh, kw the reduction loops. Stride and dilation 1 leave the spatial index
+// as oh + kh, ow + kw.
+func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x6x3x3xf32>
+  %c = tensor.conv2d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} ins(%x, %w : tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) outs(%f : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  func.return %c : tensor<1x6x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @conv_groups(%x: memref<1x4x5x5xf32>, %w: memref<6x2x3x3xf32>, %out0: memref<1x6x3x3xf32>) {
+// CHECK:             %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        memref.store %[[ZERO]], %out0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x6x3x3xf32>
+// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 6 step 1 parallel {
+// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:            loop.for %[[C:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:              loop.for %[[KH:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                  %[[PER_GROUP:.*]] = arith.constant 3 : index
+// CHECK-NEXT:                  %[[G:.*]] = arith.floordivsi %[[F]], %[[PER_GROUP]] : index
+// CHECK-NEXT:                  %[[GC:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                  %[[BASE:.*]] = arith.muli %[[G]], %[[GC]] : index
+// CHECK-NEXT:                  %[[CH:.*]] = arith.addi %[[BASE]], %[[C]] : index
+// CHECK-NEXT:                  %[[H:.*]] = arith.addi %[[OH]], %[[KH]] : index
+// CHECK-NEXT:                  %[[W:.*]] = arith.addi %[[OW]], %[[KW]] : index
+// CHECK-NEXT:                  %[[IN:.*]] = memref.load %x[%[[N]], %[[CH]], %[[H]], %[[W]]] : memref<1x4x5x5xf32>
+// CHECK-NEXT:                  %[[WT:.*]] = memref.load %w[%[[F]], %[[C]], %[[KH]], %[[KW]]] : memref<6x2x3x3xf32>
+// CHECK-NEXT:                  %[[ACC:.*]] = memref.load %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x6x3x3xf32>
+// CHECK-NEXT:                  %[[MUL:.*]] = arith.mulf %[[IN]], %[[WT]] : f32
+// CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT:                  memref.store %[[ADD]], %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x6x3x3xf32>
+// CHECK-NEXT:                }
+// CHECK-NEXT:              }
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return

@@ -1,0 +1,39 @@
+// RUN: ember-opt %s -p convert-tensor-to-loop --split-input-file --verify-diagnostics | filecheck %s
+// RUN: not ember-opt %s -p convert-tensor-to-loop --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
+
+// Must not lower: inputs convert-tensor-to-loop rejects with a diagnostic,
+// never a traceback.
+//
+// - prefix CHECK, with --verify-diagnostics every chunk reports its message
+//   (one line, and no IR after it);
+// - prefix FIRST, without it the first error stops ember-opt with a one-line
+//   `file: error: message` on stderr, exit status 1 and no IR on stdout.
+
+// A graph op left over (graph ops are lowered to tensor ops first).
+func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: cannot bufferize 'graph.relu'{{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+// FIRST:      {{^}}{{.*}}tensor-to-loop-errors.mlir: error: convert-tensor-to-loop: cannot bufferize 'graph.relu'{{$}}
+// FIRST-NOT:  {{.}}
+
+// -----
+
+// A scalar op at the top level, meant to be used inside a generic body: a
+// body may only use its own arguments and the values it defines.
+func.func @capture(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %k = arith.constant 2.000000e+00 : f32
+  %e = tensor.empty : tensor<4xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.mulf %p, %k : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: cannot bufferize 'arith.constant'{{$}}
+// CHECK-NOT:  {{.}}

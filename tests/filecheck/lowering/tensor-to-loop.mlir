@@ -1,0 +1,560 @@
+// RUN: ember-opt %s -p convert-tensor-to-loop --split-input-file | filecheck %s
+
+// Bufferization of tensor IR into loop nests over memrefs. Each result
+// becomes one more memref argument (%out0, ...) written in place; a computed
+// value that is not returned gets a loop.alloc; tensor.empty / tensor.fill
+// are materialised by the op that first needs them. Inputs the pass rejects
+// are in tensor-to-loop-errors.mlir; the grouped conv2d in
+// tensor-to-loop-conv-groups.mlir.
+
+// Elementwise add with a broadcast bias: one parallel loop per dim, the bias
+// is loaded with the inner index only, the sum is stored into the output
+// argument (no alloc, and the empty destination costs nothing).
+func.func @bias_add(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %e = tensor.empty : tensor<2x3xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    tensor.yield %s : f32
+  } -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @bias_add(%x: memref<2x3xf32>, %b: memref<3xf32>, %out0: memref<2x3xf32>) {
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        %[[B:.*]] = memref.load %b[%[[J]]] : memref<3xf32>
+// CHECK-NEXT:        %s = arith.addf %[[X]], %[[B]] : f32
+// CHECK-NEXT:        memref.store %s, %out0[%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
+// -----
+
+// Matmul: the zero fill is materialised into the destination (the output
+// argument) first, then m, n (parallel) and k (reduction, innermost, not
+// parallel) accumulate through memory.
+func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<4x5xf32>
+  %m = tensor.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%f : tensor<4x5xf32>) -> tensor<4x5xf32>
+  func.return %m : tensor<4x5xf32>
+}
+
+// CHECK-LABEL: func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x5xf32>, %out0: memref<4x5xf32>) {
+// CHECK-NEXT:    loop.for %[[FI:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[FJ:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        memref.store %[[ZERO]], %out0[%[[FI]], %[[FJ]]] : memref<4x5xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[N:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:        loop.for %[[K:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT:          %[[A:.*]] = memref.load %a[%[[M]], %[[K]]] : memref<4x8xf32>
+// CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[N]]] : memref<8x5xf32>
+// CHECK-NEXT:          %[[ACC:.*]] = memref.load %out0[%[[M]], %[[N]]] : memref<4x5xf32>
+// CHECK-NEXT:          %[[MUL:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT:          memref.store %[[ADD]], %out0[%[[M]], %[[N]]] : memref<4x5xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
+// -----
+
+// Conv2d (one group, stride 2, dilation 2): the input index of each spatial
+// dim is o * stride + k * dilation; c, kh, kw are the reduction loops. (The
+// grouped case, with a floordiv in the channel index, is in
+// tensor-to-loop-conv-groups.mlir.)
+func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x3x2x2xf32>
+  %c = tensor.conv2d {strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>, groups = 1 : i64} ins(%x, %w : tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>) outs(%f : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  func.return %c : tensor<1x3x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @conv(%x: memref<1x2x7x7xf32>, %w: memref<3x2x3x3xf32>, %out0: memref<1x3x2x2xf32>) {
+// CHECK:         memref.store %{{.*}}, %out0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x3x2x2xf32>
+// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:            loop.for %[[C:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:              loop.for %[[KH:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                  %[[S1:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                  %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
+// CHECK-NEXT:                  %[[D1:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                  %[[KHD:.*]] = arith.muli %[[KH]], %[[D1]] : index
+// CHECK-NEXT:                  %[[H:.*]] = arith.addi %[[OHS]], %[[KHD]] : index
+// CHECK-NEXT:                  %[[S2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                  %[[OWS:.*]] = arith.muli %[[OW]], %[[S2]] : index
+// CHECK-NEXT:                  %[[D2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                  %[[KWD:.*]] = arith.muli %[[KW]], %[[D2]] : index
+// CHECK-NEXT:                  %[[W:.*]] = arith.addi %[[OWS]], %[[KWD]] : index
+// CHECK-NEXT:                  %[[IN:.*]] = memref.load %x[%[[N]], %[[C]], %[[H]], %[[W]]] : memref<1x2x7x7xf32>
+// CHECK-NEXT:                  %[[WT:.*]] = memref.load %w[%[[F]], %[[C]], %[[KH]], %[[KW]]] : memref<3x2x3x3xf32>
+// CHECK-NEXT:                  %[[ACC:.*]] = memref.load %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x3x2x2xf32>
+// CHECK-NEXT:                  %[[MUL:.*]] = arith.mulf %[[IN]], %[[WT]] : f32
+// CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT:                  memref.store %[[ADD]], %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x3x2x2xf32>
+// CHECK-NEXT:                }
+// CHECK-NEXT:              }
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// Max pooling: the -inf-like fill goes into the output, the window dims are
+// reduction loops, and the window tensor the generic form indexes (kh, kw)
+// gets no buffer at all (its body argument is never read).
+func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %f = tensor.fill -3.400000e+38 : f32 : tensor<1x2x2x2xf32>
+  %p = tensor.pool2d {kind = "max", kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} ins(%x : tensor<1x2x4x4xf32>) outs(%f : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %p : tensor<1x2x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @pool(%x: memref<1x2x4x4xf32>, %out0: memref<1x2x2x2xf32>) {
+// CHECK-NOT:     loop.alloc
+// CHECK:         %[[LOW:.*]] = arith.constant -3.400000e+38 : f32
+// CHECK-NEXT:    memref.store %[[LOW]], %out0[
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[C:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:                %[[S1:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
+// CHECK-NEXT:                %[[H:.*]] = arith.addi %[[OHS]], %[[KH]] : index
+// CHECK-NEXT:                %[[S2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:                %[[OWS:.*]] = arith.muli %[[OW]], %[[S2]] : index
+// CHECK-NEXT:                %[[W:.*]] = arith.addi %[[OWS]], %[[KW]] : index
+// CHECK-NEXT:                %[[IN:.*]] = memref.load %x[%[[N]], %[[C]], %[[H]], %[[W]]] : memref<1x2x4x4xf32>
+// CHECK-NEXT:                %[[ACC:.*]] = memref.load %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
+// CHECK-NEXT:                %[[MAX:.*]] = arith.maximumf %[[ACC]], %[[IN]] : f32
+// CHECK-NEXT:                memref.store %[[MAX]], %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
+// CHECK-NEXT:              }
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// Pad: a fill loop over the whole result, then a copy of the source into the
+// interior, each index shifted by its low padding (none for a 0 low).
+func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
+  %p = tensor.pad %x {low = array<i64: 1, 2>, high = array<i64: 0, 1>, value = 5.000000e-01 : f32} : tensor<2x3xf32> -> tensor<3x6xf32>
+  func.return %p : tensor<3x6xf32>
+}
+
+// CHECK-LABEL: func.func @pad(%x: memref<2x3xf32>, %out0: memref<3x6xf32>) {
+// CHECK-NEXT:    loop.for %[[FI:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[FJ:.*]] = 0 to 6 step 1 parallel {
+// CHECK-NEXT:        %[[V:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:        memref.store %[[V]], %out0[%[[FI]], %[[FJ]]] : memref<3x6xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[I]], %[[ONE]] : index
+// CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:        %[[J2:.*]] = arith.addi %[[J]], %[[TWO]] : index
+// CHECK-NEXT:        memref.store %[[X]], %out0[%[[I1]], %[[J2]]] : memref<3x6xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A pad with no low padding stores at the loop indices themselves.
+func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
+  %p = tensor.pad %x {low = array<i64: 0>, high = array<i64: 2>, value = -7 : i32} : tensor<2xi32> -> tensor<4xi32>
+  func.return %p : tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @pad_high(%x: memref<2xi32>, %out0: memref<4xi32>) {
+// CHECK-NEXT:    loop.for %[[F:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[V:.*]] = arith.constant -7 : i32
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[F]]] : memref<4xi32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<2xi32>
+// CHECK-NEXT:      memref.store %[[X]], %out0[%[[I]]] : memref<4xi32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// extract_slice with strides: source index = i * stride + offset (the add
+// is left out for the column's offset 0).
+func.func @extract_slice(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
+  %s = tensor.extract_slice %x {offsets = array<i64: 1, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 2, 3>} : tensor<4x8xf32> -> tensor<2x3xf32>
+  func.return %s : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @extract_slice(%x: memref<4x8xf32>, %out0: memref<2x3xf32>) {
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:        %[[I2:.*]] = arith.muli %[[I]], %[[TWO]] : index
+// CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:        %[[ROW:.*]] = arith.addi %[[I2]], %[[ONE]] : index
+// CHECK-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[COL:.*]] = arith.muli %[[J]], %[[THREE]] : index
+// CHECK-NEXT:        %[[V:.*]] = memref.load %x[%[[ROW]], %[[COL]]] : memref<4x8xf32>
+// CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A concat as an insert_slice chain: the empty destination is materialised
+// by the first insert (one alloc, no fill), the second insert writes into the
+// same buffer in place (its dest has no other use) at column offset 3, and
+// the consumer reads that buffer.
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
+  %e = tensor.empty : tensor<2x8xf32>
+  %c0 = tensor.insert_slice %a into %e {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 1, 1>} : tensor<2x3xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
+  %c1 = tensor.insert_slice %b into %c0 {offsets = array<i64: 0, 3>, sizes = array<i64: 2, 5>, strides = array<i64: 1, 1>} : tensor<2x5xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
+  %e2 = tensor.empty : tensor<2x8xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c1 : tensor<2x8xf32>) outs(%e2 : tensor<2x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @concat(%a: memref<2x3xf32>, %b: memref<2x5xf32>, %out0: memref<2x8xf32>) {
+// CHECK-NEXT:    %c0 = loop.alloc : memref<2x8xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %a[%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        memref.store %[[A]], %c0[%[[I]], %[[J]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I2:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J2:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:        %[[B:.*]] = memref.load %b[%[[I2]], %[[J2]]] : memref<2x5xf32>
+// CHECK-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[COL:.*]] = arith.addi %[[J2]], %[[THREE]] : index
+// CHECK-NEXT:        memref.store %[[B]], %c0[%[[I2]], %[[COL]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I3:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J3:.*]] = 0 to 8 step 1 parallel {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %c0[%[[I3]], %[[J3]]] : memref<2x8xf32>
+// CHECK-NEXT:        %n = arith.negf %[[V]] : f32
+// CHECK-NEXT:        memref.store %n, %out0[%[[I3]], %[[J3]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A returned concat. Current behaviour: the chain is built in an alloc and
+// the last insert copies it into %out0 before writing its slice (the
+// output argument is only taken by a value's own op, not by the start of an
+// in-place chain).
+func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
+  %e = tensor.empty : tensor<2x8xf32>
+  %c0 = tensor.insert_slice %a into %e {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 1, 1>} : tensor<2x3xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
+  %c1 = tensor.insert_slice %b into %c0 {offsets = array<i64: 0, 3>, sizes = array<i64: 2, 5>, strides = array<i64: 1, 1>} : tensor<2x5xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %c1 : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @concat_returned(%a: memref<2x3xf32>, %b: memref<2x5xf32>, %out0: memref<2x8xf32>) {
+// CHECK-NEXT:    %c0 = loop.alloc : memref<2x8xf32>
+// CHECK:           memref.store %{{.*}}, %c0[
+// CHECK:         loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 8 step 1 parallel {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %c0[%[[I]], %[[J]]] : memref<2x8xf32>
+// CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<2x8xf32>
+// CHECK:             %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[COL:.*]] = arith.addi %{{.*}}, %[[THREE]] : index
+// CHECK-NEXT:        memref.store %{{.*}}, %out0[%{{.*}}, %[[COL]]] : memref<2x8xf32>
+// CHECK:         func.return
+
+// -----
+
+// Reshape is a view of its source's buffer (loop.reshape, no copy); the
+// view is then copied into the output argument, since the value lives in
+// the alloc of %y.
+func.func @reshape(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %e = tensor.empty : tensor<2x3xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<2x3xf32>
+  %r = tensor.reshape %y : tensor<2x3xf32> -> tensor<6xf32>
+  func.return %r : tensor<6xf32>
+}
+
+// CHECK-LABEL: func.func @reshape(%x: memref<2x3xf32>, %out0: memref<6xf32>) {
+// CHECK-NEXT:    %y = loop.alloc : memref<2x3xf32>
+// CHECK:             memref.store %n, %y[
+// CHECK:         %[[VIEW:.*]] = loop.reshape %y : memref<2x3xf32> -> memref<6xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 6 step 1 parallel {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[VIEW]][%[[I]]] : memref<6xf32>
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<6xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A reshape of a function argument is a view of the argument itself.
+func.func @reshape_arg(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %r = tensor.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return %r : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_arg(%x: memref<2x3xf32>, %out0: memref<3x2xf32>) {
+// CHECK-NEXT:    %[[VIEW:.*]] = loop.reshape %x : memref<2x3xf32> -> memref<3x2xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[VIEW]][%[[I]], %[[J]]] : memref<3x2xf32>
+// CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<3x2xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A returned function argument is copied into the output argument.
+func.func @return_arg(%x: tensor<4xf32>) -> tensor<4xf32> {
+  func.return %x : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @return_arg(%x: memref<4xf32>, %out0: memref<4xf32>) {
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
+// -----
+
+// The same value returned twice. Current behaviour (as the pass's docstring
+// says: only a value returned exactly once takes its output argument): the
+// value is computed into an alloc and copied into both outputs.
+func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty : tensor<4xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  func.return %y, %y : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @twice(%x: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<4xf32>) {
+// CHECK-NEXT:    %y = loop.alloc : memref<4xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %n = arith.negf %[[X]] : f32
+// CHECK-NEXT:      memref.store %n, %y[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I0:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[V0:.*]] = memref.load %y[%[[I0]]] : memref<4xf32>
+// CHECK-NEXT:      memref.store %[[V0]], %out0[%[[I0]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I1:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[V1:.*]] = memref.load %y[%[[I1]]] : memref<4xf32>
+// CHECK-NEXT:      memref.store %[[V1]], %out1[%[[I1]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// Two different returned values each write their own output in place; a
+// returned fill is materialised straight into its output.
+func.func @two_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  %e = tensor.empty : tensor<4xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  %f = tensor.fill 3 : i32 : tensor<2xi32>
+  func.return %y, %f : tensor<4xf32>, tensor<2xi32>
+}
+
+// CHECK-LABEL: func.func @two_results(%x: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<2xi32>) {
+// CHECK-NOT:     loop.alloc
+// CHECK:           memref.store %n, %out0[%{{.*}}] : memref<4xf32>
+// CHECK:           %[[THREE:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      memref.store %[[THREE]], %out1[%{{.*}}] : memref<2xi32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A constant becomes a loop.weight (its data goes to the weights blob) and is
+// read like any buffer.
+func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty : tensor<4xf32>
+  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %n = arith.mulf %p, %q : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @constant(%x: memref<4xf32>, %out0: memref<4xf32>) {
+// CHECK-NEXT:    %c = loop.weight dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> -> memref<4xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %[[C:.*]] = memref.load %c[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %n = arith.mulf %[[X]], %[[C]] : f32
+// CHECK-NEXT:      memref.store %n, %out0[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// A returned constant is copied from its weight into the output.
+func.func @constant_returned() -> tensor<2xi64> {
+  %c = graph.constant dense<[7, 9]> : tensor<2xi64>
+  func.return %c : tensor<2xi64>
+}
+
+// CHECK-LABEL: func.func @constant_returned(%out0: memref<2xi64>) {
+// CHECK-NEXT:    %c = loop.weight dense<[7, 9]> : tensor<2xi64> -> memref<2xi64>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %c[%[[I]]] : memref<2xi64>
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<2xi64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// An outs operand with no other use is updated in place: %b accumulates into
+// the buffer of %a, no second alloc, no copy.
+func.func @outs_in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty : tensor<4xf32>
+  %a = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  %b = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    tensor.yield %s : f32
+  } -> tensor<4xf32>
+  %c = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %m = arith.mulf %p, %p : f32
+    tensor.yield %m : f32
+  } -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @outs_in_place(%x: memref<4xf32>, %out0: memref<4xf32>) {
+// CHECK-NEXT:    %a = loop.alloc : memref<4xf32>
+// CHECK-NOT:     loop.alloc
+// CHECK:           memref.store %n, %a[%{{.*}}] : memref<4xf32>
+// CHECK:         loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %[[ACC:.*]] = memref.load %a[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK-NEXT:      memref.store %s, %a[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[K:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[B:.*]] = memref.load %a[%[[K]]] : memref<4xf32>
+// CHECK-NEXT:      %m = arith.mulf %[[B]], %[[B]] : f32
+// CHECK-NEXT:      memref.store %m, %out0[%[[K]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// Must not overwrite: %a is the outs of %b but is read again by %c, so %b
+// gets its own buffer, starts as a copy of %a, and %c reads the untouched %a.
+func.func @outs_shared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty : tensor<4xf32>
+  %a = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<4xf32>
+  %b = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    tensor.yield %s : f32
+  } -> tensor<4xf32>
+  %c = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %d = arith.subf %p, %q : f32
+    tensor.yield %d : f32
+  } -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @outs_shared(%x: memref<4xf32>, %out0: memref<4xf32>) {
+// CHECK-NEXT:    %a = loop.alloc : memref<4xf32>
+// CHECK:           memref.store %n, %a[%{{.*}}] : memref<4xf32>
+// CHECK:         %b = loop.alloc : memref<4xf32>
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[COPY:.*]] = memref.load %a[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      memref.store %[[COPY]], %b[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[J:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:      %[[ACC:.*]] = memref.load %b[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK-NEXT:      memref.store %s, %b[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[K:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[A:.*]] = memref.load %a[%[[K]]] : memref<4xf32>
+// CHECK-NEXT:      %[[B:.*]] = memref.load %b[%[[K]]] : memref<4xf32>
+// CHECK-NEXT:      %d = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      memref.store %d, %out0[%[[K]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// -----
+
+// An outs operand that is a function argument is never written: the
+// accumulation starts from a copy in the output argument.
+func.func @outs_argument(%x: tensor<4xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    tensor.yield %s : f32
+  } -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @outs_argument(%x: memref<4xf32>, %init: memref<4xf32>, %out0: memref<4xf32>) {
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %init[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[J:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:      %[[ACC:.*]] = memref.load %out0[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK-NEXT:      memref.store %s, %out0[%[[J]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
