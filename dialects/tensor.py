@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     i64,
@@ -333,8 +334,11 @@ def reduce_body(element_type: Attribute, kind: str, operand_count: int) -> Regio
     region, block = generic_body([element_type] * operand_count)
     x, acc = block.args[0], block.args[-1]
     floating = _is_float(element_type)
-    if kind == "max":
-        op = arith.MaximumfOp(acc, x) if floating else arith.MaxSIOp(acc, x)
+    if kind == "max" and floating:
+        op = arith.MaximumfOp(acc, x)
+    elif kind == "max":
+        unsigned = element_type.signedness.data == Signedness.UNSIGNED  # type: ignore[attr-defined]
+        op = arith.MaxUIOp(acc, x) if unsigned else arith.MaxSIOp(acc, x)
     else:
         op = arith.AddfOp(acc, x) if floating else arith.AddiOp(acc, x)
     block.add_ops([op, YieldOp(op.result)])

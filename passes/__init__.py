@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass
 
 
 def all_passes() -> dict[str, type[ModulePass]]:
+    from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
@@ -20,6 +21,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     passes: list[type[ModulePass]] = [
         FoldConstantsPass,
         InferShapesPass,
+        ConvertGraphToTensorPass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
         PackWeightsPass,

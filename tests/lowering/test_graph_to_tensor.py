@@ -1,0 +1,666 @@
+"""convert-graph-to-tensor keeps the meaning of every op it lowers.
+
+Each case is a single-node ONNX model: it is imported, shape-inferred and
+constant-folded, run by the `graph` reference interpreter, lowered, verified
+(no `graph` op but `graph.constant` may remain) and run by the tensor-level
+interpreter; both results must agree. The light model zoo (random weights),
+the MLP and the transformer encoder go through the same check.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.utils.exceptions import DiagnosticException
+
+import ember
+from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass, lowerable_op_types
+from ember.passes.graph.fold_constants import FoldConstantsPass
+from ember.passes.graph.infer_shapes import InferShapesPass
+from ember.reference.tensor_level import run_tensor_module
+from tests.support.models import (
+    LIGHT_MODELS,
+    light_model_path,
+    mlp,
+    random_inputs,
+    transformer_encoder,
+    with_random_weights,
+)
+
+F32 = np.float32
+TOL = (1e-5, 1e-6)
+LINALG_TOL = (1e-4, 1e-4)
+
+
+@dataclass(frozen=True)
+class Const:
+    """An operand given as an initializer (a `graph.constant` after import)."""
+
+    value: np.ndarray
+
+
+def _rng(*key: object) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def randn(*shape: int, scale: float = 1.0, key: object = None) -> np.ndarray:
+    return (_rng("randn", shape, scale, key).standard_normal(shape) * scale).astype(F32)
+
+
+def uniform(low: float, high: float, *shape: int) -> np.ndarray:
+    return _rng("uniform", low, high, shape).uniform(low, high, shape).astype(F32)
+
+
+def ints(low: int, high: int, *shape: int, dtype: Any = np.int32) -> np.ndarray:
+    return _rng("ints", low, high, shape, dtype).integers(low, high, shape).astype(dtype)
+
+
+def bools(*shape: int, key: object = None) -> np.ndarray:
+    return _rng("bools", shape, key).integers(0, 2, shape).astype(bool)
+
+
+def i64(*values: int) -> Const:
+    return Const(np.array(values, dtype=np.int64))
+
+
+def single_node_model(
+    op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int, opset: int
+) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A one-node model: arrays are graph inputs, Const operands initializers,
+    None a missing optional input."""
+    names, graph_inputs, inits, feeds = [], [], [], {}
+    for index, value in enumerate(inputs):
+        name = f"in{index}"
+        if value is None:
+            names.append("")
+            continue
+        names.append(name)
+        if isinstance(value, Const):
+            inits.append(numpy_helper.from_array(value.value, name))
+        else:
+            dtype = helper.np_dtype_to_tensor_dtype(value.dtype)
+            graph_inputs.append(helper.make_tensor_value_info(name, dtype, value.shape))
+            feeds[name] = value
+    onnx_attrs = {k: numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
+                  for k, v in attrs.items()}  # fmt: skip
+    out_names = [f"out{i}" for i in range(outputs)]
+    node = helper.make_node(op_type, names, out_names, **onnx_attrs)
+    graph = helper.make_graph(
+        [node],
+        op_type,
+        graph_inputs,
+        [helper.make_empty_tensor_value_info(o) for o in out_names],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    return model, feeds
+
+
+def lower(module: Any, *, fold: bool = True) -> None:
+    ctx = Context()
+    InferShapesPass().apply(ctx, module)
+    if fold:
+        FoldConstantsPass().apply(ctx, module)
+    ConvertGraphToTensorPass().apply(ctx, module)
+
+
+def leftover_graph_ops(module: Any) -> list[str]:
+    return [op.name for op in module.walk()
+            if op.name.startswith("graph.") and op.name != "graph.constant"]  # fmt: skip
+
+
+def check_lowering(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray], tol: tuple[float, float] = TOL,
+    *, fold: bool = True,
+) -> None:  # fmt: skip
+    module = ember.import_onnx(model)
+    if fold:
+        FoldConstantsPass().apply(Context(), module)
+    expected = ember.reference.run(module, feeds)
+    lower(module, fold=fold)
+    module.verify()
+    assert leftover_graph_ops(module) == []
+    got = run_tensor_module(module, feeds)
+    assert len(got) == len(expected)
+    rtol, atol = tol
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype, (g.dtype, e.dtype)
+        assert g.shape == e.shape, (g.shape, e.shape)
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def case(
+    op_type: str, inputs: list[Any], attrs: dict[str, Any] | None = None, *,
+    id: str = "", outputs: int = 1, tol: tuple[float, float] = TOL, opset: int = 21,
+    fold: bool = True,
+) -> Any:  # fmt: skip
+    name = f"{op_type}-{id}" if id else op_type
+    return pytest.param(op_type, inputs, attrs or {}, outputs, tol, opset, fold, id=name)
+
+
+# ------------------------------------------------------------------ cases
+
+
+def _halves() -> np.ndarray:
+    x = randn(2, 3, 4, scale=3.0)
+    x.flat[:8] = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.0]
+    return x
+
+
+def _with_zeros_and_nan() -> np.ndarray:
+    x = randn(3, 4, key="zn")
+    x[0, :2] = 0.0
+    x[1, 1] = np.nan
+    return x
+
+
+def _with_nan() -> np.ndarray:
+    x = randn(3, 4, key="nan")
+    x[1, 2] = x[0, 0] = np.nan
+    return x
+
+
+_X = randn(2, 3, 4, scale=2.0)
+_POSITIVE = uniform(0.05, 5.0, 2, 3, 4)
+_UNIT = uniform(-0.95, 0.95, 2, 3, 4)
+_NONZERO = np.where(_X >= 0, _X + 0.2, _X - 0.2).astype(F32)
+
+UNARY_CASES = [
+    case(op, [x])
+    for op, x in [
+        ("Abs", _X),
+        ("Neg", _X),
+        ("Relu", _X),
+        ("Sign", _with_zeros_and_nan()),
+        ("Identity", _X),
+        ("Sigmoid", randn(2, 3, 4, scale=8.0)),
+        ("Tanh", _X),
+        ("Exp", _X),
+        ("Log", _POSITIVE),
+        ("Sqrt", _POSITIVE),
+        ("Reciprocal", _NONZERO),
+        ("Floor", _X),
+        ("Ceil", _X),
+        ("Round", _halves()),
+        ("Erf", _X),
+        ("Sin", _X),
+        ("Cos", _X),
+        ("Tan", _UNIT),
+        ("Asin", _UNIT),
+        ("Acos", _UNIT),
+        ("Atan", _X),
+        ("Sinh", _X),
+        ("Cosh", _X),
+        ("Softplus", randn(2, 3, 4, scale=30.0)),
+        ("Softsign", _X),
+        ("HardSwish", randn(2, 3, 4, scale=5.0)),
+        ("Mish", randn(2, 3, 4, scale=5.0)),
+        ("IsNaN", _with_nan()),
+        ("Not", bools(3, 4)),
+    ]
+] + [
+    case("LeakyRelu", [_X], {"alpha": 0.2}),
+    case("Elu", [_X], {"alpha": 0.5}),
+    case("Celu", [_X], {"alpha": 2.0}),
+    case("ThresholdedRelu", [_X], {"alpha": 0.5}),
+    case("Selu", [_X]),
+    case("HardSigmoid", [randn(2, 3, 4, scale=5.0)], {"alpha": 0.3, "beta": 0.4}),
+    case("Gelu", [_X], id="erf"),
+    case("Gelu", [_X], {"approximate": "tanh"}, id="tanh"),
+    case("Abs", [ints(-50, 50, 4, 5)], id="i32"),
+    case("Neg", [ints(-50, 50, 4, 5, dtype=np.int64)], id="i64"),
+    case("Relu", [ints(-50, 50, 4, 5)], id="i32"),
+    case("Sign", [ints(-3, 3, 4, 5)], id="i32"),
+    case("Dropout", [_X]),
+]
+
+BINARY_CASES = [
+    case("Add", [randn(2, 3, 4), randn(3, 1)], id="broadcast"),
+    case("Sub", [randn(4), randn(2, 3, 4)], id="broadcast-first"),
+    case("Mul", [randn(2, 1, 4), randn(1, 3, 1)], id="both"),
+    case("Div", [randn(2, 3, 4), _NONZERO[0, 0]], id="vector"),
+    case("Div", [ints(-20, 20, 3, 4), np.array([3, -3, 7, -2], np.int32)], id="int-truncates"),
+    case("Add", [ints(0, 250, 3, 4, dtype=np.uint8), ints(0, 250, 4, dtype=np.uint8)], id="u8"),
+    case("Mul", [ints(-9, 9, 3, 4, dtype=np.int64), np.array(3, np.int64)], id="scalar"),
+    case("Equal", [ints(0, 3, 3, 4), ints(0, 3, 4)]),
+    case("Equal", [np.round(randn(3, 4)), np.array([0.0], F32)], id="f32"),
+    case("Less", [randn(3, 4), randn(3, 1)]),
+    case("Less", [ints(0, 255, 3, 4, dtype=np.uint8), ints(0, 255, 4, dtype=np.uint8)], id="u8"),
+    case("LessOrEqual", [np.round(randn(3, 4)), np.round(randn(4))]),
+    case("Greater", [_with_nan(), randn(3, 4)], id="nan"),
+    case("GreaterOrEqual", [ints(-5, 5, 3, 4, dtype=np.int64), ints(-5, 5, 1, 4, dtype=np.int64)]),
+    case("And", [bools(3, 4), bools(4, key=1)]),
+    case("Or", [bools(3, 4), bools(3, 1, key=1)]),
+    case("Xor", [bools(3, 4), bools(3, 4, key=1)]),
+    case("Pow", [_POSITIVE, randn(2, 3, 4)], id="float"),
+    case("Pow", [randn(3, 4), np.array([2, 3, 0, 1], np.int64)], id="float-int"),
+    case("Pow", [ints(-4, 5, 3, 4), np.array([2, 3, 0, 1], np.int32)], id="int"),
+    case("Pow", [ints(1, 5, 3, 4, dtype=np.int64), uniform(0, 2, 4)], id="int-float"),
+    case("Pow", [np.array([[-3, -2, -1, 1], [2, 3, 4, 1], [1, 2, -1, 3]], np.int32),
+                 np.array([2, -1, 3, -2], np.int32)], id="int-negative-exponents"),
+    case("Mod", [ints(-20, 20, 3, 4), np.array([3, -3, 7, -7], np.int32)], id="python"),
+    case("Mod", [ints(-20, 20, 3, 4), np.array([3, -3, 7, -7], np.int32)], {"fmod": 1},
+         id="fmod-int"),
+    case("Mod", [randn(3, 4, scale=20), np.array([3.5, -3.0, 0.7, -7.25], F32)], {"fmod": 1},
+         id="fmod-float"),
+    case("Mod", [randn(3, 4, scale=20), np.array([3.5, -3.0, 0.7, -7.25], F32)],
+         id="float-python"),
+    case("Mod", [np.array([1e7, -3e6, 123456.7, -0.0, 5.5, 7.0], F32),
+                 np.array([0.1, 0.7, -1e-3, 2.0, -5.5, 7.0], F32)], {"fmod": 1},
+         id="fmod-large-quotients", tol=(0, 0)),
+    case("PRelu", [randn(2, 3, 4), randn(3, 1)]),
+    case("PRelu", [randn(2, 3, 4), randn(4)], id="last-dim"),
+    case("Where", [bools(3, 1), randn(2, 3, 4), randn(4)]),
+]  # fmt: skip
+
+_CAST_SOURCES: dict[Any, np.ndarray] = {
+    F32: _with_zeros_and_nan() * 50,
+    np.float64: randn(3, 4, scale=50).astype(np.float64),
+    np.float16: randn(3, 4, scale=10).astype(np.float16),
+    np.int64: ints(-300, 300, 3, 4, dtype=np.int64),
+    np.int32: ints(-300, 300, 3, 4, dtype=np.int32),
+    np.int8: ints(-128, 128, 3, 4, dtype=np.int8),
+    np.uint8: ints(0, 256, 3, 4, dtype=np.uint8),
+    np.bool_: bools(3, 4),
+}
+
+CASTS = [
+    (F32, TensorProto.INT32), (F32, TensorProto.INT64), (F32, TensorProto.DOUBLE),
+    (F32, TensorProto.FLOAT16), (F32, TensorProto.BOOL), (np.float64, TensorProto.FLOAT),
+    (np.float16, TensorProto.FLOAT), (np.int64, TensorProto.FLOAT), (np.int64, TensorProto.INT32),
+    (np.int32, TensorProto.INT64), (np.int32, TensorProto.INT8), (np.int8, TensorProto.UINT8),
+    (np.uint8, TensorProto.INT32), (np.uint8, TensorProto.FLOAT), (np.uint8, TensorProto.INT8),
+    (np.bool_, TensorProto.FLOAT), (np.bool_, TensorProto.INT64), (np.int32, TensorProto.BOOL),
+]  # fmt: skip
+
+
+def _cast_input(src: Any, to: int) -> np.ndarray:
+    x = _CAST_SOURCES[src]
+    if np.dtype(src).kind == "f" and to not in (
+        TensorProto.FLOAT,
+        TensorProto.DOUBLE,
+        TensorProto.FLOAT16,
+        TensorProto.BOOL,
+    ):
+        x = np.nan_to_num(x)  # float -> int of NaN is undefined
+    if np.dtype(src).kind == "f" and to == TensorProto.UINT8:
+        x = np.abs(x)
+    return x
+
+
+OTHER_ELEMENTWISE_CASES = [
+    case("Cast", [_cast_input(src, to)], {"to": to},
+         id=f"{np.dtype(src).name}-{TensorProto.DataType.Name(to).lower()}")
+    for src, to in CASTS
+] + [
+    case("Cast", [np.abs(_CAST_SOURCES[F32]) * 3], {"to": TensorProto.UINT8}, id="f32-u8"),
+    case("Clip", [_X, Const(np.array(-0.5, F32)), Const(np.array(0.7, F32))]),
+    case("Clip", [_X, Const(np.array([-0.5], F32))], id="min-only"),
+    case("Clip", [_X, None, np.array(0.7, F32)], id="max-input"),
+    case("Clip", [_X], id="no-bounds"),
+    case("Clip", [_with_nan(), Const(np.array(0.5, F32)), Const(np.array(-0.5, F32))],
+         id="nan-min-above-max"),
+    case("Clip", [ints(-9, 9, 3, 4), Const(np.array(-2, np.int32)), Const(np.array(5, np.int32))],
+         id="int"),
+    case("Sum", [randn(2, 3, 4), randn(3, 1), randn(4)]),
+    case("Sum", [randn(2, 3)], id="one"),
+    case("Max", [_with_nan(), randn(3, 4), randn(4)]),
+    case("Max", [ints(-9, 9, 3, 4), ints(-9, 9, 4)], id="int"),
+    case("Min", [_with_nan(), randn(1, 4)]),
+    case("Mean", [randn(2, 3, 4), randn(3, 1), randn(2, 1, 1)]),
+]  # fmt: skip
+
+_IMAGE = randn(2, 4, 9, 9)
+
+WINDOW_CASES = [
+    case("Conv", [randn(1, 3, 8, 8), randn(5, 3, 3, 3)], tol=LINALG_TOL),
+    case("Conv", [randn(2, 3, 8, 8), randn(5, 3, 3, 3), randn(5)], {"pads": [1, 1, 1, 1]},
+         id="pads-bias", tol=LINALG_TOL),
+    case("Conv", [randn(1, 4, 11, 10), randn(6, 2, 3, 2)],
+         {"strides": [2, 1], "dilations": [2, 2], "group": 2, "pads": [0, 1, 2, 1]},
+         id="strided-dilated-grouped", tol=LINALG_TOL),
+    case("Conv", [randn(1, 4, 7, 7), randn(4, 1, 3, 3)], {"group": 4, "auto_pad": "SAME_UPPER"},
+         id="depthwise-same-upper", tol=LINALG_TOL),
+    case("Conv", [randn(1, 2, 8, 7), randn(3, 2, 4, 4)],
+         {"auto_pad": "SAME_LOWER", "strides": [2, 2]}, id="same-lower", tol=LINALG_TOL),
+    case("Conv", [randn(1, 2, 8, 7), randn(3, 2, 3, 3)], {"auto_pad": "VALID", "strides": [2, 3]},
+         id="valid", tol=LINALG_TOL),
+    case("MaxPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    case("MaxPool", [_IMAGE], {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+         id="ceil"),
+    case("MaxPool", [_IMAGE], {"kernel_shape": [2, 3], "dilations": [2, 1]}, id="dilated"),
+    case("MaxPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2],
+                               "auto_pad": "SAME_UPPER"}, id="same-upper"),
+    case("MaxPool", [ints(-128, 127, 1, 2, 6, 6, dtype=np.int8)],
+         {"kernel_shape": [2, 2], "pads": [1, 1, 0, 0]}, id="i8"),
+    case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3]}),
+    case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2],
+                                   "pads": [1, 1, 1, 1]}, id="exclude-pad"),
+    case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2],
+                                   "pads": [1, 0, 1, 2], "count_include_pad": 1},
+         id="include-pad"),
+    case("AveragePool", [_IMAGE], {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+         id="ceil"),
+    case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1,
+                                   "pads": [1, 1, 1, 1], "count_include_pad": 1},
+         id="ceil-include-pad"),
+    case("GlobalAveragePool", [_IMAGE]),
+    case("GlobalAveragePool", [randn(2, 3, 5)], id="1d"),
+    case("GlobalMaxPool", [_IMAGE]),
+]  # fmt: skip
+
+NN_CASES = [
+    case("Gemm", [randn(4, 5), randn(5, 3)], tol=LINALG_TOL),
+    case("Gemm", [randn(5, 4), randn(3, 5), randn(4, 3)], {"transA": 1, "transB": 1},
+         id="trans-both-c", tol=LINALG_TOL),
+    case("Gemm", [randn(4, 5), randn(3, 5), Const(randn(3))], {"transB": 1, "alpha": 0.5,
+                                                                "beta": 2.0},
+         id="transB-alpha-beta", tol=LINALG_TOL),
+    case("Gemm", [randn(4, 5), randn(5, 3), randn(1)], {"alpha": 1.5}, id="scalar-c",
+         tol=LINALG_TOL),
+    case("Gemm", [randn(4, 5), randn(5, 3)], {"alpha": -2.0}, id="alpha", tol=LINALG_TOL),
+    case("Gemm", [randn(4, 5), randn(5, 3), randn(4, 1)], {"beta": 0.5}, id="column-c",
+         tol=LINALG_TOL),
+    case("MatMul", [randn(4, 5), randn(5, 3)], tol=LINALG_TOL),
+    case("MatMul", [randn(5), randn(5, 3)], id="1d-2d", tol=LINALG_TOL),
+    case("MatMul", [randn(4, 5), randn(5)], id="2d-1d", tol=LINALG_TOL),
+    case("MatMul", [randn(5), randn(5)], id="1d-1d", tol=LINALG_TOL),
+    case("MatMul", [randn(2, 4, 5), randn(2, 5, 3)], id="batched", tol=LINALG_TOL),
+    case("MatMul", [randn(2, 3, 4, 5), randn(5, 6)], id="4d-2d", tol=LINALG_TOL),
+    case("MatMul", [randn(2, 1, 3, 4), randn(5, 4, 2)], id="broadcast", tol=LINALG_TOL),
+    case("MatMul", [randn(3, 4, 5), randn(5)], id="3d-1d", tol=LINALG_TOL),
+    case("MatMul", [randn(5), randn(2, 5, 3)], id="1d-3d", tol=LINALG_TOL),
+    case("BatchNormalization", [_IMAGE, randn(4), randn(4), randn(4), uniform(0.5, 2, 4)],
+         {"epsilon": 1e-3}),
+    case("InstanceNormalization", [_IMAGE, randn(4), randn(4)]),
+    case("LayerNormalization", [randn(2, 3, 8), randn(8), randn(8)]),
+    case("LayerNormalization", [randn(2, 3, 8), randn(3, 8)], {"axis": 1, "epsilon": 1e-3},
+         id="axis1-no-bias"),
+    case("LayerNormalization", [randn(2, 3, 8).astype(np.float16), randn(8).astype(np.float16)],
+         id="f16", tol=(2e-3, 2e-3)),
+    case("LRN", [_IMAGE], {"size": 3}),
+    case("LRN", [randn(1, 6, 3, 3)], {"size": 4, "alpha": 0.01, "beta": 0.5, "bias": 2.0},
+         id="even"),
+    case("Softmax", [randn(2, 3, 5, scale=5)]),
+    case("Softmax", [randn(2, 3, 5, scale=5)], {"axis": 1}, id="axis1"),
+    case("Softmax", [randn(7, scale=5)], id="1d"),
+    case("LogSoftmax", [randn(2, 3, 5, scale=5)]),
+    case("LogSoftmax", [randn(4, 5, scale=5)], {"axis": 0}, id="axis0"),
+    case("Flatten", [randn(2, 3, 4)]),
+    case("Flatten", [randn(2, 3, 4)], {"axis": 0}, id="axis0"),
+    case("Flatten", [randn(2, 3, 4)], {"axis": -1}, id="axis-1"),
+]  # fmt: skip
+
+_SHAPE_CHAIN_DATA = randn(2, 3)
+
+TENSOR_CASES = [
+    case("Shape", [randn(2, 3, 4)]),
+    case("Shape", [randn(2, 3, 4)], {"start": 1, "end": -1}, id="start-end"),
+    case("Size", [randn(2, 3, 4)]),
+    case("ConstantOfShape", [i64(2, 3)], {"value": np.array([7], np.int32)}, fold=False),
+    case("Range", [Const(np.array(1, np.int64)), Const(np.array(10, np.int64)),
+                   Const(np.array(3, np.int64))], fold=False),
+    case("Reshape", [randn(2, 3, 4), i64(0, -1, 2)]),
+    case("Transpose", [randn(2, 3, 4)]),
+    case("Transpose", [randn(2, 3, 4, 5)], {"perm": [2, 0, 3, 1]}, id="perm"),
+    case("Squeeze", [randn(1, 3, 1, 4)]),
+    case("Squeeze", [randn(1, 3, 1, 4), i64(-2)], id="axes"),
+    case("Squeeze", [randn(1, 1)], id="to-scalar"),
+    case("Unsqueeze", [randn(3, 4), i64(0, -1)]),
+    case("Expand", [randn(3, 1), i64(2, 3, 4)]),
+    case("Expand", [randn(2, 1, 4), i64(3, 1)], id="bidirectional"),
+    case("Tile", [randn(2, 3), i64(2, 3)]),
+    case("Tile", [randn(2, 1, 3), i64(1, 4, 1)], id="one"),
+    case("Tile", [ints(0, 9, 3), i64(3)], id="1d-int"),
+    case("DepthToSpace", [randn(1, 8, 2, 3)], {"blocksize": 2}),
+    case("DepthToSpace", [randn(1, 8, 2, 3)], {"blocksize": 2, "mode": "CRD"}, id="crd"),
+    case("Concat", [randn(2, 3, 4), randn(2, 1, 4), randn(2, 2, 4)], {"axis": 1}),
+    case("Concat", [randn(2, 3), randn(2, 5)], {"axis": -1}, id="last"),
+    case("Split", [randn(2, 6, 3)], {"axis": 1, "num_outputs": 3}, outputs=3),
+    case("Split", [randn(2, 7), i64(2, 5)], {"axis": 1}, outputs=2, id="sizes"),
+    case("Split", [randn(5, 2)], {"num_outputs": 2}, outputs=2, id="uneven"),
+    case("Slice", [randn(5, 6, 4), i64(1, -4), i64(4, 100), i64(0, 1)]),
+    case("Slice", [randn(5, 6), i64(0, 1), i64(5, 6), i64(0, 1), i64(2, 3)], id="steps"),
+    case("Slice", [randn(5, 6), i64(-1, 4), i64(-100, 0), i64(0, 1), i64(-1, -2)],
+         id="negative-steps"),
+    case("Slice", [randn(5, 6), i64(4), i64(1), i64(1), i64(-2)], id="one-negative"),
+    case("Slice", [randn(5, 6, 3), i64(1, -1), i64(4, -100), i64(0, 1), i64(1, -2)],
+         id="mixed"),
+    case("Gather", [randn(5, 3), i64(4, 0, -1, 2)]),
+    case("Gather", [randn(2, 5, 3), Const(np.array([[1, 0], [4, -2]], np.int64))], {"axis": 1},
+         id="2d-indices"),
+    case("Gather", [randn(2, 5, 3), Const(np.array(2, np.int64))], {"axis": -1}, id="scalar"),
+    case("Gather", [randn(6), Const(np.array(-1, np.int64))], id="1d-scalar"),
+    case("Pad", [randn(2, 3, 4), i64(0, 1, 2, 1, 0, 3)]),
+    case("Pad", [randn(2, 3, 4), i64(1, -1, 2, 0), Const(np.array(1.5, F32)), i64(0, 2)],
+         id="axes-negative-value"),
+    case("Pad", [ints(0, 9, 3, 4), i64(1, 1, 1, 1), Const(np.array(-7, np.int32))], id="int"),
+]  # fmt: skip
+
+_R = randn(2, 3, 4, scale=2.0)
+
+REDUCE_CASES = [
+    case(op, [_R, i64(1)], id="axis1") for op in (
+        "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+        "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
+    )
+] + [
+    case("ReduceSum", [_R], id="all"),
+    case("ReduceMean", [_R, i64(0, -1)], {"keepdims": 0}, id="axes-no-keepdims"),
+    case("ReduceLogSumExp", [randn(2, 3, scale=30), i64(-1)], {"keepdims": 0}, id="large"),
+    case("ReduceMax", [ints(-9, 9, 3, 4), i64(1)], id="int"),
+    case("ReduceSum", [ints(-9, 9, 3, 4, dtype=np.int64)], {"keepdims": 0}, id="int-all"),
+    case("ReduceMean", [ints(-9, 9, 3, 4), i64(1)], id="int"),
+    case("ReduceSumSquare", [_R], {"noop_with_empty_axes": 1}, id="noop"),
+    case("ReduceL2", [_R, Const(np.zeros(0, np.int64))], {"noop_with_empty_axes": 1},
+         id="noop-empty-axes"),
+    case("ReduceMin", [_with_nan(), i64(0)], id="nan"),
+    case("ArgMax", [_R]),
+    case("ArgMax", [np.round(_R), ], {"axis": 2, "keepdims": 0, "select_last_index": 1},
+         id="last-ties"),
+    case("ArgMin", [np.round(_R)], {"axis": -1}, id="ties"),
+    case("ArgMin", [np.round(_R)], {"axis": 1, "select_last_index": 1}, id="last"),
+    case("ArgMax", [_with_nan()], {"axis": 1}, id="nan"),
+    case("ArgMin", [_with_nan()], {"axis": 0, "select_last_index": 1}, id="nan-last"),
+    case("ArgMax", [ints(-3, 3, 3, 4)], {"axis": 1, "select_last_index": 1}, id="int"),
+    case("ArgMin", [randn(6)], {"keepdims": 0}, id="1d"),
+]  # fmt: skip
+
+ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
+             + TENSOR_CASES + REDUCE_CASES)  # fmt: skip
+
+
+@pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
+                         ALL_CASES)  # fmt: skip
+def test_single_op(
+    op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
+    tol: tuple[float, float], opset: int, fold: bool,
+) -> None:  # fmt: skip
+    model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
+    check_lowering(model, feeds, tol, fold=fold)
+
+
+NAMED_OP_CASES = [p for p in WINDOW_CASES + NN_CASES
+                  if p.values[0] in ("Conv", "MaxPool", "AveragePool", "Gemm", "MatMul")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
+                         NAMED_OP_CASES)  # fmt: skip
+def test_named_ops_agree_with_their_generic_form(
+    op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
+    tol: tuple[float, float], opset: int, fold: bool,
+) -> None:  # fmt: skip
+    """The interpreter's NumPy matmul/conv2d/pool2d agree with evaluating the
+    generics that `generalize()` gives."""
+    model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
+    module = ember.import_onnx(model)
+    lower(module, fold=fold)
+    direct = run_tensor_module(module, feeds)
+    generic = run_tensor_module(module, feeds, generalize=True)
+    for d, g in zip(direct, generic, strict=True):
+        assert d.dtype == g.dtype
+        np.testing.assert_allclose(g, d, rtol=1e-5, atol=1e-5)
+
+
+def test_every_lowerable_op_is_tested() -> None:
+    tested = {p.values[0] for p in ALL_CASES}
+    assert lowerable_op_types() - tested == set()
+
+
+def test_opset17_model() -> None:
+    """Opset-17 spellings (ReduceMean axes as an attribute) lower too."""
+    n = helper.make_node
+    nodes = [
+        n("ReduceMean", ["x"], ["m"], axes=[1], keepdims=1),
+        n("Sub", ["x", "m"], ["d"]),
+        n("Split", ["d", "sizes"], ["a", "b"], axis=2),
+        n("Concat", ["b", "a"], ["y"], axis=2),
+        n("Softmax", ["y"], ["z"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([1, 3], np.int64), "sizes")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    check_lowering(model, {"x": randn(2, 3, 4)})
+
+
+# ------------------------------------------------------------ models
+
+
+def _check_model(model: onnx.ModelProto, tol: tuple[float, float]) -> None:
+    check_lowering(model, random_inputs(model), tol)
+
+
+@pytest.mark.parametrize("name", LIGHT_MODELS)
+def test_light_model(name: str) -> None:
+    model = with_random_weights(onnx.load(light_model_path(name)))
+    _check_model(model, LINALG_TOL)
+
+
+def test_mlp() -> None:
+    _check_model(mlp(batch=8, sizes=(64, 128, 10)), LINALG_TOL)
+
+
+def test_transformer_encoder_small() -> None:
+    model = transformer_encoder(seq=16, hidden=64, heads=4, ffn=128)
+    mask = np.ones((1, 16), np.int64)
+    mask[0, 12:] = 0
+    check_lowering(model, {"hidden": randn(1, 16, 64), "mask": mask}, LINALG_TOL)
+
+
+def test_default_mlp_and_transformer_encoder() -> None:
+    _check_model(mlp(), LINALG_TOL)
+    model = transformer_encoder()
+    mask = np.ones((1, 128), np.int64)
+    mask[0, 100:] = 0
+    check_lowering(model, {"hidden": randn(1, 128, 768), "mask": mask}, LINALG_TOL)
+
+
+# ------------------------------------------------------------ diagnostics
+
+
+def _import(op_type: str, inputs: list[Any], attrs: dict[str, Any] | None = None,
+            shapes: dict[str, list[int]] | None = None) -> Any:  # fmt: skip
+    model, _ = single_node_model(op_type, inputs, attrs or {}, 1, 21)
+    return ember.import_onnx(model, shapes)
+
+
+def test_dynamic_shape_is_reported() -> None:
+    module = _import("Add", [randn(2, 4), randn(2, 4)], shapes={"in0": [-1, 4]})
+    with pytest.raises(DiagnosticException) as error:
+        ConvertGraphToTensorPass().apply(Context(), module)
+    assert str(error.value) == (
+        "convert-graph-to-tensor: graph.add has dynamic shape tensor<?x4xf32>; "
+        "the CPU pipeline needs static shapes"
+    )
+
+
+def test_unsupported_ops_are_listed_together() -> None:
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w"], ["c"]),
+        n("Gather", ["t", "idx"], ["g"]),
+        n("Pad", ["t", "pads"], ["p"], mode="reflect"),
+        n("Gather", ["t", "idx"], ["g2"], axis=1),
+        n("Relu", ["c"], ["r"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4, 4]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [3, 2, 2, 2, 2]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 4]),
+         helper.make_tensor_value_info("idx", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("r", "g", "p", "g2")],
+        [numpy_helper.from_array(np.array([1, 1, 1, 1], np.int64), "pads")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    module = ember.import_onnx(model)
+    before = str(module)
+    with pytest.raises(DiagnosticException) as error:
+        ConvertGraphToTensorPass().apply(Context(), module)
+    assert str(error.value) == (
+        "convert-graph-to-tensor: cannot lower 3 ops: "
+        "graph.conv (3-D Conv (only 2-D lowers for now)); "
+        "graph.gather (indices are not a constant); "
+        "graph.pad (mode 'reflect' (only constant padding lowers for now))"
+    )
+    assert str(module) == before  # nothing was rewritten
+
+
+def test_large_constant_gather_is_reported() -> None:
+    module = _import("Gather", [randn(100, 3), Const(np.arange(65, dtype=np.int64))])
+    with pytest.raises(DiagnosticException, match=r"graph.gather \(65 indices \(at most 64"):
+        lower(module)
+
+
+def test_unfolded_constants_are_removed() -> None:
+    module = _import("Reshape", [randn(2, 6), i64(3, 4)])
+    lower(module)
+    assert [op.name for op in module.walk()][2:] == ["tensor.reshape", "func.return"]
+
+
+# ------------------------------------------------------------ the interpreter
+
+_WINDOW_SUM = """
+func.func @main(%x: tensor<6xf32>, %w: tensor<3xf32>, %u: tensor<4xui8>) -> (tensor<4xf32>, tensor<4xui8>) {
+  %zero = tensor.fill 0.0 : f32 : tensor<4xf32>
+  %sum = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %w : tensor<6xf32>, tensor<3xf32>) outs(%zero : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    tensor.yield %s : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty : tensor<4xui8>
+  %m = tensor.generic {indexing_maps = [affine_map<(d0) -> (3 - d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%u, %u : tensor<4xui8>, tensor<4xui8>) outs(%e : tensor<4xui8>) {
+  ^bb0(%a: ui8, %b: ui8, %o: ui8):
+    %big = arith.maxui %a, %b : ui8
+    tensor.yield %big : ui8
+  } -> tensor<4xui8>
+  func.return %sum, %m : tensor<4xf32>, tensor<4xui8>
+}
+"""
+
+
+def test_interpreter_on_handwritten_tensor_ir() -> None:
+    """A window sum through `d0 + d1` and an unsigned max of a reversed read."""
+    from xdsl.parser import Parser
+
+    from ember.context import make_context
+
+    module = Parser(make_context(), _WINDOW_SUM).parse_module()
+    module.verify()
+    x, w = randn(6), randn(3)
+    u = np.array([3, 250, 7, 128], np.uint8)
+    window_sum, biggest = run_tensor_module(module, [x, w, u])
+    expected = np.array([x[i : i + 3] @ w for i in range(4)], F32)
+    np.testing.assert_allclose(window_sum, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(biggest, np.maximum(u, u[::-1]))
