@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run_command = model_command("run", "run the model on given or random inputs")
     run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    run_command.add_argument("--target", choices=["cpu", "reference"], default="reference",
+    run_command.add_argument("--target", choices=["cpu", "reference"], default="cpu",
                              help="cpu: compiled native code; reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip

@@ -5,10 +5,11 @@ same ones):
 
     graph-infer-shapes, graph-fold-constants, cse, dce      (graph level)
     convert-graph-to-tensor                                 (structured ops)
-    convert-tensor-to-loop, loop-pack-weights, loop-plan-memory
+    convert-tensor-to-loop, loop-pack-weights, loop-plan-memory, loop-outline-kernels
     convert-loop-to-llvm -> llvmlite -> LLVM -O3 for the host CPU
 
-The result is one function `void f(in..., out..., weights, arena)`. The
+The result is one entry function `void f(in..., out..., weights, arena)` that
+calls one kernel function per loop nest (identical nests share a kernel). The
 weights blob and the arena are NumPy buffers owned by the `CompiledModel`;
 weights never pass through LLVM IR.
 """
@@ -79,6 +80,7 @@ def cpu_passes() -> list[tuple[str, ModulePass]]:
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
 
@@ -91,6 +93,7 @@ def cpu_passes() -> list[tuple[str, ModulePass]]:
         ("loop", ConvertTensorToLoopPass()),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
+        ("loop", OutlineKernelsPass()),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 

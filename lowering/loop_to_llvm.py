@@ -52,6 +52,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
+from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 PASS = "convert-loop-to-llvm"
 _PTR = llvm.LLVMPointerType()
@@ -171,6 +172,8 @@ class _FunctionLowering:
         self.entry.insert_ops_before(list(self.constants.values()), self.entry.ops.first)  # type: ignore[arg-type]
         signature = llvm.LLVMFunctionType([_PTR] * len(self.entry.args))
         self.result = llvm.FuncOp(fn.sym_name.data, signature, _EXTERNAL, body=self.region)
+        if KERNEL_ATTR in fn.attributes:
+            self.result.attributes[KERNEL_ATTR] = fn.attributes[KERNEL_ATTR]
 
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
@@ -228,6 +231,13 @@ class _FunctionLowering:
 def _terminator(lw: _FunctionLowering, op: Operation) -> None:
     if isinstance(op, func.ReturnOp):  # a loop body's end is handled by `_for`
         lw.emit(llvm.ReturnOp())
+
+
+@_lowers(func.CallOp)
+def _call(lw: _FunctionLowering, op: Operation) -> None:
+    """A call to another loop-level function: its buffers, then weights and arena."""
+    assert isinstance(op, func.CallOp)
+    lw.emit(llvm.CallOp(op.callee.string_value(), *lw.args(op), lw.weights, lw.arena))
 
 
 @_lowers(loop.AllocOp, loop.WeightOp)
@@ -486,7 +496,15 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
     leftover = {op.name for op in module.ops if not isinstance(op, llvm.FuncOp)}
     if leftover:
         raise DiagnosticException(f"to_llvmlite: run {PASS} first (found {sorted(leftover)})")
-    return convert_module(module, fallback_target_triple=None)
+    kernels = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)
+               and KERNEL_ATTR in op.attributes}  # fmt: skip
+    llvm_module = convert_module(module, fallback_target_triple=None)
+    for function in llvm_module.functions:
+        if function.name in kernels:
+            # Kept out of line: LLVM optimises each kernel on its own, in linear time.
+            function.linkage = "internal"
+            function.attributes.add("noinline")
+    return llvm_module
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,24 @@ class LoopNestBuilder:
         body.store(constant, dest, ivs)
 
 
+def default_loop_order(op: T.GenericOp) -> list[int]:
+    """The loop nest's dims, outermost first: the declared order, except that
+    the output's last (contiguous) dim moves inside the reduction dims.
+
+    `C[m, n] += A[m, k] * B[k, n]` then runs as m, k, n: the innermost loop
+    walks C and B contiguously and carries no reduction, so LLVM vectorises
+    it. Each output element still sees its reduction terms in the same order,
+    so results are unchanged bit for bit.
+    """
+    dims = list(range(len(op.iterators)))
+    if T.REDUCTION not in op.iterators or not op.outputs:
+        return dims
+    last = op.maps[len(op.inputs)].results[-1] if op.maps[len(op.inputs)].results else None
+    if not isinstance(last, AffineDimExpr) or op.iterators[last.position] != T.PARALLEL:
+        return dims
+    return [d for d in dims if d != last.position] + [last.position]
+
+
 class FunctionBufferizer:
     """Bufferizes one function (see the module docstring)."""
 
@@ -288,8 +306,13 @@ class FunctionBufferizer:
             self._buffer(v) if used[i] and i < len(op.inputs) else None
             for i, v in enumerate(operands)
         ]
-        parallel = [t == T.PARALLEL for t in op.iterators]
-        ivs, inner = self.nest.nest(op.loop_bounds(), parallel)
+        order = default_loop_order(op)
+        bounds = op.loop_bounds()
+        parallel = [op.iterators[d] == T.PARALLEL for d in order]
+        nested_ivs, inner = self.nest.nest([bounds[d] for d in order], parallel)
+        ivs: list[SSAValue] = [nested_ivs[0]] * len(order)
+        for position, dim in enumerate(order):
+            ivs[dim] = nested_ivs[position]
         body = LoopNestBuilder(inner)
         mapping: dict[SSAValue, SSAValue] = {}
         for i, (arg, amap) in enumerate(zip(block.args, maps)):

@@ -15,6 +15,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
 
@@ -26,5 +27,6 @@ def all_passes() -> dict[str, type[ModulePass]]:
         ConvertLoopToLLVMPass,
         PackWeightsPass,
         PlanMemoryPass,
+        OutlineKernelsPass,
     ]
     return {p.name: p for p in passes}

@@ -39,6 +39,12 @@ def test_import_then_opt_pipeline() -> None:
     assert optimized.stdout.count("graph.conv") == imported.stdout.count("graph.conv")
 
 
+def test_run_on_the_reference_interpreter() -> None:
+    result = run("ember", "run", "light:shufflenet", "--target", "reference", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "ran (reference)" in result.stdout and "-> ok" in result.stdout
+
+
 def test_run_with_check_and_given_input(tmp_path: Path) -> None:
     data = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
     np.save(tmp_path / "x.npy", data)

@@ -21,10 +21,10 @@ func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tens
 // CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
 // CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 6 step 1 parallel {
 // CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:            loop.for %[[C:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:              loop.for %[[KH:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:                loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:          loop.for %[[C:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                loop.for %[[OW:.*]] = 0 to 3 step 1 parallel {
 // CHECK-NEXT:                  %[[PER_GROUP:.*]] = arith.constant 3 : index
 // CHECK-NEXT:                  %[[G:.*]] = arith.floordivsi %[[F]], %[[PER_GROUP]] : index
 // CHECK-NEXT:                  %[[GC:.*]] = arith.constant 2 : index

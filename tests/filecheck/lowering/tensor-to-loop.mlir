@@ -35,8 +35,8 @@ func.func @bias_add(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // Matmul: the zero fill is materialised into the destination (the output
-// argument) first, then m, n (parallel) and k (reduction, innermost, not
-// parallel) accumulate through memory.
+// argument) first, then the product accumulates through memory in the order
+// m, k, n: the output's last dim runs innermost (contiguous, vectorisable).
 func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
   %f = tensor.fill 0.000000e+00 : f32 : tensor<4x5xf32>
   %m = tensor.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%f : tensor<4x5xf32>) -> tensor<4x5xf32>
@@ -51,8 +51,8 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[N:.*]] = 0 to 5 step 1 parallel {
-// CHECK-NEXT:        loop.for %[[K:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT:      loop.for %[[K:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT:        loop.for %[[N:.*]] = 0 to 5 step 1 parallel {
 // CHECK-NEXT:          %[[A:.*]] = memref.load %a[%[[M]], %[[K]]] : memref<4x8xf32>
 // CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[N]]] : memref<8x5xf32>
 // CHECK-NEXT:          %[[ACC:.*]] = memref.load %out0[%[[M]], %[[N]]] : memref<4x5xf32>
@@ -82,10 +82,10 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 // CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
 // CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 3 step 1 parallel {
 // CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:            loop.for %[[C:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:              loop.for %[[KH:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:                loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:          loop.for %[[C:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:                loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
 // CHECK-NEXT:                  %[[S1:.*]] = arith.constant 2 : index
 // CHECK-NEXT:                  %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
 // CHECK-NEXT:                  %[[D1:.*]] = arith.constant 2 : index
@@ -130,9 +130,9 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 // CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
 // CHECK-NEXT:      loop.for %[[C:.*]] = 0 to 2 step 1 parallel {
 // CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:          loop.for %[[KH:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:            loop.for %[[KW:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:              loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
 // CHECK-NEXT:                %[[S1:.*]] = arith.constant 2 : index
 // CHECK-NEXT:                %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
 // CHECK-NEXT:                %[[H:.*]] = arith.addi %[[OHS]], %[[KH]] : index

@@ -1,0 +1,95 @@
+"""`loop-outline-kernels`: each top-level loop nest becomes its own function.
+
+The entry function of a model is a long list of loop nests. LLVM's
+optimisations grow faster than linearly with function size, so one function
+for a whole DenseNet takes minutes to compile. This pass moves each
+top-level `loop.for` into a private `func.func` that takes the buffers the
+nest uses as `memref` arguments, and calls it from the entry function.
+Nests that are the same computation on other buffers (same loops, same
+shapes, same body) share one kernel function, so repeated layers are
+compiled once. Kernels are marked `ember.kernel` (the LLVM lowering keeps
+them out of line). Functions with no loops are left alone.
+"""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+
+from ember.dialects.loop import ForOp
+
+KERNEL_ATTR = "ember.kernel"
+
+
+def _captured(nest: ForOp) -> list[SSAValue]:
+    """Values the nest uses but does not define, in first-use order."""
+    inside = {id(op) for op in nest.walk()}
+    captured: dict[SSAValue, None] = {}
+    for op in nest.walk():
+        for value in op.operands:
+            owner = value.owner
+            defined_inside = (
+                id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
+            )
+            if not defined_inside:
+                captured.setdefault(value, None)
+    return list(captured)
+
+
+def _kernel_key(kernel: FuncOp) -> str:
+    """The kernel's text without its name: equal keys compute the same thing."""
+    stream = StringIO()
+    Printer(stream=stream).print_region(kernel.body)
+    return f"{kernel.function_type}{stream.getvalue()}"
+
+
+def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) -> None:
+    """Outlines `func`'s top-level nests; `kernels` maps keys to kernel names."""
+    entry = func.sym_name.data
+    for nest in [op for op in func.body.block.ops if isinstance(op, ForOp)]:
+        captured = _captured(nest)
+        block = Block(arg_types=[v.type for v in captured])
+        call = CallOp("", captured, [])
+        func.body.block.insert_op_before(call, nest)
+        nest.detach()
+        block.add_op(nest)
+        block.add_op(ReturnOp())
+        for old, new in zip(captured, block.args):
+            old.replace_uses_with_if(new, lambda use: nest.is_ancestor(use.operation))  # noqa: B023
+        # Names would make equal kernels print differently: drop them.
+        for arg in block.args:
+            arg.name_hint = None
+        for op in nest.walk():
+            for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]:
+                value.name_hint = None
+        kernel = FuncOp(f"{entry}_kernel{len(kernels)}", ([v.type for v in captured], []),
+                        Region(block), visibility="private")  # fmt: skip
+        kernel.attributes[KERNEL_ATTR] = UnitAttr()
+        key = _kernel_key(kernel)
+        if key not in kernels:
+            kernels[key] = kernel.sym_name.data
+            module.body.block.add_op(kernel)
+        call.callee = SymbolRefAttr(kernels[key])
+
+
+class OutlineKernelsPass(ModulePass):
+    """Moves each top-level loop nest into its own (shared) kernel function."""
+
+    name = "loop-outline-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels: dict[str, str] = {}
+        for func in [
+            f for f in op.ops if isinstance(f, FuncOp) and KERNEL_ATTR not in f.attributes
+        ]:
+            if not func.is_declaration:
+                outline_function(func, op, kernels)
+
+
+__all__ = ["KERNEL_ATTR", "OutlineKernelsPass", "StringAttr"]
