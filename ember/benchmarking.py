@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ember.errors import EmberError
+from ember.frontends.onnx.loader import ModelSource, load_model
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _random_inputs(specs: Sequence[object], seed: int = 0) -> dict[str, np.ndarr
 
 
 def benchmark_model(
-    path: str,
+    model: ModelSource,
     threads: int = 1,
     runs: int = 20,
     warmup: int = 3,
@@ -68,15 +69,18 @@ def benchmark_model(
         import onnxruntime
     except ImportError:
         raise EmberError("benchmarking needs onnxruntime (pip install onnxruntime)") from None
+    proto = load_model(model)
     start = time.perf_counter()
-    compiled = ember.compile(path, threads=threads, input_shapes=input_shapes)
+    compiled = ember.compile(proto, threads=threads, input_shapes=input_shapes)
     compile_seconds = time.perf_counter() - start
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     start = time.perf_counter()
-    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(
+        proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     ort_session_seconds = time.perf_counter() - start
     inputs = _random_inputs(compiled.inputs)
     ember_times, ort_times = [], []

@@ -32,7 +32,7 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph.types import DYNAMIC, numpy_dtype
+from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
@@ -108,7 +108,11 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
                 f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
                 "pipeline needs static shapes (pass input_shapes=...)"
             )
-        specs.append(TensorSpec(name, shape, numpy_dtype(value_type.element_type)))
+        try:
+            dtype = numpy_dtype(value_type.element_type)
+        except UnsupportedTypeError as error:
+            raise CompileError(f"'{name}': {error}") from None
+        specs.append(TensorSpec(name, shape, dtype))
     return specs
 
 
@@ -199,6 +203,8 @@ class CompiledModel:
 
     @staticmethod
     def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
+        if isinstance(array, np.generic):  # a NumPy scalar is a 0-d array
+            array = np.asarray(array)
         if not isinstance(array, np.ndarray):
             raise InputError(
                 f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"

@@ -14,26 +14,73 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper
+from onnx import helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, namedtupledict
 
 import ember
+from ember.compiler import CompileError
+from ember.errors import ModelShapeError
 from ember.frontends.onnx.upgrade import MAX_OPSET
+
+# Why a model may compile once its inputs are known.
+_INPUT_DEPENDENT = ("static shapes", "constant", "compile time")
+
+SPECIALIZE_LIMIT = 64
+"""Integer inputs with at most this many elements may be baked in as constants."""
 
 
 class EmberRep(BackendRep):
-    """A compiled model; `run` takes inputs in order (or by name in a dict)."""
+    """A compiled model; `run` takes inputs in order (or by name in a dict).
 
-    def __init__(self, compiled: ember.CompiledModel):
+    Ember compiles for static shapes. When a model's shapes depend on its
+    inputs (an `axes` or `shape` input, or a dim left symbolic), compiling is
+    deferred to `run`: the model is specialised to the shapes of the given
+    arrays and to the values of its small integer inputs, compiled, and cached
+    for the next run with the same shapes and values.
+    """
+
+    def __init__(self, model: onnx.ModelProto, compiled: ember.CompiledModel | None):
+        self.model = model
         self.compiled = compiled
+        self._specialized: dict[tuple[Any, ...], tuple[ember.CompiledModel, list[str]]] = {}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        names = _input_names(self.model)
         if isinstance(inputs, dict):
-            outputs = self.compiled.run(inputs)
+            feeds = {k: np.asarray(v) for k, v in inputs.items()}
         else:
             arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
-            outputs = self.compiled(*arrays)
-        return namedtupledict("Outputs", [s.name for s in self.compiled.outputs])(*outputs)
+            feeds = {n: np.asarray(a) for n, a in zip(names, arrays)}
+        if self.compiled is not None:
+            compiled, kept = self.compiled, names
+        else:
+            compiled, kept = self._specialize(feeds)
+        outputs = compiled.run({n: feeds[n] for n in kept})
+        return namedtupledict("Outputs", [s.name for s in compiled.outputs])(*outputs)
+
+    def _specialize(self, feeds: dict[str, np.ndarray]) -> tuple[ember.CompiledModel, list[str]]:
+        baked = {
+            n: a for n, a in feeds.items() if a.dtype.kind in "iu" and a.size <= SPECIALIZE_LIMIT
+        }
+        key = tuple(
+            (n, a.shape, str(a.dtype), a.tobytes() if n in baked else b"")
+            for n, a in sorted(feeds.items())
+        )
+        if key not in self._specialized:
+            model = onnx.ModelProto.FromString(self.model.SerializeToString())
+            kept_inputs = [i for i in model.graph.input if i.name not in baked]
+            del model.graph.input[:]
+            model.graph.input.extend(kept_inputs)
+            model.graph.initializer.extend(numpy_helper.from_array(a, n) for n, a in baked.items())
+            shapes = {i.name: list(feeds[i.name].shape) for i in kept_inputs if i.name in feeds}
+            compiled = ember.compile(model, input_shapes=shapes)
+            self._specialized[key] = (compiled, [i.name for i in kept_inputs])
+        return self._specialized[key]
+
+
+def _input_names(model: onnx.ModelProto) -> list[str]:
+    initializers = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in initializers]
 
 
 class EmberBackend(Backend):
@@ -49,7 +96,13 @@ class EmberBackend(Backend):
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> EmberRep:
         if not cls.supports_device(device):
             raise ember.EmberError(f"Ember's ONNX backend runs on CPU, not {device}")
-        return EmberRep(ember.compile(model, input_shapes=kwargs.get("input_shapes")))
+        try:
+            compiled = ember.compile(model, input_shapes=kwargs.get("input_shapes"))
+        except (CompileError, ModelShapeError) as error:
+            if not any(reason in str(error) for reason in _INPUT_DEPENDENT):
+                raise
+            compiled = None  # shapes depend on the inputs: compile when they are known
+        return EmberRep(model, compiled)
 
     @classmethod
     def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any):

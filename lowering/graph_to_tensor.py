@@ -331,7 +331,15 @@ class Body:
             self.cmpf("olt", wx, zero), self.cmpf("ogt", r, zero), self.cmpf("olt", r, zero)
         )
         fixed = self.add(r, self.math(xmath.CopySignOp, self.abs(wy), wx))
-        return self.convert(self.select(wrong_sign, fixed, r), t)
+        r = self.select(wrong_sign, fixed, r)
+        # fmod(x, ±inf) = x for finite x (the formula gives NaN there).
+        infinity = self.const(float("inf"), f64)
+        finite_by_infinite = self.and_(
+            self.cmpf("oeq", self.abs(wy), infinity), self.cmpf("olt", self.abs(wx), infinity)
+        )
+        r = self.select(finite_by_infinite, wx, r)
+        # The remainder has the dividend's sign, zero included.
+        return self.convert(self.math(xmath.CopySignOp, r, wx), t)
 
 
 # ---------------------------------------------------------------- emitter
@@ -691,16 +699,14 @@ def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 
 def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
-    """powf for float bases (exponent converted to the base type); ipowi for
-    integer ** integer; an integer base with a float exponent goes through f64
-    powf and truncates back (the result has the base's type)."""
+    """powf for float bases (exponent converted to the base type); an integer
+    base goes through f64 powf and truncates back to the base's type, which is
+    exact while the result fits in 53 bits."""
     base, exponent = x
     if is_float(t):
         return b.math(xmath.PowFOp, base, b.convert(exponent, t))
-    if is_float(exponent.type):
-        wide = b.math(xmath.PowFOp, b.convert(base, f64), b.convert(exponent, f64))
-        return b.convert(wide, t)
-    return b.math(xmath.IPowIOp, base, b.convert(exponent, t))
+    wide = b.math(xmath.PowFOp, b.convert(base, f64), b.convert(exponent, f64))
+    return b.convert(wide, t)
 
 
 def _mod(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
@@ -713,7 +719,10 @@ def _mod(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
     zero = b.const(0, t)
     signs_differ = b.xor(b.cmp("lt", r, zero), b.cmp("lt", d, zero))
     adjust = b.and_(b.cmp("ne", r, zero), signs_differ)
-    return b.select(adjust, b.add(r, d), r)
+    result = b.select(adjust, b.add(r, d), r)
+    if is_float(t):  # a zero result takes the divisor's sign, as NumPy's mod does
+        result = b.select(b.cmp("eq", result, zero), b.math(xmath.CopySignOp, result, d), result)
+    return result
 
 
 SCALAR_BODIES: dict[str, ScalarFn] = {

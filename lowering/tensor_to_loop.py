@@ -310,9 +310,8 @@ class FunctionBufferizer:
         bounds = op.loop_bounds()
         parallel = [op.iterators[d] == T.PARALLEL for d in order]
         nested_ivs, inner = self.nest.nest([bounds[d] for d in order], parallel)
-        ivs: list[SSAValue] = [nested_ivs[0]] * len(order)
-        for position, dim in enumerate(order):
-            ivs[dim] = nested_ivs[position]
+        by_dim = dict(zip(order, nested_ivs))
+        ivs = [by_dim[dim] for dim in range(len(order))]
         body = LoopNestBuilder(inner)
         mapping: dict[SSAValue, SSAValue] = {}
         for i, (arg, amap) in enumerate(zip(block.args, maps)):

@@ -39,7 +39,7 @@ from ember.dialects.graph.types import (
 )
 from ember.errors import EmberError, ModelLoadError, ModelShapeError, UnsupportedModelError
 from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
-from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, Node, upgrade
+from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, REWRITTEN_OPS, Node, upgrade
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
@@ -146,7 +146,7 @@ class OnnxImporter:
         unsupported: dict[str, list[str]] = {}
         for index, node in enumerate(self.model.graph.node):
             domain_ok = node.domain in ("", "ai.onnx")
-            if domain_ok and node.op_type in OPS_BY_ONNX_TYPE:
+            if domain_ok and (node.op_type in OPS_BY_ONNX_TYPE or node.op_type in REWRITTEN_OPS):
                 continue
             op = node.op_type if domain_ok else f"{node.domain}.{node.op_type}"
             unsupported.setdefault(op, []).append(node.name or f"#{index}")
@@ -219,11 +219,11 @@ class OnnxImporter:
             )
         return self.values[name]
 
-    def _rank_of(self, name: str) -> int:
+    def _type_of(self, name: str) -> TensorType:
         value_type = self.values[name].type if name in self.values else None
         if not isinstance(value_type, TensorType):
             raise ModelLoadError(f"{self.where}: tensor '{name}' is not defined")
-        return len(value_type.get_shape())
+        return value_type
 
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = (
@@ -233,7 +233,7 @@ class OnnxImporter:
         )
         node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
                     _attribute_values(proto, label), label)  # fmt: skip
-        upgraded = upgrade(node, self.opset, self._rank_of)
+        upgraded = upgrade(node, self.opset, self._type_of)
         for name, array in upgraded.constants.items():
             self._constant(name, array)
         for canonical in upgraded.nodes:

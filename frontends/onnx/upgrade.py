@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 
 from ember.errors import UnsupportedModelError
 
 MIN_OPSET = 7
-MAX_OPSET = 23
+MAX_OPSET = 28
 
 
 @dataclass
@@ -45,11 +46,16 @@ class Upgraded:
     constants: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-RankOf = Callable[[str], int]
-Rule = Callable[[Node, int, RankOf], Upgraded]
+TypeOf = Callable[[str], TensorType]
+"""The type of an already imported tensor, by ONNX name."""
+Rule = Callable[[Node, int, TypeOf], Upgraded]
 
 # Attributes of older opsets that carry no meaning for inference.
 _OBSOLETE = {"consumed_inputs", "is_test"}
+# Attributes newer opsets added that only matter for types Ember does not
+# support (Cast's round_mode: float8/float4) or that ask for wider internal
+# precision than the opset-21 semantics (Range's stash_type).
+_IGNORED_NEWER = {"Cast": {"round_mode"}, "Range": {"stash_type"}}
 
 
 def _with_inputs_from_attrs(
@@ -72,7 +78,7 @@ def _with_inputs_from_attrs(
 
 
 def _axes_to_input(since: int) -> Rule:
-    def rule(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+    def rule(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
         if opset >= since:
             return Upgraded([node])
         return _with_inputs_from_attrs(node, [("axes", 1, None)])
@@ -80,19 +86,19 @@ def _axes_to_input(since: int) -> Rule:
     return rule
 
 
-def _split(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _split(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     if opset >= 13:
         return Upgraded([node])
     return _with_inputs_from_attrs(node, [("split", 1, None)])
 
 
-def _slice(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _slice(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     if opset >= 10:
         return Upgraded([node])
     return _with_inputs_from_attrs(node, [("starts", 1, []), ("ends", 2, []), ("axes", 3, None)])
 
 
-def _pad(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _pad(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     if opset >= 11:
         return Upgraded([node])
     upgraded = _with_inputs_from_attrs(node, [("pads", 1, [])])
@@ -104,7 +110,7 @@ def _pad(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
     return upgraded
 
 
-def _clip(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _clip(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     if opset >= 11:
         return Upgraded([node])
     attrs = dict(node.attrs)
@@ -118,11 +124,11 @@ def _clip(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
     return Upgraded([replace(node, inputs=inputs, attrs=attrs)], constants)
 
 
-def _softmax(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _softmax(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     """Before opset 13, Softmax(axis) worked on the input flattened to 2-D at axis."""
     if opset >= 13:
         return Upgraded([node])
-    rank = rank_of(node.inputs[0])
+    rank = len(type_of(node.inputs[0]).get_shape())
     axis = node.attrs.get("axis", 1)
     axis = axis + rank if axis < 0 else axis
     if axis == rank - 1:
@@ -137,19 +143,32 @@ def _softmax(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
     ])  # fmt: skip
 
 
-def _dropout(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
-    """Ember compiles for inference: ratio and training_mode do not apply."""
+def _dropout(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """Ember compiles for inference: the ratio does not apply, and a
+    training_mode input (which could switch dropout on) is refused."""
+    if node.input(2):
+        raise UnsupportedModelError(
+            f"{node.label}: Dropout with a training_mode input is not supported (inference only)"
+        )
     return Upgraded([replace(node, inputs=[node.inputs[0]], attrs={})])
 
 
-def _batch_norm(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _batch_norm(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     attrs = dict(node.attrs)
     if attrs.pop("spatial", 1) != 1:
         raise UnsupportedModelError(f"{node.label}: BatchNormalization with spatial=0")
     return Upgraded([replace(node, attrs=attrs)])
 
 
-def _constant(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+def _cast_like(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """CastLike(x, like) is Cast(x) to like's element type, which is known here."""
+    from ember.dialects.graph.types import onnx_type_of
+
+    target = onnx_type_of(type_of(node.inputs[1]).element_type)
+    return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs={"to": target})])
+
+
+def _constant(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     attrs = node.attrs
     forms = {
         "value": lambda v: np.asarray(v),
@@ -179,6 +198,7 @@ RULES: dict[str, Rule] = {
     "Dropout": _dropout,
     "BatchNormalization": _batch_norm,
     "Constant": _constant,
+    "CastLike": _cast_like,
 } | {
     name: _axes_to_input(18)
     for name in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
@@ -186,8 +206,13 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-def upgrade(node: Node, opset: int, rank_of: RankOf) -> Upgraded:
+REWRITTEN_OPS = {"CastLike"}
+"""ONNX ops with no `graph` op of their own, rewritten here into ops that have one."""
+
+
+def upgrade(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     """`node` rewritten into opset-21 form (one or more nodes)."""
-    node = replace(node, attrs={k: v for k, v in node.attrs.items() if k not in _OBSOLETE})
+    ignored = _OBSOLETE | _IGNORED_NEWER.get(node.op_type, set())
+    node = replace(node, attrs={k: v for k, v in node.attrs.items() if k not in ignored})
     rule = RULES.get(node.op_type)
-    return rule(node, opset, rank_of) if rule else Upgraded([node])
+    return rule(node, opset, type_of) if rule else Upgraded([node])
