@@ -79,7 +79,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import tensor as tdialect
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
-from ember.dialects.graph.types import DYNAMIC, dense_from_array, is_float
+from ember.dialects.graph.types import DYNAMIC, array_from_dense, dense_from_array, is_float
 from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array, generic_body
 
 PASS_NAME = "convert-graph-to-tensor"
@@ -484,10 +484,23 @@ def _copy(b: Body, args: list[SSAValue]) -> SSAValue:
 
 def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
     """result[i] = x[i permuted]: a copy generic; input axis j is read at the
-    result dim k with perm[k] == j."""
+    result dim k with perm[k] == j. A constant (e.g. a Gemm weight with
+    transB) is transposed now, at compile time, instead of on every run."""
     shape = _shape(x)
-    inverse = [list(perm).index(j) for j in range(len(shape))]
     out = [shape[p] for p in perm]
+    owner = x.owner
+    if isinstance(owner, ConstantOp) and isinstance(
+        owner.properties["value"], DenseIntOrFPElementsAttr
+    ):
+        value = owner.properties["value"]
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        if len(value.data.data) * 8 == value.get_element_type().bitwidth:  # a splat stays one
+            splat = DenseIntOrFPElementsAttr(TensorType(_elem(x), out), value.data)
+            return e.value(
+                ConstantOp.build(result_types=[splat.get_type()], properties={"value": splat})
+            )
+        return e.constant(np.ascontiguousarray(np.transpose(array_from_dense(value), perm)))
+    inverse = [list(perm).index(j) for j in range(len(shape))]
     return e.parallel([x], out, _elem(x), _copy, maps=[_dims_map(len(shape), inverse)])
 
 

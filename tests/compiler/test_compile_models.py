@@ -19,16 +19,8 @@ from tests.support.models import (
     with_random_weights,
 )
 
-# Big models take a while to compile at -O3: they run with -m slow.
-FAST_LIGHT = {"squeezenet", "shufflenet", "bvlc_alexnet", "zfnet512"}
 
-
-def light_params() -> list:
-    return [name if name in FAST_LIGHT else pytest.param(name, marks=pytest.mark.slow)
-            for name in LIGHT_MODELS]  # fmt: skip
-
-
-@pytest.mark.parametrize("name", light_params())
+@pytest.mark.parametrize("name", LIGHT_MODELS)
 def test_light_model_random_weights(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)), seed=11)
     inputs = random_inputs(model, seed=12)
@@ -56,7 +48,6 @@ def test_mlp() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
 
 
-@pytest.mark.slow
 def test_transformer_encoder() -> None:
     model = transformer_encoder()
     rng = np.random.default_rng(3)
