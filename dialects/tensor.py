@@ -14,7 +14,8 @@ but not yet *how* (tiles, order, vector width). Two kinds of ops:
   schedules that know their structure.
 
 Data movement: `tensor.empty`, `tensor.fill`, `tensor.pad`,
-`tensor.extract_slice`, `tensor.insert_slice`, `tensor.reshape`.
+`tensor.extract_slice`, `tensor.insert_slice`, `tensor.reshape`, and
+`tensor.gather` (indices known only at run time).
 Constants stay `graph.constant`. This dialect replaces xDSL's `tensor` in
 Ember's context.
 """
@@ -524,6 +525,40 @@ class Pool2DOp(NamedStructuredOp):
 
 
 @irdl_op_definition
+class GatherOp(IRDLOperation):
+    """result[p, i, q] = data[p, indices[i], q] along `axis`, with indices read at
+    run time (an embedding lookup). A negative index counts from the end; an
+    index still out of range is clamped to the axis, so generated code never
+    reads outside `data`."""
+
+    name = "tensor.gather"
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$data `[` $indices `]` attr-dict `:` type($data) `,` type($indices) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        data, indices, out = _shape(self.data), _shape(self.indices), _shape(self.result)
+        axis = self.axis.value.data
+        if not 0 <= axis < len(data):
+            raise VerifyException(
+                f"tensor.gather: axis {axis} is out of range for rank {len(data)}"
+            )
+        if not isinstance(self.indices.type.element_type, IntegerType):  # type: ignore[attr-defined]
+            raise VerifyException("tensor.gather: indices must be integers")
+        expected = (*data[:axis], *indices, *data[axis + 1 :])
+        if out != expected:
+            raise VerifyException(f"tensor.gather: result shape {out} should be {expected}")
+        if self.result.type.element_type != self.data.type.element_type:  # type: ignore[attr-defined]
+            raise VerifyException("tensor.gather: result and data element types differ")
+
+
+@irdl_op_definition
 class EmptyOp(IRDLOperation):
     """A tensor whose contents are undefined (a destination to write into)."""
 
@@ -655,7 +690,7 @@ class ReshapeOp(IRDLOperation):
 
 Tensor = Dialect(
     "tensor",
-    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, EmptyOp, FillOp, PadOp,
+    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, GatherOp, EmptyOp, FillOp, PadOp,
      ExtractSliceOp, InsertSliceOp, ReshapeOp],
     [],
 )  # fmt: skip

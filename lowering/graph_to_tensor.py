@@ -29,7 +29,8 @@ by a table from ONNX op type to the function that lowers it:
   Transpose, Expand, Tile, DepthToSpace and negative-step Slice are copies
   with permuted, broadcast or reversed maps; Concat, Split, Slice, Pad
   (constant mode) and Gather (constant indices, at most 64) are
-  `tensor.insert_slice`, `tensor.extract_slice` and `tensor.pad`.
+  `tensor.insert_slice`, `tensor.extract_slice` and `tensor.pad`; other
+  Gathers are `tensor.gather` (indices read at run time).
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 
@@ -84,7 +85,7 @@ from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array, generic_body
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
-"""Gather with more constant indices than this is reported instead of unrolled."""
+"""Gather with more constant indices than this becomes a `tensor.gather`."""
 
 Shape = tuple[int, ...]
 
@@ -985,13 +986,19 @@ def _check_slice(op: GraphOp) -> str | None:
 
 
 def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """One `tensor.extract_slice` per (constant) index, inserted in order, then a
-    reshape to the result shape."""
+    """Up to MAX_GATHER_INDICES constant indices: one `tensor.extract_slice` per
+    index, inserted in order, then a reshape. Otherwise `tensor.gather`, which
+    reads the indices at run time."""
     data, indices = op.operand_group("data")[0], op.operand_group("indices")[0]
     shape, t = _shape(data), _elem(data)
     axis = _normalize_axis(op.attr("axis"), len(shape))
-    picks = [i + shape[axis] if i < 0 else i for i in _int_constant(indices)]
     out = _shape(op.results[0])
+    constant = constant_value_of(indices)
+    if constant is None or constant.size > MAX_GATHER_INDICES:
+        gather = tdialect.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
+                                         properties={"axis": IntegerAttr(axis, i64)})  # fmt: skip
+        return [e.value(gather)]
+    picks = [i + shape[axis] if i < 0 else i for i in _int_constant(indices)]
     sizes = [1 if i == axis else d for i, d in enumerate(shape)]
 
     def piece(index: int) -> SSAValue:
@@ -1004,15 +1011,6 @@ def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     for k, index in enumerate(picks):
         dest = e.insert(piece(index), dest, [k if i == axis else 0 for i in range(len(shape))])
     return [e.reshape(dest, out)]
-
-
-def _check_gather(op: GraphOp) -> str | None:
-    indices = constant_value_of(op.operand_group("indices")[0])
-    if indices is None:
-        return "indices are not a constant"
-    if indices.size > MAX_GATHER_INDICES:
-        return f"{indices.size} indices (at most {MAX_GATHER_INDICES} are unrolled)"
-    return None
 
 
 def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -1059,7 +1057,7 @@ class DataMovementPattern(FamilyPattern):
         "Gather": _lower_gather,
         "Pad": _lower_pad,
     }
-    checks = {"Slice": _check_slice, "Gather": _check_gather, "Pad": _check_pad}
+    checks = {"Slice": _check_slice, "Pad": _check_pad}
 
 
 # ---------------------------------------------------------------- windows

@@ -289,6 +289,8 @@ class FunctionBufferizer:
             self._extract_slice(op)
         elif isinstance(op, T.InsertSliceOp):
             self._insert_slice(op)
+        elif isinstance(op, T.GatherOp):
+            self._gather(op)
         else:
             raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
 
@@ -379,6 +381,28 @@ class FunctionBufferizer:
         ivs, inner = self.nest.nest(shape, [True] * len(shape))
         body = LoopNestBuilder(inner)
         body.store(body.load(source, ivs), target, self._strided(body, ivs, op))
+
+    def _gather(self, op: T.GatherOp) -> None:
+        """One loop nest over the result; the index is loaded, made non-negative
+        and clamped to the axis before data is read."""
+        data, indices = self._buffer(op.data), self._buffer(op.indices)
+        target = self._new_buffer(op.result)
+        self.buffers[op.result] = target
+        axis, rank = op.axis.value.data, len(op.indices.type.get_shape())  # type: ignore[attr-defined]
+        extent = op.data.type.get_shape()[axis]  # type: ignore[attr-defined]
+        shape = target.type.get_shape()  # type: ignore[attr-defined]
+        ivs, inner = self.nest.nest(shape, [True] * len(shape))
+        body = LoopNestBuilder(inner)
+        raw = body.load(indices, ivs[axis : axis + rank])
+        index = body.insert(arith.IndexCastOp(raw, INDEX)).results[0]
+        zero = body.index(0)
+        negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
+        wrapped = body.insert(arith.AddiOp(index, body.index(extent))).results[0]
+        index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
+        index = body.insert(arith.MaxSIOp(index, zero)).results[0]
+        index = body.insert(arith.MinSIOp(index, body.index(extent - 1))).results[0]
+        source = [*ivs[:axis], index, *ivs[axis + rank :]]
+        body.store(body.load(data, source), target, ivs)
 
     def _return(self, op: ReturnOp, output_args: Sequence[SSAValue]) -> None:
         for value, out in zip(op.arguments, output_args):

@@ -621,6 +621,15 @@ def _pool2d(op: Operation, a: Arrays) -> Arrays:
     return [init + win.sum(axis=(-2, -1), dtype=init.dtype)]
 
 
+def _gather(op: Operation, a: Arrays) -> Arrays:
+    """np.take with negative indices wrapped and the rest clamped, as the op says."""
+    data, indices = a
+    axis = op.properties["axis"].value.data  # type: ignore[attr-defined]
+    extent = data.shape[axis]
+    wrapped = np.where(indices < 0, indices + extent, indices)
+    return [np.take(data, np.clip(wrapped, 0, extent - 1), axis=axis)]
+
+
 _TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
     "graph.constant": lambda op, a: [array_from_dense(op.properties["value"])],  # type: ignore[arg-type]
     "tensor.empty": _empty,
@@ -633,4 +642,5 @@ _TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
     "tensor.matmul": _matmul,
     "tensor.conv2d": _conv2d,
     "tensor.pool2d": _pool2d,
+    "tensor.gather": _gather,
 }

@@ -76,3 +76,33 @@ def test_memory_plan_reuses_buffers() -> None:
     compiled = ember.compile(light_model_path("squeezenet"))
     report = compiled.report
     assert 0 < report.arena_bytes < report.naive_bytes
+
+
+def _embedding_model() -> onnx.ModelProto:
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(5)
+    table = numpy_helper.from_array(rng.standard_normal((100, 16)).astype(np.float32), "table")
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["emb"], axis=0),
+         helper.make_node("ReduceMean", ["emb", "axes"], ["pooled"], keepdims=0)], "embedding",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 5])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [2, 16])],
+        [table, numpy_helper.from_array(np.array([1], np.int64), "axes")],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
+def test_embedding_lookup_with_run_time_indices() -> None:
+    model = _embedding_model()
+    ids = np.array([[1, 5, 99, -1, 0], [3, 3, 7, -100, 42]], np.int64)
+    (want,) = run_onnxruntime(model, {"ids": ids})
+    (got,) = ember.compile(model)(ids)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_out_of_range_indices_are_clamped_not_read_out_of_bounds() -> None:
+    compiled = ember.compile(_embedding_model())
+    wild = np.array([[10**9, -(10**9), 99, 0, 1]] * 2, np.int64)
+    clamped = np.array([[99, 0, 99, 0, 1]] * 2, np.int64)
+    np.testing.assert_array_equal(compiled(wild)[0], compiled(clamped)[0])

@@ -588,9 +588,8 @@ def test_unsupported_ops_are_listed_together() -> None:
     n = helper.make_node
     nodes = [
         n("Conv", ["x", "w"], ["c"]),
-        n("Gather", ["t", "idx"], ["g"]),
         n("Pad", ["t", "pads"], ["p"], mode="reflect"),
-        n("Gather", ["t", "idx"], ["g2"], axis=1),
+        n("Pad", ["t", "pads"], ["p2"], mode="edge"),
         n("Relu", ["c"], ["r"]),
     ]
     graph = helper.make_graph(
@@ -599,7 +598,7 @@ def test_unsupported_ops_are_listed_together() -> None:
          helper.make_tensor_value_info("w", TensorProto.FLOAT, [3, 2, 2, 2, 2]),
          helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 4]),
          helper.make_tensor_value_info("idx", TensorProto.INT64, [2])],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("r", "g", "p", "g2")],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("r", "p", "p2")],
         [numpy_helper.from_array(np.array([1, 1, 1, 1], np.int64), "pads")],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
@@ -608,18 +607,19 @@ def test_unsupported_ops_are_listed_together() -> None:
     with pytest.raises(DiagnosticException) as error:
         ConvertGraphToTensorPass().apply(Context(), module)
     assert str(error.value) == (
-        "convert-graph-to-tensor: cannot lower 3 ops: "
+        "convert-graph-to-tensor: cannot lower 2 ops: "
         "graph.conv (3-D Conv (only 2-D lowers for now)); "
-        "graph.gather (indices are not a constant); "
-        "graph.pad (mode 'reflect' (only constant padding lowers for now))"
+        "graph.pad (mode 'reflect' (only constant padding lowers for now), "
+        "mode 'edge' (only constant padding lowers for now))"
     )
     assert str(module) == before  # nothing was rewritten
 
 
-def test_large_constant_gather_is_reported() -> None:
-    module = _import("Gather", [randn(100, 3), Const(np.arange(65, dtype=np.int64))])
-    with pytest.raises(DiagnosticException, match=r"graph.gather \(65 indices \(at most 64"):
-        lower(module)
+def test_large_constant_gather_becomes_a_run_time_gather() -> None:
+    indices = np.arange(64, -1, -1, dtype=np.int64)
+    module = _import("Gather", [randn(100, 3), Const(indices)])
+    lower(module)
+    assert "tensor.gather" in [op.name for op in module.walk()]
 
 
 def test_unfolded_constants_are_removed() -> None:

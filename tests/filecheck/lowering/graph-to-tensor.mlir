@@ -291,11 +291,12 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-func.func @unsupported(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>, %t: tensor<4x4xf32>, %i: tensor<2xi64>) -> (tensor<1x3x3x3x3xf32>, tensor<2x4xf32>) {
+func.func @unsupported(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>, %t: tensor<4x4xf32>) -> (tensor<1x3x3x3x3xf32>, tensor<6x6xf32>) {
   %c = graph.conv %x, %w : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
-  %g = graph.gather %t, %i : (tensor<4x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
-  func.return %c, %g : tensor<1x3x3x3x3xf32>, tensor<2x4xf32>
+  %pads = graph.constant dense<1> : tensor<4xi64>
+  %p = graph.pad %t, %pads {mode = "reflect"} : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<6x6xf32>
+  func.return %c, %p : tensor<1x3x3x3x3xf32>, tensor<6x6xf32>
 }
 
 // Every op that cannot be lowered, with the reason, in one message.
-// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.conv (3-D Conv (only 2-D lowers for now)); graph.gather (indices are not a constant){{$}}
+// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.conv (3-D Conv (only 2-D lowers for now)); graph.pad (mode 'reflect' (only constant padding lowers for now)){{$}}

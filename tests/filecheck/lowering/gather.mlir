@@ -1,0 +1,24 @@
+// RUN: ember-opt %s | ember-opt | filecheck %s --check-prefix=ROUNDTRIP
+// RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
+
+// tensor.gather reads its indices at run time (an embedding lookup).
+func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
+  %e = tensor.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+  func.return %e : tensor<2x5x16xf32>
+}
+
+// ROUNDTRIP: %e = tensor.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+
+// One nest over the result; the index is loaded, wrapped if negative and
+// clamped into [0, 99] before the table is read.
+// CHECK:      loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:   loop.for %[[J:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:     loop.for %[[K:.*]] = 0 to 16 step 1 parallel {
+// CHECK-NEXT:       %[[RAW:.*]] = memref.load %ids[%[[I]], %[[J]]] : memref<2x5xi64>
+// CHECK-NEXT:       %[[IDX:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:            %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %{{.*}} : index
+// CHECK:            %[[WRAP:.*]] = arith.select %[[NEG]]
+// CHECK-NEXT:       %[[LOW:.*]] = arith.maxsi %[[WRAP]], %{{.*}} : index
+// CHECK:            %[[ROW:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+// CHECK-NEXT:       %[[V:.*]] = memref.load %table[%[[ROW]], %[[K]]] : memref<100x16xf32>
+// CHECK-NEXT:       memref.store %[[V]], %out0[%[[I]], %[[J]], %[[K]]] : memref<2x5x16xf32>
