@@ -13,6 +13,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+    from ember.passes.graph.canonicalize import CanonicalizePass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
@@ -20,6 +21,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.plan_memory import PlanMemoryPass
 
     passes: list[type[ModulePass]] = [
+        CanonicalizePass,
         FoldConstantsPass,
         InferShapesPass,
         ConvertGraphToTensorPass,

@@ -1,0 +1,236 @@
+"""`graph-canonicalize`: local simplifications of `graph` IR, as a table of rules.
+
+Each rule looks at one op and either returns the value that replaces the op's
+result (an existing value or a new op it built) or None when it does not
+apply. Rules never change what a program computes (a weight transposed at
+compile time holds the same numbers; x / c becomes x * (1/c) only when 1/c
+is exact):
+
+| op | rule |
+|---|---|
+| Identity, Dropout | x -> x |
+| Sum, Max, Min, Mean of one operand | -> that operand |
+| Add x + 0, Sub x - 0, Mul x * 1, Div x / 1 | -> x (when the result type is x's) |
+| Sub x - c (float constant) | -> Add x + (-c) |
+| Div x / c (c a power of two) | -> Mul x * (1/c) (exact: only then is 1/c exact) |
+| Transpose with the identity perm; Transpose of Transpose | -> x; one Transpose |
+| Reshape to x's own shape; Reshape of Reshape | -> x; one Reshape |
+| Squeeze(Unsqueeze(x, a), a), Unsqueeze(Squeeze(x, a), a) | -> x (when types agree) |
+| Expand to x's own shape; Cast to x's own type | -> x |
+| Gemm with transB and a constant B | -> Gemm with B transposed at compile time |
+
+Run `dce` afterwards to drop what the rules left unused (`graph-optimize`
+pipelines do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph.spec import AttrKind
+from ember.dialects.graph.types import attribute_from_value, dense_from_array, shape_of
+
+Rule = Callable[[GraphOp, PatternRewriter], SSAValue | None]
+
+
+def _constant(rewriter: PatternRewriter, op: Operation, array: np.ndarray) -> SSAValue:
+    attr = dense_from_array(array)
+    constant = ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
+    rewriter.insert(constant, _before(op))
+    return constant.results[0]
+
+
+def _before(op: Operation) -> InsertPoint:
+    return InsertPoint.before(op)
+
+
+def _build(rewriter: PatternRewriter, anchor: Operation, onnx_type: str, operands: list,
+           result_type: TensorType, properties: dict | None = None) -> SSAValue:  # fmt: skip
+    new = OPS_BY_ONNX_TYPE[onnx_type].build(operands=operands, result_types=[result_type],
+                                            properties=properties or {})  # fmt: skip
+    rewriter.insert(new, _before(anchor))
+    return new.results[0]
+
+
+def _same_type(op: GraphOp, value: SSAValue) -> bool:
+    return value.type == op.result_types[0]
+
+
+def _all_equal(value: SSAValue, scalar: float) -> bool:
+    array = constant_value_of(value)
+    return array is not None and array.size > 0 and bool(np.all(array == scalar))
+
+
+# --------------------------------------------------------------------- rules
+
+
+def forward_first(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    """Identity, Dropout, and variadic ops of one operand."""
+    if len(op.operands) == 1 and _same_type(op, op.operands[0]):
+        return op.operands[0]
+    return None
+
+
+def neutral_element(neutral: float, commutative: bool) -> Rule:
+    def rule(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+        a, b = op.operands
+        if _all_equal(b, neutral) and _same_type(op, a):
+            return a
+        if commutative and _all_equal(a, neutral) and _same_type(op, b):
+            return b
+        return None
+
+    return rule
+
+
+def _float_constant(value: SSAValue) -> np.ndarray | None:
+    array = constant_value_of(value)
+    return array if array is not None and array.dtype.kind == "f" else None
+
+
+def sub_to_add(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    constant = _float_constant(op.operands[1])
+    if constant is None:
+        return None
+    negated = _constant(rewriter, op, -constant)
+    return _build(rewriter, op, "Add", [op.operands[0], negated], op.result_types[0])  # type: ignore[arg-type]
+
+
+def div_to_mul(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    constant = _float_constant(op.operands[1])
+    if constant is None or not np.all(np.isfinite(constant)) or np.any(constant == 0):
+        return None
+    mantissa, _ = np.frexp(constant)
+    if not np.all(np.abs(mantissa) == 0.5):  # 1/c is exact only for powers of two
+        return None
+    reciprocal = _constant(rewriter, op, (1 / constant).astype(constant.dtype))
+    return _build(rewriter, op, "Mul", [op.operands[0], reciprocal], op.result_types[0])  # type: ignore[arg-type]
+
+
+def transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    x = op.operands[0]
+    rank = len(shape_of(x.type))
+    perm = op.attr("perm") or list(reversed(range(rank)))
+    if perm == list(range(rank)):
+        return x
+    inner = x.owner
+    if isinstance(inner, GraphOp) and inner.SPEC.onnx_type == "Transpose":
+        inner_perm = inner.attr("perm") or list(reversed(range(rank)))
+        combined = [inner_perm[p] for p in perm]
+        if combined == list(range(rank)):
+            return inner.operands[0]
+        return _build(rewriter, op, "Transpose", [inner.operands[0]], op.result_types[0],  # type: ignore[arg-type]
+                      {"perm": attribute_from_value(AttrKind.INTS, combined)})  # fmt: skip
+    return None
+
+
+def reshape(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    x = op.operands[0]
+    if _same_type(op, x):
+        return x
+    inner = x.owner
+    result_shape = shape_of(op.result_types[0])
+    if (
+        isinstance(inner, GraphOp)
+        and inner.SPEC.onnx_type == "Reshape"
+        and min(result_shape, default=0) >= 0
+    ):
+        shape = _constant(rewriter, op, np.asarray(result_shape, dtype=np.int64))
+        return _build(rewriter, op, "Reshape", [inner.operands[0], shape], op.result_types[0])  # type: ignore[arg-type]
+    return None
+
+
+def undo(inverse: str) -> Rule:
+    """Squeeze(Unsqueeze(x, a), a) and the converse give back x."""
+
+    def rule(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+        inner = op.operands[0].owner
+        if not (isinstance(inner, GraphOp) and inner.SPEC.onnx_type == inverse):
+            return None
+        axes, inner_axes = op.operand_group("axes"), inner.operand_group("axes")
+        if not axes or not inner_axes:
+            return None
+        a, b = constant_value_of(axes[0]), constant_value_of(inner_axes[0])
+        if a is None or b is None or a.tolist() != b.tolist():
+            return None
+        source = inner.operands[0]
+        return source if _same_type(op, source) else None
+
+    return rule
+
+
+def same_type_no_op(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    """Expand to x's shape, Cast to x's type."""
+    return op.operands[0] if _same_type(op, op.operands[0]) else None
+
+
+def gemm_constant_transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    if not op.attr("transB"):
+        return None
+    b = constant_value_of(op.operand_group("B")[0])
+    if b is None:
+        return None
+    transposed = _constant(rewriter, op, np.ascontiguousarray(b.T))
+    properties = {k: v for k, v in op.properties.items() if k != "transB"}
+    c = op.operand_group("C")
+    new = OPS_BY_ONNX_TYPE["Gemm"].build(
+        operands=[op.operand_group("A")[0], transposed, c], result_types=[op.result_types[0]],
+        properties=properties,
+    )  # fmt: skip
+    rewriter.insert(new, _before(op))
+    return new.results[0]
+
+
+RULES: dict[str, list[Rule]] = {
+    "Identity": [forward_first],
+    "Dropout": [forward_first],
+    "Sum": [forward_first],
+    "Max": [forward_first],
+    "Min": [forward_first],
+    "Mean": [forward_first],
+    "Add": [neutral_element(0.0, commutative=True)],
+    "Sub": [neutral_element(0.0, commutative=False), sub_to_add],
+    "Mul": [neutral_element(1.0, commutative=True)],
+    "Div": [neutral_element(1.0, commutative=False), div_to_mul],
+    "Transpose": [transpose],
+    "Reshape": [reshape],
+    "Squeeze": [undo("Unsqueeze")],
+    "Unsqueeze": [undo("Squeeze")],
+    "Expand": [same_type_no_op],
+    "Cast": [same_type_no_op],
+    "Gemm": [gemm_constant_transpose],
+}
+
+
+class ApplyRules(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GraphOp):
+            return
+        for rule in RULES.get(op.SPEC.onnx_type, ()):
+            replacement = rule(op, rewriter)
+            if replacement is not None:
+                replacement.name_hint = replacement.name_hint or op.results[0].name_hint
+                rewriter.replace(op, [], [replacement])
+                return
+
+
+class CanonicalizePass(ModulePass):
+    """Applies the rule table until nothing changes."""
+
+    name = "graph-canonicalize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ApplyRules(), apply_recursively=True).rewrite_module(op)
