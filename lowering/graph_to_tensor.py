@@ -15,7 +15,10 @@ by a table from ONNX op type to the function that lowers it:
   AveragePool (2-D) pad (-inf or 0; ceil_mode is extra high padding) and run
   `tensor.pool2d`, averages divided by the window size or, when windows see
   different numbers of elements, by a count computed with NumPy at compile
-  time and passed as a `graph.constant`. Global pools are reductions.
+  time and passed as a `graph.constant`. 1-D windows are reshaped to
+  N x C x 1 x L (filters F x C x 1 x K) and lowered as 2-D; 3-D (and higher)
+  windows use one generic in place of the named op. Global pools are
+  reductions.
 - contractions: Gemm and MatMul become `tensor.matmul` (rank 2, or rank 3 for
   batches, after broadcast copies and `tensor.reshape`), with copy generics
   for transposes and a generic epilogue for alpha and beta * C.
@@ -28,9 +31,11 @@ by a table from ONNX op type to the function that lowers it:
 - data movement: Reshape/Flatten/Squeeze/Unsqueeze are `tensor.reshape`;
   Transpose, Expand, Tile, DepthToSpace and negative-step Slice are copies
   with permuted, broadcast or reversed maps; Concat, Split, Slice, Pad
-  (constant mode) and Gather (constant indices, at most 64) are
-  `tensor.insert_slice`, `tensor.extract_slice` and `tensor.pad`; other
-  Gathers are `tensor.gather` (indices read at run time).
+  and Gather (constant indices, at most 64) are `tensor.insert_slice`,
+  `tensor.extract_slice` and `tensor.pad` (Pad in edge, reflect or wrap mode:
+  slices of the input, some copied with reversed or broadcast maps, inserted
+  around it axis by axis); other Gathers are `tensor.gather` (indices read at
+  run time).
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 
@@ -1014,7 +1019,9 @@ def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """Constant mode: negative pads crop with `tensor.extract_slice` first."""
+    """Negative pads crop with `tensor.extract_slice` first. Constant mode is a
+    `tensor.pad`; edge, reflect and wrap build each padded axis in turn from
+    slices of the input (see `_pad_axis`)."""
     x = op.operand_group("data")[0]
     shape = _shape(x)
     pads = _int_constant(op.operand_group("pads")[0])
@@ -1024,16 +1031,71 @@ def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
     for i, axis in enumerate(axes):
         axis = _normalize_axis(axis, len(shape))
         low[axis], high[axis] = pads[i], pads[i + len(axes)]
-    filler = constant_value_of(value_group[0]) if value_group else None
-    value = 0 if filler is None or filler.size == 0 else filler.reshape(-1)[0].item()
     sizes = [d - max(-lo, 0) - max(-hi, 0) for d, lo, hi in zip(shape, low, high)]
-    cropped = e.extract(x, [max(-p, 0) for p in low], sizes)
-    return [e.pad(cropped, [max(p, 0) for p in low], [max(p, 0) for p in high], value)]
+    y = e.extract(x, [max(-p, 0) for p in low], sizes)
+    low, high = [max(p, 0) for p in low], [max(p, 0) for p in high]
+    mode = op.attr("mode")
+    if mode == "constant":
+        filler = constant_value_of(value_group[0]) if value_group else None
+        value = 0 if filler is None or filler.size == 0 else filler.reshape(-1)[0].item()
+        return [e.pad(y, low, high, value)]
+    for axis, (lo, hi) in enumerate(zip(low, high)):
+        if lo or hi:
+            y = _pad_axis(e, y, axis, lo, hi, mode)
+    return [y]
+
+
+def _index_runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(first index, step, length) runs of `indices` with step 1, -1 or 0."""
+    runs: list[tuple[int, int, int]] = []
+    for index in indices:
+        if runs:
+            first, step, length = runs[-1]
+            last = first + step * (length - 1)
+            if length == 1 and abs(index - last) <= 1:
+                runs[-1] = (first, index - last, 2)
+                continue
+            if length > 1 and index - last == step:
+                runs[-1] = (first, step, length + 1)
+                continue
+        runs.append((index, 1, 1))
+    return runs
+
+
+def _pad_axis(e: Emitter, x: SSAValue, axis: int, low: int, high: int, mode: str) -> SSAValue:
+    """Pads one axis in edge, reflect or wrap mode: the input goes in the middle
+    of a `tensor.empty`; each side is read from input positions (NumPy's
+    `np.pad` of an index range), as runs of `tensor.extract_slice` pieces:
+    ascending runs (wrap) as they are, descending runs (reflect) copied with a
+    reversed map `(d) -> (-d + length - 1)`, repeated positions (edge) copied
+    from a size-1 slice with a map reading index 0."""
+    shape, t = _shape(x), _elem(x)
+    rank, extent = len(shape), shape[axis]
+    source = np.pad(np.arange(extent), (low, high), mode=mode)
+    out = [*shape[:axis], extent + low + high, *shape[axis + 1 :]]
+    dest = e.insert(x, e.empty(out, t), [low if i == axis else 0 for i in range(rank)])
+    sides = [(0, source[:low]), (low + extent, source[low + extent :])]
+    for position, indices in sides:
+        for first, step, length in _index_runs([int(i) for i in indices]):
+            start = first if step >= 0 else first - length + 1
+            size = 1 if step == 0 else length
+            offsets = [start if i == axis else 0 for i in range(rank)]
+            piece = e.extract(x, offsets, [size if i == axis else d for i, d in enumerate(shape)])
+            if step != 1:
+                read = -_dim(axis) + (length - 1) if step < 0 else 0
+                maps = [_map(rank, [read if i == axis else _dim(i) for i in range(rank)])]
+                piece_shape = [length if i == axis else d for i, d in enumerate(shape)]
+                piece = e.parallel([piece], piece_shape, t, _copy, maps=maps)
+            dest = e.insert(piece, dest, [position if i == axis else 0 for i in range(rank)])
+            position += length
+    return dest
 
 
 def _check_pad(op: GraphOp) -> str | None:
-    if op.attr("mode") != "constant":
-        return f"mode '{op.attr('mode')}' (only constant padding lowers for now)"
+    if op.attr("mode") != "constant":  # constant_value is not read
+        if not _constant_operands(op, "pads", "axes"):
+            return "pads and axes must be constants"
+        return None
     if not _constant_operands(op, "pads", "constant_value", "axes"):
         return "pads, constant_value and axes must be constants"
     return None
@@ -1063,15 +1125,41 @@ class DataMovementPattern(FamilyPattern):
 # ---------------------------------------------------------------- windows
 
 Pads = list[tuple[int, int]]
+AttrFn = Callable[[str], Any]
+
+
+def _window_attr(op: GraphOp) -> AttrFn:
+    """`op.attr`, except that a 1-D window's kernel_shape, strides, dilations and
+    pads get a leading 1 (pads 0): a 1-D window lowers as a 2-D one over
+    N x C x 1 x L."""
+    if len(_shape(op.operands[0])) != 3:
+        return op.attr
+
+    def attr(name: str) -> Any:
+        value = op.attr(name)
+        if not value:
+            return value
+        if name in ("kernel_shape", "strides", "dilations"):
+            return [1, *value]
+        if name == "pads":
+            return [0, value[0], 0, value[1]]
+        return value
+
+    return attr
+
+
+def _unit_height(shape: Shape) -> Shape:
+    """N x C x L -> N x C x 1 x L (other ranks unchanged)."""
+    return (*shape[:2], 1, *shape[2:]) if len(shape) == 3 else shape
 
 
 def _window_params(
-    op: GraphOp, spatial: Shape, kernel: Sequence[int]
+    attr: AttrFn, spatial: Shape, kernel: Sequence[int]
 ) -> tuple[list[int], list[int], Pads]:
-    """Strides, dilations and (begin, end) pads of a 2-D window, auto_pad resolved."""
-    strides = op.attr("strides") or [1] * len(spatial)
-    dilations = op.attr("dilations") or [1] * len(spatial)
-    auto_pad = op.attr("auto_pad")
+    """Strides, dilations and (begin, end) pads of a window, auto_pad resolved."""
+    strides = attr("strides") or [1] * len(spatial)
+    dilations = attr("dilations") or [1] * len(spatial)
+    auto_pad = attr("auto_pad")
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads: Pads = []
         for n, k, s, d in zip(spatial, kernel, strides, dilations):
@@ -1083,7 +1171,7 @@ def _window_params(
     elif auto_pad == "VALID":
         pads = [(0, 0)] * len(spatial)
     else:
-        flat = op.attr("pads") or [0] * (2 * len(spatial))
+        flat = attr("pads") or [0] * (2 * len(spatial))
         pads = list(zip(flat[: len(spatial)], flat[len(spatial) :]))
     return strides, dilations, pads
 
@@ -1092,31 +1180,63 @@ def _pad_spatial(e: Emitter, x: SSAValue, pads: Pads, value: float) -> SSAValue:
     return e.pad(x, [0, 0, *[p[0] for p in pads]], [0, 0, *[p[1] for p in pads]], value)
 
 
+def _conv_generic(
+    e: Emitter, x: SSAValue, w: SSAValue, init: SSAValue, strides: Sequence[int],
+    dilations: Sequence[int], groups: int,
+) -> SSAValue:  # fmt: skip
+    """An N-D convolution of the padded `x` as one generic over (n, f, o..., c,
+    k...): out[n, f, o...] += x[n, channel, o*s + k*d...] * w[f, c, k...], with
+    channel = (f floordiv (F / groups)) * (C / groups) + c, as Conv2DOp.generalize."""
+    filters, group_channels, *kernel = _shape(w)
+    s = len(kernel)
+    count = 2 * s + 3
+    n, f, c = _dim(0), _dim(1), _dim(2 + s)
+    outs = [_dim(2 + i) for i in range(s)]
+    ks = [_dim(3 + s + i) for i in range(s)]
+    channel = c if groups == 1 else (f // (filters // groups)) * group_channels + c
+    reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
+    maps = [_map(count, [n, channel, *reads]), _map(count, [f, c, *ks]),
+            _map(count, [n, f, *outs])]  # fmt: skip
+    iterators = [PARALLEL] * (2 + s) + [REDUCTION] * (1 + s)
+    return e.generic([x, w], [init], maps, iterators,
+                     lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
+
+
 def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """pad + fill 0 + `tensor.conv2d` (+ a generic adding the bias per channel)."""
+    """pad + fill 0 + `tensor.conv2d` (+ a generic adding the bias per channel).
+    1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and back; 3-D: one
+    generic instead of the named op."""
     x, w = op.operand_group("X")[0], op.operand_group("W")[0]
-    strides, dilations, pads = _window_params(op, _shape(x)[2:], _shape(w)[2:])
-    result_type = op.result_types[0]
     out, t = _shape(op.results[0]), _elem(x)
-    props = {"strides": _int_array(strides), "dilations": _int_array(dilations),
-             "groups": IntegerAttr(op.attr("group"), i64)}  # fmt: skip
-    operands = [_pad_spatial(e, x, pads, 0), w, e.fill(0, out, t)]
-    y = e.value(
-        tdialect.Conv2DOp.build(operands=operands, result_types=[result_type], properties=props)
-    )
+    x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
+    shape = _unit_height(out)
+    strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
+    padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
+    groups = op.attr("group")
+    if len(shape) == 4:
+        props = {"strides": _int_array(strides), "dilations": _int_array(dilations),
+                 "groups": IntegerAttr(groups, i64)}  # fmt: skip
+        y = e.value(
+            tdialect.Conv2DOp.build(
+                operands=[padded, w, init], result_types=[TensorType(t, list(shape))],
+                properties=props,
+            )
+        )  # fmt: skip
+    else:
+        y = _conv_generic(e, padded, w, init, strides, dilations, groups)
     bias = op.operand_group("B")
-    if not bias:
-        return [y]
-    maps = [_identity(4), _dims_map(4, [1])]
-    return [e.parallel([y, bias[0]], out, t, lambda b, a: b.add(a[0], a[1]), maps=maps)]
+    if bias:
+        maps = [_identity(len(shape)), _dims_map(len(shape), [1])]
+        y = e.parallel([y, bias[0]], shape, t, lambda b, a: b.add(a[0], a[1]), maps=maps)
+    return [e.reshape(y, out)]
 
 
-def _pool_padding(op: GraphOp, spatial: Shape) -> tuple[list[int], list[int], Pads, Pads]:
+def _pool_padding(attr: AttrFn, spatial: Shape) -> tuple[list[int], list[int], Pads, Pads]:
     """Strides, dilations, the explicit pads, and the pads that also make room
     for every ceil_mode window (extra high padding)."""
-    kernel = op.attr("kernel_shape")
-    strides, dilations, pads = _window_params(op, spatial, kernel)
-    ceil_mode = bool(op.attr("ceil_mode")) and op.attr("auto_pad") == "NOTSET"
+    kernel = attr("kernel_shape")
+    strides, dilations, pads = _window_params(attr, spatial, kernel)
+    ceil_mode = bool(attr("ceil_mode")) and attr("auto_pad") == "NOTSET"
     full: Pads = []
     for n, k, s, d, (low, high) in zip(spatial, kernel, strides, dilations, pads):
         extent = (k - 1) * d + 1
@@ -1138,41 +1258,81 @@ def average_pool_counts(
     mask = np.pad(mask, [(0, f[1] - p[1]) for f, p in zip(full, pads)])
     extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     windows = sliding_window_view(mask, extents)
-    windows = windows[:: strides[0], :: strides[1], :: dilations[0], :: dilations[1]]
-    return windows.sum(axis=(-2, -1))
+    steps = (*[slice(None, None, s) for s in strides], *[slice(None, None, d) for d in dilations])
+    return windows[steps].sum(axis=tuple(range(len(spatial), 2 * len(spatial))))
+
+
+def _pool_generic(
+    e: Emitter, x: SSAValue, init: SSAValue, kind: str, kernel: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int],
+) -> SSAValue:  # fmt: skip
+    """An N-D pooling of the padded `x` as one generic over (n, c, o..., k...),
+    with a window-shaped `tensor.empty` giving the kernel dims their extent (as
+    Pool2DOp.generalize)."""
+    s = len(kernel)
+    count = 2 + 2 * s
+    outs = [_dim(2 + i) for i in range(s)]
+    ks = [_dim(2 + s + i) for i in range(s)]
+    reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
+    t = _elem(x)
+    window = e.empty(kernel, t)
+    maps = [_map(count, [_dim(0), _dim(1), *reads]), _map(count, ks),
+            _map(count, [_dim(0), _dim(1), *outs])]  # fmt: skip
+    iterators = [PARALLEL] * (2 + s) + [REDUCTION] * s
+    body = tdialect.reduce_body(t, kind, 3)
+    return e.value(tdialect.GenericOp([x, window], [init], maps, iterators, body))
 
 
 def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """pad (lowest value for max, 0 for average) + `tensor.pool2d`; averages are
-    divided by the window size, or by a constant of per-position counts."""
+    divided by the window size, or by a constant of per-position counts.
+    1-D: reshaped to N x C x 1 x L and back; 3-D: one generic instead of the
+    named op."""
     x = op.operands[0]
     t, out = _elem(x), _shape(op.results[0])
-    strides, dilations, pads, full = _pool_padding(op, _shape(x)[2:])
+    x, shape = e.reshape(x, _unit_height(_shape(x))), _unit_height(out)
+    attr = _window_attr(op)
+    strides, dilations, pads, full = _pool_padding(attr, _shape(x)[2:])
     is_max = op.SPEC.onnx_type == "MaxPool"
+    kind = "max" if is_max else "sum"
     low = _lowest(t) if is_max else 0
-    kernel = op.attr("kernel_shape")
-    props = {"kind": StringAttr("max" if is_max else "sum"), "kernel": _int_array(kernel),
-             "strides": _int_array(strides), "dilations": _int_array(dilations)}  # fmt: skip
-    operands = [_pad_spatial(e, x, full, low), e.fill(low, out, t)]
-    y = e.value(
-        tdialect.Pool2DOp.build(
-            operands=operands, result_types=[op.result_types[0]], properties=props
-        )
-    )
-    if is_max:
-        return [y]
-    counts = average_pool_counts(_shape(x)[2:], kernel, strides, dilations, pads, full,
-                                 bool(op.attr("count_include_pad")))  # fmt: skip
+    kernel = attr("kernel_shape")
+    padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
+    if len(shape) == 4:
+        props = {"kind": StringAttr(kind), "kernel": _int_array(kernel),
+                 "strides": _int_array(strides), "dilations": _int_array(dilations)}  # fmt: skip
+        y = e.value(
+            tdialect.Pool2DOp.build(
+                operands=[padded, init], result_types=[TensorType(t, list(shape))],
+                properties=props,
+            )
+        )  # fmt: skip
+    else:
+        y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
+    if not is_max:
+        y = _divide_by_counts(e, y, attr, _shape(x)[2:], kernel, strides, dilations, pads, full)
+    return [e.reshape(y, out)]
+
+
+def _divide_by_counts(
+    e: Emitter, y: SSAValue, attr: AttrFn, spatial: Shape, kernel: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int], pads: Pads, full: Pads,
+) -> SSAValue:  # fmt: skip
+    """Window sums divided by the window size, or by a constant of per-position
+    counts when windows see different numbers of elements."""
+    shape, t = _shape(y), _elem(y)
+    counts = average_pool_counts(spatial, kernel, strides, dilations, pads, full,
+                                 bool(attr("count_include_pad")))  # fmt: skip
     if np.all(counts == counts.flat[0]):
         size = float(counts.flat[0])
-        return [e.parallel([y], out, t, lambda b, a: b.div(a[0], b.const(size, t)))]
+        return e.parallel([y], shape, t, lambda b, a: b.div(a[0], b.const(size, t)))
     count_tensor = e.constant(counts.astype(np.float32))
-    maps = [_identity(4), _dims_map(4, [2, 3])]
+    maps = [_identity(len(shape)), _dims_map(len(shape), range(2, len(shape)))]
 
     def divide(b: Body, a: list[SSAValue]) -> SSAValue:
         return b.div(a[0], b.convert(a[1], t))
 
-    return [e.parallel([y, count_tensor], out, t, divide, maps=maps)]
+    return e.parallel([y, count_tensor], shape, t, divide, maps=maps)
 
 
 def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -1189,20 +1349,12 @@ def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(y, _shape(op.results[0]))]
 
 
-def _check_2d(op: GraphOp) -> str | None:
-    rank = len(_shape(op.operands[0]))
-    if rank != 4:
-        return f"{rank - 2}-D {op.SPEC.onnx_type} (only 2-D lowers for now)"
-    return None
-
-
 class WindowPattern(FamilyPattern):
     """Convolution and pooling."""
 
     lowerings = {"Conv": _lower_conv, "MaxPool": _lower_pool, "AveragePool": _lower_pool,
                  "GlobalAveragePool": _lower_global_pool,
                  "GlobalMaxPool": _lower_global_pool}  # fmt: skip
-    checks = {"Conv": _check_2d, "MaxPool": _check_2d, "AveragePool": _check_2d}
 
 
 # ----------------------------------------------------------- contractions

@@ -30,6 +30,7 @@ from tests.support.models import (
     light_model_path,
     mlp,
     random_inputs,
+    run_onnxruntime,
     transformer_encoder,
     with_random_weights,
 )
@@ -318,6 +319,8 @@ OTHER_ELEMENTWISE_CASES = [
 ]  # fmt: skip
 
 _IMAGE = randn(2, 4, 9, 9)
+_SIGNAL = randn(2, 3, 11)
+_VOLUME = randn(1, 2, 5, 6, 7)
 
 WINDOW_CASES = [
     case("Conv", [randn(1, 3, 8, 8), randn(5, 3, 3, 3)], tol=LINALG_TOL),
@@ -351,6 +354,45 @@ WINDOW_CASES = [
     case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1,
                                    "pads": [1, 1, 1, 1], "count_include_pad": 1},
          id="ceil-include-pad"),
+    # 1-D: lowered as 2-D over N x C x 1 x L
+    case("Conv", [randn(2, 3, 12), randn(4, 3, 3), randn(4)], {"pads": [1, 2]}, id="1d-pads-bias",
+         tol=LINALG_TOL),
+    case("Conv", [randn(1, 4, 13), randn(6, 2, 3)],
+         {"strides": [2], "dilations": [2], "group": 2, "pads": [0, 1]},
+         id="1d-strided-dilated-grouped", tol=LINALG_TOL),
+    case("Conv", [randn(1, 2, 9), randn(3, 2, 4)], {"auto_pad": "SAME_LOWER", "strides": [2]},
+         id="1d-same-lower", tol=LINALG_TOL),
+    case("Conv", [randn(1, 3, 10), randn(3, 1, 3)], {"group": 3, "auto_pad": "SAME_UPPER"},
+         id="1d-depthwise-same-upper", tol=LINALG_TOL),
+    case("MaxPool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}, id="1d"),
+    case("MaxPool", [_SIGNAL], {"kernel_shape": [2], "strides": [2], "ceil_mode": 1,
+                                "dilations": [2]}, id="1d-ceil-dilated"),
+    case("MaxPool", [_SIGNAL], {"kernel_shape": [4], "strides": [3], "auto_pad": "SAME_UPPER"},
+         id="1d-same-upper"),
+    case("AveragePool", [_SIGNAL], {"kernel_shape": [3]}, id="1d"),
+    case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 2]},
+         id="1d-exclude-pad"),
+    case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [2, 1],
+                                    "count_include_pad": 1, "ceil_mode": 1},
+         id="1d-ceil-include-pad"),
+    # 3-D: one generic
+    case("Conv", [randn(1, 2, 5, 6, 5), randn(3, 2, 2, 3, 2)], id="3d", tol=LINALG_TOL),
+    case("Conv", [randn(2, 4, 6, 5, 7), randn(6, 2, 3, 2, 3), randn(6)],
+         {"strides": [2, 1, 2], "dilations": [1, 2, 1], "group": 2, "pads": [1, 0, 1, 0, 1, 2]},
+         id="3d-strided-dilated-grouped-bias", tol=LINALG_TOL),
+    case("Conv", [randn(1, 3, 5, 5, 4), randn(3, 1, 3, 3, 3)],
+         {"group": 3, "auto_pad": "SAME_UPPER", "strides": [2, 1, 1]},
+         id="3d-depthwise-same-upper", tol=LINALG_TOL),
+    case("MaxPool", [_VOLUME], {"kernel_shape": [2, 3, 2], "strides": [2, 2, 1],
+                                "pads": [1, 1, 0, 0, 1, 1]}, id="3d"),
+    case("MaxPool", [_VOLUME], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2], "ceil_mode": 1,
+                                "dilations": [1, 2, 1]}, id="3d-ceil-dilated"),
+    case("AveragePool", [_VOLUME], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}, id="3d"),
+    case("AveragePool", [_VOLUME], {"kernel_shape": [3, 2, 3], "strides": [2, 1, 2],
+                                    "pads": [1, 0, 1, 1, 1, 0], "ceil_mode": 1},
+         id="3d-ceil-exclude-pad"),
+    case("AveragePool", [_VOLUME], {"kernel_shape": [3, 3, 2], "auto_pad": "SAME_LOWER",
+                                    "count_include_pad": 1}, id="3d-same-lower-include-pad"),
     case("GlobalAveragePool", [_IMAGE]),
     case("GlobalAveragePool", [randn(2, 3, 5)], id="1d"),
     case("GlobalMaxPool", [_IMAGE]),
@@ -442,6 +484,15 @@ TENSOR_CASES = [
     case("Pad", [randn(2, 3, 4), i64(1, -1, 2, 0), Const(np.array(1.5, F32)), i64(0, 2)],
          id="axes-negative-value"),
     case("Pad", [ints(0, 9, 3, 4), i64(1, 1, 1, 1), Const(np.array(-7, np.int32))], id="int"),
+    *[case("Pad", [randn(3, 4, 5), i64(0, 2, 1, 1, 3, 2)], {"mode": mode}, id=mode)
+      for mode in ("edge", "reflect", "wrap")],
+    *[case("Pad", [randn(2, 3, 4), i64(-1, 2, 1, -1), Const(np.array(9.0, F32)), i64(1, -1)],
+           {"mode": mode}, id=f"{mode}-axes-crop") for mode in ("edge", "reflect", "wrap")],
+    *[case("Pad", [randn(2, 3), i64(5, 7, 4, 6)], {"mode": mode}, id=f"{mode}-wide")
+      for mode in ("edge", "reflect", "wrap")],
+    case("Pad", [ints(0, 9, 1, 4, dtype=np.int64), i64(2, 1, 1, 3)], {"mode": "reflect"},
+         id="reflect-int-single-row"),
+    case("Pad", [ints(0, 9, 3, 4), i64(0, 1, 0, 2)], {"mode": "edge"}, id="edge-int"),
 ]  # fmt: skip
 
 _R = randn(2, 3, 4, scale=2.0)
@@ -533,6 +584,38 @@ def test_opset17_model() -> None:
     check_lowering(model, {"x": randn(2, 3, 4)})
 
 
+COMPILED_CASES = [
+    case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
+         {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),
+    case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 2]},
+         id="1d"),
+    case("Conv", [randn(2, 4, 6, 5, 7), randn(6, 2, 3, 2, 3), randn(6)],
+         {"strides": [2, 1, 2], "dilations": [1, 2, 1], "group": 2, "pads": [1, 0, 1, 0, 1, 2]},
+         id="3d"),
+    case("MaxPool", [_VOLUME], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2], "ceil_mode": 1},
+         id="3d"),
+    case("AveragePool", [_VOLUME], {"kernel_shape": [3, 2, 3], "strides": [2, 1, 2],
+                                    "pads": [1, 0, 1, 1, 1, 0]}, id="3d"),
+    *[case("Pad", [randn(2, 3, 4), i64(-1, 2, 1, -1), Const(np.array(9.0, F32)), i64(1, -1)],
+           {"mode": mode}, id=mode) for mode in ("edge", "reflect", "wrap")],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
+                         COMPILED_CASES)  # fmt: skip
+def test_compiled_agrees_with_onnxruntime(
+    op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
+    tol: tuple[float, float], opset: int, fold: bool,
+) -> None:  # fmt: skip
+    """1-D and 3-D windows and the edge/reflect/wrap Pad modes, compiled end to end."""
+    model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
+    expected = run_onnxruntime(model, feeds)
+    got = ember.compile(model).run(feeds)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape, (g.shape, e.shape)
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)
+
+
 # ------------------------------------------------------------ models
 
 
@@ -587,9 +670,10 @@ def test_dynamic_shape_is_reported() -> None:
 def test_unsupported_ops_are_listed_together() -> None:
     n = helper.make_node
     nodes = [
-        n("Conv", ["x", "w"], ["c"]),
-        n("Pad", ["t", "pads"], ["p"], mode="reflect"),
-        n("Pad", ["t", "pads"], ["p2"], mode="edge"),
+        n("Conv", ["x", "w"], ["c"]),  # lowers, but nothing is rewritten
+        n("Pad", ["t", "pads", "v"], ["p"]),
+        n("Pad", ["t", "pads", "v"], ["p2"], mode="reflect"),  # the value is not read
+        n("Pow", ["u", "u"], ["q"]),
         n("Relu", ["c"], ["r"]),
     ]
     graph = helper.make_graph(
@@ -597,8 +681,10 @@ def test_unsupported_ops_are_listed_together() -> None:
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4, 4]),
          helper.make_tensor_value_info("w", TensorProto.FLOAT, [3, 2, 2, 2, 2]),
          helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 4]),
-         helper.make_tensor_value_info("idx", TensorProto.INT64, [2])],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("r", "p", "p2")],
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("u", TensorProto.UINT8, [3])],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("r", "p", "p2")]
+        + [helper.make_tensor_value_info("q", TensorProto.UINT8, None)],
         [numpy_helper.from_array(np.array([1, 1, 1, 1], np.int64), "pads")],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
@@ -608,9 +694,8 @@ def test_unsupported_ops_are_listed_together() -> None:
         ConvertGraphToTensorPass().apply(Context(), module)
     assert str(error.value) == (
         "convert-graph-to-tensor: cannot lower 2 ops: "
-        "graph.conv (3-D Conv (only 2-D lowers for now)); "
-        "graph.pad (mode 'reflect' (only constant padding lowers for now), "
-        "mode 'edge' (only constant padding lowers for now))"
+        "graph.pad (pads, constant_value and axes must be constants); "
+        "graph.pow (unsigned integer operands)"
     )
     assert str(module) == before  # nothing was rewritten
 

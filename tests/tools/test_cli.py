@@ -91,20 +91,20 @@ def test_ember_opt_verify_error(tmp_path: Path) -> None:
 
 
 def test_compile_reports_an_op_without_a_lowering(tmp_path: Path) -> None:
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
-    weight = numpy_helper.from_array(np.ones((2, 1, 3, 3, 3), np.float32), "w")
     graph = helper.make_graph(
-        [helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d")], "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5, 5])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3, 3])], [weight],
+        [helper.make_node("Pow", ["x", "y"], ["z"], name="upow")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [4]),
+         helper.make_tensor_value_info("y", TensorProto.UINT8, [4])],
+        [helper.make_tensor_value_info("z", TensorProto.UINT8, [4])],
     )  # fmt: skip
-    path = tmp_path / "conv3d.onnx"
+    path = tmp_path / "upow.onnx"
     path.write_bytes(
         helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
     )
     result = run("ember", "compile", str(path), "-o", str(tmp_path / "out"))
-    assert_one_line_error(result, "convert-graph-to-tensor", "graph.conv", "3-D Conv")
+    assert_one_line_error(result, "convert-graph-to-tensor", "graph.pow", "unsigned")
 
 
 def test_bench_prints_both_engines_and_the_ratio() -> None:

@@ -278,6 +278,23 @@ func.func @shape_query(%x: tensor<2x3xf32>) -> tensor<2xi64> {
 
 // -----
 
+func.func @pad_reflect(%t: tensor<2x4xf32>) -> tensor<2x7xf32> {
+  %pads = graph.constant dense<[0, 2, 0, 1]> : tensor<4xi64>
+  %p = graph.pad %t, %pads {mode = "reflect"} : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<2x7xf32>
+  func.return %p : tensor<2x7xf32>
+}
+
+// The input in the middle; the low side is t[:, 2:0:-1] (a reversed copy), the high side t[:, 2:3].
+// CHECK-LABEL: func.func @pad_reflect(
+// CHECK:         %[[MID:.*]] = tensor.insert_slice %t into %{{.*}} {offsets = array<i64: 0, 2>, sizes = array<i64: 2, 4>
+// CHECK:         %[[LOW:.*]] = tensor.extract_slice %t {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 2>
+// CHECK:         tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, ((d1 * -1) + 1))>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:         tensor.insert_slice %{{.*}} into %[[MID]] {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 2>
+// CHECK:         tensor.extract_slice %t {offsets = array<i64: 0, 2>, sizes = array<i64: 2, 1>
+// CHECK:         %p = tensor.insert_slice %{{.*}} {offsets = array<i64: 0, 6>, sizes = array<i64: 2, 1>
+
+// -----
+
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %y = graph.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   func.return %y : tensor<?x4xf32>
@@ -291,12 +308,15 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-func.func @unsupported(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>, %t: tensor<4x4xf32>) -> (tensor<1x3x3x3x3xf32>, tensor<6x6xf32>) {
+func.func @unsupported(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>, %t: tensor<4x4xf32>, %v: tensor<f32>, %u: tensor<3xui8>) -> (tensor<1x3x3x3x3xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<3xui8>) {
   %c = graph.conv %x, %w : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
   %pads = graph.constant dense<1> : tensor<4xi64>
-  %p = graph.pad %t, %pads {mode = "reflect"} : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<6x6xf32>
-  func.return %c, %p : tensor<1x3x3x3x3xf32>, tensor<6x6xf32>
+  %p = graph.pad %t, %pads, constant_value %v : (tensor<4x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<6x6xf32>
+  %r = graph.pad %t, %pads, constant_value %v {mode = "reflect"} : (tensor<4x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<6x6xf32>
+  %q = graph.pow %u, %u : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+  func.return %c, %p, %r, %q : tensor<1x3x3x3x3xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<3xui8>
 }
 
-// Every op that cannot be lowered, with the reason, in one message.
-// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.conv (3-D Conv (only 2-D lowers for now)); graph.pad (mode 'reflect' (only constant padding lowers for now)){{$}}
+// Every op that cannot be lowered, with the reason, in one message (the 3-D
+// Conv and the reflect Pad, whose value is not read, lower).
+// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.pad (pads, constant_value and axes must be constants); graph.pow (unsigned integer operands){{$}}
