@@ -10,11 +10,13 @@ but not yet *how* (tiles, order, vector width). Two kinds of ops:
   Outputs are also inputs (their current value is the body's last block
   arguments), which is how reductions accumulate.
 - Named ops with fixed semantics that `generalize()` into a generic:
-  `tensor.matmul`, `tensor.conv2d`, `tensor.pool2d`. They keep a handle for
+  `tensor.matmul`, `tensor.conv2d`, `tensor.pool2d`, `tensor.transpose`,
+  `tensor.broadcast`. They keep a handle for
   schedules that know their structure.
 
 Data movement: `tensor.empty`, `tensor.fill`, `tensor.pad`,
-`tensor.extract_slice`, `tensor.insert_slice`, `tensor.reshape`, and
+`tensor.extract_slice`, `tensor.insert_slice`, `tensor.reshape`,
+`tensor.concat`, and
 `tensor.gather` (indices known only at run time).
 Constants stay `graph.constant`. This dialect replaces xDSL's `tensor` in
 Ember's context.
@@ -521,7 +523,99 @@ class Pool2DOp(NamedStructuredOp):
                 raise VerifyException(f"tensor.pool2d: output dim {2 + axis} reads past the input")
 
 
+def _copy_body(element_type: Attribute, operand_count: int) -> Region:
+    region, block = generic_body([element_type] * operand_count)
+    block.add_op(YieldOp(block.args[0]))
+    return region
+
+
+@irdl_op_definition
+class TransposeOp(NamedStructuredOp):
+    """init[i] = input[i permuted]: result dim k is input dim permutation[k]."""
+
+    name = "tensor.transpose"
+    input = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    permutation = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        perm, x, out = _ints(self.permutation), _shape(self.input), _shape(self.init)
+        if sorted(perm) != list(range(len(x))):
+            raise VerifyException(f"tensor.transpose: {perm} is not a permutation of {len(x)} dims")
+        if out != tuple(x[p] for p in perm):
+            raise VerifyException(f"tensor.transpose: {x} permuted by {perm} is not {out}")
+        _check_same_element_type(self, [self.input, self.init])
+
+    def generalize(self) -> GenericOp:
+        perm = _ints(self.permutation)
+        rank = len(perm)
+        inverse = [perm.index(axis) for axis in range(rank)]
+        maps = [AffineMap(rank, 0, tuple(_dims(*inverse))), AffineMap.identity(rank)]
+        body = _copy_body(self.init.type.element_type, 2)  # type: ignore[attr-defined]
+        return GenericOp([self.input], [self.init], maps, [PARALLEL] * rank, body)
+
+
+@irdl_op_definition
+class BroadcastOp(NamedStructuredOp):
+    """init = input repeated along the new result dims listed in `dimensions`
+    (the other result dims are the input's, in order)."""
+
+    name = "tensor.broadcast"
+    input = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    dimensions = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        added, x, out = _ints(self.dimensions), _shape(self.input), _shape(self.init)
+        kept = [d for d in range(len(out)) if d not in added]
+        if len(set(added)) != len(added) or any(not 0 <= d < len(out) for d in added):
+            raise VerifyException(f"tensor.broadcast: bad dimensions {added} for rank {len(out)}")
+        if tuple(out[d] for d in kept) != x:
+            raise VerifyException(
+                f"tensor.broadcast: {x} does not broadcast to {out} along {added}"
+            )
+        _check_same_element_type(self, [self.input, self.init])
+
+    def generalize(self) -> GenericOp:
+        added, rank = _ints(self.dimensions), len(_shape(self.init))
+        kept = [d for d in range(rank) if d not in added]
+        maps = [AffineMap(rank, 0, tuple(_dims(*kept))), AffineMap.identity(rank)]
+        body = _copy_body(self.init.type.element_type, 2)  # type: ignore[attr-defined]
+        return GenericOp([self.input], [self.init], maps, [PARALLEL] * rank, body)
+
+
 # ------------------------------------------------------------ data movement
+
+
+@irdl_op_definition
+class ConcatOp(IRDLOperation):
+    """The inputs joined along `dim` (all other dims equal)."""
+
+    name = "tensor.concat"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$inputs attr-dict `:` `(` type($inputs) `)` `->` type($result)"
+
+    def verify_(self) -> None:
+        shapes = [_shape(v) for v in self.inputs]
+        out, dim = _shape(self.result), self.dim.value.data
+        if not shapes or not 0 <= dim < len(out) or any(len(s) != len(out) for s in shapes):
+            raise VerifyException(f"tensor.concat: inputs and result must have rank > {dim}")
+        for axis in range(len(out)):
+            extents = [s[axis] for s in shapes]
+            expected = sum(extents) if axis == dim else extents[0]
+            if out[axis] != expected or (axis != dim and len(set(extents)) != 1):
+                raise VerifyException(
+                    f"tensor.concat: {shapes} do not concatenate to {out} along {dim}"
+                )
+        _check_same_element_type(self, [*self.inputs, self.result])
 
 
 @irdl_op_definition
@@ -690,7 +784,8 @@ class ReshapeOp(IRDLOperation):
 
 Tensor = Dialect(
     "tensor",
-    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, GatherOp, EmptyOp, FillOp, PadOp,
+    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, TransposeOp, BroadcastOp, ConcatOp,
+     GatherOp, EmptyOp, FillOp, PadOp,
      ExtractSliceOp, InsertSliceOp, ReshapeOp],
     [],
 )  # fmt: skip

@@ -489,9 +489,9 @@ def _copy(b: Body, args: list[SSAValue]) -> SSAValue:
 
 
 def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
-    """result[i] = x[i permuted]: a copy generic; input axis j is read at the
-    result dim k with perm[k] == j. A constant (e.g. a Gemm weight with
-    transB) is transposed now, at compile time, instead of on every run."""
+    """result[i] = x[i permuted] (`tensor.transpose`). A constant (e.g. a Gemm
+    weight with transB) is transposed now, at compile time, instead of on
+    every run."""
     shape = _shape(x)
     out = [shape[p] for p in perm]
     owner = x.owner
@@ -506,8 +506,12 @@ def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
                 ConstantOp.build(result_types=[splat.get_type()], properties={"value": splat})
             )
         return e.constant(np.ascontiguousarray(np.transpose(array_from_dense(value), perm)))
-    inverse = [list(perm).index(j) for j in range(len(shape))]
-    return e.parallel([x], out, _elem(x), _copy, maps=[_dims_map(len(shape), inverse)])
+    init = e.empty(out, _elem(x))
+    transpose = tdialect.TransposeOp.build(
+        operands=[x, init], result_types=[TensorType(_elem(x), out)],
+        properties={"permutation": tdialect._int_array(perm)},
+    )  # fmt: skip
+    return e.value(transpose)
 
 
 def _matmul(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -928,14 +932,9 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out = _shape(op.results[0])
     axis = _normalize_axis(op.attr("axis"), len(out))
-    dest = e.empty(out, _elem(op.results[0]))
-    offset = 0
-    for x in op.operands:
-        offsets = [0] * len(out)
-        offsets[axis] = offset
-        dest = e.insert(x, dest, offsets)
-        offset += _shape(x)[axis]
-    return [dest]
+    concat = tdialect.ConcatOp.build(operands=[list(op.operands)], result_types=[op.result_types[0]],
+                                     properties={"dim": IntegerAttr(axis, i64)})  # fmt: skip
+    return [e.value(concat)]
 
 
 def _lower_split(e: Emitter, op: GraphOp) -> list[SSAValue]:

@@ -273,7 +273,7 @@ class FunctionBufferizer:
             self.buffers[op.result] = Pending(op.result.type, op.value)  # type: ignore[arg-type]
         elif isinstance(op, T.GenericOp):
             self._generic(op, op.results)
-        elif isinstance(op, T.MatmulOp | T.Conv2DOp):
+        elif isinstance(op, T.MatmulOp | T.Conv2DOp | T.TransposeOp | T.BroadcastOp):
             self._generic(op.generalize(), op.results)
         elif isinstance(op, T.Pool2DOp):
             window, generic = op.generalize()
@@ -291,6 +291,8 @@ class FunctionBufferizer:
             self._insert_slice(op)
         elif isinstance(op, T.GatherOp):
             self._gather(op)
+        elif isinstance(op, T.ConcatOp):
+            self._concat(op)
         else:
             raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
 
@@ -381,6 +383,22 @@ class FunctionBufferizer:
         ivs, inner = self.nest.nest(shape, [True] * len(shape))
         body = LoopNestBuilder(inner)
         body.store(body.load(source, ivs), target, self._strided(body, ivs, op))
+
+    def _concat(self, op: T.ConcatOp) -> None:
+        """Each input copied into its slab of one buffer along `dim`."""
+        target = self._new_buffer(op.result)
+        self.buffers[op.result] = target
+        dim, offset = op.dim.value.data, 0
+        for value in op.inputs:
+            source = self._buffer(value)
+            shape = source.type.get_shape()  # type: ignore[attr-defined]
+            ivs, inner = self.nest.nest(shape, [True] * len(shape))
+            body = LoopNestBuilder(inner)
+            indices = list(ivs)
+            if offset:
+                indices[dim] = body.insert(arith.AddiOp(ivs[dim], body.index(offset))).results[0]
+            body.store(body.load(source, ivs), target, indices)
+            offset += shape[dim]
 
     def _gather(self, op: T.GatherOp) -> None:
         """One loop nest over the result; the index is loaded, made non-negative

@@ -630,6 +630,20 @@ def _gather(op: Operation, a: Arrays) -> Arrays:
     return [np.take(data, np.clip(wrapped, 0, extent - 1), axis=axis)]
 
 
+def _transpose(op: Operation, a: Arrays) -> Arrays:
+    perm = [int(v) for v in op.properties["permutation"].get_values()]  # type: ignore[attr-defined]
+    return [np.ascontiguousarray(np.transpose(a[0], perm))]
+
+
+def _broadcast(op: Operation, a: Arrays) -> Arrays:
+    added = [int(v) for v in op.properties["dimensions"].get_values()]  # type: ignore[attr-defined]
+    return [np.ascontiguousarray(np.broadcast_to(np.expand_dims(a[0], added), a[1].shape))]
+
+
+def _concat(op: Operation, a: Arrays) -> Arrays:
+    return [np.concatenate(a, axis=op.properties["dim"].value.data)]  # type: ignore[attr-defined]
+
+
 _TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
     "graph.constant": lambda op, a: [array_from_dense(op.properties["value"])],  # type: ignore[arg-type]
     "tensor.empty": _empty,
@@ -643,4 +657,7 @@ _TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
     "tensor.conv2d": _conv2d,
     "tensor.pool2d": _pool2d,
     "tensor.gather": _gather,
+    "tensor.transpose": _transpose,
+    "tensor.broadcast": _broadcast,
+    "tensor.concat": _concat,
 }

@@ -134,13 +134,11 @@ func.func @gemm_trans_b(%a: tensor<2x8xf32>, %b: tensor<5x8xf32>, %c: tensor<5xf
   func.return %y : tensor<2x5xf32>
 }
 
-// transB is a copy with a transposed map; then matmul; then alpha * AB + C (C broadcast).
+// transB (of a non-constant B) is a tensor.transpose; then matmul; then
+// alpha * AB + C (C broadcast).
 // CHECK-LABEL: func.func @gemm_trans_b(
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<8x5xf32>
-// CHECK-NEXT:    %[[BT:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<5x8xf32>) outs(%[[E]] : tensor<8x5xf32>) {
-// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      tensor.yield %[[V]] : f32
-// CHECK-NEXT:    } -> tensor<8x5xf32>
+// CHECK-NEXT:    %[[BT:.*]] = tensor.transpose {permutation = array<i64: 1, 0>} ins(%b : tensor<5x8xf32>) outs(%[[E]] : tensor<8x5xf32>) -> tensor<8x5xf32>
 // CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<2x5xf32>
 // CHECK-NEXT:    %[[MM:.*]] = tensor.matmul ins(%a, %[[BT]] : tensor<2x8xf32>, tensor<8x5xf32>) outs(%[[Z]] : tensor<2x5xf32>) -> tensor<2x5xf32>
 // CHECK-NEXT:    %[[E2:.*]] = tensor.empty : tensor<2x5xf32>
@@ -253,13 +251,11 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %z: tensor<2x1x4xf32>) -> (tenso
   func.return %t, %c, %r, %s : tensor<4x2x3xf32>, tensor<2x4x4xf32>, tensor<24xf32>, tensor<2x3x2xf32>
 }
 
-// Transpose permutes the input map; Concat inserts slices; a negative-step
-// Slice reads x[3 - 2 * d2].
+// Transpose and Concat are the named tensor ops; a negative-step Slice reads
+// x[3 - 2 * d2].
 // CHECK-LABEL: func.func @data_movement(
-// CHECK:         %t = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4xf32>)
-// CHECK:         %[[E:.*]] = tensor.empty : tensor<2x4x4xf32>
-// CHECK-NEXT:    %[[C1:.*]] = tensor.insert_slice %x into %[[E]] {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 2, 3, 4>, strides = array<i64: 1, 1, 1>} : tensor<2x3x4xf32> into tensor<2x4x4xf32> -> tensor<2x4x4xf32>
-// CHECK-NEXT:    %c = tensor.insert_slice %z into %[[C1]] {offsets = array<i64: 0, 3, 0>, sizes = array<i64: 2, 1, 4>, strides = array<i64: 1, 1, 1>} : tensor<2x1x4xf32> into tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// CHECK:         %t = tensor.transpose {permutation = array<i64: 2, 0, 1>} ins(%x : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %c = tensor.concat %x, %z {dim = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
 // CHECK-NEXT:    %r = tensor.reshape %x : tensor<2x3x4xf32> -> tensor<24xf32>
 // CHECK-NEXT:    %[[E2:.*]] = tensor.empty : tensor<2x3x2xf32>
 // CHECK-NEXT:    %s = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, ((d2 * -2) + 3))>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%[[E2]] : tensor<2x3x2xf32>) {
