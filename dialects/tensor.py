@@ -11,7 +11,7 @@ but not yet *how* (tiles, order, vector width). Two kinds of ops:
   arguments), which is how reductions accumulate.
 - Named ops with fixed semantics that `generalize()` into a generic:
   `tensor.matmul`, `tensor.conv2d`, `tensor.pool2d`, `tensor.transpose`,
-  `tensor.broadcast`. They keep a handle for
+  `tensor.broadcast`, `tensor.reduce`. They keep a handle for
   schedules that know their structure.
 
 Data movement: `tensor.empty`, `tensor.fill`, `tensor.pad`,
@@ -332,19 +332,30 @@ def multiply_accumulate_body(element_type: Attribute, operand_count: int) -> Reg
     return region
 
 
+REDUCTION_KINDS: dict[str, tuple[type[IRDLOperation], ...]] = {
+    # kind: (float op, signed integer op, unsigned integer op)
+    "add": (arith.AddfOp, arith.AddiOp, arith.AddiOp),
+    "mul": (arith.MulfOp, arith.MuliOp, arith.MuliOp),
+    "max": (arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp),  # NaN-propagating for floats
+    "min": (arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp),
+}
+
+
 def reduce_body(element_type: Attribute, kind: str, operand_count: int) -> Region:
-    """acc (max|+) the first argument (the rest, e.g. a window shape, are ignored)."""
+    """acc <kind> the first argument (the rest, e.g. a window shape, are ignored).
+    `kind` is a key of REDUCTION_KINDS; "sum" is "add"."""
     region, block = generic_body([element_type] * operand_count)
     x, acc = block.args[0], block.args[-1]
-    floating = _is_float(element_type)
-    if kind == "max" and floating:
-        op = arith.MaximumfOp(acc, x)
-    elif kind == "max":
-        unsigned = element_type.signedness.data == Signedness.UNSIGNED  # type: ignore[attr-defined]
-        op = arith.MaxUIOp(acc, x) if unsigned else arith.MaxSIOp(acc, x)
+    float_op, signed_op, unsigned_op = REDUCTION_KINDS["add" if kind == "sum" else kind]
+    if _is_float(element_type):
+        op_class = float_op
     else:
-        op = arith.AddfOp(acc, x) if floating else arith.AddiOp(acc, x)
-    block.add_ops([op, YieldOp(op.result)])
+        # i1 (bool) orders as unsigned: true > false.
+        width = element_type.width.data  # type: ignore[attr-defined]
+        unsigned = width == 1 or element_type.signedness.data == Signedness.UNSIGNED  # type: ignore[attr-defined]
+        op_class = unsigned_op if unsigned else signed_op
+    op = op_class(acc, x)  # type: ignore[call-arg]
+    block.add_ops([op, YieldOp(op.results[0])])
     return region
 
 
@@ -588,6 +599,40 @@ class BroadcastOp(NamedStructuredOp):
         return GenericOp([self.input], [self.init], maps, [PARALLEL] * rank, body)
 
 
+@irdl_op_definition
+class ReduceOp(NamedStructuredOp):
+    """init[kept] = init[kept] <kind> every input element over `dimensions`
+    (kind: add, mul, max, min); the result has the input's other dims."""
+
+    name = "tensor.reduce"
+    input = operand_def(TensorType)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+    dimensions = prop_def(DenseArrayBase)
+    kind = prop_def(StringAttr)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        reduced, x, out = _ints(self.dimensions), _shape(self.input), _shape(self.init)
+        if self.kind.data not in REDUCTION_KINDS:
+            raise VerifyException(
+                f"tensor.reduce: kind must be one of {sorted(REDUCTION_KINDS)}, got '{self.kind.data}'"
+            )
+        if len(set(reduced)) != len(reduced) or any(not 0 <= d < len(x) for d in reduced):
+            raise VerifyException(f"tensor.reduce: bad dimensions {reduced} for rank {len(x)}")
+        if out != tuple(d for i, d in enumerate(x) if i not in reduced):
+            raise VerifyException(f"tensor.reduce: reducing {x} over {reduced} does not give {out}")
+        _check_same_element_type(self, [self.input, self.init])
+
+    def generalize(self) -> GenericOp:
+        reduced, rank = _ints(self.dimensions), len(_shape(self.input))
+        kept = [d for d in range(rank) if d not in reduced]
+        maps = [AffineMap.identity(rank), AffineMap(rank, 0, tuple(_dims(*kept)))]
+        iterators = [REDUCTION if d in reduced else PARALLEL for d in range(rank)]
+        body = reduce_body(self.init.type.element_type, self.kind.data, 2)  # type: ignore[attr-defined]
+        return GenericOp([self.input], [self.init], maps, iterators, body)
+
+
 # ------------------------------------------------------------ data movement
 
 
@@ -784,7 +829,7 @@ class ReshapeOp(IRDLOperation):
 
 Tensor = Dialect(
     "tensor",
-    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, TransposeOp, BroadcastOp, ConcatOp,
+    [GenericOp, YieldOp, MatmulOp, Conv2DOp, Pool2DOp, TransposeOp, BroadcastOp, ReduceOp, ConcatOp,
      GatherOp, EmptyOp, FillOp, PadOp,
      ExtractSliceOp, InsertSliceOp, ReshapeOp],
     [],

@@ -1577,6 +1577,10 @@ class NormalizationPattern(FamilyPattern):
 # -------------------------------------------------------------- reductions
 
 
+def _itself(b: Body, value: SSAValue) -> SSAValue:
+    return value
+
+
 @dataclass(frozen=True)
 class Reduction:
     """A ReduceX op: the neutral element, the value each element contributes,
@@ -1584,7 +1588,7 @@ class Reduction:
 
     neutral: Callable[[Attribute], float]
     combine: Callable[[Body, SSAValue, SSAValue], SSAValue]
-    contribution: Callable[[Body, SSAValue], SSAValue] = lambda b, v: v
+    contribution: Callable[[Body, SSAValue], SSAValue] = _itself
     finish: Callable[[Body, SSAValue, int], SSAValue] | None = None
 
 
@@ -1602,6 +1606,9 @@ def _square_root(b: Body, v: SSAValue, count: int) -> SSAValue:
         return b.math(xmath.SqrtOp, v)
     return b.convert(b.math(xmath.SqrtOp, b.convert(v, f64)), v.type)
 
+
+_NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max: "max", Body.min: "min"}
+"""Combines that `tensor.reduce` names (when each element contributes itself)."""
 
 REDUCTIONS: dict[str, Reduction] = {
     "ReduceSum": Reduction(lambda t: 0, Body.add),
@@ -1636,7 +1643,16 @@ def _lower_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     def body(b: Body, a: list[SSAValue]) -> SSAValue:
         return spec.combine(b, a[1], spec.contribution(b, a[0]))
 
-    y = e.reduction(x, axes, spec.neutral(t), t, body)
+    kind = _NAMED_REDUCTIONS.get(spec.combine) if spec.contribution is _itself else None
+    if kind is not None and axes:
+        kept = [d for i, d in enumerate(shape) if i not in axes]
+        reduce = tdialect.ReduceOp.build(
+            operands=[x, e.fill(spec.neutral(t), kept, t)], result_types=[TensorType(t, kept)],
+            properties={"dimensions": tdialect._int_array(axes), "kind": StringAttr(kind)},
+        )  # fmt: skip
+        y = e.value(reduce)
+    else:
+        y = e.reduction(x, axes, spec.neutral(t), t, body)
     if spec.finish is not None:
         count, finish = math.prod(shape[i] for i in axes), spec.finish
         y = e.parallel([y], _shape(y), t, lambda b, a: finish(b, a[0], count))

@@ -273,7 +273,7 @@ class FunctionBufferizer:
             self.buffers[op.result] = Pending(op.result.type, op.value)  # type: ignore[arg-type]
         elif isinstance(op, T.GenericOp):
             self._generic(op, op.results)
-        elif isinstance(op, T.MatmulOp | T.Conv2DOp | T.TransposeOp | T.BroadcastOp):
+        elif isinstance(op, T.MatmulOp | T.Conv2DOp | T.TransposeOp | T.BroadcastOp | T.ReduceOp):
             self._generic(op.generalize(), op.results)
         elif isinstance(op, T.Pool2DOp):
             window, generic = op.generalize()

@@ -56,6 +56,7 @@ from ember.dialects.tensor import (
     GenericOp,
     NamedStructuredOp,
     Pool2DOp,
+    ReduceOp,
     YieldOp,
 )
 from ember.errors import EmberError
@@ -640,6 +641,17 @@ def _broadcast(op: Operation, a: Arrays) -> Arrays:
     return [np.ascontiguousarray(np.broadcast_to(np.expand_dims(a[0], added), a[1].shape))]
 
 
+_REDUCE_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _reduce(op: Operation, a: Arrays) -> Arrays:
+    assert isinstance(op, ReduceOp)
+    x, init = a
+    ufunc = _REDUCE_UFUNCS[op.kind.data]
+    axes = tuple(int(v) for v in op.dimensions.get_values())
+    return [ufunc(init, ufunc.reduce(x, axis=axes)).astype(init.dtype)]
+
+
 def _concat(op: Operation, a: Arrays) -> Arrays:
     return [np.concatenate(a, axis=op.properties["dim"].value.data)]  # type: ignore[attr-defined]
 
@@ -660,4 +672,5 @@ _TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
     "tensor.transpose": _transpose,
     "tensor.broadcast": _broadcast,
     "tensor.concat": _concat,
+    "tensor.reduce": _reduce,
 }

@@ -204,11 +204,11 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
   func.return %y : tensor<2x1x4xf32>
 }
 
-// The axes constant is gone; keepdims is a reshape.
+// The axes constant is gone; the sum is a tensor.reduce, the division a
+// generic, and keepdims a reshape.
 // CHECK-LABEL: func.func @reduce_mean(
 // CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<2x4xf32>
-// CHECK-NEXT:    %[[S:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%[[Z]] : tensor<2x4xf32>) {
-// CHECK:           arith.addf
+// CHECK-NEXT:    %[[S:.*]] = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%x : tensor<2x3x4xf32>) outs(%[[Z]] : tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK:         %[[M:.*]] = tensor.generic
 // CHECK:           arith.constant 3.000000e+00 : f32
 // CHECK-NEXT:      arith.divf

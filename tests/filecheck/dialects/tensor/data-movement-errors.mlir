@@ -32,3 +32,21 @@ func.func @bad_concat(%x: tensor<2x3xf32>, %y: tensor<3x5xf32>) -> tensor<2x8xf3
   func.return %c : tensor<2x8xf32>
 }
 // CHECK: tensor.concat: [(2, 3), (3, 5)] do not concatenate to (2, 8) along 1
+
+// -----
+
+func.func @bad_reduce_kind(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<2xf32>
+  %r = tensor.reduce {dimensions = array<i64: 1>, kind = "mean"} ins(%x : tensor<2x3xf32>) outs(%f : tensor<2xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+// CHECK: tensor.reduce: kind must be one of ['add', 'max', 'min', 'mul'], got 'mean'
+
+// -----
+
+func.func @bad_reduce_shape(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<3xf32>
+  %r = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%x : tensor<2x3xf32>) outs(%f : tensor<3xf32>) -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}
+// CHECK: tensor.reduce: reducing (2, 3) over [1] does not give (3,)
