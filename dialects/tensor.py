@@ -756,6 +756,14 @@ class PadOp(IRDLOperation):
 
 
 class _SliceOp(IRDLOperation):
+    """Static offsets, sizes and strides, shared by extract_slice and insert_slice."""
+
+    offsets = prop_def(DenseArrayBase)
+    sizes = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
     def _check_slice(self, whole: tuple[int, ...], part: tuple[int, ...]) -> None:
         offsets, sizes, strides = _ints(self.offsets), _ints(self.sizes), _ints(self.strides)  # type: ignore[attr-defined]
         if not len(whole) == len(offsets) == len(sizes) == len(strides):
@@ -776,11 +784,6 @@ class ExtractSliceOp(_SliceOp):
     name = "tensor.extract_slice"
     source = operand_def(TensorType)
     result = result_def(TensorType)
-    offsets = prop_def(DenseArrayBase)
-    sizes = prop_def(DenseArrayBase)
-    strides = prop_def(DenseArrayBase)
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
@@ -795,11 +798,6 @@ class InsertSliceOp(_SliceOp):
     source = operand_def(TensorType)
     dest = operand_def(TensorType)
     result = result_def(TensorType)
-    offsets = prop_def(DenseArrayBase)
-    sizes = prop_def(DenseArrayBase)
-    strides = prop_def(DenseArrayBase)
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
     assembly_format = (
         "$source `into` $dest attr-dict `:` type($source) `into` type($dest) `->` type($result)"
     )
