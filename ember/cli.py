@@ -91,14 +91,14 @@ def _run(args: argparse.Namespace) -> int:
     from ember.compiler import compile_module
     from ember.frontends.onnx import import_onnx
     from ember.models import resolve_model
-    from ember.reference import entry_function
+    from ember.reference import entry_function, output_names
 
     path = resolve_model(args.model)
     shapes = dict(parse_shape_override(s) for s in args.input_shape)
     start = time.perf_counter()
     module = import_onnx(path, shapes)
     func = entry_function(module)
-    names = _output_names(func)
+    names = output_names(func)
     inputs = _make_inputs(func, _load_inputs(args.input), args.seed)
     if args.target == "reference":
         prepared = time.perf_counter()
@@ -139,17 +139,6 @@ def _bench(args: argparse.Namespace) -> int:
                              input_shapes=shapes)  # fmt: skip
     print(result.format(args.model))
     return 0
-
-
-def _output_names(func: object) -> list[str]:
-    from xdsl.dialects.builtin import StringAttr
-
-    res_attrs = getattr(func, "res_attrs", None)
-    names = []
-    for index, attrs in enumerate(res_attrs.data if res_attrs is not None else []):
-        entry = attrs.data.get("onnx.name")
-        names.append(entry.data if isinstance(entry, StringAttr) else f"output{index}")
-    return names
 
 
 def _check_against_onnxruntime(

@@ -116,20 +116,12 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
     return specs
 
 
-def _result_names(func: FuncOp) -> list[str]:
-    names = []
-    for index, attrs in enumerate(func.res_attrs.data if func.res_attrs else []):
-        entry = attrs.data.get("onnx.name")
-        names.append(entry.data if isinstance(entry, StringAttr) else f"output{index}")
-    return names or [f"output{i}" for i in range(len(func.function_type.outputs.data))]
-
-
 def model_specs(func: FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
     """The entry function's inputs and outputs (static shapes required)."""
-    from ember.reference import input_names
+    from ember.reference import input_names, output_names
 
     inputs = _specs(func, input_names(func), func.function_type.inputs.data)
-    outputs = _specs(func, _result_names(func), func.function_type.outputs.data)
+    outputs = _specs(func, output_names(func), func.function_type.outputs.data)
     return inputs, outputs
 
 

@@ -19,7 +19,7 @@ from ember.dialects.graph import ConstantOp, GraphOp
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, numpy_dtype, shape_of
 from ember.reference.evaluate import InterpreterError, evaluate
 
-__all__ = ["InterpreterError", "entry_function", "input_names", "run"]
+__all__ = ["InterpreterError", "entry_function", "input_names", "output_names", "run"]
 
 
 def entry_function(module: ModuleOp) -> FuncOp:
@@ -33,19 +33,23 @@ def entry_function(module: ModuleOp) -> FuncOp:
     raise InterpreterError("the module has no @main function")
 
 
-def _names(attrs: ArrayAttr[DictionaryAttr] | None, values: Sequence[SSAValue]) -> list[str]:
+def _names(attrs: ArrayAttr[DictionaryAttr] | None, fallbacks: Sequence[str]) -> list[str]:
+    """The `onnx.name` of each argument or result, else its fallback."""
     names = []
-    for index, value in enumerate(values):
+    for index, fallback in enumerate(fallbacks):
         entry = attrs.data[index].data.get("onnx.name") if attrs is not None else None
-        if isinstance(entry, StringAttr):
-            names.append(entry.data)
-        else:
-            names.append(value.name_hint or f"arg{index}")
+        names.append(entry.data if isinstance(entry, StringAttr) else fallback)
     return names
 
 
 def input_names(func: FuncOp) -> list[str]:
-    return _names(func.arg_attrs, func.body.block.args)
+    args = func.body.block.args
+    return _names(func.arg_attrs, [a.name_hint or f"arg{i}" for i, a in enumerate(args)])
+
+
+def output_names(func: FuncOp) -> list[str]:
+    count = len(func.function_type.outputs.data)
+    return _names(func.res_attrs, [f"output{i}" for i in range(count)])
 
 
 def _bind_inputs(

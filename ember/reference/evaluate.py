@@ -121,11 +121,9 @@ def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | No
         shape = tuple(context.type("data").get_shape())
         if DYNAMIC in shape:
             return None
-        start, end = context.attr("start") if onnx_type == "Shape" else 0, None
         if onnx_type == "Size":
             return [np.asarray(math.prod(shape), dtype=np.int64)]
-        end = context.attr("end")
-        return [np.asarray(shape[start:end], dtype=np.int64)]
+        return [np.asarray(shape[context.attr("start") : context.attr("end")], dtype=np.int64)]
     values = context.operand_values
     if any(v is None for group in values.values() for v in group):
         return None

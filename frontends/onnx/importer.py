@@ -63,6 +63,11 @@ def sanitize_name(name: str) -> str:
     return cleaned if re.match(r"[A-Za-z_$.-]", cleaned) else f"v{cleaned}"
 
 
+def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
+    """The dims a value info declares; a named or missing dim is unknown."""
+    return [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
+
+
 def _attribute_values(node: onnx.NodeProto, label: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for attr in node.attribute:
@@ -183,8 +188,7 @@ class OnnxImporter:
                 f"{self.where}: input '{info.name}' has no declared rank; give one with "
                 f"--input-shape {info.name}=..."
             )
-        dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
-        return tensor_type(element_type, dims)
+        return tensor_type(element_type, _declared_dims(tensor))
 
     def _declared_type(self, info: ValueInfoProto) -> TensorType | None:
         tensor = info.type.tensor_type
@@ -194,8 +198,7 @@ class OnnxImporter:
             element_type = element_type_from_onnx(tensor.elem_type)
         except UnsupportedTypeError:
             return None
-        dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
-        return tensor_type(element_type, dims)
+        return tensor_type(element_type, _declared_dims(tensor))
 
     # ----------------------------------------------------------------- nodes
     def _constant(self, name: str, array: np.ndarray) -> SSAValue:

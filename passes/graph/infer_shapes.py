@@ -53,7 +53,8 @@ def infer_function_shapes(func: FuncOp) -> None:
         for result, new_type in zip(list(op.results), inferred):
             if result.type != new_type:
                 Rewriter.replace_value_with_new_type(result, new_type)
-        for result, array in zip(op.results, propagate_value(op, op.shape_context(known)) or ()):
+        # The context holds operand types and values, which the new result types do not change.
+        for result, array in zip(op.results, propagate_value(op, context) or ()):
             known[result] = array
     returns = [op for op in func.body.walk() if isinstance(op, ReturnOp)]
     if returns:
