@@ -1,0 +1,133 @@
+"""`convert-graph-to-tensor`: lowers `graph` ops to `tensor` ops with scalar bodies.
+
+Every `graph` op except `graph.constant` (which is the tensor-level constant
+too) becomes `tensor` ops; the scalar work inside `tensor.generic` bodies is
+`arith`/`math` code. There is one rewrite pattern per op family, each driven
+by a table from ONNX op type to the function that lowers it:
+
+- elementwise (unary, binary, variadic Sum/Max/Min/Mean, Where, Cast, Clip,
+  PRelu, Pow, Mod, comparisons, logic, IsNaN, Identity/Dropout): ONE
+  all-parallel generic writing into a `tensor.empty`. Broadcasting lives in
+  the indexing maps: a size-1 operand dim that broadcasts reads index 0, and
+  missing leading dims are dropped. The table gives the scalar body.
+- windows: Conv (2-D) is `tensor.pad` (explicit or resolved auto_pad) +
+  `tensor.fill` 0 + `tensor.conv2d`, then a bias generic; MaxPool and
+  AveragePool (2-D) pad (-inf or 0; ceil_mode is extra high padding) and run
+  `tensor.pool2d`, averages divided by the window size or, when windows see
+  different numbers of elements, by a count computed with NumPy at compile
+  time and passed as a `graph.constant`. 1-D windows are reshaped to
+  N x C x 1 x L (filters F x C x 1 x K) and lowered as 2-D; 3-D (and higher)
+  windows use one generic in place of the named op. Global pools are
+  reductions.
+- contractions: Gemm and MatMul become `tensor.matmul` (rank 2, or rank 3 for
+  batches, after broadcast copies and `tensor.reshape`), with copy generics
+  for transposes and a generic epilogue for alpha and beta * C.
+- normalisation: BatchNormalization, InstanceNormalization and
+  LayerNormalization (mean and variance reductions), LRN (window sum over
+  zero-padded channels), Softmax/LogSoftmax (max, sum of exp, divide or log).
+- reductions: ReduceX is a `tensor.fill` of the neutral element and one
+  reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and
+  ArgMin carry (value, index) and read indices from an iota constant.
+- data movement: Reshape/Flatten/Squeeze/Unsqueeze are `tensor.reshape`;
+  Transpose, Expand, Tile, DepthToSpace and negative-step Slice are copies
+  with permuted, broadcast or reversed maps; Concat, Split, Slice, Pad
+  and Gather (constant indices, at most 64) are `tensor.insert_slice`,
+  `tensor.extract_slice` and `tensor.pad` (Pad in edge, reflect or wrap mode:
+  slices of the input, some copied with reversed or broadcast maps, inserted
+  around it axis by axis); other Gathers are `tensor.gather` (indices read at
+  run time).
+- shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
+  become `graph.constant`s.
+
+Shapes must be static. Before rewriting anything the pass checks every op:
+a dynamic shape is an error naming the op, and every op that cannot be
+lowered is listed, with the reason, in one diagnostic. Expected input: IR
+after `graph-infer-shapes` and `graph-fold-constants`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.transforms.dead_code_elimination import dce
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.types import DYNAMIC
+from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, _shape
+from ember.lowering.graph_to_tensor.contractions import ContractionPattern
+from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
+from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
+from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
+from ember.lowering.graph_to_tensor.reductions import ReductionPattern
+from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
+from ember.lowering.graph_to_tensor.windows import WindowPattern
+
+# -------------------------------------------------------------------- pass
+
+FAMILIES: tuple[type[FamilyPattern], ...] = (
+    ElementwisePattern,
+    ShapeQueryPattern,
+    DataMovementPattern,
+    WindowPattern,
+    ContractionPattern,
+    NormalizationPattern,
+    ReductionPattern,
+)
+
+
+def lowerable_op_types() -> set[str]:
+    """The ONNX op types this pass lowers (some only under conditions)."""
+    return {name for family in FAMILIES for name in family.lowerings}
+
+
+def unsupported_reason(op: GraphOp) -> str | None:
+    """Why `op` cannot be lowered, or None."""
+    for family in FAMILIES:
+        if op.SPEC.onnx_type in family.lowerings:
+            return family.unsupported(op)
+    return "no lowering yet"
+
+
+def check_lowerable(module: Operation) -> None:
+    """Raises a DiagnosticException naming the first op with a dynamic shape, or
+    listing every op that cannot be lowered, with the reasons."""
+    problems: dict[str, list[str]] = {}
+    for op in module.walk():
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+            continue
+        for value in (*op.operands, *op.results):
+            if DYNAMIC in _shape(value):
+                raise DiagnosticException(
+                    f"{PASS_NAME}: {op.name} has dynamic shape {value.type}; the CPU pipeline "
+                    "needs static shapes"
+                )
+        reason = unsupported_reason(op)
+        if reason is not None and reason not in problems.get(op.name, []):
+            problems.setdefault(op.name, []).append(reason)
+    if problems:
+        listing = "; ".join(f"{name} ({', '.join(reasons)})" for name, reasons in
+                            sorted(problems.items()))  # fmt: skip
+        count = len(problems)
+        raise DiagnosticException(
+            f"{PASS_NAME}: cannot lower {count} op{'s' if count > 1 else ''}: {listing}"
+        )
+
+
+@dataclass(frozen=True)
+class ConvertGraphToTensorPass(ModulePass):
+    """Lowers every `graph` op but `graph.constant` to `tensor`, `arith` and `math`
+    ops (see the module docstring); unused constants are removed afterwards."""
+
+    name = "convert-graph-to-tensor"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_lowerable(op)
+        patterns = GreedyRewritePatternApplier([family() for family in FAMILIES])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        dce(op)

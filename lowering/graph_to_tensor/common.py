@@ -1,0 +1,512 @@
+"""Shared pieces of the graph-to-tensor lowering: type queries, affine maps,
+the `Emitter` that inserts tensor ops, and the `FamilyPattern` base."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+    f32,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+)
+
+from ember.dialects import tensor as tdialect
+from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
+from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array, generic_body
+
+PASS_NAME = "convert-graph-to-tensor"
+MAX_GATHER_INDICES = 64
+"""Gather with more constant indices than this becomes a `tensor.gather`."""
+
+Shape = tuple[int, ...]
+
+
+# ------------------------------------------------------------------- types
+
+
+def _tensor_type(value: SSAValue) -> TensorType:
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    return value_type
+
+
+def _shape(value: SSAValue) -> Shape:
+    return tuple(_tensor_type(value).get_shape())
+
+
+def _elem(value: SSAValue) -> Attribute:
+    return _tensor_type(value).element_type
+
+
+def _is_unsigned(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED
+
+
+def _bits(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    return int(t.bitwidth)  # type: ignore[attr-defined]
+
+
+def _lowest(t: Attribute) -> float:
+    """The identity of max over `t` (-inf, the smallest integer, or false)."""
+    if is_float(t):
+        return -math.inf
+    if t == i1 or _is_unsigned(t):
+        return 0
+    return -(1 << (_bits(t) - 1))
+
+
+def _highest(t: Attribute) -> float:
+    """The identity of min over `t` (+inf, the largest integer, or true)."""
+    if is_float(t):
+        return math.inf
+    if t == i1:
+        return 1
+    return (1 << _bits(t)) - 1 if _is_unsigned(t) else (1 << (_bits(t) - 1)) - 1
+
+
+def _scalar_attr(value: float, t: Attribute) -> FloatAttr | IntegerAttr:
+    if isinstance(t, IntegerType):
+        return IntegerAttr(int(bool(value)) if t == i1 else int(value), t)
+    return FloatAttr(float(value), t)  # type: ignore[arg-type]
+
+
+def _normalize_axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+# ------------------------------------------------------------ affine maps
+
+
+def _dim(position: int) -> AffineExpr:
+    return AffineExpr.dimension(position)
+
+
+def _map(num_dims: int, results: Sequence[AffineExpr | int]) -> AffineMap:
+    exprs = tuple(AffineExpr.constant(r) if isinstance(r, int) else r for r in results)
+    return AffineMap(num_dims, 0, exprs)
+
+
+def _dims_map(num_dims: int, dims: Sequence[int]) -> AffineMap:
+    """(d0, ..., dn-1) -> (d_i for i in dims)."""
+    return _map(num_dims, [_dim(i) for i in dims])
+
+
+def _identity(num_dims: int) -> AffineMap:
+    return _dims_map(num_dims, range(num_dims))
+
+
+def broadcast_map(shape: Shape, out_shape: Shape) -> AffineMap:
+    """Reads an operand of `shape` broadcast (NumPy rules) to `out_shape`: operand
+    dims align with the trailing result dims, a size-1 dim that broadcasts reads
+    index 0, missing leading dims are dropped."""
+    offset = len(out_shape) - len(shape)
+    results: list[AffineExpr | int] = []
+    for j, extent in enumerate(shape):
+        k = j + offset
+        broadcasts = k < 0 or (extent == 1 and out_shape[k] != 1)
+        results.append(0 if broadcasts else _dim(k))
+    return _map(len(out_shape), results)
+
+
+# ------------------------------------------------------------ scalar code
+
+_ORDERED = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+
+
+class Body:
+    """Appends scalar `arith`/`math` ops to a generic body. Each operation picks
+    its float, signed-integer or unsigned-integer form from the operand type
+    (i1 counts as unsigned); `op` is the `graph` op being lowered (attributes)."""
+
+    def __init__(self, block: Block, op: GraphOp):
+        self.block, self.op = block, op
+
+    def attr(self, name: str) -> Any:
+        return self.op.attr(name)
+
+    def has(self, operand: str) -> bool:
+        return bool(self.op.operand_group(operand))
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, value: float, t: Attribute) -> SSAValue:
+        if _is_unsigned(t):  # arith.constant only takes signless integers
+            wide = self.emit(arith.ConstantOp(IntegerAttr(int(value), i64)))
+            return self.emit(arith.TruncIOp(wide, t))  # type: ignore[arg-type]
+        return self.emit(arith.ConstantOp(_scalar_attr(value, t)))
+
+    def _pick(self, a: SSAValue, b: SSAValue, ops: tuple[type[Operation], ...]) -> SSAValue:
+        """ops = (float, signed[, unsigned])."""
+        t = a.type
+        if is_float(t):
+            op_class = ops[0]
+        elif (_is_unsigned(t) or t == i1) and len(ops) > 2:
+            op_class = ops[2]
+        else:
+            op_class = ops[1]
+        return self.emit(op_class(a, b))  # type: ignore[call-arg]
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._pick(a, b, (arith.AddfOp, arith.AddiOp))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._pick(a, b, (arith.SubfOp, arith.SubiOp))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._pick(a, b, (arith.MulfOp, arith.MuliOp))
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """Float division, or integer division truncating toward zero."""
+        return self._pick(a, b, (arith.DivfOp, arith.DivSIOp, arith.DivUIOp))
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """NaN-propagating for floats, as ONNX Max."""
+        return self._pick(a, b, (arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp))
+
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._pick(a, b, (arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp))
+
+    def rem(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """C remainder (the sign of `a`)."""
+        if is_float(a.type):
+            return self.fmod(a, b)
+        return self.emit((arith.RemUIOp if _is_unsigned(a.type) else arith.RemSIOp)(a, b))
+
+    def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.AndIOp(a, b))
+
+    def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.OrIOp(a, b))
+
+    def xor(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.XOrIOp(a, b))
+
+    def not_(self, a: SSAValue) -> SSAValue:
+        return self.xor(a, self.const(1, i1))
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        if is_float(a.type):
+            return self.emit(arith.NegfOp(a))
+        return self.sub(self.const(0, a.type), a)
+
+    def abs(self, a: SSAValue) -> SSAValue:
+        if is_float(a.type):
+            return self.math(xmath.AbsFOp, a)
+        return a if _is_unsigned(a.type) or a.type == i1 else self.math(xmath.AbsIOp, a)
+
+    def math(self, op_class: type[Operation], *args: SSAValue) -> SSAValue:
+        return self.emit(op_class(*args))  # type: ignore[call-arg]
+
+    def exp(self, a: SSAValue) -> SSAValue:
+        return self.math(xmath.ExpOp, a)
+
+    def cmp(self, relation: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """eq/ne/lt/le/gt/ge: ordered for floats (une for ne), signed or unsigned for ints."""
+        if is_float(a.type):
+            return self.cmpf(_ORDERED[relation], a, b)
+        if relation not in ("eq", "ne"):
+            relation = ("u" if _is_unsigned(a.type) or a.type == i1 else "s") + relation
+        return self.emit(arith.CmpiOp(a, b, relation))
+
+    def cmpf(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.CmpfOp(a, b, predicate))
+
+    def is_nan(self, a: SSAValue) -> SSAValue:
+        return self.cmpf("uno", a, a)
+
+    def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.SelectOp(condition, a, b))
+
+    def convert(self, x: SSAValue, to: Attribute) -> SSAValue:
+        """ONNX Cast: float<->float, float->int truncating, int<->int by
+        sign/zero extension or truncation, anything->i1 as `!= 0`, i1->number as 0/1."""
+        src = x.type
+        if src == to:
+            return x
+        if to == i1:
+            zero = self.const(0, src)
+            return self.cmpf("une", x, zero) if is_float(src) else self.cmp("ne", x, zero)
+        if is_float(src) and is_float(to):
+            if _bits(src) == _bits(to):  # f16 <-> bf16
+                return self.convert(self.convert(x, f32), to)
+            op_class = arith.ExtFOp if _bits(to) > _bits(src) else arith.TruncFOp
+            return self.emit(op_class(x, to))
+        if is_float(src):
+            op_class = arith.FPToUIOp if _is_unsigned(to) else arith.FPToSIOp
+            return self.emit(op_class(x, to))  # type: ignore[arg-type]
+        from_unsigned = _is_unsigned(src) or src == i1
+        if is_float(to):
+            op_class = arith.UIToFPOp if from_unsigned else arith.SIToFPOp
+            return self.emit(op_class(x, to))  # type: ignore[arg-type]
+        if _bits(to) > _bits(src):
+            op_class = arith.ExtUIOp if from_unsigned else arith.ExtSIOp
+            return self.emit(op_class(x, to))  # type: ignore[arg-type]
+        if _bits(to) < _bits(src):
+            return self.emit(arith.TruncIOp(x, to))  # type: ignore[arg-type]
+        wider = IntegerType(2 * _bits(src))  # same width, other signedness: via a wider type
+        return self.convert(self.convert(x, wider), to)
+
+    def fmod(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        """C fmod of floats: x - trunc(x / y) * y in f64 with one fused multiply-add.
+        trunc(x / y) can only be one too large (x / y rounded up to an integer),
+        which flips the sign of the remainder: then one |y| is added back.
+        Exact for f16/f32 operands whose quotient is below 2^29."""
+        t = x.type
+        wx, wy = self.convert(x, f64), self.convert(y, f64)
+        quotient = self.math(xmath.TruncOp, self.div(wx, wy))
+        r = self.emit(xmath.FmaOp(self.neg(quotient), wy, wx))
+        zero = self.const(0.0, f64)
+        wrong_sign = self.select(
+            self.cmpf("olt", wx, zero), self.cmpf("ogt", r, zero), self.cmpf("olt", r, zero)
+        )
+        fixed = self.add(r, self.math(xmath.CopySignOp, self.abs(wy), wx))
+        r = self.select(wrong_sign, fixed, r)
+        # fmod(x, ±inf) = x for finite x (the formula gives NaN there).
+        infinity = self.const(float("inf"), f64)
+        finite_by_infinite = self.and_(
+            self.cmpf("oeq", self.abs(wy), infinity), self.cmpf("olt", self.abs(wx), infinity)
+        )
+        r = self.select(finite_by_infinite, wx, r)
+        # The remainder has the dividend's sign, zero included.
+        return self.convert(self.math(xmath.CopySignOp, r, wx), t)
+
+
+# ---------------------------------------------------------------- emitter
+
+BodyFn = Callable[[Body, list[SSAValue]], Sequence[SSAValue]]
+ValueFn = Callable[[Body, list[SSAValue]], SSAValue]
+
+
+@dataclass
+class Emitter:
+    """Inserts tensor-level ops before the `graph` op being lowered."""
+
+    rewriter: PatternRewriter
+    op: GraphOp
+
+    def value(self, new: Operation) -> SSAValue:
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def empty(self, shape: Sequence[int], t: Attribute) -> SSAValue:
+        return self.value(tdialect.EmptyOp(TensorType(t, list(shape))))
+
+    def fill(self, value: float, shape: Sequence[int], t: Attribute) -> SSAValue:
+        return self.value(tdialect.FillOp(_scalar_attr(value, t), TensorType(t, list(shape))))
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        """A `graph.constant` holding `array`."""
+        attr = dense_from_array(np.asarray(array))
+        return self.value(
+            ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
+        )
+
+    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        if _shape(x) == tuple(shape):
+            return x
+        result_type = TensorType(_elem(x), list(shape))
+        return self.value(tdialect.ReshapeOp.build(operands=[x], result_types=[result_type]))
+
+    def pad(self, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
+        if not any(low) and not any(high):
+            return x
+        shape = [d + lo + hi for d, lo, hi in zip(_shape(x), low, high)]
+        props = {"low": _int_array(low), "high": _int_array(high),
+                 "value": _scalar_attr(value, _elem(x))}  # fmt: skip
+        result_type = TensorType(_elem(x), shape)
+        return self.value(
+            tdialect.PadOp.build(operands=[x], result_types=[result_type], properties=props)
+        )
+
+    def extract(
+        self,
+        x: SSAValue,
+        offsets: Sequence[int],
+        sizes: Sequence[int],
+        strides: Sequence[int] | None = None,
+    ) -> SSAValue:
+        strides = strides or [1] * len(sizes)
+        if tuple(sizes) == _shape(x) and not any(offsets) and all(s == 1 for s in strides):
+            return x
+        props = {"offsets": _int_array(offsets), "sizes": _int_array(sizes),
+                 "strides": _int_array(strides)}  # fmt: skip
+        result_type = TensorType(_elem(x), list(sizes))
+        return self.value(
+            tdialect.ExtractSliceOp.build(
+                operands=[x], result_types=[result_type], properties=props
+            )
+        )
+
+    def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int]) -> SSAValue:
+        sizes = _shape(source)
+        props = {"offsets": _int_array(offsets), "sizes": _int_array(sizes),
+                 "strides": _int_array([1] * len(sizes))}  # fmt: skip
+        return self.value(
+            tdialect.InsertSliceOp.build(
+                operands=[source, dest], result_types=[dest.type], properties=props
+            )
+        )
+
+    def generic(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        maps: Sequence[AffineMap],
+        iterators: Sequence[str],
+        body: BodyFn,
+    ) -> list[SSAValue]:
+        """A `tensor.generic`; `body` gets the block arguments (inputs, then
+        outputs) and returns the values to yield."""
+        region, block = generic_body([_elem(v) for v in (*inputs, *outputs)])
+        values = body(Body(block, self.op), list(block.args))
+        block.add_op(tdialect.YieldOp(*values))
+        new = tdialect.GenericOp(inputs, outputs, maps, iterators, region)
+        self.rewriter.insert(new)
+        return list(new.results)
+
+    def parallel(
+        self,
+        inputs: Sequence[SSAValue],
+        shape: Sequence[int],
+        t: Attribute,
+        body: ValueFn,
+        maps: Sequence[AffineMap] | None = None,
+    ) -> SSAValue:
+        """An all-parallel generic over `shape` into a `tensor.empty`; inputs are
+        read through `maps` (default: NumPy broadcasting); `body` gets the input
+        block arguments only."""
+        shape = tuple(shape)
+        maps = maps or [broadcast_map(_shape(v), shape) for v in inputs]
+        count = len(inputs)
+        return self.generic(
+            inputs, [self.empty(shape, t)], [*maps, _identity(len(shape))],
+            [PARALLEL] * len(shape), lambda b, args: [body(b, args[:count])],
+        )[0]  # fmt: skip
+
+    def reduction(
+        self,
+        x: SSAValue,
+        axes: Collection[int],
+        init: float,
+        t: Attribute,
+        body: ValueFn,
+        kept_inputs: Sequence[SSAValue] = (),
+    ) -> SSAValue:
+        """A generic over the dims of `x` that reduces `axes` into a tensor of the
+        kept dims, filled with `init` first. `kept_inputs` have the reduced shape.
+        `body` gets (x, *kept_inputs, accumulator) and returns the new accumulator."""
+        shape = _shape(x)
+        rank = len(shape)
+        kept = [i for i in range(rank) if i not in axes]
+        kept_map = _dims_map(rank, kept)
+        accumulator = self.fill(init, [shape[i] for i in kept], t)
+        maps = [_identity(rank), *[kept_map] * len(kept_inputs), kept_map]
+        iterators = [REDUCTION if i in axes else PARALLEL for i in range(rank)]
+        return self.generic(
+            [x, *kept_inputs], [accumulator], maps, iterators, lambda b, a: [body(b, a)]
+        )[0]
+
+
+def _copy(b: Body, args: list[SSAValue]) -> SSAValue:
+    return args[0]
+
+
+def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
+    """result[i] = x[i permuted] (`tensor.transpose`). A constant (e.g. a Gemm
+    weight with transB) is transposed now, at compile time, instead of on
+    every run."""
+    shape = _shape(x)
+    out = [shape[p] for p in perm]
+    owner = x.owner
+    if isinstance(owner, ConstantOp) and isinstance(
+        owner.properties["value"], DenseIntOrFPElementsAttr
+    ):
+        value = owner.properties["value"]
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        if len(value.data.data) * 8 == value.get_element_type().bitwidth:  # a splat stays one
+            splat = DenseIntOrFPElementsAttr(TensorType(_elem(x), out), value.data)
+            return e.value(
+                ConstantOp.build(result_types=[splat.get_type()], properties={"value": splat})
+            )
+        return e.constant(np.ascontiguousarray(np.transpose(array_from_dense(value), perm)))
+    init = e.empty(out, _elem(x))
+    transpose = tdialect.TransposeOp.build(
+        operands=[x, init], result_types=[TensorType(_elem(x), out)],
+        properties={"permutation": tdialect._int_array(perm)},
+    )  # fmt: skip
+    return e.value(transpose)
+
+
+def _matmul(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """`tensor.matmul` of (..., M, K) and (..., K, N) into a zero-filled result."""
+    shape = (*_shape(a)[:-1], _shape(b)[-1])
+    init = e.fill(0, shape, _elem(a))
+    return e.value(
+        tdialect.MatmulOp.build(
+            operands=[a, b, init], result_types=[TensorType(_elem(a), list(shape))]
+        )
+    )
+
+
+# ------------------------------------------------------ op family patterns
+
+Lowering = Callable[[Emitter, GraphOp], Sequence[SSAValue]]
+Check = Callable[[GraphOp], "str | None"]
+
+
+class FamilyPattern(RewritePattern):
+    """Lowers the ops of one family: `lowerings` maps an ONNX op type to the
+    function that lowers it; `checks` to one that says why an op of that type
+    cannot be lowered (None: it can)."""
+
+    lowerings: ClassVar[Mapping[str, Lowering]] = {}
+    checks: ClassVar[Mapping[str, Check]] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+            return
+        lower = self.lowerings.get(op.SPEC.onnx_type)
+        if lower is None:
+            return
+        results = list(lower(Emitter(rewriter, op), op))
+        rewriter.replace(op, [], results)
+
+    @classmethod
+    def unsupported(cls, op: GraphOp) -> str | None:
+        check = cls.checks.get(op.SPEC.onnx_type)
+        return check(op) if check is not None else None
+
+
+def _constant_operands(op: GraphOp, *names: str) -> bool:
+    return all(constant_value_of(v) is not None for n in names for v in op.operand_group(n))
+
+
+def _int_constant(value: SSAValue) -> list[int]:
+    array = constant_value_of(value)
+    assert array is not None
+    return [int(v) for v in np.asarray(array).reshape(-1)]

@@ -1,0 +1,90 @@
+"""Graph-to-tensor lowering of the contractions family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from ember.dialects.graph import GraphOp
+from ember.dialects.graph.types import is_float
+from ember.lowering.graph_to_tensor.common import (
+    Body,
+    Emitter,
+    FamilyPattern,
+    _copy,
+    _elem,
+    _matmul,
+    _shape,
+    _transpose,
+)
+
+# ----------------------------------------------------------- contractions
+
+
+def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Transposes as copy generics, `tensor.matmul`, then alpha * AB + beta * C."""
+    a, b = op.operand_group("A")[0], op.operand_group("B")[0]
+    c = op.operand_group("C")
+    if op.attr("transA"):
+        a = _transpose(e, a, (1, 0))
+    if op.attr("transB"):
+        b = _transpose(e, b, (1, 0))
+    y = _matmul(e, a, b)
+    alpha, beta = op.attr("alpha"), op.attr("beta")
+    if alpha == 1.0 and not c:
+        return [y]
+    t = _elem(y)
+
+    def epilogue(bd: Body, args: list[SSAValue]) -> SSAValue:
+        value = args[0] if alpha == 1.0 else bd.mul(args[0], bd.const(alpha, t))
+        if not c:
+            return value
+        addend = args[1] if beta == 1.0 else bd.mul(args[1], bd.const(beta, t))
+        return bd.add(value, addend)
+
+    return [e.parallel([y, *c], _shape(y), t, epilogue)]
+
+
+def _check_gemm(op: GraphOp) -> str | None:
+    scaled = op.attr("alpha") != 1.0 or (op.operand_group("C") and op.attr("beta") != 1.0)
+    if scaled and not is_float(_elem(op.operands[0])):
+        return "alpha or beta on integer matrices"
+    return None
+
+
+def _broadcast_to(e: Emitter, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+    if _shape(x) == tuple(shape):
+        return x
+    return e.parallel([x], shape, _elem(x), _copy)
+
+
+def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """NumPy matmul: 1-D operands become (1, K) / (K, 1); a 2-D B folds A's batch
+    dims into its rows; otherwise both operands are broadcast to the common batch
+    dims, reshaped to rank 3, multiplied and reshaped back."""
+    a, b = op.operand_group("A")[0], op.operand_group("B")[0]
+    out = _shape(op.results[0])
+    if len(_shape(a)) == 1:
+        a = e.reshape(a, (1, _shape(a)[0]))
+    if len(_shape(b)) == 1:
+        b = e.reshape(b, (_shape(b)[0], 1))
+    sa, sb = _shape(a), _shape(b)
+    if len(sb) == 2:
+        rows = e.reshape(a, (math.prod(sa[:-1]), sa[-1]))
+        return [e.reshape(_matmul(e, rows, b), out)]
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    a = _broadcast_to(e, a, (*batch, *sa[-2:]))
+    b = _broadcast_to(e, b, (*batch, *sb[-2:]))
+    count = math.prod(batch)
+    a3, b3 = e.reshape(a, (count, *sa[-2:])), e.reshape(b, (count, *sb[-2:]))
+    return [e.reshape(_matmul(e, a3, b3), out)]
+
+
+class ContractionPattern(FamilyPattern):
+    """Gemm and MatMul."""
+
+    lowerings = {"Gemm": _lower_gemm, "MatMul": _lower_matmul}
+    checks = {"Gemm": _check_gemm}

@@ -1,0 +1,265 @@
+"""Graph-to-tensor lowering of the data movement family."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    i64,
+)
+from xdsl.ir import SSAValue
+
+from ember.dialects import tensor as tdialect
+from ember.dialects.graph import GraphOp, constant_value_of
+from ember.lowering.graph_to_tensor.common import (
+    MAX_GATHER_INDICES,
+    Emitter,
+    FamilyPattern,
+    _constant_operands,
+    _copy,
+    _dim,
+    _elem,
+    _int_constant,
+    _map,
+    _normalize_axis,
+    _shape,
+    _transpose,
+)
+
+# ---------------------------------------------------------- data movement
+
+
+def _lower_reshape(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    return [e.reshape(op.operands[0], _shape(op.results[0]))]
+
+
+def _lower_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    rank = len(_shape(op.operands[0]))
+    perm = op.attr("perm") or list(reversed(range(rank)))
+    return [_transpose(e, op.operands[0], perm)]
+
+
+def _lower_expand(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x = op.operand_group("input")[0]
+    return [e.parallel([x], _shape(op.results[0]), _elem(x), _copy)]
+
+
+def _lower_tile(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshape to (1, s0, 1, s1, ...), broadcast-copy to (r0, s0, r1, s1, ...),
+    reshape to (r0 s0, r1 s1, ...)."""
+    x = op.operand_group("input")[0]
+    shape, out = _shape(x), _shape(op.results[0])
+    if 0 in out:
+        return [e.empty(out, _elem(x))]
+    repeats = [o // s for o, s in zip(out, shape)]
+    spread = e.reshape(x, [d for s in shape for d in (1, s)])
+    tiled = [d for r, s in zip(repeats, shape) for d in (r, s)]
+    return [e.reshape(e.parallel([spread], tiled, _elem(x), _copy), out)]
+
+
+def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshape to 6-D, transpose (DCR or CRD order), reshape."""
+    x = op.operands[0]
+    n, c, h, w = _shape(x)
+    block = op.attr("blocksize")
+    depth = c // (block * block)
+    if op.attr("mode") == "DCR":
+        split, perm = [n, block, block, depth, h, w], (0, 3, 4, 1, 5, 2)
+    else:
+        split, perm = [n, depth, block, block, h, w], (0, 1, 4, 2, 5, 3)
+    moved = _transpose(e, e.reshape(x, split), perm)
+    return [e.reshape(moved, _shape(op.results[0]))]
+
+
+def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    out = _shape(op.results[0])
+    axis = _normalize_axis(op.attr("axis"), len(out))
+    concat = tdialect.ConcatOp.build(operands=[list(op.operands)], result_types=[op.result_types[0]],
+                                     properties={"dim": IntegerAttr(axis, i64)})  # fmt: skip
+    return [e.value(concat)]
+
+
+def _lower_split(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x = op.operand_group("input")[0]
+    axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
+    parts, offset = [], 0
+    for result in op.results:
+        offsets = [0] * len(_shape(x))
+        offsets[axis] = offset
+        parts.append(e.extract(x, offsets, _shape(result)))
+        offset += _shape(result)[axis]
+    return parts
+
+
+def _slice_starts_and_steps(op: GraphOp) -> list[tuple[int, int]]:
+    """(first index, step) per dim, with ONNX's clamping of starts."""
+    shape = _shape(op.operand_group("data")[0])
+    starts = _int_constant(op.operand_group("starts")[0])
+    axes_group, steps_group = op.operand_group("axes"), op.operand_group("steps")
+    axes = _int_constant(axes_group[0]) if axes_group else list(range(len(starts)))
+    steps = _int_constant(steps_group[0]) if steps_group else [1] * len(starts)
+    params = [(0, 1)] * len(shape)
+    for start, axis, step in zip(starts, axes, steps):
+        axis = _normalize_axis(axis, len(shape))
+        extent = shape[axis]
+        start = start + extent if start < 0 else start
+        start = min(max(start, 0), extent if step > 0 else extent - 1)
+        params[axis] = (start, step)
+    return params
+
+
+def _lower_slice(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """`tensor.extract_slice` for the dims with positive steps; then, if some
+    step is negative, a copy generic that reads those dims at start + step * d
+    (`(d0 * -1) + 9` reverses a dim of 10)."""
+    x = op.operand_group("data")[0]
+    shape, out = _shape(x), _shape(op.results[0])
+    params = _slice_starts_and_steps(op)
+    offsets = [start if step > 0 else 0 for start, step in params]
+    sizes = [size if step > 0 else extent for (_, step), size, extent in zip(params, out, shape)]
+    part = e.extract(x, offsets, sizes, [max(step, 1) for _, step in params])
+    if all(step > 0 for _, step in params):
+        return [part]
+    read = _map(len(out), [_dim(i) * step + start if step < 0 else _dim(i)
+                           for i, (start, step) in enumerate(params)])  # fmt: skip
+    return [e.parallel([part], out, _elem(x), _copy, maps=[read])]
+
+
+def _check_slice(op: GraphOp) -> str | None:
+    if _constant_operands(op, "starts", "ends", "axes", "steps"):
+        return None
+    return "starts, ends, axes and steps must be constants"
+
+
+def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Up to MAX_GATHER_INDICES constant indices: one `tensor.extract_slice` per
+    index, inserted in order, then a reshape. Otherwise `tensor.gather`, which
+    reads the indices at run time."""
+    data, indices = op.operand_group("data")[0], op.operand_group("indices")[0]
+    shape, t = _shape(data), _elem(data)
+    axis = _normalize_axis(op.attr("axis"), len(shape))
+    out = _shape(op.results[0])
+    constant = constant_value_of(indices)
+    if constant is None or constant.size > MAX_GATHER_INDICES:
+        gather = tdialect.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
+                                         properties={"axis": IntegerAttr(axis, i64)})  # fmt: skip
+        return [e.value(gather)]
+    picks = [i + shape[axis] if i < 0 else i for i in _int_constant(indices)]
+    sizes = [1 if i == axis else d for i, d in enumerate(shape)]
+
+    def piece(index: int) -> SSAValue:
+        return e.extract(data, [index if i == axis else 0 for i in range(len(shape))], sizes)
+
+    if len(picks) == 1:
+        return [e.reshape(piece(picks[0]), out)]
+    gathered = [len(picks) if i == axis else d for i, d in enumerate(shape)]
+    dest = e.empty(gathered, t)
+    for k, index in enumerate(picks):
+        dest = e.insert(piece(index), dest, [k if i == axis else 0 for i in range(len(shape))])
+    return [e.reshape(dest, out)]
+
+
+def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Negative pads crop with `tensor.extract_slice` first. Constant mode is a
+    `tensor.pad`; edge, reflect and wrap build each padded axis in turn from
+    slices of the input (see `_pad_axis`)."""
+    x = op.operand_group("data")[0]
+    shape = _shape(x)
+    pads = _int_constant(op.operand_group("pads")[0])
+    axes_group, value_group = op.operand_group("axes"), op.operand_group("constant_value")
+    axes = _int_constant(axes_group[0]) if axes_group else list(range(len(shape)))
+    low, high = [0] * len(shape), [0] * len(shape)
+    for i, axis in enumerate(axes):
+        axis = _normalize_axis(axis, len(shape))
+        low[axis], high[axis] = pads[i], pads[i + len(axes)]
+    sizes = [d - max(-lo, 0) - max(-hi, 0) for d, lo, hi in zip(shape, low, high)]
+    y = e.extract(x, [max(-p, 0) for p in low], sizes)
+    low, high = [max(p, 0) for p in low], [max(p, 0) for p in high]
+    mode = op.attr("mode")
+    if mode == "constant":
+        filler = constant_value_of(value_group[0]) if value_group else None
+        value = 0 if filler is None or filler.size == 0 else filler.reshape(-1)[0].item()
+        return [e.pad(y, low, high, value)]
+    for axis, (lo, hi) in enumerate(zip(low, high)):
+        if lo or hi:
+            y = _pad_axis(e, y, axis, lo, hi, mode)
+    return [y]
+
+
+def _index_runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(first index, step, length) runs of `indices` with step 1, -1 or 0."""
+    runs: list[tuple[int, int, int]] = []
+    for index in indices:
+        if runs:
+            first, step, length = runs[-1]
+            last = first + step * (length - 1)
+            if length == 1 and abs(index - last) <= 1:
+                runs[-1] = (first, index - last, 2)
+                continue
+            if length > 1 and index - last == step:
+                runs[-1] = (first, step, length + 1)
+                continue
+        runs.append((index, 1, 1))
+    return runs
+
+
+def _pad_axis(e: Emitter, x: SSAValue, axis: int, low: int, high: int, mode: str) -> SSAValue:
+    """Pads one axis in edge, reflect or wrap mode: the input goes in the middle
+    of a `tensor.empty`; each side is read from input positions (NumPy's
+    `np.pad` of an index range), as runs of `tensor.extract_slice` pieces:
+    ascending runs (wrap) as they are, descending runs (reflect) copied with a
+    reversed map `(d) -> (-d + length - 1)`, repeated positions (edge) copied
+    from a size-1 slice with a map reading index 0."""
+    shape, t = _shape(x), _elem(x)
+    rank, extent = len(shape), shape[axis]
+    source = np.pad(np.arange(extent), (low, high), mode=mode)
+    out = [*shape[:axis], extent + low + high, *shape[axis + 1 :]]
+    dest = e.insert(x, e.empty(out, t), [low if i == axis else 0 for i in range(rank)])
+    sides = [(0, source[:low]), (low + extent, source[low + extent :])]
+    for position, indices in sides:
+        for first, step, length in _index_runs([int(i) for i in indices]):
+            start = first if step >= 0 else first - length + 1
+            size = 1 if step == 0 else length
+            offsets = [start if i == axis else 0 for i in range(rank)]
+            piece = e.extract(x, offsets, [size if i == axis else d for i, d in enumerate(shape)])
+            if step != 1:
+                read = -_dim(axis) + (length - 1) if step < 0 else 0
+                maps = [_map(rank, [read if i == axis else _dim(i) for i in range(rank)])]
+                piece_shape = [length if i == axis else d for i, d in enumerate(shape)]
+                piece = e.parallel([piece], piece_shape, t, _copy, maps=maps)
+            dest = e.insert(piece, dest, [position if i == axis else 0 for i in range(rank)])
+            position += length
+    return dest
+
+
+def _check_pad(op: GraphOp) -> str | None:
+    if op.attr("mode") != "constant":  # constant_value is not read
+        if not _constant_operands(op, "pads", "axes"):
+            return "pads and axes must be constants"
+        return None
+    if not _constant_operands(op, "pads", "constant_value", "axes"):
+        return "pads, constant_value and axes must be constants"
+    return None
+
+
+class DataMovementPattern(FamilyPattern):
+    """Reshapes, transposes, broadcasts, slices, concatenation, padding, gathers."""
+
+    lowerings = {
+        "Reshape": _lower_reshape,
+        "Flatten": _lower_reshape,
+        "Squeeze": _lower_reshape,
+        "Unsqueeze": _lower_reshape,
+        "Transpose": _lower_transpose,
+        "Expand": _lower_expand,
+        "Tile": _lower_tile,
+        "DepthToSpace": _lower_depth_to_space,
+        "Concat": _lower_concat,
+        "Split": _lower_split,
+        "Slice": _lower_slice,
+        "Gather": _lower_gather,
+        "Pad": _lower_pad,
+    }
+    checks = {"Slice": _check_slice, "Pad": _check_pad}

@@ -1,0 +1,306 @@
+"""Graph-to-tensor lowering of the elementwise family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    IntegerType,
+    f64,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from ember.dialects.graph import GraphOp
+from ember.dialects.graph.types import is_float
+from ember.lowering.graph_to_tensor.common import (
+    Body,
+    Emitter,
+    FamilyPattern,
+    Lowering,
+    _bits,
+    _elem,
+    _is_unsigned,
+    _shape,
+)
+
+# ------------------------------------------------------------- elementwise
+
+ScalarFn = Callable[[Body, list[SSAValue], Attribute], SSAValue]
+"""Builds the scalar body of an elementwise op: (builder, input block arguments,
+result element type) -> the value to yield."""
+
+
+def _math(op_class: type[Operation]) -> ScalarFn:
+    return lambda b, x, t: b.math(op_class, x[0])
+
+
+def _binary(method: Callable[[Body, SSAValue, SSAValue], SSAValue]) -> ScalarFn:
+    return lambda b, x, t: method(b, x[0], x[1])
+
+
+def _compare(relation: str) -> ScalarFn:
+    return lambda b, x, t: b.cmp(relation, x[0], x[1])
+
+
+def _fold(method: Callable[[Body, SSAValue, SSAValue], SSAValue]) -> ScalarFn:
+    def body(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+        value = x[0]
+        for other in x[1:]:
+            value = method(b, value, other)
+        return value
+
+    return body
+
+
+def _mean(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.div(_fold(Body.add)(b, x, t), b.const(len(x), t))
+
+
+def _relu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.max(x[0], b.const(0, t))
+
+
+def _sign(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """1, -1, or the input itself (0, -0.0, NaN)."""
+    v, zero = x[0], b.const(0, t)
+    if _is_unsigned(t) or t == i1:
+        return b.select(b.cmp("gt", v, zero), b.const(1, t), zero)
+    negative = b.select(b.cmp("lt", v, zero), b.const(-1, t), v if is_float(t) else zero)
+    return b.select(b.cmp("gt", v, zero), b.const(1, t), negative)
+
+
+def _reciprocal(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.div(b.const(1, t), x[0])
+
+
+def _sigmoid(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    one = b.const(1, t)
+    return b.div(one, b.add(one, b.exp(b.neg(x[0]))))
+
+
+def _softplus_of(b: Body, v: SSAValue) -> SSAValue:
+    """log(1 + exp(v)) as max(v, 0) + log1p(exp(-|v|)), which never overflows."""
+    tail = b.math(xmath.Log1pOp, b.exp(b.neg(b.abs(v))))
+    return b.add(b.max(v, b.const(0, v.type)), tail)
+
+
+def _softplus(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return _softplus_of(b, x[0])
+
+
+def _mish(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.mul(x[0], b.math(xmath.TanhOp, _softplus_of(b, x[0])))
+
+
+def _softsign(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.div(x[0], b.add(b.const(1, t), b.abs(x[0])))
+
+
+def _clamp01(b: Body, v: SSAValue) -> SSAValue:
+    return b.min(b.max(v, b.const(0, v.type)), b.const(1, v.type))
+
+
+def _hard_sigmoid(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    linear = b.add(b.mul(b.const(b.attr("alpha"), t), x[0]), b.const(b.attr("beta"), t))
+    return _clamp01(b, linear)
+
+
+def _hard_swish(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """x * clamp(x / 6 + 0.5, 0, 1)."""
+    linear = b.add(b.div(x[0], b.const(6, t)), b.const(0.5, t))
+    return b.mul(x[0], _clamp01(b, linear))
+
+
+def _leaky_relu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    v = x[0]
+    scaled = b.mul(b.const(b.attr("alpha"), t), v)
+    return b.select(b.cmp("lt", v, b.const(0, t)), scaled, v)
+
+
+def _elu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """x < 0 ? alpha * expm1(x) : x."""
+    v = x[0]
+    negative = b.mul(b.const(b.attr("alpha"), t), b.math(xmath.ExpM1Op, v))
+    return b.select(b.cmp("lt", v, b.const(0, t)), negative, v)
+
+
+def _selu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """gamma * (x > 0 ? x : alpha * expm1(x))."""
+    v = x[0]
+    negative = b.mul(b.const(b.attr("alpha"), t), b.math(xmath.ExpM1Op, v))
+    inner = b.select(b.cmp("gt", v, b.const(0, t)), v, negative)
+    return b.mul(b.const(b.attr("gamma"), t), inner)
+
+
+def _celu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """max(x, 0) + min(0, alpha * expm1(x / alpha))."""
+    v, zero, alpha = x[0], b.const(0, t), b.const(b.attr("alpha"), t)
+    negative = b.mul(alpha, b.math(xmath.ExpM1Op, b.div(v, alpha)))
+    return b.add(b.max(v, zero), b.min(zero, negative))
+
+
+def _thresholded_relu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    v = x[0]
+    return b.select(b.cmp("gt", v, b.const(b.attr("alpha"), t)), v, b.const(0, t))
+
+
+def _gelu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """0.5 x (1 + erf(x / sqrt 2)), or with approximate="tanh"
+    0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))."""
+    v, half, one = x[0], b.const(0.5, t), b.const(1, t)
+    if b.attr("approximate") == "tanh":
+        cube = b.mul(b.mul(v, v), v)
+        inner = b.add(v, b.mul(b.const(0.044715, t), cube))
+        curve = b.math(xmath.TanhOp, b.mul(b.const(math.sqrt(2 / math.pi), t), inner))
+    else:
+        curve = b.math(xmath.ErfOp, b.div(v, b.const(math.sqrt(2), t)))
+    return b.mul(b.mul(half, v), b.add(one, curve))
+
+
+def _prelu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    v, slope = x
+    return b.select(b.cmp("lt", v, b.const(0, t)), b.mul(v, slope), v)
+
+
+def _where(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.select(*x)
+
+
+def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """max(x, min) then min(., max), for the bounds that are present."""
+    value, bounds = x[0], iter(x[1:])
+    if b.has("min"):
+        value = b.max(value, next(bounds))
+    if b.has("max"):
+        value = b.min(value, next(bounds))
+    return value
+
+
+def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.convert(x[0], t)
+
+
+def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """powf for float bases (exponent converted to the base type); an integer
+    base goes through f64 powf and truncates back to the base's type, which is
+    exact while the result fits in 53 bits."""
+    base, exponent = x
+    if is_float(t):
+        return b.math(xmath.PowFOp, base, b.convert(exponent, t))
+    wide = b.math(xmath.PowFOp, b.convert(base, f64), b.convert(exponent, f64))
+    return b.convert(wide, t)
+
+
+def _mod(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """fmod=1: C remainder (sign of the dividend). fmod=0: Python's (sign of the
+    divisor): the remainder plus the divisor when their signs differ."""
+    a, d = x
+    r = b.rem(a, d)
+    if b.attr("fmod") or _is_unsigned(t):
+        return r
+    zero = b.const(0, t)
+    signs_differ = b.xor(b.cmp("lt", r, zero), b.cmp("lt", d, zero))
+    adjust = b.and_(b.cmp("ne", r, zero), signs_differ)
+    result = b.select(adjust, b.add(r, d), r)
+    if is_float(t):  # a zero result takes the divisor's sign, as NumPy's mod does
+        result = b.select(b.cmp("eq", result, zero), b.math(xmath.CopySignOp, result, d), result)
+    return result
+
+
+SCALAR_BODIES: dict[str, ScalarFn] = {
+    # unary
+    "Abs": lambda b, x, t: b.abs(x[0]),
+    "Neg": lambda b, x, t: b.neg(x[0]),
+    "Relu": _relu,
+    "Sign": _sign,
+    "Identity": lambda b, x, t: x[0],
+    "Dropout": lambda b, x, t: x[0],
+    "Sigmoid": _sigmoid,
+    "Tanh": _math(xmath.TanhOp),
+    "Exp": _math(xmath.ExpOp),
+    "Log": _math(xmath.LogOp),
+    "Sqrt": _math(xmath.SqrtOp),
+    "Reciprocal": _reciprocal,
+    "Floor": _math(xmath.FloorOp),
+    "Ceil": _math(xmath.CeilOp),
+    "Round": _math(xmath.RoundEvenOp),
+    "Erf": _math(xmath.ErfOp),
+    "Sin": _math(xmath.SinOp),
+    "Cos": _math(xmath.CosOp),
+    "Tan": _math(xmath.TanOp),
+    "Asin": _math(xmath.AsinOp),
+    "Acos": _math(xmath.AcosOp),
+    "Atan": _math(xmath.AtanOp),
+    "Sinh": _math(xmath.SinhOp),
+    "Cosh": _math(xmath.CoshOp),
+    "Softplus": _softplus,
+    "Softsign": _softsign,
+    "HardSwish": _hard_swish,
+    "Mish": _mish,
+    "LeakyRelu": _leaky_relu,
+    "Elu": _elu,
+    "Celu": _celu,
+    "ThresholdedRelu": _thresholded_relu,
+    "Selu": _selu,
+    "HardSigmoid": _hard_sigmoid,
+    "Gelu": _gelu,
+    "Not": lambda b, x, t: b.not_(x[0]),
+    "IsNaN": lambda b, x, t: b.is_nan(x[0]),
+    "Cast": _cast,
+    "Clip": _clip,
+    # binary
+    "Add": _binary(Body.add),
+    "Sub": _binary(Body.sub),
+    "Mul": _binary(Body.mul),
+    "Div": _binary(Body.div),
+    "Equal": _compare("eq"),
+    "Less": _compare("lt"),
+    "LessOrEqual": _compare("le"),
+    "Greater": _compare("gt"),
+    "GreaterOrEqual": _compare("ge"),
+    "And": _binary(Body.and_),
+    "Or": _binary(Body.or_),
+    "Xor": _binary(Body.xor),
+    "Pow": _pow,
+    "Mod": _mod,
+    "PRelu": _prelu,
+    "Where": _where,
+    # variadic
+    "Sum": _fold(Body.add),
+    "Max": _fold(Body.max),
+    "Min": _fold(Body.min),
+    "Mean": _mean,
+}
+
+
+def _elementwise(body: ScalarFn) -> Lowering:
+    def lower(e: Emitter, op: GraphOp) -> list[SSAValue]:
+        result = op.results[0]
+        t = _elem(result)
+        return [e.parallel(list(op.operands), _shape(result), t, lambda b, x: body(b, x, t))]
+
+    return lower
+
+
+def _check_pow(op: GraphOp) -> str | None:
+    if any(_is_unsigned(_elem(v)) for v in op.operands):
+        return "unsigned integer operands"
+    return None
+
+
+def _check_cast(op: GraphOp) -> str | None:
+    src, to = _elem(op.operands[0]), _elem(op.results[0])
+    both_int = isinstance(src, IntegerType) and isinstance(to, IntegerType)
+    if both_int and src != to and _bits(src) == _bits(to) == 64:
+        return f"cast {src} to {to}"
+    return None
+
+
+class ElementwisePattern(FamilyPattern):
+    """Elementwise ops: one all-parallel generic each, body from SCALAR_BODIES."""
+
+    lowerings = {name: _elementwise(body) for name, body in SCALAR_BODIES.items()}
+    checks = {"Pow": _check_pow, "Cast": _check_cast}

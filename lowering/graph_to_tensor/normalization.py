@@ -1,0 +1,178 @@
+"""Graph-to-tensor lowering of the normalisation family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    f32,
+)
+from xdsl.ir import Attribute, SSAValue
+
+from ember.dialects.graph import GraphOp
+from ember.dialects.tensor import PARALLEL, REDUCTION
+from ember.lowering.graph_to_tensor.common import (
+    Body,
+    Emitter,
+    FamilyPattern,
+    _bits,
+    _dim,
+    _dims_map,
+    _elem,
+    _identity,
+    _map,
+    _normalize_axis,
+    _shape,
+    broadcast_map,
+)
+
+# ----------------------------------------------------------- normalisation
+
+
+def _lower_batch_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """(x - mean) / sqrt(var + eps) * scale + B, per channel (dim 1)."""
+    x = op.operands[0]
+    shape, t = _shape(x), _elem(x)
+    eps = op.attr("epsilon")
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        v, scale, bias, mean, var = a
+        std = b.math(xmath.SqrtOp, b.add(var, b.const(eps, t)))
+        return b.add(b.mul(b.div(b.sub(v, mean), std), scale), bias)
+
+    channel = _dims_map(len(shape), [1])
+    maps = [_identity(len(shape)), *[channel] * 4]
+    return [e.parallel(list(op.operands), shape, t, body, maps=maps)]
+
+
+def _moments(
+    e: Emitter, x: SSAValue, axes: Sequence[int], ct: Attribute
+) -> tuple[SSAValue, SSAValue]:
+    """Mean and (biased) variance of `x` over `axes`, in type `ct`: a sum
+    reduction, then a reduction of squared deviations from the mean."""
+    shape = _shape(x)
+    kept = [d for i, d in enumerate(shape) if i not in axes]
+    count = math.prod(shape[i] for i in axes)
+
+    def divide(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.div(a[0], b.const(count, ct))
+
+    def deviation(b: Body, a: list[SSAValue]) -> SSAValue:
+        d = b.sub(b.convert(a[0], ct), a[1])
+        return b.add(a[2], b.mul(d, d))
+
+    total = e.reduction(x, axes, 0, ct, lambda b, a: b.add(a[1], b.convert(a[0], ct)))
+    mean = e.parallel([total], kept, ct, divide)
+    variance = e.parallel([e.reduction(x, axes, 0, ct, deviation, [mean])], kept, ct, divide)
+    return mean, variance
+
+
+def _normalize(b: Body, v: SSAValue, mean: SSAValue, var: SSAValue, eps: float) -> SSAValue:
+    std = b.math(xmath.SqrtOp, b.add(var, b.const(eps, var.type)))
+    return b.div(b.sub(v, mean), std)
+
+
+def _lower_instance_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Moments over the spatial dims per (N, C); then scale and B per channel."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    mean, var = _moments(e, x, list(range(2, rank)), t)
+    eps = op.attr("epsilon")
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        v, m, s2, scale, bias = a
+        return b.add(b.mul(_normalize(b, v, m, s2, eps), scale), bias)
+
+    stats, channel = _dims_map(rank, [0, 1]), _dims_map(rank, [1])
+    inputs = [x, mean, var, *op.operands[1:]]
+    maps = [_identity(rank), stats, stats, channel, channel]
+    return [e.parallel(inputs, shape, t, body, maps=maps)]
+
+
+def _lower_layer_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Moments over dims [axis, rank), then * Scale (+ B), both broadcast. The
+    statistics are computed in f32 for narrower inputs when stash_type is 1."""
+    x = op.operand_group("X")[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axis = _normalize_axis(op.attr("axis"), rank)
+    ct = f32 if op.attr("stash_type") == 1 and _bits(t) < 32 else t
+    mean, var = _moments(e, x, list(range(axis, rank)), ct)
+    eps = op.attr("epsilon")
+    params = [*op.operand_group("Scale"), *op.operand_group("B")]
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        v, m, s2, *weights = a
+        y = b.mul(_normalize(b, b.convert(v, ct), m, s2, eps), b.convert(weights[0], ct))
+        if len(weights) > 1:
+            y = b.add(y, b.convert(weights[1], ct))
+        return b.convert(y, t)
+
+    stats = _dims_map(rank, range(axis))
+    maps = [_identity(rank), stats, stats, *[broadcast_map(_shape(p), shape) for p in params]]
+    return [e.parallel([x, mean, var, *params], shape, t, body, maps=maps)]
+
+
+def _lower_lrn(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Zero-pad the channels, sum squares over a window dim (a reduction dim d_n
+    read as channel d1 + d_n; a `size`-element constant, whose values the body
+    ignores, gives d_n its extent), then x / (bias + alpha/size * sum)^beta."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    size = op.attr("size")
+    low = (size - 1) // 2
+    padded = e.pad(x, [0, low] + [0] * (rank - 2), [0, size - 1 - low] + [0] * (rank - 2), 0)
+    window = e.constant(np.ones(size, dtype=np.bool_))
+    d = [_dim(i) for i in range(rank + 1)]
+    maps = [_map(rank + 1, [d[0], d[1] + d[rank], *d[2:rank]]),
+            _map(rank + 1, [d[rank]]), _dims_map(rank + 1, range(rank))]  # fmt: skip
+    iterators = [PARALLEL] * rank + [REDUCTION]
+    init = e.fill(0, shape, t)
+    squares = e.generic([padded, window], [init], maps, iterators,
+                        lambda b, a: [b.add(a[2], b.mul(a[0], a[0]))])[0]  # fmt: skip
+    alpha, beta, bias = op.attr("alpha"), op.attr("beta"), op.attr("bias")
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        base = b.add(b.const(bias, t), b.mul(b.const(alpha / size, t), a[1]))
+        return b.div(a[0], b.math(xmath.PowFOp, base, b.const(beta, t)))
+
+    return [e.parallel([x, squares], shape, t, body)]
+
+
+def _lower_softmax(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """m = max over the axis; s = sum of exp(x - m); exp(x - m) / s for Softmax,
+    (x - m) - log(s) for LogSoftmax."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axis = _normalize_axis(op.attr("axis"), rank)
+    peak = e.reduction(x, [axis], -math.inf, t, lambda b, a: b.max(a[1], a[0]))
+
+    def accumulate(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.add(a[2], b.exp(b.sub(a[0], a[1])))
+
+    total = e.reduction(x, [axis], 0, t, accumulate, [peak])
+    log = op.SPEC.onnx_type == "LogSoftmax"
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        shifted = b.sub(a[0], a[1])
+        if log:
+            return b.sub(shifted, b.math(xmath.LogOp, a[2]))
+        return b.div(b.exp(shifted), a[2])
+
+    kept = _dims_map(rank, [i for i in range(rank) if i != axis])
+    return [e.parallel([x, peak, total], shape, t, body, maps=[_identity(rank), kept, kept])]
+
+
+class NormalizationPattern(FamilyPattern):
+    """Batch, instance and layer normalisation, LRN, Softmax and LogSoftmax."""
+
+    lowerings = {
+        "BatchNormalization": _lower_batch_norm,
+        "InstanceNormalization": _lower_instance_norm,
+        "LayerNormalization": _lower_layer_norm,
+        "LRN": _lower_lrn,
+        "Softmax": _lower_softmax,
+        "LogSoftmax": _lower_softmax,
+    }

@@ -1,0 +1,190 @@
+"""Graph-to-tensor lowering of the reductions family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    StringAttr,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+
+from ember.dialects import tensor as tdialect
+from ember.dialects.graph import GraphOp
+from ember.dialects.graph.types import is_float
+from ember.dialects.tensor import PARALLEL, REDUCTION
+from ember.lowering.graph_to_tensor.common import (
+    Body,
+    Emitter,
+    FamilyPattern,
+    _constant_operands,
+    _dims_map,
+    _elem,
+    _highest,
+    _identity,
+    _int_constant,
+    _lowest,
+    _normalize_axis,
+    _shape,
+)
+
+# -------------------------------------------------------------- reductions
+
+
+def _itself(b: Body, value: SSAValue) -> SSAValue:
+    return value
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A ReduceX op: the neutral element, the value each element contributes,
+    how it combines with the accumulator, and a final step (given the count)."""
+
+    neutral: Callable[[Attribute], float]
+    combine: Callable[[Body, SSAValue, SSAValue], SSAValue]
+    contribution: Callable[[Body, SSAValue], SSAValue] = _itself
+    finish: Callable[[Body, SSAValue, int], SSAValue] | None = None
+
+
+def _square(b: Body, v: SSAValue) -> SSAValue:
+    return b.mul(v, v)
+
+
+def _divide_by_count(b: Body, v: SSAValue, count: int) -> SSAValue:
+    return b.div(v, b.const(count, v.type))
+
+
+def _square_root(b: Body, v: SSAValue, count: int) -> SSAValue:
+    """sqrt; integers go through f64 and truncate back."""
+    if is_float(v.type):
+        return b.math(xmath.SqrtOp, v)
+    return b.convert(b.math(xmath.SqrtOp, b.convert(v, f64)), v.type)
+
+
+_NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max: "max", Body.min: "min"}
+"""Combines that `tensor.reduce` names (when each element contributes itself)."""
+
+REDUCTIONS: dict[str, Reduction] = {
+    "ReduceSum": Reduction(lambda t: 0, Body.add),
+    "ReduceMean": Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
+    "ReduceMax": Reduction(_lowest, Body.max),
+    "ReduceMin": Reduction(_highest, Body.min),
+    "ReduceProd": Reduction(lambda t: 1, Body.mul),
+    "ReduceL1": Reduction(lambda t: 0, Body.add, Body.abs),
+    "ReduceL2": Reduction(lambda t: 0, Body.add, _square, _square_root),
+    "ReduceSumSquare": Reduction(lambda t: 0, Body.add, _square),
+}
+
+
+def _reduced_axes(op: GraphOp) -> list[int]:
+    """The normalized axes (all of them when absent or empty, unless
+    noop_with_empty_axes, which reduces none)."""
+    rank = len(_shape(op.operands[0]))
+    group = op.operand_group("axes")
+    axes = _int_constant(group[0]) if group else []
+    if not axes:
+        return [] if op.attr("noop_with_empty_axes") else list(range(rank))
+    return sorted({_normalize_axis(a, rank) for a in axes})
+
+
+def _lower_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """fill(neutral) + one reduction generic (+ a generic for the final step)."""
+    x = op.operand_group("data")[0]
+    shape, t = _shape(x), _elem(x)
+    axes = _reduced_axes(op)
+    spec = REDUCTIONS[op.SPEC.onnx_type]
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        return spec.combine(b, a[1], spec.contribution(b, a[0]))
+
+    kind = _NAMED_REDUCTIONS.get(spec.combine) if spec.contribution is _itself else None
+    if kind is not None and axes:
+        kept = [d for i, d in enumerate(shape) if i not in axes]
+        reduce = tdialect.ReduceOp.build(
+            operands=[x, e.fill(spec.neutral(t), kept, t)], result_types=[TensorType(t, kept)],
+            properties={"dimensions": tdialect._int_array(axes), "kind": StringAttr(kind)},
+        )  # fmt: skip
+        y = e.value(reduce)
+    else:
+        y = e.reduction(x, axes, spec.neutral(t), t, body)
+    if spec.finish is not None:
+        count, finish = math.prod(shape[i] for i in axes), spec.finish
+        y = e.parallel([y], _shape(y), t, lambda b, a: finish(b, a[0], count))
+    return [e.reshape(y, _shape(op.results[0]))]
+
+
+def _lower_reduce_log_sum_exp(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """m = max (0 where not finite); m + log(sum of exp(x - m))."""
+    x = op.operand_group("data")[0]
+    t = _elem(x)
+    axes = _reduced_axes(op)
+    peak = e.reduction(x, axes, -math.inf, t, lambda b, a: b.max(a[1], a[0]))
+
+    def finite(b: Body, a: list[SSAValue]) -> SSAValue:
+        is_finite = b.cmpf("olt", b.abs(a[0]), b.const(math.inf, t))
+        return b.select(is_finite, a[0], b.const(0, t))
+
+    shift = e.parallel([peak], _shape(peak), t, finite)
+
+    def accumulate(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.add(a[2], b.exp(b.sub(a[0], a[1])))
+
+    total = e.reduction(x, axes, 0, t, accumulate, [shift])
+    y = e.parallel([shift, total], _shape(peak), t,
+                   lambda b, a: b.add(a[0], b.math(xmath.LogOp, a[1])))  # fmt: skip
+    return [e.reshape(y, _shape(op.results[0]))]
+
+
+def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A reduction with two outputs, the best value so far and its index; the
+    index comes from an iota constant indexed by the reduced dim. NaN counts as
+    the extreme (first NaN, or last with select_last_index), as NumPy does."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axis = _normalize_axis(op.attr("axis"), rank)
+    is_max, last = op.SPEC.onnx_type == "ArgMax", bool(op.attr("select_last_index"))
+    relation = ("ge" if last else "gt") if is_max else ("le" if last else "lt")
+    kept = [d for i, d in enumerate(shape) if i != axis]
+    kept_map = _dims_map(rank, [i for i in range(rank) if i != axis])
+    iota = e.constant(np.arange(shape[axis], dtype=np.int64))
+    outputs = [e.fill(_lowest(t) if is_max else _highest(t), kept, t), e.fill(0, kept, i64)]
+
+    def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        value, index, best, best_index = a
+        take = b.cmp(relation, value, best)
+        if is_float(t):
+            nan = b.is_nan(value)
+            take = b.or_(take, nan if last else b.and_(nan, b.not_(b.is_nan(best))))
+        return [b.select(take, value, best), b.select(take, index, best_index)]
+
+    maps = [_identity(rank), _dims_map(rank, [axis]), kept_map, kept_map]
+    iterators = [REDUCTION if i == axis else PARALLEL for i in range(rank)]
+    _, indices = e.generic([x, iota], outputs, maps, iterators, body)
+    return [e.reshape(indices, _shape(op.results[0]))]
+
+
+def _check_reduce(op: GraphOp) -> str | None:
+    if not _constant_operands(op, "axes"):
+        return "axes must be a constant"
+    if op.SPEC.onnx_type == "ReduceLogSumExp" and not is_float(_elem(op.operands[0])):
+        return "integer operands"
+    return None
+
+
+class ReductionPattern(FamilyPattern):
+    """ReduceX (table REDUCTIONS), ReduceLogSumExp, ArgMax and ArgMin."""
+
+    lowerings = {
+        **{name: _lower_reduce for name in REDUCTIONS},
+        "ReduceLogSumExp": _lower_reduce_log_sum_exp,
+        "ArgMax": _lower_arg_reduce,
+        "ArgMin": _lower_arg_reduce,
+    }
+    checks = {name: _check_reduce for name in (*REDUCTIONS, "ReduceLogSumExp")}

@@ -1,0 +1,59 @@
+"""Graph-to-tensor lowering of the shape queries family."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+)
+from xdsl.ir import SSAValue
+
+from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph.types import dense_from_array
+from ember.lowering.graph_to_tensor.common import (
+    Emitter,
+    FamilyPattern,
+    _constant_operands,
+    _shape,
+)
+
+# ---------------------------------------------------------- shape queries
+
+
+def _lower_shape(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    dims = _shape(op.operands[0])[op.attr("start") : op.attr("end")]
+    return [e.constant(np.array(dims, dtype=np.int64))]
+
+
+def _lower_size(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    return [e.constant(np.array(math.prod(_shape(op.operands[0])), dtype=np.int64))]
+
+
+def _lower_constant_of_shape(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A splat `graph.constant` (one element stored)."""
+    value = op.attr("value")
+    element = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(1)
+    result_type = op.result_types[0]
+    attr = DenseIntOrFPElementsAttr(result_type, dense_from_array(element).data)  # type: ignore[arg-type]
+    return [e.value(ConstantOp.build(result_types=[result_type], properties={"value": attr}))]
+
+
+def _lower_range(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    from ember.reference.evaluate import evaluate
+
+    arrays = [constant_value_of(v) for v in op.operands]
+    return [e.constant(evaluate(op, arrays)[0])]
+
+
+def _check_range(op: GraphOp) -> str | None:
+    return None if _constant_operands(op, "start", "limit", "delta") else "non-constant operands"
+
+
+class ShapeQueryPattern(FamilyPattern):
+    """Shape, Size, ConstantOfShape and Range become `graph.constant`s."""
+
+    lowerings = {"Shape": _lower_shape, "Size": _lower_size,
+                 "ConstantOfShape": _lower_constant_of_shape, "Range": _lower_range}  # fmt: skip
+    checks = {"Range": _check_range}

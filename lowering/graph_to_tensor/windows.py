@@ -1,0 +1,268 @@
+"""Graph-to-tensor lowering of the windows family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import SSAValue
+
+from ember.dialects import tensor as tdialect
+from ember.dialects.graph import GraphOp
+from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array
+from ember.lowering.graph_to_tensor.common import (
+    Body,
+    Emitter,
+    FamilyPattern,
+    Shape,
+    _dim,
+    _dims_map,
+    _elem,
+    _identity,
+    _lowest,
+    _map,
+    _shape,
+)
+
+# ---------------------------------------------------------------- windows
+
+Pads = list[tuple[int, int]]
+AttrFn = Callable[[str], Any]
+
+
+def _window_attr(op: GraphOp) -> AttrFn:
+    """`op.attr`, except that a 1-D window's kernel_shape, strides, dilations and
+    pads get a leading 1 (pads 0): a 1-D window lowers as a 2-D one over
+    N x C x 1 x L."""
+    if len(_shape(op.operands[0])) != 3:
+        return op.attr
+
+    def attr(name: str) -> Any:
+        value = op.attr(name)
+        if not value:
+            return value
+        if name in ("kernel_shape", "strides", "dilations"):
+            return [1, *value]
+        if name == "pads":
+            return [0, value[0], 0, value[1]]
+        return value
+
+    return attr
+
+
+def _unit_height(shape: Shape) -> Shape:
+    """N x C x L -> N x C x 1 x L (other ranks unchanged)."""
+    return (*shape[:2], 1, *shape[2:]) if len(shape) == 3 else shape
+
+
+def _window_params(
+    attr: AttrFn, spatial: Shape, kernel: Sequence[int]
+) -> tuple[list[int], list[int], Pads]:
+    """Strides, dilations and (begin, end) pads of a window, auto_pad resolved."""
+    strides = attr("strides") or [1] * len(spatial)
+    dilations = attr("dilations") or [1] * len(spatial)
+    auto_pad = attr("auto_pad")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pads: Pads = []
+        for n, k, s, d in zip(spatial, kernel, strides, dilations):
+            total = max(0, (-(-n // s) - 1) * s + (k - 1) * d + 1 - n)
+            small = total // 2
+            pads.append(
+                (small, total - small) if auto_pad == "SAME_UPPER" else (total - small, small)
+            )
+    elif auto_pad == "VALID":
+        pads = [(0, 0)] * len(spatial)
+    else:
+        flat = attr("pads") or [0] * (2 * len(spatial))
+        pads = list(zip(flat[: len(spatial)], flat[len(spatial) :]))
+    return strides, dilations, pads
+
+
+def _pad_spatial(e: Emitter, x: SSAValue, pads: Pads, value: float) -> SSAValue:
+    return e.pad(x, [0, 0, *[p[0] for p in pads]], [0, 0, *[p[1] for p in pads]], value)
+
+
+def _conv_generic(
+    e: Emitter, x: SSAValue, w: SSAValue, init: SSAValue, strides: Sequence[int],
+    dilations: Sequence[int], groups: int,
+) -> SSAValue:  # fmt: skip
+    """An N-D convolution of the padded `x` as one generic over (n, f, o..., c,
+    k...): out[n, f, o...] += x[n, channel, o*s + k*d...] * w[f, c, k...], with
+    channel = (f floordiv (F / groups)) * (C / groups) + c, as Conv2DOp.generalize."""
+    filters, group_channels, *kernel = _shape(w)
+    s = len(kernel)
+    count = 2 * s + 3
+    n, f, c = _dim(0), _dim(1), _dim(2 + s)
+    outs = [_dim(2 + i) for i in range(s)]
+    ks = [_dim(3 + s + i) for i in range(s)]
+    channel = c if groups == 1 else (f // (filters // groups)) * group_channels + c
+    reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
+    maps = [_map(count, [n, channel, *reads]), _map(count, [f, c, *ks]),
+            _map(count, [n, f, *outs])]  # fmt: skip
+    iterators = [PARALLEL] * (2 + s) + [REDUCTION] * (1 + s)
+    return e.generic([x, w], [init], maps, iterators,
+                     lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
+
+
+def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """pad + fill 0 + `tensor.conv2d` (+ a generic adding the bias per channel).
+    1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and back; 3-D: one
+    generic instead of the named op."""
+    x, w = op.operand_group("X")[0], op.operand_group("W")[0]
+    out, t = _shape(op.results[0]), _elem(x)
+    x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
+    shape = _unit_height(out)
+    strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
+    padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
+    groups = op.attr("group")
+    if len(shape) == 4:
+        props = {"strides": _int_array(strides), "dilations": _int_array(dilations),
+                 "groups": IntegerAttr(groups, i64)}  # fmt: skip
+        y = e.value(
+            tdialect.Conv2DOp.build(
+                operands=[padded, w, init], result_types=[TensorType(t, list(shape))],
+                properties=props,
+            )
+        )  # fmt: skip
+    else:
+        y = _conv_generic(e, padded, w, init, strides, dilations, groups)
+    bias = op.operand_group("B")
+    if bias:
+        maps = [_identity(len(shape)), _dims_map(len(shape), [1])]
+        y = e.parallel([y, bias[0]], shape, t, lambda b, a: b.add(a[0], a[1]), maps=maps)
+    return [e.reshape(y, out)]
+
+
+def _pool_padding(attr: AttrFn, spatial: Shape) -> tuple[list[int], list[int], Pads, Pads]:
+    """Strides, dilations, the explicit pads, and the pads that also make room
+    for every ceil_mode window (extra high padding)."""
+    kernel = attr("kernel_shape")
+    strides, dilations, pads = _window_params(attr, spatial, kernel)
+    ceil_mode = bool(attr("ceil_mode")) and attr("auto_pad") == "NOTSET"
+    full: Pads = []
+    for n, k, s, d, (low, high) in zip(spatial, kernel, strides, dilations, pads):
+        extent = (k - 1) * d + 1
+        span = n + low + high - extent
+        count = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (count - 1) * s >= n + low:
+            count -= 1  # the last window must start inside the input or its low padding
+        full.append((low, max(high, (count - 1) * s + extent - n - low)))
+    return strides, dilations, pads, full
+
+
+def average_pool_counts(
+    spatial: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+    pads: Pads, full: Pads, count_include_pad: bool,
+) -> np.ndarray:  # fmt: skip
+    """How many elements each output window averages: the input's, plus the
+    explicit padding's when count_include_pad, never the ceil_mode overhang."""
+    mask = np.pad(np.ones(spatial), pads, constant_values=float(count_include_pad))
+    mask = np.pad(mask, [(0, f[1] - p[1]) for f, p in zip(full, pads)])
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    windows = sliding_window_view(mask, extents)
+    steps = (*[slice(None, None, s) for s in strides], *[slice(None, None, d) for d in dilations])
+    return windows[steps].sum(axis=tuple(range(len(spatial), 2 * len(spatial))))
+
+
+def _pool_generic(
+    e: Emitter, x: SSAValue, init: SSAValue, kind: str, kernel: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int],
+) -> SSAValue:  # fmt: skip
+    """An N-D pooling of the padded `x` as one generic over (n, c, o..., k...),
+    with a window-shaped `tensor.empty` giving the kernel dims their extent (as
+    Pool2DOp.generalize)."""
+    s = len(kernel)
+    count = 2 + 2 * s
+    outs = [_dim(2 + i) for i in range(s)]
+    ks = [_dim(2 + s + i) for i in range(s)]
+    reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
+    t = _elem(x)
+    window = e.empty(kernel, t)
+    maps = [_map(count, [_dim(0), _dim(1), *reads]), _map(count, ks),
+            _map(count, [_dim(0), _dim(1), *outs])]  # fmt: skip
+    iterators = [PARALLEL] * (2 + s) + [REDUCTION] * s
+    body = tdialect.reduce_body(t, kind, 3)
+    return e.value(tdialect.GenericOp([x, window], [init], maps, iterators, body))
+
+
+def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """pad (lowest value for max, 0 for average) + `tensor.pool2d`; averages are
+    divided by the window size, or by a constant of per-position counts.
+    1-D: reshaped to N x C x 1 x L and back; 3-D: one generic instead of the
+    named op."""
+    x = op.operands[0]
+    t, out = _elem(x), _shape(op.results[0])
+    x, shape = e.reshape(x, _unit_height(_shape(x))), _unit_height(out)
+    attr = _window_attr(op)
+    strides, dilations, pads, full = _pool_padding(attr, _shape(x)[2:])
+    is_max = op.SPEC.onnx_type == "MaxPool"
+    kind = "max" if is_max else "sum"
+    low = _lowest(t) if is_max else 0
+    kernel = attr("kernel_shape")
+    padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
+    if len(shape) == 4:
+        props = {"kind": StringAttr(kind), "kernel": _int_array(kernel),
+                 "strides": _int_array(strides), "dilations": _int_array(dilations)}  # fmt: skip
+        y = e.value(
+            tdialect.Pool2DOp.build(
+                operands=[padded, init], result_types=[TensorType(t, list(shape))],
+                properties=props,
+            )
+        )  # fmt: skip
+    else:
+        y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
+    if not is_max:
+        y = _divide_by_counts(e, y, attr, _shape(x)[2:], kernel, strides, dilations, pads, full)
+    return [e.reshape(y, out)]
+
+
+def _divide_by_counts(
+    e: Emitter, y: SSAValue, attr: AttrFn, spatial: Shape, kernel: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int], pads: Pads, full: Pads,
+) -> SSAValue:  # fmt: skip
+    """Window sums divided by the window size, or by a constant of per-position
+    counts when windows see different numbers of elements."""
+    shape, t = _shape(y), _elem(y)
+    counts = average_pool_counts(spatial, kernel, strides, dilations, pads, full,
+                                 bool(attr("count_include_pad")))  # fmt: skip
+    if np.all(counts == counts.flat[0]):
+        size = float(counts.flat[0])
+        return e.parallel([y], shape, t, lambda b, a: b.div(a[0], b.const(size, t)))
+    count_tensor = e.constant(counts.astype(np.float32))
+    maps = [_identity(len(shape)), _dims_map(len(shape), range(2, len(shape)))]
+
+    def divide(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.div(a[0], b.convert(a[1], t))
+
+    return e.parallel([y, count_tensor], shape, t, divide, maps=maps)
+
+
+def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A reduction over the spatial dims (then a division for the average)."""
+    x = op.operands[0]
+    shape, t = _shape(x), _elem(x)
+    axes = range(2, len(shape))
+    if op.SPEC.onnx_type == "GlobalMaxPool":
+        y = e.reduction(x, axes, _lowest(t), t, lambda b, a: b.max(a[1], a[0]))
+    else:
+        total = e.reduction(x, axes, 0, t, lambda b, a: b.add(a[1], a[0]))
+        size = math.prod(shape[2:])
+        y = e.parallel([total], shape[:2], t, lambda b, a: b.div(a[0], b.const(size, t)))
+    return [e.reshape(y, _shape(op.results[0]))]
+
+
+class WindowPattern(FamilyPattern):
+    """Convolution and pooling."""
+
+    lowerings = {"Conv": _lower_conv, "MaxPool": _lower_pool, "AveragePool": _lower_pool,
+                 "GlobalAveragePool": _lower_global_pool,
+                 "GlobalMaxPool": _lower_global_pool}  # fmt: skip
