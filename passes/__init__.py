@@ -14,6 +14,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.canonicalize import CanonicalizePass
+    from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
@@ -22,6 +23,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
 
     passes: list[type[ModulePass]] = [
         CanonicalizePass,
+        FoldBatchNormPass,
         FoldConstantsPass,
         InferShapesPass,
         ConvertGraphToTensorPass,

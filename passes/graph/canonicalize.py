@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -37,32 +37,13 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.rewriter import InsertPoint
 
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph import GraphOp, constant_value_of
 from ember.dialects.graph.spec import AttrKind
-from ember.dialects.graph.types import attribute_from_value, dense_from_array, shape_of
+from ember.dialects.graph.types import attribute_from_value, shape_of
+from ember.passes.graph.builders import insert_constant, insert_op
 
 Rule = Callable[[GraphOp, PatternRewriter], SSAValue | None]
-
-
-def _constant(rewriter: PatternRewriter, op: Operation, array: np.ndarray) -> SSAValue:
-    attr = dense_from_array(array)
-    constant = ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
-    rewriter.insert(constant, _before(op))
-    return constant.results[0]
-
-
-def _before(op: Operation) -> InsertPoint:
-    return InsertPoint.before(op)
-
-
-def _build(rewriter: PatternRewriter, anchor: Operation, onnx_type: str, operands: list,
-           result_type: TensorType, properties: dict | None = None) -> SSAValue:  # fmt: skip
-    new = OPS_BY_ONNX_TYPE[onnx_type].build(operands=operands, result_types=[result_type],
-                                            properties=properties or {})  # fmt: skip
-    rewriter.insert(new, _before(anchor))
-    return new.results[0]
 
 
 def _same_type(op: GraphOp, value: SSAValue) -> bool:
@@ -105,8 +86,8 @@ def sub_to_add(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     constant = _float_constant(op.operands[1])
     if constant is None:
         return None
-    negated = _constant(rewriter, op, -constant)
-    return _build(rewriter, op, "Add", [op.operands[0], negated], op.result_types[0])  # type: ignore[arg-type]
+    negated = insert_constant(rewriter, op, -constant)
+    return insert_op(rewriter, op, "Add", [op.operands[0], negated], op.result_types[0])  # type: ignore[arg-type]
 
 
 def div_to_mul(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
@@ -116,8 +97,8 @@ def div_to_mul(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     mantissa, _ = np.frexp(constant)
     if not np.all(np.abs(mantissa) == 0.5):  # 1/c is exact only for powers of two
         return None
-    reciprocal = _constant(rewriter, op, (1 / constant).astype(constant.dtype))
-    return _build(rewriter, op, "Mul", [op.operands[0], reciprocal], op.result_types[0])  # type: ignore[arg-type]
+    reciprocal = insert_constant(rewriter, op, (1 / constant).astype(constant.dtype))
+    return insert_op(rewriter, op, "Mul", [op.operands[0], reciprocal], op.result_types[0])  # type: ignore[arg-type]
 
 
 def transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
@@ -132,8 +113,8 @@ def transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
         combined = [inner_perm[p] for p in perm]
         if combined == list(range(rank)):
             return inner.operands[0]
-        return _build(rewriter, op, "Transpose", [inner.operands[0]], op.result_types[0],  # type: ignore[arg-type]
-                      {"perm": attribute_from_value(AttrKind.INTS, combined)})  # fmt: skip
+        return insert_op(rewriter, op, "Transpose", [inner.operands[0]], op.result_types[0],  # type: ignore[arg-type]
+                         {"perm": attribute_from_value(AttrKind.INTS, combined)})  # fmt: skip
     return None
 
 
@@ -148,8 +129,8 @@ def reshape(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
         and inner.SPEC.onnx_type == "Reshape"
         and min(result_shape, default=0) >= 0
     ):
-        shape = _constant(rewriter, op, np.asarray(result_shape, dtype=np.int64))
-        return _build(rewriter, op, "Reshape", [inner.operands[0], shape], op.result_types[0])  # type: ignore[arg-type]
+        shape = insert_constant(rewriter, op, np.asarray(result_shape, dtype=np.int64))
+        return insert_op(rewriter, op, "Reshape", [inner.operands[0], shape], op.result_types[0])  # type: ignore[arg-type]
     return None
 
 
@@ -183,15 +164,10 @@ def gemm_constant_transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue 
     b = constant_value_of(op.operand_group("B")[0])
     if b is None:
         return None
-    transposed = _constant(rewriter, op, np.ascontiguousarray(b.T))
+    transposed = insert_constant(rewriter, op, np.ascontiguousarray(b.T))
     properties = {k: v for k, v in op.properties.items() if k != "transB"}
-    c = op.operand_group("C")
-    new = OPS_BY_ONNX_TYPE["Gemm"].build(
-        operands=[op.operand_group("A")[0], transposed, c], result_types=[op.result_types[0]],
-        properties=properties,
-    )  # fmt: skip
-    rewriter.insert(new, _before(op))
-    return new.results[0]
+    operands = [op.operand_group("A")[0], transposed, op.operand_group("C")]
+    return insert_op(rewriter, op, "Gemm", operands, op.result_types[0], properties)  # type: ignore[arg-type]
 
 
 RULES: dict[str, list[Rule]] = {

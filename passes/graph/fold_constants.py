@@ -31,6 +31,7 @@ from xdsl.transforms.dead_code_elimination import dce
 from ember.dialects.graph import ConstantOp, GraphOp
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, dense_from_array
 from ember.errors import EmberError
+from ember.passes.graph.builders import constant_op
 from ember.reference.evaluate import evaluate
 
 
@@ -39,10 +40,6 @@ def static_element_count(value_type: object) -> int | None:
         return None
     shape = value_type.get_shape()
     return None if DYNAMIC in shape else math.prod(shape)
-
-
-def _constant_op(attr: DenseIntOrFPElementsAttr) -> ConstantOp:
-    return ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
 
 
 def _splat(value_type: TensorType, element: np.ndarray) -> DenseIntOrFPElementsAttr:
@@ -70,7 +67,7 @@ class FoldConstantOperands(RewritePattern):
             return
         else:
             attrs = self._evaluate(op, owners)
-        new_ops = [_constant_op(attr) for attr in attrs]
+        new_ops = [constant_op(attr) for attr in attrs]
         for new_op, old in zip(new_ops, op.results):
             new_op.results[0].name_hint = old.name_hint
         rewriter.replace(op, new_ops, [o.results[0] for o in new_ops])

@@ -1,0 +1,40 @@
+"""Building `graph` ops inside rewrite patterns.
+
+Graph passes replace an op by new ops built in front of it: constants
+computed at compile time, and ops looked up by their ONNX name. These helpers
+insert them before an anchor op, so a rewrite's new ops always dominate the
+uses of the value they replace.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
+from ember.dialects.graph.types import dense_from_array
+
+
+def constant_op(attr: DenseIntOrFPElementsAttr) -> ConstantOp:
+    """A `graph.constant` holding `attr` (not inserted anywhere)."""
+    return ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
+
+
+def insert_constant(rewriter: PatternRewriter, anchor: Operation, array: np.ndarray) -> SSAValue:
+    """A `graph.constant` holding `array`, inserted before `anchor`."""
+    constant = constant_op(dense_from_array(array))
+    rewriter.insert(constant, InsertPoint.before(anchor))
+    return constant.results[0]
+
+
+def insert_op(rewriter: PatternRewriter, anchor: Operation, onnx_type: str, operands: list,
+              result_type: TensorType, properties: dict | None = None) -> SSAValue:  # fmt: skip
+    """The `graph` op for `onnx_type`, inserted before `anchor`. An optional
+    operand is passed as a list of zero or one value."""
+    new = OPS_BY_ONNX_TYPE[onnx_type].build(operands=operands, result_types=[result_type],
+                                            properties=properties or {})  # fmt: skip
+    rewriter.insert(new, InsertPoint.before(anchor))
+    return new.results[0]
