@@ -7,30 +7,38 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_nn`: Conv, pooling, normalisation, Gemm/MatMul, Softmax, Flatten
 - `ops_tensor`: Constant, shape ops, Reshape, Slice, Gather, Pad, Concat, Split
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
+- `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
+  ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from ember.dialects.graph import ops_elementwise, ops_nn, ops_reduce, ops_tensor
+from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
 from ember.dialects.graph.base import GraphOp, define_ops
 from ember.dialects.graph.ops_tensor import ConstantOp, constant_value_of
-from ember.dialects.graph.spec import OpSpec
+from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
     *ops_elementwise.SPECS,
     *ops_nn.SPECS,
     *ops_tensor.SPECS,
     *ops_reduce.SPECS,
+    *ops_layout.SPECS,
 ]
 
 OPS: list[type[GraphOp]] = [ConstantOp, *define_ops(ALL_SPECS)]
 
-OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
-"""The op class for each supported ONNX op type."""
+OPS_BY_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
+"""The op class for each op type, Ember's own included."""
+
+OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
+    name: op for name, op in OPS_BY_TYPE.items() if op.SPEC.domain == ONNX_DOMAIN
+}
+"""The op class for each supported ONNX op type (what the importer may create)."""
 
 Graph = Dialect("graph", OPS, [])
 
 __all__ = ["ALL_SPECS", "OPS", "OPS_BY_ONNX_TYPE", "ConstantOp", "Graph", "GraphOp",
-           "constant_value_of"]  # fmt: skip
+           "OPS_BY_TYPE", "constant_value_of"]  # fmt: skip

@@ -109,6 +109,11 @@ def type_attr(name: str) -> AttrSpec:
 
 ShapeRule = Callable[["ShapeContext"], "list[TensorType]"]
 
+ONNX_DOMAIN = "ai.onnx"
+EMBER_DOMAIN = "ember"
+"""Ops of Ember's own (layout changes, laid-out convolutions): never imported from
+ONNX, and not checked against ONNX's schemas."""
+
 _MNEMONIC_OVERRIDES = {"MatMul": "matmul", "PRelu": "prelu", "LRN": "lrn", "IsNaN": "is_nan"}
 
 
@@ -121,7 +126,8 @@ def mnemonic_of(onnx_type: str) -> str:
 
 @dataclass(frozen=True)
 class OpSpec:
-    """Everything Ember knows about one `graph` op, in one place."""
+    """Everything Ember knows about one `graph` op, in one place. `onnx_type` is
+    the op's type in its `domain`: an ONNX operator, or one of Ember's own."""
 
     onnx_type: str
     operands: Sequence[ValueSpec]
@@ -130,6 +136,7 @@ class OpSpec:
     attributes: Sequence[AttrSpec] = ()
     summary: str = ""
     mnemonic: str = field(default="")
+    domain: str = ONNX_DOMAIN
 
     def __post_init__(self) -> None:
         if not self.mnemonic:

@@ -38,6 +38,10 @@ by a table from ONNX op type to the function that lowers it:
   run time).
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
+- layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
+  laid-out convolutions (NCHWc, NHWC) are pad + fill + one generic indexing
+  the layouts, whose innermost loop runs over contiguous output channels;
+  laid-out pools are pad + fill + one reduction generic.
 
 Shapes must be static. Before rewriting anything the pass checks every op:
 a dynamic shape is an error naming the op, and every op that cannot be
@@ -63,6 +67,7 @@ from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, _sha
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
+from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
@@ -78,6 +83,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ContractionPattern,
     NormalizationPattern,
     ReductionPattern,
+    LayoutPattern,
 )
 
 

@@ -228,9 +228,11 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _divide_by_counts(
     e: Emitter, y: SSAValue, attr: AttrFn, spatial: Shape, kernel: Sequence[int],
     strides: Sequence[int], dilations: Sequence[int], pads: Pads, full: Pads,
+    spatial_axes: Sequence[int] | None = None,
 ) -> SSAValue:  # fmt: skip
     """Window sums divided by the window size, or by a constant of per-position
-    counts when windows see different numbers of elements."""
+    counts when windows see different numbers of elements. The spatial dims of
+    `y` are `spatial_axes` (default: all after N and C)."""
     shape, t = _shape(y), _elem(y)
     counts = average_pool_counts(spatial, kernel, strides, dilations, pads, full,
                                  bool(attr("count_include_pad")))  # fmt: skip
@@ -238,7 +240,8 @@ def _divide_by_counts(
         size = float(counts.flat[0])
         return e.parallel([y], shape, t, lambda b, a: b.div(a[0], b.const(size, t)))
     count_tensor = e.constant(counts.astype(np.float32))
-    maps = [_identity(len(shape)), _dims_map(len(shape), range(2, len(shape)))]
+    axes = range(2, len(shape)) if spatial_axes is None else spatial_axes
+    maps = [_identity(len(shape)), _dims_map(len(shape), axes)]
 
     def divide(b: Body, a: list[SSAValue]) -> SSAValue:
         return b.div(a[0], b.convert(a[1], t))

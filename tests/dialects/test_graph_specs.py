@@ -1,19 +1,32 @@
-"""The `graph` op table agrees with ONNX's opset-21 schemas and the kernels."""
+"""The `graph` op table agrees with ONNX's opset-21 schemas and the kernels.
+Ember's own ops (domain `ember`) have no ONNX schema; they must not be
+importable from ONNX."""
 
 from __future__ import annotations
 
 import onnx
 import pytest
+from onnx import TensorProto, helper
 
-from ember.dialects.graph import OPS
-from ember.dialects.graph.spec import Arity
+import ember
+from ember.dialects.graph import OPS, OPS_BY_ONNX_TYPE
+from ember.dialects.graph.spec import EMBER_DOMAIN, ONNX_DOMAIN, Arity
+from ember.errors import UnsupportedModelError
 from ember.reference.kernels import KERNELS, schema_defaults
 
 # Inputs/outputs that Ember deliberately does not model (inference only).
 NOT_MODELLED_INPUTS = {"Dropout": {"ratio", "training_mode"}}
 
 
-@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+ONNX_OPS = [op for op in OPS if op.SPEC.domain == ONNX_DOMAIN]
+EMBER_OPS = [op for op in OPS if op.SPEC.domain == EMBER_DOMAIN]
+
+
+def test_every_op_has_a_known_domain() -> None:
+    assert len(ONNX_OPS) + len(EMBER_OPS) == len(OPS)
+
+
+@pytest.mark.parametrize("op", ONNX_OPS, ids=lambda op: op.name)
 def test_spec_matches_onnx_schema(op) -> None:
     spec = op.SPEC
     schema = onnx.defs.get_schema(spec.onnx_type, 21)
@@ -41,3 +54,16 @@ def test_spec_matches_onnx_schema(op) -> None:
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_op_has_a_reference_kernel(op) -> None:
     assert op.SPEC.onnx_type in KERNELS
+
+
+@pytest.mark.parametrize("op", EMBER_OPS, ids=lambda op: op.name)
+def test_ember_ops_are_not_importable(op) -> None:
+    assert op not in OPS_BY_ONNX_TYPE.values()
+    node = helper.make_node(op.SPEC.onnx_type, ["x"], ["y"])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(UnsupportedModelError, match=f"unsupported ops: {op.SPEC.onnx_type} "):
+        ember.import_onnx(model)
