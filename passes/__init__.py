@@ -17,6 +17,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.graph.layout import LayoutPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -26,6 +27,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FoldBatchNormPass,
         FoldConstantsPass,
         InferShapesPass,
+        LayoutPass,
         ConvertGraphToTensorPass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,

@@ -2,13 +2,16 @@
 
 An op whose operands all come from `graph.constant` is run through its
 reference kernel and replaced by constants holding its results: the
-`ConstantOfShape` weights of exported models, and the Shape/Gather/Concat/
-Unsqueeze/Reshape chains that exporters emit for shapes. `ConstantOfShape`
-folds into a splat (one element stored, whatever the shape). Other results
-are folded only when their shapes are static and they hold at most
-`max-elements` elements in all, so folding never blows up memory. Constants
-left without uses are removed. Ops with any non-constant operand, or with
-results of unknown shape, are left alone.
+`ConstantOfShape` weights of exported models, the Shape/Gather/Concat/
+Unsqueeze/Reshape chains that exporters emit for shapes, and the weights that
+`graph-layout` re-lays out. `ConstantOfShape` folds into a splat (one element
+stored, whatever the shape). `LayoutTransform` only moves its operand's
+elements, so its result is never larger than its operand: it folds whatever
+its size, and a splat stays a splat. Other results are folded only when their
+shapes are static and they hold at most `max-elements` elements in all, so
+folding never blows up memory. Constants left without uses are removed. Ops
+with any non-constant operand, or with results of unknown shape, are left
+alone.
 """
 
 from __future__ import annotations
@@ -46,6 +49,20 @@ def _splat(value_type: TensorType, element: np.ndarray) -> DenseIntOrFPElementsA
     return DenseIntOrFPElementsAttr(value_type, BytesAttr(element.reshape(1).tobytes()))
 
 
+def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
+    """One element stored for a tensor of several (what ConstantOfShape folds into)."""
+    count = static_element_count(attr.get_type())
+    bits = attr.get_element_type().bitwidth  # type: ignore[attr-defined]
+    return count is not None and count > 1 and len(attr.data.data) * 8 == bits
+
+
+REARRANGING_OPS = {"LayoutTransform"}
+"""Ops whose result holds exactly their operand's elements, moved: folding one
+never needs more memory than its operand already takes (weights re-laid out
+for a convolution are as large as the model's weights), so the size limit
+does not apply to them."""
+
+
 @dataclass
 class FoldConstantOperands(RewritePattern):
     max_elements: int
@@ -63,6 +80,8 @@ class FoldConstantOperands(RewritePattern):
             return
         if op.SPEC.onnx_type == "ConstantOfShape":
             attrs = self._splats(op)
+        elif op.SPEC.onnx_type in REARRANGING_OPS:
+            attrs = self._rearranged(op, owners)
         elif sum(c for c in counts if c is not None) > self.max_elements:
             return
         else:
@@ -79,6 +98,15 @@ class FoldConstantOperands(RewritePattern):
         result_type = op.result_types[0]
         assert isinstance(result_type, TensorType)
         return [_splat(result_type, element)]
+
+    @staticmethod
+    def _rearranged(op: GraphOp, owners: list[Operation]) -> list[DenseIntOrFPElementsAttr]:
+        """The moved elements; a splat moved is the same splat, kept as one element."""
+        value, result_type = owners[0].properties["value"], op.result_types[0]
+        assert isinstance(value, DenseIntOrFPElementsAttr) and isinstance(result_type, TensorType)
+        if _is_splat(value):
+            return [DenseIntOrFPElementsAttr(result_type, value.data)]
+        return FoldConstantOperands._evaluate(op, owners)
 
     @staticmethod
     def _evaluate(op: GraphOp, owners: list[Operation]) -> list[DenseIntOrFPElementsAttr]:

@@ -64,3 +64,24 @@ func.func @limit() -> tensor<2x3xf32> {
 // CHECK-NEXT:    func.return %s
 // LIMIT-LABEL: func.func @limit
 // LIMIT:         %s = graph.add %a, %b
+
+// -----
+
+// A layout transform of a constant (graph-layout's weights) folds whatever
+// its size, also with max-elements=4: it only moves elements. A splat stays
+// a splat.
+func.func @layout() -> (tensor<2x2x1x1x2x2xf32>, tensor<64x64x3x3x8x8xf32>) {
+  %w = graph.constant dense<[[[[0.0]], [[1.0]], [[2.0]], [[3.0]]], [[[4.0]], [[5.0]], [[6.0]], [[7.0]]], [[[8.0]], [[9.0]], [[10.0]], [[11.0]]], [[[12.0]], [[13.0]], [[14.0]], [[15.0]]]]> : tensor<4x4x1x1xf32>
+  %blocked = graph.layout_transform %w {source = "OIHW", target = "OIHW2i2o"} : (tensor<4x4x1x1xf32>) -> tensor<2x2x1x1x2x2xf32>
+  %s = graph.constant dense<2.0> : tensor<512x512x3x3xf32>
+  %splat = graph.layout_transform %s {source = "OIHW", target = "OIHW8i8o"} : (tensor<512x512x3x3xf32>) -> tensor<64x64x3x3x8x8xf32>
+  func.return %blocked, %splat : tensor<2x2x1x1x2x2xf32>, tensor<64x64x3x3x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @layout
+// CHECK-NEXT:    %blocked = graph.constant dense<{{\[\[\[\[\[\[}}0.000000e+00, 4.000000e+00], [1.000000e+00, 5.000000e+00]]]], {{.*}} : tensor<2x2x1x1x2x2xf32>
+// CHECK-NEXT:    %splat = graph.constant dense<2.000000e+00> : tensor<64x64x3x3x8x8xf32>
+// CHECK-NEXT:    func.return %blocked, %splat
+// LIMIT-LABEL: func.func @layout
+// LIMIT-NEXT:    %blocked = graph.constant dense<{{\[\[\[\[\[\[}}0.000000e+00, 4.000000e+00], [1.000000e+00, 5.000000e+00]]]], {{.*}} : tensor<2x2x1x1x2x2xf32>
+// LIMIT-NEXT:    %splat = graph.constant dense<2.000000e+00> : tensor<64x64x3x3x8x8xf32>

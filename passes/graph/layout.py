@@ -1,0 +1,386 @@
+"""`graph-layout`: convolution networks in a blocked (NCHWc) or channels-last
+(NHWC) layout.
+
+`graph-layout{layout=NCHWc block=8}` keeps activations as [N, C/8, H, W, 8]
+(8 = one AVX2 vector of f32) between convolutions; `graph-layout{layout=NHWC}`
+keeps them channels-last. Rewrites, in program order:
+
+| op | becomes | when |
+|---|---|---|
+| Conv | `graph.conv_nchwc` / `graph.conv_nhwc`; W and B go through a `graph.layout_transform` (OIHW -> OIHW8i8o or HWIO, O -> O8o) | 2-D, static shapes, floats; NCHWc: group 1 and C, F divisible by the block |
+| MaxPool, AveragePool | `graph.max_pool_nchwc`, ... | 2-D, static, input already laid out |
+| element-wise ops (every op of `ops_elementwise`) | the same op on laid-out operands | see below |
+| Concat along C | Concat along the layout's channel axis (NCHWc: along C/c; every input is whole blocks, so blocks concatenate) | every input's channels fit the layout |
+
+An element-wise op or a Concat moves to the layout when at least one operand
+is laid out already and no more operands would need a run-time conversion
+than are laid out; scalars (all dims 1) stay as they are and constants that
+broadcast (per-channel biases and scales) are converted by a
+`graph.layout_transform` of the constant. Activations are converted only at
+these boundaries: each value at most once per layout (conversions are
+cached), and a value converted back to NCHW and forward again is the laid-out
+value itself (`layout_transform` pairs that undo each other also cancel in
+input IR). Run `graph-fold-constants` afterwards: it folds the conversions of
+weights and constants at compile time.
+
+Left alone (must not fire): 1-D and 3-D convolutions, dynamic shapes,
+integer convolutions, grouped convolutions and channel counts not divisible
+by the block in NCHWc, and every other op (BatchNormalization, LRN, Gemm,
+GlobalAveragePool, Reshape, ...), which reads the NCHW value converted back.
+A bad option value is a diagnostic naming the pass and the option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.graph import (
+    OPS_BY_TYPE,
+    ConstantOp,
+    GraphOp,
+    constant_value_of,
+    ops_elementwise,
+)
+from ember.dialects.graph.layouts import LayoutError, convert_shape
+from ember.dialects.graph.spec import Arity, AttrKind
+from ember.dialects.graph.types import (
+    DYNAMIC,
+    attribute_from_value,
+    dense_from_array,
+    is_float,
+    shape_of,
+    tensor_type,
+)
+
+PASS_NAME = "graph-layout"
+NCHW = "NCHW"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one layout makes of activations and of convolution operands."""
+
+    data: str
+    """Layout of 2-D activations (NCHW8c, NHWC)."""
+    weight: str
+    """Layout of convolution weights (OIHW8i8o, HWIO), converted from OIHW."""
+    bias: str
+    """Layout of convolution biases (O8o, O), converted from O."""
+    suffix: str
+    """Laid-out op types are the ONNX type plus this: ConvNCHWc, MaxPoolNHWC."""
+    channel_axis: int
+    """The axis Concat joins channels along."""
+    groups: bool
+    """Whether grouped convolutions have a laid-out form."""
+
+
+TARGETS: dict[str, Callable[[int], Target]] = {
+    "NCHWc": lambda b: Target(f"NCHW{b}c", f"OIHW{b}i{b}o", f"O{b}o", "NCHWc", 1, groups=False),
+    "NHWC": lambda b: Target("NHWC", "HWIO", "O", "NHWC", 3, groups=True),
+}
+
+
+def _tensor(value_type: Attribute) -> TensorType:
+    assert isinstance(value_type, TensorType)
+    return value_type
+
+
+def _static_shape(value_type: Attribute) -> tuple[int, ...] | None:
+    if not isinstance(value_type, TensorType):
+        return None
+    shape = shape_of(value_type)
+    return None if DYNAMIC in shape else shape
+
+
+# ------------------------------------------------------------------ rewriter
+
+Action = Callable[[], SSAValue]
+"""Produces an operand of the laid-out op (run only once the op fires)."""
+
+
+@dataclass
+class Relayout:
+    """Moves the ops of one block to `target`, in program order."""
+
+    target: Target
+    converted: dict[tuple[SSAValue, str], SSAValue] = field(default_factory=dict)
+    laid_out: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    """An NCHW value -> the same tensor in the target layout."""
+    back: list[Operation] = field(default_factory=list)
+    """The conversions back to NCHW this pass made (removed when unused)."""
+
+    def run(self, block: Block) -> None:
+        for op in list(block.ops):
+            if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+                continue
+            rule = RULES.get(op.SPEC.onnx_type)
+            results = rule(self, op) if rule is not None else None
+            if results is not None:
+                self._replace(op, results)
+        for conversion in reversed(self.back):
+            if not conversion.results[0].uses:
+                Rewriter.erase_op(conversion)
+
+    # ------------------------------------------------------------ conversions
+    def layout_type(self, value_type: Attribute) -> TensorType | None:
+        """`value_type` (NCHW) in the target layout, or None if it has no form there."""
+        shape = _static_shape(value_type)
+        if shape is None or len(shape) != 4:
+            return None
+        try:
+            shape = convert_shape(NCHW, self.target.data, shape)
+        except LayoutError:
+            return None
+        return tensor_type(_tensor(value_type).element_type, shape)
+
+    def convert(self, value: SSAValue, source: str, target: str, anchor: Operation) -> SSAValue:
+        """`value` in layout `target`, converted before `anchor` the first time."""
+        if source == target:
+            return value
+        owner = value.owner
+        if (isinstance(owner, GraphOp) and owner.SPEC.onnx_type == "LayoutTransform"
+                and (owner.attr("source"), owner.attr("target")) == (target, source)):  # fmt: skip
+            return owner.operands[0]
+        key = (value, target)
+        if key not in self.converted:
+            self.converted[key] = _insert_transform(value, source, target, anchor)
+        return self.converted[key]
+
+    def twin(self, value: SSAValue) -> SSAValue | None:
+        """The laid-out form of an NCHW value that already has one."""
+        if value in self.laid_out:
+            return self.laid_out[value]
+        return self.converted.get((value, self.target.data))
+
+    def to_layout(self, value: SSAValue, anchor: Operation) -> SSAValue:
+        return self.twin(value) or self.convert(value, NCHW, self.target.data, anchor)
+
+    def operand_action(self, value: SSAValue, anchor: Operation) -> tuple[Action, int] | None:
+        """How an operand of an element-wise op or Concat enters the layout, and
+        what it costs: 0 (laid out already, a scalar, a constant), 1 (a run-time
+        conversion); None when it cannot."""
+        twin = self.twin(value)
+        if twin is not None:
+            return (lambda: twin), 0
+        shape = _static_shape(value.type)
+        if shape is None or len(shape) > 4:
+            return None
+        if all(d == 1 for d in shape):
+            return (lambda: value), 0  # broadcasts the same way in any layout
+        padded = (1,) * (4 - len(shape)) + shape
+        if self.layout_type(tensor_type(_tensor(value.type).element_type, padded)) is None:
+            return None
+        constant = constant_value_of(value)
+        if constant is not None:
+            return (lambda: self._relaid_constant(value, constant.reshape(padded), anchor)), 0
+        if len(shape) != 4:
+            return None
+        return (lambda: self.to_layout(value, anchor)), 1
+
+    def _relaid_constant(self, value: SSAValue, array: np.ndarray, anchor: Operation) -> SSAValue:
+        """A constant broadcast operand in the layout: a 4-D copy of it (when it
+        has fewer dims), converted; graph-fold-constants folds the conversion."""
+        key = (value, self.target.data)
+        if key not in self.converted:
+            source = value
+            if shape_of(value.type) != array.shape:
+                attr = dense_from_array(array)
+                constant = ConstantOp.build(
+                    result_types=[attr.get_type()], properties={"value": attr}
+                )
+                Rewriter.insert_op(constant, InsertPoint.before(anchor))
+                source = constant.results[0]
+                source.name_hint = value.name_hint
+            self.converted[key] = _insert_transform(source, NCHW, self.target.data, anchor)
+        return self.converted[key]
+
+    # --------------------------------------------------------------- building
+    def results_fit(self, op: GraphOp) -> bool:
+        """Whether every result of `op` has a form in the target layout."""
+        return all(self.layout_type(t) is not None for t in op.result_types)
+
+    def build(self, op: GraphOp, op_type: str, operands: list, properties: dict) -> list[SSAValue]:
+        """An `op_type` op in place of `op`, with `op`'s result types laid out."""
+        result_types = [self.layout_type(t) for t in op.result_types]
+        new = OPS_BY_TYPE[op_type].build(operands=operands, result_types=result_types,
+                                         properties=properties)  # fmt: skip
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        return list(new.results)
+
+    def _replace(self, op: GraphOp, results: list[SSAValue]) -> None:
+        for old, new in zip(op.results, results):
+            new.name_hint = old.name_hint
+            back = _insert_transform(new, self.target.data, NCHW, op)
+            self.back.append(back.owner)  # type: ignore[arg-type]
+            old.replace_all_uses_with(back)
+            self.laid_out[back] = new
+        Rewriter.erase_op(op)
+
+
+def _insert_transform(value: SSAValue, source: str, target: str, anchor: Operation) -> SSAValue:
+    """A `graph.layout_transform` of `value`, inserted before `anchor`."""
+    value_type = _tensor(value.type)
+    result_type = tensor_type(
+        value_type.element_type, convert_shape(source, target, shape_of(value_type))
+    )
+    properties = {"source": attribute_from_value(AttrKind.STRING, source),
+                  "target": attribute_from_value(AttrKind.STRING, target)}  # fmt: skip
+    new = OPS_BY_TYPE["LayoutTransform"].build(
+        operands=[value], result_types=[result_type], properties=properties
+    )
+    Rewriter.insert_op(new, InsertPoint.before(anchor))
+    if value.name_hint:
+        new.results[0].name_hint = f"{value.name_hint}_{target.lower()}"
+    return new.results[0]
+
+
+# --------------------------------------------------------------------- rules
+
+Rule = Callable[[Relayout, GraphOp], "list[SSAValue] | None"]
+
+
+def _properties(op: GraphOp, op_type: str) -> dict[str, Attribute]:
+    """`op`'s attributes that the op type `op_type` has."""
+    names = {a.name for a in OPS_BY_TYPE[op_type].SPEC.attributes}
+    return {k: v for k, v in op.properties.items() if k in names}
+
+
+def conv(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    x, w = op.operand_group("X")[0], op.operand_group("W")[0]
+    w_shape = _static_shape(w.type)
+    if (w_shape is None or r.layout_type(x.type) is None or not r.results_fit(op)
+            or not is_float(_tensor(x.type).element_type)
+            or (op.attr("group") != 1 and not r.target.groups)):  # fmt: skip
+        return None
+    try:
+        convert_shape("OIHW", r.target.weight, w_shape)
+    except LayoutError:
+        return None
+    op_type = "Conv" + r.target.suffix
+    operands = [r.to_layout(x, op), r.convert(w, "OIHW", r.target.weight, op),
+                [r.convert(b, "O", r.target.bias, op) for b in op.operand_group("B")]]  # fmt: skip
+    return r.build(op, op_type, operands, _properties(op, op_type))
+
+
+def pool(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    x = op.operands[0]
+    twin = r.twin(x)
+    if twin is None or not r.results_fit(op):
+        return None
+    op_type = op.SPEC.onnx_type + r.target.suffix
+    return r.build(op, op_type, [twin], _properties(op, op_type))
+
+
+def _entering(r: Relayout, op: GraphOp, operands: list[SSAValue]) -> list[Action] | None:
+    """How each operand enters the layout when `op` moves: at least one is
+    laid out already and no more need a run-time conversion than are laid
+    out (else converting the laid-out ones back costs less); None if not."""
+    actions = [r.operand_action(v, op) for v in operands]
+    if not r.results_fit(op) or any(a is None for a in actions):
+        return None
+    laid = sum(1 for v in operands if r.twin(v) is not None)
+    conversions = sum(a[1] for a in actions if a is not None)
+    if not laid or conversions > laid:
+        return None
+    return [a[0] for a in actions if a is not None]
+
+
+def elementwise(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    actions = _entering(r, op, list(op.operands))
+    if actions is None:
+        return None
+    values = iter([action() for action in actions])
+    groups = [[next(values) for _ in op.operand_group(o.name)] for o in op.SPEC.operands]
+    operands = [g[0] if o.arity is Arity.SINGLE else g for o, g in zip(op.SPEC.operands, groups)]
+    properties = {k: v for k, v in op.properties.items() if k != "operandSegmentSizes"}
+    return r.build(op, op.SPEC.onnx_type, operands, properties)
+
+
+def concat(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    """Concat along C: every input must be whole blocks, so that blocks concatenate."""
+    inputs = list(op.operands)
+    if len(shape_of(op.result_types[0])) != 4 or op.attr("axis") % 4 != 1:
+        return None
+    if any(r.layout_type(v.type) is None for v in inputs):
+        return None
+    actions = _entering(r, op, inputs)
+    if actions is None:
+        return None
+    axis = attribute_from_value(AttrKind.INT, r.target.channel_axis)
+    return r.build(op, "Concat", [[action() for action in actions]], {"axis": axis})
+
+
+RULES: dict[str, Rule] = {
+    "Conv": conv,
+    "MaxPool": pool,
+    "AveragePool": pool,
+    "Concat": concat,
+    **{spec.onnx_type: elementwise for spec in ops_elementwise.SPECS},
+}
+
+
+# ------------------------------------------------------------ cancellation
+
+
+class CancelInverseTransforms(RewritePattern):
+    """layout_transform(layout_transform(x, A -> B), B -> A) -> x."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not (isinstance(op, GraphOp) and op.SPEC.onnx_type == "LayoutTransform"):
+            return
+        inner = op.operands[0].owner
+        if (isinstance(inner, GraphOp) and inner.SPEC.onnx_type == "LayoutTransform"
+                and (inner.attr("source"), inner.attr("target")) == (op.attr("target"), op.attr("source"))):  # fmt: skip
+            rewriter.replace_op(op, [], [inner.operands[0]])
+            if not inner.results[0].uses:
+                rewriter.erase_op(inner)
+
+
+# --------------------------------------------------------------------- pass
+
+
+@dataclass(frozen=True)
+class LayoutPass(ModulePass):
+    """Moves convolutions and the ops around them to `layout` (NCHWc with
+    `block` channels per block, or NHWC); see the module docstring."""
+
+    name = "graph-layout"
+
+    layout: str = "NCHWc"
+    """NCHWc (blocked channels) or NHWC (channels last)."""
+    block: int = 8
+    """Channels per block in NCHWc."""
+
+    def target(self) -> Target:
+        if self.layout not in TARGETS:
+            raise DiagnosticException(
+                f"{PASS_NAME}: option layout must be one of {', '.join(TARGETS)}, "
+                f"got '{self.layout}'"
+            )
+        if self.block < 1:
+            raise DiagnosticException(
+                f"{PASS_NAME}: option block must be positive, got {self.block}"
+            )
+        return TARGETS[self.layout](self.block)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = self.target()
+        PatternRewriteWalker(CancelInverseTransforms()).rewrite_module(op)
+        for func in op.walk():
+            if isinstance(func, FuncOp) and func.body.blocks:
+                Relayout(target).run(func.body.block)
