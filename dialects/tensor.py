@@ -70,6 +70,10 @@ from xdsl.utils.exceptions import VerifyException
 PARALLEL = "parallel"
 REDUCTION = "reduction"
 
+FUSION_GROUP = "ember.fusion_group"
+"""Discardable attribute (an integer) on the tensor ops, and then the loop nests,
+that came from one `graph.fused` group: they become one kernel."""
+
 
 def _ints(attr: DenseArrayBase) -> list[int]:
     return [int(v) for v in attr.get_values()]
@@ -234,6 +238,7 @@ class GenericOp(IRDLOperation):
         if self.results:
             printer.print_string(" -> ")
             printer.print_list(self.result_types, printer.print_attribute)
+        _print_attributes(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> GenericOp:
@@ -250,9 +255,24 @@ class GenericOp(IRDLOperation):
             operands=[inputs, outputs],
             result_types=[[o.type for o in outputs]],
             properties=props,
+            attributes=_parse_attributes(parser),
             regions=[body],
         )
         return op
+
+
+def _print_attributes(printer: Printer, op: IRDLOperation) -> None:
+    """Discardable attributes (such as `ember.fusion_group`), after the op, in
+    MLIR's `attributes {...}` form: the leading dict holds the properties."""
+    if op.attributes:
+        printer.print_string(" attributes ")
+        printer.print_attr_dict(op.attributes)
+
+
+def _parse_attributes(parser: Parser) -> dict[str, Attribute]:
+    if parser.parse_optional_keyword("attributes") is None:
+        return {}
+    return parser.parse_optional_attr_dict()
 
 
 def index_range(expr: AffineExpr, bounds: Sequence[int]) -> tuple[int, int]:
@@ -375,6 +395,7 @@ class NamedStructuredOp(IRDLOperation):
         _print_ins_outs(printer, ins, [self.operands[-1]])
         printer.print_string(" -> ")
         printer.print_attribute(self.result_types[0])
+        _print_attributes(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> NamedStructuredOp:
@@ -383,7 +404,7 @@ class NamedStructuredOp(IRDLOperation):
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         return cls.build(operands=[*inputs, *outputs], result_types=[result_type],
-                         properties=props)  # fmt: skip
+                         properties=props, attributes=_parse_attributes(parser))  # fmt: skip
 
 
 def _check_same_element_type(op: IRDLOperation, values: Sequence[SSAValue]) -> None:

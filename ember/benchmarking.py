@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ember.compiler import DEFAULT_OPTIONS, Options
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource, load_model
 
@@ -62,6 +63,7 @@ def benchmark_model(
     runs: int = 20,
     warmup: int = 3,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    options: Options = DEFAULT_OPTIONS,
 ) -> BenchmarkResult:
     import ember
 
@@ -71,7 +73,9 @@ def benchmark_model(
         raise EmberError("benchmarking needs onnxruntime (pip install onnxruntime)") from None
     proto = load_model(model)
     start = time.perf_counter()
-    compiled = ember.compile(proto, threads=threads, input_shapes=input_shapes)
+    compiled = ember.compile(proto, threads=threads, input_shapes=input_shapes,
+                             opt_level=options.opt_level, layout=options.layout,
+                             disabled=options.disabled)  # fmt: skip
     compile_seconds = time.perf_counter() - start
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads

@@ -1,9 +1,9 @@
 """The `ember` command: import, run, compile and benchmark models.
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
-    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference]
-    ember compile MODEL -o OUT_DIR [--name NAME]
-    ember bench MODEL [--threads N] [--runs N]
+    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2]
+    ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--fusion-report]
+    ember bench MODEL [--threads N] [--runs N] [-O2]
 
 MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`).
 User mistakes print `error: ...` and exit with status 1.
@@ -17,8 +17,11 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
+from ember.compiler import OPTIONAL_PASSES, Options
 from ember.errors import EmberError
+from ember.passes.graph.optimize import LAYOUTS, OPT_LEVELS
 
 
 def parse_shape_override(text: str) -> tuple[str, list[int]]:
@@ -104,7 +107,9 @@ def _run(args: argparse.Namespace) -> int:
         prepared = time.perf_counter()
         outputs = ember.reference.run(module, inputs)
     else:
-        compiled = compile_module(module)
+        if args.fusion_report:
+            _print_fusion_report(args, module)
+        compiled = compile_module(module, options=_options(args))
         prepared = time.perf_counter()
         outputs = compiled.run(inputs)
     ran = time.perf_counter()
@@ -119,12 +124,26 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _options(args: argparse.Namespace) -> Options:
+    return Options(opt_level=args.opt_level, layout=args.layout, disabled=tuple(args.disable_pass))
+
+
+def _print_fusion_report(args: argparse.Namespace, module: ModuleOp) -> None:
+    from ember.fusion_report import fusion_report
+
+    print(fusion_report(module, args.layout).format(args.model))
+
+
 def _compile(args: argparse.Namespace) -> int:
     from ember.deploy import compile_to_directory
+    from ember.frontends.onnx import import_onnx
     from ember.models import resolve_model
 
     shapes = dict(parse_shape_override(s) for s in args.input_shape)
-    deployed = compile_to_directory(resolve_model(args.model), args.output, args.name, shapes)
+    model = resolve_model(args.model)
+    if args.fusion_report:
+        _print_fusion_report(args, import_onnx(model, shapes))
+    deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args))
     for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest):
         print(path)
     return 0
@@ -136,7 +155,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     shapes = dict(parse_shape_override(s) for s in args.input_shape)
     result = benchmark_model(resolve_model(args.model), threads=args.threads, runs=args.runs,
-                             input_shapes=shapes)  # fmt: skip
+                             input_shapes=shapes, options=_options(args))  # fmt: skip
     print(result.format(args.model))
     return 0
 
@@ -179,6 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
         )
         return command  # fmt: skip
 
+    def optimisation_flags(command: argparse.ArgumentParser) -> None:
+        command.add_argument("-O", dest="opt_level", type=int, choices=OPT_LEVELS, default=2,
+                             help="graph optimisation level: 0 none, 1 clean-up, 2 + fusion "
+                                  "(default)")  # fmt: skip
+        command.add_argument("--layout", choices=LAYOUTS, default="none",
+                             help="activation layout of convolutions at -O2 (default none: NCHW)")  # fmt: skip
+        command.add_argument("--disable-pass", action="append", default=[], metavar="PASS",
+                             choices=OPTIONAL_PASSES, help="leave an optimisation pass out")  # fmt: skip
+        command.add_argument("--fusion-report", action="store_true",
+                             help="print ops and kernels before and after fusion")  # fmt: skip
+
     import_command = model_command("import", "print the model as graph IR")
     import_command.add_argument(
         "--elide-large-constants", nargs="?", type=int, const=16, default=None, metavar="N",
@@ -194,18 +224,21 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
     run_command.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    optimisation_flags(run_command)
     run_command.set_defaults(handler=_run)
 
     compile_command = model_command("compile", "compile ahead of time: .so, C header, weights")
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=["cpu"], default="cpu")
+    optimisation_flags(compile_command)
     compile_command.set_defaults(handler=_compile)
 
     bench_command = model_command("bench", "latency of Ember and onnxruntime side by side")
     bench_command.add_argument("--threads", type=int, default=1,
                                help="threads for onnxruntime (Ember's code is single-threaded)")  # fmt: skip
     bench_command.add_argument("--runs", type=int, default=20, help="timed runs per engine")
+    optimisation_flags(bench_command)
     bench_command.set_defaults(handler=_bench)
     return parser
 

@@ -3,13 +3,15 @@
 The CPU pipeline, each step a registered pass (`ember-opt -p ...` runs the
 same ones):
 
-    graph-infer-shapes, graph-fold-constants, cse, dce      (graph level)
+    graph-optimize{level=N}                                 (graph level, -O0/-O1/-O2)
     convert-graph-to-tensor                                 (structured ops)
-    convert-tensor-to-loop, loop-pack-weights, loop-plan-memory, loop-outline-kernels
+    convert-tensor-to-loop, [loop-fuse at -O2,] loop-pack-weights,
+    loop-plan-memory, loop-outline-kernels
     convert-loop-to-llvm -> llvmlite -> LLVM -O3 for the host CPU
 
 The result is one entry function `void f(in..., out..., weights, arena)` that
-calls one kernel function per loop nest (identical nests share a kernel). The
+calls one kernel function per fusion group or loop nest (identical kernels
+are shared). The
 weights blob and the arena are NumPy buffers owned by the `CompiledModel`;
 weights never pass through LLVM IR.
 """
@@ -28,8 +30,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
@@ -73,24 +73,52 @@ class CompileReport:
         return sum(self.seconds.values())
 
 
-def cpu_passes() -> list[tuple[str, ModulePass]]:
+@dataclass(frozen=True)
+class Options:
+    """How to compile: `opt_level` 0, 1 or 2 (see `graph-optimize`), the
+    activation `layout` at level 2 ("none", "NCHWc" or "NHWC"), and optimisation
+    passes to leave out by name (`disabled`, e.g. ("loop-fuse",))."""
+
+    opt_level: int = 2
+    layout: str = "none"
+    disabled: tuple[str, ...] = ()
+
+
+DEFAULT_OPTIONS = Options()
+
+OPTIONAL_PASSES = ("graph-canonicalize", "graph-fold-batchnorm", "cse", "graph-layout",
+                   "graph-fuse", "loop-fuse")  # fmt: skip
+"""The passes `Options.disabled` may name (the others are needed to lower)."""
+
+
+def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass]]:
     """The CPU pipeline as (stage, pass) pairs, in order."""
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
-    from ember.passes.graph.fold_constants import FoldConstantsPass
-    from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.graph.optimize import graph_passes
+    from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
 
+    unknown = sorted(set(options.disabled) - set(OPTIONAL_PASSES))
+    if unknown:
+        raise EmberError(
+            f"cannot disable {', '.join(unknown)}: optional passes are {', '.join(OPTIONAL_PASSES)}"
+        )
+    try:
+        graph = graph_passes(options.opt_level, options.layout, options.disabled)
+    except DiagnosticException as error:
+        raise EmberError(str(error)) from None
+    loop_fusion = (
+        [FuseLoopsPass()] if options.opt_level >= 2 and "loop-fuse" not in options.disabled else []
+    )
     return [
-        ("graph", InferShapesPass()),
-        ("graph", FoldConstantsPass()),
-        ("graph", CommonSubexpressionElimination()),
-        ("graph", DeadCodeElimination()),
+        *(("graph", p) for p in graph),
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
+        *(("loop", p) for p in loop_fusion),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
@@ -125,13 +153,15 @@ def model_specs(func: FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
     return inputs, outputs
 
 
-def lower_to_llvm(module: ModuleOp, report: CompileReport) -> np.ndarray:
+def lower_to_llvm(
+    module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
+) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
     from ember.passes.loop.pack_weights import weights_blob
 
     blob: np.ndarray | None = None
     context = Context()
-    for stage, compiler_pass in cpu_passes():
+    for stage, compiler_pass in cpu_passes(options):
         start = time.perf_counter()
         if stage == "llvm" and blob is None:
             blob = weights_blob(module)
@@ -215,7 +245,9 @@ class CompiledModel:
         return results
 
 
-def compile_module(module: ModuleOp, report: CompileReport | None = None) -> CompiledModel:
+def compile_module(
+    module: ModuleOp, report: CompileReport | None = None, options: Options = DEFAULT_OPTIONS
+) -> CompiledModel:
     """Compiles graph IR (an imported model) for this CPU."""
     from ember.lowering.loop_to_llvm import to_llvmlite
     from ember.targets.cpu import JitModule
@@ -224,7 +256,7 @@ def compile_module(module: ModuleOp, report: CompileReport | None = None) -> Com
     func = entry_function(module)
     inputs, outputs = model_specs(func)
     func.sym_name = StringAttr(ENTRY_NAME)
-    weights = lower_to_llvm(module, report)
+    weights = lower_to_llvm(module, report, options)
     start = time.perf_counter()
     jit = JitModule(str(to_llvmlite(module)))
     report.seconds["llvm-jit"] = time.perf_counter() - start
@@ -237,10 +269,14 @@ def compile(  # noqa: A001 - the public name the API promises
     target: str = "cpu",
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    opt_level: int = 2,
+    layout: str = "none",
+    disabled: Sequence[str] = (),
 ) -> CompiledModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
-    Only `cpu` exists so far. `threads` is accepted for the stable API; the
+    `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
+    (see `Options`). Only `cpu` exists so far. `threads` is accepted for the stable API; the
     generated code runs on the calling thread until parallel loops land.
     """
     if target != "cpu":
@@ -251,4 +287,4 @@ def compile(  # noqa: A001 - the public name the API promises
     start = time.perf_counter()
     module = import_onnx(model, input_shapes)
     report.seconds["import"] = time.perf_counter() - start
-    return compile_module(module, report)
+    return compile_module(module, report, Options(opt_level, layout, tuple(disabled)))

@@ -24,7 +24,14 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects.builtin import StringAttr
 
-from ember.compiler import CompileReport, TensorSpec, lower_to_llvm, model_specs
+from ember.compiler import (
+    DEFAULT_OPTIONS,
+    CompileReport,
+    Options,
+    TensorSpec,
+    lower_to_llvm,
+    model_specs,
+)
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
@@ -78,6 +85,7 @@ def compile_to_directory(
     out_dir: str | Path,
     name: str = "model",
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    options: Options = DEFAULT_OPTIONS,
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc)."""
     from ember.lowering.loop_to_llvm import to_llvmlite
@@ -106,7 +114,7 @@ def compile_to_directory(
     function = f"{name}_run"
     func.sym_name = StringAttr(function)
     report = CompileReport()
-    blob = lower_to_llvm(module, report)
+    blob = lower_to_llvm(module, report, options)
     machine = host_target_machine()
     llvm_module = parse_ir(str(to_llvmlite(module)), machine)
     optimize(llvm_module, machine)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -52,6 +53,20 @@ class EmberOptMain(xDSLOptMain):
         for name, pass_class in all_passes().items():
             self.register_pass(name, lambda pass_class=pass_class: pass_class)
 
+    def setup_pipeline(self) -> None:
+        """As xDSL's, with named pipelines (`graph-optimize`) expanded into their
+        passes, so `--print-between-passes` and `--time-passes` show each one."""
+        super().setup_pipeline()
+        from ember.passes.graph.optimize import GraphOptimizePass
+
+        expanded = []
+        for compiler_pass in self.pipeline.passes:
+            if isinstance(compiler_pass, GraphOptimizePass):
+                expanded.extend(compiler_pass.passes())
+            else:
+                expanded.append(compiler_pass)
+        self.pipeline = PassPipeline(tuple(expanded), self.pipeline.callback)
+
 
 def ember_dialects() -> dict[str, object]:
     """Ember's dialects by name; they replace xDSL dialects of the same name."""
@@ -68,8 +83,8 @@ def _report(where: str, message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = EmberOptMain(args=argv)
-    except (ValueError, ArgSpecParseError) as error:
-        # Unknown passes or pass options: a usage error, not a crash.
+    except (ValueError, ArgSpecParseError, DiagnosticException) as error:
+        # Unknown passes or bad pass options: a usage error, not a crash.
         print(f"ember-opt: error: {_diagnostic_text(error)}", file=sys.stderr)
         return 1
     where = tool.get_input_name()

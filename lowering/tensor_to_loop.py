@@ -19,6 +19,8 @@ A `tensor.generic` (named ops are generalised first) becomes one loop nest
 over its iteration space in dim order; the innermost body loads the operands
 its scalar body reads (indices computed from the affine maps), runs the body
 and stores the yielded values. Reductions accumulate through memory.
+
+The loop nests made for an op tagged `ember.fusion_group` carry the same tag.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects import loop
 from ember.dialects import tensor as T
 from ember.dialects.graph import ConstantOp
+from ember.dialects.tensor import FUSION_GROUP
 
 INDEX = IndexType()
 
@@ -153,6 +156,15 @@ def default_loop_order(op: T.GenericOp) -> list[int]:
     return [d for d in dims if d != last.position] + [last.position]
 
 
+def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
+    """Marks the loop nests added to `block` after `after` as part of a fusion group."""
+    op = after.next_op if after is not None else block.first_op
+    while op is not None:
+        if isinstance(op, loop.ForOp):
+            op.attributes[FUSION_GROUP] = tag
+        op = op.next_op
+
+
 class FunctionBufferizer:
     """Bufferizes one function (see the module docstring)."""
 
@@ -183,8 +195,11 @@ class FunctionBufferizer:
         for op in list(old_block.ops):
             if isinstance(op, ReturnOp):
                 self._return(op, output_args)
-            else:
-                self._lower(op)
+                continue
+            last = block.last_op
+            self._lower(op)
+            if FUSION_GROUP in op.attributes:
+                _tag_nests(block, last, op.attributes[FUSION_GROUP])
         self._replace_body(block, len(returned))
 
     @staticmethod

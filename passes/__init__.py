@@ -16,8 +16,12 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.canonicalize import CanonicalizePass
     from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
+    from ember.passes.graph.fuse import FusePass
     from ember.passes.graph.infer_shapes import InferShapesPass
     from ember.passes.graph.layout import LayoutPass
+    from ember.passes.graph.optimize import GraphOptimizePass
+    from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -26,11 +30,15 @@ def all_passes() -> dict[str, type[ModulePass]]:
         CanonicalizePass,
         FoldBatchNormPass,
         FoldConstantsPass,
+        FusePass,
         InferShapesPass,
         LayoutPass,
+        GraphOptimizePass,
+        SimplifyPass,
         ConvertGraphToTensorPass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
+        FuseLoopsPass,
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,

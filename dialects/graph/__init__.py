@@ -9,6 +9,9 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
+
+`fused` adds the structural `graph.fused` (a group of ops that becomes one
+kernel) and its terminator `graph.yield`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from xdsl.ir import Dialect
 
 from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
 from ember.dialects.graph.base import GraphOp, define_ops
+from ember.dialects.graph.fused import FusedOp, YieldOp
 from ember.dialects.graph.ops_tensor import ConstantOp, constant_value_of
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
@@ -38,7 +42,7 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 }
 """The op class for each supported ONNX op type (what the importer may create)."""
 
-Graph = Dialect("graph", OPS, [])
+Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [])
 
-__all__ = ["ALL_SPECS", "OPS", "OPS_BY_ONNX_TYPE", "ConstantOp", "Graph", "GraphOp",
-           "OPS_BY_TYPE", "constant_value_of"]  # fmt: skip
+__all__ = ["ALL_SPECS", "OPS", "OPS_BY_ONNX_TYPE", "ConstantOp", "FusedOp", "Graph", "GraphOp",
+           "OPS_BY_TYPE", "YieldOp", "constant_value_of"]  # fmt: skip

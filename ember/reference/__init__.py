@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, SSAValue
 
-from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, numpy_dtype, shape_of
 from ember.reference.evaluate import InterpreterError, evaluate
 
@@ -91,9 +91,14 @@ def run(
 ) -> list[np.ndarray]:
     """Runs the module's entry function on NumPy inputs (by name or in order)."""
     func = entry_function(module)
-    env = _bind_inputs(func, inputs)
-    for op in func.body.block.ops:
-        if isinstance(op, ReturnOp):
+    return _run_block(func.body.block, _bind_inputs(func, inputs))
+
+
+def _run_block(block: Block, env: dict[SSAValue, np.ndarray]) -> list[np.ndarray]:
+    """Runs the ops of `block` with its arguments bound in `env`; returns the
+    values its terminator (func.return or graph.yield) passes on."""
+    for op in block.ops:
+        if isinstance(op, ReturnOp | YieldOp):
             return [env[v] for v in op.operands]
         if isinstance(op, ConstantOp):
             value = op.properties["value"]
@@ -101,6 +106,9 @@ def run(
         elif isinstance(op, GraphOp):
             outputs = evaluate(op, [env[v] for v in op.operands])
             env.update(zip(op.results, outputs))
+        elif isinstance(op, FusedOp):
+            inner = dict(zip(op.block.args, (env[v] for v in op.inputs)))
+            env.update(zip(op.results, _run_block(op.block, inner)))
         else:
             raise InterpreterError(f"the reference interpreter cannot run '{op.name}'")
     raise InterpreterError("the entry function has no return")

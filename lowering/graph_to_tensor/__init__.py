@@ -42,6 +42,11 @@ by a table from ONNX op type to the function that lowers it:
   laid-out convolutions (NCHWc, NHWC) are pad + fill + one generic indexing
   the layouts, whose innermost loop runs over contiguous output channels;
   laid-out pools are pad + fill + one reduction generic.
+- `graph.fused`: its body is lowered like any other ops, then inlined in
+  place of the fused op; every op that came out of group number N carries
+  the discardable attribute `ember.fusion_group = N`, which bufferization
+  passes on to the group's loop nests (`loop-fuse` merges them,
+  `loop-outline-kernels` makes them one kernel).
 
 Shapes must be static. Before rewriting anything the pass checks every op:
 a dynamic shape is an error naming the op, and every op that cannot be
@@ -54,15 +59,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import dce
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC
+from ember.dialects.tensor import FUSION_GROUP
 from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
@@ -125,6 +132,28 @@ def check_lowerable(module: Operation) -> None:
         )
 
 
+def inline_fused_groups(module: ModuleOp) -> None:
+    """Moves each lowered `graph.fused` body in front of the fused op, tagging
+    its ops with the group number, and forwards the yielded values."""
+    fused_ops = [op for op in module.walk() if isinstance(op, FusedOp)]
+    for number, fused in enumerate(fused_ops):
+        tag = IntegerAttr(number, i64)
+        block = fused.block
+        for arg, value in zip(block.args, fused.inputs):
+            arg.replace_all_uses_with(value)
+        terminator = block.last_op
+        assert isinstance(terminator, YieldOp)
+        for inner in list(block.ops):
+            if inner is terminator:
+                continue
+            inner.detach()
+            inner.attributes[FUSION_GROUP] = tag
+            Rewriter.insert_op(inner, InsertPoint.before(fused))
+        for result, value in zip(fused.results, terminator.values):
+            result.replace_all_uses_with(value)
+        Rewriter.erase_op(fused)
+
+
 @dataclass(frozen=True)
 class ConvertGraphToTensorPass(ModulePass):
     """Lowers every `graph` op but `graph.constant` to `tensor`, `arith` and `math`
@@ -136,4 +165,5 @@ class ConvertGraphToTensorPass(ModulePass):
         check_lowerable(op)
         patterns = GreedyRewritePatternApplier([family() for family in FAMILIES])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        inline_fused_groups(op)
         dce(op)

@@ -7,8 +7,10 @@ top-level `loop.for` into a private `func.func` that takes the buffers the
 nest uses as `memref` arguments, and calls it from the entry function.
 Nests that are the same computation on other buffers (same loops, same
 shapes, same body) share one kernel function, so repeated layers are
-compiled once. Kernels are marked `ember.kernel` (the LLVM lowering keeps
-them out of line). Functions with no loops are left alone.
+compiled once. Consecutive nests of one `ember.fusion_group` (what
+`loop-fuse` could not merge) become one kernel together. Kernels are marked
+`ember.kernel` (the LLVM lowering keeps them out of line). Functions with no
+loops are left alone.
 """
 
 from __future__ import annotations
@@ -23,15 +25,16 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from ember.dialects.loop import ForOp
+from ember.dialects.tensor import FUSION_GROUP
 
 KERNEL_ATTR = "ember.kernel"
 
 
-def _captured(nest: ForOp) -> list[SSAValue]:
-    """Values the nest uses but does not define, in first-use order."""
-    inside = {id(op) for op in nest.walk()}
+def _captured(nests: list[ForOp]) -> list[SSAValue]:
+    """Values the nests use but do not define, in first-use order."""
+    inside = {id(op) for nest in nests for op in nest.walk()}
     captured: dict[SSAValue, None] = {}
-    for op in nest.walk():
+    for op in (op for nest in nests for op in nest.walk()):
         for value in op.operands:
             owner = value.owner
             defined_inside = (
@@ -49,25 +52,48 @@ def _kernel_key(kernel: FuncOp) -> str:
     return f"{kernel.function_type}{stream.getvalue()}"
 
 
+def kernel_units(func: FuncOp) -> list[list[ForOp]]:
+    """The top-level nests of `func`, grouped into kernels: consecutive nests of
+    one fusion group form one unit, every other nest is a unit of its own."""
+    units: list[list[ForOp]] = []
+    previous_group = None
+    for op in func.body.block.ops:
+        if not isinstance(op, ForOp):
+            continue
+        group = op.attributes.get(FUSION_GROUP)
+        if group is not None and group == previous_group:
+            units[-1].append(op)
+        else:
+            units.append([op])
+        previous_group = group
+    return units
+
+
 def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) -> None:
     """Outlines `func`'s top-level nests; `kernels` maps keys to kernel names."""
     entry = func.sym_name.data
-    for nest in [op for op in func.body.block.ops if isinstance(op, ForOp)]:
-        captured = _captured(nest)
+    for unit in kernel_units(func):
+        captured = _captured(unit)
         block = Block(arg_types=[v.type for v in captured])
         call = CallOp("", captured, [])
-        func.body.block.insert_op_before(call, nest)
-        nest.detach()
-        block.add_op(nest)
+        # At the last nest: every value the unit uses is defined before it, and
+        # what lies between the nests (allocs, views, weights) touches no memory.
+        func.body.block.insert_op_before(call, unit[-1])
+        for nest in unit:
+            nest.detach()
+            block.add_op(nest)
         block.add_op(ReturnOp())
         for old, new in zip(captured, block.args):
-            old.replace_uses_with_if(new, lambda use: nest.is_ancestor(use.operation))  # noqa: B023
+            old.replace_uses_with_if(new, lambda use: block.is_ancestor(use.operation))  # noqa: B023
         # Names would make equal kernels print differently: drop them.
         for arg in block.args:
             arg.name_hint = None
-        for op in nest.walk():
-            for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]:
-                value.name_hint = None
+        for nest in unit:
+            nest.attributes.pop(FUSION_GROUP, None)
+            for op in nest.walk():
+                for value in [*op.results,
+                              *(a for r in op.regions for b in r.blocks for a in b.args)]:  # fmt: skip
+                    value.name_hint = None
         kernel = FuncOp(f"{entry}_kernel{len(kernels)}", ([v.type for v in captured], []),
                         Region(block), visibility="private")  # fmt: skip
         kernel.attributes[KERNEL_ATTR] = UnitAttr()

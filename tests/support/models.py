@@ -66,7 +66,9 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
         if info.name in initializers:
             continue
         shape = [d.dim_value or 1 for d in info.type.tensor_type.shape.dim]
-        inputs[info.name] = rng.standard_normal(shape).astype(np.float32)
+        dtype = helper.tensor_dtype_to_np_dtype(info.type.tensor_type.elem_type)
+        values = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 2, shape)
+        inputs[info.name] = values.astype(dtype)
     return inputs
 
 

@@ -55,6 +55,15 @@ def test_run_with_check_and_given_input(tmp_path: Path) -> None:
     assert "-> ok" in result.stdout
 
 
+def test_run_at_each_level_with_the_fusion_report() -> None:
+    for level in ("-O0", "-O1", "-O2"):
+        result = run("ember", "run", "light:squeezenet", level, "--check", "--fusion-report")
+        assert result.returncode == 0, result.stderr
+        assert "-> ok" in result.stdout
+        assert "fusion groups: conv 26 (52 ops)" in result.stdout
+        assert "kernels 151 without fusion, 53 with" in result.stdout
+
+
 @pytest.mark.parametrize(
     "args, fragments",
     [(["import", "/no/such/model.onnx"], ["error:", "/no/such/model.onnx: no such file"]),

@@ -1,0 +1,78 @@
+"""`graph-optimize`: the named graph-level pipeline behind `ember compile -O`.
+
+| level | passes |
+|---|---|
+| 0 | `graph-infer-shapes`, `graph-fold-constants`, `dce` (what lowering needs) |
+| 1 | `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point) |
+| 2 | level 1, then `graph-layout` and `graph-simplify` again when `layout` is not `none`, then `graph-fuse` |
+
+`disabled` leaves passes out, by name (`graph-fuse`, `graph-layout`, or one
+that `graph-simplify` runs), for ablations and for finding a pass at fault.
+`ember-opt -p graph-optimize{level=2}` expands to these passes, so
+`--print-between-passes` shows the IR after each of them. At level 2 the
+CPU pipeline also runs `loop-fuse` after bufferization (see
+`ember.compiler.cpu_passes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+from xdsl.utils.exceptions import DiagnosticException
+
+OPT_LEVELS = (0, 1, 2)
+LAYOUTS = ("none", "NCHWc", "NHWC")
+
+
+def graph_passes(
+    level: int, layout: str = "none", disabled: tuple[str, ...] = ()
+) -> list[ModulePass]:
+    """The graph-level passes of optimisation `level` (see the module docstring)."""
+    from ember.passes.graph.fold_constants import FoldConstantsPass
+    from ember.passes.graph.fuse import FusePass
+    from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.graph.simplify import SimplifyPass
+
+    if level not in OPT_LEVELS:
+        raise DiagnosticException(f"graph-optimize: level must be 0, 1 or 2, got {level}")
+    if layout not in LAYOUTS:
+        raise DiagnosticException(
+            f"graph-optimize: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'"
+        )
+    if level == 0:
+        return [InferShapesPass(), FoldConstantsPass(), DeadCodeElimination()]
+    passes: list[ModulePass] = [InferShapesPass(), SimplifyPass(skip=disabled)]
+    if level == 2:
+        if layout != "none" and "graph-layout" not in disabled:
+            from ember.passes.graph.layout import LayoutPass
+
+            passes += [LayoutPass(layout=layout), SimplifyPass(skip=disabled)]
+        if "graph-fuse" not in disabled:
+            passes.append(FusePass())
+    return passes
+
+
+@dataclass(frozen=True)
+class GraphOptimizePass(ModulePass):
+    """Runs the graph-level pipeline of one optimisation level (see the module
+    docstring)."""
+
+    name = "graph-optimize"
+
+    level: int = 2
+    layout: str = "none"
+    disabled: tuple[str, ...] = ()
+
+    def passes(self) -> list[ModulePass]:
+        return graph_passes(self.level, self.layout, self.disabled)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for graph_pass in self.passes():
+            graph_pass.apply(ctx, op)
+
+
+__all__ = ["LAYOUTS", "OPT_LEVELS", "GraphOptimizePass", "graph_passes"]
