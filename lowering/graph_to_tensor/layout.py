@@ -12,7 +12,11 @@
   the reductions inside each output pixel, so that loop spans all F
   channels; NCHWc runs the output plane inside the reductions, so the k
   weights of one (input channel, tap) stay in registers across the plane
-  (`CONV_INDEXING` gives the orders).
+  (`CONV_INDEXING` gives the orders). NHWC is the fast layout today: LLVM
+  vectorises its long channel loop. An 8-iteration block loop is fully
+  unrolled before LLVM's loop vectoriser runs, which then vectorises the
+  loop around it with stride-8 interleaved accesses, so NCHWc only pays off
+  once the loop level emits vector code for the block itself.
 - Laid-out pooling pads with the lowest value (max) or 0 (average) and runs
   one reduction generic over the output and window dims; averages are
   divided as for NCHW pools (`windows._divide_by_counts`).

@@ -1,23 +1,25 @@
 """`graph-fuse`: groups `graph` ops into `graph.fused` regions, one kernel each.
 
-A group starts at an anchor op and grows along a chain of consumers:
+A group starts at an anchor op (the first, in program order, that no
+earlier group took) and grows through the users of its members:
 
 | anchor | kind | what joins it |
 |---|---|---|
-| Conv, ConvNCHWc, ConvNHWC | `conv` | elementwise epilogue: bias, activation, residual Add, Clip… |
-| Gemm, MatMul | `matmul` | the same |
-| ReduceX, Softmax, LogSoftmax, LayerNormalization, InstanceNormalization | `reduction` | elementwise epilogue |
-| an elementwise op | `elementwise` | more elementwise ops; then a reduction of the chain's result, and its epilogue |
+| Conv, ConvNCHWc, ConvNHWC | `conv` | elementwise ops and reductions: bias, activation, residual Add, Clip… |
+| Gemm, MatMul | `matmul` | the same (attention scores: scale, mask, Softmax) |
+| ReduceX, Softmax, LogSoftmax, LayerNormalization, InstanceNormalization | `reduction` | the same |
+| an elementwise op | `elementwise` | the same; with a reduction it is a `reduction` group |
 
-Legality is explicit: a consumer joins only when it is the *only* user of the
-group's current result (so no intermediate value is needed outside the
-group and nothing is computed twice), when it is elementwise (or, after an
-elementwise chain, a reduction reading the chain's result as its data), and
-when its result has the shape of the value it consumes, so the group's
-loop nests share their outer loops. An elementwise op alone forms no group
-(it is one loop nest already); any other anchor forms a group even alone,
-because its lowering is several loop nests (padding, initialisation,
-bias) that the group turns into one kernel.
+A second contraction never joins. Legality is explicit: a group is *closed*
+when only its last op's result is used outside it, so no intermediate
+value is needed outside the group and nothing is computed twice. Growing
+adds the earliest user of any member that may join, one at a time, and the
+group is the longest closed prefix of that sequence. So diamonds fuse: a
+decomposed Softmax (ReduceMax, Sub, Exp, ReduceSum, Div) or LayerNorm, or
+Gelu's two uses of its input, end up in one group. An elementwise op alone
+forms no group (it is one loop nest already); any other anchor forms a
+group even alone, because its lowering is several loop nests (padding,
+initialisation, bias) that the group turns into one kernel.
 
 The region is isolated from above: values from outside are operands, and
 the constants the members read (weights, axes) are cloned into the body, so
@@ -66,49 +68,68 @@ def anchor_kind(op: Operation) -> str | None:
 class Group:
     kind: str
     members: list[Operation] = field(default_factory=list)
+    """In program order; the last one's result is the group's result."""
 
     @property
     def result(self) -> SSAValue:
         return self.members[-1].results[0]
 
 
-def _sole_user(value: SSAValue) -> Operation | None:
-    uses = list(value.uses)
-    return uses[0].operation if len(uses) == 1 else None
-
-
-def _joins(group: Group, user: Operation, taken: set[Operation]) -> bool:
-    """Whether `user`, the sole user of the group's result, may join it."""
-    if user in taken or user.parent is not group.members[0].parent:
-        return False
-    kind = anchor_kind(user)
-    if kind == "elementwise":
-        return user.results[0].type == group.result.type
-    # A reduction may close an elementwise chain, when it reduces the chain's result.
+def _may_join(user: Operation, anchor: Operation, taken: set[Operation]) -> bool:
+    """Elementwise ops and reductions (never a second contraction) from the
+    anchor's block that no earlier group took."""
     return (
-        kind == "reduction"
-        and group.kind == "elementwise"
-        and isinstance(user, GraphOp)
-        and user.operands[0] is group.result
+        user not in taken
+        and user.parent is anchor.parent
+        and anchor_kind(user) in ("elementwise", "reduction")
     )
+
+
+def _closed(members: list[Operation], position: dict[Operation, int]) -> bool:
+    """Whether only the last member's result is used outside the members."""
+    inside = set(members)
+    last = max(members, key=position.__getitem__)
+    return all(
+        use.operation in inside
+        for member in members
+        if member is not last
+        for use in member.results[0].uses
+    )
+
+
+def grow(
+    anchor: Operation, taken: set[Operation], position: dict[Operation, int]
+) -> list[Operation]:
+    """The largest group found by adding, one at a time, the earliest user of a
+    member that may join, keeping the longest closed prefix (see `_closed`)."""
+    members, best = [anchor], [anchor]
+    while True:
+        inside = set(members)
+        users = {use.operation for member in members for use in member.results[0].uses}
+        candidates = [u for u in users if u not in inside and _may_join(u, anchor, taken)]
+        if not candidates:
+            break
+        members.append(min(candidates, key=position.__getitem__))
+        if _closed(members, position):
+            best = list(members)
+    return sorted(best, key=position.__getitem__)
 
 
 def form_groups(block: Block) -> list[Group]:
     """The fusion groups of one block, in program order (see the module docstring)."""
+    position = {op: index for index, op in enumerate(block.ops)}
     groups: list[Group] = []
     taken: set[Operation] = set()
     for op in block.ops:
         kind = anchor_kind(op)
         if kind is None or op in taken:
             continue
-        group = Group(kind, [op])
-        while (user := _sole_user(group.result)) is not None and _joins(group, user, taken):
-            group.members.append(user)
-            if anchor_kind(user) == "reduction":
-                group.kind = "reduction"
-        if len(group.members) > 1 or kind != "elementwise":
-            groups.append(group)
-            taken.update(group.members)
+        members = grow(op, taken, position)
+        if kind == "elementwise" and any(anchor_kind(m) == "reduction" for m in members):
+            kind = "reduction"
+        if len(members) > 1 or kind != "elementwise":
+            groups.append(Group(kind, members))
+            taken.update(members)
     return groups
 
 
@@ -164,4 +185,4 @@ class FusePass(ModulePass):
         dce(op)  # the constants now cloned into the groups
 
 
-__all__ = ["CONTRACTIONS", "FusePass", "Group", "anchor_kind", "form_groups"]
+__all__ = ["CONTRACTIONS", "FusePass", "Group", "anchor_kind", "form_groups", "grow"]

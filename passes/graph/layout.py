@@ -26,8 +26,11 @@ weights and constants at compile time.
 Left alone (must not fire): 1-D and 3-D convolutions, dynamic shapes,
 integer convolutions, grouped convolutions and channel counts not divisible
 by the block in NCHWc, and every other op (BatchNormalization, LRN, Gemm,
-GlobalAveragePool, Reshape, ...), which reads the NCHW value converted back.
-A bad option value is a diagnostic naming the pass and the option.
+GlobalAveragePool, Reshape, ...), which reads the NCHW value converted back;
+ops inside `graph.fused` regions (run `graph-layout` before `graph-fuse`).
+Run `graph-fold-batchnorm` first: a BatchNormalization between convolutions
+has no laid-out form and would cost two conversions. A bad option value is a
+diagnostic naming the pass and the option.
 """
 
 from __future__ import annotations

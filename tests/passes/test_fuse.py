@@ -83,3 +83,52 @@ def test_fusion_runs_fewer_kernels(name: str) -> None:
 def test_unknown_level_is_a_clear_error() -> None:
     with pytest.raises(ember.EmberError, match="level must be 0, 1 or 2"):
         ember.compile(MODELS["mlp"], opt_level=3)
+
+
+def _decomposed_block() -> onnx.ModelProto:
+    """LayerNorm, Gelu and Softmax written out op by op, as older exporters do:
+    every one of them is a diamond (a value with two users inside the block)."""
+    from onnx import TensorProto, helper
+
+    rng = np.random.default_rng(3)
+    n = helper.make_node
+    consts = {"axes": np.array([-1], np.int64), "two": np.array(2, np.float32),
+              "eps": np.array(1e-5, np.float32), "sqrt2": np.array(np.sqrt(2), np.float32),
+              "one": np.array(1, np.float32), "half": np.array(0.5, np.float32),
+              "gamma": rng.standard_normal(8).astype(np.float32),
+              "beta": rng.standard_normal(8).astype(np.float32)}  # fmt: skip
+    nodes = [
+        n("ReduceMean", ["x", "axes"], ["mean"]), n("Sub", ["x", "mean"], ["d"]),
+        n("Pow", ["d", "two"], ["d2"]), n("ReduceMean", ["d2", "axes"], ["var"]),
+        n("Add", ["var", "eps"], ["ve"]), n("Sqrt", ["ve"], ["std"]),
+        n("Div", ["d", "std"], ["xn"]), n("Mul", ["xn", "gamma"], ["xg"]),
+        n("Add", ["xg", "beta"], ["ln"]),
+        n("Div", ["ln", "sqrt2"], ["g0"]), n("Erf", ["g0"], ["g1"]),
+        n("Add", ["g1", "one"], ["g2"]), n("Mul", ["ln", "g2"], ["g3"]),
+        n("Mul", ["g3", "half"], ["gelu"]),
+        n("ReduceMax", ["gelu", "axes"], ["mx"]), n("Sub", ["gelu", "mx"], ["s0"]),
+        n("Exp", ["s0"], ["s1"]), n("ReduceSum", ["s1", "axes"], ["s2"]),
+        n("Div", ["s1", "s2"], ["y"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "decomposed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 8])],
+        [onnx.numpy_helper.from_array(v, k) for k, v in consts.items()],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_decomposed_layer_norm_gelu_softmax_fuse_into_few_kernels() -> None:
+    model = _decomposed_block()
+    inputs = random_inputs(model, seed=8)
+    (expected,) = run_onnxruntime(model, inputs)
+    (got,) = ember.compile(model).run(inputs)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    module = ember.import_onnx(model)
+    for graph_pass in graph_passes(2):
+        graph_pass.apply(Context(), module)
+    groups = [op for op in module.walk() if isinstance(op, FusedOp)]
+    assert len(groups) == 1 and groups[0].kind.data == "reduction"
+    unfused = count_kernel_calls(ember.import_onnx(model), Options(opt_level=1))
+    assert count_kernel_calls(ember.import_onnx(model), Options(opt_level=2)) == 1 < unfused

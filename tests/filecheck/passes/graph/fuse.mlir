@@ -24,9 +24,8 @@ func.func @conv_epilogue(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// Gemm + Relu is a matmul group; Softmax alone is a reduction group (its
-// lowering is several nests); an elementwise chain feeding a reduction is one
-// group, ending at the reduction.
+// Gemm + Relu + Softmax is one matmul group (a reduction may join); an
+// elementwise chain feeding a reduction is one reduction group.
 func.func @chains(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>) {
   %g = graph.gemm %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %r = graph.relu %g : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -38,13 +37,11 @@ func.func @chains(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>,
   func.return %s, %m : tensor<2x4xf32>, tensor<2x1xf32>
 }
 // CHECK-LABEL: func.func @chains
-// CHECK-NEXT:    %r = graph.fused "matmul" (%x, %w)
+// CHECK-NEXT:    %s = graph.fused "matmul" (%x, %w)
 // CHECK:           %g = graph.gemm
-// CHECK-NEXT:      %r_1 = graph.relu %g
-// CHECK-NEXT:      graph.yield %r_1
-// CHECK:         %s = graph.fused "reduction" (%r)
-// CHECK:           graph.softmax
-// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:      %r = graph.relu %g
+// CHECK-NEXT:      %s_1 = graph.softmax %r
+// CHECK-NEXT:      graph.yield %s_1
 // CHECK:         %m = graph.fused "reduction" (%x)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      %axes = graph.constant
@@ -55,15 +52,44 @@ func.func @chains(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>,
 
 // -----
 
-// Must not fire: an intermediate value with a second user stops the chain
-// (the conv result is needed outside); a consumer that broadcasts to a bigger
-// shape stops it; a lone elementwise op forms no group.
-func.func @keep(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %y: tensor<3x1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<3x1x2x4x4xf32>) {
+// Diamonds fuse: a decomposed Softmax (x feeds ReduceMax and Sub; exp feeds
+// ReduceSum and Div) is one group, anchored at its first reduction.
+func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %axes = graph.constant dense<1> : tensor<1xi64>
+  %max = graph.reduce_max %x, axes %axes : (tensor<2x5xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %d = graph.sub %x, %max : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %e = graph.exp %d : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %sum = graph.reduce_sum %e, axes %axes : (tensor<2x5xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %y = graph.div %e, %sum : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  func.return %y : tensor<2x5xf32>
+}
+// CHECK-LABEL: func.func @softmax
+// CHECK-NEXT:    %y = graph.fused "reduction" (%x)
+// CHECK-NEXT:    ^bb0(%x_1: tensor<2x5xf32>):
+// CHECK-NEXT:      %axes = graph.constant
+// CHECK-NEXT:      %max = graph.reduce_max %x_1, axes %axes
+// CHECK-NEXT:      %d = graph.sub %x_1, %max
+// CHECK-NEXT:      %e = graph.exp %d
+// CHECK-NEXT:      %sum = graph.reduce_sum %e, axes %axes
+// CHECK-NEXT:      %y_1 = graph.div %e, %sum
+// CHECK-NEXT:      graph.yield %y_1
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %y
+
+// -----
+
+// Must not fire across a value used outside: the conv result is also
+// returned, so the Relu stays out; in the chain abs -> neg -> exp, neg's
+// result is returned too, so the group keeps only the closed prefix abs ->
+// neg. A second contraction never joins; a lone elementwise op forms no group.
+func.func @keep(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %a: tensor<2x2xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
   %c = graph.conv %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %r = graph.relu %c : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
-  %a = graph.abs %x : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
-  %b = graph.add %a, %y : (tensor<1x2x4x4xf32>, tensor<3x1x2x4x4xf32>) -> tensor<3x1x2x4x4xf32>
-  func.return %c, %r, %b : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<3x1x2x4x4xf32>
+  %b = graph.abs %a : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %n = graph.neg %b : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %e = graph.exp %n : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m = graph.matmul %e, %e : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return %c, %r, %n, %e, %m : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }
 // CHECK-LABEL: func.func @keep
 // CHECK-NEXT:    %c = graph.fused "conv" (%x, %w)
@@ -72,6 +98,16 @@ func.func @keep(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %y: tensor<3x1
 // CHECK-NEXT:      graph.yield %c_1
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %r = graph.relu %c
-// CHECK-NEXT:    %a = graph.abs %x
-// CHECK-NEXT:    %b = graph.add %a, %y
+// CHECK-NEXT:    %n = graph.fused "elementwise" (%a)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      %b = graph.abs
+// CHECK-NEXT:      %n_1 = graph.neg %b
+// CHECK-NEXT:      graph.yield %n_1
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %e = graph.exp %n
+// CHECK-NEXT:    %m = graph.fused "matmul" (%e)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      %m_1 = graph.matmul
+// CHECK-NEXT:      graph.yield %m_1
+// CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
