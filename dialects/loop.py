@@ -47,6 +47,14 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+ALIGNMENT = 64
+"""Byte alignment of every buffer in the arena and the weights blob (a cache line)."""
+
+
+def align(offset: int) -> int:
+    """`offset` rounded up to the next multiple of `ALIGNMENT`."""
+    return -(-offset // ALIGNMENT) * ALIGNMENT
+
 
 def byte_size(memref_type: Attribute) -> int:
     """Bytes of a static, contiguous buffer of this type (`index` is 8 bytes)."""

@@ -17,6 +17,7 @@ import numpy as np
 from ember.compiler import DEFAULT_OPTIONS, Options
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource, load_model
+from ember.inputs import random_array
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,7 @@ def _random_inputs(specs: Sequence[object], seed: int = 0) -> dict[str, np.ndarr
     inputs = {}
     for spec in specs:
         shape, dtype = spec.shape, spec.dtype  # type: ignore[attr-defined]
-        values = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 2, shape)
-        inputs[spec.name] = values.astype(dtype)  # type: ignore[attr-defined]
+        inputs[spec.name] = random_array(shape, dtype, rng)  # type: ignore[attr-defined]
     return inputs
 
 

@@ -72,6 +72,7 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
 def _make_inputs(func: object, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
     """The given inputs, plus seeded random ones for the rest."""
     from ember.dialects.graph.types import numpy_dtype, shape_of
+    from ember.inputs import random_array
     from ember.reference import input_names
 
     rng = np.random.default_rng(seed)
@@ -82,8 +83,7 @@ def _make_inputs(func: object, given: dict[str, np.ndarray], seed: int) -> dict[
             continue
         shape = [1 if d < 0 else d for d in shape_of(arg.type)]
         dtype = numpy_dtype(arg.type.element_type)
-        inputs[name] = (rng.standard_normal(shape) if dtype.kind == "f"
-                        else rng.integers(0, 2, shape)).astype(dtype)  # fmt: skip
+        inputs[name] = random_array(shape, dtype, rng)
     if given:
         raise EmberError(f"--input names unknown input(s): {', '.join(given)}")
     return inputs

@@ -15,13 +15,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
 from ember.dialects.graph.types import array_from_dense
-from ember.dialects.loop import WeightOp, byte_size
-
-ALIGNMENT = 64
-
-
-def _align(value: int) -> int:
-    return -(-value // ALIGNMENT) * ALIGNMENT
+from ember.dialects.loop import ALIGNMENT, WeightOp, align, byte_size
 
 
 def pack_module(module: ModuleOp) -> int:
@@ -34,7 +28,7 @@ def pack_module(module: ModuleOp) -> int:
         key = (op.value, op.result.type)
         if key not in offsets:
             offsets[key] = size
-            size = _align(size + byte_size(op.result.type))
+            size = align(size + byte_size(op.result.type))
         op.offset = IntegerAttr(offsets[key], i64)
     for func in module.walk():
         if isinstance(func, FuncOp) and not func.is_declaration:
@@ -50,7 +44,7 @@ def weights_blob(module: ModuleOp) -> np.ndarray:
         if op.offset is None:
             raise ValueError("loop-pack-weights must run before weights_blob")
         size = max(size, op.offset.value.data + byte_size(op.result.type))
-    blob = np.zeros(_align(size) or ALIGNMENT, dtype=np.uint8)
+    blob = np.zeros(align(size) or ALIGNMENT, dtype=np.uint8)
     for op in weights:
         array = np.ascontiguousarray(array_from_dense(op.value))
         if array.dtype == np.bool_:

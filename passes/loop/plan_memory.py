@@ -21,9 +21,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ember.dialects.loop import AllocOp, ReshapeOp, byte_size
-
-ALIGNMENT = 64
+from ember.dialects.loop import AllocOp, ReshapeOp, align, byte_size
 
 
 @dataclass
@@ -66,10 +64,6 @@ def live_intervals(func: FuncOp) -> list[Interval]:
     return intervals
 
 
-def _align(value: int) -> int:
-    return -(-value // ALIGNMENT) * ALIGNMENT
-
-
 def assign_offsets(intervals: list[Interval]) -> int:
     """Places the intervals; returns the arena size in bytes."""
     placed: list[Interval] = []
@@ -81,10 +75,10 @@ def assign_offsets(intervals: list[Interval]) -> int:
         for other in conflicts:
             if offset + interval.size <= other.offset:
                 break
-            offset = max(offset, _align(other.offset + other.size))
+            offset = max(offset, align(other.offset + other.size))
         interval.offset = offset
         placed.append(interval)
-    return _align(max((i.offset + i.size for i in placed), default=0))
+    return align(max((i.offset + i.size for i in placed), default=0))
 
 
 def plan_function(func: FuncOp) -> tuple[int, int]:
@@ -92,7 +86,7 @@ def plan_function(func: FuncOp) -> tuple[int, int]:
     arena = assign_offsets(intervals)
     for interval in intervals:
         interval.alloc.offset = IntegerAttr(interval.offset, i64)
-    naive = sum(_align(i.size) for i in intervals)
+    naive = sum(align(i.size) for i in intervals)
     func.attributes["loop.arena_bytes"] = IntegerAttr(arena, i64)
     func.attributes["loop.naive_bytes"] = IntegerAttr(naive, i64)
     return arena, naive

@@ -9,6 +9,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from ember.inputs import random_array
+
 LIGHT_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 LIGHT_MODELS = sorted(p.stem.removeprefix("light_") for p in LIGHT_DIR.glob("light_*.onnx"))
 
@@ -67,8 +69,7 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
             continue
         shape = [d.dim_value or 1 for d in info.type.tensor_type.shape.dim]
         dtype = helper.tensor_dtype_to_np_dtype(info.type.tensor_type.elem_type)
-        values = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 2, shape)
-        inputs[info.name] = values.astype(dtype)
+        inputs[info.name] = random_array(shape, dtype, rng)
     return inputs
 
 
