@@ -11,8 +11,9 @@ model as optimisations are switched on one after another:
     +canon      canonicalisation and CSE (-O1 without BatchNorm folding)
     +bn         BatchNorm folding (= -O1)
     +gfuse      graph-fuse: fused groups become one kernel each
-    +lfuse      loop-fuse: their loop nests merge (= -O2)
-    +NCHWc ...  -O2 with a conv layout (one column per --layouts entry)
+    +lfuse      loop-fuse: their loop nests merge (-O2 --layout none)
+    +NHWC ...   -O2 with a conv layout (one column per --layouts entry;
+                NHWC is the -O2 default)
 
 and onnxruntime's latency at the same thread count, measured in the same
 process, runs alternating. Numbers are measurements on a shared machine:
@@ -37,8 +38,8 @@ STEPS: list[tuple[str, Options]] = [
     ("O0", Options(opt_level=0)),
     ("+canon", Options(opt_level=1, disabled=("graph-fold-batchnorm",))),
     ("+bn", Options(opt_level=1)),
-    ("+gfuse", Options(opt_level=2, disabled=("loop-fuse",))),
-    ("+lfuse", Options(opt_level=2)),
+    ("+gfuse", Options(opt_level=2, layout="none", disabled=("loop-fuse",))),
+    ("+lfuse", Options(opt_level=2, layout="none")),
 ]
 
 
@@ -47,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("-k", default="", help="only models whose name contains this")
-    parser.add_argument("--layouts", default="NCHWc", help="comma-separated, or empty for none")
+    parser.add_argument(
+        "--layouts", default="NCHWc,NHWC", help="comma-separated, or empty for none"
+    )
     args = parser.parse_args(argv)
     steps = STEPS + [(f"+{layout}", Options(opt_level=2, layout=layout))
                      for layout in filter(None, args.layouts.split(","))]  # fmt: skip

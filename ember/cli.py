@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ember.compiler import OPTIONAL_PASSES, Options
 from ember.errors import EmberError
-from ember.passes.graph.optimize import LAYOUTS, OPT_LEVELS
+from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
 
 
 def parse_shape_override(text: str) -> tuple[str, list[int]]:
@@ -202,8 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("-O", dest="opt_level", type=int, choices=OPT_LEVELS, default=2,
                              help="graph optimisation level: 0 none, 1 clean-up, 2 + fusion "
                                   "(default)")  # fmt: skip
-        command.add_argument("--layout", choices=LAYOUTS, default="none",
-                             help="activation layout of convolutions at -O2 (default none: NCHW)")  # fmt: skip
+        command.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT,
+                             help=f"activation layout of convolutions at -O2 (default "
+                                  f"{DEFAULT_LAYOUT}; none keeps NCHW)")  # fmt: skip
         command.add_argument("--disable-pass", action="append", default=[], metavar="PASS",
                              choices=OPTIONAL_PASSES, help="leave an optimisation pass out")  # fmt: skip
         command.add_argument("--fusion-report", action="store_true",

@@ -36,6 +36,7 @@ from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtyp
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
+from ember.passes.graph.optimize import DEFAULT_LAYOUT
 from ember.reference import entry_function
 
 ENTRY_NAME = "ember_main"
@@ -76,11 +77,12 @@ class CompileReport:
 @dataclass(frozen=True)
 class Options:
     """How to compile: `opt_level` 0, 1 or 2 (see `graph-optimize`), the
-    activation `layout` at level 2 ("none", "NCHWc" or "NHWC"), and optimisation
+    activation `layout` of convolutions at level 2 ("NHWC", "NCHWc", or "none"
+    for NCHW), and optimisation
     passes to leave out by name (`disabled`, e.g. ("loop-fuse",))."""
 
     opt_level: int = 2
-    layout: str = "none"
+    layout: str = DEFAULT_LAYOUT
     disabled: tuple[str, ...] = ()
 
 
@@ -270,7 +272,7 @@ def compile(  # noqa: A001 - the public name the API promises
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 2,
-    layout: str = "none",
+    layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
 ) -> CompiledModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.

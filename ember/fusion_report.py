@@ -21,7 +21,7 @@ from xdsl.dialects.func import CallOp
 
 from ember.compiler import Options, cpu_passes
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp
-from ember.passes.graph.optimize import graph_passes
+from ember.passes.graph.optimize import DEFAULT_LAYOUT, graph_passes
 
 
 def count_graph_ops(module: ModuleOp) -> int:
@@ -57,7 +57,7 @@ class FusionReport:
         )
 
 
-def fusion_report(module: ModuleOp, layout: str = "none") -> FusionReport:
+def fusion_report(module: ModuleOp, layout: str = DEFAULT_LAYOUT) -> FusionReport:
     """Counts for `module` (graph IR as imported; it is not modified)."""
     context = Context()
     simplified = module.clone()

@@ -4,7 +4,7 @@
 |---|---|
 | 0 | `graph-infer-shapes`, `graph-fold-constants`, `dce` (what lowering needs) |
 | 1 | `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point) |
-| 2 | level 1, then `graph-layout` and `graph-simplify` again when `layout` is not `none`, then `graph-fuse` |
+| 2 | level 1, then `graph-layout` (NHWC unless `layout` says otherwise; `none` keeps NCHW) and `graph-simplify` again, then `graph-fuse` |
 
 `disabled` leaves passes out, by name (`graph-fuse`, `graph-layout`, or one
 that `graph-simplify` runs), for ablations and for finding a pass at fault.
@@ -26,10 +26,13 @@ from xdsl.utils.exceptions import DiagnosticException
 
 OPT_LEVELS = (0, 1, 2)
 LAYOUTS = ("none", "NCHWc", "NHWC")
+DEFAULT_LAYOUT = "NHWC"
+"""Convolutions run channels-last at level 2 unless told otherwise: measured
+2-4x faster than NCHW on the light models (docs/graph-optimizer.md)."""
 
 
 def graph_passes(
-    level: int, layout: str = "none", disabled: tuple[str, ...] = ()
+    level: int, layout: str = DEFAULT_LAYOUT, disabled: tuple[str, ...] = ()
 ) -> list[ModulePass]:
     """The graph-level passes of optimisation `level` (see the module docstring)."""
     from ember.passes.graph.fold_constants import FoldConstantsPass
@@ -64,7 +67,7 @@ class GraphOptimizePass(ModulePass):
     name = "graph-optimize"
 
     level: int = 2
-    layout: str = "none"
+    layout: str = DEFAULT_LAYOUT
     disabled: tuple[str, ...] = ()
 
     def passes(self) -> list[ModulePass]:
@@ -75,4 +78,4 @@ class GraphOptimizePass(ModulePass):
             graph_pass.apply(ctx, op)
 
 
-__all__ = ["LAYOUTS", "OPT_LEVELS", "GraphOptimizePass", "graph_passes"]
+__all__ = ["DEFAULT_LAYOUT", "LAYOUTS", "OPT_LEVELS", "GraphOptimizePass", "graph_passes"]

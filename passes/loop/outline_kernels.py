@@ -18,6 +18,7 @@ from __future__ import annotations
 from io import StringIO
 
 from xdsl.context import Context
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
@@ -54,11 +55,15 @@ def _kernel_key(kernel: FuncOp) -> str:
 
 def kernel_units(func: FuncOp) -> list[list[ForOp]]:
     """The top-level nests of `func`, grouped into kernels: consecutive nests of
-    one fusion group form one unit, every other nest is a unit of its own."""
+    one fusion group form one unit, every other nest is a unit of its own. A
+    unit moves its nests to its last nest's place, so an op between them that
+    touches memory (the store filling a 0-d buffer) ends the unit."""
     units: list[list[ForOp]] = []
     previous_group = None
     for op in func.body.block.ops:
         if not isinstance(op, ForOp):
+            if op.regions or isinstance(op, memref.LoadOp | memref.StoreOp | CallOp):
+                previous_group = None
             continue
         group = op.attributes.get(FUSION_GROUP)
         if group is not None and group == previous_group:

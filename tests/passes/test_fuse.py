@@ -132,3 +132,24 @@ def test_decomposed_layer_norm_gelu_softmax_fuse_into_few_kernels() -> None:
     assert len(groups) == 1 and groups[0].kind.data == "reduction"
     unfused = count_kernel_calls(ember.import_onnx(model), Options(opt_level=1))
     assert count_kernel_calls(ember.import_onnx(model), Options(opt_level=2)) == 1 < unfused
+
+
+def test_group_with_scalar_fills_keeps_their_order() -> None:
+    """Softmax of a Softmax of a vector: the group's 0-d max and sum buffers are
+    filled by top-level stores between its nests, and the memory plan may give
+    the second Softmax's buffers the first one's arena bytes."""
+    from onnx import TensorProto, helper
+
+    node = helper.make_node
+    graph = helper.make_graph(
+        [node("Softmax", ["x"], ["a"], axis=-1), node("Relu", ["x"], ["r"]),
+         node("Softmax", ["a"], ["y"], axis=-1)], "softmax2",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    inputs = random_inputs(model, seed=1)
+    expected = run_onnxruntime(model, inputs)
+    for got, want in zip(ember.compile(model).run(inputs), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

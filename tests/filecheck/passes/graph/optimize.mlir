@@ -1,10 +1,12 @@
 // RUN: ember-opt %s -p 'graph-optimize{level=2}' --print-between-passes | filecheck %s
 // RUN: ember-opt %s -p 'graph-optimize{level=0}' | filecheck %s --check-prefix=O0
+// RUN: ember-opt %s -p 'graph-optimize{level=2 layout=none}' | filecheck %s --check-prefix=NCHW
 
 // The named pipeline expands into its passes, so --print-between-passes shows
 // the flow: shapes, then the clean-up to a fixed point (x * 1 vanishes, the
-// BatchNorm folds into the conv), then fusion. Level 0 only folds what the
-// lowering needs.
+// BatchNorm folds into the conv), the NHWC layout (the weights' conversion
+// folded by the next clean-up), then fusion. Level 0 only folds what the
+// lowering needs; layout=none keeps NCHW.
 func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %w = graph.constant dense<5.000000e-01> : tensor<2x2x1x1xf32>
   %one = graph.constant dense<1.000000e+00> : tensor<f32>
@@ -26,10 +28,21 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 // CHECK-NOT:     graph.batch_normalization
 // CHECK:         graph.conv %x, %{{.*}}, B %{{.*}}
 // CHECK-NEXT:    graph.relu
-// CHECK:       func.func @main
-// CHECK-NEXT:    %r = graph.fused "conv" (%x)
-// CHECK:           graph.conv
+// CHECK:       IR after graph-layout:
+// CHECK:         graph.layout_transform %x {source = "NCHW", target = "NHWC"}
+// CHECK:         graph.layout_transform %{{.*}} {source = "OIHW", target = "HWIO"}
+// CHECK:       IR after graph-simplify:
+// CHECK-NOT:     {source = "OIHW"
+// CHECK:         %r = graph.fused "conv" (%x_nhwc)
+// CHECK:           graph.conv_nhwc
 // CHECK-NEXT:      graph.relu
+// CHECK:         %r_nchw = graph.layout_transform %r {source = "NHWC", target = "NCHW"}
+// CHECK-NEXT:    func.return %r_nchw
+
+// NCHW:        %r = graph.fused "conv" (%x)
+// NCHW:          graph.conv %x_1
+// NCHW-NEXT:     graph.relu
+// NCHW-NOT:    graph.layout_transform
 
 // O0:          graph.mul
 // O0:          graph.conv
