@@ -35,6 +35,7 @@ diagnostic naming the pass and the option.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -354,6 +355,31 @@ class CancelInverseTransforms(RewritePattern):
                 rewriter.erase_op(inner)
 
 
+# --------------------------------------------------------------------- cost
+
+
+def conversion_ratio(func: FuncOp) -> float:
+    """Elements that run-time layout conversions move, per multiply-accumulate
+    of the laid-out convolutions (conversions of constants are folded at
+    compile time and cost nothing)."""
+    moved, work = 0, 0
+    for op in func.walk():
+        if not isinstance(op, GraphOp):
+            continue
+        kind = op.SPEC.onnx_type
+        if kind == "LayoutTransform" and not isinstance(op.operands[0].owner, ConstantOp):
+            moved += math.prod(shape_of(op.results[0].type))
+        elif kind in ("ConvNCHWc", "ConvNHWC"):
+            weights = shape_of(op.operands[1].type)
+            # One output element sums over the kernel window and input channels:
+            # weights are HWIO (NHWC) or [F/k, C/c, KH, KW, c, k] (NCHWc).
+            outputs = weights[-1] * (weights[0] if kind == "ConvNCHWc" else 1)
+            work += math.prod(shape_of(op.results[0].type)) * math.prod(weights) // outputs
+    if not work:
+        return math.inf if moved else 0.0
+    return moved / work
+
+
 # --------------------------------------------------------------------- pass
 
 
@@ -368,6 +394,10 @@ class LayoutPass(ModulePass):
     """NCHWc (blocked channels) or NHWC (channels last)."""
     block: int = 8
     """Channels per block in NCHWc."""
+    max_conversion_ratio: float = math.inf
+    """A function stays in NCHW when its run-time conversions would move more
+    elements than this per multiply-accumulate of its laid-out convolutions
+    (`conversion_ratio`). No limit by default; `graph-optimize` sets one."""
 
     def target(self) -> Target:
         if self.layout not in TARGETS:
@@ -384,6 +414,9 @@ class LayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = self.target()
         PatternRewriteWalker(CancelInverseTransforms()).rewrite_module(op)
-        for func in op.walk():
+        for func in list(op.walk()):
             if isinstance(func, FuncOp) and func.body.blocks:
-                Relayout(target).run(func.body.block)
+                trial = func.clone()
+                Relayout(target).run(trial.body.block)
+                if conversion_ratio(trial) <= self.max_conversion_ratio:
+                    Relayout(target).run(func.body.block)

@@ -4,7 +4,7 @@
 |---|---|
 | 0 | `graph-infer-shapes`, `graph-fold-constants`, `dce` (what lowering needs) |
 | 1 | `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point) |
-| 2 | level 1, then `graph-layout` (NHWC unless `layout` says otherwise; `none` keeps NCHW) and `graph-simplify` again, then `graph-fuse` |
+| 2 | level 1, then `graph-layout` (NHWC unless `layout` says otherwise; `none` keeps NCHW; a function whose conversions would cost too much stays NCHW) and `graph-simplify` again, then `graph-fuse` |
 
 `disabled` leaves passes out, by name (`graph-fuse`, `graph-layout`, or one
 that `graph-simplify` runs), for ablations and for finding a pass at fault.
@@ -29,6 +29,11 @@ LAYOUTS = ("none", "NCHWc", "NHWC")
 DEFAULT_LAYOUT = "NHWC"
 """Convolutions run channels-last at level 2 unless told otherwise: measured
 2-4x faster than NCHW on the light models (docs/graph-optimizer.md)."""
+MAX_CONVERSION_RATIO = 0.01
+"""Level 2 keeps a function in NCHW when layout conversions would move more
+elements than this per multiply-accumulate of its convolutions: ShuffleNet's
+channel shuffles (0.02) made it 1.5x slower in NHWC; the other light models
+need 0.001 or less and run 1-4x faster."""
 
 
 def graph_passes(
@@ -53,7 +58,8 @@ def graph_passes(
         if layout != "none" and "graph-layout" not in disabled:
             from ember.passes.graph.layout import LayoutPass
 
-            passes += [LayoutPass(layout=layout), SimplifyPass(skip=disabled)]
+            passes += [LayoutPass(layout=layout, max_conversion_ratio=MAX_CONVERSION_RATIO),
+                       SimplifyPass(skip=disabled)]  # fmt: skip
         if "graph-fuse" not in disabled:
             passes.append(FusePass())
     return passes

@@ -15,8 +15,10 @@ recursively, so conv + bias + activation become one nest over (n, f, oh)
 with the epilogue in the same innermost loop over ow.
 
 After merging, a load that reads back what the same block just stored at
-the same indices takes the stored value instead, and an intermediate
-buffer that is then only ever written is deleted with its stores.
+the same indices takes the stored value instead, a store that is overwritten
+at the same place before anything reads the buffer goes, and an
+intermediate buffer that is then only ever written is deleted with its
+stores. Loops that touch memory other than by loads and stores never merge.
 Everything else is left alone.
 """
 
@@ -63,9 +65,19 @@ def accesses(op: Operation) -> Iterator[Access]:
             yield Access(inner.memref, tuple(inner.indices), True)
 
 
+def _touches_memory_only_by_loads_and_stores(op: Operation) -> bool:
+    return not any(
+        inner.name.startswith(("memref.", "func."))
+        and not isinstance(inner, memref.LoadOp | memref.StoreOp)
+        for inner in op.walk()
+    )
+
+
 def can_merge(first: ForOp, second: ForOp) -> bool:
     """Whether `second` may run interleaved with `first` (see the module docstring)."""
     if first.bounds != second.bounds:
+        return False
+    if not all(_touches_memory_only_by_loads_and_stores(loop) for loop in (first, second)):
         return False
     both = [(a, first.induction_variable) for a in accesses(first)]
     both += [(a, second.induction_variable) for a in accesses(second)]
@@ -143,29 +155,39 @@ def fuse_siblings(block: Block, top_level: bool) -> None:
 
 def forward_stores(block: Block) -> None:
     """Replaces a load of what the same block stored at the same indices (no
-    other store to that buffer in between) by the stored value."""
+    other store to that buffer in between) by the stored value, and deletes a
+    store that a later store to the same place overwrites before anything
+    reads that buffer."""
     stored: dict[tuple[SSAValue, tuple[SSAValue, ...]], SSAValue] = {}
+    unread: dict[tuple[SSAValue, tuple[SSAValue, ...]], memref.StoreOp] = {}
 
-    def forget(root: SSAValue) -> None:
-        for key in [k for k in stored if buffer_root(k[0]) is root]:
-            del stored[key]
+    def forget(table: dict, root: SSAValue) -> None:  # type: ignore[type-arg]
+        for key in [k for k in table if buffer_root(k[0]) is root]:
+            del table[key]
 
     for op in list(block.ops):
         if isinstance(op, memref.StoreOp):
-            forget(buffer_root(op.memref))
-            stored[(op.memref, tuple(op.indices))] = op.value
+            key = (op.memref, tuple(op.indices))
+            forget(stored, buffer_root(op.memref))
+            stored[key] = op.value
+            if key in unread:
+                Rewriter.erase_op(unread[key])
+            unread[key] = op
         elif isinstance(op, memref.LoadOp):
             value = stored.get((op.memref, tuple(op.indices)))
             if value is not None:
                 op.res.replace_all_uses_with(value)
                 Rewriter.erase_op(op)
+            else:
+                forget(unread, buffer_root(op.memref))
         elif op.regions:
             for region in op.regions:
                 for inner in region.blocks:
                     forward_stores(inner)
             for access in accesses(op):
+                forget(unread, access.root)
                 if access.is_store:
-                    forget(access.root)
+                    forget(stored, access.root)
 
 
 def remove_write_only_buffers(block: Block) -> None:

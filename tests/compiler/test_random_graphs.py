@@ -1,5 +1,7 @@
-"""Property test: small random graphs of supported ops, compiled for the CPU,
-agree with the NumPy reference interpreter."""
+"""Property tests on small random graphs of supported ops (elementwise chains
+and diamonds, reductions, Softmax, MatMul, Conv with bias): compiled for the
+CPU they agree with the NumPy reference interpreter, and the level-2 graph
+optimiser (layout, fusion) does not change what the interpreter computes."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
+from xdsl.context import Context
 
 import ember
+from ember.passes.graph.optimize import graph_passes
 
 UNARY = ["Relu", "Sigmoid", "Tanh", "Abs", "Neg", "Softsign", "Erf"]
 BINARY = ["Add", "Sub", "Mul", "Max", "Min"]
-SHAPES = [(2, 3), (3, 4), (4,), (1, 3), (2, 3, 4)]
+SHAPES = [(2, 3), (3, 4), (4,), (1, 3), (2, 3, 4), (1, 4, 5, 5)]
 
 
 @st.composite
@@ -25,7 +29,7 @@ def random_graphs(draw: st.DrawFn):
         name, shape = values[draw(st.integers(0, len(values) - 1))]
         out = f"v{index}"
         kind = draw(
-            st.sampled_from(["unary", "binary", "softmax", "reduce", "transpose", "matmul"])
+            st.sampled_from(["unary", "binary", "softmax", "reduce", "transpose", "matmul", "conv"])
         )
         if kind == "binary":
             partners = [v for v in values if _broadcastable(shape, v[1])]
@@ -55,6 +59,14 @@ def random_graphs(draw: st.DrawFn):
             nodes.append(helper.make_node("MatMul", [name, weight], [out]))
             nodes.append(("weight", weight, (shape[1], 5)))
             shape = (shape[0], 5)
+        elif kind == "conv" and len(shape) == 4:
+            kernel, filters = draw(st.sampled_from([1, 3])), draw(st.sampled_from([4, 8]))
+            inputs = [name, f"{out}_w"] + ([f"{out}_b"] if draw(st.booleans()) else [])
+            nodes.append(helper.make_node("Conv", inputs, [out], pads=[kernel // 2] * 4))
+            nodes.append(("weight", f"{out}_w", (filters, shape[1], kernel, kernel)))
+            if len(inputs) == 3:
+                nodes.append(("weight", f"{out}_b", (filters,)))
+            shape = (shape[0], filters, *shape[2:])
         else:
             nodes.append(helper.make_node(draw(st.sampled_from(UNARY)), [name], [out]))
         values.append((out, shape))
@@ -105,4 +117,22 @@ def test_compiled_random_graph_matches_reference(graph) -> None:
     expected = ember.reference.run(ember.import_onnx(model), inputs)
     outputs = ember.compile(model).run(inputs)
     for got, want in zip(outputs, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+@given(random_graphs(), st.sampled_from(["NHWC", "NCHWc", "none"]))
+def test_optimised_random_graph_means_the_same(graph, layout: str) -> None:
+    values, nodes = graph
+    model = _model(values, nodes)
+    rng = np.random.default_rng(2)
+    inputs = {n: rng.standard_normal(s).astype(np.float32) for n, s in values[:2]}
+    module = ember.import_onnx(model)
+    expected = ember.reference.run(module, inputs)
+    for graph_pass in graph_passes(2, layout):
+        graph_pass.apply(Context(), module)
+    module.verify()
+    for got, want in zip(ember.reference.run(module, inputs), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -6,19 +6,21 @@
 // the flow: shapes, then the clean-up to a fixed point (x * 1 vanishes, the
 // BatchNorm folds into the conv), the NHWC layout (the weights' conversion
 // folded by the next clean-up), then fusion. Level 0 only folds what the
-// lowering needs; layout=none keeps NCHW.
-func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
-  %w = graph.constant dense<5.000000e-01> : tensor<2x2x1x1xf32>
+// lowering needs; layout=none keeps NCHW. (The conv is big enough for NHWC
+// to pay: 288 multiply-accumulates per output element against 2 moved
+// elements; see layout-cost.mlir for one that is not.)
+func.func @main(%x: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %w = graph.constant dense<5.000000e-01> : tensor<32x32x3x3xf32>
   %one = graph.constant dense<1.000000e+00> : tensor<f32>
-  %scale = graph.constant dense<2.000000e+00> : tensor<2xf32>
-  %bias = graph.constant dense<1.000000e+00> : tensor<2xf32>
-  %mean = graph.constant dense<0.000000e+00> : tensor<2xf32>
-  %var = graph.constant dense<1.000000e+00> : tensor<2xf32>
-  %m = graph.mul %x, %one : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
-  %c = graph.conv %m, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
-  %n = graph.batch_normalization %c, %scale, %bias, %mean, %var : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
-  %r = graph.relu %n : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
-  func.return %r : tensor<1x2x4x4xf32>
+  %scale = graph.constant dense<2.000000e+00> : tensor<32xf32>
+  %bias = graph.constant dense<1.000000e+00> : tensor<32xf32>
+  %mean = graph.constant dense<0.000000e+00> : tensor<32xf32>
+  %var = graph.constant dense<1.000000e+00> : tensor<32xf32>
+  %m = graph.mul %x, %one : (tensor<1x32x4x4xf32>, tensor<f32>) -> tensor<1x32x4x4xf32>
+  %c = graph.conv %m, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x4x4xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x4x4xf32>
+  %n = graph.batch_normalization %c, %scale, %bias, %mean, %var : (tensor<1x32x4x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<1x32x4x4xf32>
+  %r = graph.relu %n : (tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  func.return %r : tensor<1x32x4x4xf32>
 }
 // CHECK:       IR after graph-infer-shapes:
 // CHECK:         graph.mul

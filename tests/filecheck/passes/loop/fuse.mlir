@@ -131,3 +131,28 @@ func.func @keep(%a: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<2x2xf32>,
 // CHECK:         loop.for %i_6 = 0 to 2
 // CHECK-NOT:     loop.for
 // CHECK:         func.return
+
+// -----
+
+// A parallel nest merges with a sequential one (the merged loop is not
+// parallel); the consumer updates the output in place, so the producer's
+// store is overwritten before anything reads it and goes.
+func.func @in_place(%a: memref<4xf32>, %out0: memref<4xf32>) {
+  loop.for %i = 0 to 4 step 1 parallel {
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %out0[%i] : memref<4xf32>
+  } {ember.fusion_group = 0 : i64}
+  loop.for %i = 0 to 4 step 1 {
+    %x = memref.load %out0[%i] : memref<4xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %out0[%i] : memref<4xf32>
+  } {ember.fusion_group = 0 : i64}
+  func.return
+}
+// CHECK-LABEL: func.func @in_place
+// CHECK-NEXT:    loop.for %i = 0 to 4 step 1 {
+// CHECK-NEXT:      %x = memref.load %a[%i] : memref<4xf32>
+// CHECK-NEXT:      %y = arith.addf %x, %x : f32
+// CHECK-NEXT:      memref.store %y, %out0[%i] : memref<4xf32>
+// CHECK-NEXT:    } {ember.fusion_group = 0 : i64}
+// CHECK-NEXT:    func.return
