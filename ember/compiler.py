@@ -33,17 +33,18 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
-from ember.errors import EmberError
+from ember.errors import (
+    CompileError,
+    EmberError,
+    InputDependentDiagnostic,
+    InputDependentError,
+)
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
 from ember.passes.graph.optimize import DEFAULT_LAYOUT
 from ember.reference import entry_function
 
 ENTRY_NAME = "ember_main"
-
-
-class CompileError(EmberError):
-    """A pass could not handle the model (an op without a lowering, ...)."""
 
 
 class InputError(EmberError):
@@ -134,7 +135,7 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
         assert isinstance(value_type, TensorType)
         shape = tuple(value_type.get_shape())
         if DYNAMIC in shape:
-            raise CompileError(
+            raise InputDependentError(
                 f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
                 "pipeline needs static shapes (pass input_shapes=...)"
             )
@@ -170,6 +171,8 @@ def lower_to_llvm(
             _record_memory(module, report)
         try:
             compiler_pass.apply(context, module)
+        except InputDependentDiagnostic as error:
+            raise InputDependentError(str(error).strip().splitlines()[0]) from error
         except DiagnosticException as error:
             raise CompileError(str(error).strip().splitlines()[0]) from error
         report.seconds[stage] = report.seconds.get(stage, 0.0) + time.perf_counter() - start

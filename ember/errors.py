@@ -7,6 +7,8 @@ and exits non-zero, without a Python traceback. Other exceptions are bugs.
 
 from __future__ import annotations
 
+from xdsl.utils.exceptions import DiagnosticException
+
 
 class EmberError(Exception):
     """A problem with the user's input, with a message that names where."""
@@ -22,3 +24,19 @@ class UnsupportedModelError(EmberError):
 
 class ModelShapeError(EmberError):
     """Shapes or types in the model are inconsistent."""
+
+
+class CompileError(EmberError):
+    """A pass could not handle the model (an op without a lowering, ...)."""
+
+
+class InputDependentError(CompileError):
+    """The model's shapes, or parameters the compiled code needs as constants
+    (Slice starts, Reduce axes, Pad widths, ...), depend on its inputs: they
+    are unknown until the inputs are. Fixing the input shapes (or baking small
+    integer inputs in as constants, as the ONNX backend does) can resolve it."""
+
+
+class InputDependentDiagnostic(DiagnosticException):
+    """What a pass raises for an input-dependent shape or parameter; the
+    compiler reports it as `InputDependentError`."""

@@ -18,12 +18,8 @@ from onnx import helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, namedtupledict
 
 import ember
-from ember.compiler import CompileError
-from ember.errors import ModelShapeError
+from ember.errors import InputDependentError
 from ember.frontends.onnx.upgrade import MAX_OPSET
-
-# Why a model may compile once its inputs are known.
-_INPUT_DEPENDENT = ("static shapes", "constant", "compile time")
 
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
@@ -98,9 +94,7 @@ class EmberBackend(Backend):
             raise ember.EmberError(f"Ember's ONNX backend runs on CPU, not {device}")
         try:
             compiled = ember.compile(model, input_shapes=kwargs.get("input_shapes"))
-        except (CompileError, ModelShapeError) as error:
-            if not any(reason in str(error) for reason in _INPUT_DEPENDENT):
-                raise
+        except InputDependentError:
             compiled = None  # shapes depend on the inputs: compile when they are known
         return EmberRep(model, compiled)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType, i64
 
-from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, UnknownValueError, result
 from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
 from ember.dialects.graph.types import DYNAMIC
 
@@ -29,7 +29,7 @@ def reduce(ctx: ShapeContext) -> list[TensorType]:
         if axes is None:
             rank = len(shape) if keepdims else DYNAMIC
             if rank == DYNAMIC:
-                raise ShapeError("axes must be known at compile time when keepdims=0")
+                raise UnknownValueError("axes must be known at compile time when keepdims=0")
             return result(element_type, [DYNAMIC] * rank)
     else:
         axes = []

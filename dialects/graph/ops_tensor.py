@@ -20,6 +20,7 @@ from ember.dialects.graph.base import GraphOp, define_op
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
+    UnknownValueError,
     broadcast_shapes,
     result,
     same_element_type,
@@ -151,7 +152,7 @@ def squeeze(ctx: ShapeContext) -> list[TensorType]:
     if ctx.has("axes"):
         axes = ctx.int_values("axes")
         if axes is None:
-            raise ShapeError("axes must be known at compile time")
+            raise UnknownValueError("axes must be known at compile time")
         axes = {ctx.normalize_axis(a, len(data), "squeeze axis") for a in axes}
         for a in axes:
             if data[a] not in (1, DYNAMIC):
@@ -167,7 +168,7 @@ def unsqueeze(ctx: ShapeContext) -> list[TensorType]:
     data = ctx.shape("data")
     axes = ctx.int_values("axes")
     if axes is None:
-        raise ShapeError("axes must be known at compile time")
+        raise UnknownValueError("axes must be known at compile time")
     rank = len(data) + len(axes)
     normalized = {ctx.normalize_axis(a, rank, "unsqueeze axis") for a in axes}
     if len(normalized) != len(axes):

@@ -29,6 +29,11 @@ class ShapeError(ValueError):
     """A shape or type rule of an op is broken; the message names the rule."""
 
 
+class UnknownValueError(ShapeError):
+    """A result shape depends on an operand's value that is not known at
+    compile time (an `axes` input computed at run time, ...)."""
+
+
 @dataclass
 class ShapeContext:
     """What a shape rule may look at. Operands are grouped by spec name."""

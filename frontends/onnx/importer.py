@@ -25,7 +25,13 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
-from ember.dialects.graph.shapes import ShapeContext, ShapeError, refine, types_compatible
+from ember.dialects.graph.shapes import (
+    ShapeContext,
+    ShapeError,
+    UnknownValueError,
+    refine,
+    types_compatible,
+)
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
 from ember.dialects.graph.types import (
     DYNAMIC,
@@ -37,7 +43,13 @@ from ember.dialects.graph.types import (
     shape_of,
     tensor_type,
 )
-from ember.errors import EmberError, ModelLoadError, ModelShapeError, UnsupportedModelError
+from ember.errors import (
+    EmberError,
+    InputDependentError,
+    ModelLoadError,
+    ModelShapeError,
+    UnsupportedModelError,
+)
 from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
 from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, REWRITTEN_OPS, Node, upgrade
 from ember.reference.evaluate import propagate_value
@@ -260,6 +272,8 @@ class OnnxImporter:
         )
         try:
             result_types = spec.infer(context)
+        except UnknownValueError as error:
+            raise InputDependentError(f"{self.where}: {node.label}: {error}") from None
         except ShapeError as error:
             raise ModelShapeError(f"{self.where}: {node.label}: {error}") from None
         operands: list[SSAValue | list[SSAValue]] = [

@@ -70,7 +70,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC
 from ember.dialects.tensor import FUSION_GROUP
-from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, _shape
+from ember.errors import InputDependentDiagnostic
+from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
@@ -109,14 +110,16 @@ def unsupported_reason(op: GraphOp) -> str | None:
 
 def check_lowerable(module: Operation) -> None:
     """Raises a DiagnosticException naming the first op with a dynamic shape, or
-    listing every op that cannot be lowered, with the reasons."""
+    listing every op that cannot be lowered, with the reasons. When the inputs
+    alone are to blame (a dynamic shape, operands that must be constants) it
+    is an `InputDependentDiagnostic`."""
     problems: dict[str, list[str]] = {}
     for op in module.walk():
         if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
             continue
         for value in (*op.operands, *op.results):
             if DYNAMIC in _shape(value):
-                raise DiagnosticException(
+                raise InputDependentDiagnostic(
                     f"{PASS_NAME}: {op.name} has dynamic shape {value.type}; the CPU pipeline "
                     "needs static shapes"
                 )
@@ -127,7 +130,12 @@ def check_lowerable(module: Operation) -> None:
         listing = "; ".join(f"{name} ({', '.join(reasons)})" for name, reasons in
                             sorted(problems.items()))  # fmt: skip
         count = len(problems)
-        raise DiagnosticException(
+        input_dependent = all(
+            isinstance(reason, NeedsConstants)
+            for reasons in problems.values()
+            for reason in reasons
+        )
+        raise (InputDependentDiagnostic if input_dependent else DiagnosticException)(
             f"{PASS_NAME}: cannot lower {count} op{'s' if count > 1 else ''}: {listing}"
         )
 

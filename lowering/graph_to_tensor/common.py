@@ -479,6 +479,11 @@ Lowering = Callable[[Emitter, GraphOp], Sequence[SSAValue]]
 Check = Callable[[GraphOp], "str | None"]
 
 
+class NeedsConstants(str):
+    """A reason an op cannot be lowered that goes away once the inputs are
+    known: operands that must be constants (Slice starts, Reduce axes, ...)."""
+
+
 class FamilyPattern(RewritePattern):
     """Lowers the ops of one family: `lowerings` maps an ONNX op type to the
     function that lowers it; `checks` to one that says why an op of that type

@@ -17,6 +17,7 @@ from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
     FamilyPattern,
+    NeedsConstants,
     _constant_operands,
     _copy,
     _dim,
@@ -130,7 +131,7 @@ def _lower_slice(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _check_slice(op: GraphOp) -> str | None:
     if _constant_operands(op, "starts", "ends", "axes", "steps"):
         return None
-    return "starts, ends, axes and steps must be constants"
+    return NeedsConstants("starts, ends, axes and steps must be constants")
 
 
 def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -237,10 +238,10 @@ def _pad_axis(e: Emitter, x: SSAValue, axis: int, low: int, high: int, mode: str
 def _check_pad(op: GraphOp) -> str | None:
     if op.attr("mode") != "constant":  # constant_value is not read
         if not _constant_operands(op, "pads", "axes"):
-            return "pads and axes must be constants"
+            return NeedsConstants("pads and axes must be constants")
         return None
     if not _constant_operands(op, "pads", "constant_value", "axes"):
-        return "pads, constant_value and axes must be constants"
+        return NeedsConstants("pads, constant_value and axes must be constants")
     return None
 
 

@@ -24,6 +24,7 @@ from ember.lowering.graph_to_tensor.common import (
     Body,
     Emitter,
     FamilyPattern,
+    NeedsConstants,
     _constant_operands,
     _dims_map,
     _elem,
@@ -172,7 +173,7 @@ def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 def _check_reduce(op: GraphOp) -> str | None:
     if not _constant_operands(op, "axes"):
-        return "axes must be a constant"
+        return NeedsConstants("axes must be a constant")
     if op.SPEC.onnx_type == "ReduceLogSumExp" and not is_float(_elem(op.operands[0])):
         return "integer operands"
     return None

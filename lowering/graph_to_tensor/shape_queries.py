@@ -15,6 +15,7 @@ from ember.dialects.graph.types import dense_from_array
 from ember.lowering.graph_to_tensor.common import (
     Emitter,
     FamilyPattern,
+    NeedsConstants,
     _constant_operands,
     _shape,
 )
@@ -48,7 +49,9 @@ def _lower_range(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _check_range(op: GraphOp) -> str | None:
-    return None if _constant_operands(op, "start", "limit", "delta") else "non-constant operands"
+    if _constant_operands(op, "start", "limit", "delta"):
+        return None
+    return NeedsConstants("non-constant operands")
 
 
 class ShapeQueryPattern(FamilyPattern):
