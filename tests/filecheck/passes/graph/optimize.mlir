@@ -1,6 +1,7 @@
 // RUN: ember-opt %s -p 'graph-optimize{level=2}' --print-between-passes | filecheck %s
 // RUN: ember-opt %s -p 'graph-optimize{level=0}' | filecheck %s --check-prefix=O0
 // RUN: ember-opt %s -p 'graph-optimize{level=2 layout=none}' | filecheck %s --check-prefix=NCHW
+// RUN: ember-opt %s -p 'graph-optimize{level=2 layout=none disabled=graph-fuse,graph-fold-batchnorm}' | filecheck %s --check-prefix=DISABLED
 
 // The named pipeline expands into its passes, so --print-between-passes shows
 // the flow: shapes, then the clean-up to a fixed point (x * 1 vanishes, the
@@ -51,3 +52,8 @@ func.func @main(%x: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
 // O0:          graph.batch_normalization
 // O0:          graph.relu
 // O0-NOT:      graph.fused
+
+// DISABLED-NOT:  graph.fused
+// DISABLED:      graph.conv %x
+// DISABLED-NEXT: graph.batch_normalization
+// DISABLED-NEXT: graph.relu
