@@ -91,9 +91,15 @@ class LoopNestBuilder:
         self, extents: Sequence[int], parallel: Sequence[bool]
     ) -> tuple[list[SSAValue], Builder]:
         """Loops over `extents`, outermost first; returns the ivs and a builder
-        for the innermost body."""
+        for the innermost body. No extents (a 0-d buffer) still make one loop,
+        of one iteration, so every memory access in a function is inside a loop
+        nest (the unit that loop passes fuse and outline)."""
         builder = self.builder
         ivs: list[SSAValue] = []
+        if not extents:
+            for_op = loop.ForOp(0, 1, 1, parallel=True)
+            builder.insert(for_op)
+            return [], Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
         for extent, is_parallel in zip(extents, parallel):
             for_op = loop.ForOp(0, extent, 1, parallel=is_parallel)
             builder.insert(for_op)
