@@ -45,3 +45,17 @@ func.func @constants(%x: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:    %c1 = graph.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
 // CHECK-NEXT:    %a = graph.add %x, %c1
 // CHECK-NEXT:    %b = graph.mul %a, %c1
+
+// -----
+
+// A graph.fused whose result is unused goes too: its body is pure.
+func.func @unused_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %y = graph.fused "elementwise" (%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+  ^bb0(%a: tensor<2x3xf32>):
+    %r = graph.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    graph.yield %r : tensor<2x3xf32>
+  }
+  func.return %x : tensor<2x3xf32>
+}
+// CHECK-LABEL: func.func @unused_group
+// CHECK-NEXT:    func.return %x
