@@ -386,6 +386,9 @@ def _dims(*positions: int) -> list[AffineExpr]:
 class NamedStructuredOp(IRDLOperation):
     """A named op with ins/outs; `generalize()` gives the equivalent `tensor.generic`."""
 
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
     def print(self, printer: Printer) -> None:
         properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
         if properties:
@@ -430,8 +433,6 @@ class MatmulOp(NamedStructuredOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
 
     def generalize(self) -> GenericOp:
         batch = len(_shape(self.lhs)) - 2
@@ -467,11 +468,9 @@ class Conv2DOp(NamedStructuredOp):
     input = operand_def(TensorType)
     filter = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
     strides = prop_def(DenseArrayBase)
     dilations = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
-    traits = traits_def(Pure())
 
     def generalize(self) -> GenericOp:
         # dims: n, f, oh, ow (parallel), c, kh, kw (reduction; c within the group)
@@ -517,12 +516,10 @@ class Pool2DOp(NamedStructuredOp):
     name = "tensor.pool2d"
     input = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
     kind = prop_def(StringAttr)
     kernel = prop_def(DenseArrayBase)
     strides = prop_def(DenseArrayBase)
     dilations = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
 
     def generalize(self) -> tuple[EmptyOp, GenericOp]:
         """The generic, plus the window-shaped `tensor.empty` that gives the
@@ -568,9 +565,7 @@ class TransposeOp(NamedStructuredOp):
     name = "tensor.transpose"
     input = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
     permutation = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         perm, x, out = _ints(self.permutation), _shape(self.input), _shape(self.init)
@@ -597,9 +592,7 @@ class BroadcastOp(NamedStructuredOp):
     name = "tensor.broadcast"
     input = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
     dimensions = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         added, x, out = _ints(self.dimensions), _shape(self.input), _shape(self.init)
@@ -628,10 +621,8 @@ class ReduceOp(NamedStructuredOp):
     name = "tensor.reduce"
     input = operand_def(TensorType)
     init = operand_def(TensorType)
-    result = result_def(TensorType)
     dimensions = prop_def(DenseArrayBase)
     kind = prop_def(StringAttr)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         reduced, x, out = _ints(self.dimensions), _shape(self.input), _shape(self.init)
