@@ -13,28 +13,33 @@ The pipeline is run to the loop level only (no LLVM), on copies of the module.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp
+from xdsl.ir import Operation
 
 from ember.compiler import Options, cpu_passes
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, graph_passes
 
 
-def count_graph_ops(module: ModuleOp) -> int:
-    return sum(isinstance(op, GraphOp) and not isinstance(op, ConstantOp) for op in module.walk())
+def count_graph_ops(op: Operation) -> int:
+    """Graph ops (constants not counted) in `op`, nested ones included."""
+    return sum(isinstance(o, GraphOp) and not isinstance(o, ConstantOp) for o in op.walk())
 
 
-def count_kernel_calls(module: ModuleOp, options: Options) -> int:
-    """Kernel calls in the entry function once `module` is lowered to loops."""
+def count_kernel_calls(
+    module: ModuleOp, options: Options, stages: Collection[str] = ("graph", "tensor", "loop")
+) -> int:
+    """Kernel calls in the entry function once `module` has run the CPU
+    pipeline's `stages` (leave out "graph" for a module already optimised)."""
     context = Context()
     for stage, compiler_pass in cpu_passes(options):
-        if stage == "llvm":
-            break
-        compiler_pass.apply(context, module)
+        if stage in stages:
+            compiler_pass.apply(context, module)
     return sum(isinstance(op, CallOp) for op in module.walk())
 
 
@@ -58,28 +63,30 @@ class FusionReport:
 
 
 def fusion_report(module: ModuleOp, layout: str = DEFAULT_LAYOUT) -> FusionReport:
-    """Counts for `module` (graph IR as imported; it is not modified)."""
+    """Counts for `module` (graph IR as imported; it is not modified). Each
+    level's graph pipeline runs once; its result is then lowered to count."""
     context = Context()
-    simplified = module.clone()
-    for graph_pass in graph_passes(1):
-        graph_pass.apply(context, simplified)
-    fused = module.clone()
-    for graph_pass in graph_passes(2, layout):
-        graph_pass.apply(context, fused)
+    optimised: dict[int, ModuleOp] = {}
+    for level in (1, 2):
+        optimised[level] = module.clone()
+        for graph_pass in graph_passes(level, layout):
+            graph_pass.apply(context, optimised[level])
     groups: Counter[str] = Counter()
     members: Counter[str] = Counter()
-    for op in fused.walk():
+    for op in optimised[2].walk():
         if isinstance(op, FusedOp):
             groups[op.kind.data] += 1
-            members[op.kind.data] += (
-                sum(not isinstance(inner, ConstantOp) for inner in op.block.ops) - 1
-            )  # the yield
+            members[op.kind.data] += count_graph_ops(op)
+    ops_simplified = count_graph_ops(optimised[1])
+    lower_only = ("tensor", "loop")
     return FusionReport(
         ops_imported=count_graph_ops(module),
-        ops_simplified=count_graph_ops(simplified),
+        ops_simplified=ops_simplified,
         groups={kind: (groups[kind], members[kind]) for kind in groups},
-        kernels_unfused=count_kernel_calls(module.clone(), Options(opt_level=1)),
-        kernels_fused=count_kernel_calls(module.clone(), Options(opt_level=2, layout=layout)),
+        kernels_unfused=count_kernel_calls(optimised[1], Options(opt_level=1), lower_only),
+        kernels_fused=count_kernel_calls(
+            optimised[2], Options(opt_level=2, layout=layout), lower_only
+        ),
     )
 
 

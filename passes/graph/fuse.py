@@ -37,7 +37,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.dead_code_elimination import dce
 
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp, ops_elementwise, ops_reduce
 
@@ -164,6 +163,9 @@ def outline_group(group: Group) -> FusedOp:
     group.result.replace_all_uses_with(fused.results[0])
     for member in reversed(group.members):
         Rewriter.erase_op(member)
+    for constant in constants:  # now cloned into the body
+        if not constant.results[0].uses:
+            Rewriter.erase_op(constant)
     return fused
 
 
@@ -182,7 +184,6 @@ class FusePass(ModulePass):
         for func in list(op.walk()):
             if isinstance(func, FuncOp) and not func.is_declaration:
                 fuse_function(func)
-        dce(op)  # the constants now cloned into the groups
 
 
 __all__ = ["CONTRACTIONS", "FusePass", "Group", "anchor_kind", "form_groups", "grow"]

@@ -416,7 +416,11 @@ class LayoutPass(ModulePass):
         PatternRewriteWalker(CancelInverseTransforms()).rewrite_module(op)
         for func in list(op.walk()):
             if isinstance(func, FuncOp) and func.body.blocks:
+                if self.max_conversion_ratio == math.inf:
+                    Relayout(target).run(func.body.block)
+                    continue
+                # Laid out on a copy, which replaces the function only if it pays.
                 trial = func.clone()
                 Relayout(target).run(trial.body.block)
                 if conversion_ratio(trial) <= self.max_conversion_ratio:
-                    Relayout(target).run(func.body.block)
+                    Rewriter.replace_op(func, trial)

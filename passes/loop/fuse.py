@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -104,11 +104,7 @@ def can_merge(first: ForOp, second: ForOp) -> bool:
 
 def _movable(op: Operation) -> bool:
     """Ops that may move above a loop: no regions, no memory access, no calls."""
-    return (
-        not op.regions
-        and not isinstance(op, memref.LoadOp | memref.StoreOp)
-        and (op.name != "func.call")
-    )
+    return not op.regions and not isinstance(op, memref.LoadOp | memref.StoreOp | CallOp)
 
 
 def _merge(first: ForOp, second: ForOp) -> None:
