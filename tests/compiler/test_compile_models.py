@@ -10,11 +10,12 @@ import pytest
 import ember
 from tests.support.models import (
     LIGHT_MODELS,
-    light_expected_output,
+    assert_matches_shipped_output,
     light_model_path,
     mlp,
     random_inputs,
     run_onnxruntime,
+    shipped_model_with_logits,
     transformer_encoder,
     with_random_weights,
 )
@@ -32,12 +33,11 @@ def test_light_model_random_weights(name: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["squeezenet"])
+@pytest.mark.parametrize("name", ["squeezenet", "shufflenet"])
 def test_light_model_shipped(name: str) -> None:
-    path = light_model_path(name)
-    compiled = ember.compile(path)
-    (out,) = compiled(*random_inputs(onnx.load(path)).values())
-    np.testing.assert_allclose(out, light_expected_output(name), rtol=1e-3, atol=1e-5)
+    model, _ = shipped_model_with_logits(name)
+    compiled = ember.compile(model)
+    assert_matches_shipped_output(name, compiled.run(random_inputs(model)))
 
 
 def test_mlp() -> None:

@@ -16,11 +16,12 @@ from ember.context import make_context
 from ember.printing import print_module
 from tests.support.models import (
     LIGHT_MODELS,
-    light_expected_output,
+    assert_matches_shipped_output,
     light_model_path,
     mlp,
     random_inputs,
     run_onnxruntime,
+    shipped_model_with_logits,
     transformer_encoder,
     with_random_weights,
 )
@@ -28,12 +29,10 @@ from tests.support.models import (
 
 @pytest.mark.parametrize("name", LIGHT_MODELS)
 def test_light_model_matches_shipped_output(name: str) -> None:
-    path = light_model_path(name)
-    module = ember.import_onnx(path)
+    model, _ = shipped_model_with_logits(name)
+    module = ember.import_onnx(model)
     module.verify()
-    inputs = random_inputs(onnx.load(path))
-    (output,) = ember.reference.run(module, inputs)
-    np.testing.assert_allclose(output, light_expected_output(name), rtol=1e-3, atol=1e-5)
+    assert_matches_shipped_output(name, ember.reference.run(module, random_inputs(model)))
 
 
 @pytest.mark.parametrize("name", LIGHT_MODELS)
