@@ -11,11 +11,14 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from onnx import ModelProto
 
-from ember.compiler import DEFAULT_OPTIONS, Options
+from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module
 from ember.errors import EmberError
+from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
 
@@ -41,8 +44,9 @@ class BenchmarkResult:
         return (
             f"{name}: compile {self.compile_seconds:.2f}s (onnxruntime session "
             f"{self.ort_session_seconds:.2f}s)\n"
-            f"  latency (median of {self.runs}, {self.threads} thread(s)): ember {self.ember_ms:.3f} ms, "
-            f"onnxruntime {self.ort_ms:.3f} ms, ratio {self.ratio:.2f}x\n"
+            f"  latency (median of {self.runs}): ember {self.ember_ms:.3f} ms (1 thread), "
+            f"onnxruntime {self.ort_ms:.3f} ms ({self.threads} thread(s)), "
+            f"ratio {self.ratio:.2f}x\n"
             f"  max |ember - onnxruntime| = {self.max_abs_error:.3g}; arena {self.arena_bytes} bytes "
             f"(without reuse {self.naive_bytes})"
         )
@@ -57,6 +61,39 @@ def _random_inputs(specs: Sequence[object], seed: int = 0) -> dict[str, np.ndarr
     return inputs
 
 
+def onnxruntime_session(model: ModelProto, threads: int = 1) -> Any:
+    """An onnxruntime CPU session for `model` with `threads` intra-op threads;
+    a model onnxruntime rejects is an `EmberError` naming onnxruntime."""
+    try:
+        import onnxruntime
+    except ImportError:
+        raise EmberError("comparing with onnxruntime needs it (pip install onnxruntime)") from None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: unused-initializer warnings are noise here
+    try:
+        return onnxruntime.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as error:  # onnxruntime raises its own types and RuntimeError
+        raise EmberError(f"onnxruntime cannot load the model: {_first_line(error)}") from None
+
+
+def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """`session.run` with onnxruntime's own errors (it may reject inputs
+    that Ember accepts) reported as `EmberError`."""
+    try:
+        return session.run(None, dict(inputs))
+    except Exception as error:
+        raise EmberError(f"onnxruntime cannot run the model: {_first_line(error)}") from None
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def benchmark_model(
     model: ModelSource,
     threads: int = 1,
@@ -64,27 +101,23 @@ def benchmark_model(
     warmup: int = 3,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     options: Options = DEFAULT_OPTIONS,
+    report: CompileReport | None = None,
 ) -> BenchmarkResult:
-    import ember
-
-    try:
-        import onnxruntime
-    except ImportError:
-        raise EmberError("benchmarking needs onnxruntime (pip install onnxruntime)") from None
+    """Ember's generated code runs on one thread (it has no parallel loops
+    yet); `threads` is onnxruntime's intra-op thread count."""
+    if threads < 1 or runs < 1 or warmup < 0:
+        raise EmberError(
+            f"benchmark needs threads >= 1 and runs >= 1 (got threads={threads}, runs={runs})"
+        )
     proto = load_model(model)
     start = time.perf_counter()
-    compiled = ember.compile(proto, threads=threads, input_shapes=input_shapes,
-                             opt_level=options.opt_level, layout=options.layout,
-                             disabled=options.disabled)  # fmt: skip
+    report = report or CompileReport()
+    with report.stage("import"):
+        module = import_onnx(proto, input_shapes)
+    compiled = compile_module(module, report, options)
     compile_seconds = time.perf_counter() - start
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
     start = time.perf_counter()
-    session = onnxruntime.InferenceSession(
-        proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    session = onnxruntime_session(proto, threads)
     ort_session_seconds = time.perf_counter() - start
     inputs = _random_inputs(compiled.inputs)
     ember_times, ort_times = [], []
@@ -92,7 +125,7 @@ def benchmark_model(
         t0 = time.perf_counter()
         ours = compiled.run(inputs)
         t1 = time.perf_counter()
-        theirs = session.run(None, inputs)
+        theirs = run_onnxruntime(session, inputs)
         t2 = time.perf_counter()
         if index >= warmup:
             ember_times.append(t1 - t0)

@@ -5,22 +5,25 @@
     ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--fusion-report]
     ember bench MODEL [--threads N] [--runs N] [-O2]
 
-MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`).
-User mistakes print `error: ...` and exit with status 1.
+MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`);
+`--random-weights SEED` replaces its weights by seeded random values.
+Compiling commands report each stage's time on stderr (`--quiet` silences
+them). User mistakes print `error: ...` and exit with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 
-from ember.compiler import OPTIONAL_PASSES, Options
+from ember.compiler import OPTIONAL_PASSES, CompileReport, Options
 from ember.errors import EmberError
+from ember.frontends.onnx.loader import ModelSource
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
 
 
@@ -33,16 +36,48 @@ def parse_shape_override(text: str) -> tuple[str, list[int]]:
         shape = [-1 if d in ("?", "-1") else int(d) for d in dims.split("x")] if dims else []
     except ValueError:
         raise EmberError(f"--input-shape: '{dims}' is not a shape like 1x3x224x224") from None
+    if any(d < -1 for d in shape):
+        raise EmberError(f"--input-shape: '{dims}' has a negative dimension")
     return name, shape
+
+
+def _shape_overrides(args: argparse.Namespace) -> dict[str, list[int]]:
+    return dict(parse_shape_override(s) for s in args.input_shape)
+
+
+def _model(args: argparse.Namespace) -> ModelSource:
+    """The model the command names (its path, so that diagnostics name the
+    file), or the loaded model with random weights if asked for."""
+    from ember.frontends.onnx.loader import load_model
+    from ember.models import resolve_model, with_random_weights
+
+    path = resolve_model(args.model)
+    if args.random_weights is None:
+        return path
+    return with_random_weights(load_model(path), args.random_weights)
+
+
+def _progress(args: argparse.Namespace) -> CompileReport:
+    """A report that prints each compile stage and its seconds on stderr."""
+    if args.quiet:
+        return CompileReport()
+    interactive = sys.stderr.isatty()
+
+    def tell(stage: str, seconds: float | None) -> None:
+        if seconds is None:
+            if interactive:  # overwritten by the line with the time
+                print(f"ember: {stage} ...", end="\r", file=sys.stderr, flush=True)
+            return
+        print(f"ember: {stage:<12} {seconds:7.2f}s", file=sys.stderr, flush=True)
+
+    return CompileReport(listener=tell)
 
 
 def _import(args: argparse.Namespace) -> int:
     from ember.frontends.onnx import import_onnx
-    from ember.models import resolve_model
     from ember.printing import elide_large_constants, print_module
 
-    shapes = dict(parse_shape_override(s) for s in args.input_shape)
-    module = import_onnx(resolve_model(args.model), shapes)
+    module = import_onnx(_model(args), _shape_overrides(args))
     if args.elide_large_constants is not None:
         elide_large_constants(module, args.elide_large_constants)
     if args.output:
@@ -64,86 +99,142 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
             raise EmberError(f"--input expects NAME=FILE.npy, got '{spec}'")
         try:
             inputs[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, EOFError) as error:
             raise EmberError(f"--input {name}: cannot load '{path}': {error}") from None
+        if not isinstance(inputs[name], np.ndarray):  # an .npz archive
+            raise EmberError(f"--input {name}: '{path}' holds several arrays, not one .npy array")
     return inputs
 
 
-def _make_inputs(func: object, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
-    """The given inputs, plus seeded random ones for the rest."""
-    from ember.dialects.graph.types import numpy_dtype, shape_of
+def _input_shapes(args: argparse.Namespace, given: dict[str, np.ndarray]) -> dict[str, list[int]]:
+    """--input-shape overrides, plus the shapes of --input files for inputs
+    that have no override: a file fixes the model's dynamic dimensions."""
+    shapes = _shape_overrides(args)
+    for name, array in given.items():
+        shapes.setdefault(name, list(array.shape))
+    return shapes
+
+
+def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
+    """The given inputs, checked against the model, plus seeded random ones
+    for the rest."""
+    from ember.dialects.graph.types import DYNAMIC, format_shape, numpy_dtype, shape_of
     from ember.inputs import random_array
     from ember.reference import input_names
 
     rng = np.random.default_rng(seed)
     inputs: dict[str, np.ndarray] = {}
-    for name, arg in zip(input_names(func), func.body.block.args):  # type: ignore[attr-defined]
+    unknown = set(given)
+    for name, arg in zip(input_names(func), func.body.block.args):
+        shape, dtype = shape_of(arg.type), numpy_dtype(arg.type.element_type)  # type: ignore[attr-defined]
+        shown = f"{dtype}[{format_shape(shape)}]"
         if name in given:
-            inputs[name] = given.pop(name)
-            continue
-        shape = [1 if d < 0 else d for d in shape_of(arg.type)]
-        dtype = numpy_dtype(arg.type.element_type)
-        inputs[name] = random_array(shape, dtype, rng)
-    if given:
-        raise EmberError(f"--input names unknown input(s): {', '.join(given)}")
+            unknown.discard(name)
+            array = given[name]
+            fits = len(array.shape) == len(shape) and all(
+                d in (DYNAMIC, n) for d, n in zip(shape, array.shape)
+            )
+            if array.dtype != dtype or not fits:
+                raise EmberError(
+                    f"--input {name}: the model takes {shown}, the file holds "
+                    f"{array.dtype}[{format_shape(list(array.shape))}]"
+                )
+            inputs[name] = array
+        elif DYNAMIC in shape:
+            raise EmberError(
+                f"input '{name}' is {shown}; give its size with "
+                f"--input-shape {name}=DIMS or an array with --input {name}=FILE.npy"
+            )
+        else:
+            inputs[name] = random_array(shape, dtype, rng)
+    if unknown:
+        raise EmberError(
+            f"--input names unknown input(s): {', '.join(sorted(unknown))}; "
+            f"the model takes {', '.join(input_names(func))}"
+        )
     return inputs
+
+
+def describe_array(array: np.ndarray) -> str:
+    """Summary statistics that show whether an output's values differ."""
+    if array.size == 0:
+        return "empty"
+    values = array.astype(np.float64)
+    finite = values[np.isfinite(values)]
+    text = (f"mean={float(np.mean(values)):.6g} std={float(np.std(values)):.3g} "
+            f"min={float(np.min(values)):.6g} max={float(np.max(values)):.6g}")  # fmt: skip
+    if finite.size != values.size:
+        text += f" non-finite={values.size - finite.size}"
+    if values.size > 1 and np.all(values == values.flat[0]):
+        text += f" (all {values.size} values equal)"
+    return text
 
 
 def _run(args: argparse.Namespace) -> int:
     import ember.reference
     from ember.compiler import compile_module
     from ember.frontends.onnx import import_onnx
-    from ember.models import resolve_model
     from ember.reference import entry_function, output_names
 
-    path = resolve_model(args.model)
-    shapes = dict(parse_shape_override(s) for s in args.input_shape)
-    start = time.perf_counter()
-    module = import_onnx(path, shapes)
+    model = _model(args)
+    given = _load_inputs(args.input)
+    report = _progress(args)
+    with report.stage("import"):
+        module = import_onnx(model, _input_shapes(args, given))
     func = entry_function(module)
     names = output_names(func)
-    inputs = _make_inputs(func, _load_inputs(args.input), args.seed)
+    inputs = _make_inputs(func, given, args.seed)
     if args.target == "reference":
-        prepared = time.perf_counter()
-        outputs = ember.reference.run(module, inputs)
+        with report.stage("reference"):
+            outputs = ember.reference.run(module, inputs)
     else:
         if args.fusion_report:
             _print_fusion_report(args, module)
-        compiled = compile_module(module, options=_options(args))
-        prepared = time.perf_counter()
-        outputs = compiled.run(inputs)
-    ran = time.perf_counter()
-    verb = "imported" if args.target == "reference" else "compiled"
-    print(f"{args.model}: {verb} in {prepared - start:.2f}s, ran ({args.target}) in "
-          f"{ran - prepared:.3f}s")  # fmt: skip
+        compiled = compile_module(module, report, options=_options(args))
+        with report.stage("run"):
+            outputs = compiled.run(inputs)
+    print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
     for name, array in zip(names, outputs):
-        print(f"  {name}: {array.dtype}{list(array.shape)} mean={float(np.mean(array)):.6g} "
-              f"min={float(np.min(array)):.6g} max={float(np.max(array)):.6g}")  # fmt: skip
+        print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
     if args.check:
-        return _check_against_onnxruntime(path, inputs, outputs, names)
+        return _check_against_onnxruntime(model, inputs, outputs, names)
     return 0
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(opt_level=args.opt_level, layout=args.layout, disabled=tuple(args.disable_pass))
+    layout = DEFAULT_LAYOUT if args.layout is None else args.layout
+    return Options(opt_level=args.opt_level, layout=layout, disabled=tuple(args.disable_pass))
 
 
-def _print_fusion_report(args: argparse.Namespace, module: ModuleOp) -> None:
+def _check_options(args: argparse.Namespace) -> None:
+    """Options that would be silently ignored are mistakes."""
+    if getattr(args, "opt_level", 2) == 2:
+        return
+    if args.layout is not None:
+        raise EmberError(f"--layout applies at -O2 only (graph-layout does not run at "
+                         f"-O{args.opt_level})")  # fmt: skip
+    if args.fusion_report:
+        raise EmberError(f"--fusion-report compares -O1 with -O2's fusion; it needs -O2, "
+                         f"not -O{args.opt_level}")  # fmt: skip
+
+
+def _print_fusion_report(args: argparse.Namespace, module: Any) -> None:
     from ember.fusion_report import fusion_report
 
-    print(fusion_report(module, args.layout).format(args.model))
+    options = _options(args)
+    print(fusion_report(module, options.layout, options.disabled).format(args.model))
 
 
 def _compile(args: argparse.Namespace) -> int:
     from ember.deploy import compile_to_directory
     from ember.frontends.onnx import import_onnx
-    from ember.models import resolve_model
 
-    shapes = dict(parse_shape_override(s) for s in args.input_shape)
-    model = resolve_model(args.model)
+    shapes = _shape_overrides(args)
+    model = _model(args)
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes))
-    deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args))
+    deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
+                                    _progress(args))  # fmt: skip
     for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest):
         print(path)
     return 0
@@ -151,102 +242,148 @@ def _compile(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from ember.benchmarking import benchmark_model
-    from ember.models import resolve_model
 
-    shapes = dict(parse_shape_override(s) for s in args.input_shape)
-    result = benchmark_model(resolve_model(args.model), threads=args.threads, runs=args.runs,
-                             input_shapes=shapes, options=_options(args))  # fmt: skip
+    result = benchmark_model(_model(args), threads=args.threads, runs=args.runs,
+                             input_shapes=_shape_overrides(args), options=_options(args),
+                             report=_progress(args))  # fmt: skip
     print(result.format(args.model))
     return 0
 
 
 def _check_against_onnxruntime(
-    path: str, inputs: dict[str, np.ndarray], outputs: list[np.ndarray], names: list[str]
+    model: ModelSource, inputs: dict[str, np.ndarray], outputs: list[np.ndarray], names: list[str]
 ) -> int:
-    try:
-        import onnxruntime
-    except ImportError:
-        raise EmberError("--check needs onnxruntime (pip install onnxruntime)") from None
-    options = onnxruntime.SessionOptions()
-    options.log_severity_level = 3  # errors only: unused-initializer warnings are noise here
-    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    expected = session.run(None, inputs)
+    from ember.benchmarking import onnxruntime_session, run_onnxruntime
+    from ember.frontends.onnx.loader import load_model
+
+    expected = run_onnxruntime(onnxruntime_session(load_model(model)), inputs)
     worst = 0
     for name, got, want in zip(names, outputs, expected):
+        if got.shape != want.shape:
+            print(f"  check {name}: shape {list(got.shape)}, onnxruntime {list(want.shape)} "
+                  "-> MISMATCH")  # fmt: skip
+            worst = 1
+            continue
         error = np.abs(got.astype(np.float64) - want)
         rel = error / np.maximum(np.abs(want), 1e-12)
-        ok = np.allclose(got, want, rtol=1e-3, atol=1e-4)
+        ok = np.allclose(got, want, rtol=1e-3, atol=1e-4, equal_nan=True)
         worst = max(worst, 0 if ok else 1)
-        print(f"  check {name}: max abs error {float(error.max(initial=0)):.3g}, "
-              f"max rel error {float(rel.max(initial=0)):.3g} -> {'ok' if ok else 'MISMATCH'}")  # fmt: skip
+        print(f"  check {name}: max abs error {float(np.nanmax(error, initial=0)):.3g}, "
+              f"max rel error {float(np.nanmax(rel, initial=0)):.3g} -> "
+              f"{'ok' if ok else 'MISMATCH'}")  # fmt: skip
     return worst
 
 
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return (f"ember {installed('ember')} (xDSL {installed('xdsl')}, onnx {installed('onnx')}, "
+            f"llvmlite {installed('llvmlite')}, Python {sys.version.split()[0]})")  # fmt: skip
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line and status 1, like every other mistake."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(1, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ember", description="The Ember model compiler.")
+    parser = _Parser(prog="ember", description="The Ember model compiler.")
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def model_command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def model_command(
+        name: str, help_text: str, handler: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
+        command.set_defaults(handler=handler)
         command.add_argument("model", help="ONNX file, or light:NAME for a model shipped with onnx")
-        command.add_argument(
-            "--input-shape",
-            action="append",
-            default=[],
-            metavar="NAME=DIMS",
-            help="override an input's shape, e.g. data=1x3x224x224 (? = unknown)",
-        )
-        return command  # fmt: skip
+        command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
+                             help="override an input's shape, e.g. data=1x3x224x224 "
+                                  "(? = unknown)")  # fmt: skip
+        command.add_argument("--random-weights", type=_non_negative, metavar="SEED",
+                             help="replace the model's float weights by random values drawn "
+                                  "with this seed (the light models ship placeholder weights)")  # fmt: skip
+        command.add_argument("-q", "--quiet", action="store_true",
+                             help="do not report compile stages on stderr")  # fmt: skip
+        return command
 
     def optimisation_flags(command: argparse.ArgumentParser) -> None:
         command.add_argument("-O", dest="opt_level", type=int, choices=OPT_LEVELS, default=2,
                              help="graph optimisation level: 0 none, 1 clean-up, 2 + fusion "
-                                  "(default)")  # fmt: skip
-        command.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT,
+                                  "and layout (default)")  # fmt: skip
+        command.add_argument("--layout", choices=LAYOUTS, default=None,
                              help=f"activation layout of convolutions at -O2 (default "
                                   f"{DEFAULT_LAYOUT}; none keeps NCHW)")  # fmt: skip
         command.add_argument("--disable-pass", action="append", default=[], metavar="PASS",
-                             choices=OPTIONAL_PASSES, help="leave an optimisation pass out")  # fmt: skip
+                             choices=OPTIONAL_PASSES, help="leave an optimisation pass out: "
+                             f"{', '.join(OPTIONAL_PASSES)}")  # fmt: skip
         command.add_argument("--fusion-report", action="store_true",
-                             help="print ops and kernels before and after fusion")  # fmt: skip
+                             help="print ops and kernels at -O1 and at -O2")  # fmt: skip
 
-    import_command = model_command("import", "print the model as graph IR")
+    import_command = model_command("import", "print the model as graph IR", _import)
     import_command.add_argument(
-        "--elide-large-constants", nargs="?", type=int, const=16, default=None, metavar="N",
+        "--elide-large-constants", nargs="?", type=_non_negative, const=16, default=None,
+        metavar="N",
         help="print constants of more than N elements (default 16) as dense_resource<__elided__>",
     )  # fmt: skip
     import_command.add_argument("-o", "--output", help="write the IR to this file")
-    import_command.set_defaults(handler=_import)
 
-    run_command = model_command("run", "run the model on given or random inputs")
-    run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
+    run_command = model_command("run", "run the model on given or random inputs", _run)
+    run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                             help="an input from a .npy file (fixes the input's dynamic "
+                                  "dimensions to the file's)")  # fmt: skip
     run_command.add_argument("--target", choices=["cpu", "reference"], default="cpu",
                              help="cpu: compiled native code; reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
-    run_command.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    run_command.add_argument("--seed", type=_non_negative, default=0,
+                             help="seed of generated inputs")  # fmt: skip
     optimisation_flags(run_command)
-    run_command.set_defaults(handler=_run)
 
-    compile_command = model_command("compile", "compile ahead of time: .so, C header, weights")
+    compile_command = model_command(
+        "compile", "compile ahead of time: .so, C header, weights", _compile
+    )
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=["cpu"], default="cpu")
     optimisation_flags(compile_command)
-    compile_command.set_defaults(handler=_compile)
 
-    bench_command = model_command("bench", "latency of Ember and onnxruntime side by side")
-    bench_command.add_argument("--threads", type=int, default=1,
-                               help="threads for onnxruntime (Ember's code is single-threaded)")  # fmt: skip
-    bench_command.add_argument("--runs", type=int, default=20, help="timed runs per engine")
+    bench_command = model_command("bench", "latency of Ember and onnxruntime side by side", _bench)
+    bench_command.add_argument("--threads", type=_positive, default=1,
+                               help="onnxruntime's threads (Ember's generated code runs on one "
+                                    "thread so far)")  # fmt: skip
+    bench_command.add_argument("--runs", type=_positive, default=20, help="timed runs per engine")
     optimisation_flags(bench_command)
-    bench_command.set_defaults(handler=_bench)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "opt_level"):
+            _check_options(args)
         return args.handler(args)
     except EmberError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -259,4 +396,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["main"]
+__all__ = ["describe_array", "main"]

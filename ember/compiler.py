@@ -21,8 +21,10 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -61,6 +63,11 @@ class TensorSpec:
         return f"'{self.name}' {self.dtype}{list(self.shape)}"
 
 
+StageListener = Callable[[str, float | None], None]
+"""Told `(stage, None)` when a compile stage starts and `(stage, seconds)`
+when it ends (the CLI prints progress with it)."""
+
+
 @dataclass
 class CompileReport:
     """What compiling cost and produced: seconds per stage, memory, code size."""
@@ -69,10 +76,23 @@ class CompileReport:
     arena_bytes: int = 0
     naive_bytes: int = 0
     weights_bytes: int = 0
+    listener: StageListener | None = field(default=None, repr=False, compare=False)
 
     @property
     def total_seconds(self) -> float:
         return sum(self.seconds.values())
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Times the work in the `with` block as (part of) stage `name`."""
+        if self.listener is not None:
+            self.listener(name, None)
+        start = time.perf_counter()
+        yield
+        elapsed = time.perf_counter() - start
+        self.seconds[name] = self.seconds.get(name, 0.0) + elapsed
+        if self.listener is not None:
+            self.listener(name, elapsed)
 
 
 @dataclass(frozen=True)
@@ -137,7 +157,8 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
         if DYNAMIC in shape:
             raise InputDependentError(
                 f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
-                "pipeline needs static shapes (pass input_shapes=...)"
+                "pipeline needs static shapes (give them with --input-shape NAME=DIMS on the "
+                "command line, input_shapes= in Python)"
             )
         try:
             dtype = numpy_dtype(value_type.element_type)
@@ -164,18 +185,18 @@ def lower_to_llvm(
 
     blob: np.ndarray | None = None
     context = Context()
-    for stage, compiler_pass in cpu_passes(options):
-        start = time.perf_counter()
-        if stage == "llvm" and blob is None:
-            blob = weights_blob(module)
-            _record_memory(module, report)
-        try:
-            compiler_pass.apply(context, module)
-        except InputDependentDiagnostic as error:
-            raise InputDependentError(str(error).strip().splitlines()[0]) from error
-        except DiagnosticException as error:
-            raise CompileError(str(error).strip().splitlines()[0]) from error
-        report.seconds[stage] = report.seconds.get(stage, 0.0) + time.perf_counter() - start
+    for stage, passes in groupby(cpu_passes(options), key=lambda pair: pair[0]):
+        with report.stage(stage):
+            if stage == "llvm":
+                blob = weights_blob(module)
+                _record_memory(module, report)
+            for _, compiler_pass in passes:
+                try:
+                    compiler_pass.apply(context, module)
+                except InputDependentDiagnostic as error:
+                    raise InputDependentError(str(error).strip().splitlines()[0]) from error
+                except DiagnosticException as error:
+                    raise CompileError(str(error).strip().splitlines()[0]) from error
     assert blob is not None
     return blob
 
@@ -262,9 +283,8 @@ def compile_module(
     inputs, outputs = model_specs(func)
     func.sym_name = StringAttr(ENTRY_NAME)
     weights = lower_to_llvm(module, report, options)
-    start = time.perf_counter()
-    jit = JitModule(str(to_llvmlite(module)))
-    report.seconds["llvm-jit"] = time.perf_counter() - start
+    with report.stage("llvm-jit"):
+        jit = JitModule(str(to_llvmlite(module)))
     function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * (len(inputs) + len(outputs) + 2))
     return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
 
@@ -289,7 +309,6 @@ def compile(  # noqa: A001 - the public name the API promises
     if threads is not None and threads < 1:
         raise EmberError(f"threads must be positive, got {threads}")
     report = CompileReport()
-    start = time.perf_counter()
-    module = import_onnx(model, input_shapes)
-    report.seconds["import"] = time.perf_counter() - start
+    with report.stage("import"):
+        module = import_onnx(model, input_shapes)
     return compile_module(module, report, Options(opt_level, layout, tuple(disabled)))

@@ -86,8 +86,10 @@ def compile_to_directory(
     name: str = "model",
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     options: Options = DEFAULT_OPTIONS,
+    report: CompileReport | None = None,
 ) -> DeployedModel:
-    """Compiles `model` ahead of time into `out_dir` (see the module doc)."""
+    """Compiles `model` ahead of time into `out_dir` (see the module doc);
+    `report` collects the seconds per stage (and tells its listener)."""
     from ember.lowering.loop_to_llvm import to_llvmlite
     from ember.targets.cpu import (
         emit_object,
@@ -108,17 +110,19 @@ def compile_to_directory(
         probe.unlink()
     except OSError as error:
         raise EmberError(f"{out}: cannot write the output directory: {error.strerror}") from None
-    module = import_onnx(model, input_shapes)
+    report = report or CompileReport()
+    with report.stage("import"):
+        module = import_onnx(model, input_shapes)
     func = entry_function(module)
     inputs, outputs = model_specs(func)
     function = f"{name}_run"
     func.sym_name = StringAttr(function)
-    report = CompileReport()
     blob = lower_to_llvm(module, report, options)
-    machine = host_target_machine()
-    llvm_module = parse_ir(str(to_llvmlite(module)), machine)
-    optimize(llvm_module, machine)
-    library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so")
+    with report.stage("llvm-object"):
+        machine = host_target_machine()
+        llvm_module = parse_ir(str(to_llvmlite(module)), machine)
+        optimize(llvm_module, machine)
+        library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so")
     arena = max(report.arena_bytes, 64)
     upper = name.upper()
     doc = (

@@ -62,14 +62,17 @@ class FusionReport:
         )
 
 
-def fusion_report(module: ModuleOp, layout: str = DEFAULT_LAYOUT) -> FusionReport:
-    """Counts for `module` (graph IR as imported; it is not modified). Each
+def fusion_report(
+    module: ModuleOp, layout: str = DEFAULT_LAYOUT, disabled: tuple[str, ...] = ()
+) -> FusionReport:
+    """Counts for `module` (graph IR as imported; it is not modified) at -O1
+    and at -O2 with `layout`, leaving out the `disabled` passes at both. Each
     level's graph pipeline runs once; its result is then lowered to count."""
     context = Context()
     optimised: dict[int, ModuleOp] = {}
     for level in (1, 2):
         optimised[level] = module.clone()
-        for graph_pass in graph_passes(level, layout):
+        for graph_pass in graph_passes(level, layout, disabled):
             graph_pass.apply(context, optimised[level])
     groups: Counter[str] = Counter()
     members: Counter[str] = Counter()
@@ -83,9 +86,11 @@ def fusion_report(module: ModuleOp, layout: str = DEFAULT_LAYOUT) -> FusionRepor
         ops_imported=count_graph_ops(module),
         ops_simplified=ops_simplified,
         groups={kind: (groups[kind], members[kind]) for kind in groups},
-        kernels_unfused=count_kernel_calls(optimised[1], Options(opt_level=1), lower_only),
+        kernels_unfused=count_kernel_calls(
+            optimised[1], Options(opt_level=1, disabled=disabled), lower_only
+        ),
         kernels_fused=count_kernel_calls(
-            optimised[2], Options(opt_level=2, layout=layout), lower_only
+            optimised[2], Options(opt_level=2, layout=layout, disabled=disabled), lower_only
         ),
     )
 
