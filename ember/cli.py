@@ -386,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _check_options(args)
         return args.handler(args)
     except EmberError as error:
+        if sys.stderr.isatty():  # clear an unfinished progress line
+            print("\033[K", end="", file=sys.stderr)
         print(f"error: {error}", file=sys.stderr)
         return 1
     except BrokenPipeError:
