@@ -9,8 +9,9 @@ import pytest
 
 import ember
 from tests.support.models import (
-    LIGHT_MODELS,
+    SLOW_TO_COMPILE,
     assert_matches_shipped_output,
+    light_model_params,
     light_model_path,
     mlp,
     random_inputs,
@@ -21,7 +22,7 @@ from tests.support.models import (
 )
 
 
-@pytest.mark.parametrize("name", LIGHT_MODELS)
+@pytest.mark.parametrize("name", light_model_params(SLOW_TO_COMPILE))
 def test_light_model_random_weights(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)), seed=11)
     inputs = random_inputs(model, seed=12)
@@ -48,7 +49,9 @@ def test_mlp() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_transformer_encoder() -> None:
+    """The full-size BERT-base layer (test_small_transformer_encoder runs by default)."""
     model = transformer_encoder()
     rng = np.random.default_rng(3)
     inputs = {

@@ -16,7 +16,9 @@ from ember.context import make_context
 from ember.printing import print_module
 from tests.support.models import (
     LIGHT_MODELS,
+    SLOW_IN_REFERENCE,
     assert_matches_shipped_output,
+    light_model_params,
     light_model_path,
     mlp,
     random_inputs,
@@ -35,7 +37,7 @@ def test_light_model_matches_shipped_output(name: str) -> None:
     assert_matches_shipped_output(name, ember.reference.run(module, random_inputs(model)))
 
 
-@pytest.mark.parametrize("name", LIGHT_MODELS)
+@pytest.mark.parametrize("name", light_model_params(SLOW_IN_REFERENCE))
 def test_light_model_with_random_weights_matches_onnxruntime(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)), seed=3)
     inputs = random_inputs(model, seed=4)

@@ -27,7 +27,8 @@ from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.reference.tensor_level import run_tensor_module
 from tests.support.models import (
-    LIGHT_MODELS,
+    SLOW_IN_REFERENCE,
+    light_model_params,
     light_model_path,
     mlp,
     random_inputs,
@@ -625,7 +626,7 @@ def _check_model(model: onnx.ModelProto, tol: tuple[float, float]) -> None:
     check_lowering(model, random_inputs(model), tol)
 
 
-@pytest.mark.parametrize("name", LIGHT_MODELS)
+@pytest.mark.parametrize("name", light_model_params(SLOW_IN_REFERENCE))
 def test_light_model(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)))
     _check_model(model, LINALG_TOL)

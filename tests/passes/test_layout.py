@@ -34,7 +34,8 @@ from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
 from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.layout import LayoutPass
 from tests.support.models import (
-    LIGHT_MODELS,
+    SLOW_IN_REFERENCE,
+    light_model_params,
     light_model_path,
     random_inputs,
     run_onnxruntime,
@@ -43,7 +44,6 @@ from tests.support.models import (
 
 LAYOUTS = ("NCHWc", "NHWC")
 BLOCK = 8
-HEAVY = {"bvlc_alexnet", "vgg19", "zfnet512"}
 """Plain conv chains with 60-140 MB of fully-connected weights: slow to load
 and interpret, and structurally covered by the others."""
 
@@ -137,7 +137,7 @@ def _imported(model: onnx.ModelProto) -> ModuleOp:
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=[pytest.mark.slow] if n in HEAVY else []) for n in LIGHT_MODELS],
+    light_model_params(SLOW_IN_REFERENCE),
 )
 def test_light_models_unchanged_with_conversions_at_boundaries(name: str) -> None:
     model, inputs = _light(name)

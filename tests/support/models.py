@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from ember.inputs import random_array
@@ -14,6 +17,18 @@ from ember.models import with_random_weights as with_random_weights
 
 LIGHT_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 LIGHT_MODELS = sorted(p.stem.removeprefix("light_") for p in LIGHT_DIR.glob("light_*.onnx"))
+
+
+SLOW_TO_COMPILE = frozenset({"densenet121", "inception_v1", "inception_v2", "vgg19"})
+"""Light models whose compile takes 20 s or more on 2 busy cores: `slow` tests."""
+SLOW_IN_REFERENCE = frozenset({"bvlc_alexnet", "vgg19", "zfnet512"})
+"""Light models the NumPy reference interpreter runs in 5 s or more."""
+
+
+def light_model_params(slow: Collection[str]) -> list[Any]:
+    """Every light model as a pytest parameter, those in `slow` marked slow."""
+    return [pytest.param(name, marks=[pytest.mark.slow] if name in slow else [])
+            for name in LIGHT_MODELS]  # fmt: skip
 
 
 def light_model_path(name: str) -> Path:
