@@ -17,6 +17,7 @@ def run(tool: str, *args: str, stdin: str | None = None) -> subprocess.Completed
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
+ROOT = Path(__file__).resolve().parents[2]
 PROGRESS_LINE = re.compile(r"ember: \S+ +\d+\.\d+s")
 """A compile stage's time, which `ember` reports on stderr unless --quiet."""
 
@@ -75,6 +76,8 @@ def test_run_at_each_level_with_the_fusion_report() -> None:
     assert "-> ok" in result.stdout
     assert "fusion groups: conv 26 (52 ops)" in result.stdout
     assert "kernels 151 without fusion, 55 with" in result.stdout  # NHWC: + 2 conversions
+    report = result.stdout.splitlines()[0]
+    assert report in (ROOT / "docs" / "graph-optimizer.md").read_text()  # the doc's example
     stages = [PROGRESS_LINE.fullmatch(line) for line in result.stderr.splitlines()]
     assert all(stages) and len(stages) >= 6, result.stderr  # import, graph, ..., llvm-jit, run
 
