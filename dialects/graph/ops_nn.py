@@ -91,7 +91,7 @@ def spatial_output(ctx: ShapeContext, input_shape: Shape, kernel: list[int]) -> 
 
 def conv(ctx: ShapeContext) -> list[TensorType]:
     x, w = ctx.shape("X"), ctx.shape("W")
-    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W")])
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W"), *ctx.types("B")])
     if len(x) < 3 or len(w) != len(x):
         raise ShapeError(
             f"X ({format_shape(x)}) and W ({format_shape(w)}) must have the same rank >= 3"
@@ -187,7 +187,7 @@ def lrn(ctx: ShapeContext) -> list[TensorType]:
 
 def gemm(ctx: ShapeContext) -> list[TensorType]:
     a, b = ctx.shape("A"), ctx.shape("B")
-    element_type = same_element_type(ctx, [ctx.type("A"), ctx.type("B")])
+    element_type = same_element_type(ctx, [ctx.type("A"), ctx.type("B"), *ctx.types("C")])
     if len(a) != 2 or len(b) != 2:
         raise ShapeError(f"A and B must be matrices, got {format_shape(a)} and {format_shape(b)}")
     m, k = (a[1], a[0]) if ctx.attr("transA") else (a[0], a[1])

@@ -269,6 +269,29 @@ func.func @gemm_c(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>, %c: tensor<3xf32>) -
 
 // -----
 
+// Gemm: C has the element type of A and B (an integer bias of a float Gemm
+// once reached LLVM as a float + i64 add).
+func.func @gemm_c_type(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4xi64>) -> tensor<2x4xf32> {
+  %y = graph.gemm %a, %b, C %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// CHECK:      sym_name = "gemm_c_type"
+// CHECK:      Operation does not verify: graph.gemm: {{.*}}f32, f32, i64
+
+// -----
+
+// Conv: the bias has the element type of X and W.
+func.func @conv_bias_type(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>, %b: tensor<3xf64>) -> tensor<1x3x4x4xf32> {
+  %y = graph.conv %x, %w, B %b : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf64>) -> tensor<1x3x4x4xf32>
+  func.return %y : tensor<1x3x4x4xf32>
+}
+
+// CHECK:      sym_name = "conv_bias_type"
+// CHECK:      Operation does not verify: graph.conv: {{.*}}f32, f32, f64
+
+// -----
+
 // Gemm: without transB the inner dims are 3 and 4.
 func.func @gemm_trans(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<2x3xf32> {
   %y = graph.gemm %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
