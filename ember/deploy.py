@@ -133,7 +133,7 @@ def compile_to_directory(
     func = entry_function(module)
     inputs, outputs = model_specs(func)
     if not outputs:
-        raise EmberError(f"{func.sym_name.data}: the model has no outputs, so nothing to deploy")
+        raise EmberError("the model has no outputs, so there is nothing to deploy")
     header_names = _header_names(name)
     function, struct = header_names["function"], header_names["struct"]
     guard = f"EMBER_{name.upper()}_H"
