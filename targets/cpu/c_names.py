@@ -40,11 +40,12 @@ CPP_KEYWORDS = frozenset("""
 EVERYDAY_MACROS = frozenset("""
     NULL EOF BUFSIZ FILENAME_MAX stdin stdout stderr errno assert offsetof EXIT_SUCCESS
     EXIT_FAILURE RAND_MAX MB_CUR_MAX CHAR_BIT INT_MAX INT_MIN UINT_MAX LONG_MAX LONG_MIN
-    ULONG_MAX
+    ULONG_MAX linux unix i386
 """.split())  # fmt: skip
 """Macros of <stdio.h>, <stdlib.h>, <errno.h>, <assert.h>, <stddef.h> and
-<limits.h>: a member named `errno` would break any program that includes
-<errno.h> before the header."""
+<limits.h> (a member named `errno` would break any program that includes
+<errno.h> before the header), and those GCC and Clang predefine in their
+default GNU modes (`linux` and `unix` are 1 there)."""
 
 # The typedefs and macros of <stdint.h>, which the header includes.
 _STDINT = re.compile(

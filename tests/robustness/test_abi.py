@@ -23,11 +23,12 @@ from tests.support.models import run_onnxruntime
 HOSTILE_NAMES = [
     "int", "return", "class", "new", "and", "MODEL_ARENA_BYTES", "MODEL_NUM_INPUTS",
     "EMBER_MODEL_H", "model_run", "model_buffers", "weights", "arena", "buffers", "__x", "_Y",
-    "a.b", "a-b", "a_b", "errno", "INT8_MAX", "int8_t", "NULL", "1x", "", "é", "a*/b??/",
+    "a.b", "a-b", "a_b", "errno", "linux", "INT8_MAX", "int8_t", "NULL", "1x", "", "é", "a*/b??/",
 ]  # fmt: skip
 
 C_COMPILERS = [
     pytest.param("cc", ["-x", "c", "-std=c11"], id="c"),
+    pytest.param("cc", ["-x", "c", "-std=gnu17"], id="gnu-c"),  # predefines linux, unix
     pytest.param("c++", ["-x", "c++", "-std=c++17"], id="c++"),
 ]
 

@@ -22,6 +22,7 @@ from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
         ("int8_t", "int8_t_"),  # a <stdint.h> typedef
         ("INT32_MAX", "INT32_MAX_"),  # ... and macro
         ("errno", "errno_"),  # a macro of the C library
+        ("linux", "linux_"),  # predefined as 1 by gcc -std=gnu17, the default
         ("7up", "input_7up"),
         ("", "input"),
         ("???", "input"),
