@@ -9,11 +9,13 @@ same ones):
     loop-plan-memory, loop-outline-kernels
     convert-loop-to-llvm -> llvmlite -> LLVM -O3 for the host CPU
 
-The result is one entry function `void f(in..., out..., weights, arena)` that
-calls one kernel function per fusion group or loop nest (identical kernels
-are shared). The
-weights blob and the arena are NumPy buffers owned by the `CompiledModel`;
-weights never pass through LLVM IR.
+The result is one entry function `void f(void *const buffers[], const void
+*weights, void *arena)`, `buffers` holding the inputs' then the outputs'
+data pointers (the packed ABI of `convert-loop-to-llvm`: any number of
+inputs and outputs), that calls one kernel function per fusion group or loop
+nest (identical kernels are shared). The weights blob and the arena are
+NumPy buffers owned by the `CompiledModel`; weights never pass through LLVM
+IR.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -229,6 +231,7 @@ class CompiledModel:
         self._function = function
         self._weights = weights
         self._arena = np.zeros(max(arena_bytes, 64), dtype=np.uint8)
+        self._buffers = (ctypes.c_void_p * (len(inputs) + len(outputs)))()
         self._lock = threading.Lock()
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
@@ -265,9 +268,11 @@ class CompiledModel:
 
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
-        pointers = [a.ctypes.data for a in (*arrays, *results, self._weights, self._arena)]
         with self._lock:
-            self._function(*pointers)
+            self._buffers[:] = [a.ctypes.data for a in (*arrays, *results)]
+            self._function(
+                ctypes.addressof(self._buffers), self._weights.ctypes.data, self._arena.ctypes.data
+            )
         return results
 
 
@@ -275,17 +280,18 @@ def compile_module(
     module: ModuleOp, report: CompileReport | None = None, options: Options = DEFAULT_OPTIONS
 ) -> CompiledModel:
     """Compiles graph IR (an imported model) for this CPU."""
-    from ember.lowering.loop_to_llvm import to_llvmlite
+    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, to_llvmlite
     from ember.targets.cpu import JitModule
 
     report = report or CompileReport()
     func = entry_function(module)
     inputs, outputs = model_specs(func)
     func.sym_name = StringAttr(ENTRY_NAME)
+    func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()  # one argument for all the buffers
     weights = lower_to_llvm(module, report, options)
     with report.stage("llvm-jit"):
         jit = JitModule(str(to_llvmlite(module)))
-    function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * (len(inputs) + len(outputs) + 2))
+    function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * 3)  # buffers, weights, arena
     return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
 
 

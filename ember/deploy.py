@@ -3,26 +3,30 @@
 `ember compile model.onnx -o out/` writes
 
     out/libNAME.so      the model as one C function (no Python needed)
-    out/NAME.h          its declaration, with the sizes of its buffers
+    out/NAME.h          its declaration, the buffers struct and the sizes
     out/NAME.weights    the weights blob, passed to the function by pointer
-    out/NAME.json       the inputs' and outputs' names, shapes and dtypes
+    out/NAME.json       each input's and output's ONNX name, C name, shape, dtype
 
-The function is `void NAME_run(const T *input..., T *output..., const void
-*weights, void *arena)`: the caller loads the weights file into memory
-(aligned to 64 bytes), allocates `NAME_ARENA_BYTES` bytes of scratch, and
-passes dense row-major arrays.
+The function is `void NAME_run(const NAME_buffers *buffers, const void
+*weights, void *arena)`. `NAME_buffers` holds one pointer per input, then
+one per output, in the model's order (the function reads it as an array of
+pointers, the packed ABI of `convert-loop-to-llvm`, so any number of them
+works); each member is named after its ONNX name, made a legal and distinct
+C identifier (`targets/cpu/c_names.py`), and its comment gives the ONNX
+name, dtype and shape. The caller loads the weights file into memory
+(aligned to 64 bytes), allocates `NAME_ARENA_BYTES` bytes of scratch and
+passes dense row-major arrays. docs/deploying.md has a complete program.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import StringAttr, UnitAttr
 
 from ember.compiler import (
     DEFAULT_OPTIONS,
@@ -36,6 +40,8 @@ from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
 from ember.reference import entry_function
+from ember.targets.cpu.aot import CField
+from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -55,29 +61,40 @@ class DeployedModel:
     weights: Path
     manifest: Path
     function: str
+    buffers_struct: str
     arena_bytes: int
 
 
-def c_parameter_name(name: str, fallback: str) -> str:
-    cleaned = re.sub(r"\W", "_", name)
-    return cleaned if re.match(r"[A-Za-z_]", cleaned) else fallback
+def _header_names(name: str) -> dict[str, str]:
+    """The identifiers the header declares for model `name`, by role."""
+    upper = name.upper()
+    return {"function": f"{name}_run", "struct": f"{name}_buffers",
+            "arena": f"{upper}_ARENA_BYTES", "weights": f"{upper}_WEIGHTS_BYTES",
+            "inputs": f"{upper}_NUM_INPUTS", "outputs": f"{upper}_NUM_OUTPUTS"}  # fmt: skip
 
 
-def _c_params(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]) -> list[tuple[str, str]]:
-    params: list[tuple[str, str]] = []
-    used: set[str] = set()
-    for prefix, specs, const in (("input", inputs, "const "), ("output", outputs, "")):
-        for index, spec in enumerate(specs):
+def _quoted(name: str) -> str:
+    """An ONNX name as a JSON string (ASCII, escapes visible) for a comment."""
+    return json.dumps(name)
+
+
+def buffer_fields(
+    inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec], taken: Sequence[str]
+) -> list[CField]:
+    """The members of the buffers struct: inputs then outputs, each named by
+    `CNames` (distinct from `taken`, the header's own names)."""
+    names = CNames(taken)
+    fields: list[CField] = []
+    for kind, specs, const in (("input", inputs, "const "), ("output", outputs, "")):
+        for spec in specs:
             if spec.dtype not in C_TYPES:
                 raise EmberError(
-                    f"{prefix} '{spec.name}' has dtype {spec.dtype}, which has no C type here"
+                    f"{kind} '{spec.name}' has dtype {spec.dtype}, which has no C type here"
                 )
-            name = c_parameter_name(spec.name, f"{prefix}{index}")
-            while name in used or name in ("weights", "arena"):
-                name += "_"
-            used.add(name)
-            params.append((f"{const}{C_TYPES[spec.dtype]} *", name))
-    return [*params, ("const void *", "weights"), ("void *", "arena")]
+            shape = ", ".join(map(str, spec.shape))
+            fields.append(CField(f"{const}{C_TYPES[spec.dtype]} *", names.claim(spec.name, kind),
+                                 f"{kind} {_quoted(spec.name)}: {spec.dtype}[{shape}]"))  # fmt: skip
+    return fields
 
 
 def compile_to_directory(
@@ -90,18 +107,22 @@ def compile_to_directory(
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener)."""
-    from ember.lowering.loop_to_llvm import to_llvmlite
+    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, to_llvmlite
     from ember.targets.cpu import (
+        CStruct,
         emit_object,
         host_target_machine,
         link_shared_library,
         optimize,
         parse_ir,
+        write_c_header,
     )
-    from ember.targets.cpu.aot import write_c_header
 
-    if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        raise EmberError(f"--name '{name}' must be a C identifier")
+    if not is_c_identifier(name) or is_reserved(name):
+        raise EmberError(
+            f"--name '{name}' must be a C identifier that does not start with '_' "
+            "or contain '__' and is not a keyword"
+        )
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -115,8 +136,14 @@ def compile_to_directory(
         module = import_onnx(model, input_shapes)
     func = entry_function(module)
     inputs, outputs = model_specs(func)
-    function = f"{name}_run"
+    if not outputs:
+        raise EmberError("the model has no outputs, so there is nothing to deploy")
+    header_names = _header_names(name)
+    function, struct = header_names["function"], header_names["struct"]
+    guard = f"EMBER_{name.upper()}_H"
+    fields = buffer_fields(inputs, outputs, [guard, *header_names.values()])
     func.sym_name = StringAttr(function)
+    func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()  # the header's struct is that array
     blob = lower_to_llvm(module, report, options)
     with report.stage("llvm-object"):
         machine = host_target_machine()
@@ -124,25 +151,33 @@ def compile_to_directory(
         optimize(llvm_module, machine)
         library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so")
     arena = max(report.arena_bytes, 64)
-    upper = name.upper()
     doc = (
-        f"{name}: compiled by Ember for {machine.triple}.\n"
-        f"Call {function}(inputs..., outputs..., weights, arena) with dense row-major arrays.\n"
-        f"weights: the contents of {name}.weights ({blob.size} bytes), 64-byte aligned.\n"
-        f"arena: {upper}_ARENA_BYTES bytes of scratch memory, 64-byte aligned.\n"
-        + "".join(f"input  {s.name}: {s.dtype}{list(s.shape)}\n" for s in inputs)
-        + "".join(f"output {s.name}: {s.dtype}{list(s.shape)}\n" for s in outputs)
+        f"{name}: compiled by Ember for {machine.triple}.\n\n"
+        f"{function}(&buffers, weights, arena) runs the model once:\n"
+        f"  buffers  a {struct}: a pointer to each input and output, dense row-major\n"
+        f"  weights  the contents of {name}.weights ({header_names['weights']} bytes),\n"
+        "           64-byte aligned\n"
+        f"  arena    {header_names['arena']} bytes of scratch memory, 64-byte aligned;\n"
+        "           calls that share an arena must not overlap in time\n"
+        f'{name}.json maps each ONNX name to its member here ("c_name").'
     )
-    header = write_c_header(out / f"{name}.h", function, _c_params(inputs, outputs), doc,
-                            defines={f"{upper}_ARENA_BYTES": arena,
-                                     f"{upper}_WEIGHTS_BYTES": int(blob.size)})  # fmt: skip
+    struct_doc = (
+        f"One pointer per input, then one per output, in the model's order: {function}\n"
+        f"reads it as an array of {header_names['inputs']} + {header_names['outputs']} pointers."
+    )
+    defines = {header_names["arena"]: arena, header_names["weights"]: int(blob.size),
+               header_names["inputs"]: len(inputs), header_names["outputs"]: len(outputs)}  # fmt: skip
+    header = write_c_header(out / f"{name}.h", function, [(f"const {struct} *", "buffers"),
+                            ("const void *", "weights"), ("void *", "arena")], doc,
+                            defines, [CStruct(struct, fields, struct_doc)])  # fmt: skip
     weights = out / f"{name}.weights"
     weights.write_bytes(blob.tobytes())
     manifest = out / f"{name}.json"
+    entries = [{"name": s.name, "c_name": f.name, "shape": list(s.shape), "dtype": str(s.dtype)}
+               for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
     manifest.write_text(json.dumps({
-        "function": function, "library": library.name, "weights": weights.name,
-        "arena_bytes": arena,
-        "inputs": [{"name": s.name, "shape": list(s.shape), "dtype": str(s.dtype)} for s in inputs],
-        "outputs": [{"name": s.name, "shape": list(s.shape), "dtype": str(s.dtype)} for s in outputs],
+        "function": function, "buffers_struct": struct, "library": library.name,
+        "weights": weights.name, "arena_bytes": arena,
+        "inputs": entries[: len(inputs)], "outputs": entries[len(inputs):],
     }, indent=2) + "\n")  # fmt: skip
-    return DeployedModel(library, header, weights, manifest, function, arena)
+    return DeployedModel(library, header, weights, manifest, function, struct, arena)

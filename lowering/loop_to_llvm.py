@@ -14,6 +14,18 @@ them out: `i1` as one byte holding 0 or 1, `index` as int64; every buffer
 must be aligned to its element size. Nothing is returned; the function
 writes its output buffers and may use the whole arena as scratch.
 
+A function marked `ember.packed_buffers` (a unit attribute; the model's
+entry function carries it) takes its memref arguments as one array of
+pointers instead, so any number of inputs and outputs fits through every
+foreign-function interface (ctypes stops at 1,024 arguments):
+
+    void name(void *const buffers[], const void *weights, void *arena);
+
+where `buffers[i]` is the pointer the unpacked form passes as argument `i`
+(the model's inputs, then its outputs); the function only reads the array,
+which must not overlap any buffer. Loop-level code cannot call such a
+function. Kernels (`ember.kernel`) keep the unpacked form, `internal`.
+
 Lowering: `index` is i64; `loop.for` becomes a CFG (header block with the
 induction variable as block argument, `icmp slt`, body, increment, back
 edge, exit); its `parallel` flag is not used yet (the loop runs serially).
@@ -56,6 +68,8 @@ from ember.dialects import loop
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 PASS = "convert-loop-to-llvm"
+PACKED_BUFFERS_ATTR = "ember.packed_buffers"
+"""Marks a function whose memref arguments arrive as one array of pointers."""
 _PTR = llvm.LLVMPointerType()
 _EXTERNAL = llvm.LinkageAttr("external")
 _FLOATS = (Float16Type, Float32Type, Float64Type)
@@ -150,6 +164,27 @@ def _lowers(*op_types: type[Operation]) -> Callable[[Handler], Handler]:
     return register
 
 
+class _ValueMap(dict[SSAValue, SSAValue]):
+    """The lowered value of each loop-level value. A packed function's memref
+    arguments are not stored: each use loads its pointer from the buffers
+    array where it is needed (in the current block), because loading them all
+    up front keeps thousands of pointers live across the whole function,
+    which makes LLVM's code generation crawl."""
+
+    def __init__(self, lowering: _FunctionLowering) -> None:
+        super().__init__()
+        self.lowering = lowering
+        self.slots: dict[SSAValue, tuple[SSAValue, int]] = {}
+
+    def __missing__(self, value: SSAValue) -> SSAValue:
+        buffers, index = self.slots[value]
+        lw = self.lowering
+        slot = lw.emit(llvm.GEPOp.from_mixed_indices(buffers, [index], _PTR, inbounds=True))
+        pointer = lw.emit(llvm.LoadOp(slot, _PTR))
+        pointer.name_hint = value.name_hint
+        return pointer
+
+
 class _FunctionLowering:
     """Builds one `llvm.func`; `block` is where the next op goes."""
 
@@ -160,21 +195,28 @@ class _FunctionLowering:
             raise DiagnosticException(
                 f"{PASS}: @{fn.sym_name.data} must take only memrefs and return nothing"
             )
-        self.entry = self.block = Block(arg_types=[_PTR] * (len(inputs) + 2))
+        packed = PACKED_BUFFERS_ATTR in fn.attributes
+        pointer_count = 1 if packed else len(inputs)
+        self.entry = self.block = Block(arg_types=[_PTR] * (pointer_count + 2))
         self.region = Region(self.block)
         self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
         *params, self.weights, self.arena = self.block.args
         self.weights.name_hint, self.arena.name_hint = "weights", "arena"
-        self.values: dict[SSAValue, SSAValue] = {}
-        for old, new in zip(fn.args, params):
-            self.values[old] = new
-            new.name_hint = old.name_hint
+        self.values = _ValueMap(self)
+        if packed:
+            params[0].name_hint = "buffers"
+            self.values.slots = {old: (params[0], i) for i, old in enumerate(fn.args)}
+        else:
+            for old, new in zip(fn.args, params):
+                self.values[old] = new
+                new.name_hint = old.name_hint
         self.lower_block(fn.body.block)
         self.entry.insert_ops_before(list(self.constants.values()), self.entry.ops.first)  # type: ignore[arg-type]
         signature = llvm.LLVMFunctionType([_PTR] * len(self.entry.args))
         self.result = llvm.FuncOp(fn.sym_name.data, signature, _EXTERNAL, body=self.region)
-        if KERNEL_ATTR in fn.attributes:
-            self.result.attributes[KERNEL_ATTR] = fn.attributes[KERNEL_ATTR]
+        for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR):  # the signature's reason stays visible
+            if marker in fn.attributes:
+                self.result.attributes[marker] = fn.attributes[marker]
 
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
@@ -484,9 +526,22 @@ def _check_supported(module: ModuleOp) -> None:
         raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
 
 
+def _check_packed_not_called(module: ModuleOp) -> None:
+    """A call passes buffers one by one, which a packed function does not take."""
+    packed = {op.sym_name.data for op in module.ops
+              if isinstance(op, func.FuncOp) and PACKED_BUFFERS_ATTR in op.attributes}  # fmt: skip
+    for op in module.walk():
+        if isinstance(op, func.CallOp) and op.callee.string_value() in packed:
+            raise DiagnosticException(
+                f"{PASS}: @{op.callee.string_value()} takes its buffers packed "
+                f"({PACKED_BUFFERS_ATTR}), so loop-level code cannot call it"
+            )
+
+
 def convert_loop_to_llvm(module: ModuleOp) -> None:
     """Replace every `func.func` of `module` by an `llvm.func` (see the ABI above)."""
     _check_supported(module)
+    _check_packed_not_called(module)
     externals: dict[str, llvm.LLVMFunctionType] = {}
     body = module.body.block
     for fn in list(body.ops):
@@ -502,14 +557,20 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
     leftover = {op.name for op in module.ops if not isinstance(op, llvm.FuncOp)}
     if leftover:
         raise DiagnosticException(f"to_llvmlite: run {PASS} first (found {sorted(leftover)})")
-    kernels = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)
-               and KERNEL_ATTR in op.attributes}  # fmt: skip
+    marked = {marker: {op.sym_name.data for op in module.ops
+                       if isinstance(op, llvm.FuncOp) and marker in op.attributes}
+              for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR)}  # fmt: skip
     llvm_module = convert_module(module, fallback_target_triple=None)
     for function in llvm_module.functions:
-        if function.name in kernels:
+        if function.name in marked[KERNEL_ATTR]:
             # Kept out of line: LLVM optimises each kernel on its own, in linear time.
             function.linkage = "internal"
             function.attributes.add("noinline")
+        if function.name in marked[PACKED_BUFFERS_ATTR]:
+            # The ABI's promise: the array is only read and overlaps no buffer,
+            # so LLVM may keep a pointer loaded from it across stores.
+            for attribute in ("noalias", "captures(none)"):
+                function.args[0].add_attribute(attribute)
     return llvm_module
 
 

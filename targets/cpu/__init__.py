@@ -7,7 +7,8 @@ it into the running process or into a shared library with a C header.
 
 from __future__ import annotations
 
-from ember.targets.cpu.aot import emit_object, link_shared_library, write_c_header
+from ember.targets.cpu.aot import CField, CStruct, emit_object, link_shared_library, write_c_header
+from ember.targets.cpu.c_names import CNames
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.machine import host_cpu_description, host_target_machine
@@ -15,6 +16,9 @@ from ember.targets.cpu.optimize import optimize, parse_ir
 from ember.targets.cpu.timing import CompileTimes
 
 __all__ = [
+    "CField",
+    "CNames",
+    "CStruct",
     "CodegenError",
     "CompileTimes",
     "JitModule",

@@ -11,14 +11,15 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from ember.targets.cpu.c_names import is_c_identifier, is_reserved
 from ember.targets.cpu.errors import CodegenError
-
-_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def emit_object(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> bytes:
@@ -65,39 +66,99 @@ def link_shared_library(
     return out
 
 
+@dataclass(frozen=True)
+class CField:
+    """One member of a struct in a header: `ctype name; /* comment */`."""
+
+    ctype: str
+    name: str
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class CStruct:
+    """`typedef struct name { fields } name;`, with `comment` above it."""
+
+    name: str
+    fields: Sequence[CField]
+    comment: str = ""
+
+
 def write_c_header(
     path: str | os.PathLike[str],
     function_name: str,
     params: list[tuple[str, str]],
     doc: str,
     defines: dict[str, int] | None = None,
+    structs: Sequence[CStruct] = (),
 ) -> Path:
     """Write a header declaring `void function_name(params);`, usable from C and C++.
 
     `params` holds `(C type, name)` pairs, e.g. `("const float *", "input")`;
-    `defines` adds integer macros (e.g. buffer sizes) before the declaration.
+    `defines` adds integer macros (e.g. buffer sizes) and `structs` typedefs
+    before the declaration. Every name must be an identifier that is no C or
+    C++ keyword and not reserved (`c_names.is_reserved`), and every name the
+    header declares at file scope or as a macro must be distinct from the
+    others and from every parameter and struct member (one named like a macro
+    would be expanded), so the header compiles wherever it is included.
     """
     defines = defines or {}
-    for name in [function_name, *(name for _, name in params), *defines]:
-        if not _C_IDENTIFIER.fullmatch(name):
-            raise CodegenError(f"'{name}' is not a valid C identifier for the header")
     out = Path(path)
-    guard = "EMBER_" + re.sub(r"[^A-Za-z0-9]", "_", out.name).upper()
+    guard = "EMBER_" + re.sub(r"[^A-Za-z0-9]+", "_", out.name).strip("_").upper()
+    file_scope = [guard, function_name, *defines, *(struct.name for struct in structs)]
+    parameters = [name for _, name in params]
+    members = [*parameters, *(field.name for struct in structs for field in struct.fields)]
+    for name in [*file_scope, *members]:
+        if not is_c_identifier(name):
+            raise CodegenError(f"'{name}' is not a valid C identifier for the header")
+        if is_reserved(name):
+            raise CodegenError(f"'{name}' is a C or C++ keyword or a reserved identifier")
+    clashes = _duplicates(file_scope) | (set(file_scope) & set(members))
+    for scope in [parameters, *([f.name for f in struct.fields] for struct in structs)]:
+        clashes |= _duplicates(scope)
+    if clashes:
+        raise CodegenError(f"the header would declare {', '.join(sorted(clashes))} twice")
     arguments = ", ".join(_declarator(ctype, name) for ctype, name in params) or "void"
-    comment = "\n".join(
-        f" *{' ' if line else ''}{line}" for line in doc.replace("*/", "* /").splitlines()
-    )
     out.write_text(
-        (f"/*\n{comment}\n */\n" if comment else "")
+        _comment(doc)
         + f"#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n"
         + "".join(f"#define {key} {value}\n" for key, value in defines.items())
         + ("\n" if defines else "")
         + '#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
-        f"void {function_name}({arguments});\n\n"
+        + "".join(map(_struct, structs))
+        + f"void {function_name}({arguments});\n\n"
         "#ifdef __cplusplus\n}\n#endif\n\n"
         f"#endif /* {guard} */\n"
     )
     return out
+
+
+def _comment_text(text: str) -> str:
+    """`text` that cannot end a comment early, nor splice lines by a trigraph."""
+    return re.sub(r"\?(?=\?)", "?\\\\", text.replace("*/", "* /"))
+
+
+def _comment(doc: str) -> str:
+    lines = _comment_text(doc).splitlines()
+    if not lines:
+        return ""
+    return "/*\n" + "".join(f" *{' ' if line else ''}{line}\n" for line in lines) + " */\n"
+
+
+def _struct(struct: CStruct) -> str:
+    fields = "".join(
+        f"    {_declarator(field.ctype, field.name)};"
+        + (f"  /* {_comment_text(field.comment)} */" if field.comment else "")
+        + "\n"
+        for field in struct.fields
+    )
+    return (
+        _comment(struct.comment) + f"typedef struct {struct.name} {{\n{fields}}} {struct.name};\n\n"
+    )
+
+
+def _duplicates(names: Sequence[str]) -> set[str]:
+    return {name for name, count in Counter(names).items() if count > 1}
 
 
 def _declarator(ctype: str, name: str) -> str:

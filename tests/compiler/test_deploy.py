@@ -34,7 +34,8 @@ int main(int argc, char **argv) {
     void *arena = aligned_alloc(64, MODEL_ARENA_BYTES);
     float *input = read_file(argv[2], in_count * sizeof(float));
     float *output = malloc(out_count * sizeof(float));
-    model_run(input, output, weights, arena);
+    model_buffers buffers = {input, output};
+    model_run(&buffers, weights, arena);
     FILE *f = fopen(argv[4], "wb");
     fwrite(output, sizeof(float), out_count, f);
     fclose(f);
@@ -55,12 +56,15 @@ def test_c_program_matches_python(tmp_path: Path) -> None:
                             capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 0, result.stderr
     manifest = json.loads((out / "model.json").read_text())
-    assert manifest["inputs"] == [{"name": "input", "shape": [4, 32], "dtype": "float32"}]
+    assert manifest["inputs"] == [
+        {"name": "input", "c_name": "input", "shape": [4, 32], "dtype": "float32"}
+    ]
     header = (out / "model.h").read_text()
     assert (
-        "void model_run(const float *input, float *probs, const void *weights, void *arena);"
-        in header
+        "void model_run(const model_buffers *buffers, const void *weights, void *arena);" in header
     )
+    assert '    const float *input;  /* input "input": float32[4, 32] */' in header
+    assert '    float *probs;  /* output "probs": float32[4, 10] */' in header
     (tmp_path / "main.c").write_text(C_PROGRAM)
     compiler = shutil.which("cc") or shutil.which("gcc")
     subprocess.run([compiler, "-O2", "-o", str(tmp_path / "main"), str(tmp_path / "main.c"), f"-I{out}",

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from ember.targets.cpu import (
+    CField,
     CodegenError,
+    CStruct,
     emit_object,
     host_target_machine,
     link_shared_library,
@@ -174,3 +176,45 @@ def test_missing_compiler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.delenv("CC", raising=False)
     with pytest.raises(CodegenError, match="no C compiler found"):
         link_shared_library(b"", tmp_path / "libx.so")
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ([("const float *", "int")], "'int' is a C or C\\+\\+ keyword or a reserved identifier"),
+        ([("float *", "class")], "'class' is a C or C\\+\\+ keyword"),
+        ([("float *", "__x")], "'__x' is a C or C\\+\\+ keyword or a reserved identifier"),
+        ([("float *", "N")], "would declare N twice"),  # a parameter named like a macro
+    ],
+)
+def test_header_rejects_reserved_and_clashing_names(
+    tmp_path: Path, params: list[tuple[str, str]], message: str
+) -> None:
+    with pytest.raises(CodegenError, match=message):
+        write_c_header(tmp_path / "bad.h", "f", params, "", {"N": 1})
+
+
+def test_header_rejects_a_member_named_like_a_macro(tmp_path: Path) -> None:
+    struct = CStruct("f_buffers", [CField("float *", "F_BYTES")])
+    with pytest.raises(CodegenError, match="would declare F_BYTES twice"):
+        write_c_header(tmp_path / "bad.h", "f", [], "", {"F_BYTES": 4}, [struct])
+    twice = CStruct("f_buffers", [CField("float *", "x"), CField("float *", "x")])
+    with pytest.raises(CodegenError, match="would declare x twice"):
+        write_c_header(tmp_path / "bad.h", "f", [], "", {}, [twice])
+
+
+def test_header_declares_a_struct_with_commented_members(tmp_path: Path) -> None:
+    struct = CStruct("pair", [CField("const float *", "a", 'input "a*/b??/"'),
+                              CField("double *", "b")], "Two buffers.")  # fmt: skip
+    text = write_c_header(tmp_path / "pair.h", "use_pair", [("const pair *", "p")], "", {},
+                          [struct]).read_text()  # fmt: skip
+    assert "/*\n * Two buffers.\n */\ntypedef struct pair {\n" in text
+    assert '    const float *a;  /* input "a* /b?\\?/" */\n    double *b;\n} pair;' in text
+    assert "void use_pair(const pair *p);" in text
+    assert text.index("typedef struct pair") < text.index("void use_pair")
+    if shutil.which("c++") is not None:  # C++ too: a member may not be named like its class
+        (tmp_path / "use.c").write_text('#include "pair.h"\nint main(void) { return 0; }\n')
+        for compiler, language in (("cc", "c"), ("c++", "c++")):
+            subprocess.run([compiler, "-x", language, "-Wall", "-Wextra", "-pedantic", "-Werror",
+                            "-fsyntax-only", "-I", str(tmp_path), str(tmp_path / "use.c")],
+                           check=True)  # fmt: skip
