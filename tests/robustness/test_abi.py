@@ -203,7 +203,7 @@ def test_model_without_outputs_is_refused(tmp_path: Path) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     path.write_bytes(model.SerializeToString())
     result = subprocess.run([sys.executable, "-m", "ember.cli", "compile", str(path), "-o",
-                             str(tmp_path / "out")], capture_output=True, text=True)  # fmt: skip
+                             str(tmp_path / "out"), "--quiet"], capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 1
     assert result.stderr == "error: the model has no outputs, so there is nothing to deploy\n"
     assert "Traceback" not in result.stderr
