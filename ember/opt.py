@@ -326,7 +326,12 @@ class EmberOptMain(xDSLOptMain):
 
     # -- input and output
 
-    def prepare_input(self):  # type: ignore[no-untyped-def]
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        stream, extension = super().get_input_stream()
+        # No extension (`<(ember import m.onnx)`, /dev/stdin) reads as MLIR text.
+        return stream, extension or "mlir"
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
         try:
             return super().prepare_input()
         except ValueError as error:  # e.g. an unknown file extension
@@ -353,7 +358,13 @@ class EmberOptMain(xDSLOptMain):
             raise OptError(
                 where, f"input is not UTF-8 text (byte 0x{data[error.start]:02x})"
             ) from None
-        return super().parse_chunk(BytesIO(data), file_extension, start_offset)
+        try:
+            return super().parse_chunk(BytesIO(data), file_extension, start_offset)
+        except (ValueError, OverflowError) as error:
+            # Python's limits met while parsing: a 5,000-digit integer literal,
+            # a dimension beyond 64 bits. Python's advice on them is no help here.
+            reason = first_line(error).split(";")[0]
+            raise OptError(self.get_input_name(), f"cannot parse the input: {reason}") from None
 
     def print_ir(self, module: ModuleOp, stream: IO[str]) -> None:
         printer = make_printer(
