@@ -71,13 +71,21 @@ _SOURCE_POINTER = re.compile(
 )
 
 
-def pass_summary(pass_class: type[ModulePass]) -> str:
-    """The first sentence of the pass class's own docstring, on one line."""
+def own_docstring(pass_class: type[ModulePass]) -> str | None:
+    """The class's own docstring, not one inherited from `ModulePass`."""
     doc = pass_class.__dict__.get("__doc__")
     # A dataclass without a docstring gets `Name(field: type, ...)` as one.
     if not doc or doc.startswith(f"{pass_class.__name__}("):
+        return None
+    return inspect.cleandoc(doc)
+
+
+def pass_summary(pass_class: type[ModulePass]) -> str:
+    """The first sentence of the pass class's own docstring, on one line."""
+    doc = own_docstring(pass_class)
+    if doc is None:
         return "(undocumented)"
-    paragraph = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    paragraph = " ".join(doc.split("\n\n")[0].split())
     sentence = re.split(r"(?<=[a-z)`]\.) (?=[A-Z`])", paragraph)[0]
     return _SOURCE_POINTER.sub("", sentence)
 
@@ -132,17 +140,23 @@ def pass_line(name: str, pass_class: type[ModulePass], width: int) -> str:
 def describe_pass(name: str, pass_class: type[ModulePass]) -> str:
     """What `--help-pass NAME` prints: usage, options and documentation."""
     options = pass_options(pass_class)
-    spelled = " ".join(f"{o.name}={o.default}" for o in options)
+    # Options without a default are left out of the example; required ones show their type.
+    spelled = " ".join(
+        f"{o.name}=<{o.type}>" if o.default == "(required)" else f"{o.name}={o.default}"
+        for o in options
+        if o.default != "(none)"
+    )
     lines = [f"{name} ({pass_class.__module__}.{pass_class.__qualname__})",
-             f"  -p '{name}{{{spelled}}}'" if options else f"  -p {name}", ""]  # fmt: skip
+             f"  -p '{name}{{{spelled}}}'" if spelled else f"  -p {name}", ""]  # fmt: skip
     if options:
         lines.append("options:")
         lines += [f"  {o.name}: {o.type} = {o.default}" for o in options]
         lines.append("")
-    own_doc = pass_class.__dict__.get("__doc__")
-    if own_doc and not own_doc.startswith(f"{pass_class.__name__}("):
-        lines += [inspect.cleandoc(own_doc), ""]
-    module_doc = inspect.getmodule(pass_class).__doc__  # type: ignore[union-attr]
+    own_doc = own_docstring(pass_class)
+    if own_doc:
+        lines += [own_doc, ""]
+    module = inspect.getmodule(pass_class)
+    module_doc = module.__doc__ if module is not None else None
     if module_doc:
         lines += [inspect.cleandoc(module_doc), ""]
     return "\n".join(lines)
@@ -170,6 +184,10 @@ def spec_problem(error: ArgSpecParseError) -> str:
 
 class EmberOptMain(xDSLOptMain):
     version_format = "ember-opt (xDSL {xdsl_version})"
+
+    ember_passes: dict[str, type[ModulePass]]
+    running_pass: str | None = None
+    """The pass being applied, named in an internal error's report."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="Ember modular optimizer driver", args=args)
@@ -319,6 +337,7 @@ class EmberOptMain(xDSLOptMain):
                 self.print_ir(module, sys.stdout)
                 sys.stdout.write("\n\n")
             sys.stdout.flush()
+        self.running_pass = upcoming.name if upcoming is not None else None
         self._timer = time.perf_counter()
 
     def output_is_the_ir_on_stdout(self) -> bool:
@@ -509,7 +528,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if line is None:
             if "--traceback" in arguments:
                 raise
-            line = (f"{input_name}: error: internal error: {type(error).__name__}: "
+            in_pass = f" in {tool.running_pass}" if tool is not None and tool.running_pass else ""
+            line = (f"{input_name}: error: internal error{in_pass}: {type(error).__name__}: "
                     f"{first_line(error)} (--traceback shows where)")  # fmt: skip
         print(line, file=sys.stderr)
         return 1

@@ -5,12 +5,17 @@ never a Python traceback."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 
 from ember.opt import main
 
@@ -188,3 +193,29 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
     err = process.stderr.read().decode()
     assert process.wait(timeout=300) == 0, err
     assert err == ""
+
+
+@dataclasses.dataclass(frozen=True)
+class _BuggyPass(ModulePass):
+    """Fails as a bug in a pass would."""
+
+    name: ClassVar[str] = "test-buggy"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise KeyError("no such thing")
+
+
+def test_a_bug_in_a_pass_is_one_line_naming_the_pass_unless_traceback_is_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ember.passes
+
+    registry = ember.passes.all_passes()
+    monkeypatch.setattr(ember.passes, "all_passes", lambda: {**registry, "test-buggy": _BuggyPass})
+    path = tmp_path / "ok.mlir"
+    path.write_text("builtin.module {}\n")
+    code, _, err = run_opt(capsys, str(path), "-p", "dce,test-buggy")
+    assert_one_line_error(code, err, re.escape(str(path)),
+                          "internal error in test-buggy: KeyError: 'no such thing'")  # fmt: skip
+    with pytest.raises(KeyError):
+        main([str(path), "-p", "test-buggy", "--traceback"])
