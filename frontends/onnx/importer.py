@@ -11,10 +11,8 @@ and is checked against the shapes the model declares for its outputs.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,8 +70,7 @@ def import_onnx(
     Raises `EmberError` subclasses with a one-line message for bad models.
     """
     model = load_model(source)
-    path = Path(source) if isinstance(source, (str, os.PathLike)) else None
-    return OnnxImporter(model, describe_source(source), input_shapes or {}, path).run()
+    return OnnxImporter(model, describe_source(source), input_shapes or {}).run()
 
 
 def sanitize_name(name: str) -> str:
@@ -133,21 +130,14 @@ class OnnxImporter:
     """Imports one model. Before building any IR it checks, in this order, that
     every name is UTF-8, that the opset and every op are supported (listing all
     unsupported ops at once), and that the model obeys ONNX's rules (see
-    `validate`: Ember's own single-assignment check, then `onnx.checker`, whose
-    cost and coverage are measured there). Shape-level rules and the per-tensor
+    `validate`: Ember's own single-assignment check, then `onnx.checker` on each
+    node and initializer; why not `check_model`, and its cost, are noted there). Shape-level rules and the per-tensor
     size limit (`MAX_TENSOR_BYTES`) are checked op by op as types are inferred.
     """
 
-    def __init__(
-        self,
-        model: ModelProto,
-        where: str,
-        input_shapes: Mapping[str, Sequence[int]],
-        path: Path | None = None,
-    ):
+    def __init__(self, model: ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]]):
         self.model = model
         self.where = where
-        self.path = path
         self.input_shapes = dict(input_shapes)
         self.values: dict[str, SSAValue] = {}
         self.known: dict[SSAValue, np.ndarray] = {}
@@ -166,7 +156,7 @@ class OnnxImporter:
                 ) from None
         graph = self.model.graph
         self._check_supported()
-        validate(self.model, self.where, self.path)
+        validate(self.model, self.where)
         initializers = {t.name for t in graph.initializer}
         inputs = [i for i in graph.input if i.name not in initializers]
         unknown = set(self.input_shapes) - {i.name for i in inputs}
