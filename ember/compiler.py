@@ -312,8 +312,12 @@ def compile(  # noqa: A001 - the public name the API promises
     """
     if target != "cpu":
         raise EmberError(f"target '{target}' is not available yet (available: cpu)")
-    if threads is not None and threads < 1:
-        raise EmberError(f"threads must be positive, got {threads}")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise EmberError(f"threads must be a positive integer, got {threads!r}")
+    if opt_level not in (0, 1, 2):
+        raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
+    if isinstance(disabled, str):
+        raise EmberError(f"disabled must be a sequence of pass names, got the string {disabled!r}")
     report = CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes)

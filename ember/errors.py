@@ -18,12 +18,23 @@ class ModelLoadError(EmberError):
     """The model file is missing, unreadable or not a valid ONNX protobuf."""
 
 
+class InvalidModelError(ModelLoadError):
+    """The model breaks ONNX's own rules: a value written twice, an attribute of
+    the wrong kind, tensor data that does not match its shape, a name that is
+    not UTF-8, ... (what `onnx.checker` or Ember's own checks reject)."""
+
+
 class UnsupportedModelError(EmberError):
     """The model uses ops, opsets or types that Ember does not support."""
 
 
 class ModelShapeError(EmberError):
     """Shapes or types in the model are inconsistent."""
+
+
+class TensorTooLargeError(ModelShapeError):
+    """A tensor would exceed Ember's per-tensor size limit
+    (`ember.dialects.graph.types.MAX_TENSOR_BYTES`); refused before allocating."""
 
 
 class CompileError(EmberError):

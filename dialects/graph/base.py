@@ -12,7 +12,8 @@ operand and result type.
 
 The verifier checks required attributes and re-runs the op's shape rule:
 declared result types must agree with the inferred ones (same element type
-and rank, every dim equal or unknown on one side).
+and rank, every dim equal or unknown on one side), and no result may exceed
+Ember's per-tensor size limit (`types.MAX_TENSOR_BYTES`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
 from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.types import attribute_constraint, value_from_attribute
+from ember.dialects.graph.types import (
+    attribute_constraint,
+    type_size_problem,
+    value_from_attribute,
+)
 
 
 class GraphOp(IRDLOperation):
@@ -114,6 +119,10 @@ class GraphOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: expected {len(inferred)} results, found {len(self.results)}"
             )
+        for index, result_type in enumerate(self.result_types):
+            problem = type_size_problem(result_type)
+            if problem:
+                raise VerifyException(f"{self.name}: result #{index}: {problem}")
         for index, (declared, expected) in enumerate(zip(self.result_types, inferred)):
             if not isinstance(declared, TensorType) or not types_compatible(declared, expected):
                 raise VerifyException(

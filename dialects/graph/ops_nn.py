@@ -121,7 +121,13 @@ def pool(ctx: ShapeContext) -> list[TensorType]:
     if len(x) < 3:
         raise ShapeError(f"X must have rank >= 3, got {format_shape(x)}")
     kernel = ctx.attr("kernel_shape")
-    return result(ctx.element_type("X"), [x[0], x[1], *spatial_output(ctx, x, kernel)])
+    spatial = spatial_output(ctx, x, kernel)
+    pads = ctx.attr("pads") or []
+    if any(p >= k for p, k in zip(pads, [*kernel, *kernel])):
+        # A window lying wholly in the padding has no element to pool: ONNX
+        # Runtime refuses such pads, and so does Ember.
+        raise ShapeError(f"pads {list(pads)} must be smaller than kernel_shape {list(kernel)}")
+    return result(ctx.element_type("X"), [x[0], x[1], *spatial])
 
 
 def global_pool(ctx: ShapeContext) -> list[TensorType]:

@@ -185,6 +185,8 @@ def expand(ctx: ShapeContext) -> list[TensorType]:
     if target is None:
         rank = max(_rank_of_shape_operand(ctx, "shape"), len(ctx.shape("input")))
         return result(element_type, _unknown(rank))
+    if any(d < 0 for d in target):
+        raise ShapeError(f"shape must be non-negative, got {target}")
     return result(element_type, broadcast_shapes([ctx.shape("input"), tuple(target)]))
 
 
@@ -195,6 +197,8 @@ def tile(ctx: ShapeContext) -> list[TensorType]:
         return result(ctx.element_type("input"), _unknown(len(data)))
     if len(repeats) != len(data):
         raise ShapeError(f"repeats has {len(repeats)} values for rank {len(data)}")
+    if any(r < 0 for r in repeats):
+        raise ShapeError(f"repeats must be non-negative, got {repeats}")
     return result(
         ctx.element_type("input"),
         [DYNAMIC if d == DYNAMIC else d * r for d, r in zip(data, repeats)],
@@ -361,13 +365,28 @@ def pad(ctx: ShapeContext) -> list[TensorType]:
     if len(pads) != 2 * len(axes):
         raise ShapeError(f"pads has {len(pads)} values for {len(axes)} axes")
     dims = list(data)
+    mode = ctx.attr("mode")
     for i, axis in enumerate(axes):
         axis = ctx.normalize_axis(axis, len(data), "pad axis")
+        widths = (pads[i], pads[i + len(axes)])
+        if dims[axis] != DYNAMIC and mode != "constant" and max(widths) > 0:
+            _check_pad_source(mode, dims[axis], axis, widths)
         if dims[axis] != DYNAMIC:
             dims[axis] += pads[i] + pads[i + len(axes)]
             if dims[axis] < 0:
                 raise ShapeError(f"pads {pads} remove more than dim {axis} holds")
     return result(ctx.element_type("data"), dims)
+
+
+def _check_pad_source(mode: str, extent: int, axis: int, widths: tuple[int, int]) -> None:
+    """Reflect, edge and wrap padding copy elements of the axis: there must be
+    some, and a reflection must not run past the far end (as ONNX Runtime)."""
+    if extent == 0:
+        raise ShapeError(f"{mode} padding of axis {axis} needs elements, but the axis is empty")
+    if mode == "reflect" and max(widths) > extent - 1:
+        raise ShapeError(
+            f"reflect pads {list(widths)} of axis {axis} must be smaller than its extent {extent}"
+        )
 
 
 def range_op(ctx: ShapeContext) -> list[TensorType]:

@@ -101,6 +101,44 @@ def onnx_type_of(element_type: Attribute) -> int:
     return _BY_IR[element_type][1]
 
 
+MAX_TENSOR_BYTES = 1 << 34
+"""Ember's limit on one tensor: 16 GiB. A model input, weight or op result
+larger than this is refused at import with a diagnostic naming it, before
+anything is allocated (shape inference only computes the type). It lies far
+above what the models Ember targets need (ONNX caps a whole model's weights at
+2 GiB) and far below the terabytes a bad shape can ask for."""
+
+
+def element_bytes(element_type: Attribute) -> int:
+    """Bytes per element in memory (a bool takes a byte, as in NumPy)."""
+    if element_type == bf16:
+        return 2
+    return numpy_dtype(element_type).itemsize if element_type in _BY_IR else 8
+
+
+def size_limit_problem(shape: Shape | list[int], itemsize: int) -> str | None:
+    """Why a tensor of this static shape breaks `MAX_TENSOR_BYTES`, or None.
+    Unknown dims are left to be checked when they are known."""
+    count = 1
+    for dim in shape:
+        if dim != DYNAMIC:
+            count *= max(dim, 0)
+    if count * itemsize <= MAX_TENSOR_BYTES:
+        return None
+    return (
+        f"a tensor of shape {format_shape(tuple(shape))} holds {count} elements "
+        f"({count * itemsize / 2**30:.4g} GiB), over Ember's limit of "
+        f"{MAX_TENSOR_BYTES >> 30} GiB per tensor"
+    )
+
+
+def type_size_problem(value_type: Attribute) -> str | None:
+    """`size_limit_problem` for a tensor type."""
+    if not isinstance(value_type, TensorType):
+        return None
+    return size_limit_problem(shape_of(value_type), element_bytes(value_type.element_type))
+
+
 def is_float(element_type: Attribute) -> bool:
     return element_type in (f16, bf16, f32, f64)
 

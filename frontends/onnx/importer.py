@@ -42,16 +42,20 @@ from ember.dialects.graph.types import (
     format_shape,
     shape_of,
     tensor_type,
+    type_size_problem,
 )
 from ember.errors import (
     EmberError,
     InputDependentError,
+    InvalidModelError,
     ModelLoadError,
     ModelShapeError,
+    TensorTooLargeError,
     UnsupportedModelError,
 )
 from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
 from ember.frontends.onnx.upgrade import MAX_OPSET, MIN_OPSET, REWRITTEN_OPS, Node, upgrade
+from ember.frontends.onnx.validate import check_names, node_label, validate
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
@@ -80,37 +84,79 @@ def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
     return [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
 
 
-def _attribute_values(node: onnx.NodeProto, label: str) -> dict[str, Any]:
+def tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray:
+    """The NumPy array of a TensorProto; `what` names it (file and tensor) in errors."""
+    try:
+        element_type_from_onnx(tensor.data_type)
+    except UnsupportedTypeError as error:
+        raise UnsupportedModelError(f"{what}: {error}") from None
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError) as error:
+        raise InvalidModelError(
+            f"{what}: its data does not match its dims {list(tensor.dims)} ({error})"
+        ) from None
+
+
+def _decoded(value: bytes, what: str) -> str:
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        raise InvalidModelError(f"{what}: {value!r} is not valid UTF-8") from None
+
+
+def _attribute_values(node: onnx.NodeProto, where: str) -> dict[str, Any]:
+    """The node's attributes as Python values; `where` names the file and node."""
     values: dict[str, Any] = {}
     for attr in node.attribute:
+        what = f"{where}: attribute '{attr.name}'"
         if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
-            raise UnsupportedModelError(f"{label}: subgraph attribute '{attr.name}'")
-        value = helper.get_attribute_value(attr)
+            raise UnsupportedModelError(f"{where}: subgraph attribute '{attr.name}'")
+        try:
+            value = helper.get_attribute_value(attr)
+        except ValueError as error:
+            raise InvalidModelError(f"{what}: {error}") from None
         if isinstance(value, onnx.TensorProto):
-            value = numpy_helper.to_array(value)
+            value = tensor_array(value, what)
         elif isinstance(value, bytes):
-            value = value.decode()
+            value = _decoded(value, what)
         elif isinstance(value, list) and value and isinstance(value[0], bytes):
-            value = [v.decode() for v in value]
+            value = [_decoded(v, what) for v in value]
         values[attr.name] = value
     return values
 
 
 class OnnxImporter:
+    """Imports one model. Before building any IR it checks, in this order, that
+    every name is UTF-8, that the opset and every op are supported (listing all
+    unsupported ops at once), and that the model obeys ONNX's rules (see
+    `validate`: Ember's own single-assignment check, then `onnx.checker` on each
+    node and initializer; why not `check_model`, and its cost, are noted there). Shape-level rules and the per-tensor
+    size limit (`MAX_TENSOR_BYTES`) are checked op by op as types are inferred.
+    """
+
     def __init__(self, model: ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]]):
         self.model = model
         self.where = where
         self.input_shapes = dict(input_shapes)
         self.values: dict[str, SSAValue] = {}
         self.known: dict[SSAValue, np.ndarray] = {}
+        check_names(model, where)
         self.opset = self._check_opset()
 
     # ---------------------------------------------------------------- driver
     def run(self) -> ModuleOp:
         if self.model.functions:
-            self.model = onnx.inliner.inline_local_functions(self.model)
+            try:
+                self.model = onnx.inliner.inline_local_functions(self.model)
+            except (RuntimeError, ValueError, onnx.checker.ValidationError) as error:
+                message = " ".join(str(error).split())
+                raise InvalidModelError(
+                    f"{self.where}: cannot inline model functions: {message}"
+                ) from None
         graph = self.model.graph
         self._check_supported()
+        validate(self.model, self.where)
         initializers = {t.name for t in graph.initializer}
         inputs = [i for i in graph.input if i.name not in initializers]
         unknown = set(self.input_shapes) - {i.name for i in inputs}
@@ -126,7 +172,8 @@ class OnnxImporter:
             self.values[info.name] = arg
         self.builder = Builder(InsertPoint.at_end(block))
         for tensor in graph.initializer:
-            self._constant(tensor.name, numpy_helper.to_array(tensor))
+            what = f"{self.where}: initializer '{tensor.name}'"
+            self._constant(tensor.name, tensor_array(tensor, what))
         used = self._used_names()
         for index, proto in enumerate(graph.node):
             self._import_node(proto, index, used)
@@ -194,13 +241,18 @@ class OnnxImporter:
                     f"{self.where}: --input-shape gives input '{info.name}' rank {len(dims)}, "
                     f"but the model declares rank {len(tensor.shape.dim)}"
                 )
-            return tensor_type(element_type, dims)
-        if not tensor.HasField("shape"):
+        elif not tensor.HasField("shape"):
             raise ModelShapeError(
                 f"{self.where}: input '{info.name}' has no declared rank; give one with "
                 f"--input-shape {info.name}=..."
             )
-        return tensor_type(element_type, _declared_dims(tensor))
+        else:
+            dims = _declared_dims(tensor)
+        input_type = tensor_type(element_type, dims)
+        problem = type_size_problem(input_type)
+        if problem:
+            raise TensorTooLargeError(f"{self.where}: input '{info.name}': {problem}")
+        return input_type
 
     def _declared_type(self, info: ValueInfoProto) -> TensorType | None:
         tensor = info.type.tensor_type
@@ -241,13 +293,9 @@ class OnnxImporter:
         return value_type
 
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
-        label = (
-            f"node '{proto.name}' ({proto.op_type})"
-            if proto.name
-            else f"node #{index} ({proto.op_type} -> '{proto.output[0] if proto.output else ''}')"
-        )
+        label = node_label(proto, index)
         node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
-                    _attribute_values(proto, label), label)  # fmt: skip
+                    _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
         upgraded = upgrade(node, self.opset, self._type_of)
         for name, array in upgraded.constants.items():
             self._constant(name, array)
@@ -276,6 +324,10 @@ class OnnxImporter:
             raise InputDependentError(f"{self.where}: {node.label}: {error}") from None
         except ShapeError as error:
             raise ModelShapeError(f"{self.where}: {node.label}: {error}") from None
+        for name, result_type in zip(node.outputs, result_types):
+            problem = type_size_problem(result_type)
+            if problem:
+                raise TensorTooLargeError(f"{self.where}: {node.label}: output '{name}': {problem}")
         operands: list[SSAValue | list[SSAValue]] = [
             groups[o.name] if o.arity is not Arity.SINGLE else groups[o.name][0]
             for o in spec.operands

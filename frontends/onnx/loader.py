@@ -1,13 +1,21 @@
 """Reading an ONNX model from a path, bytes or a `ModelProto`, safely.
 
+A path must name a regular file no larger than protobuf's 2 GiB limit (which
+ONNX models obey; larger weights go to external data): a FIFO would block
+forever and `/dev/zero` would be read until memory runs out, so both are
+refused before a byte is read.
+
 External data (weights stored beside the model) is only read from inside the
 model's directory: a location that is absolute or escapes the directory
-(`../../etc/passwd`, or a symlink pointing out) is refused.
+(`../../etc/passwd`, or a symlink pointing out) is refused. A model given as
+bytes or a `ModelProto` has no directory, so external data there is refused
+too (rather than read relative to the process's working directory).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import onnx
@@ -22,36 +30,70 @@ from ember.errors import ModelLoadError
 
 ModelSource = str | os.PathLike[str] | bytes | ModelProto
 
+MAX_MODEL_BYTES = 2**31 - 1
+"""Protobuf cannot parse a message larger than this (ONNX's 2 GiB limit)."""
+
 
 def describe_source(source: ModelSource) -> str:
     if isinstance(source, bytes):
         return "<bytes>"
     if isinstance(source, ModelProto):
-        return source.graph.name or "<ModelProto>"
+        name = source.graph.name
+        return name if isinstance(name, str) and name else "<ModelProto>"
     return str(source)
 
 
 def load_model(source: ModelSource) -> ModelProto:
     """The `ModelProto` for a path, serialized bytes or an existing proto."""
     if isinstance(source, ModelProto):
+        _refuse_external_data(source, describe_source(source))
         return source
     if isinstance(source, bytes):
-        return _parse(source, "<bytes>")
+        model = _parse(source, "<bytes>")
+        _refuse_external_data(model, "<bytes>")
+        return model
+    if not isinstance(source, (str, os.PathLike)):
+        raise ModelLoadError(
+            f"expected a model path, serialized bytes or an onnx.ModelProto, "
+            f"got {type(source).__name__}"
+        )
     path = Path(source)
-    if not path.exists():
-        raise ModelLoadError(f"{path}: no such file")
-    if path.is_dir():
-        raise ModelLoadError(f"{path}: is a directory, not an ONNX model")
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ModelLoadError(f"{path}: cannot read: {error.strerror}") from error
-    model = _parse(data, str(path))
+    model = _parse(_read_model_file(path), str(path))
     _load_external_data(model, path)
     return model
 
 
+def _read_model_file(path: Path) -> bytes:
+    """The file's bytes, refusing anything but a regular file within the size limit."""
+    try:
+        # Non-blocking, so that opening a FIFO returns at once and is refused below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ModelLoadError(f"{path}: no such file") from None
+    except OSError as error:
+        raise ModelLoadError(f"{path}: cannot read: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise ModelLoadError(f"{path}: is a directory, not an ONNX model")
+        if not stat.S_ISREG(info.st_mode):
+            raise ModelLoadError(
+                f"{path}: is not a regular file (a device, FIFO or socket); refusing to read it"
+            )
+        if info.st_size > MAX_MODEL_BYTES:
+            raise ModelLoadError(
+                f"{path}: is {info.st_size} bytes, over ONNX's 2 GiB protobuf limit "
+                "(larger models keep their weights in external data files)"
+            )
+        try:
+            return file.read(MAX_MODEL_BYTES + 1)
+        except OSError as error:
+            raise ModelLoadError(f"{path}: cannot read: {error.strerror}") from None
+
+
 def _parse(data: bytes, where: str) -> ModelProto:
+    if len(data) > MAX_MODEL_BYTES:
+        raise ModelLoadError(f"{where}: {len(data)} bytes, over ONNX's 2 GiB protobuf limit")
     if not data:
         raise ModelLoadError(f"{where}: file is empty, not an ONNX model")
     model = ModelProto()
@@ -73,6 +115,17 @@ def _external_tensors(model: ModelProto) -> list[TensorProto]:
     return tensors
 
 
+def _refuse_external_data(model: ModelProto, where: str) -> None:
+    tensors = _external_tensors(model)
+    if tensors:
+        location = next((e.value for e in tensors[0].external_data if e.key == "location"), "")
+        raise ModelLoadError(
+            f"{where}: tensor '{tensors[0].name}' keeps its data in external file "
+            f"'{location}', but a model given as bytes or a ModelProto has no directory to "
+            "read it from; pass the model's path instead"
+        )
+
+
 def _load_external_data(model: ModelProto, path: Path) -> None:
     tensors = _external_tensors(model)
     if not tensors:
@@ -86,9 +139,14 @@ def _load_external_data(model: ModelProto, path: Path) -> None:
                 f"{path}: initializer '{tensor.name}' refers to external data "
                 f"'{location}' outside the model's directory; refusing to read it"
             )
-        if not target.is_file():
+        if not target.exists():
             raise ModelLoadError(
                 f"{path}: initializer '{tensor.name}': external data file '{location}' is missing"
+            )
+        if not target.is_file():
+            raise ModelLoadError(
+                f"{path}: initializer '{tensor.name}': external data '{location}' is not a "
+                "regular file; refusing to read it"
             )
     try:
         load_external_data_for_model(model, str(base))

@@ -8,8 +8,9 @@ Unsqueeze/Reshape chains that exporters emit for shapes, and the weights that
 stored, whatever the shape). `LayoutTransform` only moves its operand's
 elements, so its result is never larger than its operand: it folds whatever
 its size, and a splat stays a splat. Other results are folded only when their
-shapes are static and they hold at most `max-elements` elements in all, so
-folding never blows up memory. Constants left without uses are removed. Ops
+shapes are static and they hold at most `max-elements` elements in all, and
+no splat operand would expand to more than that, so folding never blows up
+memory. Constants left without uses are removed. Ops
 with any non-constant operand, or with results of unknown shape, are left
 alone.
 """
@@ -84,12 +85,24 @@ class FoldConstantOperands(RewritePattern):
             attrs = self._rearranged(op, owners)
         elif sum(c for c in counts if c is not None) > self.max_elements:
             return
+        elif any(self._expanded_splat(o, self.max_elements) for o in owners):
+            return
         else:
             attrs = self._evaluate(op, owners)
         new_ops = [constant_op(attr) for attr in attrs]
         for new_op, old in zip(new_ops, op.results):
             new_op.results[0].name_hint = old.name_hint
         rewriter.replace(op, new_ops, [o.results[0] for o in new_ops])
+
+    @staticmethod
+    def _expanded_splat(owner: Operation, max_elements: int) -> bool:
+        """A splat operand stores one element, but evaluating expands it in full:
+        one over the limit would be materialised (ReduceSum of a 2^30-element
+        ConstantOfShape needs 4 GiB for a one-element result)."""
+        value = owner.properties["value"]
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        count = static_element_count(value.get_type())
+        return _is_splat(value) and count is not None and count > max_elements
 
     @staticmethod
     def _splats(op: GraphOp) -> list[DenseIntOrFPElementsAttr]:

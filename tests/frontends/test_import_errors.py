@@ -10,7 +10,12 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import ember
-from ember.errors import ModelLoadError, ModelShapeError, UnsupportedModelError
+from ember.errors import (
+    InvalidModelError,
+    ModelLoadError,
+    ModelShapeError,
+    UnsupportedModelError,
+)
 from tests.support.models import light_model_path
 
 
@@ -112,7 +117,10 @@ def test_conv_channel_mismatch() -> None:
 def test_unknown_attribute_is_rejected() -> None:
     model = _model([helper.make_node("Relu", ["x"], ["y"], name="r", bogus=3)],
                    [_tensor("x", [2])], [_tensor("y", [2])])  # fmt: skip
-    with pytest.raises(UnsupportedModelError, match=r"node 'r' \(Relu\): attribute 'bogus'"):
+    # Not an attribute of Relu in any opset: the model is invalid, not unsupported.
+    with pytest.raises(
+        InvalidModelError, match=r"node 'r' \(Relu\): Unrecognized attribute: bogus"
+    ):
         ember.import_onnx(model)
 
 

@@ -704,3 +704,62 @@ func.func @operand_memref(%x: memref<2xf32>) -> tensor<2xf32> {
 // CHECK:      sym_name = "operand_memref"
 // CHECK:      Operation does not verify: operand 'X' at position 0 does not verify:
 // CHECK-NEXT: | memref<2xf32> should be of base attribute tensor
+
+// -----
+
+// No tensor may exceed Ember's per-tensor limit (16 GiB): 2^40 floats is 4 TiB.
+func.func @too_large(%x: tensor<1xf32>) -> tensor<1099511627776xf32> {
+  %shape = graph.constant dense<[1099511627776]> : tensor<1xi64>
+  %y = graph.expand %x, %shape : (tensor<1xf32>, tensor<1xi64>) -> tensor<1099511627776xf32>
+  func.return %y : tensor<1099511627776xf32>
+}
+
+// CHECK:      sym_name = "too_large"
+// CHECK:      Operation does not verify: graph.expand: result #0: a tensor of shape 1099511627776 holds 1099511627776 elements (4096 GiB), over Ember's limit of 16 GiB per tensor
+
+// -----
+
+// Expand: the target shape cannot be negative.
+func.func @expand_negative(%x: tensor<4xf32>) -> tensor<?x4xf32> {
+  %shape = graph.constant dense<[-2, 4]> : tensor<2xi64>
+  %y = graph.expand %x, %shape : (tensor<4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  func.return %y : tensor<?x4xf32>
+}
+
+// CHECK:      sym_name = "expand_negative"
+// CHECK:      Operation does not verify: graph.expand: shape must be non-negative, got [-2, 4]
+
+// -----
+
+// Tile: repeat counts cannot be negative.
+func.func @tile_negative(%x: tensor<4xf32>) -> tensor<?xf32> {
+  %repeats = graph.constant dense<[-2]> : tensor<1xi64>
+  %y = graph.tile %x, %repeats : (tensor<4xf32>, tensor<1xi64>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}
+
+// CHECK:      sym_name = "tile_negative"
+// CHECK:      Operation does not verify: graph.tile: repeats must be non-negative, got [-2]
+
+// -----
+
+// MaxPool: a window lying wholly in the padding has nothing to pool.
+func.func @pool_pads(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x7x7xf32> {
+  %y = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x7x7xf32>
+  func.return %y : tensor<1x1x7x7xf32>
+}
+
+// CHECK:      sym_name = "pool_pads"
+// CHECK:      Operation does not verify: graph.max_pool: pads [2, 2, 2, 2] must be smaller than kernel_shape [2, 2]
+
+// -----
+
+// Pad: a reflection cannot run past the far end of its axis.
+func.func @reflect_wide(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  %pads = graph.constant dense<[0, 4, 0, 0]> : tensor<4xi64>
+  %y = graph.pad %x, %pads {mode = "reflect"} : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// CHECK:      sym_name = "reflect_wide"
+// CHECK:      Operation does not verify: graph.pad: reflect pads [4, 0] of axis 1 must be smaller than its extent 4

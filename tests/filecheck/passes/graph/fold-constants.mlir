@@ -85,3 +85,22 @@ func.func @layout() -> (tensor<2x2x1x1x2x2xf32>, tensor<64x64x3x3x8x8xf32>) {
 // LIMIT-LABEL: func.func @layout
 // LIMIT-NEXT:    %blocked = graph.constant dense<{{\[\[\[\[\[\[}}0.000000e+00, 4.000000e+00], [1.000000e+00, 5.000000e+00]]]], {{.*}} : tensor<2x2x1x1x2x2xf32>
 // LIMIT-NEXT:    %splat = graph.constant dense<2.000000e+00> : tensor<64x64x3x3x8x8xf32>
+
+// -----
+
+// A splat (what ConstantOfShape folds into) stores one element, but
+// evaluating expands it: a reduction of a splat larger than max-elements is
+// not folded, however small its result.
+func.func @splat_operand() -> tensor<1x1xf32> {
+  %shape = graph.constant dense<[2, 3]> : tensor<2xi64>
+  %s = graph.constant_of_shape %shape {value = dense<2.000000e+00> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<2x3xf32>
+  %r = graph.reduce_sum %s : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  func.return %r : tensor<1x1xf32>
+}
+
+// CHECK-LABEL: func.func @splat_operand
+// CHECK-NEXT:    %r = graph.constant dense<1.200000e+01> : tensor<1x1xf32>
+// CHECK-NEXT:    func.return %r
+// LIMIT-LABEL: func.func @splat_operand
+// LIMIT-NEXT:    %s = graph.constant dense<2.000000e+00> : tensor<2x3xf32>
+// LIMIT-NEXT:    %r = graph.reduce_sum %s
