@@ -201,7 +201,7 @@ def mutate_bytes(data: bytes, rng: np.random.Generator) -> bytes:
         for _ in range(int(rng.integers(1, 8))):
             buffer[int(rng.integers(len(buffer)))] = int(rng.integers(256))
     elif kind == 1:  # cut off
-        del buffer[int(rng.integers(len(buffer))):]
+        del buffer[int(rng.integers(len(buffer))) :]
     elif kind == 2:  # insert
         at = int(rng.integers(len(buffer)))
         buffer[at:at] = bytes(rng.integers(0, 256, int(rng.integers(1, 16)), dtype=np.uint8))

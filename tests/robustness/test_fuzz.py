@@ -24,14 +24,16 @@ def _run_cases(cases: str, timeout: float) -> None:
         pytest.fail(f"hang: no answer within {timeout} s, in {started[-1] if started else '?'}")
     last = [line for line in result.stdout.splitlines() if line.startswith("case ")]
     where = last[-1] if last else "before the first case"
-    assert result.returncode != 3, result.stdout[result.stdout.find("BUG"):]
+    assert result.returncode != 3, result.stdout[result.stdout.find("BUG") :]
     assert result.returncode == 0, (
         f"crash (status {result.returncode}) in {where}:\n{result.stderr[-2000:]}"
     )
     outcomes = [line.strip() for line in result.stdout.splitlines() if line.startswith("  ")]
     assert len(outcomes) == len(last), "every case ends in a result or a diagnostic"
     # The mutations must leave enough models valid to exercise the compiler too.
-    assert any(o.startswith("ok") for o in outcomes) and any(o.startswith("error") for o in outcomes)
+    assert any(o.startswith("ok") for o in outcomes) and any(
+        o.startswith("error") for o in outcomes
+    )
 
 
 def test_mutated_models() -> None:
