@@ -72,23 +72,27 @@ def _read_model_file(path: Path) -> bytes:
         raise ModelLoadError(f"{path}: no such file") from None
     except OSError as error:
         raise ModelLoadError(f"{path}: cannot read: {error.strerror}") from None
+    problem = _not_a_model_file(os.fstat(fd))
+    if problem is not None:
+        os.close(fd)
+        raise ModelLoadError(f"{path}: {problem}")
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if stat.S_ISDIR(info.st_mode):
-            raise ModelLoadError(f"{path}: is a directory, not an ONNX model")
-        if not stat.S_ISREG(info.st_mode):
-            raise ModelLoadError(
-                f"{path}: is not a regular file (a device, FIFO or socket); refusing to read it"
-            )
-        if info.st_size > MAX_MODEL_BYTES:
-            raise ModelLoadError(
-                f"{path}: is {info.st_size} bytes, over ONNX's 2 GiB protobuf limit "
-                "(larger models keep their weights in external data files)"
-            )
         try:
             return file.read(MAX_MODEL_BYTES + 1)
         except OSError as error:
             raise ModelLoadError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _not_a_model_file(info: os.stat_result) -> str | None:
+    """Why a file with this status cannot be a model, or None."""
+    if stat.S_ISDIR(info.st_mode):
+        return "is a directory, not an ONNX model"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file (a device, FIFO or socket); refusing to read it"
+    if info.st_size > MAX_MODEL_BYTES:
+        return (f"is {info.st_size} bytes, over ONNX's 2 GiB protobuf limit (larger models "
+                "keep their weights in external data files)")  # fmt: skip
+    return None
 
 
 def _parse(data: bytes, where: str) -> ModelProto:
