@@ -356,8 +356,10 @@ REDUCTION_KINDS: dict[str, tuple[type[IRDLOperation], ...]] = {
     # kind: (float op, signed integer op, unsigned integer op)
     "add": (arith.AddfOp, arith.AddiOp, arith.AddiOp),
     "mul": (arith.MulfOp, arith.MuliOp, arith.MuliOp),
-    "max": (arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp),  # NaN-propagating for floats
-    "min": (arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp),
+    # Floats skip NaN (maxnum): a max is NaN only when all it saw is NaN
+    # (docs/semantics.md); ONNX's elementwise Max propagates NaN, in generics.
+    "max": (arith.MaxnumfOp, arith.MaxSIOp, arith.MaxUIOp),
+    "min": (arith.MinnumfOp, arith.MinSIOp, arith.MinUIOp),
 }
 
 

@@ -31,6 +31,8 @@ induction variable as block argument, `icmp slt`, body, increment, back
 edge, exit); its `parallel` flag is not used yet (the loop runs serially).
 Scalar ops map to LLVM instructions, to `llvm.*` intrinsics, or to calls to
 libm (declared once per module). No fast-math flags: exact IEEE semantics.
+Integer division never traps (docs/semantics.md): x / 0 and x % 0 are 0,
+INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0, as NumPy computes them.
 """
 
 from __future__ import annotations
@@ -80,8 +82,7 @@ _FLOATS = (Float16Type, Float32Type, Float64Type)
 _DIRECT: dict[type[Operation], type[Operation]] = {
     arith.NegfOp: llvm.FNegOp, arith.SelectOp: llvm.SelectOp, arith.AddfOp: llvm.FAddOp, arith.SubfOp: llvm.FSubOp, arith.MulfOp: llvm.FMulOp,
     arith.DivfOp: llvm.FDivOp, arith.AddiOp: llvm.AddOp, arith.SubiOp: llvm.SubOp,
-    arith.MuliOp: llvm.MulOp, arith.DivSIOp: llvm.SDivOp, arith.DivUIOp: llvm.UDivOp,
-    arith.RemSIOp: llvm.SRemOp, arith.RemUIOp: llvm.URemOp, arith.AndIOp: llvm.AndOp,
+    arith.MuliOp: llvm.MulOp, arith.AndIOp: llvm.AndOp,
     arith.OrIOp: llvm.OrOp, arith.XOrIOp: llvm.XOrOp, arith.ShLIOp: llvm.ShlOp,
     arith.ShRSIOp: llvm.AShrOp, arith.ShRUIOp: llvm.LShrOp,
 }  # fmt: skip
@@ -379,6 +380,10 @@ def _cast(lw: _FunctionLowering, op: Operation) -> SSAValue:
         # f64 -> f16 needs compiler-rt's __truncdfhf2, which the JIT cannot find;
         # going through f32 rounds twice but stays within f16's precision here.
         value = lw.emit(llvm.FPTruncOp(value, f32))
+    if isinstance(op, arith.TruncIOp | arith.ExtSIOp | arith.ExtUIOp):
+        # Same width (i64 <-> ui64: a constant of an unsigned type) is no
+        # instruction in LLVM, where signedness is not part of the type.
+        return lw.resize(value, target, signed=not isinstance(op, arith.ExtUIOp))
     return lw.emit(_CASTS[type(op)](value, target))
 
 
@@ -455,13 +460,52 @@ def _uitofp(lw: _FunctionLowering, op: Operation) -> SSAValue:
     return lw.emit(llvm.SelectOp(lw.icmp("slt", x, lw.const(0, i64)), big, small))
 
 
+# Integer division: sdiv/udiv/srem/urem trap (SIGFPE) on a zero divisor and
+# sdiv/srem on INT_MIN / -1. Each divides by a safe divisor instead: 1 where
+# the divisor is 0 (the quotient then selected to 0) or where INT_MIN is
+# divided by -1 (a / 1 is the wrapped quotient INT_MIN, a % 1 the remainder 0).
+_DIVISIONS: dict[type[Operation], tuple[type[Operation], bool]] = {
+    # op: (llvm op, signed)
+    arith.DivSIOp: (llvm.SDivOp, True), arith.DivUIOp: (llvm.UDivOp, False),
+    arith.RemSIOp: (llvm.SRemOp, True), arith.RemUIOp: (llvm.URemOp, False),
+}  # fmt: skip
+
+
+def _divide(
+    lw: _FunctionLowering, kind: type[Operation], a: SSAValue, b: SSAValue, *, signed: bool
+) -> SSAValue:
+    """`kind` (sdiv, udiv, srem, urem) of a by b, without trapping: a zero
+    divisor gives 0, INT_MIN / -1 the wrapped INT_MIN (remainder 0)."""
+    zero, one = lw.const(0, a.type), lw.const(1, a.type)
+    by_zero = lw.icmp("eq", b, zero)
+    unsafe = by_zero
+    if signed:
+        int_min = lw.const(-(1 << (_width(a.type) - 1)), a.type)
+        overflow = lw.emit(
+            llvm.AndOp(lw.icmp("eq", a, int_min), lw.icmp("eq", b, lw.const(-1, a.type)))
+        )
+        unsafe = lw.emit(llvm.OrOp(by_zero, overflow))
+    result = lw.emit(kind(a, lw.emit(llvm.SelectOp(unsafe, one, b))))
+    if kind in (llvm.SDivOp, llvm.UDivOp):  # a / 1 is a: the quotient by zero is 0
+        result = lw.emit(llvm.SelectOp(by_zero, zero, result))
+    return result
+
+
+@_lowers(*_DIVISIONS)
+def _division(lw: _FunctionLowering, op: Operation) -> SSAValue:
+    kind, signed = _DIVISIONS[type(op)]
+    a, b = lw.args(op)
+    return _divide(lw, kind, a, b, signed=signed)
+
+
 @_lowers(arith.FloorDivSIOp, arith.CeilDivSIOp)
 def _rounded_divsi(lw: _FunctionLowering, op: Operation) -> SSAValue:
     # sdiv rounds toward zero; adjust by one when the remainder is nonzero and
     # its sign differs from the divisor's (floor) or matches it (ceil).
     a, b = lw.args(op)
     zero = lw.const(0, a.type)
-    quotient, remainder = lw.emit(llvm.SDivOp(a, b)), lw.emit(llvm.SRemOp(a, b))
+    quotient = _divide(lw, llvm.SDivOp, a, b, signed=True)
+    remainder = _divide(lw, llvm.SRemOp, a, b, signed=True)
     floor = isinstance(op, arith.FloorDivSIOp)
     signs = lw.icmp(
         "ne" if floor else "eq", lw.icmp("slt", remainder, zero), lw.icmp("slt", b, zero)
@@ -474,7 +518,8 @@ def _rounded_divsi(lw: _FunctionLowering, op: Operation) -> SSAValue:
 @_lowers(arith.CeilDivUIOp)
 def _ceildivui(lw: _FunctionLowering, op: Operation) -> SSAValue:
     a, b = lw.args(op)
-    quotient, remainder = lw.emit(llvm.UDivOp(a, b)), lw.emit(llvm.URemOp(a, b))
+    quotient = _divide(lw, llvm.UDivOp, a, b, signed=False)
+    remainder = _divide(lw, llvm.URemOp, a, b, signed=False)
     inexact = lw.icmp("ne", remainder, lw.const(0, a.type))
     return lw.emit(llvm.AddOp(quotient, lw.resize(inexact, a.type, signed=False)))
 

@@ -618,7 +618,7 @@ def _pool2d(op: Operation, a: Arrays) -> Arrays:
     win = _windows(x, init.shape[2:], _ints(op.kernel), _ints(op.strides),
                    _ints(op.dilations), op.name)  # fmt: skip
     if op.kind.data == "max":
-        return [np.maximum(init, win.max(axis=(-2, -1)))]
+        return [np.fmax(init, np.fmax.reduce(win, axis=(-2, -1)))]  # NaN skipped
     return [init + win.sum(axis=(-2, -1), dtype=init.dtype)]
 
 
@@ -641,7 +641,8 @@ def _broadcast(op: Operation, a: Arrays) -> Arrays:
     return [np.ascontiguousarray(np.broadcast_to(np.expand_dims(a[0], added), a[1].shape))]
 
 
-_REDUCE_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+# max and min skip NaN, as the kinds' maxnumf/minnumf bodies do.
+_REDUCE_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.fmax, "min": np.fmin}
 
 
 def _reduce(op: Operation, a: Arrays) -> Arrays:

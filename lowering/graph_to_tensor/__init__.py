@@ -12,8 +12,8 @@ by a table from ONNX op type to the function that lowers it:
   missing leading dims are dropped. The table gives the scalar body.
 - windows: Conv (2-D) is `tensor.pad` (explicit or resolved auto_pad) +
   `tensor.fill` 0 + `tensor.conv2d`, then a bias generic; MaxPool and
-  AveragePool (2-D) pad (-inf or 0; ceil_mode is extra high padding) and run
-  `tensor.pool2d`, averages divided by the window size or, when windows see
+  AveragePool (2-D) pad (NaN, which the max skips, or 0; ceil_mode is extra
+  high padding) and run `tensor.pool2d`, averages divided by the window size or, when windows see
   different numbers of elements, by a count computed with NumPy at compile
   time and passed as a `graph.constant`. 1-D windows are reshaped to
   N x C x 1 x L (filters F x C x 1 x K) and lowered as 2-D; 3-D (and higher)

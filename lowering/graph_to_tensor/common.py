@@ -87,6 +87,16 @@ def _highest(t: Attribute) -> float:
     return (1 << _bits(t)) - 1 if _is_unsigned(t) else (1 << (_bits(t) - 1)) - 1
 
 
+def _max_start(t: Attribute) -> float:
+    """Where a NaN-skipping max over `t` starts: NaN for floats (maxnum skips
+    it, and it stays the result when every element is NaN), else `_lowest`."""
+    return math.nan if is_float(t) else _lowest(t)
+
+
+def _min_start(t: Attribute) -> float:
+    return math.nan if is_float(t) else _highest(t)
+
+
 def _scalar_attr(value: float, t: Attribute) -> FloatAttr | IntegerAttr:
     if isinstance(t, IntegerType):
         return IntegerAttr(int(bool(value)) if t == i1 else int(value), t)
@@ -191,6 +201,13 @@ class Body:
     def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._pick(a, b, (arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp))
 
+    def max_skipping_nan(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """maxnum for floats: a NaN operand loses (ReduceMax, MaxPool)."""
+        return self._pick(a, b, (arith.MaxnumfOp, arith.MaxSIOp, arith.MaxUIOp))
+
+    def min_skipping_nan(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._pick(a, b, (arith.MinnumfOp, arith.MinSIOp, arith.MinUIOp))
+
     def rem(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """C remainder (the sign of `a`)."""
         if is_float(a.type):
@@ -257,8 +274,7 @@ class Body:
             op_class = arith.ExtFOp if _bits(to) > _bits(src) else arith.TruncFOp
             return self.emit(op_class(x, to))
         if is_float(src):
-            op_class = arith.FPToUIOp if _is_unsigned(to) else arith.FPToSIOp
-            return self.emit(op_class(x, to))  # type: ignore[arg-type]
+            return self.float_to_int(x, to)
         from_unsigned = _is_unsigned(src) or src == i1
         if is_float(to):
             op_class = arith.UIToFPOp if from_unsigned else arith.SIToFPOp
@@ -270,6 +286,44 @@ class Body:
             return self.emit(arith.TruncIOp(x, to))  # type: ignore[arg-type]
         wider = IntegerType(2 * _bits(src))  # same width, other signedness: via a wider type
         return self.convert(self.convert(x, wider), to)
+
+    def float_to_int(self, x: SSAValue, to: Attribute) -> SSAValue:
+        """Float to integer as onnxruntime converts (docs/semantics.md): through a
+        32- or 64-bit conversion that gives INT_MIN for NaN, infinities and
+        values out of range, then wrapped to the target width. 64-bit unsigned
+        targets (and 32-bit ones from f32/f64) convert values at or above
+        2^(w-1) shifted down by 2^(w-1) and flip the top bit back."""
+        half = _bits(x.type) == 16
+        if half:  # compare and subtract in f32: f16 cannot hold 2^31
+            x = self.convert(x, f32)
+        bits, unsigned = _bits(to), _is_unsigned(to)
+        width = 64 if bits == 64 or (bits == 32 and unsigned and half) else 32
+        # Same width: in the target type (a 64-bit reinterpretation has no arith op).
+        t = to if bits == width else IntegerType(width)
+        if unsigned and bits == width:
+            top = float(2 ** (width - 1))
+            high = self.cmpf("oge", x, self.const(top, x.type))
+            shifted = self._truncate(self.sub(x, self.const(top, x.type)), t)
+            flipped = self.xor(shifted, self.const(1 << (width - 1), t))
+            result = self.select(high, flipped, self._truncate(x, t))
+        else:
+            result = self._truncate(x, t)
+        return self.convert(result, to)
+
+    def _truncate(self, x: SSAValue, t: Attribute) -> SSAValue:
+        """x truncated toward zero to a signed integer, as the bits of `t`; the
+        signed minimum when that is out of range or x is NaN (x86's cvttss2si).
+        arith.fptosi only sees in-range values (others are poison)."""
+        width = _bits(t)
+        limit = float(2 ** (width - 1))
+        in_range = self.and_(
+            self.cmpf("oge", x, self.const(-limit, x.type)),
+            self.cmpf("olt", x, self.const(limit, x.type)),
+        )
+        safe = self.select(in_range, x, self.const(0, x.type))
+        converted = self.emit(arith.FPToSIOp(safe, t))  # type: ignore[arg-type]
+        minimum = 1 << (width - 1) if _is_unsigned(t) else -(1 << (width - 1))
+        return self.select(in_range, converted, self.const(minimum, t))
 
     def fmod(self, x: SSAValue, y: SSAValue) -> SSAValue:
         """C fmod of floats: x - trunc(x / y) * y in f64 with one fused multiply-add.

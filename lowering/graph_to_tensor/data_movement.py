@@ -162,6 +162,29 @@ def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(dest, out)]
 
 
+def _check_gather(op: GraphOp) -> str | None:
+    """Constant indices must lie in [-s, s - 1] (ONNX: an error otherwise).
+    Checked here because a few of them become `tensor.extract_slice`s whose
+    offsets nothing checks at run time; run-time indices are wrapped and
+    clamped by `tensor.gather` (docs/semantics.md)."""
+    data, indices = op.operand_group("data")[0], op.operand_group("indices")[0]
+    constant = constant_value_of(indices)
+    if constant is None or constant.size == 0:
+        return None
+    shape = _shape(data)
+    axis = _normalize_axis(op.attr("axis"), len(shape))
+    flat = np.asarray(constant, dtype=np.int64).reshape(-1)
+    outside = flat[(flat < -shape[axis]) | (flat >= shape[axis])]
+    if outside.size == 0:
+        return None
+    name = op.results[0].name_hint
+    of = f" of %{name}" if name else ""
+    return (
+        f"constant index {int(outside[0])}{of} is out of range for axis {axis} of size "
+        f"{shape[axis]}"
+    )
+
+
 def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Negative pads crop with `tensor.extract_slice` first. Constant mode is a
     `tensor.pad`; edge, reflect and wrap build each padded axis in turn from
@@ -263,4 +286,4 @@ class DataMovementPattern(FamilyPattern):
         "Gather": _lower_gather,
         "Pad": _lower_pad,
     }
-    checks = {"Slice": _check_slice, "Pad": _check_pad}
+    checks = {"Slice": _check_slice, "Pad": _check_pad, "Gather": _check_gather}

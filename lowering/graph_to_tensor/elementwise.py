@@ -170,12 +170,16 @@ def _where(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 
 def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
-    """max(x, min) then min(., max), for the bounds that are present."""
+    """x < min ? min : x, then max < that ? max : that, for the bounds that are
+    present. Ordered comparisons, as onnxruntime: a NaN input stays NaN, a NaN
+    bound clips nothing, and min > max gives max (docs/semantics.md)."""
     value, bounds = x[0], iter(x[1:])
     if b.has("min"):
-        value = b.max(value, next(bounds))
+        low = next(bounds)
+        value = b.select(b.cmp("lt", value, low), low, value)
     if b.has("max"):
-        value = b.min(value, next(bounds))
+        high = next(bounds)
+        value = b.select(b.cmp("lt", high, value), high, value)
     return value
 
 

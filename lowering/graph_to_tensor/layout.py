@@ -41,8 +41,8 @@ from ember.lowering.graph_to_tensor.common import (
     Lowering,
     _dim,
     _elem,
-    _lowest,
     _map,
+    _max_start,
     _shape,
     _transpose,
 )
@@ -168,7 +168,7 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     axes = _spatial_axes(_layouts(op)[0])
     strides, dilations, pads, full = _pool_padding(op.attr, tuple(_shape(x)[a] for a in axes))
     is_max = LAID_OUT[op.SPEC.onnx_type].onnx_type == "MaxPool"
-    low = _lowest(t) if is_max else 0
+    low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     padded, init = _pad_axes(e, x, axes, full, low), e.fill(low, out, t)
     rank, kernel = len(out), op.attr("kernel_shape")
     count = rank + len(axes)

@@ -32,6 +32,8 @@ from ember.lowering.graph_to_tensor.common import (
     _identity,
     _int_constant,
     _lowest,
+    _max_start,
+    _min_start,
     _normalize_axis,
     _shape,
 )
@@ -69,14 +71,16 @@ def _square_root(b: Body, v: SSAValue, count: int) -> SSAValue:
     return b.convert(b.math(xmath.SqrtOp, b.convert(v, f64)), v.type)
 
 
-_NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max: "max", Body.min: "min"}
+_NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max_skipping_nan: "max",
+                     Body.min_skipping_nan: "min"}  # fmt: skip
 """Combines that `tensor.reduce` names (when each element contributes itself)."""
 
 REDUCTIONS: dict[str, Reduction] = {
     "ReduceSum": Reduction(lambda t: 0, Body.add),
     "ReduceMean": Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
-    "ReduceMax": Reduction(_lowest, Body.max),
-    "ReduceMin": Reduction(_highest, Body.min),
+    # NaN is skipped: NaN only when every element is (docs/semantics.md).
+    "ReduceMax": Reduction(_max_start, Body.max_skipping_nan),
+    "ReduceMin": Reduction(_min_start, Body.min_skipping_nan),
     "ReduceProd": Reduction(lambda t: 1, Body.mul),
     "ReduceL1": Reduction(lambda t: 0, Body.add, Body.abs),
     "ReduceL2": Reduction(lambda t: 0, Body.add, _square, _square_root),
@@ -105,18 +109,22 @@ def _lower_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     def body(b: Body, a: list[SSAValue]) -> SSAValue:
         return spec.combine(b, a[1], spec.contribution(b, a[0]))
 
+    neutral = spec.neutral(t)
+    count = math.prod(shape[i] for i in axes)
+    if count == 0 and math.isnan(neutral):
+        neutral = _lowest(t) if spec.combine is Body.max_skipping_nan else _highest(t)  # ONNX
     kind = _NAMED_REDUCTIONS.get(spec.combine) if spec.contribution is _itself else None
     if kind is not None and axes:
         kept = [d for i, d in enumerate(shape) if i not in axes]
         reduce = tdialect.ReduceOp.build(
-            operands=[x, e.fill(spec.neutral(t), kept, t)], result_types=[TensorType(t, kept)],
+            operands=[x, e.fill(neutral, kept, t)], result_types=[TensorType(t, kept)],
             properties={"dimensions": tdialect._int_array(axes), "kind": StringAttr(kind)},
         )  # fmt: skip
         y = e.value(reduce)
     else:
-        y = e.reduction(x, axes, spec.neutral(t), t, body)
+        y = e.reduction(x, axes, neutral, t, body)
     if spec.finish is not None:
-        count, finish = math.prod(shape[i] for i in axes), spec.finish
+        finish = spec.finish
         y = e.parallel([y], _shape(y), t, lambda b, a: finish(b, a[0], count))
     return [e.reshape(y, _shape(op.results[0]))]
 
@@ -145,8 +153,11 @@ def _lower_reduce_log_sum_exp(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """A reduction with two outputs, the best value so far and its index; the
-    index comes from an iota constant indexed by the reduced dim. NaN counts as
-    the extreme (first NaN, or last with select_last_index), as NumPy does."""
+    index comes from an iota constant indexed by the reduced dim. As in
+    onnxruntime (docs/semantics.md), the first element is the best so far and
+    a later one replaces it when greater (ArgMin: less; or equal too with
+    select_last_index): a NaN is never taken, except as the first element,
+    which then stays the answer."""
     x = op.operands[0]
     shape, t, rank = _shape(x), _elem(x), len(_shape(x))
     axis = _normalize_axis(op.attr("axis"), rank)
@@ -159,10 +170,9 @@ def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
     def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
         value, index, best, best_index = a
-        take = b.cmp(relation, value, best)
+        take = b.cmp(relation, value, best)  # ordered: false with a NaN
         if is_float(t):
-            nan = b.is_nan(value)
-            take = b.or_(take, nan if last else b.and_(nan, b.not_(b.is_nan(best))))
+            take = b.or_(take, b.cmp("eq", index, b.const(0, i64)))
         return [b.select(take, value, best), b.select(take, index, best_index)]
 
     maps = [_identity(rank), _dims_map(rank, [axis]), kept_map, kept_map]

@@ -28,8 +28,8 @@ from ember.lowering.graph_to_tensor.common import (
     _dims_map,
     _elem,
     _identity,
-    _lowest,
     _map,
+    _max_start,
     _shape,
 )
 
@@ -195,7 +195,8 @@ def _pool_generic(
 
 
 def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """pad (lowest value for max, 0 for average) + `tensor.pool2d`; averages are
+    """pad (NaN, or the lowest integer, for max; 0 for average) + `tensor.pool2d`
+    (its max skips NaN: docs/semantics.md); averages are
     divided by the window size, or by a constant of per-position counts.
     1-D: reshaped to N x C x 1 x L and back; 3-D: one generic instead of the
     named op."""
@@ -206,7 +207,7 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     strides, dilations, pads, full = _pool_padding(attr, _shape(x)[2:])
     is_max = op.SPEC.onnx_type == "MaxPool"
     kind = "max" if is_max else "sum"
-    low = _lowest(t) if is_max else 0
+    low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     kernel = attr("kernel_shape")
     padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
     if len(shape) == 4:
@@ -255,7 +256,8 @@ def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     shape, t = _shape(x), _elem(x)
     axes = range(2, len(shape))
     if op.SPEC.onnx_type == "GlobalMaxPool":
-        y = e.reduction(x, axes, _lowest(t), t, lambda b, a: b.max(a[1], a[0]))
+        y = e.reduction(x, axes, _max_start(t), t,
+                        lambda b, a: b.max_skipping_nan(a[1], a[0]))  # fmt: skip
     else:
         total = e.reduction(x, axes, 0, t, lambda b, a: b.add(a[1], a[0]))
         size = math.prod(shape[2:])

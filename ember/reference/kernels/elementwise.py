@@ -181,10 +181,13 @@ def clip(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x = np.asarray(inputs[0])
     lo, hi = arg(inputs, 1), arg(inputs, 2)
     y = x
+    # Ordered comparisons, as onnxruntime: NaN stays NaN, a NaN bound clips nothing.
     if lo is not None:
-        y = np.maximum(y, np.asarray(lo).astype(x.dtype))
+        low = np.asarray(lo).astype(x.dtype)
+        y = np.where(y < low, low, y)
     if hi is not None:
-        y = np.minimum(y, np.asarray(hi).astype(x.dtype))
+        high = np.asarray(hi).astype(x.dtype)
+        y = np.where(high < y, high, y)
     return [np.array(y, dtype=x.dtype)]
 
 
@@ -197,9 +200,38 @@ _FLOAT8: dict[int, tuple[float, bool]] = {
 }
 
 
+def _truncate(x: np.ndarray, width: int) -> np.ndarray:
+    """x truncated toward zero to a signed `width`-bit integer; INT_MIN when that
+    is out of range or x is NaN (x86's cvttss2si, which onnxruntime uses)."""
+    limit = 2.0 ** (width - 1)
+    in_range = (x >= -limit) & (x < limit)
+    dtype = np.dtype(f"i{width // 8}")
+    truncated = np.trunc(np.where(in_range, x, 0)).astype(dtype)
+    return np.where(in_range, truncated, np.iinfo(dtype).min)
+
+
+def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Float to integer as onnxruntime converts (docs/semantics.md): a 32- or
+    64-bit conversion (INT_MIN for NaN, infinities and out-of-range values),
+    then wrapped to `dtype`. 64-bit unsigned targets (and 32-bit ones from
+    f32/f64) convert values at or above 2^(w-1) shifted down by 2^(w-1) and
+    set the top bit again."""
+    half = x.dtype.itemsize == 2
+    x = x.astype(np.float32) if half else x
+    bits, unsigned = 8 * dtype.itemsize, dtype.kind == "u"
+    width = 64 if bits == 64 or (bits == 32 and unsigned and half) else 32
+    result = _truncate(x, width)
+    if unsigned and bits == width:
+        top = 2.0 ** (width - 1)
+        shifted = _truncate(x - top, width) ^ np.iinfo(result.dtype).min
+        result = np.where(x >= top, shifted, result)
+    return result.astype(dtype)
+
+
 @register("Cast")
 def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Cast to TensorProto type ``to``; float->int truncates toward zero.
+    """Cast to TensorProto type ``to``; float->int truncates toward zero, with
+    onnxruntime's results out of range (``float_to_int``).
 
     ``saturate`` (float8 targets only) clips out-of-range values and infinities to the
     largest finite value of the target (infinities become NaN for the FNUZ types, which have
@@ -214,4 +246,6 @@ def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         big, fnuz = _FLOAT8[to]  # saturate: out of range -> +-max; +-inf -> +-max (NaN if FNUZ)
         x = np.where(np.isinf(x) & fnuz, x, np.clip(x, -big, big))
     with np.errstate(all="ignore"):
+        if x.dtype.kind == "f" and dtype.kind in "iu":
+            return [float_to_int(x, dtype)]
         return [x.astype(dtype)]

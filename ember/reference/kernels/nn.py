@@ -91,9 +91,11 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
         full.append((pb, max(pe, (out - 1) * s + e - n - pb)))
     spatial = [(0, 0), (0, 0)]
     if kind == "max":
-        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        # NaN padding and fmax: NaN elements are skipped (docs/semantics.md).
+        low = np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         xp = np.pad(x, spatial + full, constant_values=low)
-        return _windows(xp, extent, strides, dilations).max(axis=tuple(range(-len(kernel), 0)))
+        windows = _windows(xp, extent, strides, dilations)
+        return np.fmax.reduce(windows, axis=tuple(range(-len(kernel), 0)))
     xp = np.pad(wide(x), spatial + full)
     axes = tuple(range(-len(kernel), 0))
     total = _windows(xp, extent, strides, dilations).sum(axis=axes)
@@ -121,7 +123,10 @@ def _global_pool(kind: str) -> Kernel:
     def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         axes = tuple(range(2, x.ndim))
-        y = wide(x).mean(axes, keepdims=True) if kind == "avg" else x.max(axes, keepdims=True)
+        if kind == "avg":
+            y = wide(x).mean(axes, keepdims=True)
+        else:  # NaN elements are skipped, as in MaxPool
+            y = np.fmax.reduce(x, axis=axes, keepdims=True)
         return [y.astype(x.dtype)]
 
     return kernel

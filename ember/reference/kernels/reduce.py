@@ -26,6 +26,33 @@ def _extreme(x: np.ndarray, high: bool) -> Any:
     return info.max if high else info.min
 
 
+def _skipping_nan(ufunc: np.ufunc, x: np.ndarray, axes: Axes, high: bool) -> np.ndarray:
+    """fmax/fmin over `axes`: NaN elements are skipped, the result is NaN only
+    when all are NaN; an empty reduction gives the ONNX identity."""
+    empty = any(x.shape[a] == 0 for a in axes)
+    start = np.nan if x.dtype.kind == "f" and not empty else _extreme(x, high)
+    return ufunc.reduce(x, axis=axes, keepdims=True, initial=start)
+
+
+def _first_extreme(x: np.ndarray, axis: int, is_max: bool, last: bool) -> np.ndarray:
+    """The index onnxruntime's ArgMax/ArgMin give: the first element is the best
+    so far, a later one replaces it when strictly better (or equal, with
+    `last`); comparisons with NaN are false, so a NaN wins only as the first
+    element."""
+    if x.shape[axis] == 0:
+        raise ValueError("ArgMax/ArgMin of an empty axis")
+    best = (np.fmax if is_max else np.fmin).reduce(x, axis=axis, keepdims=True)
+    hits = x == best
+    if last:
+        index = x.shape[axis] - 1 - np.argmax(np.flip(hits, axis), axis=axis)
+    else:
+        index = np.argmax(hits, axis=axis)
+    first = np.take(x, [0], axis=axis).squeeze(axis)
+    if x.dtype.kind == "f":
+        index = np.where(np.isnan(first), 0, index)  # all NaN: also index 0
+    return index
+
+
 def _log_sum_exp(x: np.ndarray, axes: Axes) -> np.ndarray:
     m = x.max(axes, keepdims=True, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -36,8 +63,8 @@ def _log_sum_exp(x: np.ndarray, axes: Axes) -> np.ndarray:
 _REDUCE: dict[str, Reduction] = {
     "ReduceMean": lambda x, ax: x.mean(ax, keepdims=True),
     "ReduceSum": lambda x, ax: x.sum(ax, keepdims=True),
-    "ReduceMax": lambda x, ax: x.max(ax, keepdims=True, initial=_extreme(x, high=False)),
-    "ReduceMin": lambda x, ax: x.min(ax, keepdims=True, initial=_extreme(x, high=True)),
+    "ReduceMax": lambda x, ax: _skipping_nan(np.fmax, x, ax, high=False),
+    "ReduceMin": lambda x, ax: _skipping_nan(np.fmin, x, ax, high=True),
     "ReduceProd": lambda x, ax: x.prod(ax, keepdims=True),
     "ReduceL1": lambda x, ax: np.abs(x).sum(ax, keepdims=True),
     "ReduceL2": lambda x, ax: np.sqrt((x * x).sum(ax, keepdims=True)),
@@ -72,14 +99,11 @@ for _op, _fn in _REDUCE.items():
     register_all([_op], _reduce_kernel(_fn))
 
 
-def _arg_kernel(fn: Callable[..., np.ndarray]) -> Kernel:
+def _arg_kernel(is_max: bool) -> Kernel:
     def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
-        if attrs.get("select_last_index", 0):
-            idx = x.shape[axis] - 1 - fn(np.flip(x, axis), axis=axis)
-        else:
-            idx = fn(x, axis=axis)
+        idx = _first_extreme(x, axis, is_max, bool(attrs.get("select_last_index", 0)))
         if attrs.get("keepdims", 1):
             idx = np.expand_dims(idx, axis)
         return [np.asarray(idx, dtype=np.int64)]
@@ -87,5 +111,5 @@ def _arg_kernel(fn: Callable[..., np.ndarray]) -> Kernel:
     return kernel
 
 
-register_all(["ArgMax"], _arg_kernel(np.argmax))
-register_all(["ArgMin"], _arg_kernel(np.argmin))
+register_all(["ArgMax"], _arg_kernel(is_max=True))
+register_all(["ArgMin"], _arg_kernel(is_max=False))

@@ -141,7 +141,7 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 // CHECK-NEXT:                %[[W:.*]] = arith.addi %[[OWS]], %[[KW]] : index
 // CHECK-NEXT:                %[[IN:.*]] = memref.load %x[%[[N]], %[[C]], %[[H]], %[[W]]] : memref<1x2x4x4xf32>
 // CHECK-NEXT:                %[[ACC:.*]] = memref.load %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
-// CHECK-NEXT:                %[[MAX:.*]] = arith.maximumf %[[ACC]], %[[IN]] : f32
+// CHECK-NEXT:                %[[MAX:.*]] = arith.maxnumf %[[ACC]], %[[IN]] : f32
 // CHECK-NEXT:                memref.store %[[MAX]], %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
