@@ -18,7 +18,8 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from ember.dialects.graph import Graph
-from ember.opt import EmberOptMain, main, pass_options, pass_summary
+from ember.opt import EmberOptMain, main
+from ember.pass_catalogue import pass_options, pass_summary
 from ember.passes import all_passes
 from ember.printing import make_printer
 
