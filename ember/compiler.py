@@ -63,9 +63,12 @@ class TensorSpec:
 
 @dataclass
 class CompileReport:
-    """What compiling cost and produced: seconds per stage, memory, code size."""
+    """What compiling cost and produced: seconds per stage (`seconds`: import,
+    graph, tensor, loop, llvm, llvm-jit) and per pass or LLVM phase within
+    them (`pass_seconds`, by pass name), memory, code size."""
 
     seconds: dict[str, float] = field(default_factory=dict)
+    pass_seconds: dict[str, float] = field(default_factory=dict)
     arena_bytes: int = 0
     naive_bytes: int = 0
     weights_bytes: int = 0
@@ -175,7 +178,10 @@ def lower_to_llvm(
             raise InputDependentError(str(error).strip().splitlines()[0]) from error
         except DiagnosticException as error:
             raise CompileError(str(error).strip().splitlines()[0]) from error
-        report.seconds[stage] = report.seconds.get(stage, 0.0) + time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        report.seconds[stage] = report.seconds.get(stage, 0.0) + elapsed
+        name = compiler_pass.name
+        report.pass_seconds[name] = report.pass_seconds.get(name, 0.0) + elapsed
     assert blob is not None
     return blob
 
@@ -263,8 +269,12 @@ def compile_module(
     func.sym_name = StringAttr(ENTRY_NAME)
     weights = lower_to_llvm(module, report, options)
     start = time.perf_counter()
-    jit = JitModule(str(to_llvmlite(module)))
+    llvm_ir = str(to_llvmlite(module))
+    report.pass_seconds["llvm-ir-text"] = time.perf_counter() - start
+    jit = JitModule(llvm_ir)
     report.seconds["llvm-jit"] = time.perf_counter() - start
+    for phase in ("parse", "optimize", "codegen", "link"):
+        report.pass_seconds[f"llvm-{phase}"] = getattr(jit.times, f"{phase}_s")
     function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * (len(inputs) + len(outputs) + 2))
     return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
 
