@@ -119,9 +119,11 @@ def compile_timed(model: onnx.ModelProto, level: int) -> tuple[dict[str, float],
 def _check(name: str, model: onnx.ModelProto, compiled: object) -> str:
     """Max difference to the reference interpreter (a compile-time fix must
     not change the numbers)."""
-    x = np.random.default_rng(1).standard_normal(
-        [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
-    ).astype(np.float32)
+    x = (
+        np.random.default_rng(1)
+        .standard_normal([d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim])
+        .astype(np.float32)
+    )
     (got,) = compiled(x)  # type: ignore[operator]
     (want,) = ember.reference.run(ember.import_onnx(model), {"x": x})
     return f"{float(np.max(np.abs(got - want))):.1e}"
