@@ -29,6 +29,7 @@ data movement, shape ops) are left alone.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -84,34 +85,49 @@ def _may_join(user: Operation, anchor: Operation, taken: set[Operation]) -> bool
     )
 
 
-def _closed(members: list[Operation], position: dict[Operation, int]) -> bool:
-    """Whether only the last member's result is used outside the members."""
-    inside = set(members)
-    last = max(members, key=position.__getitem__)
-    return all(
-        use.operation in inside
-        for member in members
-        if member is not last
-        for use in member.results[0].uses
-    )
-
-
 def grow(
     anchor: Operation, taken: set[Operation], position: dict[Operation, int]
 ) -> list[Operation]:
     """The largest group found by adding, one at a time, the earliest user of a
-    member that may join, keeping the longest closed prefix (see `_closed`)."""
-    members, best = [anchor], [anchor]
-    while True:
-        inside = set(members)
-        users = {use.operation for member in members for use in member.results[0].uses}
-        candidates = [u for u in users if u not in inside and _may_join(u, anchor, taken)]
-        if not candidates:
-            break
-        members.append(min(candidates, key=position.__getitem__))
-        if _closed(members, position):
-            best = list(members)
-    return sorted(best, key=position.__getitem__)
+    member that may join, keeping the longest closed prefix.
+
+    Linear in the ops visited: the users that may join wait in a heap by
+    position, and closedness is a count kept up to date, not a rescan. Each
+    added op comes after every earlier member (it uses a member, and the
+    heap yields the earliest), so the newest member is the last one and the
+    prefix is closed when every use of an older member's result is inside
+    the prefix. A user that may never join (another group's op, a pooling
+    op) makes every longer prefix open for good, so growing stops there.
+    """
+    members: list[Operation] = []
+    inside: set[Operation] = set()
+    waiting: list[tuple[int, Operation]] = []
+    queued: set[Operation] = set()
+    outside_uses = 0
+    """Uses of the members' results by ops that are not members."""
+    blocked = False
+    best = 1
+    member: Operation | None = anchor
+    while member is not None:
+        outside_uses -= sum(1 for operand in member.operands if operand.owner in inside)
+        members.append(member)
+        inside.add(member)
+        own_uses = 0
+        for use in member.results[0].uses:
+            own_uses += 1
+            user = use.operation
+            if user in queued:
+                continue
+            if _may_join(user, anchor, taken):
+                queued.add(user)
+                heapq.heappush(waiting, (position[user], user))
+            else:
+                blocked = True
+        outside_uses += own_uses
+        if outside_uses == own_uses:  # only the newest member's result leaves
+            best = len(members)
+        member = heapq.heappop(waiting)[1] if waiting and not blocked else None
+    return members[:best]
 
 
 def form_groups(block: Block) -> list[Group]:
@@ -135,16 +151,15 @@ def form_groups(block: Block) -> list[Group]:
 def outline_group(group: Group) -> FusedOp:
     """Replaces the group's ops by one `graph.fused` at the last member's place."""
     members = set(group.members)
-    inputs: list[SSAValue] = []
-    constants: list[ConstantOp] = []
+    inputs: dict[SSAValue, None] = {}  # dicts: ordered sets
+    constants: dict[ConstantOp, None] = {}
     for member in group.members:
         for operand in member.operands:
             owner = operand.owner
             if isinstance(owner, ConstantOp):
-                if owner not in constants:
-                    constants.append(owner)
-            elif owner not in members and operand not in inputs:
-                inputs.append(operand)
+                constants[owner] = None
+            elif owner not in members:
+                inputs[operand] = None
     block = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
     for value, arg in zip(inputs, block.args):
@@ -156,7 +171,7 @@ def outline_group(group: Group) -> FusedOp:
         for old, new in zip(op.results, clone.results):
             mapping[old] = new
     block.add_op(YieldOp(mapping[group.result]))
-    fused = FusedOp(group.kind, inputs, [group.result.type], Region(block))
+    fused = FusedOp(group.kind, list(inputs), [group.result.type], Region(block))
     last = group.members[-1]
     Rewriter.insert_op(fused, InsertPoint.before(last))
     fused.results[0].name_hint = group.result.name_hint
