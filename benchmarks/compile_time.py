@@ -9,6 +9,8 @@ Models (built with `onnx.helper`; a size counts ONNX nodes):
     chain   Sin applied N times to x: float32[64] (at -O2 one elementwise
             fusion group, so graph-fuse and loop-fuse see one huge group)
     wide    N/2 branches Mul(x, c_i) -> Sin, joined by one Concat
+    fan     Sin(x) feeding N/2 Mul(s, c_i), summed by a chain of Adds (at -O2
+            one elementwise group with N/2 values live at once)
     conv    N/2 blocks Conv 3x3 (8 channels, 8x8, own weights) + Relu
     mlp     N/3 blocks MatMul (16x16, own weights) + Add bias + Relu on [4, 16]
 
@@ -73,6 +75,21 @@ def wide(size: int) -> onnx.ModelProto:
     return _model(nodes, [_float("x", [64])], _float("y", [64 * branches]), weights)
 
 
+def fan(size: int) -> onnx.ModelProto:
+    branches = max(size // 2, 2)
+    nodes = [helper.make_node("Sin", ["x"], ["s"])]
+    weights = {}
+    for i in range(branches):
+        weights[f"c{i}"] = np.full([64], 1.0 + i / branches, np.float32)
+        nodes.append(helper.make_node("Mul", ["s", f"c{i}"], [f"m{i}"]))
+    total = "m0"
+    for i in range(1, branches):
+        nodes.append(helper.make_node("Add", [total, f"m{i}"], [f"a{i}"]))
+        total = f"a{i}"
+    nodes[-1].output[0] = "y"
+    return _model(nodes, [_float("x", [64])], _float("y", [64]), weights)
+
+
 def conv(size: int) -> onnx.ModelProto:
     rng = np.random.default_rng(0)
     nodes, weights, value = [], {}, "x"
@@ -102,7 +119,7 @@ def mlp(size: int) -> onnx.ModelProto:
 
 
 MODELS: dict[str, Callable[[int], onnx.ModelProto]] = {
-    "chain": chain, "wide": wide, "conv": conv, "mlp": mlp,
+    "chain": chain, "wide": wide, "fan": fan, "conv": conv, "mlp": mlp,
 }  # fmt: skip
 
 
