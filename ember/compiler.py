@@ -72,9 +72,15 @@ when it ends (the CLI prints progress with it)."""
 
 @dataclass
 class CompileReport:
-    """What compiling cost and produced: seconds per stage, memory, code size."""
+    """What compiling cost and produced: seconds per stage (`seconds`: import,
+    graph, tensor, loop, llvm, llvm-jit), per pass or LLVM phase within them
+    (`pass_seconds`, by pass name), CPU seconds per pass (`pass_cpu_seconds`,
+    the LLVM phases together as `llvm-jit`: on a busy machine CPU time shows
+    how compile time scales better than wall time), memory, code size."""
 
     seconds: dict[str, float] = field(default_factory=dict)
+    pass_seconds: dict[str, float] = field(default_factory=dict)
+    pass_cpu_seconds: dict[str, float] = field(default_factory=dict)
     arena_bytes: int = 0
     naive_bytes: int = 0
     weights_bytes: int = 0
@@ -83,6 +89,15 @@ class CompileReport:
     @property
     def total_seconds(self) -> float:
         return sum(self.seconds.values())
+
+    @contextmanager
+    def timed_pass(self, name: str) -> Iterator[None]:
+        """Adds the wall and CPU seconds of the `with` block to pass `name`."""
+        start, cpu_start = time.perf_counter(), time.process_time()
+        yield
+        self.pass_seconds[name] = self.pass_seconds.get(name, 0.0) + time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+        self.pass_cpu_seconds[name] = self.pass_cpu_seconds.get(name, 0.0) + cpu
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -193,12 +208,13 @@ def lower_to_llvm(
                 blob = weights_blob(module)
                 _record_memory(module, report)
             for _, compiler_pass in passes:
-                try:
-                    compiler_pass.apply(context, module)
-                except InputDependentDiagnostic as error:
-                    raise InputDependentError(str(error).strip().splitlines()[0]) from error
-                except DiagnosticException as error:
-                    raise CompileError(str(error).strip().splitlines()[0]) from error
+                with report.timed_pass(compiler_pass.name):
+                    try:
+                        compiler_pass.apply(context, module)
+                    except InputDependentDiagnostic as error:
+                        raise InputDependentError(str(error).strip().splitlines()[0]) from error
+                    except DiagnosticException as error:
+                        raise CompileError(str(error).strip().splitlines()[0]) from error
     assert blob is not None
     return blob
 
@@ -290,7 +306,12 @@ def compile_module(
     func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()  # one argument for all the buffers
     weights = lower_to_llvm(module, report, options)
     with report.stage("llvm-jit"):
-        jit = JitModule(str(to_llvmlite(module)))
+        with report.timed_pass("llvm-ir-text"):
+            llvm_ir = str(to_llvmlite(module))
+        with report.timed_pass("llvm-jit"):
+            jit = JitModule(llvm_ir)
+    for phase in ("parse", "optimize", "codegen", "link"):
+        report.pass_seconds[f"llvm-{phase}"] = getattr(jit.times, f"{phase}_s")
     function = jit.function(ENTRY_NAME, None, [ctypes.c_void_p] * 3)  # buffers, weights, arena
     return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
 

@@ -25,7 +25,7 @@ Everything else is left alone.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import memref
@@ -35,6 +35,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from ember.dialects import loop
 from ember.dialects.loop import AllocOp, ForOp, ReshapeOp
 from ember.dialects.tensor import FUSION_GROUP
 
@@ -65,41 +66,82 @@ def accesses(op: Operation) -> Iterator[Access]:
             yield Access(inner.memref, tuple(inner.indices), True)
 
 
-def _touches_memory_only_by_loads_and_stores(op: Operation) -> bool:
-    return not any(
-        inner.name.startswith(("memref.", "func."))
-        and not isinstance(inner, memref.LoadOp | memref.StoreOp)
-        for inner in op.walk()
+def _touches_memory_other_than_by_loads_and_stores(op: Operation) -> bool:
+    return op.name.startswith(("memref.", "func.")) and not isinstance(
+        op, memref.LoadOp | memref.StoreOp
     )
+
+
+@dataclass
+class RootAccesses:
+    """How one loop touches one buffer (with its views)."""
+
+    written: bool = False
+    through_view: bool = False
+    positions: set[tuple[int, ...]] = field(default_factory=set)
+    """Per access, where the loop's own induction variable is among the indices."""
+
+    def absorb(self, other: RootAccesses) -> None:
+        self.written |= other.written
+        self.through_view |= other.through_view
+        self.positions |= other.positions
+
+
+@dataclass
+class LoopSummary:
+    """What merging needs to know of one loop, computed in one walk and kept up
+    to date as other loops merge into it (so merging n loops is linear in
+    their size, not quadratic)."""
+
+    loop: ForOp
+    other_memory_ops: bool
+    roots: dict[SSAValue, RootAccesses]
+
+    @staticmethod
+    def of(loop: ForOp) -> LoopSummary:
+        iv = loop.induction_variable
+        other_memory_ops = False
+        roots: dict[SSAValue, RootAccesses] = {}
+        for inner in loop.walk():
+            if isinstance(inner, memref.LoadOp | memref.StoreOp):
+                access = roots.setdefault(buffer_root(inner.memref), RootAccesses())
+                access.written |= isinstance(inner, memref.StoreOp)
+                access.through_view |= isinstance(inner.memref.owner, ReshapeOp)
+                access.positions.add(tuple(i for i, x in enumerate(inner.indices) if x is iv))
+            else:
+                other_memory_ops |= _touches_memory_other_than_by_loads_and_stores(inner)
+        return LoopSummary(loop, other_memory_ops, roots)
+
+    def absorb(self, other: LoopSummary) -> None:
+        """Accounts for `other`'s body moving into this loop (its induction
+        variable replaced by this one's, so positions carry over)."""
+        self.other_memory_ops |= other.other_memory_ops
+        for root, access in other.roots.items():
+            self.roots.setdefault(root, RootAccesses()).absorb(access)
+
+
+def _may_interleave(first: LoopSummary, second: LoopSummary) -> bool:
+    """The legality rule of the module docstring, on two loops' summaries."""
+    if first.loop.bounds != second.loop.bounds:
+        return False
+    if first.other_memory_ops or second.other_memory_ops:
+        return False
+    smaller, larger = sorted((first.roots, second.roots), key=len)
+    for root, access in smaller.items():
+        other = larger.get(root)
+        if other is None or not (access.written or other.written):
+            continue
+        if access.through_view or other.through_view:
+            return False
+        positions = access.positions | other.positions
+        if len(positions) != 1 or () in positions:
+            return False
+    return True
 
 
 def can_merge(first: ForOp, second: ForOp) -> bool:
     """Whether `second` may run interleaved with `first` (see the module docstring)."""
-    if first.bounds != second.bounds:
-        return False
-    if not all(_touches_memory_only_by_loads_and_stores(loop) for loop in (first, second)):
-        return False
-    both = [(a, first.induction_variable) for a in accesses(first)]
-    both += [(a, second.induction_variable) for a in accesses(second)]
-    written = [{a.root for a, iv in both if a.is_store and iv is loop.induction_variable}
-               for loop in (first, second)]  # fmt: skip
-    touched = [{a.root for a, iv in both if iv is loop.induction_variable}
-               for loop in (first, second)]  # fmt: skip
-    shared = (written[0] & touched[1]) | (written[1] & touched[0])
-    for root in shared:
-        positions = set()
-        for access, iv in both:
-            if access.root is not root:
-                continue
-            if access.buffer is not root:
-                return False
-            position = tuple(i for i, index in enumerate(access.indices) if index is iv)
-            if not position:
-                return False
-            positions.add(position)
-        if len(positions) != 1:
-            return False
-    return True
+    return _may_interleave(LoopSummary.of(first), LoopSummary.of(second))
 
 
 def _movable(op: Operation) -> bool:
@@ -107,46 +149,84 @@ def _movable(op: Operation) -> bool:
     return not op.regions and not isinstance(op, memref.LoadOp | memref.StoreOp | CallOp)
 
 
-def _merge(first: ForOp, second: ForOp) -> None:
+class SiblingFuser:
+    """Merges adjacent sibling loops of one block where legal (top level: only
+    loops of one fusion group), fed one op at a time in block order.
+
+    When a loop merges into the previous one, the ops of its body are fed to
+    the fuser of the previous loop's body, which carries on from where it
+    stopped: so each op is looked at once per loop around it, where fusing
+    again from the start of the grown body after every merge was quadratic in
+    the length of a fused chain.
+    """
+
+    def __init__(self, block: Block, top_level: bool):
+        self.block = block
+        self.top_level = top_level
+        self.previous: LoopSummary | None = None
+        self.between: list[Operation] = []
+        self.inner: SiblingFuser | None = None
+        """The fuser of the previous loop's body, made on its first merge."""
+
+    def feed(self, op: Operation) -> None:
+        if not isinstance(op, ForOp):
+            self.between.append(op)
+            return
+        previous, between = self.previous, self.between
+        self.between = []
+        group = op.attributes.get(FUSION_GROUP)
+        same_group = not self.top_level or (
+            previous is not None
+            and group is not None
+            and previous.loop.attributes.get(FUSION_GROUP) == group
+        )
+        if previous is None or not same_group or not all(_movable(b) for b in between):
+            self._start(op)
+            return
+        summary = LoopSummary.of(op)
+        if not _may_interleave(previous, summary):
+            self._start(op, summary)
+            return
+        for moved in between:
+            moved.detach()
+            self.block.insert_op_before(moved, previous.loop)
+        if self.inner is None:
+            self.inner = SiblingFuser(previous.loop.body.block, top_level=False)
+            self.inner.feed_all(previous.loop.body.block)
+        moved_ops = _merge(previous.loop, op)
+        previous.absorb(summary)
+        for moved_op in moved_ops:
+            self.inner.feed(moved_op)
+
+    def feed_all(self, block: Block) -> None:
+        """Feeds every op of `block` but a loop body's terminator."""
+        for op in list(block.ops):
+            if not (op is block.last_op and isinstance(op, loop.YieldOp)):
+                self.feed(op)
+
+    def _start(self, op: ForOp, summary: LoopSummary | None = None) -> None:
+        self.previous = summary or LoopSummary.of(op)
+        self.inner = None
+
+
+def _merge(first: ForOp, second: ForOp) -> list[Operation]:
+    """Moves `second`'s body to the end of `first`'s; returns the moved ops."""
     second.induction_variable.replace_all_uses_with(first.induction_variable)
     target = first.body.block
-    for op in list(second.body.block.ops)[:-1]:
+    moved = list(second.body.block.ops)[:-1]
+    for op in moved:
         op.detach()
         target.insert_op_before(op, target.last_op)  # type: ignore[arg-type]
     if second.parallel is None:
         first.parallel = None
     Rewriter.erase_op(second)
+    return moved
 
 
 def fuse_siblings(block: Block, top_level: bool) -> None:
     """Merges adjacent sibling loops of `block` where legal (top level: only
     loops of one fusion group), recursing into every merged body."""
-    previous: ForOp | None = None
-    between: list[Operation] = []
-    for op in list(block.ops):
-        if not isinstance(op, ForOp):
-            between.append(op)
-            continue
-        group = op.attributes.get(FUSION_GROUP)
-        same_group = not top_level or (
-            previous is not None
-            and group is not None
-            and previous.attributes.get(FUSION_GROUP) == group
-        )
-        if (
-            previous is not None
-            and same_group
-            and all(_movable(b) for b in between)
-            and can_merge(previous, op)
-        ):
-            for moved in between:
-                moved.detach()
-                block.insert_op_before(moved, previous)
-            _merge(previous, op)
-            fuse_siblings(previous.body.block, top_level=False)
-        else:
-            previous = op
-        between = []
+    SiblingFuser(block, top_level).feed_all(block)
 
 
 def forward_stores(block: Block) -> None:
@@ -154,36 +234,34 @@ def forward_stores(block: Block) -> None:
     other store to that buffer in between) by the stored value, and deletes a
     store that a later store to the same place overwrites before anything
     reads that buffer."""
-    stored: dict[tuple[SSAValue, tuple[SSAValue, ...]], SSAValue] = {}
-    unread: dict[tuple[SSAValue, tuple[SSAValue, ...]], memref.StoreOp] = {}
-
-    def forget(table: dict, root: SSAValue) -> None:  # type: ignore[type-arg]
-        for key in [k for k in table if buffer_root(k[0]) is root]:
-            del table[key]
-
+    # Both tables are per buffer root, so forgetting a buffer is one deletion.
+    stored: dict[SSAValue, dict[tuple[SSAValue, tuple[SSAValue, ...]], SSAValue]] = {}
+    unread: dict[SSAValue, dict[tuple[SSAValue, tuple[SSAValue, ...]], memref.StoreOp]] = {}
     for op in list(block.ops):
         if isinstance(op, memref.StoreOp):
             key = (op.memref, tuple(op.indices))
-            forget(stored, buffer_root(op.memref))
-            stored[key] = op.value
-            if key in unread:
-                Rewriter.erase_op(unread[key])
-            unread[key] = op
+            root = buffer_root(op.memref)
+            stored[root] = {key: op.value}
+            overwritten = unread.setdefault(root, {}).get(key)
+            if overwritten is not None:
+                Rewriter.erase_op(overwritten)
+            unread[root][key] = op
         elif isinstance(op, memref.LoadOp):
-            value = stored.get((op.memref, tuple(op.indices)))
+            root = buffer_root(op.memref)
+            value = stored.get(root, {}).get((op.memref, tuple(op.indices)))
             if value is not None:
                 op.res.replace_all_uses_with(value)
                 Rewriter.erase_op(op)
             else:
-                forget(unread, buffer_root(op.memref))
+                unread.pop(root, None)
         elif op.regions:
             for region in op.regions:
                 for inner in region.blocks:
                     forward_stores(inner)
             for access in accesses(op):
-                forget(unread, access.root)
+                unread.pop(access.root, None)
                 if access.is_store:
-                    forget(stored, access.root)
+                    stored.pop(access.root, None)
 
 
 def remove_write_only_buffers(block: Block) -> None:

@@ -21,7 +21,7 @@ from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
@@ -31,19 +31,22 @@ from ember.dialects.tensor import FUSION_GROUP
 KERNEL_ATTR = "ember.kernel"
 
 
-def _captured(nests: list[ForOp]) -> list[SSAValue]:
-    """Values the nests use but do not define, in first-use order."""
+def _captured(nests: list[ForOp]) -> dict[SSAValue, list[tuple[Operation, int]]]:
+    """Values the nests use but do not define, in first-use order, each with
+    its uses in the nests (operation, operand index): rewiring those uses
+    alone keeps outlining linear, where a value used by every kernel (the
+    model input of a wide graph) has uses all over the function."""
     inside = {id(op) for nest in nests for op in nest.walk()}
-    captured: dict[SSAValue, None] = {}
+    captured: dict[SSAValue, list[tuple[Operation, int]]] = {}
     for op in (op for nest in nests for op in nest.walk()):
-        for value in op.operands:
+        for index, value in enumerate(op.operands):
             owner = value.owner
             defined_inside = (
                 id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
             )
             if not defined_inside:
-                captured.setdefault(value, None)
-    return list(captured)
+                captured.setdefault(value, []).append((op, index))
+    return captured
 
 
 def _kernel_key(kernel: FuncOp) -> str:
@@ -80,7 +83,7 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) ->
     for unit in kernel_units(func):
         captured = _captured(unit)
         block = Block(arg_types=[v.type for v in captured])
-        call = CallOp("", captured, [])
+        call = CallOp("", list(captured), [])
         # At the last nest: every value the unit uses is defined before it, and
         # what lies between the nests (allocs, views, weights) touches no memory.
         func.body.block.insert_op_before(call, unit[-1])
@@ -88,8 +91,9 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) ->
             nest.detach()
             block.add_op(nest)
         block.add_op(ReturnOp())
-        for old, new in zip(captured, block.args):
-            old.replace_uses_with_if(new, lambda use: block.is_ancestor(use.operation))  # noqa: B023
+        for uses, arg in zip(captured.values(), block.args):
+            for user, index in uses:
+                user.operands[index] = arg
         # Names would make equal kernels print differently: drop them.
         for arg in block.args:
             arg.name_hint = None

@@ -1,0 +1,130 @@
+"""loop-fuse's incremental merging (loop summaries, bodies fused as they
+grow) gives exactly the IR of its definition: merge adjacent legal siblings,
+then fuse the merged body again from its start, checked on random graphs
+lowered to loops."""
+
+from __future__ import annotations
+
+import onnx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import helper
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, Operation
+
+import ember
+from ember.compiler import cpu_passes
+from ember.dialects.loop import ForOp
+from ember.dialects.tensor import FUSION_GROUP
+from ember.passes.loop.fuse import (
+    FuseLoopsPass,
+    _merge,
+    _movable,
+    accesses,
+    forward_stores,
+    remove_write_only_buffers,
+)
+from tests.compiler.test_random_graphs import _model, random_graphs
+
+
+def reference_can_merge(first: ForOp, second: ForOp) -> bool:
+    """The legality rule, recomputed from both loops' accesses."""
+    if first.bounds != second.bounds:
+        return False
+    for loop in (first, second):
+        if any(op.name.startswith(("memref.", "func.")) and op.name not in
+               ("memref.load", "memref.store") for op in loop.walk()):  # fmt: skip
+            return False
+    both = [(a, first.induction_variable) for a in accesses(first)]
+    both += [(a, second.induction_variable) for a in accesses(second)]
+    written = [{a.root for a, iv in both if a.is_store and iv is loop.induction_variable}
+               for loop in (first, second)]  # fmt: skip
+    touched = [{a.root for a, iv in both if iv is loop.induction_variable}
+               for loop in (first, second)]  # fmt: skip
+    for root in (written[0] & touched[1]) | (written[1] & touched[0]):
+        positions = set()
+        for access, iv in both:
+            if access.root is not root:
+                continue
+            position = tuple(i for i, index in enumerate(access.indices) if index is iv)
+            if access.buffer is not root or not position:
+                return False
+            positions.add(position)
+        if len(positions) != 1:
+            return False
+    return True
+
+
+def reference_fuse_siblings(block: Block, top_level: bool) -> None:
+    previous: ForOp | None = None
+    between: list[Operation] = []
+    for op in list(block.ops):
+        if not isinstance(op, ForOp):
+            between.append(op)
+            continue
+        group = op.attributes.get(FUSION_GROUP)
+        same_group = not top_level or (
+            previous is not None
+            and group is not None
+            and previous.attributes.get(FUSION_GROUP) == group
+        )
+        if (previous is not None and same_group and all(_movable(b) for b in between)
+                and reference_can_merge(previous, op)):  # fmt: skip
+            for moved in between:
+                moved.detach()
+                block.insert_op_before(moved, previous)
+            _merge(previous, op)
+            reference_fuse_siblings(previous.body.block, top_level=False)
+        else:
+            previous = op
+        between = []
+
+
+def _lowered(model: onnx.ModelProto) -> ModuleOp:
+    """The model at the loop level, just before loop-fuse."""
+    module = ember.import_onnx(model)
+    for _, compiler_pass in cpu_passes():
+        if isinstance(compiler_pass, FuseLoopsPass):
+            return module
+        compiler_pass.apply(Context(), module)
+    raise AssertionError("the -O2 pipeline runs loop-fuse")
+
+
+def _chains(draw: st.DrawFn) -> onnx.ModelProto:
+    """An elementwise chain with branches that rejoin (one group of many nests)."""
+    values, nodes = ["x"], []
+    for index in range(draw(st.integers(2, 25))):
+        out = f"v{index}"
+        if draw(st.booleans()):
+            nodes.append(helper.make_node("Sin", [values[-1]], [out]))
+        else:
+            other = draw(st.sampled_from(values))
+            nodes.append(helper.make_node("Add", [values[-1], other], [out]))
+        values.append(out)
+    return _model([("x", (2, 3)), ("y", (2, 3)), *((v, (2, 3)) for v in values[1:])], nodes)
+
+
+@st.composite
+def models(draw: st.DrawFn) -> onnx.ModelProto:
+    if draw(st.booleans()):
+        return _chains(draw)
+    values, nodes = draw(random_graphs())
+    return _model(values, nodes)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+@given(models())
+def test_fused_loops_match_the_definition(model: onnx.ModelProto) -> None:
+    module = _lowered(model)
+    expected = module.clone()
+    FuseLoopsPass().apply(Context(), module)
+    for func in expected.walk():
+        if isinstance(func, FuncOp) and not func.is_declaration:
+            reference_fuse_siblings(func.body.block, top_level=True)
+            forward_stores(func.body.block)
+            remove_write_only_buffers(func.body.block)
+    assert str(module) == str(expected)
