@@ -10,8 +10,21 @@ from __future__ import annotations
 from xdsl.utils.exceptions import DiagnosticException
 
 
+_CONTROL_CHARACTERS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters (newlines included) written as `\\xNN`
+    escapes: names taken from a model may hold any of them."""
+    return text.translate(_CONTROL_CHARACTERS)
+
+
 class EmberError(Exception):
-    """A problem with the user's input, with a message that names where."""
+    """A problem with the user's input, with a message that names where.
+    The message is one line whatever names it quotes (see `one_line`)."""
+
+    def __init__(self, message: str = "", *args: object):
+        super().__init__(one_line(str(message)), *args)
 
 
 class ModelLoadError(EmberError):
