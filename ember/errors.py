@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from xdsl.utils.exceptions import DiagnosticException
 
-
 _CONTROL_CHARACTERS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
 
 
