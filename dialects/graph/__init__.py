@@ -16,6 +16,8 @@ kernel) and its terminator `graph.yield`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.ir import Dialect
 
 from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
@@ -166,6 +168,13 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
 OPS: list[type[GraphOp]] = [ConstantOp, *(_classes_by_name()[class_name_of(s)] for s in ALL_SPECS)]
 """Every `graph` op class, in table order (a row without its class fails here, at import)."""
 
+
+def op_classes(specs: Sequence[OpSpec]) -> tuple[type[GraphOp], ...]:
+    """The op classes of `specs` (a family's table, e.g. `ops_elementwise.SPECS`)."""
+    by_name = {op.__name__: op for op in OPS}
+    return tuple(by_name[class_name_of(spec)] for spec in specs)
+
+
 OPS_BY_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
 """The op class for each op type, Ember's own included."""
 
@@ -294,4 +303,5 @@ __all__ = [
     "XorOp",
     "YieldOp",
     "constant_value_of",
+    "op_classes",
 ]
