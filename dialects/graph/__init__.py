@@ -16,12 +16,132 @@ kernel) and its terminator `graph.yield`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.ir import Dialect
 
 from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
-from ember.dialects.graph.base import GraphOp, define_ops
+from ember.dialects.graph.base import GraphOp, class_name_of
 from ember.dialects.graph.fused import FusedOp, YieldOp
-from ember.dialects.graph.ops_tensor import ConstantOp, constant_value_of
+from ember.dialects.graph.ops_elementwise import (
+    AbsOp,
+    AcosOp,
+    AddOp,
+    AndOp,
+    AsinOp,
+    AtanOp,
+    CastOp,
+    CeilOp,
+    CeluOp,
+    ClipOp,
+    CoshOp,
+    CosOp,
+    DivOp,
+    DropoutOp,
+    EluOp,
+    EqualOp,
+    ErfOp,
+    ExpOp,
+    FloorOp,
+    GeluOp,
+    GreaterOp,
+    GreaterOrEqualOp,
+    HardSigmoidOp,
+    HardSwishOp,
+    IdentityOp,
+    IsNaNOp,
+    LeakyReluOp,
+    LessOp,
+    LessOrEqualOp,
+    LogOp,
+    MaxOp,
+    MeanOp,
+    MinOp,
+    MishOp,
+    ModOp,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    PowOp,
+    PReluOp,
+    ReciprocalOp,
+    ReluOp,
+    RoundOp,
+    SeluOp,
+    SigmoidOp,
+    SignOp,
+    SinhOp,
+    SinOp,
+    SoftplusOp,
+    SoftsignOp,
+    SqrtOp,
+    SubOp,
+    SumOp,
+    TanhOp,
+    TanOp,
+    ThresholdedReluOp,
+    WhereOp,
+    XorOp,
+)
+from ember.dialects.graph.ops_layout import (
+    AveragePoolNCHWcOp,
+    AveragePoolNHWCOp,
+    ConvNCHWcOp,
+    ConvNHWCOp,
+    LayoutTransformOp,
+    MaxPoolNCHWcOp,
+    MaxPoolNHWCOp,
+)
+from ember.dialects.graph.ops_nn import (
+    AveragePoolOp,
+    BatchNormalizationOp,
+    ConvOp,
+    FlattenOp,
+    GemmOp,
+    GlobalAveragePoolOp,
+    GlobalMaxPoolOp,
+    InstanceNormalizationOp,
+    LayerNormalizationOp,
+    LogSoftmaxOp,
+    LRNOp,
+    MatMulOp,
+    MaxPoolOp,
+    SoftmaxOp,
+)
+from ember.dialects.graph.ops_reduce import (
+    ArgMaxOp,
+    ArgMinOp,
+    ReduceL1Op,
+    ReduceL2Op,
+    ReduceLogSumExpOp,
+    ReduceMaxOp,
+    ReduceMeanOp,
+    ReduceMinOp,
+    ReduceProdOp,
+    ReduceSumOp,
+    ReduceSumSquareOp,
+)
+from ember.dialects.graph.ops_tensor import (
+    ConcatOp,
+    ConstantOfShapeOp,
+    ConstantOp,
+    DepthToSpaceOp,
+    ExpandOp,
+    GatherOp,
+    PadOp,
+    RangeOp,
+    ReshapeOp,
+    ShapeOp,
+    SizeOp,
+    SliceOp,
+    SplitOp,
+    SqueezeOp,
+    TileOp,
+    TransposeOp,
+    UnsqueezeOp,
+    constant_value_of,
+)
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -32,7 +152,28 @@ ALL_SPECS: list[OpSpec] = [
     *ops_layout.SPECS,
 ]
 
-OPS: list[type[GraphOp]] = [ConstantOp, *define_ops(ALL_SPECS)]
+
+def _classes_by_name() -> dict[str, type[GraphOp]]:
+    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_layout)
+    return {
+        name: value
+        for module in modules
+        for name, value in vars(module).items()
+        if isinstance(value, type)
+        and issubclass(value, GraphOp)
+        and value.__module__ == module.__name__
+    }
+
+
+OPS: list[type[GraphOp]] = [ConstantOp, *(_classes_by_name()[class_name_of(s)] for s in ALL_SPECS)]
+"""Every `graph` op class, in table order (a row without its class fails here, at import)."""
+
+
+def op_classes(specs: Sequence[OpSpec]) -> tuple[type[GraphOp], ...]:
+    """The op classes of `specs` (a family's table, e.g. `ops_elementwise.SPECS`)."""
+    by_name = {op.__name__: op for op in OPS}
+    return tuple(by_name[class_name_of(spec)] for spec in specs)
+
 
 OPS_BY_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
 """The op class for each op type, Ember's own included."""
@@ -44,5 +185,123 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [])
 
-__all__ = ["ALL_SPECS", "OPS", "OPS_BY_ONNX_TYPE", "ConstantOp", "FusedOp", "Graph", "GraphOp",
-           "OPS_BY_TYPE", "YieldOp", "constant_value_of"]  # fmt: skip
+__all__ = [
+    "ALL_SPECS",
+    "AbsOp",
+    "AcosOp",
+    "AddOp",
+    "AndOp",
+    "ArgMaxOp",
+    "ArgMinOp",
+    "AsinOp",
+    "AtanOp",
+    "AveragePoolNCHWcOp",
+    "AveragePoolNHWCOp",
+    "AveragePoolOp",
+    "BatchNormalizationOp",
+    "CastOp",
+    "CeilOp",
+    "CeluOp",
+    "ClipOp",
+    "ConcatOp",
+    "ConstantOfShapeOp",
+    "ConstantOp",
+    "ConvNCHWcOp",
+    "ConvNHWCOp",
+    "ConvOp",
+    "CosOp",
+    "CoshOp",
+    "DepthToSpaceOp",
+    "DivOp",
+    "DropoutOp",
+    "EluOp",
+    "EqualOp",
+    "ErfOp",
+    "ExpOp",
+    "ExpandOp",
+    "FlattenOp",
+    "FloorOp",
+    "FusedOp",
+    "GatherOp",
+    "GeluOp",
+    "GemmOp",
+    "GlobalAveragePoolOp",
+    "GlobalMaxPoolOp",
+    "Graph",
+    "GraphOp",
+    "GreaterOp",
+    "GreaterOrEqualOp",
+    "HardSigmoidOp",
+    "HardSwishOp",
+    "IdentityOp",
+    "InstanceNormalizationOp",
+    "IsNaNOp",
+    "LRNOp",
+    "LayerNormalizationOp",
+    "LayoutTransformOp",
+    "LeakyReluOp",
+    "LessOp",
+    "LessOrEqualOp",
+    "LogOp",
+    "LogSoftmaxOp",
+    "MatMulOp",
+    "MaxOp",
+    "MaxPoolNCHWcOp",
+    "MaxPoolNHWCOp",
+    "MaxPoolOp",
+    "MeanOp",
+    "MinOp",
+    "MishOp",
+    "ModOp",
+    "MulOp",
+    "NegOp",
+    "NotOp",
+    "OPS",
+    "OPS_BY_ONNX_TYPE",
+    "OPS_BY_TYPE",
+    "OrOp",
+    "PReluOp",
+    "PadOp",
+    "PowOp",
+    "RangeOp",
+    "ReciprocalOp",
+    "ReduceL1Op",
+    "ReduceL2Op",
+    "ReduceLogSumExpOp",
+    "ReduceMaxOp",
+    "ReduceMeanOp",
+    "ReduceMinOp",
+    "ReduceProdOp",
+    "ReduceSumOp",
+    "ReduceSumSquareOp",
+    "ReluOp",
+    "ReshapeOp",
+    "RoundOp",
+    "SeluOp",
+    "ShapeOp",
+    "SigmoidOp",
+    "SignOp",
+    "SinOp",
+    "SinhOp",
+    "SizeOp",
+    "SliceOp",
+    "SoftmaxOp",
+    "SoftplusOp",
+    "SoftsignOp",
+    "SplitOp",
+    "SqrtOp",
+    "SqueezeOp",
+    "SubOp",
+    "SumOp",
+    "TanOp",
+    "TanhOp",
+    "ThresholdedReluOp",
+    "TileOp",
+    "TransposeOp",
+    "UnsqueezeOp",
+    "WhereOp",
+    "XorOp",
+    "YieldOp",
+    "constant_value_of",
+    "op_classes",
+]

@@ -18,8 +18,8 @@ Ember's per-tensor size limit (`types.MAX_TENSOR_BYTES`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
@@ -275,6 +275,8 @@ class GraphOp(IRDLOperation):
         return grouped
 
 
+OpT = TypeVar("OpT", bound=GraphOp)
+
 _SEGMENTS = "operandSegmentSizes"
 _RESERVED = set(dir(IRDLOperation)) | {"SPEC", "FIELD_NAMES", "name"}
 
@@ -283,13 +285,20 @@ def _field_name(name: str) -> str:
     return f"{name}_" if name in _RESERVED else name
 
 
-def define_op(spec: OpSpec, base: type[GraphOp] = GraphOp) -> type[GraphOp]:
-    """Builds the IRDL operation class described by `spec`."""
+def class_name_of(spec: OpSpec) -> str:
+    """The Python name of the op class for `spec`: its type plus `Op` (`ConvOp`,
+    `MatMulOp`, `ConvNHWCOp`), so the class is found by grepping the ONNX name."""
+    return f"{spec.onnx_type}Op"
+
+
+def define_op(spec: OpSpec, cls: type[OpT]) -> type[OpT]:
+    """Completes the class `cls` into the IRDL operation `spec` describes: its
+    name, operand/result/attribute fields and the shared assembly format.
+    What `cls` declares itself (methods, traits, a docstring) is kept."""
     namespace: dict[str, Any] = {
         "name": spec.op_name,
         "SPEC": spec,
         "__doc__": spec.summary or f"ONNX {spec.onnx_type}.",
-        "__module__": base.__module__,
         "__annotations__": {"SPEC": ClassVar[OpSpec], "FIELD_NAMES": ClassVar[dict[str, str]]},
         # Graph ops are functions of their operands: xDSL's `dce` and `cse` apply.
         "traits": traits_def(Pure()),
@@ -319,9 +328,28 @@ def define_op(spec: OpSpec, base: type[GraphOp] = GraphOp) -> type[GraphOp]:
     flexible = [o for o in spec.operands if o.arity is not Arity.SINGLE]
     if len(flexible) > 1:
         namespace["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)
-    class_name = "".join(part.capitalize() for part in spec.mnemonic.split("_")) + "Op"
-    return irdl_op_definition(type(class_name, (base,), namespace))
+    own = {k: v for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__")}
+    if own.get("__doc__") is None:
+        own.pop("__doc__", None)
+    return irdl_op_definition(type(cls)(cls.__name__, cls.__bases__, namespace | own))
 
 
-def define_ops(specs: Sequence[OpSpec]) -> list[type[GraphOp]]:
-    return [define_op(spec) for spec in specs]
+def graph_op(specs: Sequence[OpSpec]) -> Callable[[type[OpT]], type[OpT]]:
+    """Class decorator: makes the class the op of the row in `specs` whose
+    `class_name_of` is the class's name.
+
+        @graph_op(SPECS)
+        class ConvOp(GraphOp): ...
+
+    The table stays the single description of the op; the class statement
+    gives it a name that imports, greps and type-checks. A class that no row
+    names is an error at import."""
+    by_name = {class_name_of(spec): spec for spec in specs}
+
+    def complete(cls: type[OpT]) -> type[OpT]:
+        spec = by_name.get(cls.__name__)
+        if spec is None:
+            raise TypeError(f"{cls.__name__}: no OpSpec row of its family is named {cls.__name__}")
+        return define_op(spec, cls)
+
+    return complete

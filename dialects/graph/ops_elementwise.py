@@ -8,6 +8,7 @@ from __future__ import annotations
 import onnx
 from xdsl.dialects.builtin import TensorType, i1
 
+from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -215,3 +216,244 @@ OTHER_SPECS = [
 ]  # fmt: skip
 
 SPECS = UNARY_SPECS + BINARY_SPECS + VARIADIC_SPECS + OTHER_SPECS
+
+
+# ----------------------------------------------------------- the op classes
+# One class per row of SPECS, in table order; `graph_op` builds each from its
+# row (tests/dialects/test_graph_op_classes.py holds the two together).
+
+
+@graph_op(SPECS)
+class AbsOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class NegOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SignOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class IdentityOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SigmoidOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TanhOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ExpOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LogOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SqrtOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReciprocalOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class FloorOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CeilOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class RoundOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ErfOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SinOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CosOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TanOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AsinOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AcosOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AtanOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SinhOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CoshOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SoftplusOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SoftsignOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class HardSwishOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MishOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LeakyReluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class EluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CeluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ThresholdedReluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SeluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class HardSigmoidOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GeluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AddOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SubOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MulOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DivOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class EqualOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LessOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LessOrEqualOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GreaterOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GreaterOrEqualOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AndOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class OrOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class XorOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SumOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MinOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MeanOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class PowOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ModOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class PReluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class WhereOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class NotOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class IsNaNOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CastOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ClipOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DropoutOp(GraphOp): ...

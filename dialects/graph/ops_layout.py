@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 
 from ember.dialects.graph import ops_nn
+from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.layouts import LayoutError, convert_shape
 from ember.dialects.graph.shapes import ShapeContext, ShapeError
 from ember.dialects.graph.spec import EMBER_DOMAIN, AttrKind, AttrSpec, OpSpec, one
@@ -156,3 +157,36 @@ SPECS = [
                    "NHWC, OIHW8i8o, ...).", domain=EMBER_DOMAIN),
     *(_laid_out_spec(op_type, laid) for op_type, laid in LAID_OUT.items()),
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------- the op classes
+# One class per row of SPECS, in table order; `graph_op` builds each from its
+# row (tests/dialects/test_graph_op_classes.py holds the two together).
+
+
+@graph_op(SPECS)
+class LayoutTransformOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ConvNCHWcOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ConvNHWCOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxPoolNCHWcOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxPoolNHWCOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AveragePoolNCHWcOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AveragePoolNHWCOp(GraphOp): ...

@@ -6,6 +6,7 @@ import math
 
 from xdsl.dialects.builtin import TensorType
 
+from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
@@ -297,3 +298,64 @@ SPECS = [
     OpSpec("Flatten", [one("input")], [one("output")], flatten,
            attributes=(int_attr("axis", 1),), summary="Collapses to 2-D at axis."),
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------- the op classes
+# One class per row of SPECS, in table order; `graph_op` builds each from its
+# row (tests/dialects/test_graph_op_classes.py holds the two together).
+
+
+@graph_op(SPECS)
+class ConvOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxPoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AveragePoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GlobalAveragePoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GlobalMaxPoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BatchNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class InstanceNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LayerNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LRNOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GemmOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MatMulOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SoftmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LogSoftmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class FlattenOp(GraphOp): ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType, i64
 
+from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, UnknownValueError, result
 from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
 from ember.dialects.graph.types import DYNAMIC
@@ -60,3 +61,52 @@ SPECS = [
            summary=f"ONNX {name}: i64 indices along axis.")
     for name in ("ArgMax", "ArgMin")
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------- the op classes
+# One class per row of SPECS, in table order; `graph_op` builds each from its
+# row (tests/dialects/test_graph_op_classes.py holds the two together).
+
+
+@graph_op(SPECS)
+class ReduceMeanOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceSumOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceMaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceMinOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceProdOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceL1Op(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceL2Op(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceSumSquareOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceLogSumExpOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ArgMaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ArgMinOp(GraphOp): ...

@@ -8,15 +8,19 @@ are known at compile time and fall back to unknown dims when not.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i1, i64
-from xdsl.ir import SSAValue
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure
 
-from ember.dialects.graph.base import GraphOp, define_op
+from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -406,12 +410,26 @@ def range_op(ctx: ShapeContext) -> list[TensorType]:
 # ------------------------------------------------------------- the constant
 
 
-class ConstantBase(GraphOp):
+CONSTANT_SPEC = OpSpec("Constant", [], [one("output")], constant,
+                       attributes=(tensor_attr("value", required=True),),
+                       summary="A tensor literal (ONNX Constant).")  # fmt: skip
+
+
+@graph_op([CONSTANT_SPEC])
+class ConstantOp(GraphOp, HasFolderInterface):
     """`%c = graph.constant dense<...> : tensor<...>`: a tensor literal.
 
     Large data prints as one hex string (`dense<"0x...">`), which parses
-    back without going through Python numbers.
+    back without going through Python numbers. `ConstantLike` with a `fold`
+    that returns the value, as `arith.constant` has: xDSL's own machinery
+    (`ConstantLike.get_constant_value`, canonicalisation, folding) sees it as
+    a constant.
     """
+
+    traits = traits_def(Pure(), ConstantLike())
+
+    def fold(self) -> Sequence[SSAValue | Attribute]:
+        return (self.properties["value"],)
 
     def verify_(self) -> None:
         from xdsl.utils.exceptions import VerifyException
@@ -496,11 +514,6 @@ def constant_value_of(value: SSAValue) -> np.ndarray | None:
     return None
 
 
-CONSTANT_SPEC = OpSpec("Constant", [], [one("output")], constant,
-                       attributes=(tensor_attr("value", required=True),),
-                       summary="A tensor literal (ONNX Constant).")  # fmt: skip
-ConstantOp = define_op(CONSTANT_SPEC, base=ConstantBase)
-
 SPECS = [
     OpSpec("ConstantOfShape", [one("input")], [one("output")], constant_of_shape,
            attributes=(tensor_attr("value"),),
@@ -541,3 +554,72 @@ SPECS = [
     OpSpec("Range", [one("start"), one("limit"), one("delta")], [one("output")], range_op,
            summary="start, start+delta, ... up to limit (exclusive)."),
 ]  # fmt: skip
+
+
+# ----------------------------------------------------------- the op classes
+# One class per row of SPECS, in table order; `graph_op` builds each from its
+# row (tests/dialects/test_graph_op_classes.py holds the two together).
+
+
+@graph_op(SPECS)
+class ConstantOfShapeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ShapeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SizeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReshapeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TransposeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SqueezeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class UnsqueezeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ExpandOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TileOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DepthToSpaceOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ConcatOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SplitOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SliceOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GatherOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class PadOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class RangeOp(GraphOp): ...

@@ -17,6 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
 
 from ember.dialects.graph.base import GraphOp
+from ember.dialects.graph.ops_tensor import ShapeOp, SizeOp
 from ember.dialects.graph.shapes import ShapeContext
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
 from ember.dialects.graph.types import DYNAMIC, numpy_dtype, onnx_type_of
@@ -39,7 +40,8 @@ def onnx_attributes(spec: OpSpec, values: dict[str, Any], num_results: int) -> d
         if value is None:
             continue
         native[attr_spec.name] = onnx_type_of(value) if attr_spec.kind is AttrKind.TYPE else value
-    if spec.onnx_type == "Split":
+    if any(r.arity is Arity.VARIADIC for r in spec.results):
+        # A variadic result's count is not in the attributes (Split's outputs).
         native["__num_results__"] = num_results
     return native
 
@@ -116,12 +118,11 @@ def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | No
     computable from known operands (or, for Shape/Size, from static types)."""
     if not all(_is_small_integer(t) for t in op.result_types):
         return None
-    onnx_type = op.SPEC.onnx_type
-    if onnx_type in ("Shape", "Size"):
+    if isinstance(op, ShapeOp | SizeOp):
         shape = tuple(context.type("data").get_shape())
         if DYNAMIC in shape:
             return None
-        if onnx_type == "Size":
+        if isinstance(op, SizeOp):
             return [np.asarray(math.prod(shape), dtype=np.int64)]
         return [np.asarray(shape[context.attr("start") : context.attr("end")], dtype=np.int64)]
     values = context.operand_values

@@ -49,6 +49,8 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from ember.dialects import tensor as tdialect
+from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.types import array_from_dense, numpy_dtype
 from ember.dialects.tensor import (
     PARALLEL,
@@ -99,7 +101,7 @@ def run_op(op: Operation, operands: Arrays, *, generalize: bool = False) -> Arra
                 return _run_generalized(op, operands, [], generalized)
             *prelude, generic = generalized
             return _run_generalized(op, operands, prelude, generic)
-    run = _TENSOR_OPS.get(op.name)
+    run = _TENSOR_OPS.get(type(op))
     if run is None:
         raise InterpreterError(f"the tensor-level interpreter cannot run '{op.name}'")
     try:
@@ -657,21 +659,21 @@ def _concat(op: Operation, a: Arrays) -> Arrays:
     return [np.concatenate(a, axis=op.properties["dim"].value.data)]  # type: ignore[attr-defined]
 
 
-_TENSOR_OPS: dict[str, Callable[[Operation, Arrays], Arrays]] = {
-    "graph.constant": lambda op, a: [array_from_dense(op.properties["value"])],  # type: ignore[arg-type]
-    "tensor.empty": _empty,
-    "tensor.fill": _fill,
-    "tensor.pad": _pad,
-    "tensor.extract_slice": _extract_slice,
-    "tensor.insert_slice": _insert_slice,
-    "tensor.reshape": _reshape,
-    "tensor.generic": _run_generic,
-    "tensor.matmul": _matmul,
-    "tensor.conv2d": _conv2d,
-    "tensor.pool2d": _pool2d,
-    "tensor.gather": _gather,
-    "tensor.transpose": _transpose,
-    "tensor.broadcast": _broadcast,
-    "tensor.concat": _concat,
-    "tensor.reduce": _reduce,
+_TENSOR_OPS: dict[type[Operation], Callable[[Operation, Arrays], Arrays]] = {
+    ConstantOp: lambda op, a: [array_from_dense(op.properties["value"])],  # type: ignore[arg-type]
+    tdialect.EmptyOp: _empty,
+    tdialect.FillOp: _fill,
+    tdialect.PadOp: _pad,
+    tdialect.ExtractSliceOp: _extract_slice,
+    tdialect.InsertSliceOp: _insert_slice,
+    tdialect.ReshapeOp: _reshape,
+    tdialect.GenericOp: _run_generic,
+    tdialect.MatmulOp: _matmul,
+    tdialect.Conv2DOp: _conv2d,
+    tdialect.Pool2DOp: _pool2d,
+    tdialect.GatherOp: _gather,
+    tdialect.TransposeOp: _transpose,
+    tdialect.BroadcastOp: _broadcast,
+    tdialect.ConcatOp: _concat,
+    tdialect.ReduceOp: _reduce,
 }

@@ -97,13 +97,13 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
 
 def lowerable_op_types() -> set[str]:
     """The ONNX op types this pass lowers (some only under conditions)."""
-    return {name for family in FAMILIES for name in family.lowerings}
+    return {op.SPEC.onnx_type for family in FAMILIES for op in family.lowerings}
 
 
 def unsupported_reason(op: GraphOp) -> str | None:
     """Why `op` cannot be lowered, or None."""
     for family in FAMILIES:
-        if op.SPEC.onnx_type in family.lowerings:
+        if type(op) in family.lowerings:
             return family.unsupported(op)
     return "no lowering yet"
 

@@ -539,17 +539,17 @@ class NeedsConstants(str):
 
 
 class FamilyPattern(RewritePattern):
-    """Lowers the ops of one family: `lowerings` maps an ONNX op type to the
-    function that lowers it; `checks` to one that says why an op of that type
+    """Lowers the ops of one family: `lowerings` maps an op class to the
+    function that lowers it; `checks` to one that says why an op of that class
     cannot be lowered (None: it can)."""
 
-    lowerings: ClassVar[Mapping[str, Lowering]] = {}
-    checks: ClassVar[Mapping[str, Check]] = {}
+    lowerings: ClassVar[Mapping[type[GraphOp], Lowering]] = {}
+    checks: ClassVar[Mapping[type[GraphOp], Check]] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
             return
-        lower = self.lowerings.get(op.SPEC.onnx_type)
+        lower = self.lowerings.get(type(op))
         if lower is None:
             return
         results = list(lower(Emitter(rewriter, op), op))
@@ -557,7 +557,7 @@ class FamilyPattern(RewritePattern):
 
     @classmethod
     def unsupported(cls, op: GraphOp) -> str | None:
-        check = cls.checks.get(op.SPEC.onnx_type)
+        check = cls.checks.get(type(op))
         return check(op) if check is not None else None
 
 

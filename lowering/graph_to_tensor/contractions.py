@@ -8,7 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from ember.dialects.graph import GraphOp
+from ember.dialects.graph import (
+    GemmOp,
+    GraphOp,
+    MatMulOp,
+)
 from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
@@ -86,5 +90,5 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
 class ContractionPattern(FamilyPattern):
     """Gemm and MatMul."""
 
-    lowerings = {"Gemm": _lower_gemm, "MatMul": _lower_matmul}
-    checks = {"Gemm": _check_gemm}
+    lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul}
+    checks = {GemmOp: _check_gemm}

@@ -12,7 +12,23 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from ember.dialects import tensor as tdialect
-from ember.dialects.graph import GraphOp, constant_value_of
+from ember.dialects.graph import (
+    ConcatOp,
+    DepthToSpaceOp,
+    ExpandOp,
+    FlattenOp,
+    GatherOp,
+    GraphOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    SplitOp,
+    SqueezeOp,
+    TileOp,
+    TransposeOp,
+    UnsqueezeOp,
+    constant_value_of,
+)
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
@@ -272,18 +288,18 @@ class DataMovementPattern(FamilyPattern):
     """Reshapes, transposes, broadcasts, slices, concatenation, padding, gathers."""
 
     lowerings = {
-        "Reshape": _lower_reshape,
-        "Flatten": _lower_reshape,
-        "Squeeze": _lower_reshape,
-        "Unsqueeze": _lower_reshape,
-        "Transpose": _lower_transpose,
-        "Expand": _lower_expand,
-        "Tile": _lower_tile,
-        "DepthToSpace": _lower_depth_to_space,
-        "Concat": _lower_concat,
-        "Split": _lower_split,
-        "Slice": _lower_slice,
-        "Gather": _lower_gather,
-        "Pad": _lower_pad,
+        ReshapeOp: _lower_reshape,
+        FlattenOp: _lower_reshape,
+        SqueezeOp: _lower_reshape,
+        UnsqueezeOp: _lower_reshape,
+        TransposeOp: _lower_transpose,
+        ExpandOp: _lower_expand,
+        TileOp: _lower_tile,
+        DepthToSpaceOp: _lower_depth_to_space,
+        ConcatOp: _lower_concat,
+        SplitOp: _lower_split,
+        SliceOp: _lower_slice,
+        GatherOp: _lower_gather,
+        PadOp: _lower_pad,
     }
-    checks = {"Slice": _check_slice, "Pad": _check_pad, "Gather": _check_gather}
+    checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather}

@@ -31,14 +31,22 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 
 from ember.dialects import tensor as tdialect
-from ember.dialects.graph import GraphOp
+from ember.dialects.graph import (
+    AveragePoolNCHWcOp,
+    AveragePoolNHWCOp,
+    ConvNCHWcOp,
+    ConvNHWCOp,
+    GraphOp,
+    LayoutTransformOp,
+    MaxPoolNCHWcOp,
+    MaxPoolNHWCOp,
+)
 from ember.dialects.graph.layouts import parse_layout, transform_plan
-from ember.dialects.graph.ops_layout import LAID_OUT, signature
+from ember.dialects.graph.ops_layout import signature
 from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
     Emitter,
     FamilyPattern,
-    Lowering,
     _dim,
     _elem,
     _map,
@@ -108,16 +116,16 @@ def _windows(d: dict[str, AffineExpr]) -> list[AffineExpr]:
     return [d["oh"] * d["sh"] + d["kh"] * d["dh"], d["ow"] * d["sw"] + d["kw"] * d["dw"]]
 
 
-CONV_INDEXING: dict[str, ConvIndexing] = {
+CONV_INDEXING: dict[type[GraphOp], ConvIndexing] = {
     # out[n, fo, oh, ow, fi] += x[n, co, oh*s+kh*d, ow*s+kw*d, ci] * w[fo, co, kh, kw, ci, fi]
-    "ConvNCHWc": ConvIndexing(
+    ConvNCHWcOp: ConvIndexing(
         ("n", "fo", "co", "kh", "kw", "ci", "oh", "ow", "fi"), frozenset({"co", "kh", "kw", "ci"}),
         lambda d: [d["n"], d["co"], *_windows(d), d["ci"]],
         lambda d: [d["fo"], d["co"], d["kh"], d["kw"], d["ci"], d["fi"]],
         ("n", "fo", "oh", "ow", "fi"), ("fo", "fi"),
     ),
     # out[n, oh, ow, f] += x[n, oh*s+kh*d, ow*s+kw*d, group(f) * C/group + c] * w[kh, kw, c, f]
-    "ConvNHWC": ConvIndexing(
+    ConvNHWCOp: ConvIndexing(
         ("n", "oh", "ow", "kh", "kw", "c", "f"), frozenset({"kh", "kw", "c"}),
         lambda d: [d["n"], *_windows(d), d["channel"]],
         lambda d: [d["kh"], d["kw"], d["c"], d["f"]],
@@ -134,7 +142,7 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     kernel = [_shape(w)[i] for i in _spatial_axes(weight_layout)]
     strides, dilations, pads = _window_params(op.attr, [_shape(x)[a] for a in axes], kernel)
     padded, init = _pad_axes(e, x, axes, pads, 0), e.fill(0, out, t)
-    indexing = CONV_INDEXING[op.SPEC.onnx_type]
+    indexing = CONV_INDEXING[type(op)]
     count = len(indexing.order)
     d: dict[str, AffineExpr] = {name: _dim(i) for i, name in enumerate(indexing.order)}
     constants = {"sh": strides[0], "sw": strides[1], "dh": dilations[0], "dw": dilations[1]}
@@ -167,7 +175,7 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     t, out = _elem(x), _shape(op.results[0])
     axes = _spatial_axes(_layouts(op)[0])
     strides, dilations, pads, full = _pool_padding(op.attr, tuple(_shape(x)[a] for a in axes))
-    is_max = LAID_OUT[op.SPEC.onnx_type].onnx_type == "MaxPool"
+    is_max = isinstance(op, MaxPoolNCHWcOp | MaxPoolNHWCOp)
     low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     padded, init = _pad_axes(e, x, axes, full, low), e.fill(low, out, t)
     rank, kernel = len(out), op.attr("kernel_shape")
@@ -187,17 +195,15 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [y]
 
 
-_LOWER_LAID_OUT: dict[str, Lowering] = {
-    "Conv": _lower_conv,
-    "MaxPool": _lower_pool,
-    "AveragePool": _lower_pool,
-}
-
-
 class LayoutPattern(FamilyPattern):
     """Layout transforms and laid-out convolution and pooling."""
 
     lowerings = {
-        "LayoutTransform": _lower_layout_transform,
-        **{op_type: _LOWER_LAID_OUT[laid.onnx_type] for op_type, laid in LAID_OUT.items()},
+        LayoutTransformOp: _lower_layout_transform,
+        ConvNCHWcOp: _lower_conv,
+        ConvNHWCOp: _lower_conv,
+        MaxPoolNCHWcOp: _lower_pool,
+        MaxPoolNHWCOp: _lower_pool,
+        AveragePoolNCHWcOp: _lower_pool,
+        AveragePoolNHWCOp: _lower_pool,
     }

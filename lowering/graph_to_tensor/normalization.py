@@ -12,7 +12,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
-from ember.dialects.graph import GraphOp
+from ember.dialects.graph import (
+    BatchNormalizationOp,
+    GraphOp,
+    InstanceNormalizationOp,
+    LayerNormalizationOp,
+    LogSoftmaxOp,
+    LRNOp,
+    SoftmaxOp,
+)
 from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
     Body,
@@ -153,7 +161,7 @@ def _lower_softmax(e: Emitter, op: GraphOp) -> list[SSAValue]:
         return b.add(a[2], b.exp(b.sub(a[0], a[1])))
 
     total = e.reduction(x, [axis], 0, t, accumulate, [peak])
-    log = op.SPEC.onnx_type == "LogSoftmax"
+    log = isinstance(op, LogSoftmaxOp)
 
     def body(b: Body, a: list[SSAValue]) -> SSAValue:
         shifted = b.sub(a[0], a[1])
@@ -169,10 +177,10 @@ class NormalizationPattern(FamilyPattern):
     """Batch, instance and layer normalisation, LRN, Softmax and LogSoftmax."""
 
     lowerings = {
-        "BatchNormalization": _lower_batch_norm,
-        "InstanceNormalization": _lower_instance_norm,
-        "LayerNormalization": _lower_layer_norm,
-        "LRN": _lower_lrn,
-        "Softmax": _lower_softmax,
-        "LogSoftmax": _lower_softmax,
+        BatchNormalizationOp: _lower_batch_norm,
+        InstanceNormalizationOp: _lower_instance_norm,
+        LayerNormalizationOp: _lower_layer_norm,
+        LRNOp: _lower_lrn,
+        SoftmaxOp: _lower_softmax,
+        LogSoftmaxOp: _lower_softmax,
     }

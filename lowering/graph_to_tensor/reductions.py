@@ -17,7 +17,20 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from ember.dialects import tensor as tdialect
-from ember.dialects.graph import GraphOp
+from ember.dialects.graph import (
+    ArgMaxOp,
+    ArgMinOp,
+    GraphOp,
+    ReduceL1Op,
+    ReduceL2Op,
+    ReduceLogSumExpOp,
+    ReduceMaxOp,
+    ReduceMeanOp,
+    ReduceMinOp,
+    ReduceProdOp,
+    ReduceSumOp,
+    ReduceSumSquareOp,
+)
 from ember.dialects.graph.types import is_float
 from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
@@ -75,16 +88,16 @@ _NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max_skipping_nan: "m
                      Body.min_skipping_nan: "min"}  # fmt: skip
 """Combines that `tensor.reduce` names (when each element contributes itself)."""
 
-REDUCTIONS: dict[str, Reduction] = {
-    "ReduceSum": Reduction(lambda t: 0, Body.add),
-    "ReduceMean": Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
+REDUCTIONS: dict[type[GraphOp], Reduction] = {
+    ReduceSumOp: Reduction(lambda t: 0, Body.add),
+    ReduceMeanOp: Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
     # NaN is skipped: NaN only when every element is (docs/semantics.md).
-    "ReduceMax": Reduction(_max_start, Body.max_skipping_nan),
-    "ReduceMin": Reduction(_min_start, Body.min_skipping_nan),
-    "ReduceProd": Reduction(lambda t: 1, Body.mul),
-    "ReduceL1": Reduction(lambda t: 0, Body.add, Body.abs),
-    "ReduceL2": Reduction(lambda t: 0, Body.add, _square, _square_root),
-    "ReduceSumSquare": Reduction(lambda t: 0, Body.add, _square),
+    ReduceMaxOp: Reduction(_max_start, Body.max_skipping_nan),
+    ReduceMinOp: Reduction(_min_start, Body.min_skipping_nan),
+    ReduceProdOp: Reduction(lambda t: 1, Body.mul),
+    ReduceL1Op: Reduction(lambda t: 0, Body.add, Body.abs),
+    ReduceL2Op: Reduction(lambda t: 0, Body.add, _square, _square_root),
+    ReduceSumSquareOp: Reduction(lambda t: 0, Body.add, _square),
 }
 
 
@@ -104,7 +117,7 @@ def _lower_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x = op.operand_group("data")[0]
     shape, t = _shape(x), _elem(x)
     axes = _reduced_axes(op)
-    spec = REDUCTIONS[op.SPEC.onnx_type]
+    spec = REDUCTIONS[type(op)]
 
     def body(b: Body, a: list[SSAValue]) -> SSAValue:
         return spec.combine(b, a[1], spec.contribution(b, a[0]))
@@ -161,7 +174,7 @@ def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x = op.operands[0]
     shape, t, rank = _shape(x), _elem(x), len(_shape(x))
     axis = _normalize_axis(op.attr("axis"), rank)
-    is_max, last = op.SPEC.onnx_type == "ArgMax", bool(op.attr("select_last_index"))
+    is_max, last = isinstance(op, ArgMaxOp), bool(op.attr("select_last_index"))
     relation = ("ge" if last else "gt") if is_max else ("le" if last else "lt")
     kept = [d for i, d in enumerate(shape) if i != axis]
     kept_map = _dims_map(rank, [i for i in range(rank) if i != axis])
@@ -184,7 +197,7 @@ def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _check_reduce(op: GraphOp) -> str | None:
     if not _constant_operands(op, "axes"):
         return NeedsConstants("axes must be a constant")
-    if op.SPEC.onnx_type == "ReduceLogSumExp" and not is_float(_elem(op.operands[0])):
+    if isinstance(op, ReduceLogSumExpOp) and not is_float(_elem(op.operands[0])):
         return "integer operands"
     return None
 
@@ -193,9 +206,9 @@ class ReductionPattern(FamilyPattern):
     """ReduceX (table REDUCTIONS), ReduceLogSumExp, ArgMax and ArgMin."""
 
     lowerings = {
-        **{name: _lower_reduce for name in REDUCTIONS},
-        "ReduceLogSumExp": _lower_reduce_log_sum_exp,
-        "ArgMax": _lower_arg_reduce,
-        "ArgMin": _lower_arg_reduce,
+        **{op_class: _lower_reduce for op_class in REDUCTIONS},
+        ReduceLogSumExpOp: _lower_reduce_log_sum_exp,
+        ArgMaxOp: _lower_arg_reduce,
+        ArgMinOp: _lower_arg_reduce,
     }
-    checks = {name: _check_reduce for name in (*REDUCTIONS, "ReduceLogSumExp")}
+    checks = {op_class: _check_reduce for op_class in (*REDUCTIONS, ReduceLogSumExpOp)}

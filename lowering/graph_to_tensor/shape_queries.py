@@ -10,7 +10,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import SSAValue
 
-from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph import (
+    ConstantOfShapeOp,
+    ConstantOp,
+    GraphOp,
+    RangeOp,
+    ShapeOp,
+    SizeOp,
+    constant_value_of,
+)
 from ember.dialects.graph.types import dense_from_array
 from ember.lowering.graph_to_tensor.common import (
     Emitter,
@@ -57,6 +65,6 @@ def _check_range(op: GraphOp) -> str | None:
 class ShapeQueryPattern(FamilyPattern):
     """Shape, Size, ConstantOfShape and Range become `graph.constant`s."""
 
-    lowerings = {"Shape": _lower_shape, "Size": _lower_size,
-                 "ConstantOfShape": _lower_constant_of_shape, "Range": _lower_range}  # fmt: skip
-    checks = {"Range": _check_range}
+    lowerings = {ShapeOp: _lower_shape, SizeOp: _lower_size,
+                 ConstantOfShapeOp: _lower_constant_of_shape, RangeOp: _lower_range}  # fmt: skip
+    checks = {RangeOp: _check_range}

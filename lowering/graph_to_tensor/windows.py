@@ -17,7 +17,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from ember.dialects import tensor as tdialect
-from ember.dialects.graph import GraphOp
+from ember.dialects.graph import (
+    AveragePoolOp,
+    ConvOp,
+    GlobalAveragePoolOp,
+    GlobalMaxPoolOp,
+    GraphOp,
+    MaxPoolOp,
+)
 from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array
 from ember.lowering.graph_to_tensor.common import (
     Body,
@@ -205,7 +212,7 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x, shape = e.reshape(x, _unit_height(_shape(x))), _unit_height(out)
     attr = _window_attr(op)
     strides, dilations, pads, full = _pool_padding(attr, _shape(x)[2:])
-    is_max = op.SPEC.onnx_type == "MaxPool"
+    is_max = isinstance(op, MaxPoolOp)
     kind = "max" if is_max else "sum"
     low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     kernel = attr("kernel_shape")
@@ -255,7 +262,7 @@ def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x = op.operands[0]
     shape, t = _shape(x), _elem(x)
     axes = range(2, len(shape))
-    if op.SPEC.onnx_type == "GlobalMaxPool":
+    if isinstance(op, GlobalMaxPoolOp):
         y = e.reduction(x, axes, _max_start(t), t,
                         lambda b, a: b.max_skipping_nan(a[1], a[0]))  # fmt: skip
     else:
@@ -268,6 +275,6 @@ def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
 class WindowPattern(FamilyPattern):
     """Convolution and pooling."""
 
-    lowerings = {"Conv": _lower_conv, "MaxPool": _lower_pool, "AveragePool": _lower_pool,
-                 "GlobalAveragePool": _lower_global_pool,
-                 "GlobalMaxPool": _lower_global_pool}  # fmt: skip
+    lowerings = {ConvOp: _lower_conv, MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
+                 GlobalAveragePoolOp: _lower_global_pool,
+                 GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip

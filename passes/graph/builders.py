@@ -1,7 +1,7 @@
 """Building `graph` ops inside rewrite patterns.
 
 Graph passes replace an op by new ops built in front of it: constants
-computed at compile time, and ops looked up by their ONNX name. These helpers
+computed at compile time, and ops of a given class. These helpers
 insert them before an anchor op, so a rewrite's new ops always dominate the
 uses of the value they replace.
 """
@@ -14,7 +14,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
+from ember.dialects.graph import ConstantOp, GraphOp
 from ember.dialects.graph.types import dense_from_array
 
 
@@ -30,11 +30,12 @@ def insert_constant(rewriter: PatternRewriter, anchor: Operation, array: np.ndar
     return constant.results[0]
 
 
-def insert_op(rewriter: PatternRewriter, anchor: Operation, onnx_type: str, operands: list,
-              result_type: TensorType, properties: dict | None = None) -> SSAValue:  # fmt: skip
-    """The `graph` op for `onnx_type`, inserted before `anchor`. An optional
-    operand is passed as a list of zero or one value."""
-    new = OPS_BY_ONNX_TYPE[onnx_type].build(operands=operands, result_types=[result_type],
-                                            properties=properties or {})  # fmt: skip
+def insert_op(rewriter: PatternRewriter, anchor: Operation, op_class: type[GraphOp],
+              operands: list, result_type: TensorType,
+              properties: dict | None = None) -> SSAValue:  # fmt: skip
+    """An `op_class` op, inserted before `anchor`. An optional operand is
+    passed as a list of zero or one value."""
+    new = op_class.build(operands=operands, result_types=[result_type],
+                         properties=properties or {})  # fmt: skip
     rewriter.insert(new, InsertPoint.before(anchor))
     return new.results[0]

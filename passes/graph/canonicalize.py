@@ -38,7 +38,27 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from ember.dialects.graph import GraphOp, constant_value_of
+from ember.dialects.graph import (
+    AddOp,
+    CastOp,
+    DivOp,
+    DropoutOp,
+    ExpandOp,
+    GemmOp,
+    GraphOp,
+    IdentityOp,
+    MaxOp,
+    MeanOp,
+    MinOp,
+    MulOp,
+    ReshapeOp,
+    SqueezeOp,
+    SubOp,
+    SumOp,
+    TransposeOp,
+    UnsqueezeOp,
+    constant_value_of,
+)
 from ember.dialects.graph.spec import AttrKind
 from ember.dialects.graph.types import attribute_from_value, shape_of
 from ember.passes.graph.builders import insert_constant, insert_op
@@ -87,7 +107,7 @@ def sub_to_add(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     if constant is None:
         return None
     negated = insert_constant(rewriter, op, -constant)
-    return insert_op(rewriter, op, "Add", [op.operands[0], negated], op.result_types[0])  # type: ignore[arg-type]
+    return insert_op(rewriter, op, AddOp, [op.operands[0], negated], op.result_types[0])  # type: ignore[arg-type]
 
 
 def div_to_mul(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
@@ -98,7 +118,7 @@ def div_to_mul(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     if not np.all(np.abs(mantissa) == 0.5):  # 1/c is exact only for powers of two
         return None
     reciprocal = insert_constant(rewriter, op, (1 / constant).astype(constant.dtype))
-    return insert_op(rewriter, op, "Mul", [op.operands[0], reciprocal], op.result_types[0])  # type: ignore[arg-type]
+    return insert_op(rewriter, op, MulOp, [op.operands[0], reciprocal], op.result_types[0])  # type: ignore[arg-type]
 
 
 def transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
@@ -108,12 +128,12 @@ def transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     if perm == list(range(rank)):
         return x
     inner = x.owner
-    if isinstance(inner, GraphOp) and inner.SPEC.onnx_type == "Transpose":
+    if isinstance(inner, TransposeOp):
         inner_perm = inner.attr("perm") or list(reversed(range(rank)))
         combined = [inner_perm[p] for p in perm]
         if combined == list(range(rank)):
             return inner.operands[0]
-        return insert_op(rewriter, op, "Transpose", [inner.operands[0]], op.result_types[0],  # type: ignore[arg-type]
+        return insert_op(rewriter, op, TransposeOp, [inner.operands[0]], op.result_types[0],  # type: ignore[arg-type]
                          {"perm": attribute_from_value(AttrKind.INTS, combined)})  # fmt: skip
     return None
 
@@ -124,22 +144,18 @@ def reshape(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
         return x
     inner = x.owner
     result_shape = shape_of(op.result_types[0])
-    if (
-        isinstance(inner, GraphOp)
-        and inner.SPEC.onnx_type == "Reshape"
-        and min(result_shape, default=0) >= 0
-    ):
+    if isinstance(inner, ReshapeOp) and min(result_shape, default=0) >= 0:
         shape = insert_constant(rewriter, op, np.asarray(result_shape, dtype=np.int64))
-        return insert_op(rewriter, op, "Reshape", [inner.operands[0], shape], op.result_types[0])  # type: ignore[arg-type]
+        return insert_op(rewriter, op, ReshapeOp, [inner.operands[0], shape], op.result_types[0])  # type: ignore[arg-type]
     return None
 
 
-def undo(inverse: str) -> Rule:
+def undo(inverse: type[GraphOp]) -> Rule:
     """Squeeze(Unsqueeze(x, a), a) and the converse give back x."""
 
     def rule(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
         inner = op.operands[0].owner
-        if not (isinstance(inner, GraphOp) and inner.SPEC.onnx_type == inverse):
+        if not isinstance(inner, inverse):
             return None
         axes, inner_axes = op.operand_group("axes"), inner.operand_group("axes")
         if not axes or not inner_axes:
@@ -167,35 +183,36 @@ def gemm_constant_transpose(op: GraphOp, rewriter: PatternRewriter) -> SSAValue 
     transposed = insert_constant(rewriter, op, np.ascontiguousarray(b.T))
     properties = {k: v for k, v in op.properties.items() if k != "transB"}
     operands = [op.operand_group("A")[0], transposed, op.operand_group("C")]
-    return insert_op(rewriter, op, "Gemm", operands, op.result_types[0], properties)  # type: ignore[arg-type]
+    return insert_op(rewriter, op, GemmOp, operands, op.result_types[0], properties)  # type: ignore[arg-type]
 
 
-RULES: dict[str, list[Rule]] = {
-    "Identity": [forward_first],
-    "Dropout": [forward_first],
-    "Sum": [forward_first],
-    "Max": [forward_first],
-    "Min": [forward_first],
-    "Mean": [forward_first],
-    "Add": [neutral_element(0.0, commutative=True)],
-    "Sub": [neutral_element(0.0, commutative=False), sub_to_add],
-    "Mul": [neutral_element(1.0, commutative=True)],
-    "Div": [neutral_element(1.0, commutative=False), div_to_mul],
-    "Transpose": [transpose],
-    "Reshape": [reshape],
-    "Squeeze": [undo("Unsqueeze")],
-    "Unsqueeze": [undo("Squeeze")],
-    "Expand": [same_type_no_op],
-    "Cast": [same_type_no_op],
-    "Gemm": [gemm_constant_transpose],
+RULES: dict[type[GraphOp], list[Rule]] = {
+    IdentityOp: [forward_first],
+    DropoutOp: [forward_first],
+    SumOp: [forward_first],
+    MaxOp: [forward_first],
+    MinOp: [forward_first],
+    MeanOp: [forward_first],
+    AddOp: [neutral_element(0.0, commutative=True)],
+    SubOp: [neutral_element(0.0, commutative=False), sub_to_add],
+    MulOp: [neutral_element(1.0, commutative=True)],
+    DivOp: [neutral_element(1.0, commutative=False), div_to_mul],
+    TransposeOp: [transpose],
+    ReshapeOp: [reshape],
+    SqueezeOp: [undo(UnsqueezeOp)],
+    UnsqueezeOp: [undo(SqueezeOp)],
+    ExpandOp: [same_type_no_op],
+    CastOp: [same_type_no_op],
+    GemmOp: [gemm_constant_transpose],
 }
+"""The rules of each op class (keyed by class: a misspelt op is a NameError)."""
 
 
 class ApplyRules(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GraphOp):
             return
-        for rule in RULES.get(op.SPEC.onnx_type, ()):
+        for rule in RULES.get(type(op), ()):
             replacement = rule(op, rewriter)
             if replacement is not None:
                 replacement.name_hint = replacement.name_hint or op.results[0].name_hint

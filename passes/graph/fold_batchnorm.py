@@ -33,11 +33,25 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
-from ember.dialects.graph import GraphOp, constant_value_of
+from ember.dialects.graph import (
+    AddOp,
+    BatchNormalizationOp,
+    ConvOp,
+    GemmOp,
+    GraphOp,
+    MatMulOp,
+    MulOp,
+    constant_value_of,
+)
 from ember.dialects.graph.types import is_float, numpy_dtype, shape_of
 from ember.passes.graph.builders import insert_constant, insert_op
 
@@ -106,7 +120,7 @@ def into_conv(conv: GraphOp, affine: ChannelAffine, bn: GraphOp,
     old_bias = np.zeros(w.shape[0]) if b is None else b.astype(np.float64)
     bias = insert_constant(rewriter, bn, (old_bias * affine.scale + affine.shift).astype(w.dtype))
     operands = [conv.operand_group("X")[0], weight, [bias]]
-    return insert_op(rewriter, bn, "Conv", operands, bn.result_types[0], dict(conv.properties))  # type: ignore[arg-type]
+    return insert_op(rewriter, bn, ConvOp, operands, bn.result_types[0], dict(conv.properties))  # type: ignore[arg-type]
 
 
 def into_gemm(gemm: GraphOp, affine: ChannelAffine, bn: GraphOp,
@@ -124,7 +138,7 @@ def into_gemm(gemm: GraphOp, affine: ChannelAffine, bn: GraphOp,
     new_c = insert_constant(rewriter, bn, (old_c * affine.scale + affine.shift).astype(b.dtype))
     properties = {k: v for k, v in gemm.properties.items() if k != "beta"}
     operands = [gemm.operand_group("A")[0], weight, [new_c]]
-    return insert_op(rewriter, bn, "Gemm", operands, bn.result_types[0], properties)  # type: ignore[arg-type]
+    return insert_op(rewriter, bn, GemmOp, operands, bn.result_types[0], properties)  # type: ignore[arg-type]
 
 
 def into_matmul(matmul: GraphOp, affine: ChannelAffine, bn: GraphOp,
@@ -138,10 +152,10 @@ def into_matmul(matmul: GraphOp, affine: ChannelAffine, bn: GraphOp,
     # One Gemm carries both the scaled weight and the shift (as C).
     weight = insert_constant(rewriter, bn, (w * affine.scale).astype(w.dtype))
     shift = insert_constant(rewriter, bn, affine.shift.astype(w.dtype))
-    return insert_op(rewriter, bn, "Gemm", [a, weight, [shift]], bn.result_types[0])  # type: ignore[arg-type]
+    return insert_op(rewriter, bn, GemmOp, [a, weight, [shift]], bn.result_types[0])  # type: ignore[arg-type]
 
 
-FOLDS: dict[str, Fold] = {"Conv": into_conv, "Gemm": into_gemm, "MatMul": into_matmul}
+FOLDS: dict[type[GraphOp], Fold] = {ConvOp: into_conv, GemmOp: into_gemm, MatMulOp: into_matmul}
 
 
 def scale_and_shift(bn: GraphOp, affine: ChannelAffine, rewriter: PatternRewriter) -> SSAValue:
@@ -153,14 +167,13 @@ def scale_and_shift(bn: GraphOp, affine: ChannelAffine, rewriter: PatternRewrite
     scale = insert_constant(rewriter, bn, affine.scale.reshape(per_channel).astype(dtype))
     shift = insert_constant(rewriter, bn, affine.shift.reshape(per_channel).astype(dtype))
     result_type = bn.result_types[0]
-    scaled = insert_op(rewriter, bn, "Mul", [x, scale], result_type)  # type: ignore[arg-type]
-    return insert_op(rewriter, bn, "Add", [scaled, shift], result_type)  # type: ignore[arg-type]
+    scaled = insert_op(rewriter, bn, MulOp, [x, scale], result_type)  # type: ignore[arg-type]
+    return insert_op(rewriter, bn, AddOp, [scaled, shift], result_type)  # type: ignore[arg-type]
 
 
 class FoldBatchNorm(RewritePattern):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not (isinstance(op, GraphOp) and op.SPEC.onnx_type == "BatchNormalization"):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BatchNormalizationOp, rewriter: PatternRewriter) -> None:
         affine = channel_affine(op)
         if affine is None:
             return
@@ -168,7 +181,7 @@ class FoldBatchNorm(RewritePattern):
         producer = x.owner
         replacement = None
         if isinstance(producer, GraphOp) and x.has_one_use():
-            fold = FOLDS.get(producer.SPEC.onnx_type)
+            fold = FOLDS.get(type(producer))
             replacement = fold(producer, affine, op, rewriter) if fold else None
         if replacement is None:
             replacement = scale_and_shift(op, affine, rewriter)

@@ -32,7 +32,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.transforms.dead_code_elimination import dce
 
-from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph import ConstantOfShapeOp, ConstantOp, GraphOp, LayoutTransformOp
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, dense_from_array
 from ember.errors import EmberError
 from ember.passes.graph.builders import constant_op
@@ -57,7 +57,7 @@ def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
     return count is not None and count > 1 and len(attr.data.data) * 8 == bits
 
 
-REARRANGING_OPS = {"LayoutTransform"}
+REARRANGING_OPS: tuple[type[GraphOp], ...] = (LayoutTransformOp,)
 """Ops whose result holds exactly their operand's elements, moved: folding one
 never needs more memory than its operand already takes (weights re-laid out
 for a convolution are as large as the model's weights), so the size limit
@@ -79,9 +79,9 @@ class FoldConstantOperands(RewritePattern):
         counts = [static_element_count(t) for t in op.result_types]
         if any(c is None for c in counts):
             return
-        if op.SPEC.onnx_type == "ConstantOfShape":
+        if isinstance(op, ConstantOfShapeOp):
             attrs = self._splats(op)
-        elif op.SPEC.onnx_type in REARRANGING_OPS:
+        elif isinstance(op, REARRANGING_OPS):
             attrs = self._rearranged(op, owners)
         elif sum(c for c in counts if c is not None) > self.max_elements:
             return

@@ -52,27 +52,46 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp, ops_elementwise, ops_reduce
+from ember.dialects.graph import (
+    ArgMaxOp,
+    ArgMinOp,
+    ConstantOp,
+    ConvNCHWcOp,
+    ConvNHWCOp,
+    ConvOp,
+    FusedOp,
+    GemmOp,
+    GraphOp,
+    InstanceNormalizationOp,
+    LayerNormalizationOp,
+    LogSoftmaxOp,
+    MatMulOp,
+    SoftmaxOp,
+    YieldOp,
+    op_classes,
+    ops_elementwise,
+    ops_reduce,
+)
 
-ELEMENTWISE: frozenset[str] = frozenset(spec.onnx_type for spec in ops_elementwise.SPECS)
-REDUCTIONS: frozenset[str] = frozenset(
-    {spec.onnx_type for spec in ops_reduce.SPECS} - {"ArgMax", "ArgMin"}
-) | {"Softmax", "LogSoftmax", "LayerNormalization", "InstanceNormalization"}
-CONTRACTIONS: dict[str, str] = {"Conv": "conv", "ConvNCHWc": "conv", "ConvNHWC": "conv",
-                                "Gemm": "matmul", "MatMul": "matmul"}  # fmt: skip
-"""Anchor op types of the contraction kinds (with the laid-out convs of `graph-layout`)."""
+ELEMENTWISE: frozenset[type[GraphOp]] = frozenset(op_classes(ops_elementwise.SPECS))
+REDUCTIONS: frozenset[type[GraphOp]] = (
+    frozenset(op_classes(ops_reduce.SPECS)) - {ArgMaxOp, ArgMinOp}
+) | {SoftmaxOp, LogSoftmaxOp, LayerNormalizationOp, InstanceNormalizationOp}
+CONTRACTIONS: dict[type[GraphOp], str] = {ConvOp: "conv", ConvNCHWcOp: "conv", ConvNHWCOp: "conv",
+                                          GemmOp: "matmul", MatMulOp: "matmul"}  # fmt: skip
+"""Anchor op classes of the contraction kinds (with the laid-out convs of `graph-layout`)."""
 
 
 def anchor_kind(op: Operation) -> str | None:
     """The group kind `op` starts, or None when it starts no group."""
     if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or len(op.results) != 1:
         return None
-    onnx_type = op.SPEC.onnx_type
-    if onnx_type in CONTRACTIONS:
-        return CONTRACTIONS[onnx_type]
-    if onnx_type in REDUCTIONS:
+    op_class = type(op)
+    if op_class in CONTRACTIONS:
+        return CONTRACTIONS[op_class]
+    if op_class in REDUCTIONS:
         return "reduction"
-    if onnx_type in ELEMENTWISE:
+    if op_class in ELEMENTWISE:
         return "elementwise"
     return None
 

@@ -49,15 +49,27 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
+    op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import (
-    OPS_BY_TYPE,
+    AveragePoolNCHWcOp,
+    AveragePoolNHWCOp,
+    AveragePoolOp,
+    ConcatOp,
     ConstantOp,
+    ConvNCHWcOp,
+    ConvNHWCOp,
+    ConvOp,
     GraphOp,
+    LayoutTransformOp,
+    MaxPoolNCHWcOp,
+    MaxPoolNHWCOp,
+    MaxPoolOp,
     constant_value_of,
+    op_classes,
     ops_elementwise,
 )
 from ember.dialects.graph.layouts import LayoutError, convert_shape
@@ -85,17 +97,24 @@ class Target:
     """Layout of convolution weights (OIHW8i8o, HWIO), converted from OIHW."""
     bias: str
     """Layout of convolution biases (O8o, O), converted from O."""
-    suffix: str
-    """Laid-out op types are the ONNX type plus this: ConvNCHWc, MaxPoolNHWC."""
+    laid_out: dict[type[GraphOp], type[GraphOp]]
+    """The laid-out op class of each op class that has one (Conv -> ConvNCHWc)."""
     channel_axis: int
     """The axis Concat joins channels along."""
     groups: bool
     """Whether grouped convolutions have a laid-out form."""
 
 
+NCHWC_OPS: dict[type[GraphOp], type[GraphOp]] = {
+    ConvOp: ConvNCHWcOp, MaxPoolOp: MaxPoolNCHWcOp, AveragePoolOp: AveragePoolNCHWcOp,
+}  # fmt: skip
+NHWC_OPS: dict[type[GraphOp], type[GraphOp]] = {
+    ConvOp: ConvNHWCOp, MaxPoolOp: MaxPoolNHWCOp, AveragePoolOp: AveragePoolNHWCOp,
+}  # fmt: skip
+
 TARGETS: dict[str, Callable[[int], Target]] = {
-    "NCHWc": lambda b: Target(f"NCHW{b}c", f"OIHW{b}i{b}o", f"O{b}o", "NCHWc", 1, groups=False),
-    "NHWC": lambda b: Target("NHWC", "HWIO", "O", "NHWC", 3, groups=True),
+    "NCHWc": lambda b: Target(f"NCHW{b}c", f"OIHW{b}i{b}o", f"O{b}o", NCHWC_OPS, 1, groups=False),
+    "NHWC": lambda b: Target("NHWC", "HWIO", "O", NHWC_OPS, 3, groups=True),
 }
 
 
@@ -132,7 +151,7 @@ class Relayout:
         for op in list(block.ops):
             if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
                 continue
-            rule = RULES.get(op.SPEC.onnx_type)
+            rule = RULES.get(type(op))
             results = rule(self, op) if rule is not None else None
             if results is not None:
                 self._replace(op, results)
@@ -157,7 +176,7 @@ class Relayout:
         if source == target:
             return value
         owner = value.owner
-        if (isinstance(owner, GraphOp) and owner.SPEC.onnx_type == "LayoutTransform"
+        if (isinstance(owner, LayoutTransformOp)
                 and (owner.attr("source"), owner.attr("target")) == (target, source)):  # fmt: skip
             return owner.operands[0]
         key = (value, target)
@@ -218,11 +237,11 @@ class Relayout:
         """Whether every result of `op` has a form in the target layout."""
         return all(self.layout_type(t) is not None for t in op.result_types)
 
-    def build(self, op: GraphOp, op_type: str, operands: list, properties: dict) -> list[SSAValue]:
-        """An `op_type` op in place of `op`, with `op`'s result types laid out."""
+    def build(self, op: GraphOp, op_class: type[GraphOp], operands: list,
+              properties: dict) -> list[SSAValue]:  # fmt: skip
+        """An `op_class` op in place of `op`, with `op`'s result types laid out."""
         result_types = [self.layout_type(t) for t in op.result_types]
-        new = OPS_BY_TYPE[op_type].build(operands=operands, result_types=result_types,
-                                         properties=properties)  # fmt: skip
+        new = op_class.build(operands=operands, result_types=result_types, properties=properties)
         Rewriter.insert_op(new, InsertPoint.before(op))
         return list(new.results)
 
@@ -244,7 +263,7 @@ def _insert_transform(value: SSAValue, source: str, target: str, anchor: Operati
     )
     properties = {"source": attribute_from_value(AttrKind.STRING, source),
                   "target": attribute_from_value(AttrKind.STRING, target)}  # fmt: skip
-    new = OPS_BY_TYPE["LayoutTransform"].build(
+    new = LayoutTransformOp.build(
         operands=[value], result_types=[result_type], properties=properties
     )
     Rewriter.insert_op(new, InsertPoint.before(anchor))
@@ -258,9 +277,9 @@ def _insert_transform(value: SSAValue, source: str, target: str, anchor: Operati
 Rule = Callable[[Relayout, GraphOp], "list[SSAValue] | None"]
 
 
-def _properties(op: GraphOp, op_type: str) -> dict[str, Attribute]:
-    """`op`'s attributes that the op type `op_type` has."""
-    names = {a.name for a in OPS_BY_TYPE[op_type].SPEC.attributes}
+def _properties(op: GraphOp, op_class: type[GraphOp]) -> dict[str, Attribute]:
+    """`op`'s attributes that `op_class` has."""
+    names = {a.name for a in op_class.SPEC.attributes}
     return {k: v for k, v in op.properties.items() if k in names}
 
 
@@ -275,10 +294,10 @@ def conv(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
         convert_shape("OIHW", r.target.weight, w_shape)
     except LayoutError:
         return None
-    op_type = "Conv" + r.target.suffix
+    op_class = r.target.laid_out[ConvOp]
     operands = [r.to_layout(x, op), r.convert(w, "OIHW", r.target.weight, op),
                 [r.convert(b, "O", r.target.bias, op) for b in op.operand_group("B")]]  # fmt: skip
-    return r.build(op, op_type, operands, _properties(op, op_type))
+    return r.build(op, op_class, operands, _properties(op, op_class))
 
 
 def pool(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
@@ -286,8 +305,8 @@ def pool(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     twin = r.twin(x)
     if twin is None or not r.results_fit(op):
         return None
-    op_type = op.SPEC.onnx_type + r.target.suffix
-    return r.build(op, op_type, [twin], _properties(op, op_type))
+    op_class = r.target.laid_out[type(op)]
+    return r.build(op, op_class, [twin], _properties(op, op_class))
 
 
 def _entering(r: Relayout, op: GraphOp, operands: list[SSAValue]) -> list[Action] | None:
@@ -312,7 +331,7 @@ def elementwise(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     groups = [[next(values) for _ in op.operand_group(o.name)] for o in op.SPEC.operands]
     operands = [g[0] if o.arity is Arity.SINGLE else g for o, g in zip(op.SPEC.operands, groups)]
     properties = {k: v for k, v in op.properties.items() if k != "operandSegmentSizes"}
-    return r.build(op, op.SPEC.onnx_type, operands, properties)
+    return r.build(op, type(op), operands, properties)
 
 
 def concat(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
@@ -326,15 +345,15 @@ def concat(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     if actions is None:
         return None
     axis = attribute_from_value(AttrKind.INT, r.target.channel_axis)
-    return r.build(op, "Concat", [[action() for action in actions]], {"axis": axis})
+    return r.build(op, ConcatOp, [[action() for action in actions]], {"axis": axis})
 
 
-RULES: dict[str, Rule] = {
-    "Conv": conv,
-    "MaxPool": pool,
-    "AveragePool": pool,
-    "Concat": concat,
-    **{spec.onnx_type: elementwise for spec in ops_elementwise.SPECS},
+RULES: dict[type[GraphOp], Rule] = {
+    ConvOp: conv,
+    MaxPoolOp: pool,
+    AveragePoolOp: pool,
+    ConcatOp: concat,
+    **{op_class: elementwise for op_class in op_classes(ops_elementwise.SPECS)},
 }
 
 
@@ -344,11 +363,10 @@ RULES: dict[str, Rule] = {
 class CancelInverseTransforms(RewritePattern):
     """layout_transform(layout_transform(x, A -> B), B -> A) -> x."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not (isinstance(op, GraphOp) and op.SPEC.onnx_type == "LayoutTransform"):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LayoutTransformOp, rewriter: PatternRewriter) -> None:
         inner = op.operands[0].owner
-        if (isinstance(inner, GraphOp) and inner.SPEC.onnx_type == "LayoutTransform"
+        if (isinstance(inner, LayoutTransformOp)
                 and (inner.attr("source"), inner.attr("target")) == (op.attr("target"), op.attr("source"))):  # fmt: skip
             rewriter.replace_op(op, [], [inner.operands[0]])
             if not inner.results[0].uses:
@@ -364,16 +382,13 @@ def conversion_ratio(func: FuncOp) -> float:
     compile time and cost nothing)."""
     moved, work = 0, 0
     for op in func.walk():
-        if not isinstance(op, GraphOp):
-            continue
-        kind = op.SPEC.onnx_type
-        if kind == "LayoutTransform" and not isinstance(op.operands[0].owner, ConstantOp):
+        if isinstance(op, LayoutTransformOp) and not isinstance(op.operands[0].owner, ConstantOp):
             moved += math.prod(shape_of(op.results[0].type))
-        elif kind in ("ConvNCHWc", "ConvNHWC"):
+        elif isinstance(op, ConvNCHWcOp | ConvNHWCOp):
             weights = shape_of(op.operands[1].type)
             # One output element sums over the kernel window and input channels:
             # weights are HWIO (NHWC) or [F/k, C/c, KH, KW, c, k] (NCHWc).
-            outputs = weights[-1] * (weights[0] if kind == "ConvNCHWc" else 1)
+            outputs = weights[-1] * (weights[0] if isinstance(op, ConvNCHWcOp) else 1)
             work += math.prod(shape_of(op.results[0].type)) * math.prod(weights) // outputs
     if not work:
         return math.inf if moved else 0.0

@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.dialects.graph import OPS_BY_ONNX_TYPE
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, DepthToSpaceOp, ops_tensor
 from ember.reference.kernels import KERNELS
 from tests.support.models import run_onnxruntime
 
@@ -21,8 +21,17 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "adding-an-op.md"
 
 def test_step1_the_spec_defines_the_op() -> None:
     op = OPS_BY_ONNX_TYPE["DepthToSpace"]
+    assert op is DepthToSpaceOp
     assert op.name == "graph.depth_to_space"
     assert [a.name for a in op.SPEC.attributes] == ["blocksize", "mode"]
+
+
+def test_step1_the_doc_class_statement_is_the_tree_one() -> None:
+    match = re.search(r"(@graph_op\(SPECS\)\n\s*class DepthToSpaceOp\(GraphOp\): \.\.\.)",
+                      DOC.read_text())  # fmt: skip
+    assert match, "the doc's class statement is missing"
+    statement = re.sub(r"\n\s+", "\n", match.group(1))
+    assert statement in Path(ops_tensor.__file__).read_text()
 
 
 def _doc_ir_line() -> str:

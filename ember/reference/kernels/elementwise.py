@@ -147,27 +147,28 @@ def mod(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.asarray(y).astype(a.dtype)]
 
 
-_VARIADIC: dict[str, Binary] = {
-    "Sum": np.add,
-    "Max": np.maximum,
-    "Min": np.minimum,
-    "Mean": np.add,
+_VARIADIC: dict[str, tuple[Binary, bool]] = {
+    # ONNX type: (the fold, whether the result is divided by the operand count)
+    "Sum": (np.add, False),
+    "Max": (np.maximum, False),
+    "Min": (np.minimum, False),
+    "Mean": (np.add, True),
 }
 
 
-def _variadic_kernel(op: str, fn: Binary) -> Kernel:
+def _variadic_kernel(fn: Binary, average: bool) -> Kernel:
     def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         xs = [np.asarray(x) for x in inputs if x is not None]
         y = np.asarray(functools.reduce(fn, [wide(x) for x in xs]))
-        if op == "Mean":
+        if average:
             y = y / len(xs)
         return [y.astype(np.result_type(*xs))]
 
     return kernel
 
 
-for _op, _fn2 in _VARIADIC.items():
-    register_all([_op], _variadic_kernel(_op, _fn2))
+for _op, (_fn2, _average) in _VARIADIC.items():
+    register_all([_op], _variadic_kernel(_fn2, _average))
 
 
 @register("Where")
