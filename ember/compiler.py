@@ -296,8 +296,8 @@ def compile_module(
     module: ModuleOp, report: CompileReport | None = None, options: Options = DEFAULT_OPTIONS
 ) -> CompiledModel:
     """Compiles graph IR (an imported model) for this CPU."""
-    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, to_llvmlite
-    from ember.targets.cpu import JitModule
+    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR
+    from ember.targets.cpu import JitModule, to_llvmlite
 
     report = report or CompileReport()
     func = entry_function(module)

@@ -107,7 +107,7 @@ def compile_to_directory(
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener)."""
-    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, to_llvmlite
+    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR
     from ember.targets.cpu import (
         CStruct,
         emit_object,
@@ -115,6 +115,7 @@ def compile_to_directory(
         link_shared_library,
         optimize,
         parse_ir,
+        to_llvmlite,
         write_c_header,
     )
 
