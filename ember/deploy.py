@@ -26,22 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr, UnitAttr
 
-from ember.compiler import (
-    DEFAULT_OPTIONS,
-    CompileReport,
-    Options,
-    TensorSpec,
-    lower_to_llvm,
-    model_specs,
-)
+from ember.compiler import TensorSpec, model_specs
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
+from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
+from ember.report import CompileReport
 from ember.targets.cpu.aot import CField
 from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
+from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -107,7 +102,6 @@ def compile_to_directory(
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener)."""
-    from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, to_llvmlite
     from ember.targets.cpu import (
         CStruct,
         emit_object,
@@ -115,6 +109,7 @@ def compile_to_directory(
         link_shared_library,
         optimize,
         parse_ir,
+        to_llvmlite,
         write_c_header,
     )
 
@@ -142,8 +137,7 @@ def compile_to_directory(
     function, struct = header_names["function"], header_names["struct"]
     guard = f"EMBER_{name.upper()}_H"
     fields = buffer_fields(inputs, outputs, [guard, *header_names.values()])
-    func.sym_name = StringAttr(function)
-    func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()  # the header's struct is that array
+    make_entry(func, function)  # the header's struct is the packed buffers array
     blob = lower_to_llvm(module, report, options)
     with report.stage("llvm-object"):
         machine = host_target_machine()

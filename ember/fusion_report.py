@@ -21,9 +21,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp
 from xdsl.ir import Operation
 
-from ember.compiler import Options, cpu_passes
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp
+from ember.options import Options
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, graph_passes
+from ember.targets.cpu.pipeline import cpu_passes
 
 
 def count_graph_ops(op: Operation) -> int:

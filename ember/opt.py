@@ -101,7 +101,7 @@ class EmberOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
-        from ember.passes import all_passes
+        from ember.registry import all_passes
 
         self.ember_passes = all_passes()
         for name, pass_class in self.ember_passes.items():

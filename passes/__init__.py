@@ -1,46 +1,6 @@
 """Transformations within one level, one sub-package per level.
 
-`all_passes()` is the registry that `ember-opt` and the pipelines use:
-every pass's command-line name maps to its class.
+A pass here imports only dialects and passes of its own level (and
+`ember.errors`, `ember.reference`); the registry of every pass by name is
+`ember.registry`.
 """
-
-from __future__ import annotations
-
-from xdsl.passes import ModulePass
-
-
-def all_passes() -> dict[str, type[ModulePass]]:
-    from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
-    from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
-    from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
-    from ember.passes.graph.canonicalize import CanonicalizePass
-    from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
-    from ember.passes.graph.fold_constants import FoldConstantsPass
-    from ember.passes.graph.fuse import FusePass
-    from ember.passes.graph.infer_shapes import InferShapesPass
-    from ember.passes.graph.layout import LayoutPass
-    from ember.passes.graph.optimize import GraphOptimizePass
-    from ember.passes.graph.simplify import SimplifyPass
-    from ember.passes.loop.fuse import FuseLoopsPass
-    from ember.passes.loop.outline_kernels import OutlineKernelsPass
-    from ember.passes.loop.pack_weights import PackWeightsPass
-    from ember.passes.loop.plan_memory import PlanMemoryPass
-
-    passes: list[type[ModulePass]] = [
-        CanonicalizePass,
-        FoldBatchNormPass,
-        FoldConstantsPass,
-        FusePass,
-        InferShapesPass,
-        LayoutPass,
-        GraphOptimizePass,
-        SimplifyPass,
-        ConvertGraphToTensorPass,
-        ConvertTensorToLoopPass,
-        ConvertLoopToLLVMPass,
-        FuseLoopsPass,
-        PackWeightsPass,
-        PlanMemoryPass,
-        OutlineKernelsPass,
-    ]
-    return {p.name: p for p in passes}

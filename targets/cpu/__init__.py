@@ -11,6 +11,7 @@ from ember.targets.cpu.aot import CField, CStruct, emit_object, link_shared_libr
 from ember.targets.cpu.c_names import CNames
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.jit import JitModule
+from ember.targets.cpu.llvm_module import to_llvmlite
 from ember.targets.cpu.machine import host_cpu_description, host_target_machine
 from ember.targets.cpu.optimize import optimize, parse_ir
 from ember.targets.cpu.timing import CompileTimes
@@ -28,5 +29,6 @@ __all__ = [
     "link_shared_library",
     "optimize",
     "parse_ir",
+    "to_llvmlite",
     "write_c_header",
 ]

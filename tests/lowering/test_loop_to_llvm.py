@@ -13,8 +13,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.context import make_context
 from ember.dialects import loop
-from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass, to_llvmlite
-from ember.targets.cpu import JitModule
+from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
+from ember.targets.cpu import JitModule, to_llvmlite
 
 N = 16
 DTYPES = {

@@ -15,7 +15,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 
 import ember
-from ember.compiler import cpu_passes
 from ember.dialects.loop import ForOp
 from ember.dialects.tensor import FUSION_GROUP
 from ember.passes.loop.fuse import (
@@ -26,6 +25,7 @@ from ember.passes.loop.fuse import (
     forward_stores,
     remove_write_only_buffers,
 )
+from ember.targets.cpu.pipeline import cpu_passes
 from tests.compiler.test_random_graphs import _model, random_graphs
 
 

@@ -208,10 +208,12 @@ class _BuggyPass(ModulePass):
 def test_a_bug_in_a_pass_is_one_line_naming_the_pass_unless_traceback_is_asked(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ember.passes
+    import ember.registry
 
-    registry = ember.passes.all_passes()
-    monkeypatch.setattr(ember.passes, "all_passes", lambda: {**registry, "test-buggy": _BuggyPass})
+    registry = ember.registry.all_passes()
+    monkeypatch.setattr(
+        ember.registry, "all_passes", lambda: {**registry, "test-buggy": _BuggyPass}
+    )
     path = tmp_path / "ok.mlir"
     path.write_text("builtin.module {}\n")
     code, _, err = run_opt(capsys, str(path), "-p", "dce,test-buggy")

@@ -20,8 +20,8 @@ from xdsl.passes import ModulePass
 from ember.dialects.graph import Graph
 from ember.opt import EmberOptMain, main
 from ember.pass_catalogue import pass_options, pass_summary
-from ember.passes import all_passes
 from ember.printing import make_printer
+from ember.registry import all_passes
 
 
 def run_opt(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -1,0 +1,49 @@
+"""The pass registry: every Ember pass and lowering by its command-line name.
+
+It lives above the levels because it names passes of every level and the
+lowerings between them (`passes/` never imports `lowering/`); `ember-opt`
+registers these next to xDSL's own passes.
+"""
+
+from __future__ import annotations
+
+from xdsl.passes import ModulePass
+
+
+def all_passes() -> dict[str, type[ModulePass]]:
+    """Every Ember pass class by its name (imported on demand: a CLI that
+    registers them need not load every lowering up front)."""
+    from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
+    from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
+    from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+    from ember.passes.graph.canonicalize import CanonicalizePass
+    from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
+    from ember.passes.graph.fold_constants import FoldConstantsPass
+    from ember.passes.graph.fuse import FusePass
+    from ember.passes.graph.infer_shapes import InferShapesPass
+    from ember.passes.graph.layout import LayoutPass
+    from ember.passes.graph.optimize import GraphOptimizePass
+    from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.loop.fuse import FuseLoopsPass
+    from ember.passes.loop.outline_kernels import OutlineKernelsPass
+    from ember.passes.loop.pack_weights import PackWeightsPass
+    from ember.passes.loop.plan_memory import PlanMemoryPass
+
+    passes: list[type[ModulePass]] = [
+        CanonicalizePass,
+        FoldBatchNormPass,
+        FoldConstantsPass,
+        FusePass,
+        InferShapesPass,
+        LayoutPass,
+        GraphOptimizePass,
+        SimplifyPass,
+        ConvertGraphToTensorPass,
+        ConvertTensorToLoopPass,
+        ConvertLoopToLLVMPass,
+        FuseLoopsPass,
+        PackWeightsPass,
+        PlanMemoryPass,
+        OutlineKernelsPass,
+    ]
+    return {p.name: p for p in passes}

@@ -1,0 +1,58 @@
+"""`CompileReport`: what a compile cost (seconds per stage and pass) and produced.
+
+A module of its own so that a target's pipeline fills the report without
+importing the public API that calls it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+StageListener = Callable[[str, float | None], None]
+"""Told `(stage, None)` when a compile stage starts and `(stage, seconds)`
+when it ends (the CLI prints progress with it)."""
+
+
+@dataclass
+class CompileReport:
+    """What compiling cost and produced: seconds per stage (`seconds`: import,
+    graph, tensor, loop, llvm, llvm-jit), per pass or LLVM phase within them
+    (`pass_seconds`, by pass name), CPU seconds per pass (`pass_cpu_seconds`,
+    the LLVM phases together as `llvm-jit`: on a busy machine CPU time shows
+    how compile time scales better than wall time), memory, code size."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    pass_seconds: dict[str, float] = field(default_factory=dict)
+    pass_cpu_seconds: dict[str, float] = field(default_factory=dict)
+    arena_bytes: int = 0
+    naive_bytes: int = 0
+    weights_bytes: int = 0
+    listener: StageListener | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+    @contextmanager
+    def timed_pass(self, name: str) -> Iterator[None]:
+        """Adds the wall and CPU seconds of the `with` block to pass `name`."""
+        start, cpu_start = time.perf_counter(), time.process_time()
+        yield
+        self.pass_seconds[name] = self.pass_seconds.get(name, 0.0) + time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+        self.pass_cpu_seconds[name] = self.pass_cpu_seconds.get(name, 0.0) + cpu
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Times the work in the `with` block as (part of) stage `name`."""
+        if self.listener is not None:
+            self.listener(name, None)
+        start = time.perf_counter()
+        yield
+        elapsed = time.perf_counter() - start
+        self.seconds[name] = self.seconds.get(name, 0.0) + elapsed
+        if self.listener is not None:
+            self.listener(name, elapsed)

@@ -1,0 +1,118 @@
+"""`convert-loop-to-llvm`: loop-level functions to xDSL's `llvm` dialect.
+
+ABI of the generated code (the runtime and the C header rely on it)
+--------------------------------------------------------------------
+Each `func.func @name(%a: memref<...>, ...)` (no results) becomes
+
+    void name(void *a, ..., const void *weights, void *arena);
+
+with the C calling convention and external linkage: one pointer per memref
+argument, in order, to its data (static shape, row-major, contiguous), then
+the weights blob (each `loop.weight` at its byte `offset`), then the arena
+(each `loop.alloc` at its byte `offset`). Elements are laid out as NumPy lays
+them out: `i1` as one byte holding 0 or 1, `index` as int64; every buffer
+must be aligned to its element size. Nothing is returned; the function
+writes its output buffers and may use the whole arena as scratch.
+
+A function marked `ember.packed_buffers` (a unit attribute; the model's
+entry function carries it) takes its memref arguments as one array of
+pointers instead, so any number of inputs and outputs fits through every
+foreign-function interface (ctypes stops at 1,024 arguments):
+
+    void name(void *const buffers[], const void *weights, void *arena);
+
+where `buffers[i]` is the pointer the unpacked form passes as argument `i`
+(the model's inputs, then its outputs); the function only reads the array,
+which must not overlap any buffer. Loop-level code cannot call such a
+function. Kernels (`ember.kernel`) keep the unpacked form, `internal`.
+
+Lowering: `index` is i64; `loop.for` becomes a CFG (header block with the
+induction variable as block argument, `icmp slt`, body, increment, back
+edge, exit); its `parallel` flag is not used yet (the loop runs serially).
+Scalar ops map to LLVM instructions, to `llvm.*` intrinsics, or to calls to
+libm (declared once per module). No fast-math flags: exact IEEE semantics.
+Integer division never traps (docs/semantics.md): x / 0 and x % 0 are 0,
+INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0, as NumPy computes them.
+
+One module per concern, each a table of handlers for a `FunctionBuilder`
+(`builder.py`), so another path to the `llvm` dialect reuses the pieces it
+shares: `control_flow` (loop.for -> CFG), `memory` (buffers, views, loads and
+stores as pointer arithmetic), `scalars` (arith and math), `abi` (the
+signatures and calls above). This module checks the input and wires them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars
+from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
+from ember.lowering.loop_to_llvm.builder import HandlerTable
+from ember.lowering.loop_to_llvm.llvm_types import lowerable
+
+PASS = "convert-loop-to-llvm"
+HANDLERS: HandlerTable = {
+    **control_flow.HANDLERS,
+    **memory.HANDLERS,
+    **scalars.HANDLERS,
+    **abi.HANDLERS,
+}
+
+
+def _problem(op: Operation, module: ModuleOp) -> str | None:
+    """Why `op` cannot be lowered (its name, or its name and a type), or None."""
+    if op is module or isinstance(op, func.FuncOp):
+        return None if op.parent_op() in (None, module) else op.name
+    if type(op) not in HANDLERS or op.parent_op() is module:
+        return op.name
+    bad = [t for t in (*(v.type for v in op.operands), *op.result_types) if not lowerable(t)]
+    return f"{op.name} on {bad[0]}" if bad else None
+
+
+def _check_supported(module: ModuleOp) -> None:
+    """One diagnostic listing every op this pass cannot lower, with counts."""
+    names = Counter(p for op in module.walk() if (p := _problem(op, module)) is not None)
+    if names:
+        listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
+        raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
+
+
+def convert_loop_to_llvm(module: ModuleOp) -> None:
+    """Replace every `func.func` of `module` by an `llvm.func` (see the ABI above)."""
+    _check_supported(module)
+    abi.check_packed_not_called(module, PASS)
+    externals: dict[str, llvm.LLVMFunctionType] = {}
+    body = module.body.block
+    for fn in list(body.ops):
+        assert isinstance(fn, func.FuncOp)
+        body.insert_op_before(abi.lower_function(fn, HANDLERS, externals, PASS), fn)
+        body.erase_op(fn)
+    for name, function_type in externals.items():
+        body.insert_op_before(llvm.FuncOp(name, function_type, EXTERNAL), body.first_op)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ConvertLoopToLLVMPass(ModulePass):
+    """Lower loop-level functions to the `llvm` dialect (ABI in the module docstring)."""
+
+    name = "convert-loop-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_loop_to_llvm(op)
+
+
+__all__ = [
+    "HANDLERS",
+    "PACKED_BUFFERS_ATTR",
+    "PASS",
+    "ConvertLoopToLLVMPass",
+    "convert_loop_to_llvm",
+]

@@ -1,0 +1,123 @@
+"""The state of lowering one function body to the `llvm` dialect.
+
+A `FunctionBuilder` walks loop-level ops in order and hands each to the
+handler its table names for the op's type; a handler emits `llvm` ops at the
+builder's current block and returns the lowered value of the op's result.
+Tables are plain dicts (`HandlerTable`), one per concern (control flow,
+memory addressing, scalars, the CPU ABI), so another path to the `llvm`
+dialect (a GPU kernel, say) combines the pieces it shares with its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from ember.lowering.loop_to_llvm.llvm_types import width
+
+Handler = Callable[["FunctionBuilder", Operation], SSAValue | None]
+HandlerTable = dict[type[Operation], Handler]
+
+
+def registrar(table: HandlerTable) -> Callable[..., Callable[[Handler], Handler]]:
+    """A decorator `@lowers(OpA, OpB)` that enters its function into `table`."""
+
+    def lowers(*op_types: type[Operation]) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            table.update(dict.fromkeys(op_types, handler))
+            return handler
+
+        return register
+
+    return lowers
+
+
+class ValueMap(dict[SSAValue, SSAValue]):
+    """The lowered value of each loop-level value. A value in `deferred` is
+    not stored: each use builds it anew where it is needed (in the current
+    block). The packed ABI defers its buffer pointers this way, because
+    loading them all up front keeps thousands of pointers live across the
+    whole function, which makes LLVM's code generation crawl."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deferred: dict[SSAValue, Callable[[], SSAValue]] = {}
+
+    def __missing__(self, value: SSAValue) -> SSAValue:
+        return self.deferred[value]()
+
+
+class FunctionBuilder:
+    """Builds the body of one `llvm.func` from `entry` (whose arguments the
+    caller's ABI chose): `block` is where the next op goes. `weights` and
+    `arena` are the base pointers of the weights blob and of the arena;
+    `pass_name` starts every diagnostic; `externals` collects the functions
+    called and not defined here (libm), to be declared once per module."""
+
+    def __init__(self, entry: Block, handlers: HandlerTable, *, weights: SSAValue,
+                 arena: SSAValue, externals: dict[str, llvm.LLVMFunctionType],
+                 pass_name: str) -> None:  # fmt: skip
+        self.entry = self.block = entry
+        self.region = Region(entry)
+        self.handlers = handlers
+        self.weights, self.arena = weights, arena
+        self.externals = externals
+        self.pass_name = pass_name
+        self.values = ValueMap()
+        self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
+
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            new = self.handlers[type(op)](self, op)
+            if new is not None:
+                self.values[op.results[0]] = new
+                if new.name_hint is None:
+                    new.name_hint = op.results[0].name_hint
+
+    def finish(self) -> Region:
+        """The body, with the constants placed at the top of the entry block."""
+        self.entry.insert_ops_before(list(self.constants.values()), self.entry.ops.first)  # type: ignore[arg-type]
+        return self.region
+
+    def args(self, op: Operation) -> list[SSAValue]:
+        return [self.values[v] for v in op.operands]
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        """A constant, created once per function at the top of the entry block."""
+        if isinstance(t, IntegerType):
+            bit_count = t.width.data
+            bits = int(value) & ((1 << bit_count) - 1)  # two's complement, signed if wider than i1
+            value = bits - (1 << bit_count) if bit_count > 1 and bits >> (bit_count - 1) else bits
+            attr: Attribute = IntegerAttr(value, t)
+        else:
+            attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+        key = (t, value if isinstance(value, int) else float(value).hex())  # keeps -0.0 apart
+        if key not in self.constants:
+            self.constants[key] = llvm.ConstantOp(attr, t)  # placed by `finish`
+        return self.constants[key].result
+
+    def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(predicate).to_int()
+        return self.emit(llvm.ICmpOp(lhs, rhs, IntegerAttr(flag, i64)))
+
+    def resize(self, value: SSAValue, to: Attribute, *, signed: bool) -> SSAValue:
+        """An integer converted to the width of `to` (sign- or zero-extended)."""
+        old, new = width(value.type), width(to)
+        if old == new:
+            return value
+        cast = llvm.TruncOp if new < old else llvm.SExtOp if signed else llvm.ZExtOp
+        return self.emit(cast(value, to))
+
+    def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
+        return self.emit(llvm.CallIntrinsicOp(f"llvm.{name}", args, [t]))
+
+    def call(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
+        self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], t)
+        return self.emit(llvm.CallOp(name, *args, return_type=t))
