@@ -167,7 +167,9 @@ class Body:
     def const(self, value: float, t: Attribute) -> SSAValue:
         if _is_unsigned(t):  # arith.constant only takes signless integers
             wide = self.emit(arith.ConstantOp(IntegerAttr(int(value), i64)))
-            return self.emit(arith.TruncIOp(wide, t))  # type: ignore[arg-type]
+            # The same width is a reinterpretation, narrower ones a truncation.
+            cast = arith.BitcastOp if t.width.data == 64 else arith.TruncIOp  # type: ignore[attr-defined]
+            return self.emit(cast(wide, t))  # type: ignore[arg-type]
         return self.emit(arith.ConstantOp(_scalar_attr(value, t)))
 
     def _pick(self, a: SSAValue, b: SSAValue, ops: tuple[type[Operation], ...]) -> SSAValue:

@@ -32,10 +32,8 @@ from itertools import groupby
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
@@ -87,30 +85,11 @@ def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-def _same_width_trunci(op: Operation) -> bool:
-    # convert-graph-to-tensor builds a constant of an unsigned type as an i64
-    # `arith.constant` truncated to the type, a no-op for ui64 that xDSL's
-    # verifier rejects (and convert-loop-to-llvm lowers to nothing). Tolerated
-    # until that lowering builds such constants another way.
-    return (
-        isinstance(op, arith.TruncIOp)
-        and isinstance(op.input.type, IntegerType)
-        and isinstance(op.result.type, IntegerType)
-        and op.input.type.width == op.result.type.width
-    )
-
-
-_TOLERATED: tuple[Callable[[Operation], bool], ...] = (_same_width_trunci,)
-"""Ops known to break a verifier rule that the pipeline does not rely on."""
-
-
 def verify_stage(module: ModuleOp, when: str) -> None:
     """Runs xDSL's verifier on every op of `module`; the first op that breaks
     a rule is a `CompileError` naming the op, `when` ("after the tensor
     stage") and the rule."""
     for op in module.walk():
-        if any(tolerated(op) for tolerated in _TOLERATED):
-            continue
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
