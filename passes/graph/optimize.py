@@ -11,7 +11,7 @@ that `graph-simplify` runs), for ablations and for finding a pass at fault.
 `ember-opt -p graph-optimize{level=2}` expands to these passes, so
 `--print-between-passes` shows the IR after each of them. At level 2 the
 CPU pipeline also runs `loop-fuse` after bufferization (see
-`ember.compiler.cpu_passes`).
+`ember.targets.cpu.pipeline.cpu_passes`).
 """
 
 from __future__ import annotations
