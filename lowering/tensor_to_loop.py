@@ -38,8 +38,10 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
+    Signedness,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -140,7 +142,14 @@ class LoopNestBuilder:
         shape = dest.type.get_shape()  # type: ignore[attr-defined]
         ivs, inner = self.nest(shape, [True] * len(shape))
         body = LoopNestBuilder(inner)
-        constant = body.insert(arith.ConstantOp(value)).results[0]
+        element = value.type
+        if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
+            # arith.constant takes signless integers: the same bits, reinterpreted.
+            signless = IntegerType(element.width.data)
+            bits = body.insert(arith.ConstantOp(IntegerAttr(value.value.data, signless)))
+            constant = body.insert(arith.BitcastOp(bits.results[0], element)).results[0]
+        else:
+            constant = body.insert(arith.ConstantOp(value)).results[0]
         body.store(constant, dest, ivs)
 
 

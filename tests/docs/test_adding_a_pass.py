@@ -24,13 +24,13 @@ MODULE = "ember.passes.graph.fold_double_relu"
 # it and added to `all_passes()`, as step 2's registration does in the tree.
 DRIVER = """
 import importlib.util, sys
-import ember.passes
+import ember.registry
 spec = importlib.util.spec_from_file_location({module!r}, {path!r})
 module = importlib.util.module_from_spec(spec)
 sys.modules[{module!r}] = module
 spec.loader.exec_module(module)
-tree_passes = ember.passes.all_passes
-ember.passes.all_passes = lambda: {{**tree_passes(), module.FoldDoubleReluPass.name: module.FoldDoubleReluPass}}
+tree_passes = ember.registry.all_passes
+ember.registry.all_passes = lambda: {{**tree_passes(), module.FoldDoubleReluPass.name: module.FoldDoubleReluPass}}
 from ember.opt import main
 sys.exit(main())
 """
