@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
@@ -54,6 +55,16 @@ ALIGNMENT = 64
 def align(offset: int) -> int:
     """`offset` rounded up to the next multiple of `ALIGNMENT`."""
     return -(-offset // ALIGNMENT) * ALIGNMENT
+
+
+def aligned_zeros(nbytes: int) -> np.ndarray:
+    """`nbytes` zero bytes whose address is a multiple of `ALIGNMENT`: the
+    arena's and the weights blob's offsets are aligned relative to their base,
+    so the base must be too (NumPy guarantees 16 bytes; a 64-byte vector load
+    straddling cache lines made Inception-v2 1.6x slower)."""
+    raw = np.zeros(nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start : start + nbytes]
 
 
 def byte_size(memref_type: Attribute) -> int:

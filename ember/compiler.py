@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
+from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
@@ -98,7 +99,7 @@ class CompiledModel:
         self.report = report
         self._function = function
         self._weights = weights
-        self._arena = np.zeros(max(arena_bytes, 64), dtype=np.uint8)
+        self._arena = aligned_zeros(max(arena_bytes, ALIGNMENT))
         self._buffers = (ctypes.c_void_p * (len(inputs) + len(outputs)))()
         self._lock = threading.Lock()
 

@@ -15,7 +15,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
 from ember.dialects.graph.types import array_from_dense
-from ember.dialects.loop import ALIGNMENT, WeightOp, align, byte_size
+from ember.dialects.loop import ALIGNMENT, WeightOp, align, aligned_zeros, byte_size
 
 
 def pack_module(module: ModuleOp) -> int:
@@ -44,7 +44,7 @@ def weights_blob(module: ModuleOp) -> np.ndarray:
         if op.offset is None:
             raise ValueError("loop-pack-weights must run before weights_blob")
         size = max(size, op.offset.value.data + byte_size(op.result.type))
-    blob = np.zeros(align(size) or ALIGNMENT, dtype=np.uint8)
+    blob = aligned_zeros(align(size) or ALIGNMENT)
     for op in weights:
         array = np.ascontiguousarray(array_from_dense(op.value))
         if array.dtype == np.bool_:
