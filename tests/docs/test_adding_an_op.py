@@ -8,11 +8,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from onnx import TensorProto, helper
 
 import ember
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, DepthToSpaceOp, ops_tensor
+from ember.errors import CompileError
+from ember.lowering.graph_to_tensor import data_movement
 from ember.reference.kernels import KERNELS
 from tests.support.models import run_onnxruntime
 
@@ -48,14 +51,14 @@ def _opt(body: str, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True)  # fmt: skip
 
 
-def test_step2_and_4_the_doc_ir_round_trips_and_verifies() -> None:
+def test_step2_and_5_the_doc_ir_round_trips_and_verifies() -> None:
     line = _doc_ir_line()
     result = _opt(line)
     assert result.returncode == 0, result.stderr
     assert line.strip() in result.stdout
 
 
-def test_step4_a_wrong_declared_type_is_diagnosed() -> None:
+def test_step5_a_wrong_declared_type_is_diagnosed() -> None:
     wrong = _doc_ir_line().replace("-> tensor<1x2x6x6xf32>", "-> tensor<1x2x5x5xf32>")
     result = _opt(wrong, "--disable-verify", "-p", "graph-infer-shapes")
     assert result.returncode == 0  # the pass recomputes the type...
@@ -68,15 +71,54 @@ def test_step4_a_wrong_declared_type_is_diagnosed() -> None:
     assert expected in DOC.read_text()
 
 
-@pytest.mark.parametrize("mode", ["DCR", "CRD"])
-def test_step3_and_4_kernel_matches_onnxruntime_through_the_importer(mode: str) -> None:
-    assert "DepthToSpace" in KERNELS
+def _model(mode: str) -> onnx.ModelProto:
     node = helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode=mode)
     graph = helper.make_graph([node], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 3, 3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2, 6, 6])])  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_step3_and_5_kernel_matches_onnxruntime_through_the_importer(mode: str) -> None:
+    assert "DepthToSpace" in KERNELS
+    model = _model(mode)
     x = np.random.default_rng(0).standard_normal((2, 8, 3, 3)).astype(np.float32)
     (want,) = run_onnxruntime(model, {"x": x})
     (got,) = ember.reference.run(ember.import_onnx(model), [x])
+    np.testing.assert_array_equal(got, want)
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
+
+
+def test_step4_the_doc_lowering_is_the_tree_one() -> None:
+    tree = Path(data_movement.__file__).read_text()
+    lowering = next(b for b in _python_blocks() if "def _lower_depth_to_space" in b)
+    assert lowering in tree
+    registration = next(b for b in _python_blocks() if "DepthToSpaceOp: _lower_depth_to_space" in b)
+    assert registration in tree
+    assert data_movement.DataMovementPattern.lowerings[DepthToSpaceOp] is (
+        data_movement._lower_depth_to_space
+    )
+
+
+def test_step4_without_its_lowering_the_compiler_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    lowerings = dict(data_movement.DataMovementPattern.lowerings)
+    del lowerings[DepthToSpaceOp]
+    monkeypatch.setattr(data_movement.DataMovementPattern, "lowerings", lowerings)
+    with pytest.raises(CompileError) as error:
+        ember.compile(_model("DCR"))
+    expected = "cannot lower 1 op: graph.depth_to_space (no lowering yet)"
+    assert expected in str(error.value)
+    assert expected in " ".join(DOC.read_text().split())
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_step4_the_compiled_op_matches_onnxruntime(mode: str) -> None:
+    model = _model(mode)
+    x = np.random.default_rng(1).standard_normal((2, 8, 3, 3)).astype(np.float32)
+    (want,) = run_onnxruntime(model, {"x": x})
+    (got,) = ember.compile(model)(x)
     np.testing.assert_array_equal(got, want)
