@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 from onnx import ModelProto
 
-from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module
+from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
 from ember.errors import EmberError
-from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
 
@@ -111,10 +110,8 @@ def benchmark_model(
         )
     proto = load_model(model)
     start = time.perf_counter()
-    report = report or CompileReport()
-    with report.stage("import"):
-        module = import_onnx(proto, input_shapes)
-    compiled = compile_module(module, report, options)
+    compiled = compile(proto, input_shapes=input_shapes, opt_level=options.opt_level,
+                       layout=options.layout, disabled=options.disabled, report=report)  # fmt: skip
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)

@@ -33,7 +33,7 @@ from ember.errors import CompileError, EmberError, InputDependentError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
-from ember.passes.graph.optimize import DEFAULT_LAYOUT
+from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.reference import entry_function
 from ember.report import CompileReport, StageListener
 
@@ -169,22 +169,23 @@ def compile(  # noqa: A001 - the public name the API promises
     opt_level: int = 2,
     layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
+    report: CompileReport | None = None,
 ) -> CompiledModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
-    (see `Options`). Only `cpu` exists so far. `threads` is accepted for the stable API; the
+    (see `Options`); `report` collects the seconds per stage. Only `cpu` exists so far. `threads` is accepted for the stable API; the
     generated code runs on the calling thread until parallel loops land.
     """
     if target != "cpu":
         raise EmberError(f"target '{target}' is not available yet (available: cpu)")
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise EmberError(f"threads must be a positive integer, got {threads!r}")
-    if opt_level not in (0, 1, 2):
+    if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
     if isinstance(disabled, str):
         raise EmberError(f"disabled must be a sequence of pass names, got the string {disabled!r}")
-    report = CompileReport()
+    report = report or CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes)
     return compile_module(module, report, Options(opt_level, layout, tuple(disabled)))
