@@ -17,7 +17,7 @@ import numpy as np
 from onnx import ModelProto
 
 from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
-from ember.errors import EmberError
+from ember.errors import EmberError, first_line
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
 
@@ -76,7 +76,7 @@ def onnxruntime_session(model: ModelProto, threads: int = 1) -> Any:
             model.SerializeToString(), options, providers=["CPUExecutionProvider"]
         )
     except Exception as error:  # onnxruntime raises its own types and RuntimeError
-        raise EmberError(f"onnxruntime cannot load the model: {_first_line(error)}") from None
+        raise EmberError(f"onnxruntime cannot load the model: {first_line(error)}") from None
 
 
 def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -85,12 +85,7 @@ def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.n
     try:
         return session.run(None, dict(inputs))
     except Exception as error:
-        raise EmberError(f"onnxruntime cannot run the model: {_first_line(error)}") from None
-
-
-def _first_line(error: Exception) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+        raise EmberError(f"onnxruntime cannot run the model: {first_line(error)}") from None
 
 
 def benchmark_model(

@@ -18,6 +18,14 @@ def one_line(text: str) -> str:
     return text.translate(_CONTROL_CHARACTERS)
 
 
+def first_line(error: BaseException) -> str:
+    """The first non-blank line of an exception's message (a verifier or pass
+    error goes on with the IR; another tool's error with its context), or
+    the exception's type name when there is none."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 class EmberError(Exception):
     """A problem with the user's input, with a message that names where.
     The message is one line whatever names it quotes (see `one_line`)."""

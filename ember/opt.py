@@ -44,7 +44,7 @@ from xdsl.utils.hints import isa, type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ember.dialects.graph import Graph
-from ember.errors import EmberError
+from ember.errors import EmberError, first_line
 from ember.pass_catalogue import describe_pass, pass_line, pass_options
 from ember.printing import DEFAULT_ELISION_LIMIT, make_printer
 
@@ -379,12 +379,6 @@ def ember_dialects() -> dict[str, Callable[[], Any]]:
     from ember.dialects.tensor import Tensor
 
     return {"graph": lambda: Graph, "tensor": lambda: Tensor, "loop": lambda: Loop}
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of a verifier or pass error: the message, not the IR after it."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__
 
 
 def _diagnose(error: BaseException, input_name: str) -> str | None:

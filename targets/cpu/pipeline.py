@@ -37,7 +37,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from ember.errors import CompileError, EmberError, InputDependentDiagnostic, InputDependentError
+from ember.errors import (
+    CompileError,
+    EmberError,
+    InputDependentDiagnostic,
+    InputDependentError,
+    first_line,
+)
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
@@ -81,10 +87,6 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
     ]
 
 
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
 def verify_stage(module: ModuleOp, when: str) -> None:
     """Runs xDSL's verifier on every op of `module`; the first op that breaks
     a rule is a `CompileError` naming the op, `when` ("after the tensor
@@ -93,7 +95,7 @@ def verify_stage(module: ModuleOp, when: str) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
-            reason = _first_line(error).removeprefix(f"{op.name}: ")
+            reason = first_line(error).removeprefix(f"{op.name}: ")
             raise CompileError(f"invalid IR {when}: {op.name}: {reason}") from error
 
 
@@ -143,9 +145,9 @@ def _run_passes(module: ModuleOp, report: CompileReport, options: Options) -> np
                     try:
                         compiler_pass.apply(context, module)
                     except InputDependentDiagnostic as error:
-                        raise InputDependentError(_first_line(error)) from error
+                        raise InputDependentError(first_line(error)) from error
                     except DiagnosticException as error:
-                        raise CompileError(_first_line(error)) from error
+                        raise CompileError(first_line(error)) from error
             if stage in VERIFIED_AFTER:
                 with report.timed_pass(f"verify-{stage}"):
                     verify_stage(module, f"after the {stage} stage")
