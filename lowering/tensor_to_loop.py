@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -38,20 +38,14 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
     AffineDimExpr,
-    AffineExpr,
 )
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -59,6 +53,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects import loop
 from ember.dialects import tensor as T
 from ember.dialects.graph import ConstantOp
+from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.tensor import FUSION_GROUP
 
 INDEX = IndexType()
@@ -75,82 +70,6 @@ class Pending:
 
     value_type: TensorType
     fill: FloatAttr | IntegerAttr | None
-
-
-class LoopNestBuilder:
-    """Emits loop nests, index arithmetic, loads and stores at one insertion point."""
-
-    def __init__(self, builder: Builder):
-        self.builder = builder
-
-    def insert(self, op: Operation) -> Operation:
-        return self.builder.insert(op)
-
-    def index(self, value: int) -> SSAValue:
-        return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
-
-    def nest(
-        self, extents: Sequence[int], parallel: Sequence[bool]
-    ) -> tuple[list[SSAValue], Builder]:
-        """Loops over `extents`, outermost first; returns the ivs and a builder
-        for the innermost body. No extents (a 0-d buffer) still make one loop,
-        of one iteration, so every memory access in a function is inside a loop
-        nest (the unit that loop passes fuse and outline)."""
-        builder = self.builder
-        ivs: list[SSAValue] = []
-        if not extents:
-            for_op = loop.ForOp(0, 1, 1, parallel=True)
-            builder.insert(for_op)
-            return [], Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
-        for extent, is_parallel in zip(extents, parallel):
-            for_op = loop.ForOp(0, extent, 1, parallel=is_parallel)
-            builder.insert(for_op)
-            ivs.append(for_op.induction_variable)
-            builder = Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
-        return ivs, builder
-
-    def affine(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
-        """The index value of an affine expression of the loop ivs."""
-        if isinstance(expr, AffineDimExpr):
-            return ivs[expr.position]
-        if isinstance(expr, AffineConstantExpr):
-            return self.index(expr.value)
-        assert isinstance(expr, AffineBinaryOpExpr), f"unsupported affine expression {expr}"
-        lhs, rhs = self.affine(expr.lhs, ivs), self.affine(expr.rhs, ivs)
-        op_class = {
-            AffineBinaryOpKind.Add: arith.AddiOp,
-            AffineBinaryOpKind.Mul: arith.MuliOp,
-            AffineBinaryOpKind.FloorDiv: arith.FloorDivSIOp,
-            AffineBinaryOpKind.Mod: arith.RemSIOp,
-        }[expr.kind]
-        return self.insert(op_class(lhs, rhs)).results[0]
-
-    def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
-        return self.insert(memref.LoadOp.get(buffer, list(indices))).results[0]
-
-    def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-        self.insert(memref.StoreOp.get(value, buffer, list(indices)))
-
-    def copy(self, source: SSAValue, dest: SSAValue) -> None:
-        """dest[...] = source[...] for two buffers of one shape."""
-        shape = source.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        body.store(body.load(source, ivs), dest, ivs)
-
-    def fill(self, dest: SSAValue, value: FloatAttr | IntegerAttr) -> None:
-        shape = dest.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        element = value.type
-        if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
-            # arith.constant takes signless integers: the same bits, reinterpreted.
-            signless = IntegerType(element.width.data)
-            bits = body.insert(arith.ConstantOp(IntegerAttr(value.value.data, signless)))
-            constant = body.insert(arith.BitcastOp(bits.results[0], element)).results[0]
-        else:
-            constant = body.insert(arith.ConstantOp(value)).results[0]
-        body.store(constant, dest, ivs)
 
 
 def default_loop_order(op: T.GenericOp) -> list[int]:
@@ -471,4 +390,4 @@ class ConvertTensorToLoopPass(ModulePass):
                 FunctionBufferizer(func).run()
 
 
-__all__ = ["ConvertTensorToLoopPass", "FunctionBufferizer", "LoopNestBuilder"]
+__all__ = ["ConvertTensorToLoopPass", "FunctionBufferizer"]
