@@ -6,18 +6,22 @@ from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
+from xdsl.dialects.linalg import Linalg
 from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
+from xdsl.dialects.tensor import Tensor
 
+from ember.dialects.ember_linalg import EmberLinalg
 from ember.dialects.graph import Graph
 from ember.dialects.loop import Loop
-from ember.dialects.tensor import Tensor
 
 
 def make_context() -> Context:
-    """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `llvm` and Ember's dialects."""
+    """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `llvm`,
+    the tensor level's upstream `linalg` and `tensor`, and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, LLVM, Graph, Tensor, Loop):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, LLVM, Linalg, Tensor, Graph, EmberLinalg,
+                    Loop):  # fmt: skip
         ctx.load_dialect(dialect)
     return ctx

@@ -95,9 +95,7 @@ class EmberOptMain(xDSLOptMain):
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
         for name, factory in ember_dialects().items():
-            if name in self.ctx.registered_dialect_names:
-                self.ctx._registered_dialects.pop(name)  # pyright: ignore[reportPrivateUsage]
-            self.ctx.register_dialect(name, factory)
+            self.ctx.register_dialect(name, factory)  # raises if it would shadow xDSL's
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -374,11 +372,12 @@ def _elision_limit(text: str) -> int:
 
 
 def ember_dialects() -> dict[str, Callable[[], Any]]:
-    """Ember's dialects by name; they replace xDSL dialects of the same name."""
+    """Ember's dialects by name. None has the name of an xDSL dialect, so every
+    upstream op (the tensor level's `linalg` and `tensor` included) still parses."""
+    from ember.dialects.ember_linalg import EmberLinalg
     from ember.dialects.loop import Loop
-    from ember.dialects.tensor import Tensor
 
-    return {"graph": lambda: Graph, "tensor": lambda: Tensor, "loop": lambda: Loop}
+    return {"graph": lambda: Graph, "ember_linalg": lambda: EmberLinalg, "loop": lambda: Loop}
 
 
 def _diagnose(error: BaseException, input_name: str) -> str | None:

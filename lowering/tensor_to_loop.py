@@ -1,6 +1,7 @@
-"""`convert-tensor-to-loop`: bufferization of `tensor` IR into `loop` nests.
+"""`convert-tensor-to-loop`: bufferization of tensor-level IR into `loop` nests.
 
-Every tensor value gets a buffer:
+The tensor level is upstream `linalg` and `tensor` ops plus
+`ember_linalg.gather`. Every tensor value gets a buffer:
 
 - function arguments become `memref` arguments; each result becomes one more
   `memref` argument (the caller's output buffer) and the function returns
@@ -8,17 +9,21 @@ Every tensor value gets a buffer:
 - `graph.constant` becomes `loop.weight` (its data goes to the weights blob);
 - a value computed here gets a `loop.alloc` — or, when the value is returned
   exactly once, the output argument itself, so results are written in place;
-- `tensor.reshape` is a view (`loop.reshape`) of its source's buffer.
+- `tensor.reshape` is a view (`loop.reshape`) of its source's buffer (its
+  shape operand, an `arith.constant`, is not read: the result type says it);
+- scalar `arith` ops outside any body (fill values, reshape shapes) are read
+  where they are used and leave nothing behind.
 
-`tensor.empty` and `tensor.fill` are materialised lazily, by the op that
+`tensor.empty` and `linalg.fill` are materialised lazily, by the op that
 first needs them: an op whose destination (`outs`) has no other use writes
 into that buffer in place; otherwise the destination is copied first, so no
 value is ever overwritten while something may still read it.
 
-A `tensor.generic` (named ops are generalised first) becomes one loop nest
-over its iteration space in dim order; the innermost body loads the operands
-its scalar body reads (indices computed from the affine maps), runs the body
-and stores the yielded values. Reductions accumulate through memory.
+A `linalg.generic` (named ops are generalised first, as xDSL's
+`linalg-generalize-named-ops` does) becomes one loop nest over its iteration
+space in `default_loop_order`; the innermost body loads the operands its
+scalar body reads (indices computed from the affine maps), runs the body and
+stores the yielded values. Reductions accumulate through memory.
 
 The loop nests made for an op tagged `ember.fusion_group` carry the same tag.
 """
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -38,23 +43,29 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineDimExpr,
-)
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
-from ember.dialects import tensor as T
+from ember.dialects.ember_linalg import (
+    FUSION_GROUP,
+    GatherOp,
+    generalize,
+    indexing_maps,
+    iterator_kinds,
+)
 from ember.dialects.graph import ConstantOp
 from ember.dialects.loop_nests import LoopNestBuilder
-from ember.dialects.tensor import FUSION_GROUP
 
 INDEX = IndexType()
 
@@ -66,13 +77,26 @@ def memref_of(value_type: Attribute) -> MemRefType:
 
 @dataclass
 class Pending:
-    """A `tensor.empty` or `tensor.fill` whose buffer is not chosen yet."""
+    """A `tensor.empty` or `linalg.fill` whose buffer is not chosen yet."""
 
     value_type: TensorType
     fill: FloatAttr | IntegerAttr | None
 
 
-def default_loop_order(op: T.GenericOp) -> list[int]:
+def scalar_constant(value: SSAValue, where: str) -> FloatAttr | IntegerAttr:
+    """The constant `value` holds: an `arith.constant`, possibly through an
+    `arith.bitcast` to an unsigned type (the attribute then has that type)."""
+    owner = value.owner
+    if isinstance(owner, arith.BitcastOp) and isinstance(value.type, IntegerType):
+        bits = scalar_constant(owner.input, where)
+        assert isinstance(bits, IntegerAttr)
+        return IntegerAttr(bits.value.data % (1 << value.type.width.data), value.type)
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
+        return owner.value
+    raise DiagnosticException(f"convert-tensor-to-loop: {where} must be a scalar arith.constant")
+
+
+def default_loop_order(op: linalg.GenericOp) -> list[int]:
     """The loop nest's dims, outermost first: the declared order, except that
     the output's last (contiguous) dim moves inside the reduction dims.
 
@@ -81,11 +105,13 @@ def default_loop_order(op: T.GenericOp) -> list[int]:
     it. Each output element still sees its reduction terms in the same order,
     so results are unchanged bit for bit.
     """
-    dims = list(range(len(op.iterators)))
-    if T.REDUCTION not in op.iterators or not op.outputs:
+    kinds = iterator_kinds(op)
+    dims = list(range(len(kinds)))
+    if IteratorType.REDUCTION not in kinds or not op.outputs:
         return dims
-    last = op.maps[len(op.inputs)].results[-1] if op.maps[len(op.inputs)].results else None
-    if not isinstance(last, AffineDimExpr) or op.iterators[last.position] != T.PARALLEL:
+    output_map = indexing_maps(op)[len(op.inputs)]
+    last = output_map.results[-1] if output_map.results else None
+    if not isinstance(last, AffineDimExpr) or kinds[last.position] != IteratorType.PARALLEL:
         return dims
     return [d for d in dims if d != last.position] + [last.position]
 
@@ -210,48 +236,55 @@ class FunctionBufferizer:
 
     # ----------------------------------------------------------------- ops
     def _lower(self, op: Operation) -> None:
-        if isinstance(op, ConstantOp):
-            weight = self.nest.insert(
-                loop.WeightOp(op.properties["value"], memref_of(op.results[0].type))
-            )  # type: ignore[arg-type]
-            weight.results[0].name_hint = op.results[0].name_hint
-            self.buffers[op.results[0]] = weight.results[0]
-        elif isinstance(op, T.EmptyOp):
-            self.buffers[op.result] = Pending(op.result.type, None)  # type: ignore[arg-type]
-        elif isinstance(op, T.FillOp):
-            self.buffers[op.result] = Pending(op.result.type, op.value)  # type: ignore[arg-type]
-        elif isinstance(op, T.GenericOp):
-            self._generic(op, op.results)
-        elif isinstance(op, T.MatmulOp | T.Conv2DOp | T.TransposeOp | T.BroadcastOp | T.ReduceOp):
-            self._generic(op.generalize(), op.results)
-        elif isinstance(op, T.Pool2DOp):
-            window, generic = op.generalize()
-            self.buffers[window.result] = Pending(window.result.type, None)  # type: ignore[arg-type]
-            self._generic(generic, op.results)
-        elif isinstance(op, T.ReshapeOp):
-            view = self.nest.insert(loop.ReshapeOp.build(operands=[self._buffer(op.source)],
-                                                         result_types=[memref_of(op.result.type)]))  # fmt: skip
-            self.buffers[op.result] = view.results[0]
-        elif isinstance(op, T.PadOp):
-            self._pad(op)
-        elif isinstance(op, T.ExtractSliceOp):
-            self._extract_slice(op)
-        elif isinstance(op, T.InsertSliceOp):
-            self._insert_slice(op)
-        elif isinstance(op, T.GatherOp):
-            self._gather(op)
-        elif isinstance(op, T.ConcatOp):
-            self._concat(op)
-        else:
-            raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
+        match op:
+            case ConstantOp():
+                weight = self.nest.insert(
+                    loop.WeightOp(op.properties["value"], memref_of(op.results[0].type))
+                )  # type: ignore[arg-type]
+                weight.results[0].name_hint = op.results[0].name_hint
+                self.buffers[op.results[0]] = weight.results[0]
+            case arith.ConstantOp() | arith.BitcastOp():
+                pass  # a fill value or a reshape's shape: read where it is used
+            case tensor.EmptyOp():
+                self.buffers[op.tensor] = Pending(op.tensor.type, None)  # type: ignore[arg-type]
+            case linalg.FillOp():
+                value = scalar_constant(op.inputs[0], "the value of linalg.fill")
+                element = op.res[0].type.element_type  # type: ignore[attr-defined]
+                if value.type != element:
+                    raise DiagnosticException(
+                        f"convert-tensor-to-loop: linalg.fill of {value.type} into {element}"
+                    )
+                self.buffers[op.res[0]] = Pending(op.res[0].type, value)  # type: ignore[arg-type]
+            case linalg.GenericOp():
+                self._generic(op, op.res)
+            case linalg.MatmulOp() | linalg.Conv2DNchwFchwOp():
+                generic = generalize(op)
+                self._generic(generic, op.res)
+                generic.erase()  # it was never inserted: drop its operand uses
+            case tensor.ReshapeOp():
+                view = loop.ReshapeOp.build(operands=[self._buffer(op.source)],
+                                            result_types=[memref_of(op.result.type)])  # fmt: skip
+                self.buffers[op.result] = self.nest.insert(view).results[0]
+            case tensor.PadOp():
+                self._pad(op)
+            case tensor.ExtractSliceOp():
+                self._extract_slice(op)
+            case tensor.InsertSliceOp():
+                self._insert_slice(op)
+            case tensor.ConcatOp():
+                self._concat(op)
+            case GatherOp():
+                self._gather(op)
+            case _:
+                raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
 
-    def _generic(self, op: T.GenericOp, results: Sequence[SSAValue]) -> None:
+    def _generic(self, op: linalg.GenericOp, results: Sequence[SSAValue]) -> None:
         destinations = [
             self._destination(init, result) for init, result in zip(op.outputs, results)
         ]
         for result, buffer in zip(results, destinations):
             self.buffers[result] = buffer
-        maps = op.maps
+        maps = indexing_maps(op)
         operands = [*op.inputs, *op.outputs]
         block = op.body.block
         used = [bool(arg.uses) for arg in block.args]
@@ -260,8 +293,9 @@ class FunctionBufferizer:
             for i, v in enumerate(operands)
         ]
         order = default_loop_order(op)
-        bounds = op.loop_bounds()
-        parallel = [op.iterators[d] == T.PARALLEL for d in order]
+        bounds = op.get_static_loop_ranges()
+        kinds = iterator_kinds(op)
+        parallel = [kinds[d] == IteratorType.PARALLEL for d in order]
         nested_ivs, inner = self.nest.nest([bounds[d] for d in order], parallel)
         by_dim = dict(zip(order, nested_ivs))
         ivs = [by_dim[dim] for dim in range(len(order))]
@@ -275,24 +309,30 @@ class FunctionBufferizer:
             indices = [body.affine(e, ivs) for e in amap.results]
             mapping[arg] = body.load(buffer, indices)
         for scalar_op in block.ops:
-            if isinstance(scalar_op, T.YieldOp):
+            if isinstance(scalar_op, linalg.YieldOp):
                 for value, buffer, amap in zip(
-                    scalar_op.values, destinations, maps[len(op.inputs) :]
+                    scalar_op.arguments, destinations, maps[len(op.inputs) :]
                 ):
                     indices = [body.affine(e, ivs) for e in amap.results]
                     body.store(mapping.get(value, value), buffer, indices)
+                continue
+            if isinstance(scalar_op, linalg.IndexOp):
+                mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
                 continue
             clone = scalar_op.clone(value_mapper=mapping)
             body.insert(clone)
             for old, new in zip(scalar_op.results, clone.results):
                 mapping[old] = new
 
-    def _pad(self, op: T.PadOp) -> None:
+    def _pad(self, op: tensor.PadOp) -> None:
+        yielded = op.region.block.last_op
+        assert isinstance(yielded, tensor.YieldOp)
+        value = scalar_constant(yielded.arguments[0], "the value tensor.pad yields")
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
-        self.nest.fill(target, op.value)
+        self.nest.fill(target, value)
         source = self._buffer(op.source)
-        low = T._ints(op.low)
+        low = op.static_low.get_values()
         shape = source.type.get_shape()  # type: ignore[attr-defined]
         ivs, inner = self.nest.nest(shape, [True] * len(shape))
         body = LoopNestBuilder(inner)
@@ -302,9 +342,12 @@ class FunctionBufferizer:
         body.store(value, target, shifted)
 
     def _strided(
-        self, body: LoopNestBuilder, ivs: Sequence[SSAValue], op: T.ExtractSliceOp | T.InsertSliceOp
+        self,
+        body: LoopNestBuilder,
+        ivs: Sequence[SSAValue],
+        op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
     ) -> list[SSAValue]:
-        offsets, strides = T._ints(op.offsets), T._ints(op.strides)
+        offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
         indices = []
         for iv, offset, stride in zip(ivs, offsets, strides):
             index = (
@@ -315,7 +358,7 @@ class FunctionBufferizer:
             indices.append(index)
         return indices
 
-    def _extract_slice(self, op: T.ExtractSliceOp) -> None:
+    def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
         source = self._buffer(op.source)
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
@@ -324,7 +367,7 @@ class FunctionBufferizer:
         body = LoopNestBuilder(inner)
         body.store(body.load(source, self._strided(body, ivs, op)), target, ivs)
 
-    def _insert_slice(self, op: T.InsertSliceOp) -> None:
+    def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
         target = self._destination(op.dest, op.result)
         self.buffers[op.result] = target
         source = self._buffer(op.source)
@@ -333,7 +376,7 @@ class FunctionBufferizer:
         body = LoopNestBuilder(inner)
         body.store(body.load(source, ivs), target, self._strided(body, ivs, op))
 
-    def _concat(self, op: T.ConcatOp) -> None:
+    def _concat(self, op: tensor.ConcatOp) -> None:
         """Each input copied into its slab of one buffer along `dim`."""
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
@@ -349,7 +392,7 @@ class FunctionBufferizer:
             body.store(body.load(source, ivs), target, indices)
             offset += shape[dim]
 
-    def _gather(self, op: T.GatherOp) -> None:
+    def _gather(self, op: GatherOp) -> None:
         """One loop nest over the result; the index is loaded, made non-negative
         and clamped to the axis before data is read."""
         data, indices = self._buffer(op.data), self._buffer(op.indices)
@@ -380,7 +423,8 @@ class FunctionBufferizer:
 
 
 class ConvertTensorToLoopPass(ModulePass):
-    """Bufferizes `tensor`-level functions into `loop` nests over memrefs."""
+    """Bufferizes tensor-level functions (`linalg`, `tensor`, `ember_linalg`)
+    into `loop` nests over memrefs."""
 
     name = "convert-tensor-to-loop"
 

@@ -3,23 +3,26 @@
     outputs = run_tensor_module(module, {"input": array})
 
 Runs `func.func @main` (or the only function) made of `graph.constant`,
-`tensor.*` ops and `func.return`; `arith`/`math` ops appear inside the
-bodies of `tensor.generic`. A generic is evaluated on whole arrays:
+upstream `linalg` and `tensor` ops, `ember_linalg.gather`, scalar `arith`
+ops (fill values, reshape shapes) and `func.return`; `arith`/`math` ops
+appear inside the bodies of `linalg.generic`. A generic is evaluated on
+whole arrays:
 
 - its parallel dims form an array "space"; each input is read through its
   indexing map as an array broadcastable to that space (a strided view when
   every index is `a * d + c` of its own parallel dim or a constant, fancy
   indexing with `np.indices`-style index arrays otherwise), and each body op
-  runs once, as a NumPy function, over the whole space;
+  runs once, as a NumPy function, over the whole space (`linalg.index` is
+  the position along its dim);
 - its reduction dims are iterated by a Python loop over the product of their
   extents, each step vectorised over the parallel dims; the accumulators are
   the output block arguments.
 
-`tensor.matmul`, `tensor.conv2d` (im2col + matmul) and `tensor.pool2d` run
-directly in NumPy, or, with `generalize=True`, through their `generalize()`
-where it is implemented. Values keep the IR's element types (f32 stays f32);
-integers wrap, and each `arith` op reads its integer operands as signed or
-unsigned as its name says. Every result is checked against its declared type.
+`linalg.matmul` and `linalg.conv_2d_nchw_fchw` (im2col + matmul) run
+directly in NumPy, or, with `generalize=True`, as the generic they stand
+for. Values keep the IR's element types (f32 stays f32); integers wrap, and
+each `arith` op reads its integer operands as signed or unsigned as its name
+says. Every result is checked against its declared type.
 """
 
 from __future__ import annotations
@@ -31,14 +34,18 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
     TensorType,
 )
 from xdsl.dialects.func import ReturnOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -49,18 +56,9 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from ember.dialects import tensor as tdialect
+from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps, iterator_kinds
 from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.types import array_from_dense, numpy_dtype
-from ember.dialects.tensor import (
-    PARALLEL,
-    Conv2DOp,
-    GenericOp,
-    NamedStructuredOp,
-    Pool2DOp,
-    ReduceOp,
-    YieldOp,
-)
 from ember.errors import EmberError
 from ember.reference import _bind_inputs, entry_function
 from ember.reference.evaluate import InterpreterError, check_result
@@ -84,25 +82,21 @@ def run_tensor_module(
             return [env[v] for v in op.operands]
         outputs = run_op(op, [env[v] for v in op.operands], generalize=generalize)
         for index, (array, declared) in enumerate(zip(outputs, op.result_types)):
-            assert isinstance(declared, TensorType)
-            env[op.results[index]] = check_result(op.name, index, np.asarray(array), declared)
+            array = np.asarray(array)
+            if isinstance(declared, TensorType):
+                array = check_result(op.name, index, array, declared)
+            env[op.results[index]] = array
     raise InterpreterError("the entry function has no return")
 
 
 def run_op(op: Operation, operands: Arrays, *, generalize: bool = False) -> Arrays:
     """The results of one tensor-level op on concrete operands."""
-    if generalize and isinstance(op, NamedStructuredOp):
-        try:
-            generalized = op.generalize()
-        except NotImplementedError:
-            pass
-        else:
-            if isinstance(generalized, GenericOp):
-                return _run_generalized(op, operands, [], generalized)
-            *prelude, generic = generalized
-            return _run_generalized(op, operands, prelude, generic)
+    if generalize and isinstance(op, NamedOperation) and not isinstance(op, linalg.FillOp):
+        return _run_generalized(op, operands)
     run = _TENSOR_OPS.get(type(op))
     if run is None:
+        if isinstance(op, arith.ConstantOp | arith.BitcastOp):  # fill values, shapes
+            return [_top_level_scalar(op, operands)]
         raise InterpreterError(f"the tensor-level interpreter cannot run '{op.name}'")
     try:
         with np.errstate(all="ignore"):
@@ -113,14 +107,19 @@ def run_op(op: Operation, operands: Arrays, *, generalize: bool = False) -> Arra
         raise InterpreterError(f"{op.name}: {error}") from error
 
 
-def _run_generalized(
-    op: Operation, operands: Arrays, prelude: Sequence[Operation], generic: GenericOp
-) -> Arrays:
-    env = dict(zip(op.operands, operands))
-    for inner in [*prelude, generic]:
-        results = run_op(inner, [env[v] for v in inner.operands])
-        env.update(zip(inner.results, results))
-    return [env[r] for r in generic.results]
+def _run_generalized(op: NamedOperation, operands: Arrays) -> Arrays:
+    generic = generalize(op)
+    try:
+        return run_op(generic, operands)
+    finally:
+        generic.erase()
+
+
+def _top_level_scalar(op: Operation, operands: Arrays) -> np.ndarray:
+    value = op.properties.get("value")
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        return array_from_dense(value)
+    return _typed(_SCALAR_OPS[op.name](op, operands), op.results[0].type)
 
 
 # --------------------------------------------------------------- generics
@@ -139,10 +138,10 @@ class _Space:
         order = []
         for expr in amap.results:
             if not isinstance(expr, AffineDimExpr) or expr.position not in self.axis:
-                raise InterpreterError("tensor.generic: output maps must be parallel dims")
+                raise InterpreterError("linalg.generic: output maps must be parallel dims")
             order.append(self.axis[expr.position])
         if sorted(order) != list(range(len(self.parallel))):
-            raise InterpreterError("tensor.generic: an output map must use each parallel dim once")
+            raise InterpreterError("linalg.generic: an output map must use each parallel dim once")
         return order
 
     def from_output(self, init: np.ndarray, amap: AffineMap) -> np.ndarray:
@@ -161,7 +160,7 @@ class _Space:
         index = [self._evaluate(expr, fixed) for expr in amap.results]
         for i, extent in zip(index, x.shape):
             if np.size(i) and (np.min(i) < 0 or np.max(i) >= extent):
-                raise InterpreterError("tensor.generic: an indexing map reads out of bounds")
+                raise InterpreterError("linalg.generic: an indexing map reads out of bounds")
         return np.asarray(x[tuple(index)])
 
     def _read_projection(
@@ -178,7 +177,7 @@ class _Space:
             coefficients, offset = form
             if not coefficients:
                 if not 0 <= offset < extent:
-                    raise InterpreterError("tensor.generic: an indexing map reads out of bounds")
+                    raise InterpreterError("linalg.generic: an indexing map reads out of bounds")
                 index.append(offset)
                 continue
             ((dim, step),) = coefficients.items()
@@ -186,7 +185,7 @@ class _Space:
                 return None
             last = offset + step * (self.bounds[dim] - 1)
             if min(offset, last) < 0 or max(offset, last) >= extent:
-                raise InterpreterError("tensor.generic: an indexing map reads out of bounds")
+                raise InterpreterError("linalg.generic: an indexing map reads out of bounds")
             stop = last + (1 if step > 0 else -1)
             index.append(slice(offset, None if stop < 0 else stop, step))
             dims.append(dim)
@@ -194,6 +193,10 @@ class _Space:
         order = sorted(range(len(dims)), key=lambda i: self.axis[dims[i]])
         part = np.transpose(part, order)
         return part.reshape([self.bounds[d] if d in dims else 1 for d in self.parallel])
+
+    def position(self, dim: int, fixed: dict[int, int]) -> np.ndarray | int:
+        """The index along `dim` at every point of the space (`linalg.index`)."""
+        return self._evaluate(AffineExpr.dimension(dim), fixed)
 
     def _evaluate(self, expr: AffineExpr, fixed: dict[int, int]) -> np.ndarray | int:
         if isinstance(expr, AffineConstantExpr):
@@ -217,7 +220,7 @@ class _Space:
                     return lhs // rhs
                 case AffineBinaryOpKind.CeilDiv:
                     return -(-lhs // rhs)
-        raise InterpreterError(f"tensor.generic: unsupported affine expression {expr}")
+        raise InterpreterError(f"linalg.generic: unsupported affine expression {expr}")
 
 
 def _linear_form(expr: AffineExpr, fixed: dict[int, int]) -> tuple[dict[int, int], int] | None:
@@ -244,37 +247,45 @@ def _linear_form(expr: AffineExpr, fixed: dict[int, int]) -> tuple[dict[int, int
 
 
 def _run_generic(op: Operation, operands: Arrays) -> Arrays:
-    assert isinstance(op, GenericOp)
-    bounds = op.loop_bounds()
-    parallel = [d for d, kind in enumerate(op.iterators) if kind == PARALLEL]
-    reduction = [d for d, kind in enumerate(op.iterators) if kind != PARALLEL]
+    assert isinstance(op, linalg.GenericOp)
+    bounds = list(op.get_static_loop_ranges())
+    kinds = iterator_kinds(op)
+    parallel = [d for d, kind in enumerate(kinds) if kind == IteratorType.PARALLEL]
+    reduction = [d for d, kind in enumerate(kinds) if kind != IteratorType.PARALLEL]
     space = _Space(bounds, parallel)
     count = len(op.inputs)
-    maps = op.maps
+    maps = indexing_maps(op)
     inputs, inits = operands[:count], operands[count:]
     accumulators = [space.from_output(x, m) for x, m in zip(inits, maps[count:])]
     if 0 not in space.shape:
         for point in itertools.product(*(range(bounds[d]) for d in reduction)):
             fixed = dict(zip(reduction, point))
             args = [space.read(x, m, fixed) for x, m in zip(inputs, maps)]
-            accumulators = run_body(op.body.block, [*args, *accumulators])
+            positions = {d: space.position(d, fixed) for d in range(len(bounds))}
+            accumulators = run_body(op.body.block, [*args, *accumulators], positions)
     return [
         space.to_output(value, m, init) for value, m, init in zip(accumulators, maps[count:], inits)
     ]
 
 
-def run_body(block: Block, args: Arrays) -> Arrays:
-    """Runs a generic body once on arrays; returns the yielded arrays."""
+def run_body(
+    block: Block, args: Arrays, positions: Mapping[int, np.ndarray | int] | None = None
+) -> Arrays:
+    """Runs a generic's (or `tensor.pad`'s) body once on arrays; returns the
+    yielded arrays. `positions` gives `linalg.index` its value per dim."""
     env: dict[SSAValue, np.ndarray] = dict(zip(block.args, args))
     for op in block.ops:
-        if isinstance(op, YieldOp):
-            return [env[v] for v in op.values]
+        if isinstance(op, linalg.YieldOp | tensor.YieldOp):
+            return [env[v] for v in op.arguments]
+        if isinstance(op, linalg.IndexOp) and positions is not None:
+            env[op.result] = np.asarray(positions[op.dim.value.data], dtype=np.int64)
+            continue
         run = _SCALAR_OPS.get(op.name)
         if run is None:
-            raise InterpreterError(f"tensor.generic: the interpreter cannot run '{op.name}'")
+            raise InterpreterError(f"linalg.generic: the interpreter cannot run '{op.name}'")
         result = run(op, [env[v] for v in op.operands])
         env[op.results[0]] = _typed(result, op.results[0].type)
-    raise InterpreterError("tensor.generic: the body has no tensor.yield")
+    raise InterpreterError("linalg.generic: the body has no linalg.yield")
 
 
 def _typed(value: Any, element_type: Attribute) -> np.ndarray:
@@ -470,6 +481,8 @@ _SCALAR_OPS: dict[str, Scalar] = {
     "arith.cmpi": _cmpi,
     "arith.cmpf": _cmpf,
     "arith.select": lambda op, a: np.where(a[0], a[1], a[2]),
+    "arith.bitcast": lambda op, a: a[0].view(_result_dtype(op)),
+    "arith.index_cast": lambda op, a: a[0].astype(_result_dtype(op)),
     "arith.extf": _to_float(lambda x: x),
     "arith.truncf": _to_float(lambda x: x),
     "arith.sitofp": _to_float(_signed),
@@ -521,11 +534,6 @@ _SCALAR_OPS: dict[str, Scalar] = {
 # ------------------------------------------------------------- tensor ops
 
 
-def _ints(attr: Attribute) -> list[int]:
-    assert isinstance(attr, DenseArrayBase)
-    return [int(v) for v in attr.get_values()]
-
-
 def _result_type(op: Operation, index: int = 0) -> TensorType:
     result_type = op.result_types[index]
     assert isinstance(result_type, TensorType)
@@ -541,20 +549,24 @@ def _empty(op: Operation, a: Arrays) -> Arrays:
 
 
 def _fill(op: Operation, a: Arrays) -> Arrays:
-    result_type = _result_type(op)
-    value = _attribute_value(op.properties["value"])
-    dtype = numpy_dtype(result_type.element_type)
-    return [np.full(tuple(result_type.get_shape()), value, dtype=dtype)]
+    value, init = a
+    if value.dtype != init.dtype:
+        raise InterpreterError(f"linalg.fill: a {value.dtype} value into {init.dtype}")
+    return [np.full(init.shape, value, dtype=init.dtype)]
 
 
 def _pad(op: Operation, a: Arrays) -> Arrays:
-    low, high = _ints(op.properties["low"]), _ints(op.properties["high"])
-    value = np.asarray(_attribute_value(op.properties["value"])).astype(a[0].dtype)
+    assert isinstance(op, tensor.PadOp)
+    low, high = op.static_low.get_values(), op.static_high.get_values()
+    (value,) = run_body(op.region.block, [np.zeros((), np.int64)] * len(low))
+    if value.dtype != a[0].dtype:
+        raise InterpreterError(f"tensor.pad: yields {value.dtype} to pad {a[0].dtype}")
     return [np.pad(a[0], list(zip(low, high)), constant_values=value)]
 
 
-def _slices(op: Operation) -> tuple[slice, ...]:
-    offsets, sizes, strides = (_ints(op.properties[k]) for k in ("offsets", "sizes", "strides"))
+def _slices(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> tuple[slice, ...]:
+    offsets = op.static_offsets.get_values()
+    sizes, strides = op.static_sizes.get_values(), op.static_strides.get_values()
     return tuple(
         slice(o, o + (s - 1) * st + 1 if s > 0 else o, st)
         for o, s, st in zip(offsets, sizes, strides)
@@ -562,10 +574,12 @@ def _slices(op: Operation) -> tuple[slice, ...]:
 
 
 def _extract_slice(op: Operation, a: Arrays) -> Arrays:
+    assert isinstance(op, tensor.ExtractSliceOp)
     return [np.array(a[0][_slices(op)])]
 
 
 def _insert_slice(op: Operation, a: Arrays) -> Arrays:
+    assert isinstance(op, tensor.InsertSliceOp)
     source, dest = a
     result = dest.copy()
     result[_slices(op)] = source
@@ -573,7 +587,10 @@ def _insert_slice(op: Operation, a: Arrays) -> Arrays:
 
 
 def _reshape(op: Operation, a: Arrays) -> Arrays:
-    return [a[0].reshape(tuple(_result_type(op).get_shape()))]
+    shape = tuple(_result_type(op).get_shape())
+    if tuple(int(d) for d in a[1]) != shape:
+        raise InterpreterError(f"tensor.reshape: shape operand {a[1]} is not the result's {shape}")
+    return [a[0].reshape(shape)]
 
 
 def _matmul(op: Operation, a: Arrays) -> Arrays:
@@ -601,79 +618,43 @@ def _windows(
 
 
 def _conv2d(op: Operation, a: Arrays) -> Arrays:
-    """im2col per group, one batched matmul over the groups."""
-    assert isinstance(op, Conv2DOp)
+    """im2col, one matmul."""
+    assert isinstance(op, linalg.Conv2DNchwFchwOp)
     x, w, init = a
-    groups = op.groups.value.data
-    n, (f, cg, kh, kw), (oh, ow) = x.shape[0], w.shape, init.shape[2:]
-    win = _windows(x, (oh, ow), (kh, kw), _ints(op.strides), _ints(op.dilations), op.name)
-    cols = win.reshape(n, groups, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-    cols = cols.reshape(groups, n * oh * ow, cg * kh * kw)
-    weights = w.reshape(groups, f // groups, cg * kh * kw).transpose(0, 2, 1)
-    y = np.matmul(cols, weights).reshape(groups, n, oh, ow, f // groups)
-    return [init + y.transpose(1, 0, 4, 2, 3).reshape(n, f, oh, ow)]
-
-
-def _pool2d(op: Operation, a: Arrays) -> Arrays:
-    assert isinstance(op, Pool2DOp)
-    x, init = a
-    win = _windows(x, init.shape[2:], _ints(op.kernel), _ints(op.strides),
-                   _ints(op.dilations), op.name)  # fmt: skip
-    if op.kind.data == "max":
-        return [np.fmax(init, np.fmax.reduce(win, axis=(-2, -1)))]  # NaN skipped
-    return [init + win.sum(axis=(-2, -1), dtype=init.dtype)]
+    n, (f, c, kh, kw), (oh, ow) = x.shape[0], w.shape, init.shape[2:]
+    strides, dilations = op.strides.get_values(), op.dilations.get_values()
+    win = _windows(x, (oh, ow), (kh, kw), strides, dilations, op.name)  # type: ignore[arg-type]
+    cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
+    y = np.matmul(cols, w.reshape(f, c * kh * kw).T).reshape(n, oh, ow, f)
+    return [init + y.transpose(0, 3, 1, 2)]
 
 
 def _gather(op: Operation, a: Arrays) -> Arrays:
     """np.take with negative indices wrapped and the rest clamped, as the op says."""
+    assert isinstance(op, GatherOp)
     data, indices = a
-    axis = op.properties["axis"].value.data  # type: ignore[attr-defined]
+    axis = op.axis.value.data
     extent = data.shape[axis]
     wrapped = np.where(indices < 0, indices + extent, indices)
     return [np.take(data, np.clip(wrapped, 0, extent - 1), axis=axis)]
 
 
-def _transpose(op: Operation, a: Arrays) -> Arrays:
-    perm = [int(v) for v in op.properties["permutation"].get_values()]  # type: ignore[attr-defined]
-    return [np.ascontiguousarray(np.transpose(a[0], perm))]
-
-
-def _broadcast(op: Operation, a: Arrays) -> Arrays:
-    added = [int(v) for v in op.properties["dimensions"].get_values()]  # type: ignore[attr-defined]
-    return [np.ascontiguousarray(np.broadcast_to(np.expand_dims(a[0], added), a[1].shape))]
-
-
-# max and min skip NaN, as the kinds' maxnumf/minnumf bodies do.
-_REDUCE_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.fmax, "min": np.fmin}
-
-
-def _reduce(op: Operation, a: Arrays) -> Arrays:
-    assert isinstance(op, ReduceOp)
-    x, init = a
-    ufunc = _REDUCE_UFUNCS[op.kind.data]
-    axes = tuple(int(v) for v in op.dimensions.get_values())
-    return [ufunc(init, ufunc.reduce(x, axis=axes)).astype(init.dtype)]
-
-
 def _concat(op: Operation, a: Arrays) -> Arrays:
-    return [np.concatenate(a, axis=op.properties["dim"].value.data)]  # type: ignore[attr-defined]
+    assert isinstance(op, tensor.ConcatOp)
+    return [np.concatenate(a, axis=op.dim.value.data)]
 
 
 _TENSOR_OPS: dict[type[Operation], Callable[[Operation, Arrays], Arrays]] = {
     ConstantOp: lambda op, a: [array_from_dense(op.properties["value"])],  # type: ignore[arg-type]
-    tdialect.EmptyOp: _empty,
-    tdialect.FillOp: _fill,
-    tdialect.PadOp: _pad,
-    tdialect.ExtractSliceOp: _extract_slice,
-    tdialect.InsertSliceOp: _insert_slice,
-    tdialect.ReshapeOp: _reshape,
-    tdialect.GenericOp: _run_generic,
-    tdialect.MatmulOp: _matmul,
-    tdialect.Conv2DOp: _conv2d,
-    tdialect.Pool2DOp: _pool2d,
-    tdialect.GatherOp: _gather,
-    tdialect.TransposeOp: _transpose,
-    tdialect.BroadcastOp: _broadcast,
-    tdialect.ConcatOp: _concat,
-    tdialect.ReduceOp: _reduce,
+    tensor.EmptyOp: _empty,
+    linalg.FillOp: _fill,
+    tensor.PadOp: _pad,
+    tensor.ExtractSliceOp: _extract_slice,
+    tensor.InsertSliceOp: _insert_slice,
+    tensor.ReshapeOp: _reshape,
+    tensor.ConcatOp: _concat,
+    linalg.GenericOp: _run_generic,
+    linalg.MatmulOp: _matmul,
+    linalg.Conv2DNchwFchwOp: _conv2d,
+    GatherOp: _gather,
 }

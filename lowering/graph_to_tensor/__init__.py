@@ -1,41 +1,49 @@
-"""`convert-graph-to-tensor`: lowers `graph` ops to `tensor` ops with scalar bodies.
+"""`convert-graph-to-tensor`: lowers `graph` ops to the tensor level: upstream
+`linalg` (compute) and `tensor` (data movement) ops with scalar bodies, plus
+`ember_linalg.gather`.
 
 Every `graph` op except `graph.constant` (which is the tensor-level constant
-too) becomes `tensor` ops; the scalar work inside `tensor.generic` bodies is
-`arith`/`math` code. There is one rewrite pattern per op family, each driven
-by a table from ONNX op type to the function that lowers it:
+too) becomes tensor-level ops; the scalar work inside `linalg.generic` bodies
+is `arith`/`math` code. A named `linalg` op is used only where its semantics
+are exactly Ember's (`linalg.matmul`, `linalg.conv_2d_nchw_fchw`,
+`linalg.fill`); everything else is a `linalg.generic`. There is one rewrite
+pattern per op family, each driven by a table from ONNX op type to the
+function that lowers it:
 
 - elementwise (unary, binary, variadic Sum/Max/Min/Mean, Where, Cast, Clip,
   PRelu, Pow, Mod, comparisons, logic, IsNaN, Identity/Dropout): ONE
   all-parallel generic writing into a `tensor.empty`. Broadcasting lives in
   the indexing maps: a size-1 operand dim that broadcasts reads index 0, and
   missing leading dims are dropped. The table gives the scalar body.
-- windows: Conv (2-D) is `tensor.pad` (explicit or resolved auto_pad) +
-  `tensor.fill` 0 + `tensor.conv2d`, then a bias generic; MaxPool and
-  AveragePool (2-D) pad (NaN, which the max skips, or 0; ceil_mode is extra
-  high padding) and run `tensor.pool2d`, averages divided by the window size or, when windows see
-  different numbers of elements, by a count computed with NumPy at compile
-  time and passed as a `graph.constant`. 1-D windows are reshaped to
-  N x C x 1 x L (filters F x C x 1 x K) and lowered as 2-D; 3-D (and higher)
-  windows use one generic in place of the named op. Global pools are
-  reductions.
-- contractions: Gemm and MatMul become `tensor.matmul` (rank 2, or rank 3 for
-  batches, after broadcast copies and `tensor.reshape`), with copy generics
-  for transposes and a generic epilogue for alpha and beta * C.
+- windows: Conv (2-D, one group) is `tensor.pad` (explicit or resolved
+  auto_pad) + `linalg.fill` 0 + `linalg.conv_2d_nchw_fchw`, then a bias
+  generic; grouped and 3-D convolutions are one generic in place of the
+  named op. MaxPool and AveragePool pad (NaN, which the max skips, or 0;
+  ceil_mode is extra high padding) and run one pooling generic (the window
+  dims get their extent from a window-shaped `tensor.empty`), averages
+  divided by the window size or, when windows see different numbers of
+  elements, by a count computed with NumPy at compile time and passed as a
+  `graph.constant`. 1-D windows are reshaped to N x C x 1 x L (filters
+  F x C x 1 x K) and lowered as 2-D. Global pools are reductions.
+- contractions: Gemm and MatMul become `linalg.matmul` (rank 2), or a
+  multiply-accumulate generic with a leading batch dim (rank 3, after
+  broadcast copies and `tensor.reshape`), with copy generics for transposes
+  and a generic epilogue for alpha and beta * C.
 - normalisation: BatchNormalization, InstanceNormalization and
   LayerNormalization (mean and variance reductions), LRN (window sum over
   zero-padded channels), Softmax/LogSoftmax (max, sum of exp, divide or log).
-- reductions: ReduceX is a `tensor.fill` of the neutral element and one
+- reductions: ReduceX is a `linalg.fill` of the neutral element and one
   reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and
   ArgMin carry (value, index) and read indices from an iota constant.
-- data movement: Reshape/Flatten/Squeeze/Unsqueeze are `tensor.reshape`;
-  Transpose, Expand, Tile, DepthToSpace and negative-step Slice are copies
-  with permuted, broadcast or reversed maps; Concat, Split, Slice, Pad
+- data movement: Reshape/Flatten/Squeeze/Unsqueeze are `tensor.reshape`
+  (the static shape an `arith.constant`); Transpose, Expand, Tile,
+  DepthToSpace and negative-step Slice are copy generics with permuted,
+  broadcast or reversed maps; Concat is `tensor.concat`; Split, Slice, Pad
   and Gather (constant indices, at most 64) are `tensor.insert_slice`,
   `tensor.extract_slice` and `tensor.pad` (Pad in edge, reflect or wrap mode:
   slices of the input, some copied with reversed or broadcast maps, inserted
-  around it axis by axis); other Gathers are `tensor.gather` (indices read at
-  run time).
+  around it axis by axis); other Gathers are `ember_linalg.gather` (indices
+  read at run time).
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -47,6 +55,9 @@ by a table from ONNX op type to the function that lowers it:
   the discardable attribute `ember.fusion_group = N`, which bufferization
   passes on to the group's loop nests (`loop-fuse` merges them,
   `loop-outline-kernels` makes them one kernel).
+
+Scalars (fill values, reshape shapes) are `arith.constant`s at the top of
+the function; pad values are yielded by `tensor.pad`'s region.
 
 Shapes must be static. Before rewriting anything the pass checks every op:
 a dynamic shape is an error naming the op, and every op that cannot be
@@ -67,9 +78,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import dce
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.ember_linalg import FUSION_GROUP
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC
-from ember.dialects.tensor import FUSION_GROUP
 from ember.errors import InputDependentDiagnostic
 from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
@@ -164,8 +175,9 @@ def inline_fused_groups(module: ModuleOp) -> None:
 
 @dataclass(frozen=True)
 class ConvertGraphToTensorPass(ModulePass):
-    """Lowers every `graph` op but `graph.constant` to `tensor`, `arith` and `math`
-    ops (see the module docstring); unused constants are removed afterwards."""
+    """Lowers every `graph` op but `graph.constant` to `linalg`, `tensor`,
+    `ember_linalg`, `arith` and `math` ops (see the module docstring); unused
+    constants are removed afterwards."""
 
     name = "convert-graph-to-tensor"
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     Signedness,
@@ -23,21 +25,25 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
 )
 
-from ember.dialects import tensor as tdialect
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
-from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array, generic_body
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
-"""Gather with more constant indices than this becomes a `tensor.gather`."""
+"""Gather with more constant indices than this becomes an `ember_linalg.gather`."""
+
+PARALLEL = "parallel"
+REDUCTION = "reduction"
+"""Iterator kinds of a `linalg.generic`, as the family modules spell them."""
 
 Shape = tuple[int, ...]
 
@@ -360,7 +366,8 @@ ValueFn = Callable[[Body, list[SSAValue]], SSAValue]
 
 @dataclass
 class Emitter:
-    """Inserts tensor-level ops before the `graph` op being lowered."""
+    """Inserts tensor-level ops (upstream `linalg` and `tensor`) before the
+    `graph` op being lowered."""
 
     rewriter: PatternRewriter
     op: GraphOp
@@ -369,11 +376,19 @@ class Emitter:
         self.rewriter.insert(new)
         return new.results[0]
 
+    def scalar(self, value: float, t: Attribute) -> SSAValue:
+        """An `arith.constant` of type `t` (an unsigned one is the signless
+        constant of its bits, `arith.bitcast` to `t`: arith.constant takes
+        signless integers only)."""
+        return _emit_scalar(value, t, self.value)
+
     def empty(self, shape: Sequence[int], t: Attribute) -> SSAValue:
-        return self.value(tdialect.EmptyOp(TensorType(t, list(shape))))
+        return self.value(tensor.EmptyOp((), TensorType(t, list(shape))))
 
     def fill(self, value: float, shape: Sequence[int], t: Attribute) -> SSAValue:
-        return self.value(tdialect.FillOp(_scalar_attr(value, t), TensorType(t, list(shape))))
+        """`linalg.fill` of a `tensor.empty` with the scalar `value`."""
+        scalar, dest = self.scalar(value, t), self.empty(shape, t)
+        return self.value(linalg.FillOp([scalar], [dest]))
 
     def constant(self, array: np.ndarray) -> SSAValue:
         """A `graph.constant` holding `array`."""
@@ -383,21 +398,26 @@ class Emitter:
         )
 
     def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """`tensor.reshape` to a static shape, given as an `arith.constant` (it is
+        read at compile time: bufferization makes the reshape a view)."""
         if _shape(x) == tuple(shape):
             return x
-        result_type = TensorType(_elem(x), list(shape))
-        return self.value(tdialect.ReshapeOp.build(operands=[x], result_types=[result_type]))
+        shape_type = TensorType(i64, [len(shape)])
+        dims = self.value(
+            arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(shape_type, list(shape)))
+        )
+        return self.value(tensor.ReshapeOp(x, dims, TensorType(_elem(x), list(shape))))
 
     def pad(self, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
+        """`tensor.pad` whose region yields the constant `value`."""
         if not any(low) and not any(high):
             return x
         shape = [d + lo + hi for d, lo, hi in zip(_shape(x), low, high)]
-        props = {"low": _int_array(low), "high": _int_array(high),
-                 "value": _scalar_attr(value, _elem(x))}  # fmt: skip
+        block = Block(arg_types=[IndexType()] * len(shape))
+        filler = _emit_scalar(value, _elem(x), lambda new: block.add_op(new) or new.results[0])
+        block.add_op(tensor.YieldOp(filler))
         result_type = TensorType(_elem(x), shape)
-        return self.value(
-            tdialect.PadOp.build(operands=[x], result_types=[result_type], properties=props)
-        )
+        return self.value(tensor.PadOp(x, [], [], Region(block), low, high, result_type))
 
     def extract(
         self,
@@ -409,23 +429,11 @@ class Emitter:
         strides = strides or [1] * len(sizes)
         if tuple(sizes) == _shape(x) and not any(offsets) and all(s == 1 for s in strides):
             return x
-        props = {"offsets": _int_array(offsets), "sizes": _int_array(sizes),
-                 "strides": _int_array(strides)}  # fmt: skip
-        result_type = TensorType(_elem(x), list(sizes))
-        return self.value(
-            tdialect.ExtractSliceOp.build(
-                operands=[x], result_types=[result_type], properties=props
-            )
-        )
+        return self.value(tensor.ExtractSliceOp.from_static_parameters(x, offsets, sizes, strides))
 
     def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int]) -> SSAValue:
-        sizes = _shape(source)
-        props = {"offsets": _int_array(offsets), "sizes": _int_array(sizes),
-                 "strides": _int_array([1] * len(sizes))}  # fmt: skip
         return self.value(
-            tdialect.InsertSliceOp.build(
-                operands=[source, dest], result_types=[dest.type], properties=props
-            )
+            tensor.InsertSliceOp.from_static_parameters(source, dest, offsets, _shape(source))
         )
 
     def generic(
@@ -436,12 +444,12 @@ class Emitter:
         iterators: Sequence[str],
         body: BodyFn,
     ) -> list[SSAValue]:
-        """A `tensor.generic`; `body` gets the block arguments (inputs, then
+        """A `linalg.generic`; `body` gets the block arguments (inputs, then
         outputs) and returns the values to yield."""
-        region, block = generic_body([_elem(v) for v in (*inputs, *outputs)])
+        block = Block(arg_types=[_elem(v) for v in (*inputs, *outputs)])
         values = body(Body(block, self.op), list(block.args))
-        block.add_op(tdialect.YieldOp(*values))
-        new = tdialect.GenericOp(inputs, outputs, maps, iterators, region)
+        block.add_op(linalg.YieldOp(*values))
+        new = generic(inputs, outputs, maps, iterators, Region(block))
         self.rewriter.insert(new)
         return list(new.results)
 
@@ -488,14 +496,39 @@ class Emitter:
         )[0]
 
 
+def generic(
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    maps: Sequence[AffineMap],
+    iterators: Sequence[str],
+    body: Region,
+) -> linalg.GenericOp:
+    """A `linalg.generic` on tensors (one result per output) from plain maps and
+    iterator kinds ("parallel", "reduction")."""
+    return linalg.GenericOp(
+        inputs, outputs, body, [AffineMapAttr(m) for m in maps],
+        [IteratorTypeAttr(IteratorType(kind)) for kind in iterators], [o.type for o in outputs],
+    )  # fmt: skip
+
+
+def _emit_scalar(value: float, t: Attribute, emit: Callable[[Operation], SSAValue]) -> SSAValue:
+    if _is_unsigned(t):
+        bits = int(value) % (1 << _bits(t))
+        signless = emit(arith.ConstantOp(IntegerAttr(bits, IntegerType(_bits(t)))))
+        return emit(arith.BitcastOp(signless, t))  # type: ignore[arg-type]
+    return emit(arith.ConstantOp(_scalar_attr(value, t)))
+
+
 def _copy(b: Body, args: list[SSAValue]) -> SSAValue:
     return args[0]
 
 
 def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
-    """result[i] = x[i permuted] (`tensor.transpose`). A constant (e.g. a Gemm
-    weight with transB) is transposed now, at compile time, instead of on
-    every run."""
+    """result[i] = x[i permuted]: a copy generic reading x through the inverse
+    permutation (what `linalg.transpose` generalises to; xDSL 0.75 prints that
+    op without its discardable attributes, so `ember.fusion_group` would not
+    survive a round trip through text). A constant (e.g. a Gemm weight with
+    transB) is transposed now, at compile time, instead of on every run."""
     shape = _shape(x)
     out = [shape[p] for p in perm]
     owner = x.owner
@@ -510,23 +543,27 @@ def _transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
                 ConstantOp.build(result_types=[splat.get_type()], properties={"value": splat})
             )
         return e.constant(np.ascontiguousarray(np.transpose(array_from_dense(value), perm)))
-    init = e.empty(out, _elem(x))
-    transpose = tdialect.TransposeOp.build(
-        operands=[x, init], result_types=[TensorType(_elem(x), out)],
-        properties={"permutation": tdialect._int_array(perm)},
-    )  # fmt: skip
-    return e.value(transpose)
+    identity = _identity(len(perm))
+    read = _dims_map(len(perm), [perm.index(axis) for axis in range(len(perm))])
+    return e.generic([x], [e.empty(out, _elem(x))], [read, identity], [PARALLEL] * len(perm),
+                     lambda b, a: [a[0]])[0]  # fmt: skip
 
 
 def _matmul(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
-    """`tensor.matmul` of (..., M, K) and (..., K, N) into a zero-filled result."""
+    """(..., M, K) x (..., K, N) into a zero-filled result: `linalg.matmul` for
+    2-D operands (xDSL's is 2-D only), a multiply-accumulate generic with the
+    same maps plus leading batch dims otherwise."""
     shape = (*_shape(a)[:-1], _shape(b)[-1])
     init = e.fill(0, shape, _elem(a))
-    return e.value(
-        tdialect.MatmulOp.build(
-            operands=[a, b, init], result_types=[TensorType(_elem(a), list(shape))]
-        )
-    )
+    if len(shape) == 2:
+        return e.value(linalg.MatmulOp([a, b], [init]))
+    batch = len(shape) - 2
+    m, n, k = batch, batch + 1, batch + 2
+    maps = [_dims_map(batch + 3, [*range(batch), m, k]), _dims_map(batch + 3, [*range(batch), k, n]),
+            _dims_map(batch + 3, [*range(batch), m, n])]  # fmt: skip
+    iterators = [PARALLEL] * (batch + 2) + [REDUCTION]
+    return e.generic([a, b], [init], maps, iterators,
+                     lambda bd, x: [bd.add(x[2], bd.mul(x[0], x[1]))])[0]  # fmt: skip
 
 
 # ------------------------------------------------------ op family patterns

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    IntegerAttr,
-    i64,
-)
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import SSAValue
 
-from ember.dialects import tensor as tdialect
+from ember.dialects import ember_linalg
 from ember.dialects.graph import (
     ConcatOp,
     DepthToSpaceOp,
@@ -93,9 +91,9 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out = _shape(op.results[0])
     axis = _normalize_axis(op.attr("axis"), len(out))
-    concat = tdialect.ConcatOp.build(operands=[list(op.operands)], result_types=[op.result_types[0]],
-                                     properties={"dim": IntegerAttr(axis, i64)})  # fmt: skip
-    return [e.value(concat)]
+    result_type = op.result_types[0]
+    assert isinstance(result_type, TensorType)
+    return [e.value(tensor.ConcatOp(list(op.operands), axis, result_type))]
 
 
 def _lower_split(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -152,15 +150,15 @@ def _check_slice(op: GraphOp) -> str | None:
 
 def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Up to MAX_GATHER_INDICES constant indices: one `tensor.extract_slice` per
-    index, inserted in order, then a reshape. Otherwise `tensor.gather`, which
-    reads the indices at run time."""
+    index, inserted in order, then a reshape. Otherwise `ember_linalg.gather`,
+    which reads the indices at run time."""
     data, indices = op.operand_group("data")[0], op.operand_group("indices")[0]
     shape, t = _shape(data), _elem(data)
     axis = _normalize_axis(op.attr("axis"), len(shape))
     out = _shape(op.results[0])
     constant = constant_value_of(indices)
     if constant is None or constant.size > MAX_GATHER_INDICES:
-        gather = tdialect.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
+        gather = ember_linalg.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
                                          properties={"axis": IntegerAttr(axis, i64)})  # fmt: skip
         return [e.value(gather)]
     picks = [i + shape[axis] if i < 0 else i for i in _int_constant(indices)]
@@ -182,7 +180,7 @@ def _check_gather(op: GraphOp) -> str | None:
     """Constant indices must lie in [-s, s - 1] (ONNX: an error otherwise).
     Checked here because a few of them become `tensor.extract_slice`s whose
     offsets nothing checks at run time; run-time indices are wrapped and
-    clamped by `tensor.gather` (docs/semantics.md)."""
+    clamped by `ember_linalg.gather` (docs/semantics.md)."""
     data, indices = op.operand_group("data")[0], op.operand_group("indices")[0]
     constant = constant_value_of(indices)
     if constant is None or constant.size == 0:

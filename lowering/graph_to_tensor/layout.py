@@ -1,11 +1,11 @@
 """Graph-to-tensor lowering of Ember's layout ops (`dialects/graph/ops_layout.py`).
 
 - `graph.layout_transform` follows `transform_plan`: `tensor.reshape` to
-  split the blocked axes, `tensor.transpose` into the target's order,
+  split the blocked axes, a transposing copy generic into the target's order,
   `tensor.reshape` to merge them (a transform that only splits or merges is
   a reshape alone).
-- Laid-out convolutions are `tensor.pad` of the spatial dims + `tensor.fill`
-  0 + one `tensor.generic` whose maps index the layouts directly (+ a bias
+- Laid-out convolutions are `tensor.pad` of the spatial dims + `linalg.fill`
+  0 + one `linalg.generic` whose maps index the layouts directly (+ a bias
   generic). The output's innermost dim (the k output channels of a block, or
   all F channels in NHWC) is its last iteration dim, so the default CPU loop
   order runs it innermost, over contiguous outputs and weights. NHWC runs
@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 
-from ember.dialects import tensor as tdialect
 from ember.dialects.graph import (
     AveragePoolNCHWcOp,
     AveragePoolNHWCOp,
@@ -43,8 +42,9 @@ from ember.dialects.graph import (
 )
 from ember.dialects.graph.layouts import parse_layout, transform_plan
 from ember.dialects.graph.ops_layout import signature
-from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
     Emitter,
     FamilyPattern,
     _dim,
@@ -59,6 +59,7 @@ from ember.lowering.graph_to_tensor.windows import (
     _divide_by_counts,
     _pool_padding,
     _window_params,
+    window_step,
 )
 
 # -------------------------------------------------------- layout transform
@@ -186,9 +187,10 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     maps = [_map(count, reads), _map(count, [_dim(rank + i) for i in range(len(axes))]),
             _map(count, [_dim(i) for i in range(rank)])]  # fmt: skip
     iterators = [PARALLEL] * rank + [REDUCTION] * len(axes)
-    body = tdialect.reduce_body(t, "max" if is_max else "sum", 3)
+    kind = "max" if is_max else "sum"
     window_shape = e.empty(kernel, t)
-    y = e.value(tdialect.GenericOp([padded, window_shape], [init], maps, iterators, body))
+    y = e.generic([padded, window_shape], [init], maps, iterators,
+                  lambda b, a: [window_step(b, a, kind)])[0]  # fmt: skip
     if not is_max:
         y = _divide_by_counts(e, y, op.attr, tuple(_shape(x)[a] for a in axes), kernel, strides,
                               dilations, pads, full, spatial_axes=axes)  # fmt: skip

@@ -21,8 +21,9 @@ from ember.dialects.graph import (
     LRNOp,
     SoftmaxOp,
 )
-from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     FamilyPattern,

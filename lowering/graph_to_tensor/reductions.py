@@ -8,15 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import (
-    StringAttr,
-    TensorType,
-    f64,
-    i64,
-)
+from xdsl.dialects.builtin import f64, i64
 from xdsl.ir import Attribute, SSAValue
 
-from ember.dialects import tensor as tdialect
 from ember.dialects.graph import (
     ArgMaxOp,
     ArgMinOp,
@@ -32,8 +26,9 @@ from ember.dialects.graph import (
     ReduceSumSquareOp,
 )
 from ember.dialects.graph.types import is_float
-from ember.dialects.tensor import PARALLEL, REDUCTION
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     FamilyPattern,
@@ -84,10 +79,6 @@ def _square_root(b: Body, v: SSAValue, count: int) -> SSAValue:
     return b.convert(b.math(xmath.SqrtOp, b.convert(v, f64)), v.type)
 
 
-_NAMED_REDUCTIONS = {Body.add: "add", Body.mul: "mul", Body.max_skipping_nan: "max",
-                     Body.min_skipping_nan: "min"}  # fmt: skip
-"""Combines that `tensor.reduce` names (when each element contributes itself)."""
-
 REDUCTIONS: dict[type[GraphOp], Reduction] = {
     ReduceSumOp: Reduction(lambda t: 0, Body.add),
     ReduceMeanOp: Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
@@ -126,16 +117,7 @@ def _lower_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
     count = math.prod(shape[i] for i in axes)
     if count == 0 and math.isnan(neutral):
         neutral = _lowest(t) if spec.combine is Body.max_skipping_nan else _highest(t)  # ONNX
-    kind = _NAMED_REDUCTIONS.get(spec.combine) if spec.contribution is _itself else None
-    if kind is not None and axes:
-        kept = [d for i, d in enumerate(shape) if i not in axes]
-        reduce = tdialect.ReduceOp.build(
-            operands=[x, e.fill(neutral, kept, t)], result_types=[TensorType(t, kept)],
-            properties={"dimensions": tdialect._int_array(axes), "kind": StringAttr(kind)},
-        )  # fmt: skip
-        y = e.value(reduce)
-    else:
-        y = e.reduction(x, axes, neutral, t, body)
+    y = e.reduction(x, axes, neutral, t, body)
     if spec.finish is not None:
         finish = spec.finish
         y = e.parallel([y], _shape(y), t, lambda b, a: finish(b, a[0], count))

@@ -8,15 +8,10 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from xdsl.dialects.builtin import (
-    IntegerAttr,
-    StringAttr,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 
-from ember.dialects import tensor as tdialect
 from ember.dialects.graph import (
     AveragePoolOp,
     ConvOp,
@@ -25,8 +20,9 @@ from ember.dialects.graph import (
     GraphOp,
     MaxPoolOp,
 )
-from ember.dialects.tensor import PARALLEL, REDUCTION, _int_array
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     FamilyPattern,
@@ -104,7 +100,8 @@ def _conv_generic(
 ) -> SSAValue:  # fmt: skip
     """An N-D convolution of the padded `x` as one generic over (n, f, o..., c,
     k...): out[n, f, o...] += x[n, channel, o*s + k*d...] * w[f, c, k...], with
-    channel = (f floordiv (F / groups)) * (C / groups) + c, as Conv2DOp.generalize."""
+    channel = (f floordiv (F / groups)) * (C / groups) + c. For 2-D and one
+    group these are `linalg.conv_2d_nchw_fchw`'s maps."""
     filters, group_channels, *kernel = _shape(w)
     s = len(kernel)
     count = 2 * s + 3
@@ -120,10 +117,17 @@ def _conv_generic(
                      lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
 
 
+def _ints(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
+    return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(values)]), list(values))
+
+
 def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """pad + fill 0 + `tensor.conv2d` (+ a generic adding the bias per channel).
-    1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and back; 3-D: one
-    generic instead of the named op."""
+    """pad + fill 0 + `linalg.conv_2d_nchw_fchw` (+ a generic adding the bias
+    per channel). 1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and
+    back. Grouped and 3-D convolutions are one generic (`_conv_generic`):
+    xDSL's grouped convolutions need the channels split into their own dim,
+    and the reshapes that would take are views loop-fuse does not merge
+    through."""
     x, w = op.operand_group("X")[0], op.operand_group("W")[0]
     out, t = _shape(op.results[0]), _elem(x)
     x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
@@ -131,15 +135,10 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
     padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
     groups = op.attr("group")
-    if len(shape) == 4:
-        props = {"strides": _int_array(strides), "dilations": _int_array(dilations),
-                 "groups": IntegerAttr(groups, i64)}  # fmt: skip
-        y = e.value(
-            tdialect.Conv2DOp.build(
-                operands=[padded, w, init], result_types=[TensorType(t, list(shape))],
-                properties=props,
-            )
-        )  # fmt: skip
+    if len(shape) == 4 and groups == 1:
+        conv = linalg.Conv2DNchwFchwOp([padded, w], [init], [init.type],
+                                       strides=_ints(strides), dilations=_ints(dilations))  # fmt: skip
+        y = e.value(conv)
     else:
         y = _conv_generic(e, padded, w, init, strides, dilations, groups)
     bias = op.operand_group("B")
@@ -186,7 +185,8 @@ def _pool_generic(
 ) -> SSAValue:  # fmt: skip
     """An N-D pooling of the padded `x` as one generic over (n, c, o..., k...),
     with a window-shaped `tensor.empty` giving the kernel dims their extent (as
-    Pool2DOp.generalize)."""
+    linalg's pooling ops have). `kind` is "max" (NaN skipped: maxnum, which
+    `linalg.pooling_nchw_max`'s maximumf is not) or "sum"."""
     s = len(kernel)
     count = 2 + 2 * s
     outs = [_dim(2 + i) for i in range(s)]
@@ -197,16 +197,24 @@ def _pool_generic(
     maps = [_map(count, [_dim(0), _dim(1), *reads]), _map(count, ks),
             _map(count, [_dim(0), _dim(1), *outs])]  # fmt: skip
     iterators = [PARALLEL] * (2 + s) + [REDUCTION] * s
-    body = tdialect.reduce_body(t, kind, 3)
-    return e.value(tdialect.GenericOp([x, window], [init], maps, iterators, body))
+    return e.generic([x, window], [init], maps, iterators, lambda b, a: [window_step(b, a, kind)])[
+        0
+    ]
+
+
+def window_step(b: Body, a: list[SSAValue], kind: str) -> SSAValue:
+    """The accumulator (last argument) combined with the element read (first):
+    max skipping NaN, or sum."""
+    if kind == "max":
+        return b.max_skipping_nan(a[-1], a[0])
+    return b.add(a[-1], a[0])
 
 
 def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """pad (NaN, or the lowest integer, for max; 0 for average) + `tensor.pool2d`
-    (its max skips NaN: docs/semantics.md); averages are
-    divided by the window size, or by a constant of per-position counts.
-    1-D: reshaped to N x C x 1 x L and back; 3-D: one generic instead of the
-    named op."""
+    """pad (NaN, or the lowest integer, for max; 0 for average) + one pooling
+    generic (its max skips NaN: docs/semantics.md); averages are divided by
+    the window size, or by a constant of per-position counts. 1-D: reshaped
+    to N x C x 1 x L and back."""
     x = op.operands[0]
     t, out = _elem(x), _shape(op.results[0])
     x, shape = e.reshape(x, _unit_height(_shape(x))), _unit_height(out)
@@ -217,17 +225,7 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     kernel = attr("kernel_shape")
     padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
-    if len(shape) == 4:
-        props = {"kind": StringAttr(kind), "kernel": _int_array(kernel),
-                 "strides": _int_array(strides), "dilations": _int_array(dilations)}  # fmt: skip
-        y = e.value(
-            tdialect.Pool2DOp.build(
-                operands=[padded, init], result_types=[TensorType(t, list(shape))],
-                properties=props,
-            )
-        )  # fmt: skip
-    else:
-        y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
+    y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
     if not is_max:
         y = _divide_by_counts(e, y, attr, _shape(x)[2:], kernel, strides, dilations, pads, full)
     return [e.reshape(y, out)]

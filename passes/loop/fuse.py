@@ -36,8 +36,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from ember.dialects import loop
+from ember.dialects.ember_linalg import FUSION_GROUP
 from ember.dialects.loop import AllocOp, ForOp, ReshapeOp
-from ember.dialects.tensor import FUSION_GROUP
 
 
 def buffer_root(buffer: SSAValue) -> SSAValue:

@@ -25,8 +25,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
+from ember.dialects.ember_linalg import FUSION_GROUP
 from ember.dialects.loop import ForOp
-from ember.dialects.tensor import FUSION_GROUP
 
 KERNEL_ATTR = "ember.kernel"
 

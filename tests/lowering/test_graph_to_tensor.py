@@ -553,8 +553,8 @@ def test_named_ops_agree_with_their_generic_form(
     op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
     tol: tuple[float, float], opset: int, fold: bool,
 ) -> None:  # fmt: skip
-    """The interpreter's NumPy matmul/conv2d/pool2d agree with evaluating the
-    generics that `generalize()` gives."""
+    """The interpreter's NumPy `linalg.matmul` and `linalg.conv_2d_nchw_fchw`
+    agree with evaluating the generics they generalise to."""
     model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
     module = ember.import_onnx(model)
     lower(module, fold=fold)
@@ -710,39 +710,50 @@ def test_large_constant_gather_becomes_a_run_time_gather() -> None:
     indices = np.arange(64, -1, -1, dtype=np.int64)
     module = _import("Gather", [randn(100, 3), Const(indices)])
     lower(module)
-    assert "tensor.gather" in [op.name for op in module.walk()]
+    assert "ember_linalg.gather" in [op.name for op in module.walk()]
 
 
 def test_unfolded_constants_are_removed() -> None:
     module = _import("Reshape", [randn(2, 6), i64(3, 4)])
     lower(module)
-    assert [op.name for op in module.walk()][2:] == ["tensor.reshape", "func.return"]
+    assert [op.name for op in module.walk()][2:] == ["arith.constant", "tensor.reshape",
+                                                     "func.return"]  # fmt: skip
 
 
 # ------------------------------------------------------------ the interpreter
 
 _WINDOW_SUM = """
-func.func @main(%x: tensor<6xf32>, %w: tensor<3xf32>, %u: tensor<4xui8>) -> (tensor<4xf32>, tensor<4xui8>) {
-  %zero = tensor.fill 0.0 : f32 : tensor<4xf32>
-  %sum = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %w : tensor<6xf32>, tensor<3xf32>) outs(%zero : tensor<4xf32>) {
+func.func @main(%x: tensor<6xf32>, %w: tensor<3xf32>, %u: tensor<4xui8>) -> (tensor<4xf32>, tensor<4xui8>, tensor<4xi64>) {
+  %c0 = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4xf32>
+  %zero = linalg.fill ins(%c0 : f32) outs(%init : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %w : tensor<6xf32>, tensor<3xf32>) outs(%zero : tensor<4xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<4xf32>
-  %e = tensor.empty : tensor<4xui8>
-  %m = tensor.generic {indexing_maps = [affine_map<(d0) -> (3 - d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%u, %u : tensor<4xui8>, tensor<4xui8>) outs(%e : tensor<4xui8>) {
+  %e = tensor.empty() : tensor<4xui8>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (3 - d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%u, %u : tensor<4xui8>, tensor<4xui8>) outs(%e : tensor<4xui8>) {
   ^bb0(%a: ui8, %b: ui8, %o: ui8):
     %big = arith.maxui %a, %b : ui8
-    tensor.yield %big : ui8
+    linalg.yield %big : ui8
   } -> tensor<4xui8>
-  func.return %sum, %m : tensor<4xf32>, tensor<4xui8>
+  %ei = tensor.empty() : tensor<4xi64>
+  %iota = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ei : tensor<4xi64>) {
+  ^bb0(%o: i64):
+    %i = linalg.index 0 : index
+    %v = arith.index_cast %i : index to i64
+    linalg.yield %v : i64
+  } -> tensor<4xi64>
+  func.return %sum, %m, %iota : tensor<4xf32>, tensor<4xui8>, tensor<4xi64>
 }
 """
 
 
 def test_interpreter_on_handwritten_tensor_ir() -> None:
-    """A window sum through `d0 + d1` and an unsigned max of a reversed read."""
+    """A window sum through `d0 + d1`, an unsigned max of a reversed read and
+    an iota from `linalg.index`."""
     from xdsl.parser import Parser
 
     from ember.context import make_context
@@ -751,7 +762,8 @@ def test_interpreter_on_handwritten_tensor_ir() -> None:
     module.verify()
     x, w = randn(6), randn(3)
     u = np.array([3, 250, 7, 128], np.uint8)
-    window_sum, biggest = run_tensor_module(module, [x, w, u])
+    window_sum, biggest, iota = run_tensor_module(module, [x, w, u])
     expected = np.array([x[i : i + 3] @ w for i in range(4)], F32)
     np.testing.assert_allclose(window_sum, expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(biggest, np.maximum(u, u[::-1]))
+    np.testing.assert_array_equal(iota, np.arange(4))

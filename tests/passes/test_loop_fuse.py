@@ -15,8 +15,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 
 import ember
+from ember.dialects.ember_linalg import FUSION_GROUP
 from ember.dialects.loop import ForOp
-from ember.dialects.tensor import FUSION_GROUP
 from ember.passes.loop.fuse import (
     FuseLoopsPass,
     _merge,
