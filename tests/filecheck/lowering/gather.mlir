@@ -1,13 +1,13 @@
 // RUN: ember-opt %s | ember-opt | filecheck %s --check-prefix=ROUNDTRIP
 // RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
 
-// tensor.gather reads its indices at run time (an embedding lookup).
+// ember_linalg.gather reads its indices at run time (an embedding lookup).
 func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
-  %e = tensor.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+  %e = ember_linalg.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
   func.return %e : tensor<2x5x16xf32>
 }
 
-// ROUNDTRIP: %e = tensor.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+// ROUNDTRIP: %e = ember_linalg.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
 
 // One nest over the result; the index is loaded, wrapped if negative and
 // clamped into [0, 99] before the table is read.

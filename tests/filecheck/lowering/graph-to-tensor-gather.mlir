@@ -12,8 +12,8 @@ func.func @in_range(%x: tensor<3x4xf32>) -> tensor<2x4xf32> {
 }
 
 // CHECK-LABEL: func.func @in_range
-// CHECK:         tensor.extract_slice %x {offsets = array<i64: 0, 0>
-// CHECK:         tensor.extract_slice %x {offsets = array<i64: 2, 0>
+// CHECK:         tensor.extract_slice %x[0, 0] [1, 4] [1, 1]
+// CHECK:         tensor.extract_slice %x[2, 0] [1, 4] [1, 1]
 
 // -----
 
@@ -29,7 +29,7 @@ func.func @past_the_end(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
 
 // -----
 
-// Below -s, and more indices than become slices (a run-time tensor.gather
+// Below -s, and more indices than become slices (a run-time ember_linalg.gather
 // would clamp them, but a constant one is a mistake in the model).
 func.func @before_the_start(%x: tensor<3x4xf32>) -> tensor<100x4xf32> {
   %i = graph.constant dense<-4> : tensor<100xi64>

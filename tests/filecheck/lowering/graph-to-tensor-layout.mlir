@@ -11,10 +11,11 @@ func.func @to_blocked(%x: tensor<1x16x4x4xf32>) -> tensor<1x2x4x4x8xf32> {
 }
 
 // CHECK-LABEL: func.func @to_blocked(
-// CHECK-NEXT:    %[[S:.*]] = tensor.reshape %x : tensor<1x16x4x4xf32> -> tensor<1x2x8x4x4xf32>
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<1x2x4x4x8xf32>
-// CHECK-NEXT:    %y = tensor.transpose {permutation = array<i64: 0, 1, 3, 4, 2>} ins(%[[S]] : tensor<1x2x8x4x4xf32>) outs(%[[E]] : tensor<1x2x4x4x8xf32>) -> tensor<1x2x4x4x8xf32>
-// CHECK-NEXT:    func.return %y
+// CHECK-NEXT:    %[[SH:.*]] = arith.constant dense<[1, 2, 8, 4, 4]> : tensor<5xi64>
+// CHECK-NEXT:    %[[S:.*]] = tensor.reshape %x(%[[SH]]) : (tensor<1x16x4x4xf32>, tensor<5xi64>) -> tensor<1x2x8x4x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<1x2x4x4x8xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[S]] : tensor<1x2x8x4x4xf32>) outs(%[[E]] : tensor<1x2x4x4x8xf32>) {
+// CHECK:         func.return %y
 
 // -----
 
@@ -27,12 +28,15 @@ func.func @conv_nchwc(%x: tensor<1x2x6x6x8xf32>, %w: tensor<4x2x3x3x8x8xf32>, %b
 // out[n, fo, oh, ow, fi] += x[n, co, 2oh + kh, 2ow + kw, ci] * w[fo, co, kh, kw, ci, fi]:
 // dims (n, fo, co, kh, kw, ci, oh, ow, fi).
 // CHECK-LABEL: func.func @conv_nchwc(
-// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x {low = array<i64: 0, 0, 1, 1, 0>, high = array<i64: 0, 0, 1, 1, 0>, value = 0.000000e+00 : f32} : tensor<1x2x6x6x8xf32> -> tensor<1x2x8x8x8xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<1x4x3x3x8xf32>
-// CHECK-NEXT:    %[[C:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d2, ((d6 * 2) + d3), ((d7 * 2) + d4), d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d2, d3, d4, d5, d8)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d6, d7, d8)>], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "reduction", "parallel", "parallel", "parallel"]} ins(%[[P]], %w : tensor<1x2x8x8x8xf32>, tensor<4x2x3x3x8x8xf32>) outs(%[[Z]] : tensor<1x4x3x3x8xf32>)
+// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x low[0, 0, 1, 1, 0] high[0, 0, 1, 1, 0] {
+// CHECK:         } : tensor<1x2x6x6x8xf32> to tensor<1x2x8x8x8xf32>
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<1x4x3x3x8xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<1x4x3x3x8xf32>) -> tensor<1x4x3x3x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d2, ((d6 * 2) + d3), ((d7 * 2) + d4), d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d2, d3, d4, d5, d8)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d6, d7, d8)>], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "reduction", "parallel", "parallel", "parallel"]} ins(%[[P]], %w : tensor<1x2x8x8x8xf32>, tensor<4x2x3x3x8x8xf32>) outs(%[[Z]] : tensor<1x4x3x3x8xf32>)
 // CHECK:           arith.mulf
 // CHECK-NEXT:      arith.addf
-// CHECK:         %y = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], {{.*}} ins(%[[C]], %b : tensor<1x4x3x3x8xf32>, tensor<4x8xf32>)
+// CHECK:         %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], {{.*}} ins(%[[C]], %b : tensor<1x4x3x3x8xf32>, tensor<4x8xf32>)
 
 // -----
 
@@ -44,9 +48,12 @@ func.func @conv_nhwc(%x: tensor<1x6x6x16xf32>, %w: tensor<3x3x4x32xf32>) -> tens
 
 // Groups of 4 input channels: filter f reads channels (f floordiv 8) * 4 + c.
 // CHECK-LABEL: func.func @conv_nhwc(
-// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x {low = array<i64: 0, 1, 1, 0>, high = array<i64: 0, 1, 1, 0>, value = 0.000000e+00 : f32} : tensor<1x6x6x16xf32> -> tensor<1x8x8x16xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<1x6x6x32xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d3), (d2 + d4), (((d6 floordiv 8) * 4) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[P]], %w : tensor<1x8x8x16xf32>, tensor<3x3x4x32xf32>) outs(%[[Z]] : tensor<1x6x6x32xf32>)
+// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+// CHECK:         } : tensor<1x6x6x16xf32> to tensor<1x8x8x16xf32>
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<1x6x6x32xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<1x6x6x32xf32>) -> tensor<1x6x6x32xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d3), (d2 + d4), (((d6 floordiv 8) * 4) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[P]], %w : tensor<1x8x8x16xf32>, tensor<3x3x4x32xf32>) outs(%[[Z]] : tensor<1x6x6x32xf32>)
 
 // -----
 
@@ -57,7 +64,9 @@ func.func @max_pool_nchwc(%x: tensor<1x2x6x6x8xf32>) -> tensor<1x2x3x3x8xf32> {
 }
 
 // CHECK-LABEL: func.func @max_pool_nchwc(
-// CHECK-NEXT:    %[[I:.*]] = tensor.fill 0x7fc00000 : f32 : tensor<1x2x3x3x8xf32>
-// CHECK-NEXT:    %[[K:.*]] = tensor.empty : tensor<2x2xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, ((d2 * 2) + d5), ((d3 * 2) + d6), d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %[[K]] : tensor<1x2x6x6x8xf32>, tensor<2x2xf32>) outs(%[[I]] : tensor<1x2x3x3x8xf32>)
+// CHECK-NEXT:    %[[IV:.*]] = arith.constant 0x7fc00000 : f32
+// CHECK-NEXT:    %[[IE:.*]] = tensor.empty() : tensor<1x2x3x3x8xf32>
+// CHECK-NEXT:    %[[I:.*]] = linalg.fill ins(%[[IV]] : f32) outs(%[[IE]] : tensor<1x2x3x3x8xf32>) -> tensor<1x2x3x3x8xf32>
+// CHECK-NEXT:    %[[K:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, ((d2 * 2) + d5), ((d3 * 2) + d6), d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %[[K]] : tensor<1x2x6x6x8xf32>, tensor<2x2xf32>) outs(%[[I]] : tensor<1x2x3x3x8xf32>)
 // CHECK:           arith.maxnumf

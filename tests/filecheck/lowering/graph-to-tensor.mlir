@@ -4,9 +4,11 @@
 // convert-graph-to-tensor, one chunk per op family: elementwise ops become one
 // generic with broadcasting in the indexing maps (a broadcast size-1 dim reads
 // index 0, missing leading dims are dropped) and an arith/math body;
-// windows become pad + fill + named ops; Gemm/MatMul tensor.matmul; Softmax
-// and reductions reduction generics; data movement insert/extract_slice,
-// reshape and copy generics with permuted or reversed maps. The last chunks
+// windows become tensor.pad + linalg.fill + linalg.conv_2d_nchw_fchw or a
+// pooling generic; Gemm/MatMul linalg.matmul (2-D) or a batched generic;
+// Softmax and reductions reduction generics; data movement
+// tensor.insert/extract_slice, tensor.reshape and copy generics with permuted
+// or reversed maps. The last chunks
 // are diagnostics: a dynamic shape, and every op that cannot be lowered (in
 // one message). Without --split-input-file (FIRST), the first error stops
 // ember-opt with a one-line message and exit status 1.
@@ -17,11 +19,11 @@ func.func @broadcast_add(%x: tensor<2x3x4xf32>, %b: tensor<3x1xf32>) -> tensor<2
 }
 
 // CHECK-LABEL: func.func @broadcast_add(
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<2x3x4xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %b : tensor<2x3x4xf32>, tensor<3x1xf32>) outs(%[[E]] : tensor<2x3x4xf32>) {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3x4xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %b : tensor<2x3x4xf32>, tensor<3x1xf32>) outs(%[[E]] : tensor<2x3x4xf32>) {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
-// CHECK-NEXT:      tensor.yield %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<2x3x4xf32>
 // CHECK-NEXT:    func.return %y : tensor<2x3x4xf32>
 
@@ -35,19 +37,19 @@ func.func @unary(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Sigmoid is 1 / (1 + exp(-x)); Gelu 0.5 x (1 + erf(x / sqrt 2)).
 // CHECK-LABEL: func.func @unary(
-// CHECK:         %s = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>)
+// CHECK:         %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>)
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:      %[[NEG:.*]] = arith.negf %[[X]] : f32
 // CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[NEG]] : f32
 // CHECK-NEXT:      %[[DEN:.*]] = arith.addf %[[ONE]], %[[EXP]] : f32
 // CHECK-NEXT:      %[[SIG:.*]] = arith.divf %[[ONE]], %[[DEN]] : f32
-// CHECK-NEXT:      tensor.yield %[[SIG]] : f32
-// CHECK:         %g = tensor.generic
+// CHECK-NEXT:      linalg.yield %[[SIG]] : f32
+// CHECK:         %g = linalg.generic
 // CHECK:           arith.constant 1.41421354 : f32
 // CHECK-NEXT:      arith.divf
 // CHECK-NEXT:      math.erf
-// CHECK:           tensor.yield
+// CHECK:           linalg.yield
 
 // -----
 
@@ -60,19 +62,19 @@ func.func @compare_select_cast(%x: tensor<2x4xf32>, %y: tensor<4xf32>, %i: tenso
 
 // Comparisons are ordered and give i1; Where is a select; Cast a conversion.
 // CHECK-LABEL: func.func @compare_select_cast(
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<2x4xi1>
-// CHECK-NEXT:    %c = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<2x4xf32>, tensor<4xf32>) outs(%[[E]] : tensor<2x4xi1>) {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x4xi1>
+// CHECK-NEXT:    %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<2x4xf32>, tensor<4xf32>) outs(%[[E]] : tensor<2x4xi1>) {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i1):
 // CHECK-NEXT:      %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[B]] : f32
-// CHECK-NEXT:      tensor.yield %[[LT]] : i1
-// CHECK:         %w = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %x, %y : tensor<2x4xi1>, tensor<2x4xf32>, tensor<4xf32>)
+// CHECK-NEXT:      linalg.yield %[[LT]] : i1
+// CHECK:         %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %x, %y : tensor<2x4xi1>, tensor<2x4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    ^bb0(%[[C:.*]]: i1, %[[P:.*]]: f32, %[[Q:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[C]], %[[P]], %[[Q]] : f32
-// CHECK-NEXT:      tensor.yield %[[SEL]] : f32
-// CHECK:         %f = tensor.generic
+// CHECK-NEXT:      linalg.yield %[[SEL]] : f32
+// CHECK:         %f = linalg.generic
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: i64, %{{.*}}: f32):
 // CHECK-NEXT:      %[[F:.*]] = arith.sitofp %[[I]] : i64 to f32
-// CHECK-NEXT:      tensor.yield %[[F]] : f32
+// CHECK-NEXT:      linalg.yield %[[F]] : f32
 
 // -----
 
@@ -83,11 +85,11 @@ func.func @variadic(%a: tensor<3x4xf32>, %b: tensor<4xf32>, %c: tensor<3x1xf32>)
 
 // One generic for all operands; Max propagates NaN (maximumf).
 // CHECK-LABEL: func.func @variadic(
-// CHECK:         %m = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %c : tensor<3x4xf32>, tensor<4xf32>, tensor<3x1xf32>)
+// CHECK:         %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %c : tensor<3x4xf32>, tensor<4xf32>, tensor<3x1xf32>)
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[AB:.*]] = arith.maximumf %[[A]], %[[B]] : f32
 // CHECK-NEXT:      %[[ABC:.*]] = arith.maximumf %[[AB]], %[[C]] : f32
-// CHECK-NEXT:      tensor.yield %[[ABC]] : f32
+// CHECK-NEXT:      linalg.yield %[[ABC]] : f32
 
 // -----
 
@@ -97,14 +99,20 @@ func.func @conv_pads_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b:
 }
 
 // CHECK-LABEL: func.func @conv_pads_bias(
-// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32} : tensor<1x3x8x8xf32> -> tensor<1x3x10x10xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<1x16x4x4xf32>
-// CHECK-NEXT:    %[[C:.*]] = tensor.conv2d {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, groups = 1 : i64} ins(%[[P]], %w : tensor<1x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%[[Z]] : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<1x16x4x4xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %b : tensor<1x16x4x4xf32>, tensor<16xf32>) outs(%[[E]] : tensor<1x16x4x4xf32>) {
+// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+// CHECK-NEXT:    ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      %[[PV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      tensor.yield %[[PV]] : f32
+// CHECK-NEXT:    } : tensor<1x3x8x8xf32> to tensor<1x3x10x10xf32>
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[P]], %w : tensor<1x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%[[Z]] : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %b : tensor<1x16x4x4xf32>, tensor<16xf32>) outs(%[[E]] : tensor<1x16x4x4xf32>) {
 // CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[BIAS:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[R:.*]] = arith.addf %[[V]], %[[BIAS]] : f32
-// CHECK-NEXT:      tensor.yield %[[R]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
 
 // -----
 
@@ -117,16 +125,30 @@ func.func @pools(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x
 // Max pooling pads and starts with NaN, which its NaN-skipping max drops;
 // average pooling sums, then divides by the window size.
 // CHECK-LABEL: func.func @pools(
-// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, value = 0x7fc00000 : f32} : tensor<1x2x6x6xf32> -> tensor<1x2x8x8xf32>
-// CHECK-NEXT:    %[[I:.*]] = tensor.fill 0x7fc00000 : f32 : tensor<1x2x3x3xf32>
-// CHECK-NEXT:    %m = tensor.pool2d {kind = "max", kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} ins(%[[P]] : tensor<1x2x8x8xf32>) outs(%[[I]] : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<1x2x3x3xf32>
-// CHECK-NEXT:    %[[S:.*]] = tensor.pool2d {kind = "sum", kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} ins(%x : tensor<1x2x6x6xf32>) outs(%[[Z]] : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
-// CHECK:         %a = tensor.generic
+// CHECK-NEXT:    %[[P:.*]] = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+// CHECK:           arith.constant 0x7fc00000 : f32
+// CHECK:         } : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32>
+// CHECK-NEXT:    %[[NAN:.*]] = arith.constant 0x7fc00000 : f32
+// CHECK-NEXT:    %[[IE:.*]] = tensor.empty() : tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[I:.*]] = linalg.fill ins(%[[NAN]] : f32) outs(%[[IE]] : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[W:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK-NEXT:    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d4), ((d3 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[P]], %[[W]] : tensor<1x2x8x8xf32>, tensor<3x3xf32>) outs(%[[I]] : tensor<1x2x3x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[MV:.*]]: f32, %{{.*}}: f32, %[[MACC:.*]]: f32):
+// CHECK-NEXT:      %[[MAX:.*]] = arith.maxnumf %[[MACC]], %[[MV]] : f32
+// CHECK-NEXT:      linalg.yield %[[MAX]] : f32
+// CHECK:         %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[W2:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {{.*}} ins(%x, %[[W2]] : tensor<1x2x6x6xf32>, tensor<2x2xf32>) outs(%[[Z]] : tensor<1x2x3x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[SV:.*]]: f32, %{{.*}}: f32, %[[SACC:.*]]: f32):
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[SACC]], %[[SV]] : f32
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
+// CHECK:         %a = linalg.generic
 // CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[N:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT:      %[[D:.*]] = arith.divf %[[V]], %[[N]] : f32
-// CHECK-NEXT:      tensor.yield %[[D]] : f32
+// CHECK-NEXT:      linalg.yield %[[D]] : f32
 
 // -----
 
@@ -135,20 +157,26 @@ func.func @gemm_trans_b(%a: tensor<2x8xf32>, %b: tensor<5x8xf32>, %c: tensor<5xf
   func.return %y : tensor<2x5xf32>
 }
 
-// transB (of a non-constant B) is a tensor.transpose; then matmul; then
+// transB (of a non-constant B) is a transposing copy generic; then
+// linalg.matmul; then
 // alpha * AB + C (C broadcast).
 // CHECK-LABEL: func.func @gemm_trans_b(
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<8x5xf32>
-// CHECK-NEXT:    %[[BT:.*]] = tensor.transpose {permutation = array<i64: 1, 0>} ins(%b : tensor<5x8xf32>) outs(%[[E]] : tensor<8x5xf32>) -> tensor<8x5xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<2x5xf32>
-// CHECK-NEXT:    %[[MM:.*]] = tensor.matmul ins(%a, %[[BT]] : tensor<2x8xf32>, tensor<8x5xf32>) outs(%[[Z]] : tensor<2x5xf32>) -> tensor<2x5xf32>
-// CHECK-NEXT:    %[[E2:.*]] = tensor.empty : tensor<2x5xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %c : tensor<2x5xf32>, tensor<5xf32>) outs(%[[E2]] : tensor<2x5xf32>) {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<8x5xf32>
+// CHECK-NEXT:    %[[BT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<5x8xf32>) outs(%[[E]] : tensor<8x5xf32>) {
+// CHECK-NEXT:    ^bb0(%[[BV:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[BV]] : f32
+// CHECK-NEXT:    } -> tensor<8x5xf32>
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %[[MM:.*]] = linalg.matmul ins(%a, %[[BT]] : tensor<2x8xf32>, tensor<8x5xf32>) outs(%[[Z]] : tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %c : tensor<2x5xf32>, tensor<5xf32>) outs(%[[E2]] : tensor<2x5xf32>) {
 // CHECK-NEXT:    ^bb0(%[[AB:.*]]: f32, %[[CC:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[ALPHA:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[AB]], %[[ALPHA]] : f32
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[SCALED]], %[[CC]] : f32
-// CHECK-NEXT:      tensor.yield %[[SUM]] : f32
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
 
 // -----
 
@@ -159,12 +187,22 @@ func.func @batched_matmul(%a: tensor<2x3x4x5xf32>, %b: tensor<3x5x6xf32>) -> ten
 
 // B is broadcast to the batch dims, both operands reshaped to rank 3.
 // CHECK-LABEL: func.func @batched_matmul(
-// CHECK:         %[[BB:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<3x5x6xf32>)
-// CHECK:         %[[A3:.*]] = tensor.reshape %a : tensor<2x3x4x5xf32> -> tensor<6x4x5xf32>
-// CHECK-NEXT:    %[[B3:.*]] = tensor.reshape %[[BB]] : tensor<2x3x5x6xf32> -> tensor<6x5x6xf32>
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<6x4x6xf32>
-// CHECK-NEXT:    %[[MM:.*]] = tensor.matmul ins(%[[A3]], %[[B3]] : tensor<6x4x5xf32>, tensor<6x5x6xf32>) outs(%[[Z]] : tensor<6x4x6xf32>) -> tensor<6x4x6xf32>
-// CHECK-NEXT:    %y = tensor.reshape %[[MM]] : tensor<6x4x6xf32> -> tensor<2x3x4x6xf32>
+// CHECK:         %[[BB:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<3x5x6xf32>)
+// CHECK:         %[[S3:.*]] = arith.constant dense<[6, 4, 5]> : tensor<3xi64>
+// CHECK-NEXT:    %[[A3:.*]] = tensor.reshape %a(%[[S3]]) : (tensor<2x3x4x5xf32>, tensor<3xi64>) -> tensor<6x4x5xf32>
+// CHECK-NEXT:    %[[T3:.*]] = arith.constant dense<[6, 5, 6]> : tensor<3xi64>
+// CHECK-NEXT:    %[[B3:.*]] = tensor.reshape %[[BB]](%[[T3]]) : (tensor<2x3x5x6xf32>, tensor<3xi64>) -> tensor<6x5x6xf32>
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<6x4x6xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<6x4x6xf32>) -> tensor<6x4x6xf32>
+// CHECK-NEXT:    %[[MM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A3]], %[[B3]] : tensor<6x4x5xf32>, tensor<6x5x6xf32>) outs(%[[Z]] : tensor<6x4x6xf32>) {
+// CHECK-NEXT:    ^bb0(%[[MA:.*]]: f32, %[[MB:.*]]: f32, %[[MACC:.*]]: f32):
+// CHECK-NEXT:      %[[PROD:.*]] = arith.mulf %[[MA]], %[[MB]] : f32
+// CHECK-NEXT:      %[[MAC:.*]] = arith.addf %[[MACC]], %[[PROD]] : f32
+// CHECK-NEXT:      linalg.yield %[[MAC]] : f32
+// CHECK-NEXT:    } -> tensor<6x4x6xf32>
+// CHECK-NEXT:    %[[SY:.*]] = arith.constant dense<[2, 3, 4, 6]> : tensor<4xi64>
+// CHECK-NEXT:    %y = tensor.reshape %[[MM]](%[[SY]]) : (tensor<6x4x6xf32>, tensor<4xi64>) -> tensor<2x3x4x6xf32>
 
 // -----
 
@@ -175,27 +213,31 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 
 // max-reduce, sum-reduce of exp(x - max), then exp(x - max) / sum.
 // CHECK-LABEL: func.func @softmax(
-// CHECK-NEXT:    %[[NINF:.*]] = tensor.fill 0xff800000 : f32 : tensor<2xf32>
-// CHECK-NEXT:    %[[MAX:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x10xf32>) outs(%[[NINF]] : tensor<2xf32>) {
+// CHECK-NEXT:    %[[NINFV:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[NINFE:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[NINF:.*]] = linalg.fill ins(%[[NINFV]] : f32) outs(%[[NINFE]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x10xf32>) outs(%[[NINF]] : tensor<2xf32>) {
 // CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[ACC:.*]]: f32):
 // CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
-// CHECK-NEXT:      tensor.yield %[[M]] : f32
+// CHECK-NEXT:      linalg.yield %[[M]] : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %[[ZERO:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<2xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[MAX]] : tensor<2x10xf32>, tensor<2xf32>) outs(%[[ZERO]] : tensor<2xf32>) {
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[MAX]] : tensor<2x10xf32>, tensor<2xf32>) outs(%[[ZERO]] : tensor<2xf32>) {
 // CHECK-NEXT:    ^bb0(%[[V2:.*]]: f32, %[[M2:.*]]: f32, %[[ACC2:.*]]: f32):
 // CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V2]], %[[M2]] : f32
 // CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[D]] : f32
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC2]], %[[EXP]] : f32
-// CHECK-NEXT:      tensor.yield %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty : tensor<2x10xf32>
-// CHECK-NEXT:    %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %[[MAX]], %[[SUM]] : tensor<2x10xf32>, tensor<2xf32>, tensor<2xf32>) outs(%[[E]] : tensor<2x10xf32>) {
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x10xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %[[MAX]], %[[SUM]] : tensor<2x10xf32>, tensor<2xf32>, tensor<2xf32>) outs(%[[E]] : tensor<2x10xf32>) {
 // CHECK-NEXT:    ^bb0(%[[V3:.*]]: f32, %[[M3:.*]]: f32, %[[S3:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[D3:.*]] = arith.subf %[[V3]], %[[M3]] : f32
 // CHECK-NEXT:      %[[EXP3:.*]] = math.exp %[[D3]] : f32
 // CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[EXP3]], %[[S3]] : f32
-// CHECK-NEXT:      tensor.yield %[[Q]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32
 
 // -----
 
@@ -205,15 +247,17 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
   func.return %y : tensor<2x1x4xf32>
 }
 
-// The axes constant is gone; the sum is a tensor.reduce, the division a
+// The axes constant is gone; the sum is a reduction generic, the division a
 // generic, and keepdims a reshape.
 // CHECK-LABEL: func.func @reduce_mean(
-// CHECK-NEXT:    %[[Z:.*]] = tensor.fill 0.000000e+00 : f32 : tensor<2x4xf32>
-// CHECK-NEXT:    %[[S:.*]] = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%x : tensor<2x3x4xf32>) outs(%[[Z]] : tensor<2x4xf32>) -> tensor<2x4xf32>
-// CHECK:         %[[M:.*]] = tensor.generic
+// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%[[Z]] : tensor<2x4xf32>) {
+// CHECK:         %[[M:.*]] = linalg.generic
 // CHECK:           arith.constant 3.000000e+00 : f32
 // CHECK-NEXT:      arith.divf
-// CHECK:         %y = tensor.reshape %[[M]] : tensor<2x4xf32> -> tensor<2x1x4xf32>
+// CHECK:         %y = tensor.reshape %[[M]](%{{.*}}) : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x1x4xf32>
 
 // -----
 
@@ -225,16 +269,20 @@ func.func @argmax(%x: tensor<3x5xf32>) -> tensor<3xi64> {
 // Two outputs (best value, its index); indices come from an iota constant.
 // CHECK-LABEL: func.func @argmax(
 // CHECK-NEXT:    %[[IOTA:.*]] = graph.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi64>
-// CHECK-NEXT:    %[[V0:.*]] = tensor.fill 0xff800000 : f32 : tensor<3xf32>
-// CHECK-NEXT:    %[[I0:.*]] = tensor.fill 0 : i64 : tensor<3xi64>
-// CHECK-NEXT:    %{{.*}}, %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[IOTA]] : tensor<3x5xf32>, tensor<5xi64>) outs(%[[V0]], %[[I0]] : tensor<3xf32>, tensor<3xi64>) {
+// CHECK-NEXT:    %[[V0V:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[V0E:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %[[V0:.*]] = linalg.fill ins(%[[V0V]] : f32) outs(%[[V0E]] : tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[I0V:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[I0E:.*]] = tensor.empty() : tensor<3xi64>
+// CHECK-NEXT:    %[[I0:.*]] = linalg.fill ins(%[[I0V]] : i64) outs(%[[I0E]] : tensor<3xi64>) -> tensor<3xi64>
+// CHECK-NEXT:    %{{.*}}, %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[IOTA]] : tensor<3x5xf32>, tensor<5xi64>) outs(%[[V0]], %[[I0]] : tensor<3xf32>, tensor<3xi64>) {
 // CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[BEST:.*]]: f32, %[[BI:.*]]: i64):
 // CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[BEST]] : f32
 // CHECK:           %[[TAKE:.*]] = arith.ori %[[GT]], %{{.*}} : i1
 // CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[BEST]] : f32
 // CHECK-NEXT:      %[[NI:.*]] = arith.select %[[TAKE]], %[[I]], %[[BI]] : i64
-// CHECK-NEXT:      tensor.yield %[[NV]], %[[NI]] : f32, i64
-// CHECK-NEXT:    } -> tensor<3xf32>, tensor<3xi64>
+// CHECK-NEXT:      linalg.yield %[[NV]], %[[NI]] : f32, i64
+// CHECK-NEXT:    } -> (tensor<3xf32>, tensor<3xi64>)
 // CHECK-NEXT:    func.return %y : tensor<3xi64>
 
 // -----
@@ -255,11 +303,12 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %z: tensor<2x1x4xf32>) -> (tenso
 // Transpose and Concat are the named tensor ops; a negative-step Slice reads
 // x[3 - 2 * d2].
 // CHECK-LABEL: func.func @data_movement(
-// CHECK:         %t = tensor.transpose {permutation = array<i64: 2, 0, 1>} ins(%x : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
-// CHECK-NEXT:    %c = tensor.concat %x, %z {dim = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
-// CHECK-NEXT:    %r = tensor.reshape %x : tensor<2x3x4xf32> -> tensor<24xf32>
-// CHECK-NEXT:    %[[E2:.*]] = tensor.empty : tensor<2x3x2xf32>
-// CHECK-NEXT:    %s = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, ((d2 * -2) + 3))>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%[[E2]] : tensor<2x3x2xf32>) {
+// CHECK:         %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2, d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) {
+// CHECK:         %c = tensor.concat dim(1) %x, %z : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT:    %[[RS:.*]] = arith.constant dense<24> : tensor<1xi64>
+// CHECK-NEXT:    %r = tensor.reshape %x(%[[RS]]) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<24xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x3x2xf32>
+// CHECK-NEXT:    %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, ((d2 * -2) + 3))>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4xf32>) outs(%[[E2]] : tensor<2x3x2xf32>) {
 // CHECK-NOT:     graph.constant
 
 // -----
@@ -283,12 +332,12 @@ func.func @pad_reflect(%t: tensor<2x4xf32>) -> tensor<2x7xf32> {
 
 // The input in the middle; the low side is t[:, 2:0:-1] (a reversed copy), the high side t[:, 2:3].
 // CHECK-LABEL: func.func @pad_reflect(
-// CHECK:         %[[MID:.*]] = tensor.insert_slice %t into %{{.*}} {offsets = array<i64: 0, 2>, sizes = array<i64: 2, 4>
-// CHECK:         %[[LOW:.*]] = tensor.extract_slice %t {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 2>
-// CHECK:         tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, ((d1 * -1) + 1))>, affine_map<(d0, d1) -> (d0, d1)>]
-// CHECK:         tensor.insert_slice %{{.*}} into %[[MID]] {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 2>
-// CHECK:         tensor.extract_slice %t {offsets = array<i64: 0, 2>, sizes = array<i64: 2, 1>
-// CHECK:         %p = tensor.insert_slice %{{.*}} {offsets = array<i64: 0, 6>, sizes = array<i64: 2, 1>
+// CHECK:         %[[MID:.*]] = tensor.insert_slice %t into %{{.*}}[0, 2] [2, 4] [1, 1]
+// CHECK:         %[[LOW:.*]] = tensor.extract_slice %t[0, 1] [2, 2] [1, 1]
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, ((d1 * -1) + 1))>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:         tensor.insert_slice %{{.*}} into %[[MID]][0, 0] [2, 2] [1, 1]
+// CHECK:         tensor.extract_slice %t[0, 2] [2, 1] [1, 1]
+// CHECK:         %p = tensor.insert_slice %{{.*}}[0, 6] [2, 1] [1, 1]
 
 // -----
 
