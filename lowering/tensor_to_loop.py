@@ -319,6 +319,13 @@ class FunctionBufferizer:
             if isinstance(scalar_op, linalg.IndexOp):
                 mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
                 continue
+            for operand in scalar_op.operands:
+                if operand not in mapping and operand.owner.parent_block() is not block:
+                    name = f"%{operand.name_hint}" if operand.name_hint else "a value"
+                    raise DiagnosticException(
+                        f"convert-tensor-to-loop: the body of a linalg.generic uses {name}, "
+                        "defined outside it"
+                    )
             clone = scalar_op.clone(value_mapper=mapping)
             body.insert(clone)
             for old, new in zip(scalar_op.results, clone.results):

@@ -17,13 +17,13 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 }
 // TENSOR-LABEL: func.func @main
 // TENSOR-NOT:     graph.fused
-// TENSOR:         tensor.pad %x {ember.fusion_group = 0 : i64
-// TENSOR:         tensor.conv2d
-// TENSOR-SAME:      attributes {ember.fusion_group = 0 : i64}
-// TENSOR:         tensor.generic
-// TENSOR:         } -> tensor<1x2x4x4xf32> attributes {ember.fusion_group = 0 : i64}
-// TENSOR:         %r = tensor.generic
-// TENSOR:         } -> tensor<1x2x4x4xf32> attributes {ember.fusion_group = 0 : i64}
+// TENSOR:         tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+// TENSOR:         } {ember.fusion_group = 0 : i64} : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+// TENSOR:         linalg.fill {ember.fusion_group = 0 : i64} ins(
+// TENSOR:         linalg.conv_2d_nchw_fchw {ember.fusion_group = 0 : i64,
+// TENSOR:         linalg.generic {{.*}} attrs = {{ *}}{ember.fusion_group = 0 : i64} {
+// TENSOR:         %r = linalg.generic {{.*}} attrs = {{ *}}{ember.fusion_group = 0 : i64} {
+// TENSOR:         } -> tensor<1x2x4x4xf32>
 // TENSOR-NEXT:    func.return %r
 
 // KERNEL-LABEL: func.func @main

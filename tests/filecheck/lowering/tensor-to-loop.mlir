@@ -11,11 +11,11 @@
 // is loaded with the inner index only, the sum is stored into the output
 // argument (no alloc, and the empty destination costs nothing).
 func.func @bias_add(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
-  %e = tensor.empty : tensor<2x3xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %s = arith.addf %p, %q : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<2x3xf32>
   func.return %y : tensor<2x3xf32>
 }
@@ -38,8 +38,10 @@ func.func @bias_add(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 // argument) first, then the product accumulates through memory in the order
 // m, k, n: the output's last dim runs innermost (contiguous, vectorisable).
 func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<4x5xf32>
-  %m = tensor.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%f : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %f_value = arith.constant 0.000000e+00 : f32
+  %f_init = tensor.empty() : tensor<4x5xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%f : tensor<4x5xf32>) -> tensor<4x5xf32>
   func.return %m : tensor<4x5xf32>
 }
 
@@ -57,7 +59,7 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
 // CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[N]]] : memref<8x5xf32>
 // CHECK-NEXT:          %[[ACC:.*]] = memref.load %out0[%[[M]], %[[N]]] : memref<4x5xf32>
 // CHECK-NEXT:          %[[MUL:.*]] = arith.mulf %[[A]], %[[B]] : f32
-// CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[MUL]], %[[ACC]] : f32
 // CHECK-NEXT:          memref.store %[[ADD]], %out0[%[[M]], %[[N]]] : memref<4x5xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
@@ -72,8 +74,10 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
 // grouped case, with a floordiv in the channel index, is in
 // tensor-to-loop-conv-groups.mlir.)
 func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x3x2x2xf32>
-  %c = tensor.conv2d {strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>, groups = 1 : i64} ins(%x, %w : tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>) outs(%f : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %f_value = arith.constant 0.000000e+00 : f32
+  %f_init = tensor.empty() : tensor<1x3x2x2xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<[2, 2]> : tensor<2xi64>, dilations = dense<[2, 2]> : tensor<2xi64>} ins(%x, %w : tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>) outs(%f : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
   func.return %c : tensor<1x3x2x2xf32>
 }
 
@@ -100,7 +104,7 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 // CHECK-NEXT:                  %[[WT:.*]] = memref.load %w[%[[F]], %[[C]], %[[KH]], %[[KW]]] : memref<3x2x3x3xf32>
 // CHECK-NEXT:                  %[[ACC:.*]] = memref.load %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x3x2x2xf32>
 // CHECK-NEXT:                  %[[MUL:.*]] = arith.mulf %[[IN]], %[[WT]] : f32
-// CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[MUL]], %[[ACC]] : f32
 // CHECK-NEXT:                  memref.store %[[ADD]], %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x3x2x2xf32>
 // CHECK-NEXT:                }
 // CHECK-NEXT:              }
@@ -113,12 +117,20 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 
 // -----
 
-// Max pooling: the -inf-like fill goes into the output, the window dims are
-// reduction loops, and the window tensor the generic form indexes (kh, kw)
-// gets no buffer at all (its body argument is never read).
+// Max pooling (a generic, as convert-graph-to-tensor makes it): the -inf-like
+// fill goes into the output, the window dims are reduction loops, and the
+// window tensor that gives (kh, kw) their extent gets no buffer at all (its
+// body argument is never read).
 func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
-  %f = tensor.fill -3.400000e+38 : f32 : tensor<1x2x2x2xf32>
-  %p = tensor.pool2d {kind = "max", kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} ins(%x : tensor<1x2x4x4xf32>) outs(%f : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %f_value = arith.constant -3.400000e+38 : f32
+  %f_init = tensor.empty() : tensor<1x2x2x2xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d4), ((d3 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %window : tensor<1x2x4x4xf32>, tensor<2x2xf32>) outs(%f : tensor<1x2x2x2xf32>) {
+  ^bb0(%v: f32, %k: f32, %acc: f32):
+    %m = arith.maxnumf %acc, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x2x2xf32>
   func.return %p : tensor<1x2x2x2xf32>
 }
 
@@ -156,7 +168,11 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 // Pad: a fill loop over the whole result, then a copy of the source into the
 // interior, each index shifted by its low padding (none for a 0 low).
 func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
-  %p = tensor.pad %x {low = array<i64: 1, 2>, high = array<i64: 0, 1>, value = 5.000000e-01 : f32} : tensor<2x3xf32> -> tensor<3x6xf32>
+  %p = tensor.pad %x low[1, 2] high[0, 1] {
+  ^bb0(%i0: index, %i1: index):
+    %pad_value = arith.constant 5.000000e-01 : f32
+    tensor.yield %pad_value : f32
+  } : tensor<2x3xf32> to tensor<3x6xf32>
   func.return %p : tensor<3x6xf32>
 }
 
@@ -183,7 +199,11 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
 
 // A pad with no low padding stores at the loop indices themselves.
 func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
-  %p = tensor.pad %x {low = array<i64: 0>, high = array<i64: 2>, value = -7 : i32} : tensor<2xi32> -> tensor<4xi32>
+  %p = tensor.pad %x low[0] high[2] {
+  ^bb0(%i0: index):
+    %pad_value = arith.constant -7 : i32
+    tensor.yield %pad_value : i32
+  } : tensor<2xi32> to tensor<4xi32>
   func.return %p : tensor<4xi32>
 }
 
@@ -203,7 +223,7 @@ func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
 // extract_slice with strides: source index = i * stride + offset (the add
 // is left out for the column's offset 0).
 func.func @extract_slice(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
-  %s = tensor.extract_slice %x {offsets = array<i64: 1, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 2, 3>} : tensor<4x8xf32> -> tensor<2x3xf32>
+  %s = tensor.extract_slice %x[1, 0] [2, 3] [2, 3] : tensor<4x8xf32> to tensor<2x3xf32>
   func.return %s : tensor<2x3xf32>
 }
 
@@ -229,14 +249,14 @@ func.func @extract_slice(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
 // same buffer in place (its dest has no other use) at column offset 3, and
 // the consumer reads that buffer.
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
-  %e = tensor.empty : tensor<2x8xf32>
-  %c0 = tensor.insert_slice %a into %e {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 1, 1>} : tensor<2x3xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
-  %c1 = tensor.insert_slice %b into %c0 {offsets = array<i64: 0, 3>, sizes = array<i64: 2, 5>, strides = array<i64: 1, 1>} : tensor<2x5xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
-  %e2 = tensor.empty : tensor<2x8xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c1 : tensor<2x8xf32>) outs(%e2 : tensor<2x8xf32>) {
+  %e = tensor.empty() : tensor<2x8xf32>
+  %c0 = tensor.insert_slice %a into %e[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x8xf32>
+  %c1 = tensor.insert_slice %b into %c0[0, 3] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<2x8xf32>
+  %e2 = tensor.empty() : tensor<2x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c1 : tensor<2x8xf32>) outs(%e2 : tensor<2x8xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
@@ -273,9 +293,9 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
 // output argument is only taken by a value's own op, not by the start of an
 // in-place chain).
 func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
-  %e = tensor.empty : tensor<2x8xf32>
-  %c0 = tensor.insert_slice %a into %e {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 3>, strides = array<i64: 1, 1>} : tensor<2x3xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
-  %c1 = tensor.insert_slice %b into %c0 {offsets = array<i64: 0, 3>, sizes = array<i64: 2, 5>, strides = array<i64: 1, 1>} : tensor<2x5xf32> into tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %c0 = tensor.insert_slice %a into %e[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x8xf32>
+  %c1 = tensor.insert_slice %b into %c0[0, 3] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<2x8xf32>
   func.return %c1 : tensor<2x8xf32>
 }
 
@@ -297,13 +317,14 @@ func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2
 // view is then copied into the output argument, since the value lives in
 // the alloc of %y.
 func.func @reshape(%x: tensor<2x3xf32>) -> tensor<6xf32> {
-  %e = tensor.empty : tensor<2x3xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<2x3xf32>
-  %r = tensor.reshape %y : tensor<2x3xf32> -> tensor<6xf32>
+  %r_shape = arith.constant dense<[6]> : tensor<1xi64>
+  %r = tensor.reshape %y(%r_shape) : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xf32>
   func.return %r : tensor<6xf32>
 }
 
@@ -321,7 +342,8 @@ func.func @reshape(%x: tensor<2x3xf32>) -> tensor<6xf32> {
 
 // A reshape of a function argument is a view of the argument itself.
 func.func @reshape_arg(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
-  %r = tensor.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  %r_shape = arith.constant dense<[3, 2]> : tensor<2xi64>
+  %r = tensor.reshape %x(%r_shape) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<3x2xf32>
   func.return %r : tensor<3x2xf32>
 }
 
@@ -356,11 +378,11 @@ func.func @return_arg(%x: tensor<4xf32>) -> tensor<4xf32> {
 // says: only a value returned exactly once takes its output argument): the
 // value is computed into an alloc and copied into both outputs.
 func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %e = tensor.empty : tensor<4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
   func.return %y, %y : tensor<4xf32>, tensor<4xf32>
 }
@@ -387,13 +409,15 @@ func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // Two different returned values each write their own output in place; a
 // returned fill is materialised straight into its output.
 func.func @two_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xi32>) {
-  %e = tensor.empty : tensor<4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
-  %f = tensor.fill 3 : i32 : tensor<2xi32>
+  %f_value = arith.constant 3 : i32
+  %f_init = tensor.empty() : tensor<2xi32>
+  %f = linalg.fill ins(%f_value : i32) outs(%f_init : tensor<2xi32>) -> tensor<2xi32>
   func.return %y, %f : tensor<4xf32>, tensor<2xi32>
 }
 
@@ -411,11 +435,11 @@ func.func @two_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xi32>) {
 // read like any buffer.
 func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %e = tensor.empty : tensor<4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %n = arith.mulf %p, %q : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
@@ -451,21 +475,21 @@ func.func @constant_returned() -> tensor<2xi64> {
 // An outs operand with no other use is updated in place: %b accumulates into
 // the buffer of %a, no second alloc, no copy.
 func.func @outs_in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %e = tensor.empty : tensor<4xf32>
-  %a = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
-  %b = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %s = arith.addf %p, %o : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<4xf32>
-  %c = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %m = arith.mulf %p, %p : f32
-    tensor.yield %m : f32
+    linalg.yield %m : f32
   } -> tensor<4xf32>
   func.return %c : tensor<4xf32>
 }
@@ -492,21 +516,21 @@ func.func @outs_in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Must not overwrite: %a is the outs of %b but is read again by %c, so %b
 // gets its own buffer, starts as a copy of %a, and %c reads the untouched %a.
 func.func @outs_shared(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %e = tensor.empty : tensor<4xf32>
-  %a = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4xf32>
-  %b = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%a : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %s = arith.addf %p, %o : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<4xf32>
-  %c = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %d = arith.subf %p, %q : f32
-    tensor.yield %d : f32
+    linalg.yield %d : f32
   } -> tensor<4xf32>
   func.return %c : tensor<4xf32>
 }
@@ -538,10 +562,10 @@ func.func @outs_shared(%x: tensor<4xf32>) -> tensor<4xf32> {
 // An outs operand that is a function argument is never written: the
 // accumulation starts from a copy in the output argument.
 func.func @outs_argument(%x: tensor<4xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%init : tensor<4xf32>) {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%p: f32, %o: f32):
     %s = arith.addf %p, %o : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }

@@ -7,33 +7,34 @@
 // before that nest, must not take offset 0 although %c's own last use (the
 // loop.reshape) is behind it. The last value is written straight into %out0.
 func.func @chain(%x: tensor<16xf32>) -> tensor<4x4xf32> {
-  %e = tensor.empty : tensor<16xf32>
-  %a = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<16xf32>
-  %b = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.mulf %p, %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<16xf32>
-  %c = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<16xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.addf %p, %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<16xf32>
-  %r = tensor.reshape %c : tensor<16xf32> -> tensor<4x4xf32>
-  %d = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  %r_shape = arith.constant dense<[4, 4]> : tensor<2xi64>
+  %r = tensor.reshape %c(%r_shape) : (tensor<16xf32>, tensor<2xi64>) -> tensor<4x4xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<16xf32>) {
   ^bb0(%p: f32, %o: f32):
     %n = arith.subf %p, %p : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<16xf32>
-  %e2 = tensor.empty : tensor<4x4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0 * 4 + d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %d : tensor<4x4xf32>, tensor<16xf32>) outs(%e2 : tensor<4x4xf32>) {
+  %e2 = tensor.empty() : tensor<4x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0 * 4 + d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %d : tensor<4x4xf32>, tensor<16xf32>) outs(%e2 : tensor<4x4xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %n = arith.addf %p, %q : f32
-    tensor.yield %n : f32
+    linalg.yield %n : f32
   } -> tensor<4x4xf32>
   func.return %y : tensor<4x4xf32>
 }
