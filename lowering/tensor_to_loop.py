@@ -365,7 +365,23 @@ class FunctionBufferizer:
             indices.append(index)
         return indices
 
+    @staticmethod
+    def _check_slice(
+        op: tensor.ExtractSliceOp | tensor.InsertSliceOp, whole: Sequence[int]
+    ) -> None:
+        """Static offsets, sizes and strides inside `whole` (upstream's verifier
+        does not check it, and generated code must never leave a buffer)."""
+        offsets = op.static_offsets.get_values()
+        sizes, strides = op.static_sizes.get_values(), op.static_strides.get_values()
+        for offset, size, stride, extent in zip(offsets, sizes, strides, whole):
+            if offset < 0 or stride < 1 or (size > 0 and offset + (size - 1) * stride >= extent):
+                raise DiagnosticException(
+                    f"convert-tensor-to-loop: {op.name} {list(offsets)} {list(sizes)} "
+                    f"{list(strides)} leaves {tuple(whole)}"
+                )
+
     def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        self._check_slice(op, op.source.type.get_shape())  # type: ignore[attr-defined]
         source = self._buffer(op.source)
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
@@ -375,6 +391,7 @@ class FunctionBufferizer:
         body.store(body.load(source, self._strided(body, ivs, op)), target, ivs)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
+        self._check_slice(op, op.dest.type.get_shape())  # type: ignore[attr-defined]
         target = self._destination(op.dest, op.result)
         self.buffers[op.result] = target
         source = self._buffer(op.source)

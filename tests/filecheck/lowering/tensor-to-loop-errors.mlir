@@ -56,6 +56,28 @@ func.func @fill_of_a_computed_value() -> tensor<4xf32> {
 
 // -----
 
+// Slices must stay inside their tensor (generated code never leaves a
+// buffer); xDSL's verifier leaves that to bufferization.
+func.func @slice_past_the_end(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
+  %s = tensor.extract_slice %x[3, 0] [2, 3] [1, 1] : tensor<4x8xf32> to tensor<2x3xf32>
+  func.return %s : tensor<2x3xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: tensor.extract_slice [3, 0] [2, 3] [1, 1] leaves (4, 8){{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+func.func @insert_past_the_end(%x: tensor<2x3xf32>, %d: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %s = tensor.insert_slice %x into %d[0, 2] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<4x4xf32>
+  func.return %s : tensor<4x4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: tensor.insert_slice [0, 2] [2, 3] [1, 1] leaves (4, 4){{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
 // An upstream op the tensor level does not use.
 func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
