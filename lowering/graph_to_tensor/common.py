@@ -414,8 +414,12 @@ class Emitter:
             return x
         shape = [d + lo + hi for d, lo, hi in zip(_shape(x), low, high)]
         block = Block(arg_types=[IndexType()] * len(shape))
-        filler = _emit_scalar(value, _elem(x), lambda new: block.add_op(new) or new.results[0])
-        block.add_op(tensor.YieldOp(filler))
+
+        def into_block(new: Operation) -> SSAValue:
+            block.add_op(new)
+            return new.results[0]
+
+        block.add_op(tensor.YieldOp(_emit_scalar(value, _elem(x), into_block)))
         result_type = TensorType(_elem(x), shape)
         return self.value(tensor.PadOp(x, [], [], Region(block), low, high, result_type))
 
