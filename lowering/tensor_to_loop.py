@@ -6,9 +6,10 @@ Every tensor value gets a buffer:
   `memref` argument (the caller's output buffer) and the function returns
   nothing (destination passing);
 - `graph.constant` becomes `loop.weight` (its data goes to the weights blob);
-- a value computed here gets a `loop.alloc` — or, when the value is returned
+- a value computed here gets a `memref.alloc` — or, when the value is returned
   exactly once, the output argument itself, so results are written in place;
-- `tensor.reshape` is a view (`loop.reshape`) of its source's buffer.
+- `tensor.reshape` is a view of its source's buffer (`memref.reinterpret_cast`
+  to the new shape, offset 0, row-major strides).
 
 `tensor.empty` and `tensor.fill` are materialised lazily, by the op that
 first needs them: an op whose destination (`outs`) has no other use writes
@@ -25,12 +26,13 @@ The loop nests made for an op tagged `ember.fusion_group` carry the same tag.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -53,7 +55,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects import loop
 from ember.dialects import tensor as T
 from ember.dialects.graph import ConstantOp
-from ember.dialects.loop_nests import LoopNestBuilder
+from ember.dialects.loop_nests import LoopNestBuilder, is_loop
 from ember.dialects.tensor import FUSION_GROUP
 
 INDEX = IndexType()
@@ -94,7 +96,7 @@ def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
     """Marks the loop nests added to `block` after `after` as part of a fusion group."""
     op = after.next_op if after is not None else block.first_op
     while op is not None:
-        if isinstance(op, loop.ForOp):
+        if is_loop(op):
             op.attributes[FUSION_GROUP] = tag
         op = op.next_op
 
@@ -166,7 +168,7 @@ class FunctionBufferizer:
         """Where `value` will live: the output argument, or a fresh alloc."""
         if value in self.outputs:
             return self.outputs[value]
-        alloc = self.nest.insert(loop.AllocOp(memref_of(value.type)))
+        alloc = self.nest.insert(memref.AllocOp([], [], memref_of(value.type)))
         alloc.results[0].name_hint = value.name_hint
         return alloc.results[0]
 
@@ -206,7 +208,7 @@ class FunctionBufferizer:
 
     @staticmethod
     def _is_view_or_weight(buffer: SSAValue) -> bool:
-        return isinstance(buffer.owner, loop.ReshapeOp | loop.WeightOp)
+        return isinstance(buffer.owner, memref.ReinterpretCastOp | loop.WeightOp)
 
     # ----------------------------------------------------------------- ops
     def _lower(self, op: Operation) -> None:
@@ -229,9 +231,9 @@ class FunctionBufferizer:
             self.buffers[window.result] = Pending(window.result.type, None)  # type: ignore[arg-type]
             self._generic(generic, op.results)
         elif isinstance(op, T.ReshapeOp):
-            view = self.nest.insert(loop.ReshapeOp.build(operands=[self._buffer(op.source)],
-                                                         result_types=[memref_of(op.result.type)]))  # fmt: skip
-            self.buffers[op.result] = view.results[0]
+            self.buffers[op.result] = self._reshape(
+                self._buffer(op.source), memref_of(op.result.type)
+            )
         elif isinstance(op, T.PadOp):
             self._pad(op)
         elif isinstance(op, T.ExtractSliceOp):
@@ -286,6 +288,13 @@ class FunctionBufferizer:
             body.insert(clone)
             for old, new in zip(scalar_op.results, clone.results):
                 mapping[old] = new
+
+    def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
+        """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""
+        sizes = shape.get_shape()
+        strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        view = memref.ReinterpretCastOp(source, [], [], [], [0], sizes, strides, shape)
+        return self.nest.insert(view).results[0]
 
     def _pad(self, op: T.PadOp) -> None:
         target = self._new_buffer(op.result)

@@ -8,7 +8,10 @@ func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out: memref<4xf32>) attri
   func.return
 }
 func.func private @add(%x: memref<4xf32>, %y: memref<4xf32>, %z: memref<4xf32>) attributes {ember.kernel} {
-  loop.for %i = 0 to 4 step 1 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  scf.for %i = %k0 to %k4 step %k1 {
     %u = memref.load %x[%i] : memref<4xf32>
     %v = memref.load %y[%i] : memref<4xf32>
     %s = arith.addf %u, %v : f32

@@ -5,10 +5,16 @@
 // i64 index; each loop.for is a header block (induction variable as block
 // argument), a body with the increment and the back edge, and an exit block.
 func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>) {
-  %w = loop.weight dense<1.5> : tensor<8xf32> at 64 -> memref<8xf32>
-  %t = loop.alloc {offset = 256 : i64} : memref<4x8xf32>
-  loop.for %i = 0 to 4 step 1 {
-    loop.for %j = 0 to 8 step 2 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k2 = arith.constant 2 : index
+  %k4 = arith.constant 4 : index
+  %k8 = arith.constant 8 : index
+  %k32 = arith.constant 32 : index
+  %w = loop.weight dense<1.5> : tensor<8xf32> -> memref<8xf32>
+  %t = memref.alloc() : memref<4x8xf32>
+  scf.for %i = %k0 to %k4 step %k1 {
+    scf.for %j = %k0 to %k8 step %k2 {
       %x = memref.load %a[%i, %j] : memref<4x8xf32>
       %y = memref.load %w[%j] : memref<8xf32>
       %f = memref.load %flags[%j] : memref<8xi1>
@@ -18,9 +24,9 @@ func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>
       memref.store %r, %t[%i, %j] : memref<4x8xf32>
     }
   }
-  %v = loop.reshape %t : memref<4x8xf32> -> memref<32xf32>
-  %o = loop.reshape %out : memref<4x8xf32> -> memref<32xf32>
-  loop.for %k = 0 to 32 step 1 {
+  %v = memref.reinterpret_cast %t to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+  %o = memref.reinterpret_cast %out to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+  scf.for %k = %k0 to %k32 step %k1 {
     %m = memref.load %v[%k] : memref<32xf32>
     %big = arith.maximumf %m, %m : f32
     memref.store %big, %o[%k] : memref<32xf32>
