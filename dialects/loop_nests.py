@@ -96,7 +96,10 @@ class LoopNestBuilder:
         return self.builder.insert(op)
 
     def index(self, value: int) -> SSAValue:
-        return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+        """An `index` constant, named as MLIR names them (`%c16`, `%cm1`)."""
+        result = self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+        result.name_hint = f"c{value}".replace("-", "m")
+        return result
 
     def bound(self, value: Bound, constants: dict[int, SSAValue] | None = None) -> SSAValue:
         """`value` as an `index` SSA value (a constant made here, or reused

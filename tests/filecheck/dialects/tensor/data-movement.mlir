@@ -10,8 +10,10 @@ func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 }
 // CHECK: %t = tensor.transpose {permutation = array<i64: 1, 0>} ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
 // LOOP-LABEL: func.func @transpose
-// LOOP:         loop.for %[[I:.*]] = 0 to 3 step 1 parallel {
-// LOOP-NEXT:      loop.for %[[J:.*]] = 0 to 2 step 1 parallel {
+// LOOP:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:         ^bb0(%[[I:.*]]: index):
+// LOOP-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:      ^bb0(%[[J:.*]]: index):
 // LOOP-NEXT:        %[[V:.*]] = memref.load %x[%[[J]], %[[I]]] : memref<2x3xf32>
 // LOOP-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<3x2xf32>
 
@@ -24,8 +26,10 @@ func.func @broadcast(%v: tensor<3xf32>) -> tensor<4x3xf32> {
 }
 // CHECK: %b = tensor.broadcast {dimensions = array<i64: 0>} ins(%v : tensor<3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
 // LOOP-LABEL: func.func @broadcast
-// LOOP:         loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
-// LOOP-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// LOOP:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:         ^bb0(%[[I:.*]]: index):
+// LOOP-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:      ^bb0(%[[J:.*]]: index):
 // LOOP-NEXT:        %[[V:.*]] = memref.load %v[%[[J]]] : memref<3xf32>
 // LOOP-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<4x3xf32>
 

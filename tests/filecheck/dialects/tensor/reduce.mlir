@@ -12,9 +12,11 @@ func.func @reduce(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 // CHECK: %r = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%x : tensor<2x3x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
 // LOOP-LABEL: func.func @reduce
 // LOOP:         memref.store %{{.*}}, %out0[%{{.*}}, %{{.*}}] : memref<2x4xf32>
-// LOOP:         loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// LOOP-NEXT:      loop.for %[[K:.*]] = 0 to 3 step 1 {
-// LOOP-NEXT:        loop.for %[[J:.*]] = 0 to 4 step 1 parallel {
+// LOOP:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:         ^bb0(%[[I:.*]]: index):
+// LOOP-NEXT:      scf.for %[[K:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// LOOP-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// LOOP-NEXT:        ^bb0(%[[J:.*]]: index):
 // LOOP-NEXT:          %[[X:.*]] = memref.load %x[%[[I]], %[[K]], %[[J]]] : memref<2x3x4xf32>
 // LOOP-NEXT:          %[[ACC:.*]] = memref.load %out0[%[[I]], %[[J]]] : memref<2x4xf32>
 // LOOP-NEXT:          %[[SUM:.*]] = arith.addf %[[ACC]], %[[X]] : f32
