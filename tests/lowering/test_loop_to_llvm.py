@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,6 +292,43 @@ def test_signature_is_one_pointer_per_static_memref() -> None:
     """
     ir_text = str(to_llvmlite(lower(text)))
     assert 'define void @"main"(ptr %".1", ptr %".2", ptr %".3")' in ir_text
+
+
+DYNAMIC_KERNEL = Path(__file__).parents[1] / "filecheck/lowering/loop-to-llvm-dynamic.mlir"
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 5), (7, 1)])
+def test_dynamic_dims_kernel_on_two_sizes(rows: int, cols: int) -> None:
+    """The lit test's kernel over memref<?x?xf32>, JIT-compiled once and run
+    on two shapes: each memref is its pointer and then its sizes."""
+    module = lower(DYNAMIC_KERNEL.read_text())
+    jit = JitModule(str(to_llvmlite(module)))
+    size, pointer = ctypes.c_int64, ctypes.c_void_p
+    fn = jit.function(
+        "scale_and_sum", None, [pointer, size, size, pointer, size, size, pointer, size]
+    )
+    a = RNG.standard_normal((rows, cols)).astype(np.float32)
+    out = np.full((rows, cols), np.nan, np.float32)
+    rowsum = np.full(rows, np.nan, np.float32)
+    fn(a.ctypes.data, rows, cols, out.ctypes.data, rows, cols, rowsum.ctypes.data, rows)
+    np.testing.assert_array_equal(out, a * 2)
+    expected = np.zeros(rows, np.float32)
+    for j in range(cols):  # the kernel's order of summation
+        expected += a[:, j]
+    np.testing.assert_array_equal(rowsum, expected)
+
+
+def test_dynamic_dims_reach_the_signature() -> None:
+    ir_text = str(to_llvmlite(lower(DYNAMIC_KERNEL.read_text())))
+    assert 'define void @"scale_and_sum"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", ' in ir_text
+
+
+def test_packed_buffers_must_be_static() -> None:
+    text = (
+        "func.func @main(%a: memref<?xf32>) attributes {ember.packed_buffers} {\n  func.return\n}"
+    )
+    with pytest.raises(DiagnosticException, match="static memrefs"):
+        lower(text)
 
 
 # Scalar ops ------------------------------------------------------------------
