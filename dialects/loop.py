@@ -1,21 +1,38 @@
-"""The `loop` dialect: imperative loop nests over buffers.
+"""The `loop` level: loop nests over buffers, on upstream dialects.
 
-After bufferization a model is one function whose arguments are the input
-and output buffers (`memref`s with static shapes, row-major, contiguous) and
-whose body is a sequence of loop nests. Buffers come from three places:
+After bufferization a model is one `func.func` whose body is a sequence of
+loop nests written in xDSL's own dialects, so upstream passes (`licm`,
+`scf-for-loop-unroll`, `scf-parallel-loop-tiling`, `gpu-map-parallel-loops`)
+run on it unchanged:
 
-- function arguments (the model's inputs, then its outputs);
-- `loop.weight`: a constant tensor, to be packed into the weights blob that
-  is passed to the compiled code by pointer (`offset`: its byte offset in
-  that blob, set by `loop-pack-weights`);
-- `loop.alloc`: an intermediate buffer, placed in one arena by the memory
-  planner (`offset`: its byte offset in the arena, set by `loop-plan-memory`).
+- loops are `scf.for` (sequential) and `scf.parallel` (iterations
+  independent; one dim per op as Ember emits them), with SSA `index` bounds
+  (`arith.constant` where static, `memref.dim` or an argument where not);
+- buffers are `memref`s, possibly with dynamic dims (`memref<?x?xf32>`);
+  elements are read and written by `memref.load`/`memref.store`, views are
+  `memref.subview`, `memref.view` and `memref.reinterpret_cast`;
+- scalars are `arith` and `math`; functions are `func`.
 
-`loop.reshape` views a buffer under another shape (no copy). `loop.for`
-iterates an `index` from `lower` to `upper` (exclusive) by `step`; its body
-reads and writes elements with `memref.load`/`memref.store` and computes with
-`arith`/`math`. The schedule lives in attributes of `loop.for` (`parallel`,
-later vector width and unrolling), not in the structure of the algorithm.
+A reshape is `memref.reinterpret_cast` to offset 0 and row-major strides:
+an ONNX reshape may regroup dims arbitrarily (2x3 -> 3x2), which neither
+`memref.collapse_shape` nor `memref.expand_shape` expresses in one op, while
+a reinterpret cast of a contiguous, offset-0 buffer expresses any of them.
+
+What upstream lacks stays here:
+
+- `loop.weight`: a constant buffer whose data goes to the weights blob (not
+  into code). `loop-pack-weights` lays the blob out and turns each into a
+  `memref.view` of the weights buffer.
+- The ABI buffers, explicit in the IR: `loop-pack-weights` adds the weights
+  blob and `loop-plan-memory` the arena as trailing `memref<Nxi8>` arguments
+  of the function, marked by the argument attributes `ember.weights` and
+  `ember.arena` (`WEIGHTS_ARG`, `ARENA_ARG`). An intermediate buffer
+  (`memref.alloc` after bufferization) becomes a `memref.view` of the arena
+  at its byte offset. The function's inputs and outputs are its other
+  memref arguments, in that order.
+- Discardable attributes: `ember.fusion_group` on the loops of one fusion
+  group, `ember.kernel` on outlined kernels, `loop.arena_bytes`,
+  `loop.naive_bytes` and `loop.weights_bytes` on the planned function.
 """
 
 from __future__ import annotations
@@ -24,28 +41,27 @@ import math
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
     IndexType,
-    IntegerAttr,
     MemRefType,
     UnitAttr,
-    i64,
+    i8,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, BlockArgument, Dialect
 from xdsl.irdl import (
     IRDLOperation,
-    ParsePropInAttrDict,
     irdl_op_definition,
-    operand_def,
-    opt_prop_def,
     prop_def,
-    region_def,
     result_def,
     traits_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, Pure
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 ALIGNMENT = 64
@@ -80,114 +96,9 @@ def _check_static(op: IRDLOperation, memref_type: Attribute) -> None:
         raise VerifyException(f"{op.name}: result must be a static memref, got {memref_type}")
 
 
-@irdl_op_definition
-class YieldOp(IRDLOperation):
-    """Ends a `loop.for` body (implicit in the printed form)."""
-
-    name = "loop.yield"
-    traits = traits_def(IsTerminator())
-    assembly_format = "attr-dict"
-
-
-@irdl_op_definition
-class ForOp(IRDLOperation):
-    """`loop.for %i = 0 to 64 step 1 { ... }`: a counted loop over an index."""
-
-    name = "loop.for"
-    lower = prop_def(IntegerAttr)
-    upper = prop_def(IntegerAttr)
-    step = prop_def(IntegerAttr)
-    parallel = opt_prop_def(UnitAttr)
-    body = region_def("single_block")
-
-    def __init__(
-        self,
-        lower: int,
-        upper: int,
-        step: int = 1,
-        *,
-        parallel: bool = False,
-        body: Region | None = None,
-    ):
-        if body is None:
-            body = Region(Block([YieldOp()], arg_types=[IndexType()]))
-        properties: dict[str, Attribute] = {
-            "lower": IntegerAttr(lower, i64),
-            "upper": IntegerAttr(upper, i64),
-            "step": IntegerAttr(step, i64),
-        }
-        if parallel:
-            properties["parallel"] = UnitAttr()
-        super().__init__(properties=properties, regions=[body])
-
-    @property
-    def induction_variable(self) -> SSAValue:
-        return self.body.block.args[0]
-
-    @property
-    def bounds(self) -> tuple[int, int, int]:
-        return (self.lower.value.data, self.upper.value.data, self.step.value.data)
-
-    def verify_(self) -> None:
-        lower, upper, step = self.bounds
-        if step < 1:
-            raise VerifyException(f"loop.for: step must be positive, got {step}")
-        if lower > upper:
-            raise VerifyException(f"loop.for: lower bound {lower} exceeds upper bound {upper}")
-        block = self.body.block
-        if len(block.args) != 1 or not isinstance(block.args[0].type, IndexType):
-            raise VerifyException("loop.for: the body takes one index argument")
-        if not isinstance(block.last_op, YieldOp):
-            raise VerifyException("loop.for: the body must end in loop.yield")
-
-    def print(self, printer: Printer) -> None:
-        lower, upper, step = self.bounds
-        printer.print_string(" ")
-        printer.print_ssa_value(self.induction_variable)
-        printer.print_string(f" = {lower} to {upper} step {step}")
-        if self.parallel is not None:
-            printer.print_string(" parallel")
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False,
-                             print_block_terminators=False)  # fmt: skip
-        printer.print_op_attributes(self.attributes)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ForOp:
-        argument = parser.parse_argument(expect_type=False)
-        parser.parse_punctuation("=")
-        lower = parser.parse_integer()
-        parser.parse_keyword("to")
-        upper = parser.parse_integer()
-        parser.parse_keyword("step")
-        step = parser.parse_integer()
-        parallel = parser.parse_optional_keyword("parallel") is not None
-        body = parser.parse_region((argument.resolve(IndexType()),))
-        if not isinstance(body.block.last_op, YieldOp):
-            body.block.add_op(YieldOp())
-        op = cls(lower, upper, step, parallel=parallel, body=body)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-
 class _BufferOp(IRDLOperation):
     def verify_(self) -> None:
         _check_static(self, self.result_types[0])
-
-
-@irdl_op_definition
-class AllocOp(_BufferOp):
-    """An intermediate buffer; `offset` is its place in the arena once planned."""
-
-    name = "loop.alloc"
-    result = result_def(MemRefType)
-    offset = opt_prop_def(IntegerAttr)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, result_type: Attribute):
-        super().__init__(result_types=[result_type])
 
 
 @irdl_op_definition
@@ -197,7 +108,6 @@ class WeightOp(_BufferOp):
     name = "loop.weight"
     result = result_def(MemRefType)
     value = prop_def(DenseIntOrFPElementsAttr)
-    offset = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
     def __init__(self, value: DenseIntOrFPElementsAttr, result_type: Attribute):
@@ -218,8 +128,6 @@ class WeightOp(_BufferOp):
 
         printer.print_string(" ")
         print_dense(printer, self.value)
-        if self.offset is not None:
-            printer.print_string(f" at {self.offset.value.data}")
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
 
@@ -228,31 +136,60 @@ class WeightOp(_BufferOp):
         value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error("loop.weight expects a dense literal")
-        offset = parser.parse_integer() if parser.parse_optional_keyword("at") else None
         parser.parse_punctuation("->")
-        op = cls(value, parser.parse_type())
-        if offset is not None:
-            op.offset = IntegerAttr(offset, i64)
-        return op
+        return cls(value, parser.parse_type())
 
 
-@irdl_op_definition
-class ReshapeOp(IRDLOperation):
-    """The same contiguous buffer seen under another shape (no copy)."""
-
-    name = "loop.reshape"
-    source = operand_def(MemRefType)
-    result = result_def(MemRefType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-
-    def verify_(self) -> None:
-        _check_static(self, self.source.type)
-        _check_static(self, self.result.type)
-        if byte_size(self.source.type) != byte_size(self.result.type):
-            raise VerifyException("loop.reshape: the two shapes must hold the same bytes")
+WEIGHTS_ARG = "ember.weights"
+"""Marks the function argument that is the weights blob (`memref<Nxi8>`)."""
+ARENA_ARG = "ember.arena"
+"""Marks the function argument that is the arena (`memref<Nxi8>`)."""
+ABI_BUFFERS = (WEIGHTS_ARG, ARENA_ARG)
+"""The ABI buffers, in the order they follow the inputs and outputs."""
 
 
-Loop = Dialect("loop", [ForOp, YieldOp, AllocOp, WeightOp, ReshapeOp], [])
+def marked_argument(func: FuncOp, marker: str) -> BlockArgument | None:
+    """The argument of `func` that carries the unit attribute `marker`."""
+    if func.arg_attrs is None:
+        return None
+    for arg, attrs in zip(func.args, func.arg_attrs.data):
+        if marker in attrs.data:
+            return arg
+    return None
 
-__all__ = ["AllocOp", "ForOp", "Loop", "ReshapeOp", "WeightOp", "YieldOp", "byte_size"]
+
+def add_abi_argument(func: FuncOp, marker: str, nbytes: int) -> BlockArgument:
+    """Appends the ABI buffer `marker` (`memref<nbytes x i8>`) to `func`'s
+    arguments, after the inputs and outputs and before any later ABI buffer."""
+    block = func.body.block
+    later = [m for m in ABI_BUFFERS[ABI_BUFFERS.index(marker) + 1 :] if marked_argument(func, m)]
+    position = len(block.args) - len(later)
+    arg = block.insert_arg(MemRefType(i8, [nbytes]), position)
+    arg.name_hint = marker.removeprefix("ember.")
+    attrs = (
+        list(func.arg_attrs.data)
+        if func.arg_attrs
+        else [DictionaryAttr({})] * (len(block.args) - 1)
+    )
+    attrs.insert(position, DictionaryAttr({marker: UnitAttr()}))
+    func.arg_attrs = ArrayAttr(attrs)
+    inputs = [a.type for a in block.args]
+    func.function_type = FunctionType.from_lists(inputs, func.function_type.outputs.data)
+    return arg
+
+
+Loop = Dialect("loop", [WeightOp], [])
+
+__all__ = [
+    "ABI_BUFFERS",
+    "ALIGNMENT",
+    "ARENA_ARG",
+    "WEIGHTS_ARG",
+    "Loop",
+    "WeightOp",
+    "add_abi_argument",
+    "align",
+    "aligned_zeros",
+    "byte_size",
+    "marked_argument",
+]

@@ -1,7 +1,9 @@
-"""`LoopNestBuilder`: emits `loop` IR (loops, index arithmetic, loads,
+"""`LoopNestBuilder`: emits loop-level IR (loops, index arithmetic, loads,
 stores, copies and fills) at one insertion point. Bufferization and loop
 generation build through it, so what a loop looks like in IR is decided
-here once.
+here once: a sequential loop is an `scf.for`, a parallel one a
+one-dimensional `scf.parallel`, both with `index` bounds (`arith.constant`
+where static). The functions below read such loops back for the loop passes.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder, InsertPoint
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, Signedness
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -20,9 +22,68 @@ from xdsl.ir.affine import (
     AffineExpr,
 )
 
-from ember.dialects import loop
-
 INDEX = IndexType()
+
+Loop = scf.ForOp | scf.ParallelOp
+"""A loop of the loop level (an `scf.parallel` of one dim, as emitted here)."""
+Bound = int | SSAValue
+
+
+def is_loop(op: Operation) -> bool:
+    return isinstance(op, scf.ForOp | scf.ParallelOp)
+
+
+def induction_variable(op: Loop) -> SSAValue:
+    return op.body.block.args[0]
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The integer `value` holds if an `arith.constant` defines it, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def loop_operands(op: Loop) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """(lower, upper, step) of a loop (its first dim, for an `scf.parallel`)."""
+    if isinstance(op, scf.ForOp):
+        return op.lb, op.ub, op.step
+    return op.lowerBound[0], op.upperBound[0], op.step[0]
+
+
+def static_bounds(op: Loop) -> tuple[int, int, int] | None:
+    """(lower, upper, step) when all three are constants, else None (an
+    `scf.parallel` of more than one dim has no single triple either)."""
+    if isinstance(op, scf.ParallelOp) and len(op.lowerBound) != 1:
+        return None
+    bounds = tuple(constant_index(v) for v in loop_operands(op))
+    return None if None in bounds else bounds  # type: ignore[return-value]
+
+
+def body_end(op: Loop) -> Operation:
+    """The terminator of a loop's body (new body ops go before it)."""
+    terminator = op.body.block.last_op
+    assert terminator is not None
+    return terminator
+
+
+def make_sequential(op: scf.ParallelOp) -> scf.ForOp:
+    """Replaces a one-dim `scf.parallel` by an `scf.for` with the same bounds,
+    body and attributes (its iterations are no longer independent)."""
+    lower, upper, step = loop_operands(op)
+    block = op.body.detach_block(op.body.block)
+    reduce = block.last_op
+    assert isinstance(reduce, scf.ReduceOp) and not reduce.args, "a reduction cannot run in order"
+    block.erase_op(reduce)
+    block.add_op(scf.YieldOp())
+    for_op = scf.ForOp(lower, upper, step, [], Region(block))
+    for_op.attributes.update(op.attributes)
+    parent = op.parent_block()
+    assert parent is not None
+    parent.insert_op_before(for_op, op)
+    parent.erase_op(op)
+    return for_op
 
 
 class LoopNestBuilder:
@@ -35,17 +96,41 @@ class LoopNestBuilder:
         return self.builder.insert(op)
 
     def index(self, value: int) -> SSAValue:
-        return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+        """An `index` constant, named as MLIR names them (`%c16`, `%cm1`)."""
+        result = self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+        result.name_hint = f"c{value}".replace("-", "m")
+        return result
+
+    def bound(self, value: Bound, constants: dict[int, SSAValue] | None = None) -> SSAValue:
+        """`value` as an `index` SSA value (a constant made here, or reused
+        from `constants`, for an int)."""
+        if isinstance(value, SSAValue):
+            return value
+        if constants is None:
+            return self.index(value)
+        if value not in constants:
+            constants[value] = self.index(value)
+        return constants[value]
 
     def loop(
-        self, lower: int, upper: int, step: int = 1, *, parallel: bool = False
-    ) -> tuple[SSAValue, LoopNestBuilder]:
-        """One loop from `lower` to `upper` (exclusive) by `step`; returns its
-        induction variable and a builder for its body."""
-        for_op = loop.ForOp(lower, upper, step, parallel=parallel)
-        self.builder.insert(for_op)
-        inner = Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
-        return for_op.induction_variable, LoopNestBuilder(inner)
+        self, lower: Bound, upper: Bound, step: Bound = 1, *, parallel: bool = False,
+        constants: dict[int, SSAValue] | None = None,
+    ) -> tuple[SSAValue, LoopNestBuilder]:  # fmt: skip
+        """One loop from `lower` to `upper` (exclusive) by `step` (ints or
+        `index` values); returns its induction variable and a builder for its
+        body. Int bounds become constants before the loop (`constants`, when
+        given, shares them between loops)."""
+        operands = [self.bound(v, constants) for v in (lower, upper, step)]
+        block = Block(arg_types=[INDEX])
+        if parallel:
+            block.add_op(scf.ReduceOp())
+            op: Loop = scf.ParallelOp(*([v] for v in operands), Region(block))
+        else:
+            block.add_op(scf.YieldOp())
+            op = scf.ForOp(*operands, [], Region(block))
+        self.builder.insert(op)
+        inner = Builder(InsertPoint.before(body_end(op)))
+        return block.args[0], LoopNestBuilder(inner)
 
     def nest(
         self, extents: Sequence[int], parallel: Sequence[bool]
@@ -54,18 +139,20 @@ class LoopNestBuilder:
         for the innermost body. No extents (a 0-d buffer) still make one loop,
         of one iteration, so every memory access in a function is inside a loop
         nest (the unit that loop passes fuse and outline)."""
-        builder = self.builder
-        ivs: list[SSAValue] = []
+        # The bounds are made once, before the outermost loop: fewer ops to
+        # build and lower than three constants per loop.
+        constants: dict[int, SSAValue] = {}
+        for value in (0, 1, *extents):
+            self.bound(value, constants)
         if not extents:
-            for_op = loop.ForOp(0, 1, 1, parallel=True)
-            builder.insert(for_op)
-            return [], Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
+            _, body = self.loop(0, 1, 1, parallel=True, constants=constants)
+            return [], body.builder
+        nest: LoopNestBuilder = self
+        ivs: list[SSAValue] = []
         for extent, is_parallel in zip(extents, parallel):
-            for_op = loop.ForOp(0, extent, 1, parallel=is_parallel)
-            builder.insert(for_op)
-            ivs.append(for_op.induction_variable)
-            builder = Builder(InsertPoint.before(for_op.body.block.last_op))  # type: ignore[arg-type]
-        return ivs, builder
+            iv, nest = nest.loop(0, extent, 1, parallel=is_parallel, constants=constants)
+            ivs.append(iv)
+        return ivs, nest.builder
 
     def affine(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
         """The index value of an affine expression of the loop ivs."""
@@ -111,4 +198,14 @@ class LoopNestBuilder:
         body.store(constant, dest, ivs)
 
 
-__all__ = ["LoopNestBuilder"]
+__all__ = [
+    "Loop",
+    "LoopNestBuilder",
+    "body_end",
+    "constant_index",
+    "induction_variable",
+    "is_loop",
+    "loop_operands",
+    "make_sequential",
+    "static_bounds",
+]

@@ -10,6 +10,7 @@ from xdsl.dialects.linalg import Linalg
 from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
+from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
 
 from ember.dialects.ember_linalg import EmberLinalg
@@ -18,10 +19,10 @@ from ember.dialects.loop import Loop
 
 
 def make_context() -> Context:
-    """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `llvm`,
-    the tensor level's upstream `linalg` and `tensor`, and Ember's dialects."""
+    """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `scf`,
+    `llvm`, the tensor level's upstream `linalg` and `tensor`, and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, LLVM, Linalg, Tensor, Graph, EmberLinalg,
-                    Loop):  # fmt: skip
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, LLVM, Linalg, Tensor, Graph,
+                    EmberLinalg, Loop):  # fmt: skip
         ctx.load_dialect(dialect)
     return ctx

@@ -7,10 +7,11 @@ The tensor level is upstream `linalg` and `tensor` ops plus
   `memref` argument (the caller's output buffer) and the function returns
   nothing (destination passing);
 - `graph.constant` becomes `loop.weight` (its data goes to the weights blob);
-- a value computed here gets a `loop.alloc` — or, when the value is returned
+- a value computed here gets a `memref.alloc` — or, when the value is returned
   exactly once, the output argument itself, so results are written in place;
-- `tensor.reshape` is a view (`loop.reshape`) of its source's buffer (its
-  shape operand, an `arith.constant`, is not read: the result type says it);
+- `tensor.reshape` is a view of its source's buffer (`memref.reinterpret_cast`
+  to the new shape, offset 0, row-major strides; its shape operand, an
+  `arith.constant`, is not read: the result type says it);
 - scalar `arith` ops outside any body (fill values, reshape shapes) are read
   where they are used and leave nothing behind.
 
@@ -30,12 +31,13 @@ The loop nests made for an op tagged `ember.fusion_group` carry the same tag.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -65,7 +67,7 @@ from ember.dialects.ember_linalg import (
     iterator_kinds,
 )
 from ember.dialects.graph import ConstantOp
-from ember.dialects.loop_nests import LoopNestBuilder
+from ember.dialects.loop_nests import LoopNestBuilder, is_loop
 
 INDEX = IndexType()
 
@@ -120,7 +122,7 @@ def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
     """Marks the loop nests added to `block` after `after` as part of a fusion group."""
     op = after.next_op if after is not None else block.first_op
     while op is not None:
-        if isinstance(op, loop.ForOp):
+        if is_loop(op):
             op.attributes[FUSION_GROUP] = tag
         op = op.next_op
 
@@ -192,7 +194,7 @@ class FunctionBufferizer:
         """Where `value` will live: the output argument, or a fresh alloc."""
         if value in self.outputs:
             return self.outputs[value]
-        alloc = self.nest.insert(loop.AllocOp(memref_of(value.type)))
+        alloc = self.nest.insert(memref.AllocOp([], [], memref_of(value.type)))
         alloc.results[0].name_hint = value.name_hint
         return alloc.results[0]
 
@@ -232,7 +234,7 @@ class FunctionBufferizer:
 
     @staticmethod
     def _is_view_or_weight(buffer: SSAValue) -> bool:
-        return isinstance(buffer.owner, loop.ReshapeOp | loop.WeightOp)
+        return isinstance(buffer.owner, memref.ReinterpretCastOp | loop.WeightOp)
 
     # ----------------------------------------------------------------- ops
     def _lower(self, op: Operation) -> None:
@@ -262,9 +264,9 @@ class FunctionBufferizer:
                 self._generic(generic, op.res)
                 generic.erase()  # it was never inserted: drop its operand uses
             case tensor.ReshapeOp():
-                view = loop.ReshapeOp.build(operands=[self._buffer(op.source)],
-                                            result_types=[memref_of(op.result.type)])  # fmt: skip
-                self.buffers[op.result] = self.nest.insert(view).results[0]
+                self.buffers[op.result] = self._reshape(
+                    self._buffer(op.source), memref_of(op.result.type)
+                )
             case tensor.PadOp():
                 self._pad(op)
             case tensor.ExtractSliceOp():
@@ -330,6 +332,13 @@ class FunctionBufferizer:
             body.insert(clone)
             for old, new in zip(scalar_op.results, clone.results):
                 mapping[old] = new
+
+    def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
+        """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""
+        sizes = shape.get_shape()
+        strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        view = memref.ReinterpretCastOp(source, [], [], [], [0], sizes, strides, shape)
+        return self.nest.insert(view).results[0]
 
     def _pad(self, op: tensor.PadOp) -> None:
         yielded = op.region.block.last_op

@@ -29,7 +29,7 @@ from ember.lowering.graph_to_tensor.common import (
 
 
 def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """Transposes as copy generics, `tensor.matmul`, then alpha * AB + beta * C."""
+    """Transposes as copy generics, `linalg.matmul`, then alpha * AB + beta * C."""
     a, b = op.operand_group("A")[0], op.operand_group("B")[0]
     c = op.operand_group("C")
     if op.attr("transA"):

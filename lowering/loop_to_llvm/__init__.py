@@ -2,43 +2,51 @@
 
 ABI of the generated code (the runtime and the C header rely on it)
 --------------------------------------------------------------------
-Each `func.func @name(%a: memref<...>, ...)` (no results) becomes
-
-    void name(void *a, ..., const void *weights, void *arena);
-
-with the C calling convention and external linkage: one pointer per memref
-argument, in order, to its data (static shape, row-major, contiguous), then
-the weights blob (each `loop.weight` at its byte `offset`), then the arena
-(each `loop.alloc` at its byte `offset`). Elements are laid out as NumPy lays
-them out: `i1` as one byte holding 0 or 1, `index` as int64; every buffer
-must be aligned to its element size. Nothing is returned; the function
-writes its output buffers and may use the whole arena as scratch.
+Each `func.func @name(%a: memref<...>, ...)` (no results) becomes a function
+with the C calling convention and external linkage whose parameters are,
+argument by argument: for a memref, a pointer to its data (element 0 of
+its layout's base), then one `int64_t` per dynamic part of its type, in
+the order offset (if `?`), the `?` sizes, the `?` strides of an explicit
+`strided<...>` layout (an identity layout's strides follow from its sizes,
+row-major); for an `index` or integer or float scalar, that scalar
+(`index` as int64). So `memref<?x?xf32>` is `(float *a, int64_t rows,
+int64_t cols)`, and a static memref is one pointer. The weights blob and
+the arena are ordinary memref arguments (`memref<Nxi8>`, marked
+`ember.weights` and `ember.arena` by `loop-pack-weights` and
+`loop-plan-memory`); each buffer in them is a `memref.view` at its byte
+offset. Elements are laid out as NumPy lays them out: `i1` as one byte
+holding 0 or 1, `index` as int64; every buffer must be aligned to its
+element size. Nothing is returned; the function writes its output buffers
+and may use the whole arena as scratch.
 
 A function marked `ember.packed_buffers` (a unit attribute; the model's
-entry function carries it) takes its memref arguments as one array of
-pointers instead, so any number of inputs and outputs fits through every
-foreign-function interface (ctypes stops at 1,024 arguments):
+entry function carries it) takes its inputs and outputs (every memref
+argument but the weights and the arena; all static) as one array of
+pointers instead, so any number of them fits through every foreign-function
+interface (ctypes stops at 1,024 arguments):
 
     void name(void *const buffers[], const void *weights, void *arena);
 
-where `buffers[i]` is the pointer the unpacked form passes as argument `i`
-(the model's inputs, then its outputs); the function only reads the array,
-which must not overlap any buffer. Loop-level code cannot call such a
-function. Kernels (`ember.kernel`) keep the unpacked form, `internal`.
+where `buffers[i]` is the pointer of input/output argument `i`; `weights`
+and `arena` are the two ABI arguments (unused if the function has none).
+The function only reads the array, which must not overlap any buffer.
+Loop-level code cannot call such a function. Kernels (`ember.kernel`)
+keep the unpacked form.
 
-Lowering: `index` is i64; `loop.for` becomes a CFG (header block with the
-induction variable as block argument, `icmp slt`, body, increment, back
-edge, exit); its `parallel` flag is not used yet (the loop runs serially).
-Scalar ops map to LLVM instructions, to `llvm.*` intrinsics, or to calls to
-libm (declared once per module). No fast-math flags: exact IEEE semantics.
-Integer division never traps (docs/semantics.md): x / 0 and x % 0 are 0,
-INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0, as NumPy computes them.
+Lowering: `index` is i64; `scf.for` and `scf.parallel` become a CFG (header
+block with the induction variable as block argument, `icmp slt`, body,
+increment, back edge, exit); parallel loops run serially. Scalar ops map
+to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
+once per module). No fast-math flags: exact IEEE semantics. Integer
+division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
+-1 is INT_MIN and INT_MIN % -1 is 0, as NumPy computes them.
 
 One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
-shares: `control_flow` (loop.for -> CFG), `memory` (buffers, views, loads and
-stores as pointer arithmetic), `scalars` (arith and math), `abi` (the
-signatures and calls above). This module checks the input and wires them.
+shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
+pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
+and math), `abi` (the signatures and calls above). This module checks the
+input and wires them.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 
 The contract is the "ABI" section of the package docstring (what
 `ember-opt --help-pass convert-loop-to-llvm` prints); this module implements
-it. Each memref argument becomes a pointer, and the weights and arena
-pointers follow; a function marked `ember.packed_buffers` takes one array of
-pointers instead, each loaded where it is used. A `func.call` passes the
-callee its buffers, then the caller's own weights and arena.
+it. Each memref argument becomes a pointer followed by one i64 per dynamic
+part of its type, and each scalar argument its LLVM type; a function marked
+`ember.packed_buffers` takes its inputs and outputs as one array of pointers
+instead, each loaded where it is used, then the weights and arena pointers.
+A `func.call` passes what the callee's signature asks for.
 """
 
 from __future__ import annotations
@@ -13,27 +14,64 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, NoneAttr, i64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
-from ember.lowering.loop_to_llvm.llvm_types import PTR
+from ember.dialects.loop import ABI_BUFFERS, marked_argument
+from ember.lowering.loop_to_llvm.builder import (
+    FunctionBuilder,
+    HandlerTable,
+    StridedLayout,
+    registrar,
+)
+from ember.lowering.loop_to_llvm.llvm_types import PTR, lowerable, scalar_type
+from ember.lowering.loop_to_llvm.memory import layout_of, row_major_strides, static_layout
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 PACKED_BUFFERS_ATTR = "ember.packed_buffers"
-"""Marks a function whose memref arguments arrive as one array of pointers."""
+"""Marks a function whose inputs and outputs arrive as one array of pointers."""
 EXTERNAL = llvm.LinkageAttr("external")
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
 
 
+def dynamic_parts(memref_type: MemRefType) -> list[tuple[str, int]]:
+    """The parts of a memref type the ABI passes as i64 arguments after its
+    pointer, in order: ("offset", 0) if dynamic, ("size", d) per dynamic dim,
+    ("stride", d) per dynamic stride of an explicit strided layout (an
+    identity layout's strides follow from the sizes)."""
+    layout = static_layout(memref_type)
+    explicit = not isinstance(memref_type.layout, NoneAttr)
+    return [
+        *([("offset", 0)] if layout.offset == DYNAMIC_INDEX else []),
+        *(("size", d) for d, s in enumerate(layout.sizes) if s == DYNAMIC_INDEX),
+        *(("stride", d) for d, s in enumerate(layout.strides) if explicit and s == DYNAMIC_INDEX),
+    ]
+
+
+def parameter_types(t: Attribute) -> list[Attribute]:
+    """The LLVM parameters one loop-level argument of type `t` becomes."""
+    if isinstance(t, MemRefType):
+        return [PTR, *(i64 for _ in dynamic_parts(t))]
+    return [scalar_type(t)]
+
+
 @_lowers(func.CallOp)
 def _call(lw: FunctionBuilder, op: Operation) -> None:
-    """A call to another loop-level function: its buffers, then weights and arena."""
+    """A call to another loop-level function, in its unpacked form."""
     assert isinstance(op, func.CallOp)
-    lw.emit(llvm.CallOp(op.callee.string_value(), *lw.args(op), lw.weights, lw.arena))
+    arguments: list[SSAValue] = []
+    for value in op.arguments:
+        arguments.append(lw.values[value])
+        if isinstance(value.type, MemRefType):
+            layout = layout_of(lw, value)
+            for part, dim in dynamic_parts(value.type):
+                quantity = {"offset": layout.offset, "size": layout.sizes[dim],
+                            "stride": layout.strides[dim]}[part]  # fmt: skip
+                arguments.append(lw.index(quantity))  # type: ignore[arg-type]
+    lw.emit(llvm.CallOp(op.callee.string_value(), *arguments))
 
 
 def _buffer_pointer(
@@ -50,30 +88,69 @@ def _buffer_pointer(
     return load
 
 
+def _unpacked_parameters(lw: FunctionBuilder, fn: func.FuncOp) -> list[Attribute]:
+    """Binds each argument of `fn` to its parameters (added to `lw.entry`)."""
+    for old in fn.args:
+        types = parameter_types(old.type)
+        params = [lw.entry.insert_arg(t, len(lw.entry.args)) for t in types]
+        lw.values[old] = params[0]
+        params[0].name_hint = old.name_hint
+        if isinstance(old.type, MemRefType) and len(params) > 1:
+            layout = static_layout(old.type)
+            given = iter(params[1:])
+            for part, dim in dynamic_parts(old.type):
+                value = next(given)
+                value.name_hint = f"{old.name_hint}_{part}{dim}" if old.name_hint else None
+                if part == "offset":
+                    layout.offset = value
+                elif part == "size":
+                    layout.sizes[dim] = value
+                else:
+                    layout.strides[dim] = value
+            if isinstance(old.type.layout, NoneAttr):
+                layout.strides = row_major_strides(lw, layout.sizes)
+            lw.layouts[old] = StridedLayout(layout.offset, layout.sizes, layout.strides)
+    return [a.type for a in lw.entry.args]
+
+
+def _packed_parameters(lw: FunctionBuilder, fn: func.FuncOp, pass_name: str) -> list[Attribute]:
+    """`buffers`, `weights`, `arena`: the inputs and outputs are loaded from
+    `buffers` where used; the weights and arena arguments, present or not,
+    are always the last two parameters."""
+    buffers = lw.entry.insert_arg(PTR, 0)
+    buffers.name_hint = "buffers"
+    abi_args = {marker: marked_argument(fn, marker) for marker in ABI_BUFFERS}
+    for marker in ABI_BUFFERS:
+        param = lw.entry.insert_arg(PTR, len(lw.entry.args))
+        param.name_hint = marker.removeprefix("ember.")
+        if (arg := abi_args[marker]) is not None:
+            lw.values[arg] = param
+    io = [a for a in fn.args if a not in abi_args.values()]
+    for i, old in enumerate(io):
+        if not isinstance(old.type, MemRefType) or dynamic_parts(old.type):
+            raise DiagnosticException(
+                f"{pass_name}: @{fn.sym_name.data} takes its buffers packed "
+                f"({PACKED_BUFFERS_ATTR}), which needs static memrefs, not {old.type}"
+            )
+        lw.values.deferred[old] = _buffer_pointer(lw, buffers, i, old.name_hint)
+    return [PTR] * 3
+
+
 def lower_function(fn: func.FuncOp, handlers: HandlerTable,
                    externals: dict[str, llvm.LLVMFunctionType], pass_name: str) -> llvm.FuncOp:  # fmt: skip
     """The `llvm.func` of `fn`, its body lowered by `handlers`, with the ABI's signature."""
     inputs = fn.function_type.inputs.data
-    if fn.function_type.outputs.data or not all(isinstance(t, MemRefType) for t in inputs):
+    if fn.function_type.outputs.data or not all(lowerable(t) for t in inputs):
         raise DiagnosticException(
-            f"{pass_name}: @{fn.sym_name.data} must take only memrefs and return nothing"
+            f"{pass_name}: @{fn.sym_name.data} must take memrefs and scalars and return nothing"
         )
-    packed = PACKED_BUFFERS_ATTR in fn.attributes
-    entry = Block(arg_types=[PTR] * ((1 if packed else len(inputs)) + 2))
-    *params, weights, arena = entry.args
-    weights.name_hint, arena.name_hint = "weights", "arena"
-    lw = FunctionBuilder(entry, handlers, weights=weights, arena=arena, externals=externals,
-                         pass_name=pass_name)  # fmt: skip
-    if packed:
-        params[0].name_hint = "buffers"
-        for i, old in enumerate(fn.args):
-            lw.values.deferred[old] = _buffer_pointer(lw, params[0], i, old.name_hint)
+    lw = FunctionBuilder(Block(), handlers, externals=externals, pass_name=pass_name)
+    if PACKED_BUFFERS_ATTR in fn.attributes:
+        params = _packed_parameters(lw, fn, pass_name)
     else:
-        for old, new in zip(fn.args, params):
-            lw.values[old] = new
-            new.name_hint = old.name_hint
+        params = _unpacked_parameters(lw, fn)
     lw.lower_block(fn.body.block)
-    signature = llvm.LLVMFunctionType([PTR] * len(entry.args))
+    signature = llvm.LLVMFunctionType(params)
     result = llvm.FuncOp(fn.sym_name.data, signature, EXTERNAL, body=lw.finish())
     for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR):  # the signature's reason stays visible
         if marker in fn.attributes:

@@ -11,6 +11,7 @@ dialect (a GPU kernel, say) combines the pieces it shares with its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i64
@@ -50,23 +51,39 @@ class ValueMap(dict[SSAValue, SSAValue]):
         return self.deferred[value]()
 
 
+Index = int | SSAValue
+"""An i64 quantity of the lowered code: a constant known here, or a value."""
+
+
+@dataclass
+class StridedLayout:
+    """Where the elements of a lowered memref lie, in elements from its base
+    pointer: element (i, j, ...) is at `offset + i*strides[0] + j*strides[1]
+    + ...`. Each quantity is static (int) or an i64 value of the lowered code."""
+
+    offset: Index
+    sizes: list[Index]
+    strides: list[Index]
+
+
 class FunctionBuilder:
     """Builds the body of one `llvm.func` from `entry` (whose arguments the
-    caller's ABI chose): `block` is where the next op goes. `weights` and
-    `arena` are the base pointers of the weights blob and of the arena;
-    `pass_name` starts every diagnostic; `externals` collects the functions
-    called and not defined here (libm), to be declared once per module."""
+    caller's ABI chose): `block` is where the next op goes. A memref value
+    lowers to its base pointer (in `values`) and, where its type leaves a
+    part dynamic, its `StridedLayout` (in `layouts`; a memref not there has
+    the static layout of its type). `pass_name` starts every diagnostic;
+    `externals` collects the functions called and not defined here (libm),
+    to be declared once per module."""
 
-    def __init__(self, entry: Block, handlers: HandlerTable, *, weights: SSAValue,
-                 arena: SSAValue, externals: dict[str, llvm.LLVMFunctionType],
-                 pass_name: str) -> None:  # fmt: skip
+    def __init__(self, entry: Block, handlers: HandlerTable, *,
+                 externals: dict[str, llvm.LLVMFunctionType], pass_name: str) -> None:  # fmt: skip
         self.entry = self.block = entry
         self.region = Region(entry)
         self.handlers = handlers
-        self.weights, self.arena = weights, arena
         self.externals = externals
         self.pass_name = pass_name
         self.values = ValueMap()
+        self.layouts: dict[SSAValue, StridedLayout] = {}
         self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
 
     def lower_block(self, block: Block) -> None:
@@ -102,6 +119,26 @@ class FunctionBuilder:
         if key not in self.constants:
             self.constants[key] = llvm.ConstantOp(attr, t)  # placed by `finish`
         return self.constants[key].result
+
+    def index(self, value: Index) -> SSAValue:
+        """`value` as an i64 value (a constant for an int)."""
+        return self.const(value, i64) if isinstance(value, int) else value
+
+    def add(self, lhs: Index, rhs: Index) -> Index:
+        """lhs + rhs, folded when both are known."""
+        if isinstance(lhs, int) and isinstance(rhs, int):
+            return lhs + rhs
+        if lhs == 0 or rhs == 0:
+            return rhs if lhs == 0 else lhs
+        return self.emit(llvm.AddOp(self.index(lhs), self.index(rhs)))
+
+    def mul(self, lhs: Index, rhs: Index) -> Index:
+        """lhs * rhs, folded when both are known."""
+        if isinstance(lhs, int) and isinstance(rhs, int):
+            return lhs * rhs
+        if lhs == 1 or rhs == 1:
+            return rhs if lhs == 1 else lhs
+        return self.emit(llvm.MulOp(self.index(lhs), self.index(rhs)))
 
     def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(predicate).to_int()

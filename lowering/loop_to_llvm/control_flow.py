@@ -1,46 +1,72 @@
-"""Structured control flow to a CFG: `loop.for` becomes blocks and branches.
+"""Structured control flow to a CFG: `scf.for` and `scf.parallel` become blocks and branches.
 
 A loop is a header block with the induction variable as block argument
 (`icmp slt` against the upper bound), the body, the increment and back edge,
-and an exit block where lowering continues. Its `parallel` flag is not used
-yet (the loop runs serially). `func.return` returns nothing.
+and an exit block where lowering continues. Bounds and steps are SSA values
+(constants or not). An `scf.parallel` runs its dims as nested loops, the
+first outermost, serially (nothing here runs threads yet); loop-carried
+values (`iter_args`, reductions) are not supported. `func.return` returns
+nothing.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import i64
-from xdsl.ir import Block, Operation
+from collections.abc import Sequence
 
-from ember.dialects import loop
+from xdsl.dialects import func, llvm, scf
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
 
 
-@_lowers(func.ReturnOp, loop.YieldOp)
+@_lowers(func.ReturnOp, scf.YieldOp, scf.ReduceOp)
 def _terminator(lw: FunctionBuilder, op: Operation) -> None:
-    if isinstance(op, func.ReturnOp):  # a loop body's end is handled by `_for`
+    if isinstance(op, func.ReturnOp):  # a loop body's end is handled by `_loop`
         lw.emit(llvm.ReturnOp())
 
 
-@_lowers(loop.ForOp)
-def _for(lw: FunctionBuilder, op: Operation) -> None:
-    assert isinstance(op, loop.ForOp)
-    lower, upper, step = op.bounds
-    header, body, exit_ = Block(arg_types=[i64]), Block(), Block()
+def _counted_loop(
+    lw: FunctionBuilder,
+    ivs: Sequence[SSAValue],
+    bounds: Sequence[tuple[SSAValue, SSAValue, SSAValue]],
+    body: Block,
+) -> None:
+    """Loops over `ivs` (outermost first) from lower to upper by step, around `body`."""
+    if not ivs:
+        lw.lower_block(body)
+        return
+    lower, upper, step = (lw.values[v] for v in bounds[0])
+    header, inner, exit_ = Block(arg_types=[i64]), Block(), Block()
     iv = header.args[0]
-    iv.name_hint = op.induction_variable.name_hint
-    lw.emit(llvm.BrOp(header, lw.const(lower, i64)))
+    iv.name_hint = ivs[0].name_hint
+    lw.emit(llvm.BrOp(header, lower))
     lw.region.add_block(header)
     lw.block = header
-    more = lw.icmp("slt", iv, lw.const(upper, i64))
-    lw.emit(llvm.CondBrOp(more, body, [], exit_, []))
-    lw.region.add_block(body)
-    lw.block = body
-    lw.values[op.induction_variable] = iv
-    lw.lower_block(op.body.block)
-    lw.emit(llvm.BrOp(header, lw.emit(llvm.AddOp(iv, lw.const(step, i64)))))
+    more = lw.icmp("slt", iv, upper)
+    lw.emit(llvm.CondBrOp(more, inner, [], exit_, []))
+    lw.region.add_block(inner)
+    lw.block = inner
+    lw.values[ivs[0]] = iv
+    _counted_loop(lw, ivs[1:], bounds[1:], body)
+    lw.emit(llvm.BrOp(header, lw.emit(llvm.AddOp(iv, step))))
     lw.region.add_block(exit_)
     lw.block = exit_
+
+
+@_lowers(scf.ForOp, scf.ParallelOp)
+def _loop(lw: FunctionBuilder, op: Operation) -> None:
+    assert isinstance(op, scf.ForOp | scf.ParallelOp)
+    if op.results:
+        raise DiagnosticException(
+            f"{lw.pass_name}: {op.name} with loop-carried values is not supported"
+        )
+    if isinstance(op, scf.ForOp):
+        bounds = [(op.lb, op.ub, op.step)]
+    else:
+        bounds = list(zip(op.lowerBound, op.upperBound, op.step))
+    _counted_loop(lw, op.body.block.args, bounds, op.body.block)

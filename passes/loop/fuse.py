@@ -1,15 +1,18 @@
 """`loop-fuse`: merges the loop nests of one fusion group, then keeps values in
 registers instead of buffers where it can.
 
-Two sibling loops merge when they have the same bounds, are adjacent (only
-side-effect-free ops such as `loop.alloc` between them, which move up) and
+Two sibling loops (`scf.for`/`scf.parallel`) merge when they have the same
+constant bounds (read from their `arith.constant` operands), are adjacent
+(only side-effect-free ops such as `memref.alloc` and the bounds' constants
+between them, which move up) and
 the merge is legal: for every buffer that one loop writes and the other
 reads or writes, every access in both loops indexes that buffer with the
 loop's own induction variable at the same position. Iteration i of the
 second loop then touches only the slice that iteration i of the first loop
 touched, so running them interleaved keeps every dependence. Accesses
-through a `loop.reshape` view of a written buffer never merge (the
-positions would not line up). Top-level nests merge only within one
+through a view (`memref.reinterpret_cast`, `memref.subview`, ...) of a
+written buffer never merge (the positions would not line up). A parallel
+loop merged with a sequential one becomes sequential. Top-level nests merge only within one
 `ember.fusion_group`; inside a merged nest, siblings merge whenever legal,
 recursively, so conv + bias + activation become one nest over (n, f, oh)
 with the epilogue in the same innermost loop over ow.
@@ -28,21 +31,39 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
 
-from ember.dialects import loop
 from ember.dialects.ember_linalg import FUSION_GROUP
-from ember.dialects.loop import AllocOp, ForOp, ReshapeOp
+from ember.dialects.loop_nests import (
+    Loop,
+    body_end,
+    induction_variable,
+    is_loop,
+    loop_operands,
+    make_sequential,
+    static_bounds,
+)
+
+VIEW_OPS = (
+    memref.ReinterpretCastOp,
+    memref.SubviewOp,
+    memref.ViewOp,
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+    memref.CastOp,
+)
+"""Ops whose result aliases (part of) their first operand's memory."""
 
 
 def buffer_root(buffer: SSAValue) -> SSAValue:
-    """The buffer a view (`loop.reshape`, possibly of a view) aliases."""
-    while isinstance(buffer.owner, ReshapeOp):
+    """The buffer a view (possibly of a view) aliases."""
+    while isinstance(buffer.owner, VIEW_OPS):
         buffer = buffer.owner.operands[0]
     return buffer
 
@@ -93,20 +114,20 @@ class LoopSummary:
     to date as other loops merge into it (so merging n loops is linear in
     their size, not quadratic)."""
 
-    loop: ForOp
+    loop: Loop
     other_memory_ops: bool
     roots: dict[SSAValue, RootAccesses]
 
     @staticmethod
-    def of(loop: ForOp) -> LoopSummary:
-        iv = loop.induction_variable
+    def of(loop: Loop) -> LoopSummary:
+        iv = induction_variable(loop)
         other_memory_ops = False
         roots: dict[SSAValue, RootAccesses] = {}
         for inner in loop.walk():
             if isinstance(inner, memref.LoadOp | memref.StoreOp):
                 access = roots.setdefault(buffer_root(inner.memref), RootAccesses())
                 access.written |= isinstance(inner, memref.StoreOp)
-                access.through_view |= isinstance(inner.memref.owner, ReshapeOp)
+                access.through_view |= isinstance(inner.memref.owner, VIEW_OPS)
                 access.positions.add(tuple(i for i, x in enumerate(inner.indices) if x is iv))
             else:
                 other_memory_ops |= _touches_memory_other_than_by_loads_and_stores(inner)
@@ -122,7 +143,8 @@ class LoopSummary:
 
 def _may_interleave(first: LoopSummary, second: LoopSummary) -> bool:
     """The legality rule of the module docstring, on two loops' summaries."""
-    if first.loop.bounds != second.loop.bounds:
+    bounds = static_bounds(first.loop)
+    if bounds is None or bounds != static_bounds(second.loop):
         return False
     if first.other_memory_ops or second.other_memory_ops:
         return False
@@ -139,7 +161,7 @@ def _may_interleave(first: LoopSummary, second: LoopSummary) -> bool:
     return True
 
 
-def can_merge(first: ForOp, second: ForOp) -> bool:
+def can_merge(first: Loop, second: Loop) -> bool:
     """Whether `second` may run interleaved with `first` (see the module docstring)."""
     return _may_interleave(LoopSummary.of(first), LoopSummary.of(second))
 
@@ -169,7 +191,7 @@ class SiblingFuser:
         """The fuser of the previous loop's body, made on its first merge."""
 
     def feed(self, op: Operation) -> None:
-        if not isinstance(op, ForOp):
+        if not is_loop(op):
             self.between.append(op)
             return
         previous, between = self.previous, self.between
@@ -183,6 +205,7 @@ class SiblingFuser:
         if previous is None or not same_group or not all(_movable(b) for b in between):
             self._start(op)
             return
+        assert isinstance(op, Loop)
         summary = LoopSummary.of(op)
         if not _may_interleave(previous, summary):
             self._start(op, summary)
@@ -193,7 +216,7 @@ class SiblingFuser:
         if self.inner is None:
             self.inner = SiblingFuser(previous.loop.body.block, top_level=False)
             self.inner.feed_all(previous.loop.body.block)
-        moved_ops = _merge(previous.loop, op)
+        previous.loop, moved_ops = _merge(previous.loop, op)
         previous.absorb(summary)
         for moved_op in moved_ops:
             self.inner.feed(moved_op)
@@ -201,26 +224,32 @@ class SiblingFuser:
     def feed_all(self, block: Block) -> None:
         """Feeds every op of `block` but a loop body's terminator."""
         for op in list(block.ops):
-            if not (op is block.last_op and isinstance(op, loop.YieldOp)):
+            if not (op is block.last_op and op.has_trait(IsTerminator)):
                 self.feed(op)
 
-    def _start(self, op: ForOp, summary: LoopSummary | None = None) -> None:
+    def _start(self, op: Loop, summary: LoopSummary | None = None) -> None:
         self.previous = summary or LoopSummary.of(op)
         self.inner = None
 
 
-def _merge(first: ForOp, second: ForOp) -> list[Operation]:
-    """Moves `second`'s body to the end of `first`'s; returns the moved ops."""
-    second.induction_variable.replace_all_uses_with(first.induction_variable)
+def _merge(first: Loop, second: Loop) -> tuple[Loop, list[Operation]]:
+    """Moves `second`'s body to the end of `first`'s; returns the merged loop
+    (`first`, or its sequential replacement when `second` is sequential)
+    and the moved ops."""
+    induction_variable(second).replace_all_uses_with(induction_variable(first))
     target = first.body.block
     moved = list(second.body.block.ops)[:-1]
     for op in moved:
         op.detach()
-        target.insert_op_before(op, target.last_op)  # type: ignore[arg-type]
-    if second.parallel is None:
-        first.parallel = None
+        target.insert_op_before(op, body_end(first))
+    if isinstance(first, scf.ParallelOp) and isinstance(second, scf.ForOp):
+        first = make_sequential(first)
+    bounds = loop_operands(second)
     Rewriter.erase_op(second)
-    return moved
+    for bound in bounds:  # the constants made for `second` alone
+        if isinstance(bound.owner, arith.ConstantOp) and not bound.uses:
+            Rewriter.erase_op(bound.owner)
+    return first, moved
 
 
 def fuse_siblings(block: Block, top_level: bool) -> None:
@@ -266,8 +295,8 @@ def forward_stores(block: Block) -> None:
 
 def remove_write_only_buffers(block: Block) -> None:
     """Deletes allocs that are only ever stored to, with their stores."""
-    for alloc in [op for op in block.ops if isinstance(op, AllocOp)]:
-        uses = list(alloc.result.uses)
+    for alloc in [op for op in block.ops if isinstance(op, memref.AllocOp)]:
+        uses = list(alloc.memref.uses)
         if all(isinstance(u.operation, memref.StoreOp) and u.index == 1 for u in uses):
             for use in uses:
                 Rewriter.erase_op(use.operation)

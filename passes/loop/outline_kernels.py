@@ -3,8 +3,10 @@
 The entry function of a model is a long list of loop nests. LLVM's
 optimisations grow faster than linearly with function size, so one function
 for a whole DenseNet takes minutes to compile. This pass moves each
-top-level `loop.for` into a private `func.func` that takes the buffers the
-nest uses as `memref` arguments, and calls it from the entry function.
+top-level loop (`scf.for`/`scf.parallel`) into a private `func.func` that
+takes the buffers (and any other values) the nest uses as arguments, and
+calls it from the entry function; the `arith.constant`s it uses (its bounds)
+are copied into the kernel instead.
 Nests that are the same computation on other buffers (same loops, same
 shapes, same body) share one kernel function, so repeated layers are
 compiled once. Consecutive nests of one `ember.fusion_group` (what
@@ -18,7 +20,7 @@ from __future__ import annotations
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -26,12 +28,12 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from ember.dialects.ember_linalg import FUSION_GROUP
-from ember.dialects.loop import ForOp
+from ember.dialects.loop_nests import Loop, is_loop
 
 KERNEL_ATTR = "ember.kernel"
 
 
-def _captured(nests: list[ForOp]) -> dict[SSAValue, list[tuple[Operation, int]]]:
+def _captured(nests: list[Loop]) -> dict[SSAValue, list[tuple[Operation, int]]]:
     """Values the nests use but do not define, in first-use order, each with
     its uses in the nests (operation, operand index): rewiring those uses
     alone keeps outlining linear, where a value used by every kernel (the
@@ -56,23 +58,23 @@ def _kernel_key(kernel: FuncOp) -> str:
     return f"{kernel.function_type}{stream.getvalue()}"
 
 
-def kernel_units(func: FuncOp) -> list[list[ForOp]]:
+def kernel_units(func: FuncOp) -> list[list[Loop]]:
     """The top-level nests of `func`, grouped into kernels: consecutive nests of
     one fusion group form one unit, every other nest is a unit of its own. A
     unit moves its nests to its last nest's place, so an op between them that
     touches memory (the store filling a 0-d buffer) ends the unit."""
-    units: list[list[ForOp]] = []
+    units: list[list[Loop]] = []
     previous_group = None
     for op in func.body.block.ops:
-        if not isinstance(op, ForOp):
+        if not is_loop(op):
             if op.regions or isinstance(op, memref.LoadOp | memref.StoreOp | CallOp):
                 previous_group = None
             continue
         group = op.attributes.get(FUSION_GROUP)
         if group is not None and group == previous_group:
-            units[-1].append(op)
+            units[-1].append(op)  # type: ignore[arg-type]
         else:
-            units.append([op])
+            units.append([op])  # type: ignore[list-item]
         previous_group = group
     return units
 
@@ -82,7 +84,20 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) ->
     entry = func.sym_name.data
     for unit in kernel_units(func):
         captured = _captured(unit)
+        constants = {
+            v: uses for v, uses in captured.items() if isinstance(v.owner, arith.ConstantOp)
+        }
+        for value in constants:
+            del captured[value]
         block = Block(arg_types=[v.type for v in captured])
+        for value, uses in constants.items():
+            copy = value.owner.clone()  # type: ignore[union-attr]
+            block.add_op(copy)
+            for user, index in uses:
+                user.operands[index] = copy.results[0]
+            if not value.uses:  # the constant served these nests alone
+                value.owner.detach()  # type: ignore[union-attr]
+                value.owner.erase()  # type: ignore[union-attr]
         call = CallOp("", list(captured), [])
         # At the last nest: every value the unit uses is defined before it, and
         # what lies between the nests (allocs, views, weights) touches no memory.
@@ -91,12 +106,14 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) ->
             nest.detach()
             block.add_op(nest)
         block.add_op(ReturnOp())
-        for uses, arg in zip(captured.values(), block.args):
+        for uses, arg in zip(captured.values(), block.args, strict=True):
             for user, index in uses:
                 user.operands[index] = arg
         # Names would make equal kernels print differently: drop them.
         for arg in block.args:
             arg.name_hint = None
+        for constant in list(block.ops)[: len(constants)]:
+            constant.results[0].name_hint = None
         for nest in unit:
             nest.attributes.pop(FUSION_GROUP, None)
             for op in nest.walk():

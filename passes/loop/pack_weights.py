@@ -1,62 +1,123 @@
 """`loop-pack-weights`: lays out every `loop.weight` in one weights blob.
 
-Each weight gets a byte `offset` (aligned to 64 bytes) in the one blob of
-the module that the compiled code receives by pointer; identical weights
-share one place. Each function gets `loop.weights_bytes` (the blob's size). `weights_blob(module)` builds the blob
-itself (NumPy bytes) from the offsets, so weights never pass through code.
+Each weight gets a byte offset (aligned to 64 bytes) in the one blob of the
+module that the compiled code receives by pointer; identical weights share
+one place. The blob becomes explicit in each function that has a body (but
+kernels, `ember.kernel`): an argument `%weights: memref<Nxi8> {ember.weights}`
+(N the blob's size, 0 without weights) after its inputs and outputs, and
+each `loop.weight` becomes `memref.view %weights[%offset][]`. Each such
+function gets `loop.weights_bytes` (the blob's size). Functions that have a
+weights argument already are left alone.
+
+The data leaves the IR here: the blob itself (NumPy bytes) is kept for the
+module in memory and `weights_blob(module)` returns it, so weights never pass
+through code or text.
 """
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from ember.dialects.graph.types import array_from_dense
-from ember.dialects.loop import ALIGNMENT, WeightOp, align, aligned_zeros, byte_size
+from ember.dialects.loop import (
+    ALIGNMENT,
+    WEIGHTS_ARG,
+    WeightOp,
+    add_abi_argument,
+    align,
+    aligned_zeros,
+    byte_size,
+    marked_argument,
+)
+from ember.passes.loop.outline_kernels import KERNEL_ATTR
+
+_BLOBS: WeakKeyDictionary[ModuleOp, np.ndarray] = WeakKeyDictionary()
+"""The blob `loop-pack-weights` laid out for each module it ran on."""
+
+
+def _packable(func: FuncOp) -> bool:
+    return (
+        not func.is_declaration
+        and KERNEL_ATTR not in func.attributes
+        and marked_argument(func, WEIGHTS_ARG) is None
+    )
 
 
 def pack_module(module: ModuleOp) -> int:
-    """One blob for the whole module: functions never share an offset by accident."""
+    """One blob for the whole module: functions never share an offset by accident.
+    Returns the blob's size in bytes."""
+    functions = [f for f in module.walk() if isinstance(f, FuncOp) and _packable(f)]
     offsets: dict[object, int] = {}
+    placed: list[tuple[WeightOp, int]] = []
     size = 0
-    for op in module.walk():
-        if not isinstance(op, WeightOp):
-            continue
-        key = (op.value, op.result.type)
-        if key not in offsets:
-            offsets[key] = size
-            size = align(size + byte_size(op.result.type))
-        op.offset = IntegerAttr(offsets[key], i64)
-    for func in module.walk():
-        if isinstance(func, FuncOp) and not func.is_declaration:
-            func.attributes["loop.weights_bytes"] = IntegerAttr(size, i64)
-    return size
-
-
-def weights_blob(module: ModuleOp) -> np.ndarray:
-    """The packed weights of every function, as one aligned uint8 array."""
-    size = 0
-    weights = [op for op in module.walk() if isinstance(op, WeightOp)]
-    for op in weights:
-        if op.offset is None:
-            raise ValueError("loop-pack-weights must run before weights_blob")
-        size = max(size, op.offset.value.data + byte_size(op.result.type))
-    blob = aligned_zeros(align(size) or ALIGNMENT)
-    for op in weights:
+    for func in functions:
+        for op in func.walk():
+            if not isinstance(op, WeightOp):
+                continue
+            key = (op.value, op.result.type)
+            if key not in offsets:
+                offsets[key] = size
+                size = align(size + byte_size(op.result.type))
+            placed.append((op, offsets[key]))
+    blob = aligned_zeros(size or ALIGNMENT)
+    for op, offset in placed:
         array = np.ascontiguousarray(array_from_dense(op.value))
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
         data = array.reshape(-1).view(np.uint8)
-        start = op.offset.value.data  # type: ignore[union-attr]
-        blob[start : start + data.size] = data
-    return blob
+        blob[offset : offset + data.size] = data
+    _BLOBS[module] = blob
+    by_function: dict[FuncOp, list[tuple[WeightOp, int]]] = {f: [] for f in functions}
+    for op, offset in placed:
+        by_function[_function_of(op)].append((op, offset))
+    for func, weights in by_function.items():
+        _view_weights(func, weights, size)
+    return size
+
+
+def _function_of(op: WeightOp) -> FuncOp:
+    parent = op.parent_op()
+    while not isinstance(parent, FuncOp):
+        assert parent is not None, "loop.weight outside a function"
+        parent = parent.parent_op()
+    return parent
+
+
+def _view_weights(func: FuncOp, weights: list[tuple[WeightOp, int]], size: int) -> None:
+    """Adds the weights argument to `func` and views each weight in it."""
+    blob = add_abi_argument(func, WEIGHTS_ARG, size)
+    func.attributes["loop.weights_bytes"] = IntegerAttr(size, i64)
+    entry = func.body.block
+    offsets = sorted({offset for _, offset in weights})
+    constants = [arith.ConstantOp(IntegerAttr(offset, IndexType())) for offset in offsets]
+    entry.insert_ops_before(constants, entry.first_op)  # type: ignore[arg-type]
+    by_offset: dict[int, SSAValue] = {o: c.result for o, c in zip(offsets, constants)}
+    for op, offset in weights:
+        result_type = op.result.type
+        assert isinstance(result_type, MemRefType)
+        view = memref.ViewOp(blob, by_offset[offset], [], result_type)
+        view.result.name_hint = op.result.name_hint
+        Rewriter.replace_op(op, view)
+
+
+def weights_blob(module: ModuleOp) -> np.ndarray:
+    """The packed weights of every function, as one aligned uint8 array."""
+    if module not in _BLOBS:
+        raise ValueError("loop-pack-weights must run before weights_blob")
+    return _BLOBS[module]
 
 
 class PackWeightsPass(ModulePass):
-    """Assigns each `loop.weight` its byte offset in the weights blob."""
+    """Lays out the weights blob and views each `loop.weight` in it."""
 
     name = "loop-pack-weights"
 

@@ -1,14 +1,21 @@
-"""`loop-plan-memory`: places every `loop.alloc` in one arena, reusing memory.
+"""`loop-plan-memory`: places every `memref.alloc` in one arena, reusing memory.
 
-A buffer is live from its `loop.alloc` to the last top-level op of the
-function that uses it (directly, inside a loop nest, or through a
-`loop.reshape` view). Buffers whose live ranges overlap must not overlap in
+A buffer is live from its `memref.alloc` to the last top-level op of the
+function that uses it (directly, inside a loop nest, or through a view such
+as `memref.reinterpret_cast`). Buffers whose live ranges overlap must not overlap in
 memory; the others may share it. Buffers are placed largest first, each at
 the lowest `alignment`-aligned offset that does not collide with an
 already-placed buffer it is live together with (the usual greedy
-interval-colouring heuristic). The function gets two attributes:
-`loop.arena_bytes` (the arena's size) and `loop.naive_bytes` (the sum of all
-buffers, what it would cost without reuse).
+interval-colouring heuristic).
+
+The arena becomes explicit: the function gains an argument
+`%arena: memref<Nxi8> {ember.arena}` (N the arena's size, 0 without
+buffers) after its inputs and outputs, and each alloc becomes
+`memref.view %arena[%offset][]` at its byte offset. The function also gets
+two attributes: `loop.arena_bytes` (the arena's size) and `loop.naive_bytes`
+(the sum of all buffers, what it would cost without reuse). Kernels
+(`ember.kernel`) and functions that have an arena already are left alone;
+an alloc of dynamic size is an error (the arena holds static buffers).
 """
 
 from __future__ import annotations
@@ -18,17 +25,22 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.loop import AllocOp, ReshapeOp, align, byte_size
+from ember.dialects.loop import ARENA_ARG, add_abi_argument, align, byte_size, marked_argument
+from ember.passes.loop.fuse import VIEW_OPS
+from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 
 @dataclass
 class Interval:
-    alloc: AllocOp
+    alloc: memref.AllocOp
     size: int
     start: int
     end: int
@@ -50,8 +62,8 @@ def _last_use(value: SSAValue, positions: dict[Operation, int]) -> int:
     last = -1
     for use in value.uses:
         last = max(last, _top_level_index(use.operation, positions))
-        if isinstance(use.operation, ReshapeOp):
-            last = max(last, _last_use(use.operation.result, positions))
+        if isinstance(use.operation, VIEW_OPS) and use.index == 0:
+            last = max(last, _last_use(use.operation.results[0], positions))
     return last
 
 
@@ -60,9 +72,14 @@ def live_intervals(func: FuncOp) -> list[Interval]:
     positions = {op: index for index, op in enumerate(ops)}
     intervals = []
     for index, op in enumerate(ops):
-        if isinstance(op, AllocOp):
-            end = max(index, _last_use(op.result, positions))
-            intervals.append(Interval(op, byte_size(op.result.type), index, end))
+        if isinstance(op, memref.AllocOp):
+            if op.dynamic_sizes or any(d < 0 for d in op.memref.type.get_shape()):
+                raise DiagnosticException(
+                    f"loop-plan-memory: @{func.sym_name.data}: memref.alloc of "
+                    f"{op.memref.type} has a dynamic size; the arena holds static buffers only"
+                )
+            end = max(index, _last_use(op.memref, positions))
+            intervals.append(Interval(op, byte_size(op.memref.type), index, end))
     return intervals
 
 
@@ -141,8 +158,19 @@ def assign_offsets(intervals: list[Interval]) -> int:
 def plan_function(func: FuncOp) -> tuple[int, int]:
     intervals = live_intervals(func)
     arena = assign_offsets(intervals)
+    arena_arg = add_abi_argument(func, ARENA_ARG, arena)
+    block = func.body.block
+    offsets = sorted({interval.offset for interval in intervals})
+    constants = [arith.ConstantOp(IntegerAttr(offset, IndexType())) for offset in offsets]
+    block.insert_ops_before(constants, block.first_op)  # type: ignore[arg-type]
+    by_offset: dict[int, SSAValue] = {o: c.result for o, c in zip(offsets, constants)}
     for interval in intervals:
-        interval.alloc.offset = IntegerAttr(interval.offset, i64)
+        alloc = interval.alloc
+        result_type = alloc.memref.type
+        assert isinstance(result_type, MemRefType)
+        view = memref.ViewOp(arena_arg, by_offset[interval.offset], [], result_type)
+        view.result.name_hint = alloc.memref.name_hint
+        Rewriter.replace_op(alloc, view)
     naive = sum(align(i.size) for i in intervals)
     func.attributes["loop.arena_bytes"] = IntegerAttr(arena, i64)
     func.attributes["loop.naive_bytes"] = IntegerAttr(naive, i64)
@@ -150,11 +178,16 @@ def plan_function(func: FuncOp) -> tuple[int, int]:
 
 
 class PlanMemoryPass(ModulePass):
-    """Assigns arena offsets to `loop.alloc` buffers with liveness-based reuse."""
+    """Places `memref.alloc` buffers in the arena with liveness-based reuse."""
 
     name = "loop-plan-memory"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in op.walk():
-            if isinstance(func, FuncOp) and not func.is_declaration:
+        for func in list(op.walk()):
+            if (
+                isinstance(func, FuncOp)
+                and not func.is_declaration
+                and KERNEL_ATTR not in func.attributes
+                and marked_argument(func, ARENA_ARG) is None
+            ):
                 plan_function(func)

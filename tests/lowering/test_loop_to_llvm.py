@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +13,9 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.context import make_context
-from ember.dialects import loop
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
+from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.targets.cpu import JitModule, to_llvmlite
 
 N = 16
@@ -39,33 +41,25 @@ def lower(text: str) -> ModuleOp:
     return module
 
 
-def weights_blob(module: ModuleOp) -> np.ndarray:
-    """The weights blob: each `loop.weight`'s bytes at its offset."""
-    pieces: list[tuple[int, bytes]] = []
-    for op in module.walk():
-        if isinstance(op, loop.WeightOp):
-            tensor = op.value.get_type()
-            dtype = DTYPES[str(tensor.get_element_type())]
-            values = np.array(op.value.get_values())
-            data = np.resize(values, tuple(tensor.get_shape())).astype(dtype)  # splats too
-            assert op.offset is not None
-            pieces.append((op.offset.value.data, data.tobytes()))
-    blob = np.zeros(max([offset + len(data) for offset, data in pieces], default=1), np.uint8)
-    for offset, data in pieces:
-        blob[offset : offset + len(data)] = np.frombuffer(data, np.uint8)
-    return blob
-
-
-def run(text: str, *arrays: np.ndarray, arena_bytes: int = 0, name: str = "main") -> None:
-    """Lower and JIT `text`, then call `name(arrays..., weights, arena)` in place."""
+def run(text: str, *arrays: np.ndarray, name: str = "main") -> str:
+    """Pack the weights and plan the arena of `text`, lower and JIT it, then
+    call `name(arrays..., weights, arena)` in place; returns the LLVM IR."""
     module = parse(text)
+    PackWeightsPass().apply(make_context(), module)
+    PlanMemoryPass().apply(make_context(), module)
     blob = weights_blob(module)
+    arena_bytes = max(
+        (op.attributes["loop.arena_bytes"].value.data  # type: ignore[attr-defined]
+         for op in module.walk() if "loop.arena_bytes" in op.attributes),
+        default=0,
+    )  # fmt: skip
     ConvertLoopToLLVMPass().apply(make_context(), module)
-    jit = JitModule(str(to_llvmlite(module)))
-    fn = jit.function(name, None, [ctypes.c_void_p] * (len(arrays) + 2))
+    llvm_ir = str(to_llvmlite(module))
+    fn = JitModule(llvm_ir).function(name, None, [ctypes.c_void_p] * (len(arrays) + 2))
     arena = np.zeros(max(arena_bytes, 1), np.uint8)
     assert all(a.flags.c_contiguous for a in arrays)
     fn(*(a.ctypes.data for a in arrays), blob.ctypes.data, arena.ctypes.data)
+    return llvm_ir
 
 
 def elementwise(in_types: list[str], out_type: str, body: str) -> str:
@@ -76,7 +70,9 @@ def elementwise(in_types: list[str], out_type: str, body: str) -> str:
     )
     return (
         f"func.func @main({args}%out: memref<{N}x{out_type}>) {{\n"
-        f"  loop.for %i = 0 to {N} step 1 {{\n{loads}    {body}\n"
+        f"  %lo = arith.constant 0 : index\n  %hi = arith.constant {N} : index\n"
+        f"  %step = arith.constant 1 : index\n"
+        f"  scf.for %i = %lo to %hi step %step {{\n{loads}    {body}\n"
         f"    memref.store %r, %out[%i] : memref<{N}x{out_type}>\n  }}\n  func.return\n}}\n"
     )
 
@@ -118,19 +114,26 @@ BOOL_B = np.array([True, True, False, False] * 4)
 def test_add_weight_and_reshape_copy() -> None:
     text = """
     func.func @main(%a: memref<4x8xf32>, %out: memref<4x8xf32>) {
-      %w = loop.weight dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5]> : tensor<8xf32> at 64 -> memref<8xf32>
-      %t = loop.alloc {offset = 32 : i64} : memref<4x8xf32>
-      loop.for %i = 0 to 4 step 1 parallel {
-        loop.for %j = 0 to 8 step 1 {
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k4 = arith.constant 4 : index
+      %k8 = arith.constant 8 : index
+      %k32 = arith.constant 32 : index
+      %w = loop.weight dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5]> : tensor<8xf32> -> memref<8xf32>
+      %t = memref.alloc() : memref<4x8xf32>
+      "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+      ^bb0(%i: index):
+        scf.for %j = %k0 to %k8 step %k1 {
           %x = memref.load %a[%i, %j] : memref<4x8xf32>
           %y = memref.load %w[%j] : memref<8xf32>
           %s = arith.addf %x, %y : f32
           memref.store %s, %t[%i, %j] : memref<4x8xf32>
         }
-      }
-      %v = loop.reshape %t : memref<4x8xf32> -> memref<32xf32>
-      %o = loop.reshape %out : memref<4x8xf32> -> memref<32xf32>
-      loop.for %k = 0 to 32 step 1 {
+        scf.reduce
+      }) : (index, index, index) -> ()
+      %v = memref.reinterpret_cast %t to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+      %o = memref.reinterpret_cast %out to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+      scf.for %k = %k0 to %k32 step %k1 {
         %x = memref.load %v[%k] : memref<32xf32>
         memref.store %x, %o[%k] : memref<32xf32>
       }
@@ -139,24 +142,28 @@ def test_add_weight_and_reshape_copy() -> None:
     """
     a = RNG.standard_normal((4, 8)).astype(np.float32)
     out = np.zeros((4, 8), np.float32)
-    run(text, a, out, arena_bytes=32 + 128)
+    ir_text = run(text, a, out)
     np.testing.assert_array_equal(out, a + np.array([1, 2, 3, 4, 5, 6, 7, 8.5], np.float32))
     # The weights travel in the blob, never in the code.
-    ir_text = str(to_llvmlite(lower(text)))
     assert "8.5" not in ir_text and "0x4021000000000000" not in ir_text
 
 
 def test_matmul_with_reduction_through_memory() -> None:
     text = """
     func.func @main(%a: memref<3x5xf32>, %c: memref<3x4xf32>) {
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k3 = arith.constant 3 : index
+      %k4 = arith.constant 4 : index
+      %k5 = arith.constant 5 : index
       %b = loop.weight dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [-1.0, -2.0, -3.0, -4.0],
-                              [0.5, 0.25, 0.125, 2.0], [9.0, 0.0, -9.0, 1.0]]> : tensor<5x4xf32> at 0 -> memref<5x4xf32>
-      %bias = loop.weight dense<[0.5, -0.5, 1.0, 2.0]> : tensor<4xf32> at 128 -> memref<4xf32>
-      loop.for %i = 0 to 3 step 1 {
-        loop.for %j = 0 to 4 step 1 {
+                              [0.5, 0.25, 0.125, 2.0], [9.0, 0.0, -9.0, 1.0]]> : tensor<5x4xf32> -> memref<5x4xf32>
+      %bias = loop.weight dense<[0.5, -0.5, 1.0, 2.0]> : tensor<4xf32> -> memref<4xf32>
+      scf.for %i = %k0 to %k3 step %k1 {
+        scf.for %j = %k0 to %k4 step %k1 {
           %init = memref.load %bias[%j] : memref<4xf32>
           memref.store %init, %c[%i, %j] : memref<3x4xf32>
-          loop.for %k = 0 to 5 step 1 {
+          scf.for %k = %k0 to %k5 step %k1 {
             %x = memref.load %a[%i, %k] : memref<3x5xf32>
             %y = memref.load %b[%k, %j] : memref<5x4xf32>
             %acc = memref.load %c[%i, %j] : memref<3x4xf32>
@@ -180,16 +187,19 @@ def test_matmul_with_reduction_through_memory() -> None:
 def test_rank0_accumulator_in_arena() -> None:
     text = f"""
     func.func @main(%a: memref<{N}xf64>, %out: memref<1xf64>) {{
-      %acc = loop.alloc {{offset = 8 : i64}} : memref<f64>
+      %acc = memref.alloc() : memref<f64>
       %zero = arith.constant 0.0 : f64
       memref.store %zero, %acc[] : memref<f64>
-      loop.for %i = 0 to {N} step 1 {{
+      %lo = arith.constant 0 : index
+      %hi = arith.constant {N} : index
+      %step = arith.constant 1 : index
+      scf.for %i = %lo to %hi step %step {{
         %x = memref.load %a[%i] : memref<{N}xf64>
         %s = memref.load %acc[] : memref<f64>
         %t = arith.addf %s, %x : f64
         memref.store %t, %acc[] : memref<f64>
       }}
-      %flat = loop.reshape %acc : memref<f64> -> memref<1xf64>
+      %flat = memref.reinterpret_cast %acc to offset: [0], sizes: [1], strides: [1] : memref<f64> to memref<1xf64>
       %c0 = arith.constant 0 : index
       %v = memref.load %flat[%c0] : memref<1xf64>
       memref.store %v, %out[%c0] : memref<1xf64>
@@ -198,15 +208,21 @@ def test_rank0_accumulator_in_arena() -> None:
     """
     a = RNG.standard_normal(N)
     out = np.zeros(1)
-    run(text, a, out, arena_bytes=16)
+    run(text, a, out)
     np.testing.assert_allclose(out[0], math.fsum(a), rtol=1e-12)
 
 
 def test_nested_loops_with_steps() -> None:
     text = """
     func.func @main(%out: memref<9x11xi64>) {
-      loop.for %i = 1 to 9 step 3 {
-        loop.for %j = 0 to 11 step 4 {
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k3 = arith.constant 3 : index
+      %k4 = arith.constant 4 : index
+      %k9 = arith.constant 9 : index
+      %k11 = arith.constant 11 : index
+      scf.for %i = %k1 to %k9 step %k3 {
+        scf.for %j = %k0 to %k11 step %k4 {
           %c100 = arith.constant 100 : index
           %hi = arith.muli %i, %c100 : index
           %v = arith.addi %hi, %j : index
@@ -229,7 +245,9 @@ def test_nested_loops_with_steps() -> None:
 def test_empty_loop_runs_zero_times() -> None:
     text = """
     func.func @main(%out: memref<4xf32>) {
-      loop.for %i = 2 to 2 step 1 {
+      %k1 = arith.constant 1 : index
+      %k2 = arith.constant 2 : index
+      scf.for %i = %k2 to %k2 step %k1 {
         %one = arith.constant 1.0 : f32
         memref.store %one, %out[%i] : memref<4xf32>
       }
@@ -243,7 +261,10 @@ def test_empty_loop_runs_zero_times() -> None:
 
 def test_two_functions_share_libm_declarations() -> None:
     body = """(%a: memref<4xf32>, %out: memref<4xf32>) {
-      loop.for %i = 0 to 4 step 1 {
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k4 = arith.constant 4 : index
+      scf.for %i = %k0 to %k4 step %k1 {
         %x = memref.load %a[%i] : memref<4xf32>
         %e = math.erf %x : f32
         %r = math.erf %e : f32
@@ -257,20 +278,57 @@ def test_two_functions_share_libm_declarations() -> None:
     jit = JitModule(str(to_llvmlite(module)))
     for name in ("f", "g"):
         out = np.zeros(4, np.float32)
-        fn = jit.function(name, None, [ctypes.c_void_p] * 4)
-        fn(a.ctypes.data, out.ctypes.data, None, None)
+        fn = jit.function(name, None, [ctypes.c_void_p] * 2)
+        fn(a.ctypes.data, out.ctypes.data)
         expected = np.array([math.erf(math.erf(float(x))) for x in a], np.float32)
         np.testing.assert_allclose(out, expected, rtol=1e-6)
 
 
-def test_signature_is_pointers_then_weights_then_arena() -> None:
+def test_signature_is_one_pointer_per_static_memref() -> None:
     text = """
     func.func @main(%a: memref<2xf32>, %b: memref<2x2xi1>, %out: memref<2xf32>) {
       func.return
     }
     """
     ir_text = str(to_llvmlite(lower(text)))
-    assert 'define void @"main"(ptr %".1", ptr %".2", ptr %".3", ptr %".4", ptr %".5")' in ir_text
+    assert 'define void @"main"(ptr %".1", ptr %".2", ptr %".3")' in ir_text
+
+
+DYNAMIC_KERNEL = Path(__file__).parents[1] / "filecheck/lowering/loop-to-llvm-dynamic.mlir"
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 5), (7, 1)])
+def test_dynamic_dims_kernel_on_two_sizes(rows: int, cols: int) -> None:
+    """The lit test's kernel over memref<?x?xf32>, JIT-compiled once and run
+    on two shapes: each memref is its pointer and then its sizes."""
+    module = lower(DYNAMIC_KERNEL.read_text())
+    jit = JitModule(str(to_llvmlite(module)))
+    size, pointer = ctypes.c_int64, ctypes.c_void_p
+    fn = jit.function(
+        "scale_and_sum", None, [pointer, size, size, pointer, size, size, pointer, size]
+    )
+    a = RNG.standard_normal((rows, cols)).astype(np.float32)
+    out = np.full((rows, cols), np.nan, np.float32)
+    rowsum = np.full(rows, np.nan, np.float32)
+    fn(a.ctypes.data, rows, cols, out.ctypes.data, rows, cols, rowsum.ctypes.data, rows)
+    np.testing.assert_array_equal(out, a * 2)
+    expected = np.zeros(rows, np.float32)
+    for j in range(cols):  # the kernel's order of summation
+        expected += a[:, j]
+    np.testing.assert_array_equal(rowsum, expected)
+
+
+def test_dynamic_dims_reach_the_signature() -> None:
+    ir_text = str(to_llvmlite(lower(DYNAMIC_KERNEL.read_text())))
+    assert 'define void @"scale_and_sum"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", ' in ir_text
+
+
+def test_packed_buffers_must_be_static() -> None:
+    text = (
+        "func.func @main(%a: memref<?xf32>) attributes {ember.packed_buffers} {\n  func.return\n}"
+    )
+    with pytest.raises(DiagnosticException, match="static memrefs"):
+        lower(text)
 
 
 # Scalar ops ------------------------------------------------------------------
@@ -568,7 +626,7 @@ def test_integer_math(op: str, ref) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "line, words",
     [
-        ("%t = loop.alloc : memref<4xf32>", ["loop.alloc", "loop-plan-memory"]),
+        ("%t = memref.alloc() : memref<4xf32>", ["memref.alloc", "loop-plan-memory"]),
         ("%t = loop.weight dense<1.0> : tensor<4xf32> -> memref<4xf32>",
          ["loop.weight", "loop-pack-weights"]),
     ],
@@ -584,9 +642,12 @@ def test_missing_offset(line: str, words: list[str]) -> None:
 def test_unsupported_ops_listed_with_counts() -> None:
     text = """
     func.func @main(%a: memref<4xi32>) {
-      %m = memref.alloc() : memref<4xi32>
-      %n = memref.alloc() : memref<4xi32>
-      loop.for %i = 0 to 4 step 1 {
+      %k0 = arith.constant 0 : index
+      %k1 = arith.constant 1 : index
+      %k4 = arith.constant 4 : index
+      %m = memref.alloca() : memref<4xi32>
+      %n = memref.alloca() : memref<4xi32>
+      scf.for %i = %k0 to %k4 step %k1 {
         %x = memref.load %a[%i] : memref<4xi32>
         %y = math.ipowi %x, %x : i32
         memref.store %y, %a[%i] : memref<4xi32>
@@ -598,13 +659,13 @@ def test_unsupported_ops_listed_with_counts() -> None:
         lower(text)
     message = str(info.value)
     assert "convert-loop-to-llvm" in message
-    assert "math.ipowi (1)" in message and "memref.alloc (2)" in message
+    assert "math.ipowi (1)" in message and "memref.alloca (2)" in message
     assert "memref.load" not in message
 
 
 def test_non_memref_signature_is_rejected() -> None:
-    with pytest.raises(DiagnosticException, match="only memrefs"):
-        lower("func.func @main(%x: f32) {\n  func.return\n}")
+    with pytest.raises(DiagnosticException, match="memrefs and scalars"):
+        lower("func.func @main(%x: tensor<4xf32>) {\n  func.return\n}")
 
 
 def test_to_llvmlite_needs_the_pass() -> None:

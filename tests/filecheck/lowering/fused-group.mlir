@@ -34,5 +34,5 @@ func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 // KERNEL-NOT:     ember.fusion_group
 // KERNEL:         arith.mulf
 // KERNEL:         arith.maximumf
-// KERNEL-NOT:     loop.alloc
+// KERNEL-NOT:     memref.alloc
 // KERNEL:         func.return

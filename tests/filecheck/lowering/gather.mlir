@@ -11,9 +11,12 @@ func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tenso
 
 // One nest over the result; the index is loaded, wrapped if negative and
 // clamped into [0, 99] before the table is read.
-// CHECK:      loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:   loop.for %[[J:.*]] = 0 to 5 step 1 parallel {
-// CHECK-NEXT:     loop.for %[[K:.*]] = 0 to 16 step 1 parallel {
+// CHECK:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:   "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:   ^bb0(%[[J:.*]]: index):
+// CHECK-NEXT:     "scf.parallel"(%c0{{(_[0-9]+)?}}, %c16{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:     ^bb0(%[[K:.*]]: index):
 // CHECK-NEXT:       %[[RAW:.*]] = memref.load %ids[%[[I]], %[[J]]] : memref<2x5xi64>
 // CHECK-NEXT:       %[[IDX:.*]] = arith.index_cast %[[RAW]] : i64 to index
 // CHECK:            %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %{{.*}} : index

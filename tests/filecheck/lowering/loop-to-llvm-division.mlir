@@ -5,7 +5,10 @@
 // divided by -1; a quotient by 0 is then selected to 0. So x / 0 = 0,
 // x % 0 = 0, INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0.
 func.func @divide(%a: memref<4xi32>, %b: memref<4xi32>, %q: memref<4xi32>, %r: memref<4xi32>) {
-  loop.for %i = 0 to 4 step 1 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  scf.for %i = %k0 to %k4 step %k1 {
     %x = memref.load %a[%i] : memref<4xi32>
     %y = memref.load %b[%i] : memref<4xi32>
     %d = arith.divsi %x, %y : i32
@@ -42,7 +45,10 @@ func.func @divide(%a: memref<4xi32>, %b: memref<4xi32>, %q: memref<4xi32>, %r: m
 
 // Unsigned: only the zero divisor is unsafe.
 func.func @divide_unsigned(%a: memref<4xi8>, %b: memref<4xi8>, %q: memref<4xi8>) {
-  loop.for %i = 0 to 4 step 1 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  scf.for %i = %k0 to %k4 step %k1 {
     %x = memref.load %a[%i] : memref<4xi8>
     %y = memref.load %b[%i] : memref<4xi8>
     %d = arith.divui %x, %y : i8

@@ -1,14 +1,23 @@
 // RUN: ember-opt %s -p convert-loop-to-llvm | filecheck %s
 
-// One pointer per memref argument, then the weights blob and the arena.
-// Buffers are byte offsets into those; loads and stores index with a linear
-// i64 index; each loop.for is a header block (induction variable as block
-// argument), a body with the increment and the back edge, and an exit block.
-func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>) {
-  %w = loop.weight dense<1.5> : tensor<8xf32> at 64 -> memref<8xf32>
-  %t = loop.alloc {offset = 256 : i64} : memref<4x8xf32>
-  loop.for %i = 0 to 4 step 1 {
-    loop.for %j = 0 to 8 step 2 {
+// One pointer per static memref argument, the weights blob and the arena
+// included. Views of those are byte offsets into them; loads and stores index
+// with a linear i64 index; each scf.for is a header block (induction
+// variable as block argument), a body with the increment and the back edge,
+// and an exit block.
+func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>, %weights: memref<128xi8> {ember.weights}, %arena: memref<512xi8> {ember.arena}) {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k2 = arith.constant 2 : index
+  %k4 = arith.constant 4 : index
+  %k8 = arith.constant 8 : index
+  %k32 = arith.constant 32 : index
+  %k64 = arith.constant 64 : index
+  %k256 = arith.constant 256 : index
+  %w = memref.view %weights[%k64][] : memref<128xi8> to memref<8xf32>
+  %t = memref.view %arena[%k256][] : memref<512xi8> to memref<4x8xf32>
+  scf.for %i = %k0 to %k4 step %k1 {
+    scf.for %j = %k0 to %k8 step %k2 {
       %x = memref.load %a[%i, %j] : memref<4x8xf32>
       %y = memref.load %w[%j] : memref<8xf32>
       %f = memref.load %flags[%j] : memref<8xi1>
@@ -18,9 +27,9 @@ func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>
       memref.store %r, %t[%i, %j] : memref<4x8xf32>
     }
   }
-  %v = loop.reshape %t : memref<4x8xf32> -> memref<32xf32>
-  %o = loop.reshape %out : memref<4x8xf32> -> memref<32xf32>
-  loop.for %k = 0 to 32 step 1 {
+  %v = memref.reinterpret_cast %t to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+  %o = memref.reinterpret_cast %out to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
+  scf.for %k = %k0 to %k32 step %k1 {
     %m = memref.load %v[%k] : memref<32xf32>
     %big = arith.maximumf %m, %m : f32
     memref.store %big, %o[%k] : memref<32xf32>
@@ -33,11 +42,13 @@ func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>
 
 // CHECK-LABEL: llvm.func @main(%a: !llvm.ptr, %flags: !llvm.ptr, %out: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
 // CHECK-NEXT:    %[[C0:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[C1:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[C2:.*]] = llvm.mlir.constant(2) : i64
 // CHECK-NEXT:    %[[C4:.*]] = llvm.mlir.constant(4) : i64
 // CHECK-NEXT:    %[[C8:.*]] = llvm.mlir.constant(8) : i64
-// CHECK-NEXT:    %[[C2:.*]] = llvm.mlir.constant(2) : i64
-// CHECK-NEXT:    %[[C1:.*]] = llvm.mlir.constant(1) : i64
 // CHECK-NEXT:    %[[C32:.*]] = llvm.mlir.constant(32) : i64
+// CHECK-NEXT:    llvm.mlir.constant(64) : i64
+// CHECK-NEXT:    llvm.mlir.constant(256) : i64
 // CHECK-NEXT:    %w = llvm.getelementptr inbounds %weights[64] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT:    %t = llvm.getelementptr inbounds %arena[256] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT:    llvm.br ^[[I_HEAD:bb[0-9]+]](%[[C0]] : i64)
@@ -79,7 +90,7 @@ func.func @main(%a: memref<4x8xf32>, %flags: memref<8xi1>, %out: memref<4x8xf32>
 // CHECK-NEXT:  ^[[I_EXIT]]:
 // CHECK-NEXT:    llvm.br ^[[K_HEAD:bb[0-9]+]](%[[C0]] : i64)
 
-// A reshape is the same pointer.
+// A reinterpret cast is the same pointer.
 // CHECK:         %[[PV:.*]] = llvm.getelementptr inbounds %t[%k] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %m = llvm.load %[[PV]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %big = llvm.call_intrinsic "llvm.maximum.f32"(%m, %m) : (f32, f32) -> f32

@@ -21,13 +21,17 @@ func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tens
 // CHECK-LABEL: func.func @conv_groups(%x: memref<1x4x5x5xf32>, %w: memref<6x2x3x3xf32>, %out0: memref<1x6x3x3xf32>) {
 // CHECK:             %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:        memref.store %[[ZERO]], %out0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x6x3x3xf32>
-// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 6 step 1 parallel {
-// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[C:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:                loop.for %[[OW:.*]] = 0 to 3 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:         ^bb0(%[[N:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c6{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[F:.*]]: index):
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[OH:.*]]: index):
+// CHECK-NEXT:          scf.for %[[C:.*]] = %c0{{(_[0-9]+)?}} to %c2{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:            scf.for %[[KH:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:              scf.for %[[KW:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:                "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:                ^bb0(%[[OW:.*]]: index):
 // CHECK-NEXT:                  %[[PER_GROUP:.*]] = arith.constant 3 : index
 // CHECK-NEXT:                  %[[G:.*]] = arith.floordivsi %[[F]], %[[PER_GROUP]] : index
 // CHECK-NEXT:                  %[[GC:.*]] = arith.constant 2 : index
@@ -41,11 +45,15 @@ func.func @conv_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tens
 // CHECK-NEXT:                  %[[MUL:.*]] = arith.mulf %[[IN]], %[[WT]] : f32
 // CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
 // CHECK-NEXT:                  memref.store %[[ADD]], %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x6x3x3xf32>
-// CHECK-NEXT:                }
+// CHECK-NEXT:                  scf.reduce
+// CHECK-NEXT:                }) : (index, index, index) -> ()
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:           scf.reduce
+// CHECK-NEXT:         }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return

@@ -2,7 +2,7 @@
 
 // Bufferization of tensor IR into loop nests over memrefs. Each result
 // becomes one more memref argument (%out0, ...) written in place; a computed
-// value that is not returned gets a loop.alloc; tensor.empty / tensor.fill
+// value that is not returned gets a memref.alloc; tensor.empty / tensor.fill
 // are materialised by the op that first needs them. Inputs the pass rejects
 // are in tensor-to-loop-errors.mlir; the grouped conv2d in
 // tensor-to-loop-conv-groups.mlir.
@@ -21,14 +21,18 @@ func.func @bias_add(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 }
 
 // CHECK-LABEL: func.func @bias_add(%x: memref<2x3xf32>, %b: memref<3xf32>, %out0: memref<2x3xf32>) {
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<2x3xf32>
 // CHECK-NEXT:        %[[B:.*]] = memref.load %b[%[[J]]] : memref<3xf32>
 // CHECK-NEXT:        %s = arith.addf %[[X]], %[[B]] : f32
 // CHECK-NEXT:        memref.store %s, %out0[%[[I]], %[[J]]] : memref<2x3xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
@@ -46,24 +50,32 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
 }
 
 // CHECK-LABEL: func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x5xf32>, %out0: memref<4x5xf32>) {
-// CHECK-NEXT:    loop.for %[[FI:.*]] = 0 to 4 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[FJ:.*]] = 0 to 5 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[FI:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[FJ:.*]]: index):
 // CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:        memref.store %[[ZERO]], %out0[%[[FI]], %[[FJ]]] : memref<4x5xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[K:.*]] = 0 to 8 step 1 {
-// CHECK-NEXT:        loop.for %[[N:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[M:.*]]: index):
+// CHECK-NEXT:      scf.for %[[K:.*]] = %c0{{(_[0-9]+)?}} to %c8{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[N:.*]]: index):
 // CHECK-NEXT:          %[[A:.*]] = memref.load %a[%[[M]], %[[K]]] : memref<4x8xf32>
 // CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[N]]] : memref<8x5xf32>
 // CHECK-NEXT:          %[[ACC:.*]] = memref.load %out0[%[[M]], %[[N]]] : memref<4x5xf32>
 // CHECK-NEXT:          %[[MUL:.*]] = arith.mulf %[[A]], %[[B]] : f32
 // CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[MUL]], %[[ACC]] : f32
 // CHECK-NEXT:          memref.store %[[ADD]], %out0[%[[M]], %[[N]]] : memref<4x5xf32>
-// CHECK-NEXT:        }
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
@@ -83,13 +95,17 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 
 // CHECK-LABEL: func.func @conv(%x: memref<1x2x7x7xf32>, %w: memref<3x2x3x3xf32>, %out0: memref<1x3x2x2xf32>) {
 // CHECK:         memref.store %{{.*}}, %out0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x3x2x2xf32>
-// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[F:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[C:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:            loop.for %[[KH:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:              loop.for %[[KW:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:                loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:         ^bb0(%[[N:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[F:.*]]: index):
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[OH:.*]]: index):
+// CHECK-NEXT:          scf.for %[[C:.*]] = %c0{{(_[0-9]+)?}} to %c2{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:            scf.for %[[KH:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:              scf.for %[[KW:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:                "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:                ^bb0(%[[OW:.*]]: index):
 // CHECK-NEXT:                  %[[S1:.*]] = arith.constant 2 : index
 // CHECK-NEXT:                  %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
 // CHECK-NEXT:                  %[[D1:.*]] = arith.constant 2 : index
@@ -106,13 +122,17 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 // CHECK-NEXT:                  %[[MUL:.*]] = arith.mulf %[[IN]], %[[WT]] : f32
 // CHECK-NEXT:                  %[[ADD:.*]] = arith.addf %[[MUL]], %[[ACC]] : f32
 // CHECK-NEXT:                  memref.store %[[ADD]], %out0[%[[N]], %[[F]], %[[OH]], %[[OW]]] : memref<1x3x2x2xf32>
-// CHECK-NEXT:                }
+// CHECK-NEXT:                  scf.reduce
+// CHECK-NEXT:                }) : (index, index, index) -> ()
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:           scf.reduce
+// CHECK-NEXT:         }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -135,16 +155,20 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 }
 
 // CHECK-LABEL: func.func @pool(%x: memref<1x2x4x4xf32>, %out0: memref<1x2x2x2xf32>) {
-// CHECK-NOT:     loop.alloc
+// CHECK-NOT:     memref.alloc
 // CHECK:         %[[LOW:.*]] = arith.constant -3.400000e+38 : f32
 // CHECK-NEXT:    memref.store %[[LOW]], %out0[
-// CHECK-NOT:     loop.alloc
-// CHECK:         loop.for %[[N:.*]] = 0 to 1 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[C:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:        loop.for %[[OH:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:          loop.for %[[KH:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:            loop.for %[[KW:.*]] = 0 to 2 step 1 {
-// CHECK-NEXT:              loop.for %[[OW:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NOT:     memref.alloc
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:         ^bb0(%[[N:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[C:.*]]: index):
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[OH:.*]]: index):
+// CHECK-NEXT:          scf.for %[[KH:.*]] = %c0{{(_[0-9]+)?}} to %c2{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:            scf.for %[[KW:.*]] = %c0{{(_[0-9]+)?}} to %c2{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:              "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:              ^bb0(%[[OW:.*]]: index):
 // CHECK-NEXT:                %[[S1:.*]] = arith.constant 2 : index
 // CHECK-NEXT:                %[[OHS:.*]] = arith.muli %[[OH]], %[[S1]] : index
 // CHECK-NEXT:                %[[H:.*]] = arith.addi %[[OHS]], %[[KH]] : index
@@ -155,12 +179,16 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 // CHECK-NEXT:                %[[ACC:.*]] = memref.load %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
 // CHECK-NEXT:                %[[MAX:.*]] = arith.maxnumf %[[ACC]], %[[IN]] : f32
 // CHECK-NEXT:                memref.store %[[MAX]], %out0[%[[N]], %[[C]], %[[OH]], %[[OW]]] : memref<1x2x2x2xf32>
-// CHECK-NEXT:              }
+// CHECK-NEXT:                scf.reduce
+// CHECK-NEXT:              }) : (index, index, index) -> ()
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:           scf.reduce
+// CHECK-NEXT:         }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -177,22 +205,30 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
 }
 
 // CHECK-LABEL: func.func @pad(%x: memref<2x3xf32>, %out0: memref<3x6xf32>) {
-// CHECK-NEXT:    loop.for %[[FI:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[FJ:.*]] = 0 to 6 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[FI:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c6{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[FJ:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:        memref.store %[[V]], %out0[%[[FI]], %[[FJ]]] : memref<3x6xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<2x3xf32>
 // CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[I]], %[[ONE]] : index
 // CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT:        %[[J2:.*]] = arith.addi %[[J]], %[[TWO]] : index
 // CHECK-NEXT:        memref.store %[[X]], %out0[%[[I1]], %[[J2]]] : memref<3x6xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -208,14 +244,18 @@ func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
 }
 
 // CHECK-LABEL: func.func @pad_high(%x: memref<2xi32>, %out0: memref<4xi32>) {
-// CHECK-NEXT:    loop.for %[[F:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[F:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = arith.constant -7 : i32
 // CHECK-NEXT:      memref.store %[[V]], %out0[%[[F]]] : memref<4xi32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<2xi32>
 // CHECK-NEXT:      memref.store %[[X]], %out0[%[[I]]] : memref<4xi32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -228,8 +268,10 @@ func.func @extract_slice(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
 }
 
 // CHECK-LABEL: func.func @extract_slice(%x: memref<4x8xf32>, %out0: memref<2x3xf32>) {
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT:        %[[I2:.*]] = arith.muli %[[I]], %[[TWO]] : index
 // CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : index
@@ -238,8 +280,10 @@ func.func @extract_slice(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:        %[[COL:.*]] = arith.muli %[[J]], %[[THREE]] : index
 // CHECK-NEXT:        %[[V:.*]] = memref.load %x[%[[ROW]], %[[COL]]] : memref<4x8xf32>
 // CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<2x3xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -262,28 +306,40 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
 }
 
 // CHECK-LABEL: func.func @concat(%a: memref<2x3xf32>, %b: memref<2x5xf32>, %out0: memref<2x8xf32>) {
-// CHECK-NEXT:    %c0 = loop.alloc : memref<2x8xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:    %c0 = memref.alloc() : memref<2x8xf32>
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[A:.*]] = memref.load %a[%[[I]], %[[J]]] : memref<2x3xf32>
 // CHECK-NEXT:        memref.store %[[A]], %c0[%[[I]], %[[J]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I2:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J2:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I2:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J2:.*]]: index):
 // CHECK-NEXT:        %[[B:.*]] = memref.load %b[%[[I2]], %[[J2]]] : memref<2x5xf32>
 // CHECK-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
 // CHECK-NEXT:        %[[COL:.*]] = arith.addi %[[J2]], %[[THREE]] : index
 // CHECK-NEXT:        memref.store %[[B]], %c0[%[[I2]], %[[COL]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I3:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J3:.*]] = 0 to 8 step 1 parallel {
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I3:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c8{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J3:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = memref.load %c0[%[[I3]], %[[J3]]] : memref<2x8xf32>
 // CHECK-NEXT:        %n = arith.negf %[[V]] : f32
 // CHECK-NEXT:        memref.store %n, %out0[%[[I3]], %[[J3]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -300,10 +356,12 @@ func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2
 }
 
 // CHECK-LABEL: func.func @concat_returned(%a: memref<2x3xf32>, %b: memref<2x5xf32>, %out0: memref<2x8xf32>) {
-// CHECK-NEXT:    %c0 = loop.alloc : memref<2x8xf32>
+// CHECK-NEXT:    %c0 = memref.alloc() : memref<2x8xf32>
 // CHECK:           memref.store %{{.*}}, %c0[
-// CHECK:         loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 8 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:         ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c8{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = memref.load %c0[%[[I]], %[[J]]] : memref<2x8xf32>
 // CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<2x8xf32>
 // CHECK:             %[[THREE:.*]] = arith.constant 3 : index
@@ -313,7 +371,7 @@ func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2
 
 // -----
 
-// Reshape is a view of its source's buffer (loop.reshape, no copy); the
+// Reshape is a view of its source's buffer (memref.reinterpret_cast, no copy); the
 // view is then copied into the output argument, since the value lives in
 // the alloc of %y.
 func.func @reshape(%x: tensor<2x3xf32>) -> tensor<6xf32> {
@@ -329,13 +387,15 @@ func.func @reshape(%x: tensor<2x3xf32>) -> tensor<6xf32> {
 }
 
 // CHECK-LABEL: func.func @reshape(%x: memref<2x3xf32>, %out0: memref<6xf32>) {
-// CHECK-NEXT:    %y = loop.alloc : memref<2x3xf32>
+// CHECK-NEXT:    %y = memref.alloc() : memref<2x3xf32>
 // CHECK:             memref.store %n, %y[
-// CHECK:         %[[VIEW:.*]] = loop.reshape %y : memref<2x3xf32> -> memref<6xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 6 step 1 parallel {
+// CHECK:         %[[VIEW:.*]] = memref.reinterpret_cast %y to offset: [0], sizes: [6], strides: [1] : memref<2x3xf32> to memref<6xf32>
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c6{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[VIEW]][%[[I]]] : memref<6xf32>
 // CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<6xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -348,13 +408,17 @@ func.func @reshape_arg(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 }
 
 // CHECK-LABEL: func.func @reshape_arg(%x: memref<2x3xf32>, %out0: memref<3x2xf32>) {
-// CHECK-NEXT:    %[[VIEW:.*]] = loop.reshape %x : memref<2x3xf32> -> memref<3x2xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 3 step 1 parallel {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:    %[[VIEW:.*]] = memref.reinterpret_cast %x to offset: [0], sizes: [3, 2], strides: [2, 1] : memref<2x3xf32> to memref<3x2xf32>
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[VIEW]][%[[I]], %[[J]]] : memref<3x2xf32>
 // CHECK-NEXT:        memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<3x2xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -365,10 +429,12 @@ func.func @return_arg(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @return_arg(%x: memref<4xf32>, %out0: memref<4xf32>) {
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
@@ -388,20 +454,26 @@ func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 }
 
 // CHECK-LABEL: func.func @twice(%x: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<4xf32>) {
-// CHECK-NEXT:    %y = loop.alloc : memref<4xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:    %y = memref.alloc() : memref<4xf32>
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      %n = arith.negf %[[X]] : f32
 // CHECK-NEXT:      memref.store %n, %y[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I0:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I0:.*]]: index):
 // CHECK-NEXT:      %[[V0:.*]] = memref.load %y[%[[I0]]] : memref<4xf32>
 // CHECK-NEXT:      memref.store %[[V0]], %out0[%[[I0]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I1:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I1:.*]]: index):
 // CHECK-NEXT:      %[[V1:.*]] = memref.load %y[%[[I1]]] : memref<4xf32>
 // CHECK-NEXT:      memref.store %[[V1]], %out1[%[[I1]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -422,11 +494,12 @@ func.func @two_results(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xi32>) {
 }
 
 // CHECK-LABEL: func.func @two_results(%x: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<2xi32>) {
-// CHECK-NOT:     loop.alloc
+// CHECK-NOT:     memref.alloc
 // CHECK:           memref.store %n, %out0[%{{.*}}] : memref<4xf32>
 // CHECK:           %[[THREE:.*]] = arith.constant 3 : i32
 // CHECK-NEXT:      memref.store %[[THREE]], %out1[%{{.*}}] : memref<2xi32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -446,12 +519,14 @@ func.func @constant(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // CHECK-LABEL: func.func @constant(%x: memref<4xf32>, %out0: memref<4xf32>) {
 // CHECK-NEXT:    %c = loop.weight dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> -> memref<4xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      %[[C:.*]] = memref.load %c[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      %n = arith.mulf %[[X]], %[[C]] : f32
 // CHECK-NEXT:      memref.store %n, %out0[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -464,10 +539,12 @@ func.func @constant_returned() -> tensor<2xi64> {
 
 // CHECK-LABEL: func.func @constant_returned(%out0: memref<2xi64>) {
 // CHECK-NEXT:    %c = loop.weight dense<[7, 9]> : tensor<2xi64> -> memref<2xi64>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 2 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %c[%[[I]]] : memref<2xi64>
 // CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<2xi64>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -495,20 +572,24 @@ func.func @outs_in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @outs_in_place(%x: memref<4xf32>, %out0: memref<4xf32>) {
-// CHECK-NEXT:    %a = loop.alloc : memref<4xf32>
-// CHECK-NOT:     loop.alloc
+// CHECK-NEXT:    %a = memref.alloc() : memref<4xf32>
+// CHECK-NOT:     memref.alloc
 // CHECK:           memref.store %n, %a[%{{.*}}] : memref<4xf32>
-// CHECK:         loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:         ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      %[[ACC:.*]] = memref.load %a[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
 // CHECK-NEXT:      memref.store %s, %a[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[K:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:           scf.reduce
+// CHECK-NEXT:         }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[K:.*]]: index):
 // CHECK-NEXT:      %[[B:.*]] = memref.load %a[%[[K]]] : memref<4xf32>
 // CHECK-NEXT:      %m = arith.mulf %[[B]], %[[B]] : f32
 // CHECK-NEXT:      memref.store %m, %out0[%[[K]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -536,25 +617,31 @@ func.func @outs_shared(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @outs_shared(%x: memref<4xf32>, %out0: memref<4xf32>) {
-// CHECK-NEXT:    %a = loop.alloc : memref<4xf32>
+// CHECK-NEXT:    %a = memref.alloc() : memref<4xf32>
 // CHECK:           memref.store %n, %a[%{{.*}}] : memref<4xf32>
-// CHECK:         %b = loop.alloc : memref<4xf32>
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         %b = memref.alloc() : memref<4xf32>
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[COPY:.*]] = memref.load %a[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      memref.store %[[COPY]], %b[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[J:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[J]]] : memref<4xf32>
 // CHECK-NEXT:      %[[ACC:.*]] = memref.load %b[%[[J]]] : memref<4xf32>
 // CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
 // CHECK-NEXT:      memref.store %s, %b[%[[J]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[K:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[K:.*]]: index):
 // CHECK-NEXT:      %[[A:.*]] = memref.load %a[%[[K]]] : memref<4xf32>
 // CHECK-NEXT:      %[[B:.*]] = memref.load %b[%[[K]]] : memref<4xf32>
 // CHECK-NEXT:      %d = arith.subf %[[A]], %[[B]] : f32
 // CHECK-NEXT:      memref.store %d, %out0[%[[K]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
@@ -571,14 +658,18 @@ func.func @outs_argument(%x: tensor<4xf32>, %init: tensor<4xf32>) -> tensor<4xf3
 }
 
 // CHECK-LABEL: func.func @outs_argument(%x: memref<4xf32>, %init: memref<4xf32>, %out0: memref<4xf32>) {
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %init[%[[I]]] : memref<4xf32>
 // CHECK-NEXT:      memref.store %[[V]], %out0[%[[I]]] : memref<4xf32>
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[J:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[J:.*]]: index):
 // CHECK-NEXT:      %[[X:.*]] = memref.load %x[%[[J]]] : memref<4xf32>
 // CHECK-NEXT:      %[[ACC:.*]] = memref.load %out0[%[[J]]] : memref<4xf32>
 // CHECK-NEXT:      %s = arith.addf %[[X]], %[[ACC]] : f32
 // CHECK-NEXT:      memref.store %s, %out0[%[[J]]] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return

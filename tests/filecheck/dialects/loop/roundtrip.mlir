@@ -2,72 +2,56 @@
 // RUN: ember-opt %s | ember-opt | filecheck %s
 // RUN: ember-opt %s --print-op-generic | ember-opt | filecheck %s
 
-// Every op of the loop dialect prints in its custom form and parses back to
-// the same text, also from the generic form (loop.yield is implicit in the
-// custom form of loop.for and restored by its parser).
-
-// loop.for: parallel and sequential, step 2, an empty body, attributes after
-// the body. loop.alloc with and without an arena offset, loop.weight with and
-// without a blob offset, loop.reshape views (the second one changes the
-// element type, same bytes).
-func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>) {
+// The loop level is upstream IR (scf, memref, arith) plus loop.weight and the
+// ABI buffers marked {ember.weights} / {ember.arena}; all of it prints and
+// parses back to the same text, also from the generic form.
+func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>, %arena: memref<128xi8> {ember.arena}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
   %w = loop.weight dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32> -> memref<8xf32>
-  %z = loop.weight dense<0> : tensor<2x2xi32> at 64 -> memref<2x2xi32>
-  %buf = loop.alloc : memref<4x8xf32>
-  %placed = loop.alloc {offset = 128 : i64} : memref<16xi8>
-  loop.for %i = 0 to 4 step 1 parallel {
-    loop.for %j = 0 to 8 step 2 {
+  %buf = memref.view %arena[%c0][] : memref<128xi8> to memref<4x8xf32>
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    scf.for %j = %c0 to %c8 step %c2 {
       %x = memref.load %in[%i, %j] : memref<4x8xf32>
       %y = memref.load %w[%j] : memref<8xf32>
       %s = arith.addf %x, %y : f32
       memref.store %s, %buf[%i, %j] : memref<4x8xf32>
     }
-  } {tile = 4 : i64}
-  loop.for %k = 2 to 2 step 3 {
-  }
-  %flat = loop.reshape %buf : memref<4x8xf32> -> memref<32xf32>
-  %bytes = loop.reshape %placed : memref<16xi8> -> memref<4xi32>
+    scf.reduce
+  }) {ember.fusion_group = 4 : i64} : (index, index, index) -> ()
+  %flat = memref.reinterpret_cast %buf to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
   func.return
 }
 
-// CHECK-LABEL: func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>) {
-// CHECK-NEXT:    %w = loop.weight dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32> -> memref<8xf32>
-// CHECK-NEXT:    %z = loop.weight dense<0> : tensor<2x2xi32> at 64 -> memref<2x2xi32>
-// CHECK-NEXT:    %buf = loop.alloc : memref<4x8xf32>
-// CHECK-NEXT:    %placed = loop.alloc {offset = 128 : i64} : memref<16xi8>
-// CHECK-NEXT:    loop.for %i = 0 to 4 step 1 parallel {
-// CHECK-NEXT:      loop.for %j = 0 to 8 step 2 {
-// CHECK-NEXT:        %x = memref.load %in[%i, %j] : memref<4x8xf32>
-// CHECK-NEXT:        %y = memref.load %w[%j] : memref<8xf32>
-// CHECK-NEXT:        %s = arith.addf %x, %y : f32
-// CHECK-NEXT:        memref.store %s, %buf[%i, %j] : memref<4x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    } {tile = 4 : i64}
-// CHECK-NEXT:    loop.for %k = 2 to 2 step 3 {
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %flat = loop.reshape %buf : memref<4x8xf32> -> memref<32xf32>
-// CHECK-NEXT:    %bytes = loop.reshape %placed : memref<16xi8> -> memref<4xi32>
+// CHECK-LABEL: func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>, %arena: memref<128xi8> {ember.arena}) {
+// CHECK:         %w = loop.weight dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32> -> memref<8xf32>
+// CHECK-NEXT:    %buf = memref.view %arena[%c0][] : memref<128xi8> to memref<4x8xf32>
+// CHECK-NEXT:    "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%i: index):
+// CHECK-NEXT:      scf.for %j = %c0 to %c8 step %c2 {
+// CHECK:           }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) {ember.fusion_group = 4 : i64} : (index, index, index) -> ()
+// CHECK-NEXT:    %flat = memref.reinterpret_cast %buf to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
 // loop.weight literals: more than 16 elements print in hex, i1 data, a
-// scalar buffer. A loop may start below zero.
+// scalar buffer.
 func.func @weights() {
   %ramp = loop.weight dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]> : tensor<20xi32> -> memref<20xi32>
-  %mask = loop.weight dense<[true, false, true]> : tensor<3xi1> at 128 -> memref<3xi1>
+  %mask = loop.weight dense<[true, false, true]> : tensor<3xi1> -> memref<3xi1>
   %s = loop.weight dense<2.5> : tensor<f32> -> memref<f32>
-  loop.for %i = -2 to 3 step 1 {
-    %v = memref.load %ramp[%i] : memref<20xi32>
-  }
   func.return
 }
 
 // CHECK-LABEL: func.func @weights() {
 // CHECK-NEXT:    %ramp = loop.weight dense<"0x000000000100000002000000030000000400000005000000060000000700000008000000090000000A0000000B0000000C0000000D0000000E0000000F00000010000000110000001200000013000000"> : tensor<20xi32> -> memref<20xi32>
-// CHECK-NEXT:    %mask = loop.weight dense<[true, false, true]> : tensor<3xi1> at 128 -> memref<3xi1>
+// CHECK-NEXT:    %mask = loop.weight dense<[true, false, true]> : tensor<3xi1> -> memref<3xi1>
 // CHECK-NEXT:    %s = loop.weight dense<2.500000e+00> : tensor<f32> -> memref<f32>
-// CHECK-NEXT:    loop.for %i = -2 to 3 step 1 {
-// CHECK-NEXT:      %v = memref.load %ramp[%i] : memref<20xi32>
-// CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }

@@ -1,41 +1,57 @@
 // RUN: ember-opt %s -p loop-outline-kernels --split-input-file | filecheck %s
 
 // Two nests that compute the same thing on other buffers share one kernel;
-// a different nest gets its own. Buffer ops stay in the entry function.
+// a different nest gets its own. Buffer ops stay in the entry function; the
+// bounds' constants are copied into each kernel (and go from the entry
+// function, which no longer uses them).
 func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>) {
-  %t = loop.alloc {offset = 0 : i64} : memref<4xf32>
-  loop.for %i = 0 to 4 step 1 parallel {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<4xf32>
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %x = memref.load %a[%i] : memref<4xf32>
     %y = arith.addf %x, %x : f32
     memref.store %y, %t[%i] : memref<4xf32>
-  }
-  loop.for %j = 0 to 4 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
     %x = memref.load %b[%j] : memref<4xf32>
     %y = arith.addf %x, %x : f32
     memref.store %y, %out0[%j] : memref<4xf32>
-  }
-  loop.for %k = 0 to 4 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%k: index):
     %x = memref.load %t[%k] : memref<4xf32>
     %y = memref.load %out0[%k] : memref<4xf32>
     %z = arith.mulf %x, %y : f32
     memref.store %z, %out0[%k] : memref<4xf32>
-  }
+    scf.reduce
+  }) : (index, index, index) -> ()
   func.return
 }
 
 // CHECK-LABEL: func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>) {
-// CHECK-NEXT:    %t = loop.alloc {offset = 0 : i64} : memref<4xf32>
+// CHECK-NEXT:    %t = memref.alloc() : memref<4xf32>
 // CHECK-NEXT:    func.call @main_kernel0(%a, %t) : (memref<4xf32>, memref<4xf32>) -> ()
 // CHECK-NEXT:    func.call @main_kernel0(%b, %out0) : (memref<4xf32>, memref<4xf32>) -> ()
 // CHECK-NEXT:    func.call @main_kernel1(%t, %out0) : (memref<4xf32>, memref<4xf32>) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func private @main_kernel0(%0: memref<4xf32>, %1: memref<4xf32>) attributes {ember.kernel} {
-// CHECK-NEXT:    loop.for %2 = 0 to 4 step 1 parallel {
-// CHECK-NEXT:      %3 = memref.load %0[%2] : memref<4xf32>
-// CHECK-NEXT:      %4 = arith.addf %3, %3 : f32
-// CHECK-NEXT:      memref.store %4, %1[%2] : memref<4xf32>
-// CHECK-NEXT:    }
+// CHECK-NEXT:    %2 = arith.constant 0 : index
+// CHECK-NEXT:    %3 = arith.constant 4 : index
+// CHECK-NEXT:    %4 = arith.constant 1 : index
+// CHECK-NEXT:    "scf.parallel"(%2, %3, %4) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%5: index):
+// CHECK-NEXT:      %6 = memref.load %0[%5] : memref<4xf32>
+// CHECK-NEXT:      %7 = arith.addf %6, %6 : f32
+// CHECK-NEXT:      memref.store %7, %1[%5] : memref<4xf32>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func private @main_kernel1(
@@ -48,19 +64,26 @@ func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>) {
 // arena memory with what the earlier nests use) ends the unit, so it still
 // runs after them.
 func.func @group(%a: memref<4xf32>, %out0: memref<4xf32>) {
-  %s = loop.alloc {offset = 0 : i64} : memref<f32>
-  %t = loop.alloc {offset = 64 : i64} : memref<4xf32>
-  loop.for %i = 0 to 4 step 1 parallel {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  %s = memref.alloc() : memref<f32>
+  %t = memref.alloc() : memref<4xf32>
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %x = memref.load %a[%i] : memref<4xf32>
     memref.store %x, %t[%i] : memref<4xf32>
-  } {ember.fusion_group = 0 : i64}
-  loop.for %i = 0 to 4 step 1 parallel {
+    scf.reduce
+  }) {ember.fusion_group = 0 : i64} : (index, index, index) -> ()
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %x = memref.load %t[%i] : memref<4xf32>
     memref.store %x, %out0[%i] : memref<4xf32>
-  } {ember.fusion_group = 0 : i64}
+    scf.reduce
+  }) {ember.fusion_group = 0 : i64} : (index, index, index) -> ()
   %zero = arith.constant 0.000000e+00 : f32
   memref.store %zero, %s[] : memref<f32>
-  loop.for %i = 0 to 4 step 1 {
+  scf.for %i = %k0 to %k4 step %k1 {
     %x = memref.load %out0[%i] : memref<4xf32>
     %acc = memref.load %s[] : memref<f32>
     %y = arith.addf %acc, %x : f32
@@ -75,6 +98,6 @@ func.func @group(%a: memref<4xf32>, %out0: memref<4xf32>) {
 // CHECK-NEXT:    func.call @group_kernel{{[0-9]+}}(%out0, %s)
 // CHECK-NEXT:    func.return
 // CHECK:       func.func private @group_kernel
-// CHECK-NEXT:    loop.for
-// CHECK:         loop.for
+// CHECK:         "scf.parallel"
+// CHECK:         "scf.parallel"
 // CHECK:         func.return

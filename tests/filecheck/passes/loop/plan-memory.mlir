@@ -1,8 +1,8 @@
 // RUN: ember-opt %s -p loop-plan-memory --split-input-file | filecheck %s
 
-// loop-plan-memory places every loop.alloc in one arena: a buffer is live
+// loop-plan-memory places every memref.alloc in one arena: a buffer is live
 // from its alloc to the last top-level op that uses it (directly, inside a
-// loop nest, or through a loop.reshape view); buffers live at the same time
+// loop nest, or through a memref.reinterpret_cast view); buffers live at the same time
 // never overlap, the others may share memory. Offsets are 64-byte aligned,
 // buffers are placed largest first at the lowest offset that fits, and the
 // function gets loop.arena_bytes (the arena) and loop.naive_bytes (the sum
@@ -12,85 +12,119 @@
 // next nest, so a and c share offset 0, b and d offset 64, and the arena is
 // half the naive size.
 func.func @chain(%x: memref<16xf32>, %out0: memref<16xf32>) {
-  %a = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k16 = arith.constant 16 : index
+  %a = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %v = memref.load %x[%i] : memref<16xf32>
     memref.store %v, %a[%i] : memref<16xf32>
-  }
-  %b = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %b = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %v = memref.load %a[%i] : memref<16xf32>
     memref.store %v, %b[%i] : memref<16xf32>
-  }
-  %c = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %c = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %v = memref.load %b[%i] : memref<16xf32>
     memref.store %v, %c[%i] : memref<16xf32>
-  }
-  %d = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %d = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %v = memref.load %c[%i] : memref<16xf32>
     memref.store %v, %d[%i] : memref<16xf32>
-  }
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %v = memref.load %d[%i] : memref<16xf32>
     memref.store %v, %out0[%i] : memref<16xf32>
-  }
+    scf.reduce
+  }) : (index, index, index) -> ()
   func.return
 }
 
-// CHECK-LABEL: func.func @chain(%x: memref<16xf32>, %out0: memref<16xf32>) attributes {loop.arena_bytes = 128 : i64, loop.naive_bytes = 256 : i64} {
-// CHECK-NEXT:    %a = loop.alloc {offset = 0 : i64} : memref<16xf32>
-// CHECK:         %b = loop.alloc {offset = 64 : i64} : memref<16xf32>
-// CHECK:         %c = loop.alloc {offset = 0 : i64} : memref<16xf32>
-// CHECK:         %d = loop.alloc {offset = 64 : i64} : memref<16xf32>
-// CHECK-NOT:     loop.alloc
+// CHECK-LABEL: func.func @chain(%x: memref<16xf32>, %out0: memref<16xf32>, %arena: memref<128xi8> {ember.arena}) attributes {loop.arena_bytes = 128 : i64, loop.naive_bytes = 256 : i64} {
+// CHECK-DAG:     %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[AT64:.*]] = arith.constant 64 : index
+// CHECK:         %a = memref.view %arena[%[[AT0]]][] : memref<128xi8> to memref<16xf32>
+// CHECK:         %b = memref.view %arena[%[[AT64]]][] : memref<128xi8> to memref<16xf32>
+// CHECK:         %c = memref.view %arena[%[[AT0]]][] : memref<128xi8> to memref<16xf32>
+// CHECK:         %d = memref.view %arena[%[[AT64]]][] : memref<128xi8> to memref<16xf32>
+// CHECK-NOT:     memref.alloc
 
 // -----
 
-// A buffer kept alive by a view: %a's own last use is the loop.reshape, but
+// A buffer kept alive by a view: %a's own last use is the reinterpret_cast view, but
 // the view %v is read by the nest that writes %c, so %c must not take %a's
 // memory (nor %b's, read by the same nest). After that nest, %d may reuse
 // offset 0.
 func.func @view(%x: memref<16xf32>, %out0: memref<16xf32>) {
-  %a = loop.alloc : memref<4x4xf32>
-  loop.for %i = 0 to 4 step 1 parallel {
-    loop.for %j = 0 to 4 step 1 parallel {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k4 = arith.constant 4 : index
+  %k16 = arith.constant 16 : index
+  %a = memref.alloc() : memref<4x4xf32>
+  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
       %k = arith.constant 1.000000e+00 : f32
       memref.store %k, %a[%i, %j] : memref<4x4xf32>
-    }
-  }
-  %v = loop.reshape %a : memref<4x4xf32> -> memref<16xf32>
-  %b = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %v = memref.reinterpret_cast %a to offset: [0], sizes: [16], strides: [1] : memref<4x4xf32> to memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %t = memref.load %x[%i] : memref<16xf32>
     memref.store %t, %b[%i] : memref<16xf32>
-  }
-  %c = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %c = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %p = memref.load %v[%i] : memref<16xf32>
     %q = memref.load %b[%i] : memref<16xf32>
     %s = arith.addf %p, %q : f32
     memref.store %s, %c[%i] : memref<16xf32>
-  }
-  %d = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %d = memref.alloc() : memref<16xf32>
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %p = memref.load %c[%i] : memref<16xf32>
     memref.store %p, %d[%i] : memref<16xf32>
-  }
-  loop.for %i = 0 to 16 step 1 parallel {
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%k0, %k16, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
     %p = memref.load %d[%i] : memref<16xf32>
     memref.store %p, %out0[%i] : memref<16xf32>
-  }
+    scf.reduce
+  }) : (index, index, index) -> ()
   func.return
 }
 
-// CHECK-LABEL: func.func @view(%x: memref<16xf32>, %out0: memref<16xf32>) attributes {loop.arena_bytes = 192 : i64, loop.naive_bytes = 256 : i64} {
-// CHECK-NEXT:    %a = loop.alloc {offset = 0 : i64} : memref<4x4xf32>
-// CHECK:         %v = loop.reshape %a : memref<4x4xf32> -> memref<16xf32>
-// CHECK-NEXT:    %b = loop.alloc {offset = 64 : i64} : memref<16xf32>
-// CHECK:         %c = loop.alloc {offset = 128 : i64} : memref<16xf32>
-// CHECK:         %d = loop.alloc {offset = 0 : i64} : memref<16xf32>
+// CHECK-LABEL: func.func @view(%x: memref<16xf32>, %out0: memref<16xf32>, %arena: memref<192xi8> {ember.arena}) attributes {loop.arena_bytes = 192 : i64, loop.naive_bytes = 256 : i64} {
+// CHECK-DAG:     %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[AT64:.*]] = arith.constant 64 : index
+// CHECK-DAG:     %[[AT128:.*]] = arith.constant 128 : index
+// CHECK:         %a = memref.view %arena[%[[AT0]]][] : memref<192xi8> to memref<4x4xf32>
+// CHECK:         %v = memref.reinterpret_cast %a to offset: [0], sizes: [16], strides: [1] : memref<4x4xf32> to memref<16xf32>
+// CHECK-NEXT:    %b = memref.view %arena[%[[AT64]]][] : memref<192xi8> to memref<16xf32>
+// CHECK:         %c = memref.view %arena[%[[AT128]]][] : memref<192xi8> to memref<16xf32>
+// CHECK:         %d = memref.view %arena[%[[AT0]]][] : memref<192xi8> to memref<16xf32>
 
 // -----
 
@@ -98,10 +132,12 @@ func.func @view(%x: memref<16xf32>, %out0: memref<16xf32>) {
 // goes first at 0; the 40-byte one starts at 128 (80 rounded up to 64s), the
 // 3-byte one at 192, and the arena is rounded up to 256 too.
 func.func @align(%out0: memref<i8>) {
-  %a = loop.alloc : memref<10xf32>
-  %b = loop.alloc : memref<3xi8>
-  %c = loop.alloc : memref<20xf32>
-  loop.for %i = 0 to 1 step 1 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<10xf32>
+  %b = memref.alloc() : memref<3xi8>
+  %c = memref.alloc() : memref<20xf32>
+  scf.for %i = %k0 to %k1 step %k1 {
     %p = memref.load %a[%i] : memref<10xf32>
     %q = memref.load %b[%i] : memref<3xi8>
     %r = memref.load %c[%i] : memref<20xf32>
@@ -109,25 +145,30 @@ func.func @align(%out0: memref<i8>) {
   func.return
 }
 
-// CHECK-LABEL: func.func @align(%out0: memref<i8>) attributes {loop.arena_bytes = 256 : i64, loop.naive_bytes = 256 : i64} {
-// CHECK-NEXT:    %a = loop.alloc {offset = 128 : i64} : memref<10xf32>
-// CHECK-NEXT:    %b = loop.alloc {offset = 192 : i64} : memref<3xi8>
-// CHECK-NEXT:    %c = loop.alloc {offset = 0 : i64} : memref<20xf32>
+// CHECK-LABEL: func.func @align(%out0: memref<i8>, %arena: memref<256xi8> {ember.arena}) attributes {loop.arena_bytes = 256 : i64, loop.naive_bytes = 256 : i64} {
+// CHECK-DAG:     %[[AT128:.*]] = arith.constant 128 : index
+// CHECK-DAG:     %[[AT192:.*]] = arith.constant 192 : index
+// CHECK-DAG:     %[[AT0:.*]] = arith.constant 0 : index
+// CHECK:         %a = memref.view %arena[%[[AT128]]][] : memref<256xi8> to memref<10xf32>
+// CHECK-NEXT:    %b = memref.view %arena[%[[AT192]]][] : memref<256xi8> to memref<3xi8>
+// CHECK-NEXT:    %c = memref.view %arena[%[[AT0]]][] : memref<256xi8> to memref<20xf32>
 
 // -----
 
 // First fit: %b dies after the first nest; %d (live with %a at 0 and %c at
 // 256, both read in a nested loop) fits in the 128-byte gap %b leaves.
 func.func @gap(%out0: memref<i8>) {
-  %a = loop.alloc : memref<32xf32>
-  %b = loop.alloc : memref<32xf32>
-  %c = loop.alloc : memref<32xf32>
-  loop.for %i = 0 to 1 step 1 {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<32xf32>
+  %b = memref.alloc() : memref<32xf32>
+  %c = memref.alloc() : memref<32xf32>
+  scf.for %i = %k0 to %k1 step %k1 {
     %p = memref.load %b[%i] : memref<32xf32>
   }
-  %d = loop.alloc : memref<16xf32>
-  loop.for %i = 0 to 1 step 1 {
-    loop.for %j = 0 to 1 step 1 {
+  %d = memref.alloc() : memref<16xf32>
+  scf.for %i = %k0 to %k1 step %k1 {
+    scf.for %j = %k0 to %k1 step %k1 {
       %p = memref.load %a[%i] : memref<32xf32>
       %q = memref.load %c[%j] : memref<32xf32>
       %r = memref.load %d[%j] : memref<16xf32>
@@ -136,11 +177,14 @@ func.func @gap(%out0: memref<i8>) {
   func.return
 }
 
-// CHECK-LABEL: func.func @gap(%out0: memref<i8>) attributes {loop.arena_bytes = 384 : i64, loop.naive_bytes = 448 : i64} {
-// CHECK-NEXT:    %a = loop.alloc {offset = 0 : i64} : memref<32xf32>
-// CHECK-NEXT:    %b = loop.alloc {offset = 128 : i64} : memref<32xf32>
-// CHECK-NEXT:    %c = loop.alloc {offset = 256 : i64} : memref<32xf32>
-// CHECK:         %d = loop.alloc {offset = 128 : i64} : memref<16xf32>
+// CHECK-LABEL: func.func @gap(%out0: memref<i8>, %arena: memref<384xi8> {ember.arena}) attributes {loop.arena_bytes = 384 : i64, loop.naive_bytes = 448 : i64} {
+// CHECK-DAG:     %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[AT128:.*]] = arith.constant 128 : index
+// CHECK-DAG:     %[[AT256:.*]] = arith.constant 256 : index
+// CHECK:         %a = memref.view %arena[%[[AT0]]][] : memref<384xi8> to memref<32xf32>
+// CHECK-NEXT:    %b = memref.view %arena[%[[AT128]]][] : memref<384xi8> to memref<32xf32>
+// CHECK-NEXT:    %c = memref.view %arena[%[[AT256]]][] : memref<384xi8> to memref<32xf32>
+// CHECK:         %d = memref.view %arena[%[[AT128]]][] : memref<384xi8> to memref<16xf32>
 
 // -----
 
@@ -149,4 +193,4 @@ func.func @none(%x: memref<4xf32>) {
   func.return
 }
 
-// CHECK-LABEL: func.func @none(%x: memref<4xf32>) attributes {loop.arena_bytes = 0 : i64, loop.naive_bytes = 0 : i64} {
+// CHECK-LABEL: func.func @none(%x: memref<4xf32>, %arena: memref<0xi8> {ember.arena}) attributes {loop.arena_bytes = 0 : i64, loop.naive_bytes = 0 : i64} {
