@@ -48,6 +48,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.schedule import ScheduleAttr
+
 ALIGNMENT = 64
 """Byte alignment of every buffer in the arena and the weights blob (a cache line)."""
 
@@ -253,6 +255,6 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException("loop.reshape: the two shapes must hold the same bytes")
 
 
-Loop = Dialect("loop", [ForOp, YieldOp, AllocOp, WeightOp, ReshapeOp], [])
+Loop = Dialect("loop", [ForOp, YieldOp, AllocOp, WeightOp, ReshapeOp], [ScheduleAttr])
 
 __all__ = ["AllocOp", "ForOp", "Loop", "ReshapeOp", "WeightOp", "YieldOp", "byte_size"]

@@ -44,9 +44,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineDimExpr,
-)
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -54,7 +51,9 @@ from ember.dialects import loop
 from ember.dialects import tensor as T
 from ember.dialects.graph import ConstantOp
 from ember.dialects.loop_nests import LoopNestBuilder
+from ember.dialects.schedule import iteration_space, op_schedule
 from ember.dialects.tensor import FUSION_GROUP
+from ember.passes.loop.generate import generate_loops
 
 INDEX = IndexType()
 
@@ -70,24 +69,6 @@ class Pending:
 
     value_type: TensorType
     fill: FloatAttr | IntegerAttr | None
-
-
-def default_loop_order(op: T.GenericOp) -> list[int]:
-    """The loop nest's dims, outermost first: the declared order, except that
-    the output's last (contiguous) dim moves inside the reduction dims.
-
-    `C[m, n] += A[m, k] * B[k, n]` then runs as m, k, n: the innermost loop
-    walks C and B contiguously and carries no reduction, so LLVM vectorises
-    it. Each output element still sees its reduction terms in the same order,
-    so results are unchanged bit for bit.
-    """
-    dims = list(range(len(op.iterators)))
-    if T.REDUCTION not in op.iterators or not op.outputs:
-        return dims
-    last = op.maps[len(op.inputs)].results[-1] if op.maps[len(op.inputs)].results else None
-    if not isinstance(last, AffineDimExpr) or op.iterators[last.position] != T.PARALLEL:
-        return dims
-    return [d for d in dims if d != last.position] + [last.position]
 
 
 def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
@@ -259,33 +240,33 @@ class FunctionBufferizer:
             self._buffer(v) if used[i] and i < len(op.inputs) else None
             for i, v in enumerate(operands)
         ]
-        order = default_loop_order(op)
-        bounds = op.loop_bounds()
-        parallel = [op.iterators[d] == T.PARALLEL for d in order]
-        nested_ivs, inner = self.nest.nest([bounds[d] for d in order], parallel)
-        by_dim = dict(zip(order, nested_ivs))
-        ivs = [by_dim[dim] for dim in range(len(order))]
-        body = LoopNestBuilder(inner)
-        mapping: dict[SSAValue, SSAValue] = {}
-        for i, (arg, amap) in enumerate(zip(block.args, maps)):
-            if not used[i]:
-                continue
-            buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
-            assert buffer is not None
-            indices = [body.affine(e, ivs) for e in amap.results]
-            mapping[arg] = body.load(buffer, indices)
-        for scalar_op in block.ops:
-            if isinstance(scalar_op, T.YieldOp):
-                for value, buffer, amap in zip(
-                    scalar_op.values, destinations, maps[len(op.inputs) :]
-                ):
-                    indices = [body.affine(e, ivs) for e in amap.results]
-                    body.store(mapping.get(value, value), buffer, indices)
-                continue
-            clone = scalar_op.clone(value_mapper=mapping)
-            body.insert(clone)
-            for old, new in zip(scalar_op.results, clone.results):
-                mapping[old] = new
+        space = iteration_space(op)
+        # A named op arrives generalized: its schedule is on the op the results belong to.
+        schedule = op_schedule(results[0].owner if results else op, space)  # type: ignore[arg-type]
+
+        def emit_body(body: LoopNestBuilder, ivs: Sequence[SSAValue]) -> None:
+            mapping: dict[SSAValue, SSAValue] = {}
+            for i, (arg, amap) in enumerate(zip(block.args, maps)):
+                if not used[i]:
+                    continue
+                buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
+                assert buffer is not None
+                indices = [body.affine(e, ivs) for e in amap.results]
+                mapping[arg] = body.load(buffer, indices)
+            for scalar_op in block.ops:
+                if isinstance(scalar_op, T.YieldOp):
+                    for value, buffer, amap in zip(
+                        scalar_op.values, destinations, maps[len(op.inputs) :]
+                    ):
+                        indices = [body.affine(e, ivs) for e in amap.results]
+                        body.store(mapping.get(value, value), buffer, indices)
+                    continue
+                clone = scalar_op.clone(value_mapper=mapping)
+                body.insert(clone)
+                for old, new in zip(scalar_op.results, clone.results):
+                    mapping[old] = new
+
+        generate_loops(self.nest, space.extents, space.iterators, schedule, emit_body)
 
     def _pad(self, op: T.PadOp) -> None:
         target = self._new_buffer(op.result)
