@@ -50,7 +50,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from ember.dialects import tensor as T
 from ember.errors import EmberError
@@ -71,8 +71,11 @@ STRUCTURED_OPS: tuple[type[Operation], ...] = get_args(StructuredOp)
 """`StructuredOp`'s classes, for `isinstance`."""
 
 
-class ScheduleError(EmberError):
-    """A schedule that does not fit the op it is attached to."""
+class ScheduleError(EmberError, DiagnosticException):
+    """A schedule that does not fit the op it is attached to: a user error
+    (`EmberError`) that passes report as their diagnostic (`ember-opt
+    --verify-diagnostics` prints it per chunk; the CPU pipeline makes it a
+    `CompileError`)."""
 
 
 def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
@@ -93,7 +96,7 @@ def schedule_problem(
     if sorted(order) != list(range(dims)):
         return f"order {list(order)} is not a permutation of 0..{dims - 1}"
     if len(tiles) != dims:
-        return f"tiles gives {len(tiles)} sizes for {dims} dims"
+        return f"tiles needs one size per dim ({dims}), got {len(tiles)}"
     if any(t < 0 for t in tiles):
         return f"tile sizes must be 0 (untiled) or positive, got {list(tiles)}"
     if len(set(parallel)) != len(parallel) or any(not 0 <= d < dims for d in parallel):
@@ -177,10 +180,10 @@ class ScheduleAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[ParametrizedAttribute | IntAttr]:
-        start = parser.pos
         lists: dict[str, list[int]] = {}
         scalars: dict[str, int] = {}
         with parser.in_angle_brackets():
+            start = parser.pos
             while True:
                 field_start = parser.pos
                 name = parser.parse_keyword_in(_FIELDS, " (a loop.schedule field)")
@@ -195,8 +198,9 @@ class ScheduleAttr(ParametrizedAttribute):
                     )
                 if parser.parse_optional_punctuation(",") is None:
                     break
+            end = parser.pos
         if "order" not in lists:
-            parser.raise_error("loop.schedule: 'order' is required", start, parser.pos)
+            parser.raise_error("loop.schedule: 'order' is required", start, end)
         order = lists["order"]
         fields = (
             order,
@@ -208,7 +212,7 @@ class ScheduleAttr(ParametrizedAttribute):
         )
         problem = schedule_problem(*fields)
         if problem is not None:
-            parser.raise_error(f"loop.schedule: {problem}", start, parser.pos)
+            parser.raise_error(f"loop.schedule: {problem}", start, end)
         order, tiles, parallel, unroll, vector, pack = fields
         return [_ints(order), _ints(tiles), _ints(parallel), IntAttr(unroll), IntAttr(vector),
                 _ints(pack)]  # fmt: skip
