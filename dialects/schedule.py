@@ -15,8 +15,10 @@ says *what* is computed over an iteration space of dims; its schedule says
 - `parallel`: the dims whose loops carry the `parallel` flag (parallel
   iterators only: the iterations of a reduction depend on each other);
 - `unroll`: the innermost loop's body is emitted this many times per
-  iteration, with a remainder loop for what does not fill a step;
-- `vector`: a vector width hint for the innermost loop (0: none). For now it
+  iteration (at most `MAX_UNROLL`), with a remainder loop for what does not
+  fill a step;
+- `vector`: a vector width hint for the innermost loop (0: none; else a power
+  of two up to `MAX_VECTOR`). For now it
   is recorded as the `loop.vector_width` attribute on each generated
   innermost `loop.for`; turning it into LLVM loop metadata for the loop
   vectoriser comes later;
@@ -71,6 +73,15 @@ STRUCTURED_OPS: tuple[type[Operation], ...] = get_args(StructuredOp)
 """`StructuredOp`'s classes, for `isinstance`."""
 
 
+MAX_UNROLL = 64
+"""The largest unroll factor: unrolling copies the body in the IR, which
+stays compact until LLVM (that unrolls further where it pays)."""
+
+MAX_VECTOR = 1024
+"""The largest vector width hint; like LLVM's `llvm.loop.vectorize.width`,
+which the hint is meant to become, a width is a power of two."""
+
+
 class ScheduleError(EmberError, DiagnosticException):
     """A schedule that does not fit the op it is attached to: a user error
     (`EmberError`) that passes report as their diagnostic (`ember-opt
@@ -101,10 +112,10 @@ def schedule_problem(
         return f"tile sizes must be 0 (untiled) or positive, got {list(tiles)}"
     if len(set(parallel)) != len(parallel) or any(not 0 <= d < dims for d in parallel):
         return f"parallel {list(parallel)} must name distinct dims of 0..{dims - 1}"
-    if unroll < 1:
-        return f"unroll must be at least 1, got {unroll}"
-    if vector < 0:
-        return f"vector must be 0 (no hint) or positive, got {vector}"
+    if not 1 <= unroll <= MAX_UNROLL:
+        return f"unroll must be from 1 to {MAX_UNROLL}, got {unroll}"
+    if vector and not (0 < vector <= MAX_VECTOR and vector & (vector - 1) == 0):
+        return f"vector must be 0 (no hint) or a power of two up to {MAX_VECTOR}, got {vector}"
     if pack:
         return f"packing operands {list(pack)} is not implemented yet (leave pack empty)"
     return None

@@ -82,7 +82,7 @@ func.func @f5() attributes {s = #loop.schedule<order = [0, 1], parallel = [2]>} 
 
 // -----
 
-// Unrolling emits the body at least once.
+// Unrolling emits the body at least once (and at most 64 times).
 func.func @f6() attributes {s = #loop.schedule<order = [0], unroll = 0>} {
   func.return
 }
@@ -90,11 +90,11 @@ func.func @f6() attributes {s = #loop.schedule<order = [0], unroll = 0>} {
 // CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:48{{$}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
-// CHECK-NEXT: {{ *}}loop.schedule: unroll must be at least 1, got 0
+// CHECK-NEXT: {{ *}}loop.schedule: unroll must be from 1 to 64, got 0
 
 // -----
 
-// The vector width is 0 (no hint) or positive.
+// The vector width is 0 (no hint) or a power of two up to 1024.
 func.func @f7() attributes {s = #loop.schedule<order = [0], vector = -8>} {
   func.return
 }
@@ -102,7 +102,7 @@ func.func @f7() attributes {s = #loop.schedule<order = [0], vector = -8>} {
 // CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:48{{$}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
-// CHECK-NEXT: {{ *}}loop.schedule: vector must be 0 (no hint) or positive, got -8
+// CHECK-NEXT: {{ *}}loop.schedule: vector must be 0 (no hint) or a power of two up to 1024, got -8
 
 // -----
 
