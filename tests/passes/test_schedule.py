@@ -12,6 +12,7 @@ the lowering uses no fast-math flags, so LLVM may not reassociate.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass
 
 from ember.context import make_context
 from ember.dialects.loop import ForOp
@@ -32,6 +34,8 @@ from ember.dialects.schedule import (
 )
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.outline_kernels import KERNEL_ATTR, OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.passes.tensor.default_schedule import DefaultSchedulePass
@@ -101,22 +105,34 @@ def op_named(module: ModuleOp, name: str) -> Operation:
     return op
 
 
+LOOP_PASSES: tuple[ModulePass, ...] = (
+    ConvertTensorToLoopPass(),
+    PackWeightsPass(),
+    PlanMemoryPass(),
+)
+"""From the tensor level to a loop level that convert-loop-to-llvm takes."""
+
+
 def run(
-    text: str, inputs: list[np.ndarray], outputs: list[np.ndarray], **schedules: ScheduleAttr
+    text: str,
+    inputs: list[np.ndarray],
+    outputs: list[np.ndarray],
+    passes: Sequence[ModulePass] = LOOP_PASSES,
+    **schedules: ScheduleAttr,
 ) -> ModuleOp:
     """Sets each schedule on the op named by its keyword, compiles `@main`
-    through bufferization and the LLVM lowering, and runs it on `inputs`,
-    writing `outputs` in place. Returns the module at the loop level."""
+    through `passes` and the LLVM lowering, and runs it on `inputs`, writing
+    `outputs` in place. Returns the module at the loop level."""
     module = parse(text)
     for name, schedule in schedules.items():
         set_schedule(op_named(module, name), schedule)
     context = make_context()
-    for compiler_pass in (ConvertTensorToLoopPass(), PackWeightsPass(), PlanMemoryPass()):
+    for compiler_pass in passes:
         compiler_pass.apply(context, module)
     module.verify()
     loop_level = module.clone()
     blob = weights_blob(module)
-    (func,) = [op for op in module.walk() if isinstance(op, FuncOp)]
+    (func,) = [op for op in module.walk() if isinstance(op, FuncOp) and op.sym_name.data == "main"]
     arena_bytes = func.attributes["loop.arena_bytes"]
     assert isinstance(arena_bytes, IntegerAttr)
     arena = np.zeros(max(1, arena_bytes.value.data), np.uint8)
@@ -214,8 +230,12 @@ X = RNG.standard_normal((5, 6, 7)).astype(np.float32)
 @pytest.mark.parametrize(
     "schedule",
     [
-        ScheduleAttr([0, 1, 2], tiles=[2, 4, 0], parallel=[0]),  # only the first reduction dim tiled
-        ScheduleAttr([1, 0, 2], tiles=[0, 0, 0], unroll=3),  # a parallel dim moved between: same order
+        ScheduleAttr(
+            [0, 1, 2], tiles=[2, 4, 0], parallel=[0]
+        ),  # only the first reduction dim tiled
+        ScheduleAttr(
+            [1, 0, 2], tiles=[0, 0, 0], unroll=3
+        ),  # a parallel dim moved between: same order
         ScheduleAttr([1, 2, 0], tiles=[0, 5, 0], unroll=4),
     ],
     ids=str,
@@ -290,7 +310,9 @@ def test_default_schedules_in_the_ir_change_no_generated_loop(text: str) -> None
     plain, scheduled = parse(text), parse(text)
     DefaultSchedulePass().apply(make_context(), scheduled)
     structured = [op for op in scheduled.walk() if isinstance(op, STRUCTURED_OPS)]
-    assert structured and all(isinstance(op.attributes[SCHEDULE], ScheduleAttr) for op in structured)
+    assert structured and all(
+        isinstance(op.attributes[SCHEDULE], ScheduleAttr) for op in structured
+    )
     for module in (plain, scheduled):
         ConvertTensorToLoopPass().apply(make_context(), module)
     assert str(scheduled) == str(plain)
@@ -307,3 +329,40 @@ def test_set_schedule_rejects_a_schedule_that_does_not_fit() -> None:
     with pytest.raises(ScheduleError, match="tensor.fill %f in @main: only structured ops"):
         set_schedule(op_named(module, "f"), ScheduleAttr([0]))
     assert SCHEDULE not in reduce.attributes
+
+
+# A fused kernel --------------------------------------------------------------
+
+# relu(x @ w) as one fusion group (what graph-fuse makes of MatMul + Relu):
+# the matmul scheduled with remainders, the relu by default.
+FUSED = """
+func.func @main(%x: tensor<10x7xf32>, %w: tensor<7x13xf32>) -> tensor<10x13xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<10x13xf32>
+  %m = tensor.matmul ins(%x, %w : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
+  %e = tensor.empty : tensor<10x13xf32>
+  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<10x13xf32>) outs(%e : tensor<10x13xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = arith.maximumf %p, %zero : f32
+    tensor.yield %y : f32
+  } -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
+  func.return %r : tensor<10x13xf32>
+}
+"""
+
+
+def test_a_scheduled_op_in_a_fused_kernel_runs_through_the_loop_passes() -> None:
+    passes = (ConvertTensorToLoopPass(), FuseLoopsPass(), PackWeightsPass(), PlanMemoryPass(),
+              OutlineKernelsPass())  # fmt: skip
+    out, default = np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float32)
+    schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
+    module = run(FUSED, [A, B], [out], passes, m=schedule)
+    run(FUSED, [A, B], [default], passes)
+    np.testing.assert_array_equal(out, default)
+    expected = np.maximum(A.astype(np.float64) @ B.astype(np.float64), 0)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    # The peeled nests and the relu's stay one kernel (one fusion group).
+    kernels = [
+        op for op in module.walk() if isinstance(op, FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+    assert len(kernels) == 1
