@@ -77,9 +77,10 @@ MAX_UNROLL = 64
 """The largest unroll factor: unrolling copies the body in the IR, which
 stays compact until LLVM (that unrolls further where it pays)."""
 
-MAX_VECTOR = 1024
-"""The largest vector width hint; like LLVM's `llvm.loop.vectorize.width`,
-which the hint is meant to become, a width is a power of two."""
+MAX_VECTOR = 64
+"""The largest vector width hint. The hint is meant to become LLVM's
+`llvm.loop.vectorize.width`, whose loop vectoriser ignores a width that is
+not a power of two or exceeds 64 (`VectorizerParams::MaxVectorWidth`)."""
 
 
 class ScheduleError(EmberError, DiagnosticException):

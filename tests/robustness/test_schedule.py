@@ -118,6 +118,7 @@ def test_mutated_schedules_compile_or_give_one_error_line(
         ({"order": [0], "parallel": [5]}, "distinct dims"),
         ({"order": [0], "unroll": MAX_UNROLL + 1}, f"from 1 to {MAX_UNROLL}"),
         ({"order": [0], "vector": 6}, "power of two"),
+        ({"order": [0], "vector": 128}, "power of two up to 64"),
         ({"order": [0], "vector": 2**63}, "power of two"),
         ({"order": [0, 1], "pack": [0]}, "not implemented yet"),
     ],

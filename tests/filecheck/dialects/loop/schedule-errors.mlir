@@ -94,7 +94,7 @@ func.func @f6() attributes {s = #loop.schedule<order = [0], unroll = 0>} {
 
 // -----
 
-// The vector width is 0 (no hint) or a power of two up to 1024.
+// The vector width is 0 (no hint) or a power of two up to 64.
 func.func @f7() attributes {s = #loop.schedule<order = [0], vector = -8>} {
   func.return
 }
@@ -102,7 +102,7 @@ func.func @f7() attributes {s = #loop.schedule<order = [0], vector = -8>} {
 // CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:48{{$}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
-// CHECK-NEXT: {{ *}}loop.schedule: vector must be 0 (no hint) or a power of two up to 1024, got -8
+// CHECK-NEXT: {{ *}}loop.schedule: vector must be 0 (no hint) or a power of two up to 64, got -8
 
 // -----
 
