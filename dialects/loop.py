@@ -64,6 +64,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.schedule import ScheduleAttr
+
 ALIGNMENT = 64
 """Byte alignment of every buffer in the arena and the weights blob (a cache line)."""
 
@@ -178,7 +180,7 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int) -> BlockArgument:
     return arg
 
 
-Loop = Dialect("loop", [WeightOp], [])
+Loop = Dialect("loop", [WeightOp], [ScheduleAttr])
 
 __all__ = [
     "ABI_BUFFERS",

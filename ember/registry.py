@@ -28,6 +28,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
+    from ember.passes.tensor.default_schedule import DefaultSchedulePass
 
     passes: list[type[ModulePass]] = [
         CanonicalizePass,
@@ -39,6 +40,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         GraphOptimizePass,
         SimplifyPass,
         ConvertGraphToTensorPass,
+        DefaultSchedulePass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
         FuseLoopsPass,

@@ -54,7 +54,6 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -68,6 +67,8 @@ from ember.dialects.ember_linalg import (
 )
 from ember.dialects.graph import ConstantOp
 from ember.dialects.loop_nests import LoopNestBuilder, is_loop
+from ember.dialects.schedule import iteration_space, op_schedule
+from ember.passes.loop.generate import generate_loops
 
 INDEX = IndexType()
 
@@ -96,26 +97,6 @@ def scalar_constant(value: SSAValue, where: str) -> FloatAttr | IntegerAttr:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
         return owner.value
     raise DiagnosticException(f"convert-tensor-to-loop: {where} must be a scalar arith.constant")
-
-
-def default_loop_order(op: linalg.GenericOp) -> list[int]:
-    """The loop nest's dims, outermost first: the declared order, except that
-    the output's last (contiguous) dim moves inside the reduction dims.
-
-    `C[m, n] += A[m, k] * B[k, n]` then runs as m, k, n: the innermost loop
-    walks C and B contiguously and carries no reduction, so LLVM vectorises
-    it. Each output element still sees its reduction terms in the same order,
-    so results are unchanged bit for bit.
-    """
-    kinds = iterator_kinds(op)
-    dims = list(range(len(kinds)))
-    if IteratorType.REDUCTION not in kinds or not op.outputs:
-        return dims
-    output_map = indexing_maps(op)[len(op.inputs)]
-    last = output_map.results[-1] if output_map.results else None
-    if not isinstance(last, AffineDimExpr) or kinds[last.position] != IteratorType.PARALLEL:
-        return dims
-    return [d for d in dims if d != last.position] + [last.position]
 
 
 def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
@@ -294,44 +275,43 @@ class FunctionBufferizer:
             self._buffer(v) if used[i] and i < len(op.inputs) else None
             for i, v in enumerate(operands)
         ]
-        order = default_loop_order(op)
-        bounds = op.get_static_loop_ranges()
-        kinds = iterator_kinds(op)
-        parallel = [kinds[d] == IteratorType.PARALLEL for d in order]
-        nested_ivs, inner = self.nest.nest([bounds[d] for d in order], parallel)
-        by_dim = dict(zip(order, nested_ivs))
-        ivs = [by_dim[dim] for dim in range(len(order))]
-        body = LoopNestBuilder(inner)
-        mapping: dict[SSAValue, SSAValue] = {}
-        for i, (arg, amap) in enumerate(zip(block.args, maps)):
-            if not used[i]:
-                continue
-            buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
-            assert buffer is not None
-            indices = [body.affine(e, ivs) for e in amap.results]
-            mapping[arg] = body.load(buffer, indices)
-        for scalar_op in block.ops:
-            if isinstance(scalar_op, linalg.YieldOp):
-                for value, buffer, amap in zip(
-                    scalar_op.arguments, destinations, maps[len(op.inputs) :]
-                ):
-                    indices = [body.affine(e, ivs) for e in amap.results]
-                    body.store(mapping.get(value, value), buffer, indices)
-                continue
-            if isinstance(scalar_op, linalg.IndexOp):
-                mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
-                continue
-            for operand in scalar_op.operands:
-                if operand not in mapping and operand.owner.parent_block() is not block:
-                    name = f"%{operand.name_hint}" if operand.name_hint else "a value"
-                    raise DiagnosticException(
-                        f"convert-tensor-to-loop: the body of a linalg.generic uses {name}, "
-                        "defined outside it"
-                    )
-            clone = scalar_op.clone(value_mapper=mapping)
-            body.insert(clone)
-            for old, new in zip(scalar_op.results, clone.results):
-                mapping[old] = new
+        space = iteration_space(op)
+        # A named op arrives generalized: its schedule is on the op the results belong to.
+        schedule = op_schedule(results[0].owner if results else op, space)  # type: ignore[arg-type]
+
+        def emit_body(body: LoopNestBuilder, ivs: Sequence[SSAValue]) -> None:
+            mapping: dict[SSAValue, SSAValue] = {}
+            for i, (arg, amap) in enumerate(zip(block.args, maps)):
+                if not used[i]:
+                    continue
+                buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
+                assert buffer is not None
+                indices = [body.affine(e, ivs) for e in amap.results]
+                mapping[arg] = body.load(buffer, indices)
+            for scalar_op in block.ops:
+                if isinstance(scalar_op, linalg.YieldOp):
+                    for value, buffer, amap in zip(
+                        scalar_op.arguments, destinations, maps[len(op.inputs) :]
+                    ):
+                        indices = [body.affine(e, ivs) for e in amap.results]
+                        body.store(mapping.get(value, value), buffer, indices)
+                    continue
+                if isinstance(scalar_op, linalg.IndexOp):
+                    mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
+                    continue
+                for operand in scalar_op.operands:
+                    if operand not in mapping and operand.owner.parent_block() is not block:
+                        name = f"%{operand.name_hint}" if operand.name_hint else "a value"
+                        raise DiagnosticException(
+                            f"convert-tensor-to-loop: the body of a linalg.generic uses {name}, "
+                            "defined outside it"
+                        )
+                clone = scalar_op.clone(value_mapper=mapping)
+                body.insert(clone)
+                for old, new in zip(scalar_op.results, clone.results):
+                    mapping[old] = new
+
+        generate_loops(self.nest, space.extents, space.iterators, schedule, emit_body)
 
     def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
         """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""

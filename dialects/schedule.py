@@ -1,0 +1,377 @@
+"""Schedules as data: the `#loop.schedule<...>` attribute and what it means
+for a structured op.
+
+A structured op (`linalg.generic` and the named `linalg` ops Ember emits, which generalize to one)
+says *what* is computed over an iteration space of dims; its schedule says
+*how* the loops over that space run:
+
+    #loop.schedule<order = [0, 2, 1], tiles = [32, 0, 64], parallel = [0], unroll = 4, vector = 8>
+
+- `order`: the dims, outermost first (a permutation of the op's dims);
+- `tiles`: one tile size per dim (0 = untiled). A tiled dim runs as a tile
+  loop (step = tile) outside all point loops and a point loop inside; a tile
+  that does not divide the extent leaves a remainder, which runs after the
+  full tiles. A tile at least as large as the extent leaves the dim untiled;
+- `parallel`: the dims whose loops carry the `parallel` flag (parallel
+  iterators only: the iterations of a reduction depend on each other);
+- `unroll`: the innermost loop's body is emitted this many times per
+  iteration (at most `MAX_UNROLL`), with a remainder loop for what does not
+  fill a step;
+- `vector`: a vector width hint for the innermost loop (0: none; else a power
+  of two up to `MAX_VECTOR`). For now it
+  is recorded as the `loop.vector_width` attribute on each generated
+  innermost loop (`scf.for`/`scf.parallel`); turning it into LLVM loop metadata for the loop
+  vectoriser comes later;
+- `pack`: operands to copy into tile-contiguous buffers. The field is part of
+  the syntax, but packing is not implemented yet: a non-empty `pack` is
+  rejected by the verifier.
+
+Fields left out of the text take their defaults (no tiles, no parallel
+loops, unroll 1, no vector hint, no packing); `order` is required. The
+attribute sits on a structured op as its `schedule` attribute (`SCHEDULE`);
+`set_schedule` sets it from Python. `passes/loop/generate.py` emits the loop
+nest a schedule describes, `tensor-default-schedule` attaches
+`default_schedule` (today's heuristic) to ops that have none.
+
+The op side is read through `IterationSpace` (extents, iterator kinds,
+indexing maps), built in one place (`iteration_space`) from the structured
+op classes in `STRUCTURED_OPS`, so the code that schedules does not depend on
+which dialect holds those ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import get_args
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Operation, ParametrizedAttribute
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from ember.dialects.ember_linalg import generalize, indexing_maps, iterator_kinds
+from ember.errors import EmberError
+
+PARALLEL = IteratorType.PARALLEL.value
+REDUCTION = IteratorType.REDUCTION.value
+
+SCHEDULE = "schedule"
+"""The name of the attribute that holds a structured op's schedule."""
+
+VECTOR_WIDTH = "loop.vector_width"
+"""The attribute on a generated innermost loop recording the schedule's vector width."""
+
+StructuredOp = linalg.GenericOp | linalg.MatmulOp | linalg.Conv2DNchwFchwOp
+"""The ops a schedule can be attached to (`iteration_space` reads each): the
+one list of them, a union for typed patterns (`op_type_rewrite_pattern`)."""
+
+STRUCTURED_OPS: tuple[type[Operation], ...] = get_args(StructuredOp)
+"""`StructuredOp`'s classes, for `isinstance`."""
+
+
+MAX_UNROLL = 64
+"""The largest unroll factor: unrolling copies the body in the IR, which
+stays compact until LLVM (that unrolls further where it pays)."""
+
+MAX_VECTOR = 64
+"""The largest vector width hint. The hint is meant to become LLVM's
+`llvm.loop.vectorize.width`, whose loop vectoriser ignores a width that is
+not a power of two or exceeds 64 (`VectorizerParams::MaxVectorWidth`)."""
+
+
+class ScheduleError(EmberError, DiagnosticException):
+    """A schedule that does not fit the op it is attached to: a user error
+    (`EmberError`) that passes report as their diagnostic (`ember-opt
+    --verify-diagnostics` prints it per chunk; the CPU pipeline makes it a
+    `CompileError`)."""
+
+
+def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr([IntAttr(v) for v in values])
+
+
+def schedule_problem(
+    order: Sequence[int],
+    tiles: Sequence[int],
+    parallel: Sequence[int],
+    unroll: int,
+    vector: int,
+    pack: Sequence[int],
+) -> str | None:
+    """What is wrong with these fields on their own (None: nothing); the
+    checks against an op are `verify_schedule`'s."""
+    dims = len(order)
+    if sorted(order) != list(range(dims)):
+        return f"order {list(order)} is not a permutation of 0..{dims - 1}"
+    if len(tiles) != dims:
+        return f"tiles needs one size per dim ({dims}), got {len(tiles)}"
+    if any(t < 0 for t in tiles):
+        return f"tile sizes must be 0 (untiled) or positive, got {list(tiles)}"
+    if len(set(parallel)) != len(parallel) or any(not 0 <= d < dims for d in parallel):
+        return f"parallel {list(parallel)} must name distinct dims of 0..{dims - 1}"
+    if not 1 <= unroll <= MAX_UNROLL:
+        return f"unroll must be from 1 to {MAX_UNROLL}, got {unroll}"
+    if vector and not (0 < vector <= MAX_VECTOR and vector & (vector - 1) == 0):
+        return f"vector must be 0 (no hint) or a power of two up to {MAX_VECTOR}, got {vector}"
+    if pack:
+        return f"packing operands {list(pack)} is not implemented yet (leave pack empty)"
+    return None
+
+
+@irdl_attr_definition
+class ScheduleAttr(ParametrizedAttribute):
+    """How the loops of one structured op run (see the module docstring)."""
+
+    name = "loop.schedule"
+
+    order: ArrayAttr[IntAttr]
+    tiles: ArrayAttr[IntAttr]
+    parallel: ArrayAttr[IntAttr]
+    unroll: IntAttr
+    vector: IntAttr
+    pack: ArrayAttr[IntAttr]
+
+    def __init__(
+        self,
+        order: Sequence[int],
+        tiles: Sequence[int] | None = None,
+        parallel: Sequence[int] = (),
+        unroll: int = 1,
+        vector: int = 0,
+        pack: Sequence[int] = (),
+    ):
+        tiles = [0] * len(order) if tiles is None else tiles
+        super().__init__(_ints(order), _ints(tiles), _ints(sorted(parallel)), IntAttr(unroll),
+                         IntAttr(vector), _ints(pack))  # fmt: skip
+
+    @property
+    def loop_order(self) -> list[int]:
+        return [d.data for d in self.order.data]
+
+    @property
+    def tile_sizes(self) -> list[int]:
+        return [t.data for t in self.tiles.data]
+
+    @property
+    def parallel_dims(self) -> list[int]:
+        return [d.data for d in self.parallel.data]
+
+    @property
+    def unroll_factor(self) -> int:
+        return self.unroll.data
+
+    @property
+    def vector_width(self) -> int:
+        return self.vector.data
+
+    @property
+    def packed_operands(self) -> list[int]:
+        return [p.data for p in self.pack.data]
+
+    def verify(self) -> None:
+        problem = schedule_problem(self.loop_order, self.tile_sizes, self.parallel_dims,
+                                   self.unroll_factor, self.vector_width, self.packed_operands)  # fmt: skip
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields = [f"order = {self.loop_order}"]
+        if any(self.tile_sizes):
+            fields.append(f"tiles = {self.tile_sizes}")
+        if self.parallel_dims:
+            fields.append(f"parallel = {self.parallel_dims}")
+        if self.unroll_factor != 1:
+            fields.append(f"unroll = {self.unroll_factor}")
+        if self.vector_width:
+            fields.append(f"vector = {self.vector_width}")
+        printer.print_string(f"<{', '.join(fields)}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[ParametrizedAttribute | IntAttr]:
+        lists: dict[str, list[int]] = {}
+        scalars: dict[str, int] = {}
+        with parser.in_angle_brackets():
+            start = parser.pos
+            while True:
+                field_start = parser.pos
+                name = parser.parse_keyword_in(_FIELDS, " (a loop.schedule field)")
+                if name in lists or name in scalars:
+                    parser.raise_error(f"loop.schedule: '{name}' is given twice", field_start)
+                parser.parse_punctuation("=")
+                if name in _SCALAR_FIELDS:
+                    scalars[name] = parser.parse_integer(allow_boolean=False)
+                else:
+                    lists[name] = parser.parse_comma_separated_list(
+                        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+                    )
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            end = parser.pos
+        if "order" not in lists:
+            parser.raise_error("loop.schedule: 'order' is required", start, end)
+        order = lists["order"]
+        fields = (
+            order,
+            lists.get("tiles", [0] * len(order)),
+            sorted(lists.get("parallel", [])),
+            scalars.get("unroll", 1),
+            scalars.get("vector", 0),
+            lists.get("pack", []),
+        )
+        problem = schedule_problem(*fields)
+        if problem is not None:
+            parser.raise_error(f"loop.schedule: {problem}", start, end)
+        order, tiles, parallel, unroll, vector, pack = fields
+        return [_ints(order), _ints(tiles), _ints(parallel), IntAttr(unroll), IntAttr(vector),
+                _ints(pack)]  # fmt: skip
+
+
+_SCALAR_FIELDS = ("unroll", "vector")
+_FIELDS = ("order", "tiles", "parallel", "unroll", "vector", "pack")
+
+
+# ------------------------------------------------------- the op's side
+
+
+@dataclass(frozen=True)
+class IterationSpace:
+    """What scheduling reads of a structured op: the extent and iterator kind
+    ("parallel" or "reduction") of each dim, and the indexing map of each
+    operand, inputs first (`inputs` of them), then outputs."""
+
+    extents: tuple[int, ...]
+    iterators: tuple[str, ...]
+    maps: tuple[AffineMap, ...]
+    inputs: int
+
+    @property
+    def output_maps(self) -> tuple[AffineMap, ...]:
+        return self.maps[self.inputs :]
+
+
+def iteration_space(op: Operation) -> IterationSpace:
+    """The iteration space of one of the `STRUCTURED_OPS`. A named op is read
+    through its generalization (built, read and erased again)."""
+    if isinstance(op, linalg.GenericOp):
+        kinds = tuple(kind.value for kind in iterator_kinds(op))
+        return IterationSpace(tuple(op.get_static_loop_ranges()), kinds,
+                              tuple(indexing_maps(op)), len(op.inputs))  # fmt: skip
+    assert isinstance(op, STRUCTURED_OPS), f"{op.name} is not a structured op"
+    generalized = generalize(op)  # type: ignore[arg-type]
+    try:
+        return iteration_space(generalized)
+    finally:
+        generalized.erase()
+
+
+def describe(op: Operation) -> str:
+    """`linalg.matmul %m in @main`: the op's name, its first result's name and
+    its function, for diagnostics."""
+    text = op.name
+    if op.results and op.results[0].name_hint:
+        text += f" %{op.results[0].name_hint}"
+    func = op.parent_op()
+    while func is not None and not isinstance(func, FuncOp):
+        func = func.parent_op()
+    if func is not None:
+        text += f" in @{func.sym_name.data}"
+    return text
+
+
+def verify_schedule(schedule: ScheduleAttr, space: IterationSpace, where: str) -> None:
+    """Raises `ScheduleError` naming `where` (the op, see `describe`) if
+    `schedule` does not fit the op's iteration space."""
+    dims = len(space.iterators)
+    if len(schedule.loop_order) != dims:
+        raise ScheduleError(
+            f"{where}: schedule order {schedule.loop_order} has {len(schedule.loop_order)} dims, "
+            f"the op iterates over {dims}"
+        )
+    reductions = [d for d in schedule.parallel_dims if space.iterators[d] != PARALLEL]
+    if reductions:
+        raise ScheduleError(
+            f"{where}: schedule runs d{reductions[0]} in parallel, but d{reductions[0]} is a "
+            f"{space.iterators[reductions[0]]} dim"
+        )
+
+
+def schedule_of(op: Operation) -> ScheduleAttr | None:
+    """The op's `schedule` attribute, if it has one; anything else under that
+    name is a `ScheduleError`."""
+    attribute = op.attributes.get(SCHEDULE)
+    if attribute is None or isinstance(attribute, ScheduleAttr):
+        return attribute
+    raise ScheduleError(f"{describe(op)}: '{SCHEDULE}' must be a #loop.schedule, got {attribute}")
+
+
+def set_schedule(op: Operation, schedule: ScheduleAttr) -> None:
+    """Attaches `schedule` to `op`, one of the `STRUCTURED_OPS`, after checking
+    that it fits the op (`ScheduleError` if not)."""
+    if not isinstance(op, STRUCTURED_OPS):
+        raise ScheduleError(f"{describe(op)}: only structured ops take a schedule")
+    verify_schedule(schedule, iteration_space(op), describe(op))
+    op.attributes[SCHEDULE] = schedule
+
+
+# ------------------------------------------------------ the default
+
+
+def default_loop_order(space: IterationSpace) -> list[int]:
+    """The loop nest's dims, outermost first: the declared order, except that
+    the output's last (contiguous) dim moves inside the reduction dims.
+
+    `C[m, n] += A[m, k] * B[k, n]` then runs as m, k, n: the innermost loop
+    walks C and B contiguously and carries no reduction, so LLVM vectorises
+    it. Each output element still sees its reduction terms in the same order,
+    so results are unchanged bit for bit.
+    """
+    dims = list(range(len(space.iterators)))
+    if REDUCTION not in space.iterators or not space.output_maps:
+        return dims
+    results = space.output_maps[0].results
+    last = results[-1] if results else None
+    if not isinstance(last, AffineDimExpr) or space.iterators[last.position] != PARALLEL:
+        return dims
+    return [d for d in dims if d != last.position] + [last.position]
+
+
+def default_schedule(space: IterationSpace) -> ScheduleAttr:
+    """Today's heuristic: `default_loop_order`, no tiles, every parallel dim's
+    loop parallel, no unrolling, no vector hint."""
+    parallel = [d for d, kind in enumerate(space.iterators) if kind == PARALLEL]
+    return ScheduleAttr(default_loop_order(space), parallel=parallel)
+
+
+def op_schedule(op: Operation, space: IterationSpace) -> ScheduleAttr:
+    """The schedule `op` runs with: its own (checked against `space`, its
+    iteration space) or else the default."""
+    schedule = schedule_of(op)
+    if schedule is None:
+        return default_schedule(space)
+    verify_schedule(schedule, space, describe(op))
+    return schedule
+
+
+__all__ = [
+    "SCHEDULE",
+    "STRUCTURED_OPS",
+    "StructuredOp",
+    "VECTOR_WIDTH",
+    "IterationSpace",
+    "ScheduleAttr",
+    "ScheduleError",
+    "default_loop_order",
+    "default_schedule",
+    "iteration_space",
+    "op_schedule",
+    "schedule_of",
+    "set_schedule",
+    "verify_schedule",
+]

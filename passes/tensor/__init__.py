@@ -1,0 +1,1 @@
+"""Passes on structured ops of the `tensor` level."""

@@ -1,0 +1,368 @@
+"""Schedules obeyed in generated code: structured ops with hand-written
+schedules (tiles that divide their extents and tiles that do not, unrolling
+with a remainder, reordered loops and reductions) are bufferized, lowered,
+JIT-compiled and run, and compared with NumPy and with the default
+schedule's result.
+
+A schedule that keeps each output element's reduction terms in their order
+(see passes/loop/generate.py) must give the default's result bit for bit:
+the lowering uses no fast-math flags, so LLVM may not reassociate.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+
+from ember.context import make_context
+from ember.dialects.loop import ForOp
+from ember.dialects.schedule import (
+    SCHEDULE,
+    STRUCTURED_OPS,
+    VECTOR_WIDTH,
+    ScheduleAttr,
+    ScheduleError,
+    set_schedule,
+)
+from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
+from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.outline_kernels import KERNEL_ATTR, OutlineKernelsPass
+from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.plan_memory import PlanMemoryPass
+from ember.passes.tensor.default_schedule import DefaultSchedulePass
+from ember.targets.cpu import JitModule, to_llvmlite
+
+RNG = np.random.default_rng(20)
+
+MATMUL = """
+func.func @main(%a: tensor<10x7x{t}>, %b: tensor<7x13x{t}>) -> tensor<10x13x{t}> {{
+  %f = tensor.fill {zero} : {t} : tensor<10x13x{t}>
+  %m = tensor.matmul ins(%a, %b : tensor<10x7x{t}>, tensor<7x13x{t}>) outs(%f : tensor<10x13x{t}>) -> tensor<10x13x{t}>
+  func.return %m : tensor<10x13x{t}>
+}}
+"""
+
+# Sum over d1 and d2 of a 5x6x7 tensor: two reduction dims.
+SUM = """
+func.func @main(%x: tensor<5x6x7xf32>) -> tensor<5xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<5xf32>
+  %s = tensor.reduce {dimensions = array<i64: 1, 2>, kind = "add"} ins(%x : tensor<5x6x7xf32>) outs(%f : tensor<5xf32>) -> tensor<5xf32>
+  func.return %s : tensor<5xf32>
+}
+"""
+
+# x * y + b, with b broadcast along d0 and d1.
+ELEMENTWISE = """
+func.func @main(%x: tensor<5x6x7xf32>, %y: tensor<5x6x7xf32>, %b: tensor<7xf32>) -> tensor<5x6x7xf32> {
+  %e = tensor.empty : tensor<5x6x7xf32>
+  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %y, %b : tensor<5x6x7xf32>, tensor<5x6x7xf32>, tensor<7xf32>) outs(%e : tensor<5x6x7xf32>) {
+  ^bb0(%p: f32, %q: f32, %c: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %m, %c : f32
+    tensor.yield %s : f32
+  } -> tensor<5x6x7xf32>
+  func.return %r : tensor<5x6x7xf32>
+}
+"""
+
+# dims: n, f, oh, ow (parallel), c, kh, kw (reduction)
+CONV = """
+func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x9x9xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x4x9x9xf32>
+  %c = tensor.conv2d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} ins(%x, %w : tensor<1x3x11x11xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  func.return %c : tensor<1x4x9x9xf32>
+}
+"""
+
+# dims: n, c, oh, ow (parallel), kh, kw (reduction)
+MAX_POOL = """
+func.func @main(%x: tensor<1x2x9x9xf32>) -> tensor<1x2x7x7xf32> {
+  %f = tensor.fill -3.40282347e+38 : f32 : tensor<1x2x7x7xf32>
+  %p = tensor.pool2d {kind = "max", kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} ins(%x : tensor<1x2x9x9xf32>) outs(%f : tensor<1x2x7x7xf32>) -> tensor<1x2x7x7xf32>
+  func.return %p : tensor<1x2x7x7xf32>
+}
+"""
+
+
+def parse(text: str) -> ModuleOp:
+    module = Parser(make_context(), text).parse_module()
+    module.verify()
+    return module
+
+
+def op_named(module: ModuleOp, name: str) -> Operation:
+    """The op whose first result is `%name`."""
+    (op,) = [o for o in module.walk() if o.results and o.results[0].name_hint == name]
+    return op
+
+
+LOOP_PASSES: tuple[ModulePass, ...] = (
+    ConvertTensorToLoopPass(),
+    PackWeightsPass(),
+    PlanMemoryPass(),
+)
+"""From the tensor level to a loop level that convert-loop-to-llvm takes."""
+
+
+def run(
+    text: str,
+    inputs: list[np.ndarray],
+    outputs: list[np.ndarray],
+    passes: Sequence[ModulePass] = LOOP_PASSES,
+    **schedules: ScheduleAttr,
+) -> ModuleOp:
+    """Sets each schedule on the op named by its keyword, compiles `@main`
+    through `passes` and the LLVM lowering, and runs it on `inputs`, writing
+    `outputs` in place. Returns the module at the loop level."""
+    module = parse(text)
+    for name, schedule in schedules.items():
+        set_schedule(op_named(module, name), schedule)
+    context = make_context()
+    for compiler_pass in passes:
+        compiler_pass.apply(context, module)
+    module.verify()
+    loop_level = module.clone()
+    blob = weights_blob(module)
+    (func,) = [op for op in module.walk() if isinstance(op, FuncOp) and op.sym_name.data == "main"]
+    arena_bytes = func.attributes["loop.arena_bytes"]
+    assert isinstance(arena_bytes, IntegerAttr)
+    arena = np.zeros(max(1, arena_bytes.value.data), np.uint8)
+    ConvertLoopToLLVMPass().apply(context, module)
+    jit = JitModule(str(to_llvmlite(module)))
+    arrays = [np.ascontiguousarray(a) for a in [*inputs, *outputs]]
+    main = jit.function("main", None, [ctypes.c_void_p] * (len(arrays) + 2))
+    main(*(a.ctypes.data for a in arrays), blob.ctypes.data, arena.ctypes.data)
+    for given, written in zip(outputs, arrays[len(inputs) :]):
+        given[...] = written
+    return loop_level
+
+
+def compute(text: str, inputs: list[np.ndarray], shape: tuple[int, ...], dtype: type, **schedules: ScheduleAttr) -> np.ndarray:  # fmt: skip
+    out = np.full(shape, 12345, dtype)  # anything the op must overwrite
+    run(text, inputs, [out], **schedules)
+    return out
+
+
+def loops(module: ModuleOp) -> list[ForOp]:
+    return [op for op in module.walk() if isinstance(op, ForOp)]
+
+
+# Matmul: one reduction dim, so every schedule keeps the terms' order -------------
+
+MATMUL_F32 = MATMUL.format(t="f32", zero="0.000000e+00")
+A = RNG.standard_normal((10, 7)).astype(np.float32)
+B = RNG.standard_normal((7, 13)).astype(np.float32)
+MATMUL_SCHEDULES = {
+    "tiles dividing the extents": ScheduleAttr([0, 2, 1], tiles=[5, 0, 7], parallel=[0, 1]),
+    "tiles not dividing, reordered": ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], parallel=[0, 1]),
+    "k outermost, untiled": ScheduleAttr([2, 1, 0]),
+    "unroll 4 over 13 (remainder 1)": ScheduleAttr([0, 2, 1], unroll=4, vector=8),
+    "unroll 2 over a peeled tile": ScheduleAttr([0, 2, 1], tiles=[3, 6, 4], unroll=2),
+    "unroll over the reduction": ScheduleAttr([0, 1, 2], tiles=[0, 4, 0], unroll=3),
+    "tiles of 1 and larger than the extent": ScheduleAttr([1, 2, 0], tiles=[1, 20, 1]),
+}
+
+
+def test_the_default_matmul_matches_numpy() -> None:
+    expected = A.astype(np.float64) @ B.astype(np.float64)
+    np.testing.assert_allclose(compute(MATMUL_F32, [A, B], (10, 13), np.float32), expected,
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize("schedule", MATMUL_SCHEDULES.values(), ids=MATMUL_SCHEDULES.keys())
+def test_a_scheduled_matmul_gives_the_default_result_bit_for_bit(schedule: ScheduleAttr) -> None:
+    default = compute(MATMUL_F32, [A, B], (10, 13), np.float32)
+    scheduled = compute(MATMUL_F32, [A, B], (10, 13), np.float32, m=schedule)
+    np.testing.assert_array_equal(scheduled, default)
+
+
+def test_random_matmul_schedules_give_the_default_result_bit_for_bit() -> None:
+    default = compute(MATMUL_F32, [A, B], (10, 13), np.float32)
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        order = [int(d) for d in rng.permutation(3)]
+        tiles = [int(t) for t in rng.integers(0, 9, size=3)]
+        schedule = ScheduleAttr(order, tiles=tiles, parallel=[0, 1], unroll=int(rng.integers(1, 5)))
+        scheduled = compute(MATMUL_F32, [A, B], (10, 13), np.float32, m=schedule)
+        np.testing.assert_array_equal(scheduled, default, err_msg=str(schedule))
+
+
+def test_an_integer_matmul_with_remainders_is_exact() -> None:
+    a = RNG.integers(-50, 50, (10, 7)).astype(np.int32)
+    b = RNG.integers(-50, 50, (7, 13)).astype(np.int32)
+    schedule = ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], unroll=3)
+    out = compute(MATMUL.format(t="i32", zero="0"), [a, b], (10, 13), np.int32, m=schedule)
+    np.testing.assert_array_equal(out, a @ b)
+
+
+def test_the_loop_nest_has_the_scheduled_shape() -> None:
+    out = np.zeros((10, 13), np.float32)
+    schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
+    module = run(MATMUL_F32, [A, B], [out], m=schedule)
+    steps = sorted({f.bounds for f in loops(module) if f.bounds[2] > 1})
+    # The tile loops over the full tiles: k by 3 to 6, m by 4 to 8, n by 5 to 10.
+    assert steps == [(0, 6, 3), (0, 8, 4), (0, 10, 5)]
+
+
+def test_the_vector_width_is_recorded_on_every_innermost_loop() -> None:
+    out = np.zeros((10, 13), np.float32)
+    module = run(MATMUL_F32, [A, B], [out], m=MATMUL_SCHEDULES["unroll 4 over 13 (remainder 1)"])
+    marked = [f for f in loops(module) if VECTOR_WIDTH in f.attributes]
+    # The main loop (0 to 12 step 4) and its remainder (12 to 13), nothing else.
+    assert sorted(f.bounds for f in marked) == [(0, 12, 4), (12, 13, 1)]
+    assert all(not any(isinstance(o, ForOp) for o in f.body.walk()) for f in marked)
+
+
+# Reductions ------------------------------------------------------------------
+
+X = RNG.standard_normal((5, 6, 7)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        ScheduleAttr(
+            [0, 1, 2], tiles=[2, 4, 0], parallel=[0]
+        ),  # only the first reduction dim tiled
+        ScheduleAttr(
+            [1, 0, 2], tiles=[0, 0, 0], unroll=3
+        ),  # a parallel dim moved between: same order
+        ScheduleAttr([1, 2, 0], tiles=[0, 5, 0], unroll=4),
+    ],
+    ids=str,
+)
+def test_a_reduction_in_its_order_gives_the_default_result(schedule: ScheduleAttr) -> None:
+    default = compute(SUM, [X], (5,), np.float32)
+    np.testing.assert_array_equal(compute(SUM, [X], (5,), np.float32, s=schedule), default)
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        ScheduleAttr([0, 2, 1]),  # the reduction dims swapped
+        ScheduleAttr([0, 1, 2], tiles=[0, 0, 3], unroll=2),  # the later reduction dim tiled
+        ScheduleAttr([2, 0, 1], tiles=[3, 4, 2], parallel=[0], unroll=3),
+    ],
+    ids=str,
+)
+def test_a_reordered_reduction_differs_by_rounding_only(schedule: ScheduleAttr) -> None:
+    expected = X.astype(np.float64).sum(axis=(1, 2))
+    np.testing.assert_allclose(compute(SUM, [X], (5,), np.float32, s=schedule), expected,
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
+
+
+# Elementwise, convolution, pooling ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        ScheduleAttr([0, 1, 2], tiles=[5, 3, 7], parallel=[0, 1, 2]),  # tiles dividing
+        ScheduleAttr([2, 0, 1], tiles=[2, 4, 3], parallel=[0, 2], unroll=3, vector=4),
+        ScheduleAttr([1, 2, 0], tiles=[4, 0, 0], unroll=2),
+    ],
+    ids=str,
+)
+def test_a_scheduled_elementwise_op_is_exact(schedule: ScheduleAttr) -> None:
+    y = RNG.standard_normal((5, 6, 7)).astype(np.float32)
+    b = RNG.standard_normal(7).astype(np.float32)
+    out = compute(ELEMENTWISE, [X, y, b], (5, 6, 7), np.float32, r=schedule)
+    np.testing.assert_array_equal(out, X * y + b)
+
+
+def test_a_scheduled_convolution_gives_the_default_result() -> None:
+    x = RNG.standard_normal((1, 3, 11, 11)).astype(np.float32)
+    w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    default = compute(CONV, [x, w], (1, 4, 9, 9), np.float32)
+    # oh and ow tiled by 4 (remainder 1), c (the first reduction dim) by 2
+    # (remainder 1), ow innermost and unrolled by 3.
+    schedule = ScheduleAttr([0, 1, 2, 4, 5, 6, 3], tiles=[0, 0, 4, 4, 2, 0, 0],
+                            parallel=[0, 1, 2, 3], unroll=3)  # fmt: skip
+    np.testing.assert_array_equal(compute(CONV, [x, w], (1, 4, 9, 9), np.float32, c=schedule),
+                                  default)  # fmt: skip
+    windows = np.lib.stride_tricks.sliding_window_view(x[0].astype(np.float64), (3, 3), axis=(1, 2))
+    expected = np.einsum("chwij,fcij->fhw", windows, w.astype(np.float64))[None]
+    np.testing.assert_allclose(default, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_scheduled_max_pool_is_exact() -> None:
+    x = RNG.standard_normal((1, 2, 9, 9)).astype(np.float32)
+    schedule = ScheduleAttr([4, 5, 0, 1, 2, 3], tiles=[0, 0, 3, 2, 2, 0], unroll=2)
+    out = compute(MAX_POOL, [x], (1, 2, 7, 7), np.float32, p=schedule)
+    windows = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    np.testing.assert_array_equal(out, windows.max(axis=(4, 5)))
+
+
+# The default and the pass ------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [MATMUL_F32, SUM, ELEMENTWISE, CONV, MAX_POOL])
+def test_default_schedules_in_the_ir_change_no_generated_loop(text: str) -> None:
+    plain, scheduled = parse(text), parse(text)
+    DefaultSchedulePass().apply(make_context(), scheduled)
+    structured = [op for op in scheduled.walk() if isinstance(op, STRUCTURED_OPS)]
+    assert structured and all(
+        isinstance(op.attributes[SCHEDULE], ScheduleAttr) for op in structured
+    )
+    for module in (plain, scheduled):
+        ConvertTensorToLoopPass().apply(make_context(), module)
+    assert str(scheduled) == str(plain)
+
+
+def test_set_schedule_rejects_a_schedule_that_does_not_fit() -> None:
+    module = parse(SUM)
+    reduce = op_named(module, "s")
+    with pytest.raises(ScheduleError, match=r"tensor.reduce %s in @main: schedule order \[1, 0\] "
+                       r"has 2 dims, the op iterates over 3"):  # fmt: skip
+        set_schedule(reduce, ScheduleAttr([1, 0]))
+    with pytest.raises(ScheduleError, match="schedule runs d1 in parallel, but d1 is a reduction"):
+        set_schedule(reduce, ScheduleAttr([0, 1, 2], parallel=[0, 1]))
+    with pytest.raises(ScheduleError, match="tensor.fill %f in @main: only structured ops"):
+        set_schedule(op_named(module, "f"), ScheduleAttr([0]))
+    assert SCHEDULE not in reduce.attributes
+
+
+# A fused kernel --------------------------------------------------------------
+
+# relu(x @ w) as one fusion group (what graph-fuse makes of MatMul + Relu):
+# the matmul scheduled with remainders, the relu by default.
+FUSED = """
+func.func @main(%x: tensor<10x7xf32>, %w: tensor<7x13xf32>) -> tensor<10x13xf32> {
+  %f = tensor.fill 0.000000e+00 : f32 : tensor<10x13xf32>
+  %m = tensor.matmul ins(%x, %w : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
+  %e = tensor.empty : tensor<10x13xf32>
+  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<10x13xf32>) outs(%e : tensor<10x13xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = arith.maximumf %p, %zero : f32
+    tensor.yield %y : f32
+  } -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
+  func.return %r : tensor<10x13xf32>
+}
+"""
+
+
+def test_a_scheduled_op_in_a_fused_kernel_runs_through_the_loop_passes() -> None:
+    passes = (ConvertTensorToLoopPass(), FuseLoopsPass(), PackWeightsPass(), PlanMemoryPass(),
+              OutlineKernelsPass())  # fmt: skip
+    out, default = np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float32)
+    schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
+    module = run(FUSED, [A, B], [out], passes, m=schedule)
+    run(FUSED, [A, B], [default], passes)
+    np.testing.assert_array_equal(out, default)
+    expected = np.maximum(A.astype(np.float64) @ B.astype(np.float64), 0)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    # The peeled nests and the relu's stay one kernel (one fusion group).
+    kernels = [
+        op for op in module.walk() if isinstance(op, FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+    assert len(kernels) == 1

@@ -1,0 +1,166 @@
+"""Adversarial schedules: whatever a hand-written `#loop.schedule` holds,
+`ember-opt` answers with generated loops or one `error:` line (exit status
+1), never a traceback; from Python a bad schedule is a `VerifyException` or a
+`ScheduleError`; extreme but valid fields (tiles far past the extent, dims
+of extent 0) compile to correct code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.utils.exceptions import VerifyException
+
+from ember.dialects.schedule import MAX_UNROLL, ScheduleAttr, ScheduleError
+from ember.errors import EmberError
+from ember.opt import main
+from tests.passes.test_schedule import MATMUL_F32, compute, run
+
+VALID = "order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8"
+ALPHABET = "[]=,<>-+ 0123456789orderilsvctunpa#:{}"
+"""What mutations insert. No double quote: an unterminated string literal
+followed by a long line makes xDSL 0.75's lexer backtrack exponentially
+(`MLIRLexer._unescaped_characters_regex`), whatever dialect is parsed."""
+
+
+def _matmul_with(schedule_text: str) -> str:
+    return MATMUL_F32.replace(
+        "-> tensor<10x13xf32>\n  func.return",
+        f"-> tensor<10x13xf32> attributes {{schedule = #loop.schedule<{schedule_text}>}}\n"
+        "  func.return",
+    )
+
+
+def _mutations(text: str, count: int, seed: int) -> list[str]:
+    """`count` variants of `text`, each with one to three random character
+    deletions, insertions, replacements or duplicated spans."""
+    rng = np.random.default_rng(seed)
+    variants = []
+    for _ in range(count):
+        mutated = text
+        for _ in range(int(rng.integers(1, 4))):
+            at = int(rng.integers(0, len(mutated) + 1))
+            kind = int(rng.integers(0, 4))
+            char = ALPHABET[int(rng.integers(0, len(ALPHABET)))]
+            if kind == 0:
+                mutated = mutated[:at] + mutated[at + 1 :]
+            elif kind == 1:
+                mutated = mutated[:at] + char + mutated[at:]
+            elif kind == 2:
+                mutated = mutated[:at] + char + mutated[at + 1 :]
+            else:
+                mutated = mutated[:at] + mutated[at : at + 6] + mutated[at:]
+        variants.append(mutated)
+    return variants
+
+
+def _random_fields(count: int, seed: int) -> list[str]:
+    """`count` schedules with random fields for a matmul (3 dims, k a
+    reduction), each field wrong on its own or for the op one time in ten
+    (an order of 2 or 4 dims, a negative tile, a parallel dim out of range or
+    the reduction, unroll 0 or 65, a vector width not a power of two), so
+    that about half of them compile."""
+    rng = np.random.default_rng(seed)
+    variants = []
+    for _ in range(count):
+        wrong = rng.random(5) < 0.1
+        dims = int(rng.choice([2, 4])) if wrong[0] else 3
+        order = [int(d) for d in rng.permutation(dims)]
+        tiles = [int(t) for t in rng.integers(0, 17, size=dims) * (rng.random(dims) < 0.6)]
+        tiles[0] = -1 if wrong[1] else tiles[0]
+        parallel = sorted({int(d) for d in rng.integers(0, 4 if wrong[2] else 2, size=2)})
+        unroll = int(rng.choice([0, 65])) if wrong[3] else int(rng.integers(1, 9))
+        vector = int(rng.choice([3, 12, 2048])) if wrong[4] else int(rng.choice([0, 1, 4, 8]))
+        variants.append(f"order = {order}, tiles = {tiles}, parallel = {parallel}, "
+                        f"unroll = {unroll}, vector = {vector}")  # fmt: skip
+    return variants
+
+
+def test_the_unmutated_schedule_compiles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "valid.mlir"
+    path.write_text(_matmul_with(VALID))
+    assert main([str(path), "-p", "convert-tensor-to-loop"]) == 0
+    assert "loop.vector_width = 8" in capsys.readouterr().out
+
+
+def test_mutated_schedules_compile_or_give_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "mutated.mlir"
+    outcomes = {0: 0, 1: 0}
+    for variant in _mutations(VALID, 60, seed=11) + _random_fields(60, seed=12):
+        path.write_text(_matmul_with(variant))
+        code = main([str(path), "-p", "convert-tensor-to-loop"])
+        out, err = capsys.readouterr()
+        assert code in outcomes, (variant, err)
+        outcomes[code] += 1
+        if code == 1:
+            assert "Traceback" not in err, (variant, err)
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and re.search(r": error: ", lines[0]), (variant, err)
+        else:
+            assert "loop.for" in out, variant
+    # Both outcomes occur: the mutations reach the verifier and the generator.
+    assert outcomes[0] > 5 and outcomes[1] > 5, outcomes
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"order": [0, 1, 1]}, "not a permutation"),
+        ({"order": [-1, 0]}, "not a permutation"),
+        ({"order": [0, 1], "tiles": [1, 2, 3]}, "one size per dim"),
+        ({"order": [0], "tiles": [-(2**70)]}, "0 (untiled) or positive"),
+        ({"order": [0], "parallel": [5]}, "distinct dims"),
+        ({"order": [0], "unroll": MAX_UNROLL + 1}, f"from 1 to {MAX_UNROLL}"),
+        ({"order": [0], "vector": 6}, "power of two"),
+        ({"order": [0], "vector": 128}, "power of two up to 64"),
+        ({"order": [0], "vector": 2**63}, "power of two"),
+        ({"order": [0, 1], "pack": [0]}, "not implemented yet"),
+    ],
+    ids=str,
+)
+def test_a_bad_schedule_cannot_be_built_from_python(
+    fields: dict[str, object], message: str
+) -> None:
+    with pytest.raises(VerifyException, match=re.escape(message)):
+        ScheduleAttr(**fields)
+
+
+def test_a_schedule_error_is_a_user_error() -> None:
+    assert issubclass(ScheduleError, EmberError)
+
+
+A = np.arange(70, dtype=np.float32).reshape(10, 7) / 7
+B = np.arange(91, dtype=np.float32).reshape(7, 13) / 13
+
+
+def test_tiles_far_past_the_extent_leave_the_dims_untiled() -> None:
+    huge = ScheduleAttr([0, 2, 1], tiles=[2**70, 10**9, 14], parallel=[0, 1], unroll=MAX_UNROLL)
+    out = compute(MATMUL_F32, [A, B], (10, 13), np.float32, m=huge)
+    np.testing.assert_array_equal(out, compute(MATMUL_F32, [A, B], (10, 13), np.float32))
+
+
+EMPTY_DIMS = """
+func.func @main(%x: tensor<0x5xf32>, %y: tensor<3x0xf32>) -> (tensor<0x5xf32>, tensor<3xf32>) {
+  %e = tensor.empty : tensor<0x5xf32>
+  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<0x5xf32>) outs(%e : tensor<0x5xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    tensor.yield %n : f32
+  } -> tensor<0x5xf32> attributes {schedule = #loop.schedule<order = [1, 0], tiles = [2, 2], unroll = 3>}
+  %f = tensor.fill 1.000000e+00 : f32 : tensor<3xf32>
+  %s = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%y : tensor<3x0xf32>) outs(%f : tensor<3xf32>) -> tensor<3xf32> attributes {schedule = #loop.schedule<order = [0, 1], tiles = [2, 4], unroll = 2>}
+  func.return %r, %s : tensor<0x5xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_dims_of_extent_zero_run_no_body() -> None:
+    empty, sums = np.zeros((0, 5), np.float32), np.full(3, 7.0, np.float32)
+    run(EMPTY_DIMS, [np.zeros((0, 5), np.float32), np.zeros((3, 0), np.float32)], [empty, sums])
+    np.testing.assert_array_equal(sums, np.ones(3, np.float32))  # the fill, and no terms
