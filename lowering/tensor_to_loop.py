@@ -52,7 +52,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -63,7 +62,6 @@ from ember.dialects.ember_linalg import (
     GatherOp,
     generalize,
     indexing_maps,
-    iterator_kinds,
 )
 from ember.dialects.graph import ConstantOp
 from ember.dialects.loop_nests import LoopNestBuilder, is_loop
