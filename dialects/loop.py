@@ -261,6 +261,8 @@ class KernelOp(IRDLOperation):
         return kernel
 
 
+KERNEL_ATTR = "ember.kernel"
+"""Marks a function that `loop-outline-kernels` made of a `loop.kernel`."""
 WEIGHTS_ARG = "ember.weights"
 """Marks the function argument that is the weights blob (`memref<Nxi8>`)."""
 ARENA_ARG = "ember.arena"
@@ -306,6 +308,7 @@ __all__ = [
     "ALIGNMENT",
     "ARENA_ARG",
     "WEIGHTS_ARG",
+    "KERNEL_ATTR",
     "KernelOp",
     "Loop",
     "WeightOp",
