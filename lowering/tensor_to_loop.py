@@ -144,7 +144,9 @@ def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
     for operand in owner.operands:
         _hoist_buffer(operand, kernel)
     owner.detach()
-    kernel.body.block.parent_op().parent_block().insert_op_before(owner, kernel)  # type: ignore[union-attr]
+    block = kernel.parent_block()
+    assert block is not None
+    block.insert_op_before(owner, kernel)
 
 
 class FunctionBufferizer:
@@ -155,6 +157,8 @@ class FunctionBufferizer:
         self.buffers: dict[SSAValue, SSAValue | Pending] = {}
         self.uses: dict[SSAValue, int] = {}
         self.outputs: dict[SSAValue, SSAValue] = {}
+        self.materialised: list[tuple[SSAValue, Pending]] = []
+        """Each empty or filled tensor given a buffer, in order (see `_kernel`)."""
 
     def run(self) -> None:
         old_block = self.func.body.block
@@ -223,6 +227,7 @@ class FunctionBufferizer:
             if buffer.fill is not None:
                 self.nest.fill(target, buffer.fill)
             self.buffers[value] = target
+            self.materialised.append((value, buffer))
             return target
         return buffer
 
@@ -307,7 +312,7 @@ class FunctionBufferizer:
             inside = not isinstance(value.owner, Block) and value.owner.parent is op.body.block
             if inside and result in self.outputs and yielded.count(value) == 1:
                 self.outputs[value] = self.outputs[result]
-        pending = {v: b for v, b in self.buffers.items() if isinstance(b, Pending)}
+        materialised = len(self.materialised)
         kernel = self.nest.insert(loop.KernelOp(kind=op.kind))
         around, self.nest = (
             self.nest,
@@ -319,13 +324,14 @@ class FunctionBufferizer:
         for value, result in zip(yielded, op.outs):
             self.buffers[result] = self._buffer(value)
         self.nest = around
-        for value, buffer in pending.items():
-            # An empty or filled tensor from outside, materialised in here: a use
-            # after the kernel materialises its own.
-            if not isinstance(buffer := self.buffers[value], Pending) and kernel.is_ancestor(
-                buffer.owner  # type: ignore[arg-type]
-            ):
-                self.buffers[value] = pending[value]
+        for value, empty in self.materialised[materialised:]:
+            # An empty or filled tensor from before the kernel, materialised in
+            # it: a use after the kernel materialises its own.
+            buffer = self.buffers[value]
+            assert not isinstance(buffer, Pending)
+            if not op.is_ancestor(value.owner) and kernel.is_ancestor(buffer.owner):
+                self.buffers[value] = empty
+        del self.materialised[materialised:]
         for result in op.outs:
             _hoist_buffer(self.buffers[result], kernel)  # type: ignore[arg-type]
 
