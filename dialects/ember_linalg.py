@@ -17,10 +17,10 @@ upstream dialect now or later (xDSL's `linalg` and `tensor` must keep
 parsing in `ember-opt`, and a bare `linalg_ext` may one day be someone
 else's).
 
-`FUSION_GROUP` names the discardable attribute that marks the tensor-level
-ops (and then the loop nests) of one `graph.fused` group. `generalize`,
-`indexing_maps` and `iterator_kinds` read upstream structured ops the same
-way for bufferization and the tensor-level reference interpreter.
+`generalize`, `indexing_maps` and `iterator_kinds` read upstream structured
+ops the same way for bufferization and the tensor-level reference
+interpreter. (A fused group is not marked on its ops: it is a `loop.kernel`
+region, see `dialects/loop.py`.)
 """
 
 from __future__ import annotations
@@ -42,10 +42,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-
-FUSION_GROUP = "ember.fusion_group"
-"""Discardable attribute (an integer) on the tensor ops, and then the loop nests,
-that came from one `graph.fused` group: they become one kernel."""
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -114,5 +110,4 @@ def generalize(op: NamedOperation) -> linalg.GenericOp:
     )  # fmt: skip
 
 
-__all__ = ["FUSION_GROUP", "EmberLinalg", "GatherOp", "generalize", "indexing_maps",
-           "iterator_kinds"]  # fmt: skip
+__all__ = ["EmberLinalg", "GatherOp", "generalize", "indexing_maps", "iterator_kinds"]

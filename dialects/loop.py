@@ -30,14 +30,36 @@ What upstream lacks stays here:
   (`memref.alloc` after bufferization) becomes a `memref.view` of the arena
   at its byte offset. The function's inputs and outputs are its other
   memref arguments, in that order.
-- Discardable attributes: `ember.fusion_group` on the loops of one fusion
-  group, `ember.kernel` on outlined kernels, `loop.arena_bytes`,
-  `loop.naive_bytes` and `loop.weights_bytes` on the planned function.
+- `loop.kernel`: one kernel, as a region (IREE's `flow.dispatch.region`):
+  the unit a target outlines, launches or offloads. Its one block is not
+  isolated from above: it uses the values around it directly, so nothing
+  needs threading through operands until a target outlines it
+  (`loop-outline-kernels` turns the captured values into arguments). Each
+  `graph.fused` group becomes one kernel at the tensor level (with the
+  group's `kind`); there it has results, which its `loop.yield` terminator
+  yields (as `scf.execute_region` does). After bufferization it has none:
+  its results live in buffers defined before it, which it writes, and the
+  terminator (then empty) is implicit. Every other top-level loop nest
+  becomes a kernel of its own (`loop-form-kernels`). Attributes other than
+  `kind` (a schedule, say) print after `attributes`:
+
+      %r = loop.kernel "conv" -> (tensor<1x8x4x4xf32>) {
+        ...
+        loop.yield %relu : tensor<1x8x4x4xf32>
+      }
+      loop.kernel {
+        scf.parallel ...
+      }
+
+- Discardable attributes: `ember.kernel` on outlined kernel functions,
+  `loop.arena_bytes`, `loop.naive_bytes` and `loop.weights_bytes` on the
+  planned function.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -47,21 +69,34 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     MemRefType,
+    StringAttr,
     UnitAttr,
     i8,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, BlockArgument, Dialect
+from xdsl.dialects.utils import AbstractYieldOperation
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Region
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
+    lazy_traits_def,
+    opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+    ensure_terminator,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from ember.dialects.schedule import ScheduleAttr
@@ -142,6 +177,94 @@ class WeightOp(_BufferOp):
         return cls(value, parser.parse_type())
 
 
+@irdl_op_definition
+class YieldOp(AbstractYieldOperation[Attribute]):
+    """Ends a `loop.kernel`'s region, yielding the kernel's results (none on buffers)."""
+
+    name = "loop.yield"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(KernelOp), Pure()))
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """One kernel as a region (see the module docstring): its block runs once,
+    in order, using the values around it; on tensors its results are what
+    its `loop.yield` yields."""
+
+    name = "loop.kernel"
+    outs = var_result_def()
+    kind = opt_prop_def(StringAttr)
+    """The `graph.fused` kind the kernel came from (`conv`, `elementwise`, ...)."""
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def __init__(
+        self,
+        body: Region | Block | None = None,
+        result_types: Sequence[Attribute] = (),
+        kind: str | StringAttr | None = None,
+    ):
+        if isinstance(kind, str):
+            kind = StringAttr(kind)
+        if body is None:
+            body = Block()
+        region = body if isinstance(body, Region) else Region(body)
+        super().__init__(result_types=[result_types], regions=[region], properties={"kind": kind})
+        ensure_terminator(self, SingleBlockImplicitTerminator(YieldOp))
+
+    @property
+    def block(self) -> Block:
+        return self.body.block
+
+    @property
+    def terminator(self) -> YieldOp:
+        last = self.body.block.last_op
+        assert isinstance(last, YieldOp)
+        return last
+
+    def verify_(self) -> None:
+        yielded = self.body.block.last_op
+        if not isinstance(yielded, YieldOp):
+            raise VerifyException("loop.kernel: the region must end in loop.yield")
+        yielded_types = tuple(v.type for v in yielded.arguments)
+        if yielded_types != tuple(self.result_types):
+            raise VerifyException(
+                f"loop.kernel: loop.yield yields ({', '.join(map(str, yielded_types))}) "
+                f"but the kernel's results are ({', '.join(map(str, self.result_types))})"
+            )
+
+    def print(self, printer: Printer) -> None:
+        if self.kind is not None:
+            printer.print_string(" ")
+            printer.print_attribute(self.kind)
+        if self.outs:
+            printer.print_string(" -> (")
+            printer.print_list(self.outs.types, printer.print_attribute)
+            printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(
+            self.body, print_entry_block_args=False, print_block_terminators=bool(self.outs)
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        kind = parser.parse_optional_str_literal()
+        result_types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            result_types = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, parser.parse_type
+            )
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        kernel = cls(parser.parse_region(), result_types, kind)
+        if attributes is not None:
+            kernel.attributes |= attributes.data
+        return kernel
+
+
+KERNEL_ATTR = "ember.kernel"
+"""Marks a function that `loop-outline-kernels` made of a `loop.kernel`."""
 WEIGHTS_ARG = "ember.weights"
 """Marks the function argument that is the weights blob (`memref<Nxi8>`)."""
 ARENA_ARG = "ember.arena"
@@ -180,15 +303,18 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int) -> BlockArgument:
     return arg
 
 
-Loop = Dialect("loop", [WeightOp], [ScheduleAttr])
+Loop = Dialect("loop", [KernelOp, WeightOp, YieldOp], [ScheduleAttr])
 
 __all__ = [
     "ABI_BUFFERS",
     "ALIGNMENT",
     "ARENA_ARG",
     "WEIGHTS_ARG",
+    "KERNEL_ATTR",
+    "KernelOp",
     "Loop",
     "WeightOp",
+    "YieldOp",
     "add_abi_argument",
     "align",
     "aligned_zeros",

@@ -24,6 +24,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.layout import LayoutPass
     from ember.passes.graph.optimize import GraphOptimizePass
     from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
@@ -43,6 +44,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         DefaultSchedulePass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
+        FormKernelsPass,
         FuseLoopsPass,
         PackWeightsPass,
         PlanMemoryPass,

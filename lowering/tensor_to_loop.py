@@ -21,18 +21,23 @@ into that buffer in place; otherwise the destination is copied first, so no
 value is ever overwritten while something may still read it.
 
 A `linalg.generic` (named ops are generalised first, as xDSL's
-`linalg-generalize-named-ops` does) becomes one loop nest over its iteration
-space in `default_loop_order`; the innermost body loads the operands its
+`linalg-generalize-named-ops` does) becomes the loop nest its schedule
+describes (`#loop.schedule`, or the default; `passes/loop/generate.py`);
+the innermost body loads the operands its
 scalar body reads (indices computed from the affine maps), runs the body and
 stores the yielded values. Reductions accumulate through memory.
 
-The loop nests made for an op tagged `ember.fusion_group` carry the same tag.
+A `loop.kernel` on tensors becomes a `loop.kernel` on buffers (no results)
+holding what its ops bufferize to, its intermediate allocs included. Each
+of its results gets its buffer in front of the kernel, as a destination the
+kernel writes: the output argument when the result is returned, else the
+alloc of the value it yields, moved out (with any view of it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
@@ -58,13 +63,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
 from ember.dialects.ember_linalg import (
-    FUSION_GROUP,
     GatherOp,
     generalize,
     indexing_maps,
 )
 from ember.dialects.graph import ConstantOp
-from ember.dialects.loop_nests import LoopNestBuilder, is_loop
+from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import iteration_space, op_schedule
 from ember.passes.loop.generate import generate_loops
 
@@ -97,13 +101,32 @@ def scalar_constant(value: SSAValue, where: str) -> FloatAttr | IntegerAttr:
     raise DiagnosticException(f"convert-tensor-to-loop: {where} must be a scalar arith.constant")
 
 
-def _tag_nests(block: Block, after: Operation | None, tag: Attribute) -> None:
-    """Marks the loop nests added to `block` after `after` as part of a fusion group."""
-    op = after.next_op if after is not None else block.first_op
-    while op is not None:
-        if is_loop(op):
-            op.attributes[FUSION_GROUP] = tag
-        op = op.next_op
+def _with_kernel_bodies(block: Block) -> Iterator[Operation]:
+    """The ops of `block`, each kernel followed by the ops of its body."""
+    for op in block.ops:
+        yield op
+        if isinstance(op, loop.KernelOp):
+            yield from op.body.block.ops
+
+
+def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
+    """Moves the ops that define `buffer` inside `kernel` (an alloc, maybe
+    viewed) in front of it, so that code after the kernel can use it."""
+    owner = buffer.owner
+    if isinstance(owner, Block) or not kernel.is_ancestor(owner):
+        return
+    if owner.parent is not kernel.body.block or not isinstance(
+        owner, memref.AllocOp | memref.ReinterpretCastOp | loop.WeightOp
+    ):
+        raise DiagnosticException(
+            f"convert-tensor-to-loop: a result of loop.kernel lives in a buffer made by {owner.name}"
+        )
+    for operand in owner.operands:
+        _hoist_buffer(operand, kernel)
+    owner.detach()
+    block = kernel.parent_block()
+    assert block is not None
+    block.insert_op_before(owner, kernel)
 
 
 class FunctionBufferizer:
@@ -114,6 +137,8 @@ class FunctionBufferizer:
         self.buffers: dict[SSAValue, SSAValue | Pending] = {}
         self.uses: dict[SSAValue, int] = {}
         self.outputs: dict[SSAValue, SSAValue] = {}
+        self.materialised: list[tuple[SSAValue, Pending]] = []
+        """Each empty or filled tensor given a buffer, in order (see `_kernel`)."""
 
     def run(self) -> None:
         old_block = self.func.body.block
@@ -130,17 +155,14 @@ class FunctionBufferizer:
             if returned.count(value) == 1 and not isinstance(value.owner, Block):
                 self.outputs[value] = arg
         self.nest = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
-        for op in old_block.ops:
+        for op in _with_kernel_bodies(old_block):
             for operand in op.operands:
                 self.uses[operand] = self.uses.get(operand, 0) + 1
         for op in list(old_block.ops):
             if isinstance(op, ReturnOp):
                 self._return(op, output_args)
                 continue
-            last = block.last_op
             self._lower(op)
-            if FUSION_GROUP in op.attributes:
-                _tag_nests(block, last, op.attributes[FUSION_GROUP])
         self._replace_body(block, len(returned))
 
     @staticmethod
@@ -185,6 +207,7 @@ class FunctionBufferizer:
             if buffer.fill is not None:
                 self.nest.fill(target, buffer.fill)
             self.buffers[value] = target
+            self.materialised.append((value, buffer))
             return target
         return buffer
 
@@ -256,8 +279,41 @@ class FunctionBufferizer:
                 self._concat(op)
             case GatherOp():
                 self._gather(op)
+            case loop.KernelOp():
+                self._kernel(op)
             case _:
                 raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
+
+    def _kernel(self, op: loop.KernelOp) -> None:
+        """A kernel on buffers holding what `op`'s ops bufferize to (see the
+        module docstring)."""
+        yielded = list(op.terminator.arguments)
+        for value, result in zip(yielded, op.outs):
+            inside = not isinstance(value.owner, Block) and value.owner.parent is op.body.block
+            if inside and result in self.outputs and yielded.count(value) == 1:
+                self.outputs[value] = self.outputs[result]
+        materialised = len(self.materialised)
+        kernel = self.nest.insert(loop.KernelOp(kind=op.kind))
+        around, self.nest = (
+            self.nest,
+            LoopNestBuilder(Builder(InsertPoint.before(kernel.terminator))),
+        )
+        for inner in op.body.block.ops:
+            if inner is not op.terminator:
+                self._lower(inner)
+        for value, result in zip(yielded, op.outs):
+            self.buffers[result] = self._buffer(value)
+        self.nest = around
+        for value, empty in self.materialised[materialised:]:
+            # An empty or filled tensor from before the kernel, materialised in
+            # it: a use after the kernel materialises its own.
+            buffer = self.buffers[value]
+            assert not isinstance(buffer, Pending)
+            if not op.is_ancestor(value.owner) and kernel.is_ancestor(buffer.owner):
+                self.buffers[value] = empty
+        del self.materialised[materialised:]
+        for result in op.outs:
+            _hoist_buffer(self.buffers[result], kernel)  # type: ignore[arg-type]
 
     def _generic(self, op: linalg.GenericOp, results: Sequence[SSAValue]) -> None:
         destinations = [

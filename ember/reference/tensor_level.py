@@ -4,8 +4,9 @@
 
 Runs `func.func @main` (or the only function) made of `graph.constant`,
 upstream `linalg` and `tensor` ops, `ember_linalg.gather`, scalar `arith`
-ops (fill values, reshape shapes) and `func.return`; `arith`/`math` ops
-appear inside the bodies of `linalg.generic`. A generic is evaluated on
+ops (fill values, reshape shapes), `loop.kernel` (its region runs in
+order; its results are what its `loop.yield` yields) and `func.return`;
+`arith`/`math` ops appear inside the bodies of `linalg.generic`. A generic is evaluated on
 whole arrays:
 
 - its parallel dims form an array "space"; each input is read through its
@@ -56,6 +57,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from ember.dialects import loop
 from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps, iterator_kinds
 from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.types import array_from_dense, numpy_dtype
@@ -77,10 +79,19 @@ def run_tensor_module(
     """Runs the module's entry function on NumPy inputs (by name or in order)."""
     func = entry_function(module)
     env: dict[SSAValue, np.ndarray] = _bind_inputs(func, inputs)
-    for op in func.body.block.ops:
-        if isinstance(op, ReturnOp):
+    return _run_block(func.body.block, env, generalize)
+
+
+def _run_block(block: Block, env: dict[SSAValue, np.ndarray], generalize: bool) -> Arrays:
+    """Runs `block`'s ops in order, binding their results in `env` (a kernel's
+    region sees the values around it); returns what its terminator passes on."""
+    for op in block.ops:
+        if isinstance(op, ReturnOp | loop.YieldOp):
             return [env[v] for v in op.operands]
-        outputs = run_op(op, [env[v] for v in op.operands], generalize=generalize)
+        if isinstance(op, loop.KernelOp):
+            outputs = _run_block(op.body.block, env, generalize)
+        else:
+            outputs = run_op(op, [env[v] for v in op.operands], generalize=generalize)
         for index, (array, declared) in enumerate(zip(outputs, op.result_types)):
             array = np.asarray(array)
             if isinstance(declared, TensorType):

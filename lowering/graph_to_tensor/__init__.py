@@ -50,11 +50,16 @@ function that lowers it:
   laid-out convolutions (NCHWc, NHWC) are pad + fill + one generic indexing
   the layouts, whose innermost loop runs over contiguous output channels;
   laid-out pools are pad + fill + one reduction generic.
-- `graph.fused`: its body is lowered like any other ops, then inlined in
-  place of the fused op; every op that came out of group number N carries
-  the discardable attribute `ember.fusion_group = N`, which bufferization
-  passes on to the group's loop nests (`loop-fuse` merges them,
-  `loop-outline-kernels` makes them one kernel).
+- `graph.fused`: its body is lowered like any other ops and becomes the
+  region of one `loop.kernel` with the group's kind, in place of the fused
+  op: the kernel uses the fused op's operands where the body used its block
+  arguments, and yields (`loop.yield`) what the body yielded. Its
+  `graph.constant`s move out in front of the kernel, which captures them
+  like any other value: weights are buffers the kernel reads, not part of
+  its computation, so kernels that differ only in their weights stay one
+  computation (`loop-outline-kernels` shares one function between them).
+  Bufferization keeps the kernel (on buffers), `loop-fuse` merges the loop
+  nests inside it and `loop-outline-kernels` makes it one function.
 
 Scalars (fill values, reshape shapes) are `arith.constant`s at the top of
 the function; pad values are yielded by `tensor.pad`'s region.
@@ -70,15 +75,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import dce
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_linalg import FUSION_GROUP
+from ember.dialects import loop
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC
 from ember.errors import InputDependentDiagnostic
@@ -151,26 +156,27 @@ def check_lowerable(module: Operation) -> None:
         )
 
 
-def inline_fused_groups(module: ModuleOp) -> None:
-    """Moves each lowered `graph.fused` body in front of the fused op, tagging
-    its ops with the group number, and forwards the yielded values."""
-    fused_ops = [op for op in module.walk() if isinstance(op, FusedOp)]
-    for number, fused in enumerate(fused_ops):
-        tag = IntegerAttr(number, i64)
-        block = fused.block
-        for arg, value in zip(block.args, fused.inputs):
+def form_kernels(module: ModuleOp) -> None:
+    """Replaces each `graph.fused` (its body lowered) by a `loop.kernel` holding
+    that body, with its `graph.constant`s moved out in front of it."""
+    for fused in [op for op in module.walk() if isinstance(op, FusedOp)]:
+        body = fused.block
+        for arg, value in zip(body.args, fused.inputs):
             arg.replace_all_uses_with(value)
-        terminator = block.last_op
+        terminator = body.last_op
         assert isinstance(terminator, YieldOp)
-        for inner in list(block.ops):
+        block = Block()
+        for inner in list(body.ops):
             if inner is terminator:
                 continue
             inner.detach()
-            inner.attributes[FUSION_GROUP] = tag
-            Rewriter.insert_op(inner, InsertPoint.before(fused))
-        for result, value in zip(fused.results, terminator.values):
-            result.replace_all_uses_with(value)
-        Rewriter.erase_op(fused)
+            if isinstance(inner, ConstantOp):
+                Rewriter.insert_op(inner, InsertPoint.before(fused))
+            else:
+                block.add_op(inner)
+        block.add_op(loop.YieldOp(*terminator.values))
+        kernel = loop.KernelOp(block, fused.result_types, fused.kind)
+        Rewriter.replace_op(fused, kernel)
 
 
 @dataclass(frozen=True)
@@ -185,5 +191,5 @@ class ConvertGraphToTensorPass(ModulePass):
         check_lowerable(op)
         patterns = GreedyRewritePatternApplier([family() for family in FAMILIES])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
-        inline_fused_groups(op)
+        form_kernels(op)
         dce(op)

@@ -1,4 +1,4 @@
-"""`loop-fuse`: merges the loop nests of one fusion group, then keeps values in
+"""`loop-fuse`: merges the loop nests of one kernel, then keeps values in
 registers instead of buffers where it can.
 
 Two sibling loops (`scf.for`/`scf.parallel`) merge when they have the same
@@ -12,10 +12,12 @@ second loop then touches only the slice that iteration i of the first loop
 touched, so running them interleaved keeps every dependence. Accesses
 through a view (`memref.reinterpret_cast`, `memref.subview`, ...) of a
 written buffer never merge (the positions would not line up). A parallel
-loop merged with a sequential one becomes sequential. Top-level nests merge only within one
-`ember.fusion_group`; inside a merged nest, siblings merge whenever legal,
-recursively, so conv + bias + activation become one nest over (n, f, oh)
-with the epilogue in the same innermost loop over ow.
+loop merged with a sequential one becomes sequential. Nests merge only
+within one `loop.kernel` (a fused group): siblings in the kernel's region
+merge whenever legal, and so do siblings inside a merged nest, recursively,
+so conv + bias + activation become one nest over (n, f, oh) with the
+epilogue in the same innermost loop over ow. Nests outside kernels (unfused
+ops) never merge.
 
 After merging, a load that reads back what the same block just stored at
 the same indices takes the stored value instead, a store that is overwritten
@@ -39,7 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
-from ember.dialects.ember_linalg import FUSION_GROUP
+from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import (
     Loop,
     body_end,
@@ -172,8 +174,8 @@ def _movable(op: Operation) -> bool:
 
 
 class SiblingFuser:
-    """Merges adjacent sibling loops of one block where legal (top level: only
-    loops of one fusion group), fed one op at a time in block order.
+    """Merges adjacent sibling loops of one block where legal, fed one op at a
+    time in block order.
 
     When a loop merges into the previous one, the ops of its body are fed to
     the fuser of the previous loop's body, which carries on from where it
@@ -182,9 +184,8 @@ class SiblingFuser:
     the length of a fused chain.
     """
 
-    def __init__(self, block: Block, top_level: bool):
+    def __init__(self, block: Block):
         self.block = block
-        self.top_level = top_level
         self.previous: LoopSummary | None = None
         self.between: list[Operation] = []
         self.inner: SiblingFuser | None = None
@@ -196,13 +197,7 @@ class SiblingFuser:
             return
         previous, between = self.previous, self.between
         self.between = []
-        group = op.attributes.get(FUSION_GROUP)
-        same_group = not self.top_level or (
-            previous is not None
-            and group is not None
-            and previous.loop.attributes.get(FUSION_GROUP) == group
-        )
-        if previous is None or not same_group or not all(_movable(b) for b in between):
+        if previous is None or not all(_movable(b) for b in between):
             self._start(op)
             return
         assert isinstance(op, Loop)
@@ -214,7 +209,7 @@ class SiblingFuser:
             moved.detach()
             self.block.insert_op_before(moved, previous.loop)
         if self.inner is None:
-            self.inner = SiblingFuser(previous.loop.body.block, top_level=False)
+            self.inner = SiblingFuser(previous.loop.body.block)
             self.inner.feed_all(previous.loop.body.block)
         previous.loop, moved_ops = _merge(previous.loop, op)
         previous.absorb(summary)
@@ -252,10 +247,10 @@ def _merge(first: Loop, second: Loop) -> tuple[Loop, list[Operation]]:
     return first, moved
 
 
-def fuse_siblings(block: Block, top_level: bool) -> None:
-    """Merges adjacent sibling loops of `block` where legal (top level: only
-    loops of one fusion group), recursing into every merged body."""
-    SiblingFuser(block, top_level).feed_all(block)
+def fuse_siblings(block: Block) -> None:
+    """Merges adjacent sibling loops of `block` where legal, recursing into
+    every merged body."""
+    SiblingFuser(block).feed_all(block)
 
 
 def forward_stores(block: Block) -> None:
@@ -303,19 +298,28 @@ def remove_write_only_buffers(block: Block) -> None:
             Rewriter.erase_op(alloc)
 
 
+def fuse_function(func: FuncOp) -> None:
+    """Merges the nests of each kernel of `func`, then forwards stores and
+    removes the buffers left write-only."""
+    block = func.body.block
+    kernels = [op.body.block for op in block.ops if isinstance(op, KernelOp)]
+    for kernel in kernels:
+        fuse_siblings(kernel)
+    forward_stores(block)
+    for scope in (block, *kernels):
+        remove_write_only_buffers(scope)
+
+
 class FuseLoopsPass(ModulePass):
-    """Merges each fusion group's loop nests and forwards stored values to
-    loads (see the module docstring)."""
+    """Merges the loop nests of each `loop.kernel` and forwards stored values
+    to loads (see the module docstring)."""
 
     name = "loop-fuse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in list(op.walk()):
             if isinstance(func, FuncOp) and not func.is_declaration:
-                block = func.body.block
-                fuse_siblings(block, top_level=True)
-                forward_stores(block)
-                remove_write_only_buffers(block)
+                fuse_function(func)
 
 
-__all__ = ["FuseLoopsPass", "buffer_root", "can_merge", "fuse_siblings"]
+__all__ = ["FuseLoopsPass", "buffer_root", "can_merge", "fuse_function", "fuse_siblings"]

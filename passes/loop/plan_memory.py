@@ -1,8 +1,12 @@
 """`loop-plan-memory`: places every `memref.alloc` in one arena, reusing memory.
 
-A buffer is live from its `memref.alloc` to the last top-level op of the
-function that uses it (directly, inside a loop nest, or through a view such
-as `memref.reinterpret_cast`). Buffers whose live ranges overlap must not overlap in
+Time is the sequence of the function's top-level ops, each `loop.kernel`
+counting as the ops of its region (a kernel's scratch buffers are planned
+with the rest: the arena is one buffer for the whole function). A buffer
+is live from its first use to its last (an op that uses it directly,
+inside a loop nest, or through a view such as `memref.reinterpret_cast`):
+where its `memref.alloc` stands does not matter, so a kernel's result,
+allocated in front of the kernel, is live from the nest that writes it. Buffers whose live ranges overlap must not overlap in
 memory; the others may share it. Buffers are placed largest first, each at
 the lowest `alignment`-aligned offset that does not collide with an
 already-placed buffer it is live together with (the usual greedy
@@ -11,7 +15,9 @@ interval-colouring heuristic).
 The arena becomes explicit: the function gains an argument
 `%arena: memref<Nxi8> {ember.arena}` (N the arena's size, 0 without
 buffers) after its inputs and outputs, and each alloc becomes
-`memref.view %arena[%offset][]` at its byte offset. The function also gets
+`memref.view %arena[%offset][]` at its byte offset, at the top level (in
+front of the kernel that held it: the kernel captures the view, so kernels
+that differ only in where their buffers lie stay equal). The function also gets
 two attributes: `loop.arena_bytes` (the arena's size) and `loop.naive_bytes`
 (the sum of all buffers, what it would cost without reuse). Kernels
 (`ember.kernel`) and functions that have an arena already are left alone;
@@ -33,9 +39,16 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.loop import ARENA_ARG, add_abi_argument, align, byte_size, marked_argument
+from ember.dialects.loop import (
+    ARENA_ARG,
+    KERNEL_ATTR,
+    KernelOp,
+    add_abi_argument,
+    align,
+    byte_size,
+    marked_argument,
+)
 from ember.passes.loop.fuse import VIEW_OPS
-from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 
 @dataclass
@@ -50,7 +63,18 @@ class Interval:
         return self.start <= other.end and other.start <= self.end
 
 
-def _top_level_index(op: Operation, positions: dict[Operation, int]) -> int:
+def _timeline(func: FuncOp) -> list[Operation]:
+    """The function's top-level ops, each kernel replaced by its region's ops."""
+    ops: list[Operation] = []
+    for op in func.body.block.ops:
+        if isinstance(op, KernelOp):
+            ops += list(op.body.block.ops)[:-1]  # not the loop.yield
+        else:
+            ops.append(op)
+    return ops
+
+
+def _time_of(op: Operation, positions: dict[Operation, int]) -> int:
     while op not in positions:
         parent = op.parent_op()
         assert parent is not None, "use outside the function body"
@@ -58,17 +82,20 @@ def _top_level_index(op: Operation, positions: dict[Operation, int]) -> int:
     return positions[op]
 
 
-def _last_use(value: SSAValue, positions: dict[Operation, int]) -> int:
-    last = -1
+def _uses_span(value: SSAValue, positions: dict[Operation, int]) -> tuple[int, int]:
+    """(first, last) time at which `value` or a view of it is used ((big, -1) if never)."""
+    first, last = len(positions), -1
     for use in value.uses:
-        last = max(last, _top_level_index(use.operation, positions))
+        time = _time_of(use.operation, positions)
+        first, last = min(first, time), max(last, time)
         if isinstance(use.operation, VIEW_OPS) and use.index == 0:
-            last = max(last, _last_use(use.operation.results[0], positions))
-    return last
+            view_first, view_last = _uses_span(use.operation.results[0], positions)
+            first, last = min(first, view_first), max(last, view_last)
+    return first, last
 
 
 def live_intervals(func: FuncOp) -> list[Interval]:
-    ops = list(func.body.block.ops)
+    ops = _timeline(func)
     positions = {op: index for index, op in enumerate(ops)}
     intervals = []
     for index, op in enumerate(ops):
@@ -78,8 +105,9 @@ def live_intervals(func: FuncOp) -> list[Interval]:
                     f"loop-plan-memory: @{func.sym_name.data}: memref.alloc of "
                     f"{op.memref.type} has a dynamic size; the arena holds static buffers only"
                 )
-            end = max(index, _last_use(op.memref, positions))
-            intervals.append(Interval(op, byte_size(op.memref.type), index, end))
+            first, last = _uses_span(op.memref, positions)
+            start, end = (first, last) if last >= 0 else (index, index)
+            intervals.append(Interval(op, byte_size(op.memref.type), start, end))
     return intervals
 
 
@@ -170,7 +198,12 @@ def plan_function(func: FuncOp) -> tuple[int, int]:
         assert isinstance(result_type, MemRefType)
         view = memref.ViewOp(arena_arg, by_offset[interval.offset], [], result_type)
         view.result.name_hint = alloc.memref.name_hint
-        Rewriter.replace_op(alloc, view)
+        top_level = alloc
+        while top_level.parent is not block:
+            top_level = top_level.parent_op()  # type: ignore[assignment]
+        block.insert_op_before(view, top_level)
+        alloc.memref.replace_all_uses_with(view.result)
+        Rewriter.erase_op(alloc)
     naive = sum(align(i.size) for i in intervals)
     func.attributes["loop.arena_bytes"] = IntegerAttr(arena, i64)
     func.attributes["loop.naive_bytes"] = IntegerAttr(naive, i64)

@@ -21,10 +21,12 @@ from xdsl.context import Context
 from xdsl.utils.exceptions import DiagnosticException
 
 import ember
-from ember.dialects.graph import OPS_BY_ONNX_TYPE
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, FusedOp
+from ember.dialects.loop import KernelOp
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass, lowerable_op_types
 from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.infer_shapes import InferShapesPass
+from ember.passes.graph.optimize import graph_passes
 from ember.reference.tensor_level import run_tensor_module
 from tests.support.models import (
     SLOW_IN_REFERENCE,
@@ -767,3 +769,46 @@ def test_interpreter_on_handwritten_tensor_ir() -> None:
     np.testing.assert_allclose(window_sum, expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(biggest, np.maximum(u, u[::-1]))
     np.testing.assert_array_equal(iota, np.arange(4))
+
+
+def test_fused_groups_become_kernels() -> None:
+    """Each `graph.fused` group becomes one `loop.kernel` with its kind (its
+    constants in front of it, nothing of the group left outside), and the
+    tensor-level interpreter running the kernels agrees with the graph
+    reference on the fused graph."""
+
+    n = helper.make_node
+    rng = np.random.default_rng(7)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w"),
+        numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b"),
+    ]
+    nodes = [
+        n("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        n("Relu", ["c"], ["r"]),
+        n("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        n("Sigmoid", ["p"], ["s"]),
+        n("Mul", ["s", "p"], ["m"]),
+        n("ReduceMean", ["m"], ["y"], axes=[2, 3], keepdims=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "fused",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], weights,
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"x": rng.standard_normal((1, 3, 6, 6)).astype(np.float32)}
+    module = ember.import_onnx(model)
+    for graph_pass in graph_passes(2, "none"):
+        graph_pass.apply(Context(), module)
+    kinds = sorted(op.kind.data for op in module.walk() if isinstance(op, FusedOp))
+    assert len(kinds) >= 2, kinds
+    expected = ember.reference.run(module, feeds)
+    ConvertGraphToTensorPass().apply(Context(), module)
+    module.verify()
+    kernels = [op for op in module.walk() if isinstance(op, KernelOp)]
+    assert sorted(k.kind.data for k in kernels if k.kind is not None) == kinds
+    assert all(not isinstance(op, ConstantOp) for k in kernels for op in k.walk())
+    got = run_tensor_module(module, feeds)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)

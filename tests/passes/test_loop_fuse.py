@@ -15,7 +15,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 
 import ember
-from ember.dialects.ember_linalg import FUSION_GROUP
+from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import Loop, induction_variable, is_loop, static_bounds
 from ember.passes.loop.fuse import (
     FuseLoopsPass,
@@ -57,26 +57,20 @@ def reference_can_merge(first: Loop, second: Loop) -> bool:
     return True
 
 
-def reference_fuse_siblings(block: Block, top_level: bool) -> None:
+def reference_fuse_siblings(block: Block) -> None:
     previous: Loop | None = None
     between: list[Operation] = []
     for op in list(block.ops):
         if not is_loop(op):
             between.append(op)
             continue
-        group = op.attributes.get(FUSION_GROUP)
-        same_group = not top_level or (
-            previous is not None
-            and group is not None
-            and previous.attributes.get(FUSION_GROUP) == group
-        )
-        if (previous is not None and same_group and all(_movable(b) for b in between)
+        if (previous is not None and all(_movable(b) for b in between)
                 and reference_can_merge(previous, op)):  # fmt: skip
             for moved in between:
                 moved.detach()
                 block.insert_op_before(moved, previous)
             previous, _ = _merge(previous, op)  # type: ignore[arg-type]
-            reference_fuse_siblings(previous.body.block, top_level=False)
+            reference_fuse_siblings(previous.body.block)
         else:
             previous = op  # type: ignore[assignment]
         between = []
@@ -124,7 +118,10 @@ def test_fused_loops_match_the_definition(model: onnx.ModelProto) -> None:
     FuseLoopsPass().apply(Context(), module)
     for func in expected.walk():
         if isinstance(func, FuncOp) and not func.is_declaration:
-            reference_fuse_siblings(func.body.block, top_level=True)
+            kernels = [op.body.block for op in func.body.block.ops if isinstance(op, KernelOp)]
+            for kernel in kernels:
+                reference_fuse_siblings(kernel)
             forward_stores(func.body.block)
-            remove_write_only_buffers(func.body.block)
+            for block in (func.body.block, *kernels):
+                remove_write_only_buffers(block)
     assert str(module) == str(expected)

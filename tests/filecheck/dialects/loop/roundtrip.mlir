@@ -3,8 +3,9 @@
 // RUN: ember-opt %s --print-op-generic | ember-opt | filecheck %s
 
 // The loop level is upstream IR (scf, memref, arith) plus loop.weight and the
-// ABI buffers marked {ember.weights} / {ember.arena}; all of it prints and
-// parses back to the same text, also from the generic form.
+// ABI buffers marked {ember.weights} / {ember.arena} (and loop.kernel:
+// kernel.mlir); all of it prints and parses back to the same text, also from
+// the generic form, discardable attributes included.
 func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>, %arena: memref<128xi8> {ember.arena}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -22,7 +23,7 @@ func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>, %arena: memref<128
       memref.store %s, %buf[%i, %j] : memref<4x8xf32>
     }
     scf.reduce
-  }) {ember.fusion_group = 4 : i64} : (index, index, index) -> ()
+  }) {ember.note = 4 : i64} : (index, index, index) -> ()
   %flat = memref.reinterpret_cast %buf to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
   func.return
 }
@@ -35,7 +36,7 @@ func.func @loops(%in: memref<4x8xf32>, %out0: memref<32xf32>, %arena: memref<128
 // CHECK-NEXT:      scf.for %j = %c0 to %c8 step %c2 {
 // CHECK:           }
 // CHECK-NEXT:      scf.reduce
-// CHECK-NEXT:    }) {ember.fusion_group = 4 : i64} : (index, index, index) -> ()
+// CHECK-NEXT:    }) {ember.note = 4 : i64} : (index, index, index) -> ()
 // CHECK-NEXT:    %flat = memref.reinterpret_cast %buf to offset: [0], sizes: [32], strides: [1] : memref<4x8xf32> to memref<32xf32>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }

@@ -1,7 +1,8 @@
 // RUN: ember-opt %s -p loop-outline-kernels --split-input-file | filecheck %s
 
-// Two nests that compute the same thing on other buffers share one kernel;
-// a different nest gets its own. Buffer ops stay in the entry function; the
+// Nests outside any kernel become kernels of their own first. Two that
+// compute the same thing on other buffers share one kernel function; a
+// different nest gets its own. Buffer ops stay in the entry function; the
 // bounds' constants are copied into each kernel (and go from the entry
 // function, which no longer uses them).
 func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>) {
@@ -59,45 +60,67 @@ func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>) {
 
 // -----
 
-// Consecutive nests of one fusion group are one kernel, called where the last
-// of them was; a store between nests (filling a 0-d buffer that may share
-// arena memory with what the earlier nests use) ends the unit, so it still
-// runs after them.
-func.func @group(%a: memref<4xf32>, %out0: memref<4xf32>) {
+// A loop.kernel (a fused group) is one kernel function, called in its
+// place: its nests, and what lies between them (the store filling a 0-d
+// buffer), run inside it in order. The values it captured (buffers, the
+// view %s) are the arguments; a constant it captured is copied in. The
+// second kernel is the same computation on other buffers and shares the
+// function.
+func.func @group(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<4xf32>, %arena: memref<64xi8>) {
   %k0 = arith.constant 0 : index
   %k1 = arith.constant 1 : index
   %k4 = arith.constant 4 : index
-  %s = memref.alloc() : memref<f32>
-  %t = memref.alloc() : memref<4xf32>
-  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
-  ^bb0(%i: index):
-    %x = memref.load %a[%i] : memref<4xf32>
-    memref.store %x, %t[%i] : memref<4xf32>
-    scf.reduce
-  }) {ember.fusion_group = 0 : i64} : (index, index, index) -> ()
-  "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
-  ^bb0(%i: index):
-    %x = memref.load %t[%i] : memref<4xf32>
-    memref.store %x, %out0[%i] : memref<4xf32>
-    scf.reduce
-  }) {ember.fusion_group = 0 : i64} : (index, index, index) -> ()
-  %zero = arith.constant 0.000000e+00 : f32
-  memref.store %zero, %s[] : memref<f32>
-  scf.for %i = %k0 to %k4 step %k1 {
-    %x = memref.load %out0[%i] : memref<4xf32>
-    %acc = memref.load %s[] : memref<f32>
-    %y = arith.addf %acc, %x : f32
-    memref.store %y, %s[] : memref<f32>
-  } {ember.fusion_group = 0 : i64}
+  %s = memref.view %arena[%k0][] : memref<64xi8> to memref<f32>
+  loop.kernel "reduction" {
+    "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %a[%i] : memref<4xf32>
+      memref.store %x, %out0[%i] : memref<4xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    %zero = arith.constant 0.000000e+00 : f32
+    memref.store %zero, %s[] : memref<f32>
+    scf.for %i = %k0 to %k4 step %k1 {
+      %x = memref.load %out0[%i] : memref<4xf32>
+      %acc = memref.load %s[] : memref<f32>
+      %y = arith.addf %acc, %x : f32
+      memref.store %y, %s[] : memref<f32>
+    }
+  }
+  loop.kernel "reduction" {
+    "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %b[%i] : memref<4xf32>
+      memref.store %x, %out1[%i] : memref<4xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    %zero = arith.constant 0.000000e+00 : f32
+    memref.store %zero, %s[] : memref<f32>
+    scf.for %i = %k0 to %k4 step %k1 {
+      %x = memref.load %out1[%i] : memref<4xf32>
+      %acc = memref.load %s[] : memref<f32>
+      %y = arith.addf %acc, %x : f32
+      memref.store %y, %s[] : memref<f32>
+    }
+  }
   func.return
 }
 // CHECK-LABEL: func.func @group
-// CHECK:         func.call @group_kernel{{[0-9]+}}(%a, %t, %out0)
-// CHECK-NEXT:    %zero = arith.constant
-// CHECK-NEXT:    memref.store %zero, %s[]
-// CHECK-NEXT:    func.call @group_kernel{{[0-9]+}}(%out0, %s)
+// CHECK-NEXT:    %k0 = arith.constant 0 : index
+// CHECK-NEXT:    %s = memref.view %arena[%k0][] : memref<64xi8> to memref<f32>
+// CHECK-NEXT:    func.call @group_kernel0(%a, %out0, %s) : (memref<4xf32>, memref<4xf32>, memref<f32>) -> ()
+// CHECK-NEXT:    func.call @group_kernel0(%b, %out1, %s) : (memref<4xf32>, memref<4xf32>, memref<f32>) -> ()
 // CHECK-NEXT:    func.return
-// CHECK:       func.func private @group_kernel
-// CHECK:         "scf.parallel"
-// CHECK:         "scf.parallel"
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @group_kernel0(%0: memref<4xf32>, %1: memref<4xf32>, %2: memref<f32>) attributes {ember.kernel} {
+// CHECK-NEXT:    %3 = arith.constant 0 : index
+// CHECK-NEXT:    %4 = arith.constant 4 : index
+// CHECK-NEXT:    %5 = arith.constant 1 : index
+// CHECK-NEXT:    "scf.parallel"(%3, %4, %5)
+// CHECK:         }) : (index, index, index) -> ()
+// CHECK-NEXT:    %{{.*}} = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %{{.*}}, %2[] : memref<f32>
+// CHECK-NEXT:    scf.for
 // CHECK:         func.return
+// CHECK-NEXT:  }
+// CHECK-NOT:   func.func

@@ -165,6 +165,8 @@ func.func @gap(%out0: memref<i8>) {
   %c = memref.alloc() : memref<32xf32>
   scf.for %i = %k0 to %k1 step %k1 {
     %p = memref.load %b[%i] : memref<32xf32>
+    %q = memref.load %a[%i] : memref<32xf32>
+    %r = memref.load %c[%i] : memref<32xf32>
   }
   %d = memref.alloc() : memref<16xf32>
   scf.for %i = %k0 to %k1 step %k1 {
@@ -185,6 +187,74 @@ func.func @gap(%out0: memref<i8>) {
 // CHECK-NEXT:    %b = memref.view %arena[%[[AT128]]][] : memref<384xi8> to memref<32xf32>
 // CHECK-NEXT:    %c = memref.view %arena[%[[AT256]]][] : memref<384xi8> to memref<32xf32>
 // CHECK:         %d = memref.view %arena[%[[AT128]]][] : memref<384xi8> to memref<16xf32>
+
+// -----
+
+// A buffer is live from its first use, not from its alloc: %late, allocated
+// first but used only by the second nest, shares memory with %early.
+func.func @first_use(%out0: memref<i8>) {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %late = memref.alloc() : memref<32xf32>
+  %early = memref.alloc() : memref<32xf32>
+  scf.for %i = %k0 to %k1 step %k1 {
+    %p = memref.load %early[%i] : memref<32xf32>
+  }
+  scf.for %i = %k0 to %k1 step %k1 {
+    %p = memref.load %late[%i] : memref<32xf32>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @first_use(%out0: memref<i8>, %arena: memref<128xi8> {ember.arena}) attributes {loop.arena_bytes = 128 : i64, loop.naive_bytes = 256 : i64} {
+// CHECK:         %late = memref.view %arena[%{{.*}}][] : memref<128xi8> to memref<32xf32>
+// CHECK-NEXT:    %early = memref.view %arena[%{{.*}}][] : memref<128xi8> to memref<32xf32>
+
+// -----
+
+// Allocs inside a loop.kernel are placed too, in the one arena: each
+// becomes a view in front of its kernel (which captures it), and time inside
+// the kernel is its ops, so %s, dead after the kernel's first nest, shares
+// memory with %u; the kernel's result %r, allocated in front of it, is live
+// from the nest that writes it, with %u.
+func.func @kernel(%x: memref<32xf32>, %out0: memref<32xf32>) {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %r = memref.alloc() : memref<32xf32>
+  loop.kernel "elementwise" {
+    %s = memref.alloc() : memref<32xf32>
+    scf.for %i = %k0 to %k1 step %k1 {
+      %p = memref.load %x[%i] : memref<32xf32>
+      memref.store %p, %s[%i] : memref<32xf32>
+    }
+    %u = memref.alloc() : memref<32xf32>
+    scf.for %i = %k0 to %k1 step %k1 {
+      %p = memref.load %s[%i] : memref<32xf32>
+      memref.store %p, %u[%i] : memref<32xf32>
+    }
+    scf.for %i = %k0 to %k1 step %k1 {
+      %p = memref.load %u[%i] : memref<32xf32>
+      memref.store %p, %r[%i] : memref<32xf32>
+    }
+  }
+  scf.for %i = %k0 to %k1 step %k1 {
+    %p = memref.load %r[%i] : memref<32xf32>
+    memref.store %p, %out0[%i] : memref<32xf32>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @kernel(%x: memref<32xf32>, %out0: memref<32xf32>, %arena: memref<256xi8> {ember.arena}) attributes {loop.arena_bytes = 256 : i64, loop.naive_bytes = 384 : i64} {
+// CHECK-DAG:     %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[AT128:.*]] = arith.constant 128 : index
+// CHECK:         %r = memref.view %arena[%[[AT0]]][] : memref<256xi8> to memref<32xf32>
+// CHECK-NEXT:    %s = memref.view %arena[%[[AT0]]][] : memref<256xi8> to memref<32xf32>
+// CHECK-NEXT:    %u = memref.view %arena[%[[AT128]]][] : memref<256xi8> to memref<32xf32>
+// CHECK-NEXT:    loop.kernel "elementwise" {
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.store %{{.*}}, %s[%{{.*}}]
+// CHECK:         }
+// CHECK-NEXT:    scf.for
 
 // -----
 
