@@ -40,9 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import VECTOR_WIDTH, ScheduleAttr
@@ -71,7 +72,30 @@ def generate_loops(
         _, inner = nest.nest([], [])
         emit_body(LoopNestBuilder(inner), [])
         return
-    _NestEmitter(extents, schedule, emit_body).emit(nest, 0, {}, {}, {})
+    bounds = _Bounds(nest, [extents[d] for d in schedule.loop_order])
+    _NestEmitter(extents, schedule, emit_body, bounds).emit(nest, 0, {}, {}, {})
+
+
+class _Bounds:
+    """The loop bounds of one nest as `index` constants, each made once and
+    placed before the outermost loop, where every loop of the nest sees it:
+    first 0, 1 and the extents in loop order (what `LoopNestBuilder.nest`
+    makes, so the default schedule gives the same IR), then any other bound
+    (tile sizes, ends of full tiles, remainders) when first needed."""
+
+    def __init__(self, nest: LoopNestBuilder, extents: Sequence[int]):
+        self.constants: dict[int, SSAValue] = {}
+        for value in (0, 1, *extents):
+            nest.bound(value, self.constants)
+        self.last = self.constants[1].owner
+
+    def __getitem__(self, value: int) -> SSAValue:
+        if value not in self.constants:
+            assert isinstance(self.last, Operation)
+            builder = LoopNestBuilder(Builder(InsertPoint.after(self.last)))
+            self.constants[value] = builder.index(value)
+            self.last = self.constants[value].owner
+        return self.constants[value]
 
 
 class _NestEmitter:
@@ -80,8 +104,15 @@ class _NestEmitter:
     point-loop extent so far, and the index values of the dims already
     looped over."""
 
-    def __init__(self, extents: Sequence[int], schedule: ScheduleAttr, emit_body: BodyEmitter):
+    def __init__(
+        self,
+        extents: Sequence[int],
+        schedule: ScheduleAttr,
+        emit_body: BodyEmitter,
+        bounds: _Bounds,
+    ):
         self.extents = list(extents)
+        self.bounds = bounds
         self.tiles = schedule.tile_sizes
         self.parallel = set(schedule.parallel_dims)
         self.unroll = schedule.unroll_factor
@@ -106,7 +137,7 @@ class _NestEmitter:
             self._innermost_loop(builder, dim, offsets.get(dim), sizes, indices)
         else:
             size = sizes.get(dim, self.extents[dim])
-            iv, inner = builder.loop(0, size, 1, parallel=dim in self.parallel)
+            iv, inner = self._loop(builder, 0, size, 1, dim in self.parallel)
             index = self._index(inner, offsets.get(dim), iv)
             self.emit(inner, level + 1, offsets, sizes, {**indices, dim: index})
 
@@ -121,7 +152,7 @@ class _NestEmitter:
     ) -> None:
         tile, extent = self.tiles[dim], self.extents[dim]
         full = extent // tile * tile
-        iv, inner = builder.loop(0, full, tile, parallel=dim in self.parallel)
+        iv, inner = self._loop(builder, 0, full, tile, dim in self.parallel)
         self.emit(inner, level + 1, {**offsets, dim: iv}, {**sizes, dim: tile}, indices)
         if full < extent:
             remainder = {**sizes, dim: extent - full}
@@ -137,22 +168,28 @@ class _NestEmitter:
     ) -> None:
         size, parallel = sizes.get(dim, self.extents[dim]), dim in self.parallel
         if self.unroll == 1:
-            iv, inner = builder.loop(0, size, 1, parallel=parallel)
+            iv, inner = self._loop(builder, 0, size, 1, parallel)
             self._mark_innermost(iv)
             self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
             return
         main = size // self.unroll * self.unroll
         if main:
-            iv, inner = builder.loop(0, main, self.unroll, parallel=parallel)
+            iv, inner = self._loop(builder, 0, main, self.unroll, parallel)
             self._mark_innermost(iv)
             first = self._index(inner, offset, iv)
             for step in range(self.unroll):
                 index = first if step == 0 else inner.insert(arith.AddiOp(first, inner.index(step))).results[0]  # fmt: skip
                 self._body(inner, {**indices, dim: index})
         if main < size:
-            iv, inner = builder.loop(main, size, 1, parallel=parallel)
+            iv, inner = self._loop(builder, main, size, 1, parallel)
             self._mark_innermost(iv)
             self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
+
+    def _loop(
+        self, builder: LoopNestBuilder, lower: int, upper: int, step: int, parallel: bool
+    ) -> tuple[SSAValue, LoopNestBuilder]:
+        bounds = self.bounds
+        return builder.loop(bounds[lower], bounds[upper], bounds[step], parallel=parallel)
 
     def _body(self, builder: LoopNestBuilder, indices: dict[int, SSAValue]) -> None:
         self.emit_body(builder, [indices[d] for d in range(len(self.extents))])
