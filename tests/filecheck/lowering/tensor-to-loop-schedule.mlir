@@ -4,7 +4,10 @@
 // convert-tensor-to-loop obeys the `schedule` attribute of a structured op
 // (#loop.schedule, docs/schedules.md); without one it uses the default, whose
 // loop nests tensor-to-loop.mlir shows. Schedules that do not fit their op
-// are in tensor-to-loop-schedule-errors.mlir.
+// are in tensor-to-loop-schedule-errors.mlir. A loop of a dim the schedule
+// lists as parallel is an `scf.parallel` (printed in generic form), any
+// other an `scf.for`; the bounds are `index` constants made once before the
+// nest (%c0, %c8, ...: a repeated name gets a suffix).
 
 // A 10x7 by 7x13 matmul (dims m, n, k) tiled 4 x 5 x 3 and reordered k, m, n:
 // no tile divides its extent (10 = 2*4 + 2, 13 = 2*5 + 3, 7 = 2*3 + 1). The
@@ -15,91 +18,121 @@
 // A tiled dim's index is tile iv + point iv. k is the reduction: its loops
 // stay sequential; m and n are listed as parallel.
 func.func @matmul(%a: tensor<10x7xf32>, %b: tensor<7x13xf32>) -> tensor<10x13xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<10x13xf32>
-  %m = tensor.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32> attributes {schedule = #loop.schedule<order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1]>}
+  %f_value = arith.constant 0.000000e+00 : f32
+  %f_init = tensor.empty() : tensor<10x13xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<10x13xf32>) -> tensor<10x13xf32>
+  %m = linalg.matmul {schedule = #loop.schedule<order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1]>} ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32>
   func.return %m : tensor<10x13xf32>
 }
 
 // The zero fill first (not a structured op: no schedule).
 // CHECK-LABEL: func.func @matmul(%a: memref<10x7xf32>, %b: memref<7x13xf32>, %out0: memref<10x13xf32>) {
 // CHECK:         memref.store
-// CHECK-NEXT:    }
-// CHECK-NEXT:  }
+// CHECK-NEXT:    scf.reduce
+// CHECK-NEXT:  }) : (index, index, index) -> ()
+// CHECK-NEXT:  scf.reduce
+// CHECK-NEXT:  }) : (index, index, index) -> ()
 
-// Full k tiles, full m tiles, full n tiles:
-// CHECK-NEXT:  loop.for %[[KT:.*]] = 0 to 6 step 3 {
-// CHECK-NEXT:    loop.for %[[MT:.*]] = 0 to 8 step 4 parallel {
-// CHECK-NEXT:      loop.for %[[NT:.*]] = 0 to 10 step 5 parallel {
-// CHECK-NEXT:        loop.for %[[KP:.*]] = 0 to 3 step 1 {
+// The bounds, then full k tiles, full m tiles, full n tiles:
+// CHECK:       scf.for %[[KT:.*]] = %c0{{(_[0-9]+)?}} to %c6{{(_[0-9]+)?}} step %c3{{(_[0-9]+)?}} {
+// CHECK-NEXT:    "scf.parallel"(%c0{{(_[0-9]+)?}}, %c8{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[MT:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[NT:.*]]: index):
+// CHECK-NEXT:        scf.for %[[KP:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:          %[[K:.*]] = arith.addi %[[KT]], %[[KP]] : index
-// CHECK-NEXT:          loop.for %[[MP:.*]] = 0 to 4 step 1 parallel {
+// CHECK-NEXT:          "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:          ^bb0(%[[MP:.*]]: index):
 // CHECK-NEXT:            %[[M:.*]] = arith.addi %[[MT]], %[[MP]] : index
-// CHECK-NEXT:            loop.for %[[NP:.*]] = 0 to 5 step 1 parallel {
+// CHECK-NEXT:            "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:            ^bb0(%[[NP:.*]]: index):
 // CHECK-NEXT:              %[[N:.*]] = arith.addi %[[NT]], %[[NP]] : index
 // CHECK-NEXT:              %[[A:.*]] = memref.load %a[%[[M]], %[[K]]] : memref<10x7xf32>
 // CHECK-NEXT:              %[[B:.*]] = memref.load %b[%[[K]], %[[N]]] : memref<7x13xf32>
 // CHECK-NEXT:              %[[C:.*]] = memref.load %out0[%[[M]], %[[N]]] : memref<10x13xf32>
 // CHECK-NEXT:              %[[MUL:.*]] = arith.mulf %[[A]], %[[B]] : f32
-// CHECK-NEXT:              %[[ADD:.*]] = arith.addf %[[C]], %[[MUL]] : f32
+// CHECK-NEXT:              %[[ADD:.*]] = arith.addf %[[MUL]], %[[C]] : f32
 // CHECK-NEXT:              memref.store %[[ADD]], %out0[%[[M]], %[[N]]] : memref<10x13xf32>
-// CHECK-NEXT:            }
-// CHECK-NEXT:          }
+// CHECK-NEXT:              scf.reduce
+// CHECK-NEXT:            }) : (index, index, index) -> ()
+// CHECK-NEXT:            scf.reduce
+// CHECK-NEXT:          }) : (index, index, index) -> ()
 // CHECK-NEXT:        }
-// CHECK-NEXT:      }
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
 // ... the n remainder (3 columns from 10) of the full m and k tiles:
-// CHECK-NEXT:      loop.for %{{.*}} = 0 to 3 step 1 {
+// CHECK-NEXT:      scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:        arith.addi %[[KT]]
-// CHECK-NEXT:        loop.for %{{.*}} = 0 to 4 step 1 parallel {
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0
 // CHECK-NEXT:          arith.addi %[[MT]]
-// CHECK-NEXT:          loop.for %[[NR:.*]] = 0 to 3 step 1 parallel {
+// CHECK-NEXT:          "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:          ^bb0(%[[NR:.*]]: index):
 // CHECK-NEXT:            %[[TEN:.*]] = arith.constant 10 : index
 // CHECK-NEXT:            arith.addi %[[TEN]], %[[NR]] : index
-// CHECK:               }
-// CHECK-NEXT:        }
+// CHECK:                 scf.reduce
+// CHECK-NEXT:          }) : (index, index, index) -> ()
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // ... the m remainder (2 rows from 8), with full n tiles and the n remainder:
-// CHECK-NEXT:    loop.for %[[NT2:.*]] = 0 to 10 step 5 parallel {
-// CHECK-NEXT:      loop.for %{{.*}} = 0 to 3 step 1 {
+// CHECK-NEXT:    "scf.parallel"(%c0{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[NT2:.*]]: index):
+// CHECK-NEXT:      scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:        arith.addi %[[KT]]
-// CHECK-NEXT:        loop.for %[[MR:.*]] = 0 to 2 step 1 parallel {
+// CHECK-NEXT:        "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:        ^bb0(%[[MR:.*]]: index):
 // CHECK-NEXT:          %[[EIGHT:.*]] = arith.constant 8 : index
 // CHECK-NEXT:          arith.addi %[[EIGHT]], %[[MR]] : index
-// CHECK-NEXT:          loop.for %{{.*}} = 0 to 5 step 1 parallel {
+// CHECK-NEXT:          "scf.parallel"(%c0{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:          ^bb0
 // CHECK-NEXT:            arith.addi %[[NT2]]
-// CHECK:               }
-// CHECK-NEXT:        }
+// CHECK:                 scf.reduce
+// CHECK-NEXT:          }) : (index, index, index) -> ()
+// CHECK-NEXT:          scf.reduce
+// CHECK-NEXT:        }) : (index, index, index) -> ()
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %{{.*}} = 0 to 3 step 1 {
-// CHECK:           loop.for %{{.*}} = 0 to 2 step 1 parallel {
-// CHECK:             loop.for %{{.*}} = 0 to 3 step 1 parallel {
-// CHECK:             }
-// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK-NEXT:    scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK:           "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:             "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:             }) : (index, index, index) -> ()
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 
 // The k remainder (1 step from 6), after every full k tile, so each output
 // element still sums k = 0, 1, ..., 6 in order; inside it the same four
 // copies over m and n:
-// CHECK-NEXT:  loop.for %{{.*}} = 0 to 8 step 4 parallel {
-// CHECK-NEXT:    loop.for %{{.*}} = 0 to 10 step 5 parallel {
-// CHECK-NEXT:      loop.for %[[KR:.*]] = 0 to 1 step 1 {
+// CHECK-NEXT:  "scf.parallel"(%c0{{(_[0-9]+)?}}, %c8{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    "scf.parallel"(%c0{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      scf.for %[[KR:.*]] = %c0{{(_[0-9]+)?}} to %c1{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:        %[[SIX:.*]] = arith.constant 6 : index
 // CHECK-NEXT:        arith.addi %[[SIX]], %[[KR]] : index
-// CHECK:       loop.for %{{.*}} = 0 to 10 step 5 parallel {
-// CHECK-NEXT:    loop.for %{{.*}} = 0 to 1 step 1 {
-// CHECK:       loop.for %{{.*}} = 0 to 1 step 1 {
+// CHECK:       "scf.parallel"(%c0{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %c5{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c1{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK:       scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c1{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:    arith.constant 6 : index
 // CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    loop.for %{{.*}} = 0 to 2 step 1 parallel {
+// CHECK-NEXT:    "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      arith.constant 8 : index
 // CHECK-NEXT:      arith.addi
-// CHECK-NEXT:      loop.for %{{.*}} = 0 to 3 step 1 parallel {
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0
 // CHECK-NEXT:        arith.constant 10 : index
 // CHECK-NEXT:        arith.addi
-// CHECK:           }
-// CHECK-NEXT:    }
+// CHECK:             scf.reduce
+// CHECK-NEXT:      }) : (index, index, index) -> ()
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.return
 
@@ -113,17 +146,18 @@ func.func @matmul(%a: tensor<10x7xf32>, %b: tensor<7x13xf32>) -> tensor<10x13xf3
 // four times (at i, i + 1, i + 2, i + 3); the last two elements run in a
 // remainder loop. Both innermost loops carry the vector width hint.
 func.func @unrolled(%x: tensor<10xf32>) -> tensor<10xf32> {
-  %e = tensor.empty : tensor<10xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<10xf32>) outs(%e : tensor<10xf32>) {
+  %e = tensor.empty() : tensor<10xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<10xf32>) outs(%e : tensor<10xf32>) attrs = {schedule = #loop.schedule<order = [0], parallel = [0], unroll = 4, vector = 8>} {
   ^bb0(%p: f32, %o: f32):
     %n = arith.negf %p : f32
-    tensor.yield %n : f32
-  } -> tensor<10xf32> attributes {schedule = #loop.schedule<order = [0], parallel = [0], unroll = 4, vector = 8>}
+    linalg.yield %n : f32
+  } -> tensor<10xf32>
   func.return %y : tensor<10xf32>
 }
 
 // CHECK-LABEL: func.func @unrolled(%x: memref<10xf32>, %out0: memref<10xf32>) {
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 8 step 4 parallel {
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c8{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      %[[X0:.*]] = memref.load %x[%[[I]]] : memref<10xf32>
 // CHECK-NEXT:      %[[N0:.*]] = arith.negf %[[X0]] : f32
 // CHECK-NEXT:      memref.store %[[N0]], %out0[%[[I]]] : memref<10xf32>
@@ -142,32 +176,35 @@ func.func @unrolled(%x: tensor<10xf32>) -> tensor<10xf32> {
 // CHECK-NEXT:      memref.load %x[%[[I3]]]
 // CHECK-NEXT:      arith.negf
 // CHECK-NEXT:      memref.store %{{.*}}, %out0[%[[I3]]]
-// CHECK-NEXT:    } {loop.vector_width = 8 : i64}
-// CHECK-NEXT:    loop.for %[[R:.*]] = 8 to 10 step 1 parallel {
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) {loop.vector_width = 8 : i64} : (index, index, index) -> ()
+// CHECK-NEXT:    "scf.parallel"(%c8{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:    ^bb0(%[[R:.*]]: index):
 // CHECK-NEXT:      %[[XR:.*]] = memref.load %x[%[[R]]] : memref<10xf32>
 // CHECK-NEXT:      %[[NR:.*]] = arith.negf %[[XR]] : f32
 // CHECK-NEXT:      memref.store %[[NR]], %out0[%[[R]]] : memref<10xf32>
-// CHECK-NEXT:    } {loop.vector_width = 8 : i64}
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }) {loop.vector_width = 8 : i64} : (index, index, index) -> ()
 // CHECK-NEXT:    func.return
 
 // -----
 
 // A tile as large as the extent or larger leaves the dim untiled; a dim left
-// out of `parallel` runs sequentially, though it could run in parallel; a
-// tile of 1 makes a point loop of one iteration.
+// out of `parallel` runs sequentially (an scf.for), though it could run in
+// parallel; a tile of 1 makes a point loop of one iteration.
 func.func @degenerate(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
-  %e = tensor.empty : tensor<3x4xf32>
-  %y = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) attrs = {schedule = #loop.schedule<order = [1, 0], tiles = [1, 4]>} {
   ^bb0(%p: f32, %o: f32):
-    tensor.yield %p : f32
-  } -> tensor<3x4xf32> attributes {schedule = #loop.schedule<order = [1, 0], tiles = [1, 4]>}
+    linalg.yield %p : f32
+  } -> tensor<3x4xf32>
   func.return %y : tensor<3x4xf32>
 }
 
 // CHECK-LABEL: func.func @degenerate(%x: memref<3x4xf32>, %out0: memref<3x4xf32>) {
-// CHECK-NEXT:    loop.for %[[T:.*]] = 0 to 3 step 1 {
-// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 4 step 1 {
-// CHECK-NEXT:        loop.for %[[P:.*]] = 0 to 1 step 1 {
+// CHECK:         scf.for %[[T:.*]] = %c0{{(_[0-9]+)?}} to %c3{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:      scf.for %[[J:.*]] = %c0{{(_[0-9]+)?}} to %c4{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
+// CHECK-NEXT:        scf.for %[[P:.*]] = %c0{{(_[0-9]+)?}} to %c1{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} {
 // CHECK-NEXT:          %[[I:.*]] = arith.addi %[[T]], %[[P]] : index
 // CHECK-NEXT:          %[[V:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<3x4xf32>
 // CHECK-NEXT:          memref.store %[[V]], %out0[%[[I]], %[[J]]] : memref<3x4xf32>
