@@ -25,6 +25,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.optimize import GraphOptimizePass
     from ember.passes.graph.simplify import SimplifyPass
     from ember.passes.loop.fuse import FuseLoopsPass
+    from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -43,6 +44,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         DefaultSchedulePass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
+        LoopGeneratePass,
         FuseLoopsPass,
         PackWeightsPass,
         PlanMemoryPass,

@@ -15,7 +15,7 @@ from ember.opt import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "schedules.md"
-LIT = ROOT / "tests" / "filecheck" / "lowering" / "tensor-to-loop-schedule.mlir"
+LIT = ROOT / "tests" / "filecheck" / "passes" / "loop" / "generate-schedule.mlir"
 
 
 def _blocks(language: str) -> list[str]:
@@ -55,7 +55,7 @@ def test_the_loop_nest_shown_is_what_bufferization_prints(
     )
     path = tmp_path / "matmul.mlir"
     path.write_text(function)
-    assert main([str(path), "-p", "convert-tensor-to-loop"]) == 0
+    assert main([str(path), "-p", "convert-tensor-to-loop,loop-generate"]) == 0
     lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
     for line in shown.splitlines():
         if line.strip().startswith("..."):

@@ -35,6 +35,7 @@ from ember.dialects.schedule import (
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import KERNEL_ATTR, OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -127,6 +128,7 @@ def op_named(module: ModuleOp, name: str) -> Operation:
 
 LOOP_PASSES: tuple[ModulePass, ...] = (
     ConvertTensorToLoopPass(),
+    LoopGeneratePass(),
     PackWeightsPass(),
     PlanMemoryPass(),
 )
@@ -342,7 +344,31 @@ def test_default_schedules_in_the_ir_change_no_generated_loop(text: str) -> None
     )
     for module in (plain, scheduled):
         ConvertTensorToLoopPass().apply(make_context(), module)
+        LoopGeneratePass().apply(make_context(), module)
     assert str(scheduled) == str(plain)
+
+
+@pytest.mark.parametrize("text", [MATMUL_F32, SUM, CONV, MAX_POOL])
+def test_schedules_survive_bufferization(text: str) -> None:
+    module = parse(text)
+    DefaultSchedulePass().apply(make_context(), module)
+    before = [op.attributes[SCHEDULE] for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    ConvertTensorToLoopPass().apply(make_context(), module)
+    after = [op.attributes[SCHEDULE] for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    assert after == before
+
+
+def test_a_schedule_set_on_buffers_is_obeyed() -> None:
+    """The two-pass form: bufferize, set the schedule on the op on buffers
+    from Python, generate; the loops are the scheduled ones and the result
+    is the default's."""
+    module = parse(MATMUL_F32)
+    ConvertTensorToLoopPass().apply(make_context(), module)
+    (matmul,) = [op for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    set_schedule(matmul, MATMUL_SCHEDULES["tiles not dividing, reordered"])
+    LoopGeneratePass().apply(make_context(), module)
+    steps = sorted({bounds(f) for f in loops(module) if bounds(f)[2] > 1})
+    assert steps == [(0, 6, 3), (0, 8, 4), (0, 10, 5)]
 
 
 def test_set_schedule_rejects_a_schedule_that_does_not_fit() -> None:
@@ -381,8 +407,8 @@ func.func @main(%x: tensor<10x7xf32>, %w: tensor<7x13xf32>) -> tensor<10x13xf32>
 
 
 def test_a_scheduled_op_in_a_fused_kernel_runs_through_the_loop_passes() -> None:
-    passes = (ConvertTensorToLoopPass(), FuseLoopsPass(), PackWeightsPass(), PlanMemoryPass(),
-              OutlineKernelsPass())  # fmt: skip
+    passes = (ConvertTensorToLoopPass(), LoopGeneratePass(), FuseLoopsPass(), PackWeightsPass(),
+              PlanMemoryPass(), OutlineKernelsPass())  # fmt: skip
     out, default = np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float32)
     schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
     module = run(FUSED, [A, B], [out], passes, m=schedule)

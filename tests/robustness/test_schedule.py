@@ -82,7 +82,7 @@ def test_the_unmutated_schedule_compiles(
 ) -> None:
     path = tmp_path / "valid.mlir"
     path.write_text(_matmul_with(VALID))
-    assert main([str(path), "-p", "convert-tensor-to-loop"]) == 0
+    assert main([str(path), "-p", "convert-tensor-to-loop,loop-generate"]) == 0
     assert "loop.vector_width = 8" in capsys.readouterr().out
 
 
@@ -93,7 +93,7 @@ def test_mutated_schedules_compile_or_give_one_error_line(
     outcomes = {0: 0, 1: 0}
     for variant in _mutations(VALID, 60, seed=11) + _random_fields(60, seed=12):
         path.write_text(_matmul_with(variant))
-        code = main([str(path), "-p", "convert-tensor-to-loop"])
+        code = main([str(path), "-p", "convert-tensor-to-loop,loop-generate"])
         out, err = capsys.readouterr()
         assert code in outcomes, (variant, err)
         outcomes[code] += 1

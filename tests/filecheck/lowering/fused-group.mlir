@@ -1,5 +1,5 @@
 // RUN: ember-opt %s -p convert-graph-to-tensor | filecheck %s --check-prefix=TENSOR
-// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop,loop-fuse,loop-outline-kernels | filecheck %s --check-prefix=KERNEL
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop,loop-generate,loop-fuse,loop-outline-kernels | filecheck %s --check-prefix=KERNEL
 
 // A fused conv + bias + relu: the body is lowered in place and every op it
 // became is tagged with the group's number; the loop nests of the group

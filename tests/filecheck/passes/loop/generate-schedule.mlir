@@ -1,10 +1,12 @@
-// RUN: ember-opt %s -p convert-tensor-to-loop --split-input-file | filecheck %s
-// RUN: ember-opt %s -p convert-tensor-to-loop --split-input-file | filecheck %s --check-prefix=COPIES
+// RUN: ember-opt %s -p convert-tensor-to-loop,loop-generate --split-input-file | filecheck %s
+// RUN: ember-opt %s -p convert-tensor-to-loop,loop-generate --split-input-file | filecheck %s --check-prefix=COPIES
 
-// convert-tensor-to-loop obeys the `schedule` attribute of a structured op
-// (#loop.schedule, docs/schedules.md); without one it uses the default, whose
-// loop nests tensor-to-loop.mlir shows. Schedules that do not fit their op
-// are in tensor-to-loop-schedule-errors.mlir. A loop of a dim the schedule
+// loop-generate obeys the `schedule` attribute a structured op carries from
+// tensor-level IR through bufferization (#loop.schedule, docs/schedules.md);
+// without one it uses the default, whose loop nests generate-from-tensors.mlir
+// shows. Schedules that do not fit their op are in
+// lowering/tensor-to-loop-schedule-errors.mlir and generate.mlir; schedules
+// written on buffer-level ops in generate.mlir. A loop of a dim the schedule
 // lists as parallel is an `scf.parallel` (printed in generic form), any
 // other an `scf.for`; the bounds are `index` constants made once before the
 // nest (%c0, %c8, ...: a repeated name gets a suffix).
