@@ -273,10 +273,14 @@ def iteration_space(op: Operation) -> IterationSpace:
 
 def describe(op: Operation) -> str:
     """`linalg.matmul %m in @main`: the op's name, its first result's name and
-    its function, for diagnostics."""
+    its function, for diagnostics; an op on buffers, which has no result, is
+    named by the buffer it writes (`linalg.matmul into %out0 in @main`)."""
     text = op.name
     if op.results and op.results[0].name_hint:
         text += f" %{op.results[0].name_hint}"
+    elif not op.results and isinstance(op, linalg.LinalgStructuredOperation) and op.outputs:
+        if op.outputs[0].name_hint:
+            text += f" into %{op.outputs[0].name_hint}"
     func = op.parent_op()
     while func is not None and not isinstance(func, FuncOp):
         func = func.parent_op()

@@ -26,6 +26,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.simplify import SimplifyPass
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
+    from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -45,6 +46,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
         FormKernelsPass,
+        LoopGeneratePass,
         FuseLoopsPass,
         PackWeightsPass,
         PlanMemoryPass,

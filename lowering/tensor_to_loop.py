@@ -1,4 +1,5 @@
-"""`convert-tensor-to-loop`: bufferization of tensor-level IR into `loop` nests.
+"""`convert-tensor-to-loop`: bufferization of tensor-level IR into
+structured ops on buffers.
 
 The tensor level is upstream `linalg` and `tensor` ops plus
 `ember_linalg.gather`. Every tensor value gets a buffer:
@@ -15,17 +16,24 @@ The tensor level is upstream `linalg` and `tensor` ops plus
 - scalar `arith` ops outside any body (fill values, reshape shapes) are read
   where they are used and leave nothing behind.
 
+The compute stays structured: a `linalg.generic`, `linalg.matmul` or
+`linalg.conv_2d_nchw_fchw` becomes the same op on memrefs (destination
+passing: no results), with its indexing maps, its body, its `schedule` and
+every other attribute. Data movement becomes structured copies on buffers:
+`linalg.fill` (a fill, the fill of a pad), `linalg.copy` (a copy that keeps
+a value from being overwritten, a returned value that lives elsewhere), into
+or out of a `memref.subview` for `tensor.pad`, `tensor.extract_slice`,
+`tensor.insert_slice` and `tensor.concat`, and `ember_linalg.gather` on
+memrefs. No loop is made here: `loop-generate` turns each of these ops into
+the loop nest its schedule (or the default) describes.
+
 `tensor.empty` and `linalg.fill` are materialised lazily, by the op that
 first needs them: an op whose destination (`outs`) has no other use writes
 into that buffer in place; otherwise the destination is copied first, so no
-value is ever overwritten while something may still read it.
-
-A `linalg.generic` (named ops are generalised first, as xDSL's
-`linalg-generalize-named-ops` does) becomes the loop nest its schedule
-describes (`#loop.schedule`, or the default; `passes/loop/generate.py`);
-the innermost body loads the operands its
-scalar body reads (indices computed from the affine maps), runs the body and
-stores the yielded values. Reductions accumulate through memory.
+value is ever overwritten while something may still read it. An input whose
+values the body never reads (a pooling window, which only gives its dims
+their extent) still needs a memref of its shape: if it has no buffer yet it
+gets an alloc of its own, which `loop-generate` erases with the op.
 
 A `loop.kernel` on tensors becomes a `loop.kernel` on buffers (no results)
 holding what its ops bufferize to, its intermediate allocs included. Each
@@ -53,6 +61,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    Signedness,
+    StridedLayoutAttr,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -62,15 +72,17 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
-from ember.dialects.ember_linalg import (
-    GatherOp,
-    generalize,
-    indexing_maps,
-)
+from ember.dialects.ember_linalg import GatherOp
 from ember.dialects.graph import ConstantOp
 from ember.dialects.loop_nests import LoopNestBuilder
-from ember.dialects.schedule import iteration_space, op_schedule
-from ember.passes.loop.generate import generate_loops
+from ember.dialects.schedule import (
+    STRUCTURED_OPS,
+    describe,
+    iteration_space,
+    schedule_of,
+    verify_schedule,
+)
+from ember.passes.loop.generate import outside_value, scalar_constant
 
 INDEX = IndexType()
 
@@ -88,17 +100,8 @@ class Pending:
     fill: FloatAttr | IntegerAttr | None
 
 
-def scalar_constant(value: SSAValue, where: str) -> FloatAttr | IntegerAttr:
-    """The constant `value` holds: an `arith.constant`, possibly through an
-    `arith.bitcast` to an unsigned type (the attribute then has that type)."""
-    owner = value.owner
-    if isinstance(owner, arith.BitcastOp) and isinstance(value.type, IntegerType):
-        bits = scalar_constant(owner.input, where)
-        assert isinstance(bits, IntegerAttr)
-        return IntegerAttr(bits.value.data % (1 << value.type.width.data), value.type)
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
-        return owner.value
-    raise DiagnosticException(f"convert-tensor-to-loop: {where} must be a scalar arith.constant")
+ON_BUFFERS = (*STRUCTURED_OPS, linalg.FillOp, linalg.CopyOp, GatherOp)
+"""The ops bufferization leaves on buffers (for `loop-generate`)."""
 
 
 def _with_kernel_bodies(block: Block) -> Iterator[Operation]:
@@ -127,6 +130,10 @@ def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
     block = kernel.parent_block()
     assert block is not None
     block.insert_op_before(owner, kernel)
+
+
+def _row_major_strides(shape: Sequence[int]) -> list[int]:
+    return [math.prod(shape[i + 1 :]) for i in range(len(shape))]
 
 
 class FunctionBufferizer:
@@ -205,11 +212,41 @@ class FunctionBufferizer:
         if isinstance(buffer, Pending):
             target = self._new_buffer(value)
             if buffer.fill is not None:
-                self.nest.fill(target, buffer.fill)
+                self._fill(target, buffer.fill)
             self.buffers[value] = target
             self.materialised.append((value, buffer))
             return target
         return buffer
+
+    def _fill(self, target: SSAValue, value: FloatAttr | IntegerAttr) -> None:
+        """`linalg.fill` of `target` with `value` (an `arith.constant`, through
+        an `arith.bitcast` for an unsigned type, as arith takes signless ints)."""
+        element = value.type
+        if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
+            signless = IntegerAttr(value.value.data, IntegerType(element.width.data))
+            bits = self.nest.insert(arith.ConstantOp(signless)).results[0]
+            scalar = self.nest.insert(arith.BitcastOp(bits, element)).results[0]
+        else:
+            scalar = self.nest.insert(arith.ConstantOp(value)).results[0]
+        self.nest.insert(linalg.FillOp([scalar], [target], res=()))
+
+    def _copy(self, source: SSAValue, target: SSAValue) -> None:
+        self.nest.insert(linalg.CopyOp([source], [target], res=()))
+
+    def _subview(
+        self, buffer: SSAValue, offsets: Sequence[int], sizes: Sequence[int],
+        strides: Sequence[int],
+    ) -> SSAValue:  # fmt: skip
+        """The part of `buffer` (contiguous, offset 0) at `offsets` with
+        `sizes` and `strides`, as a `memref.subview`."""
+        memref_type = buffer.type
+        assert isinstance(memref_type, MemRefType)
+        whole = _row_major_strides(memref_type.get_shape())
+        layout = StridedLayoutAttr([w * s for w, s in zip(whole, strides)],
+                                   sum(o * w for o, w in zip(offsets, whole)))  # fmt: skip
+        view_type = MemRefType(memref_type.element_type, sizes, layout)
+        view = memref.SubviewOp(buffer, [], [], [], offsets, sizes, strides, view_type)
+        return self.nest.insert(view).results[0]
 
     def _destination(self, init: SSAValue, result: SSAValue) -> SSAValue:
         """A buffer for `result` that starts with `init`'s contents: `init`'s own
@@ -219,19 +256,19 @@ class FunctionBufferizer:
             if isinstance(pending, Pending):
                 target = self._new_buffer(result)
                 if pending.fill is not None:
-                    self.nest.fill(target, pending.fill)
+                    self._fill(target, pending.fill)
                 return target
             if not isinstance(pending.owner, Block) and not self._is_view_or_weight(pending):
                 if result in self.outputs:
-                    self.nest.copy(pending, self.outputs[result])
+                    self._copy(pending, self.outputs[result])
                     return self.outputs[result]
                 return pending
         target = self._new_buffer(result)
         if isinstance(pending, Pending):
             if pending.fill is not None:
-                self.nest.fill(target, pending.fill)
+                self._fill(target, pending.fill)
         else:
-            self.nest.copy(pending, target)
+            self._copy(pending, target)
         return target
 
     @staticmethod
@@ -252,19 +289,17 @@ class FunctionBufferizer:
             case tensor.EmptyOp():
                 self.buffers[op.tensor] = Pending(op.tensor.type, None)  # type: ignore[arg-type]
             case linalg.FillOp():
-                value = scalar_constant(op.inputs[0], "the value of linalg.fill")
+                value = scalar_constant(
+                    op.inputs[0], "convert-tensor-to-loop: the value of linalg.fill"
+                )
                 element = op.res[0].type.element_type  # type: ignore[attr-defined]
                 if value.type != element:
                     raise DiagnosticException(
                         f"convert-tensor-to-loop: linalg.fill of {value.type} into {element}"
                     )
                 self.buffers[op.res[0]] = Pending(op.res[0].type, value)  # type: ignore[arg-type]
-            case linalg.GenericOp():
-                self._generic(op, op.res)
-            case linalg.MatmulOp() | linalg.Conv2DNchwFchwOp():
-                generic = generalize(op)
-                self._generic(generic, op.res)
-                generic.erase()  # it was never inserted: drop its operand uses
+            case linalg.GenericOp() | linalg.MatmulOp() | linalg.Conv2DNchwFchwOp():
+                self._structured(op)
             case tensor.ReshapeOp():
                 self.buffers[op.result] = self._reshape(
                     self._buffer(op.source), memref_of(op.result.type)
@@ -315,57 +350,45 @@ class FunctionBufferizer:
         for result in op.outs:
             _hoist_buffer(self.buffers[result], kernel)  # type: ignore[arg-type]
 
-    def _generic(self, op: linalg.GenericOp, results: Sequence[SSAValue]) -> None:
+    def _structured(self, op: linalg.GenericOp | linalg.MatmulOp | linalg.Conv2DNchwFchwOp) -> None:
+        """The same op on buffers: its inputs' buffers, its results' buffers
+        as outputs (starting with the `outs` contents), no results."""
+        schedule = schedule_of(op)
+        if schedule is not None:  # report a misfit with the tensor-level names
+            verify_schedule(schedule, iteration_space(op), describe(op))
+        if isinstance(op, linalg.GenericOp):
+            outside = outside_value(op)
+            if outside is not None:
+                name = f"%{outside.name_hint}" if outside.name_hint else "a value"
+                raise DiagnosticException(
+                    f"convert-tensor-to-loop: the body of a linalg.generic uses {name}, "
+                    "defined outside it"
+                )
+        results = list(op.results)
         destinations = [
             self._destination(init, result) for init, result in zip(op.outputs, results)
         ]
         for result, buffer in zip(results, destinations):
             self.buffers[result] = buffer
-        maps = indexing_maps(op)
-        operands = [*op.inputs, *op.outputs]
-        block = op.body.block
-        used = [bool(arg.uses) for arg in block.args]
-        sources = [
-            self._buffer(v) if used[i] and i < len(op.inputs) else None
-            for i, v in enumerate(operands)
-        ]
-        space = iteration_space(op)
-        # A named op arrives generalized: its schedule is on the op the results belong to.
-        schedule = op_schedule(results[0].owner if results else op, space)  # type: ignore[arg-type]
+        read = [bool(arg.uses) for arg in op.body.block.args]
+        inputs = [self._input(value, read[i]) for i, value in enumerate(op.inputs)]
+        on_buffers = type(op).create(
+            operands=[*inputs, *destinations],
+            result_types=[],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            regions=[op.body.clone()],
+        )
+        self.nest.insert(on_buffers)
 
-        def emit_body(body: LoopNestBuilder, ivs: Sequence[SSAValue]) -> None:
-            mapping: dict[SSAValue, SSAValue] = {}
-            for i, (arg, amap) in enumerate(zip(block.args, maps)):
-                if not used[i]:
-                    continue
-                buffer = sources[i] if i < len(op.inputs) else destinations[i - len(op.inputs)]
-                assert buffer is not None
-                indices = [body.affine(e, ivs) for e in amap.results]
-                mapping[arg] = body.load(buffer, indices)
-            for scalar_op in block.ops:
-                if isinstance(scalar_op, linalg.YieldOp):
-                    for value, buffer, amap in zip(
-                        scalar_op.arguments, destinations, maps[len(op.inputs) :]
-                    ):
-                        indices = [body.affine(e, ivs) for e in amap.results]
-                        body.store(mapping.get(value, value), buffer, indices)
-                    continue
-                if isinstance(scalar_op, linalg.IndexOp):
-                    mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
-                    continue
-                for operand in scalar_op.operands:
-                    if operand not in mapping and operand.owner.parent_block() is not block:
-                        name = f"%{operand.name_hint}" if operand.name_hint else "a value"
-                        raise DiagnosticException(
-                            f"convert-tensor-to-loop: the body of a linalg.generic uses {name}, "
-                            "defined outside it"
-                        )
-                clone = scalar_op.clone(value_mapper=mapping)
-                body.insert(clone)
-                for old, new in zip(scalar_op.results, clone.results):
-                    mapping[old] = new
-
-        generate_loops(self.nest, space.extents, space.iterators, schedule, emit_body)
+    def _input(self, value: SSAValue, read: bool) -> SSAValue:
+        """The buffer an op reads `value` from; for a value it never reads (it
+        only gives dims their extent), any memref of its shape, without
+        materialising a pending fill."""
+        if read or not isinstance(self.buffers[value], Pending):
+            return self._buffer(value)
+        alloc = self.nest.insert(memref.AllocOp([], [], memref_of(value.type)))
+        return alloc.results[0]
 
     def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
         """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""
@@ -375,38 +398,19 @@ class FunctionBufferizer:
         return self.nest.insert(view).results[0]
 
     def _pad(self, op: tensor.PadOp) -> None:
+        """The pad value everywhere, then the source copied into the interior."""
         yielded = op.region.block.last_op
         assert isinstance(yielded, tensor.YieldOp)
-        value = scalar_constant(yielded.arguments[0], "the value tensor.pad yields")
+        value = scalar_constant(
+            yielded.arguments[0], "convert-tensor-to-loop: the value tensor.pad yields"
+        )
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
-        self.nest.fill(target, value)
+        self._fill(target, value)
         source = self._buffer(op.source)
-        low = op.static_low.get_values()
         shape = source.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        value = body.load(source, ivs)
-        shifted = [iv if lo == 0 else body.insert(arith.AddiOp(iv, body.index(lo))).results[0]
-                   for iv, lo in zip(ivs, low)]  # fmt: skip
-        body.store(value, target, shifted)
-
-    def _strided(
-        self,
-        body: LoopNestBuilder,
-        ivs: Sequence[SSAValue],
-        op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
-    ) -> list[SSAValue]:
-        offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
-        indices = []
-        for iv, offset, stride in zip(ivs, offsets, strides):
-            index = (
-                iv if stride == 1 else body.insert(arith.MuliOp(iv, body.index(stride))).results[0]
-            )
-            if offset:
-                index = body.insert(arith.AddiOp(index, body.index(offset))).results[0]
-            indices.append(index)
-        return indices
+        low = op.static_low.get_values()
+        self._copy(source, self._subview(target, low, shape, [1] * len(shape)))
 
     @staticmethod
     def _check_slice(
@@ -428,20 +432,18 @@ class FunctionBufferizer:
         source = self._buffer(op.source)
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
-        shape = target.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        body.store(body.load(source, self._strided(body, ivs, op)), target, ivs)
+        part = self._subview(source, op.static_offsets.get_values(),
+                             op.static_sizes.get_values(), op.static_strides.get_values())  # fmt: skip
+        self._copy(part, target)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
         self._check_slice(op, op.dest.type.get_shape())  # type: ignore[attr-defined]
         target = self._destination(op.dest, op.result)
         self.buffers[op.result] = target
         source = self._buffer(op.source)
-        shape = source.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        body.store(body.load(source, ivs), target, self._strided(body, ivs, op))
+        part = self._subview(target, op.static_offsets.get_values(),
+                             op.static_sizes.get_values(), op.static_strides.get_values())  # fmt: skip
+        self._copy(source, part)
 
     def _concat(self, op: tensor.ConcatOp) -> None:
         """Each input copied into its slab of one buffer along `dim`."""
@@ -451,47 +453,28 @@ class FunctionBufferizer:
         for value in op.inputs:
             source = self._buffer(value)
             shape = source.type.get_shape()  # type: ignore[attr-defined]
-            ivs, inner = self.nest.nest(shape, [True] * len(shape))
-            body = LoopNestBuilder(inner)
-            indices = list(ivs)
-            if offset:
-                indices[dim] = body.insert(arith.AddiOp(ivs[dim], body.index(offset))).results[0]
-            body.store(body.load(source, ivs), target, indices)
+            offsets = [offset if d == dim else 0 for d in range(len(shape))]
+            self._copy(source, self._subview(target, offsets, shape, [1] * len(shape)))
             offset += shape[dim]
 
     def _gather(self, op: GatherOp) -> None:
-        """One loop nest over the result; the index is loaded, made non-negative
-        and clamped to the axis before data is read."""
         data, indices = self._buffer(op.data), self._buffer(op.indices)
-        target = self._new_buffer(op.result)
-        self.buffers[op.result] = target
-        axis, rank = op.axis.value.data, len(op.indices.type.get_shape())  # type: ignore[attr-defined]
-        extent = op.data.type.get_shape()[axis]  # type: ignore[attr-defined]
-        shape = target.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        raw = body.load(indices, ivs[axis : axis + rank])
-        index = body.insert(arith.IndexCastOp(raw, INDEX)).results[0]
-        zero = body.index(0)
-        negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
-        wrapped = body.insert(arith.AddiOp(index, body.index(extent))).results[0]
-        index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
-        index = body.insert(arith.MaxSIOp(index, zero)).results[0]
-        index = body.insert(arith.MinSIOp(index, body.index(extent - 1))).results[0]
-        source = [*ivs[:axis], index, *ivs[axis + rank :]]
-        body.store(body.load(data, source), target, ivs)
+        result = op.destination
+        target = self._new_buffer(result)
+        self.buffers[result] = target
+        self.nest.insert(GatherOp.on_buffers(data, indices, target, op.axis))
 
     def _return(self, op: ReturnOp, output_args: Sequence[SSAValue]) -> None:
         for value, out in zip(op.arguments, output_args):
             buffer = self._buffer(value)
             if buffer is not out:
-                self.nest.copy(buffer, out)
+                self._copy(buffer, out)
         self.nest.insert(ReturnOp())
 
 
 class ConvertTensorToLoopPass(ModulePass):
     """Bufferizes tensor-level functions (`linalg`, `tensor`, `ember_linalg`)
-    into `loop` nests over memrefs."""
+    into structured ops on memrefs (`loop-generate` makes their loops)."""
 
     name = "convert-tensor-to-loop"
 
@@ -501,4 +484,4 @@ class ConvertTensorToLoopPass(ModulePass):
                 FunctionBufferizer(func).run()
 
 
-__all__ = ["ConvertTensorToLoopPass", "FunctionBufferizer"]
+__all__ = ["ON_BUFFERS", "ConvertTensorToLoopPass", "FunctionBufferizer"]

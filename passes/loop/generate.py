@@ -1,5 +1,32 @@
-"""Loop generation: the loop nest a `#loop.schedule` describes, emitted
-through a `LoopNestBuilder`.
+"""`loop-generate`: structured ops on buffers become the loop nests their
+schedules describe.
+
+After bufferization (`convert-tensor-to-loop`) the compute is still
+structured ops, now on memrefs (destination passing, no results):
+`linalg.generic`, `linalg.matmul`, `linalg.conv_2d_nchw_fchw` (read through
+their generalization), `linalg.fill`, `linalg.copy` and `ember_linalg.gather`.
+The pass replaces each, where it stands, by loops:
+
+- a generic or named op gets the nest of its `schedule` attribute
+  (`#loop.schedule`, checked against the op) or, without one, of
+  `default_schedule`; the innermost body loads the operands its scalar body
+  reads (indices from the indexing maps), runs the body and stores the
+  yielded values; reductions accumulate through memory;
+- a fill, a copy and a gather get one parallel loop per dim of what they
+  write, in order (they take no schedule);
+- an operand that is a `memref.subview` with static offsets and strides is
+  read and written through its source, the index of each dim being
+  `index * stride + offset` (a `muli` left out for stride 1, an `addi` for
+  offset 0): the loops touch the buffers bufferization allocated and nothing
+  else, so `loop-fuse` and `loop-plan-memory` see plain loads and stores;
+- what only the op used is erased with it: subviews, the buffer of an
+  operand whose values the body never reads (a pooling window that only gives
+  its dims their extent), the constant of a fill.
+
+Ops still on tensors are left alone. An op inside a `loop.kernel` becomes
+loops inside that kernel, where it stands, so the kernel keeps its group.
+
+The rest of this module is the generator those nests come from.
 
 `generate_loops` takes the iteration space of a structured op (the extent
 and iterator kind of each dim), its schedule and a callback that emits the
@@ -31,21 +58,47 @@ reduction dims reordered, or a later reduction dim tiled, whose tile loop
 then runs outside the earlier ones' loops) the terms are summed in another
 order, and floating-point results may differ by rounding.
 
-Today bufferization (`convert-tensor-to-loop`) calls this for each
-structured op; a `generate-loops` pass will, once structured ops survive
-bufferization.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.builder import Builder, InsertPoint
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    Signedness,
+    i64,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
-from ember.dialects.schedule import VECTOR_WIDTH, ScheduleAttr
+from ember.dialects.schedule import (
+    VECTOR_WIDTH,
+    ScheduleAttr,
+    StructuredOp,
+    describe,
+    iteration_space,
+    op_schedule,
+)
 
 BodyEmitter = Callable[[LoopNestBuilder, Sequence[SSAValue]], None]
 """Emits one copy of the body at a builder, given the index of each dim (in dim order)."""
@@ -71,7 +124,30 @@ def generate_loops(
         _, inner = nest.nest([], [])
         emit_body(LoopNestBuilder(inner), [])
         return
-    _NestEmitter(extents, schedule, emit_body).emit(nest, 0, {}, {}, {})
+    bounds = _Bounds(nest, [extents[d] for d in schedule.loop_order])
+    _NestEmitter(extents, schedule, emit_body, bounds).emit(nest, 0, {}, {}, {})
+
+
+class _Bounds:
+    """The loop bounds of one nest as `index` constants, each made once and
+    placed before the outermost loop, where every loop of the nest sees it:
+    first 0, 1 and the extents in loop order (what `LoopNestBuilder.nest`
+    makes, so the default schedule gives the same IR), then any other bound
+    (tile sizes, ends of full tiles, remainders) when first needed."""
+
+    def __init__(self, nest: LoopNestBuilder, extents: Sequence[int]):
+        self.constants: dict[int, SSAValue] = {}
+        for value in (0, 1, *extents):
+            nest.bound(value, self.constants)
+        self.last = self.constants[1].owner
+
+    def __getitem__(self, value: int) -> SSAValue:
+        if value not in self.constants:
+            assert isinstance(self.last, Operation)
+            builder = LoopNestBuilder(Builder(InsertPoint.after(self.last)))
+            self.constants[value] = builder.index(value)
+            self.last = self.constants[value].owner
+        return self.constants[value]
 
 
 class _NestEmitter:
@@ -80,8 +156,15 @@ class _NestEmitter:
     point-loop extent so far, and the index values of the dims already
     looped over."""
 
-    def __init__(self, extents: Sequence[int], schedule: ScheduleAttr, emit_body: BodyEmitter):
+    def __init__(
+        self,
+        extents: Sequence[int],
+        schedule: ScheduleAttr,
+        emit_body: BodyEmitter,
+        bounds: _Bounds,
+    ):
         self.extents = list(extents)
+        self.bounds = bounds
         self.tiles = schedule.tile_sizes
         self.parallel = set(schedule.parallel_dims)
         self.unroll = schedule.unroll_factor
@@ -106,7 +189,7 @@ class _NestEmitter:
             self._innermost_loop(builder, dim, offsets.get(dim), sizes, indices)
         else:
             size = sizes.get(dim, self.extents[dim])
-            iv, inner = builder.loop(0, size, 1, parallel=dim in self.parallel)
+            iv, inner = self._loop(builder, 0, size, 1, dim in self.parallel)
             index = self._index(inner, offsets.get(dim), iv)
             self.emit(inner, level + 1, offsets, sizes, {**indices, dim: index})
 
@@ -121,7 +204,7 @@ class _NestEmitter:
     ) -> None:
         tile, extent = self.tiles[dim], self.extents[dim]
         full = extent // tile * tile
-        iv, inner = builder.loop(0, full, tile, parallel=dim in self.parallel)
+        iv, inner = self._loop(builder, 0, full, tile, dim in self.parallel)
         self.emit(inner, level + 1, {**offsets, dim: iv}, {**sizes, dim: tile}, indices)
         if full < extent:
             remainder = {**sizes, dim: extent - full}
@@ -137,22 +220,28 @@ class _NestEmitter:
     ) -> None:
         size, parallel = sizes.get(dim, self.extents[dim]), dim in self.parallel
         if self.unroll == 1:
-            iv, inner = builder.loop(0, size, 1, parallel=parallel)
+            iv, inner = self._loop(builder, 0, size, 1, parallel)
             self._mark_innermost(iv)
             self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
             return
         main = size // self.unroll * self.unroll
         if main:
-            iv, inner = builder.loop(0, main, self.unroll, parallel=parallel)
+            iv, inner = self._loop(builder, 0, main, self.unroll, parallel)
             self._mark_innermost(iv)
             first = self._index(inner, offset, iv)
             for step in range(self.unroll):
                 index = first if step == 0 else inner.insert(arith.AddiOp(first, inner.index(step))).results[0]  # fmt: skip
                 self._body(inner, {**indices, dim: index})
         if main < size:
-            iv, inner = builder.loop(main, size, 1, parallel=parallel)
+            iv, inner = self._loop(builder, main, size, 1, parallel)
             self._mark_innermost(iv)
             self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
+
+    def _loop(
+        self, builder: LoopNestBuilder, lower: int, upper: int, step: int, parallel: bool
+    ) -> tuple[SSAValue, LoopNestBuilder]:
+        bounds = self.bounds
+        return builder.loop(bounds[lower], bounds[upper], bounds[step], parallel=parallel)
 
     def _body(self, builder: LoopNestBuilder, indices: dict[int, SSAValue]) -> None:
         self.emit_body(builder, [indices[d] for d in range(len(self.extents))])
@@ -175,4 +264,239 @@ class _NestEmitter:
         loop.attributes[VECTOR_WIDTH] = IntegerAttr(self.vector, i64)
 
 
-__all__ = ["BodyEmitter", "generate_loops"]
+# ------------------------------------------------------------ the pass
+
+
+def scalar_constant(value: SSAValue, where: str) -> FloatAttr | IntegerAttr:
+    """The constant `value` holds: an `arith.constant`, possibly through an
+    `arith.bitcast` to an unsigned type (the attribute then has that type).
+    Anything else is a diagnostic: `where` (the pass and what the value is)
+    "must be a scalar arith.constant"."""
+    owner = value.owner
+    if isinstance(owner, arith.BitcastOp) and isinstance(value.type, IntegerType):
+        bits = scalar_constant(owner.input, where)
+        assert isinstance(bits, IntegerAttr)
+        return IntegerAttr(bits.value.data % (1 << value.type.width.data), value.type)
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
+        return owner.value
+    raise DiagnosticException(f"{where} must be a scalar arith.constant")
+
+
+def outside_value(op: linalg.GenericOp) -> SSAValue | None:
+    """A value the body of `op` uses but neither receives as an argument nor
+    defines (the generated loops could not reach it), or None."""
+    block = op.body.block
+    for scalar_op in block.ops:
+        for operand in scalar_op.operands:
+            if operand.owner is not block and operand.owner.parent_block() is not block:  # type: ignore[union-attr]
+                return operand
+    return None
+
+
+def on_buffers(op: Operation) -> bool:
+    """Whether `op` works on memrefs (bufferized), not on tensors."""
+    return any(isinstance(v.type, MemRefType) for v in op.operands)
+
+
+class _Access:
+    """Where a memref operand's elements live: the operand itself, or for a
+    `memref.subview` with static offsets and strides, its source, each index
+    scaled by the stride and shifted by the offset."""
+
+    def __init__(self, buffer: SSAValue):
+        self.buffer, self.offsets, self.strides = buffer, None, None
+        owner = buffer.owner
+        if isinstance(owner, memref.SubviewOp) and not (
+            owner.offsets or owner.sizes or owner.strides
+        ):
+            self.buffer = owner.source
+            self.offsets = owner.static_offsets.get_values()
+            self.strides = owner.static_strides.get_values()
+
+    def indices(self, body: LoopNestBuilder, indices: Sequence[SSAValue]) -> list[SSAValue]:
+        if self.offsets is None or self.strides is None:
+            return list(indices)
+        folded = []
+        for index, offset, stride in zip(indices, self.offsets, self.strides):
+            if stride != 1:
+                index = body.insert(arith.MuliOp(index, body.index(stride))).results[0]
+            if offset:
+                index = body.insert(arith.AddiOp(index, body.index(offset))).results[0]
+            folded.append(index)
+        return folded
+
+    def load(self, body: LoopNestBuilder, indices: Sequence[SSAValue]) -> SSAValue:
+        return body.load(self.buffer, self.indices(body, indices))
+
+    def store(self, body: LoopNestBuilder, value: SSAValue, indices: Sequence[SSAValue]) -> None:
+        folded = self.indices(body, indices)
+        body.store(value, self.buffer, folded)
+
+
+def _shape(value: SSAValue) -> list[int]:
+    value_type = value.type
+    assert isinstance(value_type, MemRefType)
+    return list(value_type.get_shape())
+
+
+def _emit_generic(
+    nest: LoopNestBuilder, op: linalg.GenericOp, schedule: ScheduleAttr, where: str
+) -> None:
+    """The loops of a generic on buffers, as `schedule` orders them."""
+    outside = outside_value(op)
+    if outside is not None:
+        name = f"%{outside.name_hint}" if outside.name_hint else "a value"
+        raise DiagnosticException(
+            f"loop-generate: the body of {where} uses {name}, defined outside it"
+        )
+    maps = indexing_maps(op)
+    inputs = len(op.inputs)
+    block = op.body.block
+    accesses = [_Access(v) for v in (*op.inputs, *op.outputs)]
+    outputs = accesses[inputs:]
+    used = [bool(arg.uses) for arg in block.args]
+
+    def emit_body(body: LoopNestBuilder, ivs: Sequence[SSAValue]) -> None:
+        mapping: dict[SSAValue, SSAValue] = {}
+        for i, (arg, amap) in enumerate(zip(block.args, maps)):
+            if used[i]:
+                mapping[arg] = accesses[i].load(body, [body.affine(e, ivs) for e in amap.results])
+        for scalar_op in block.ops:
+            if isinstance(scalar_op, linalg.YieldOp):
+                for value, access, amap in zip(scalar_op.arguments, outputs, maps[inputs:]):
+                    indices = [body.affine(e, ivs) for e in amap.results]
+                    access.store(body, mapping.get(value, value), indices)
+            elif isinstance(scalar_op, linalg.IndexOp):
+                mapping[scalar_op.result] = ivs[scalar_op.dim.value.data]
+            else:
+                clone = scalar_op.clone(value_mapper=mapping)
+                body.insert(clone)
+                mapping.update(zip(scalar_op.results, clone.results))
+
+    space = iteration_space(op)
+    generate_loops(nest, space.extents, space.iterators, schedule, emit_body)
+
+
+def _elementwise_nest(
+    nest: LoopNestBuilder, shape: Sequence[int]
+) -> tuple[list[SSAValue], LoopNestBuilder]:
+    ivs, inner = nest.nest(shape, [True] * len(shape))
+    return ivs, LoopNestBuilder(inner)
+
+
+def _emit_fill(nest: LoopNestBuilder, op: linalg.FillOp) -> None:
+    value = scalar_constant(op.inputs[0], "loop-generate: the value of linalg.fill")
+    target = _Access(op.outputs[0])
+    ivs, body = _elementwise_nest(nest, _shape(op.outputs[0]))
+    element = value.type
+    if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
+        # arith.constant takes signless integers: the same bits, reinterpreted.
+        bits = body.insert(
+            arith.ConstantOp(IntegerAttr(value.value.data, IntegerType(element.width.data)))
+        )
+        constant = body.insert(arith.BitcastOp(bits.results[0], element)).results[0]
+    else:
+        constant = body.insert(arith.ConstantOp(value)).results[0]
+    target.store(body, constant, ivs)
+
+
+def _emit_copy(nest: LoopNestBuilder, op: linalg.CopyOp) -> None:
+    source, target = _Access(op.inputs[0]), _Access(op.outputs[0])
+    ivs, body = _elementwise_nest(nest, _shape(op.outputs[0]))
+    target.store(body, source.load(body, ivs), ivs)
+
+
+def _emit_gather(nest: LoopNestBuilder, op: GatherOp) -> None:
+    """One nest over the result; the index is loaded, made non-negative and
+    clamped to the axis before data is read."""
+    data, indices, target = _Access(op.data), _Access(op.indices), _Access(op.destination)
+    axis, rank = op.axis.value.data, len(_shape(op.indices))
+    extent = _shape(op.data)[axis]
+    ivs, body = _elementwise_nest(nest, _shape(op.destination))
+    raw = indices.load(body, ivs[axis : axis + rank])
+    index = body.insert(arith.IndexCastOp(raw, IndexType())).results[0]
+    zero = body.index(0)
+    negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
+    wrapped = body.insert(arith.AddiOp(index, body.index(extent))).results[0]
+    index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
+    index = body.insert(arith.MaxSIOp(index, zero)).results[0]
+    index = body.insert(arith.MinSIOp(index, body.index(extent - 1))).results[0]
+    target.store(body, data.load(body, [*ivs[:axis], index, *ivs[axis + rank :]]), ivs)
+
+
+_DEAD_WITH_THE_OP = (memref.SubviewOp, memref.AllocOp, arith.ConstantOp, arith.BitcastOp)
+"""What an op on buffers may leave unused once lowered (see the module docstring)."""
+
+
+def _generate(
+    op: Operation, rewriter: PatternRewriter, emit: Callable[[LoopNestBuilder], None]
+) -> None:
+    """Replaces `op` by what `emit` builds before it, then erases the
+    operand producers nothing uses any more."""
+    emit(LoopNestBuilder(Builder(InsertPoint.before(op))))
+    operands = list(op.operands)
+    rewriter.erase(op)
+    for operand in operands:
+        owner = operand.owner
+        while isinstance(owner, _DEAD_WITH_THE_OP) and not any(r.uses for r in owner.results):
+            sources = list(owner.operands)
+            rewriter.erase(owner)
+            owner = sources[0].owner if sources else None
+
+
+class GenerateStructuredLoops(RewritePattern):
+    """A generic, matmul or convolution on buffers becomes its scheduled nest."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
+        if not on_buffers(op):
+            return
+        space = iteration_space(op)
+        schedule = op_schedule(op, space)
+        where = describe(op)
+        if isinstance(op, linalg.GenericOp):
+            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where))
+            return
+        generic = generalize(op)
+        try:
+            _generate(op, rewriter, lambda nest: _emit_generic(nest, generic, schedule, where))
+        finally:
+            generic.erase()  # never inserted: drops its operand uses
+
+
+class GenerateFillLoops(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.FillOp, rewriter: PatternRewriter) -> None:
+        if on_buffers(op):
+            _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
+
+
+class GenerateCopyLoops(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.CopyOp, rewriter: PatternRewriter) -> None:
+        if on_buffers(op):
+            _generate(op, rewriter, lambda nest: _emit_copy(nest, op))
+
+
+class GenerateGatherLoops(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GatherOp, rewriter: PatternRewriter) -> None:
+        if on_buffers(op):
+            _generate(op, rewriter, lambda nest: _emit_gather(nest, op))
+
+
+class LoopGeneratePass(ModulePass):
+    """Replaces every structured op on buffers (`linalg.generic`/`matmul`/
+    `conv_2d_nchw_fchw`/`fill`/`copy`, `ember_linalg.gather`) by loops: the
+    nest of its schedule, or of the default. Ops on tensors are left alone."""
+
+    name = "loop-generate"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier([GenerateStructuredLoops(), GenerateFillLoops(),
+                                                GenerateCopyLoops(), GenerateGatherLoops()])  # fmt: skip
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+
+
+__all__ = ["BodyEmitter", "LoopGeneratePass", "generate_loops", "on_buffers", "outside_value",
+           "scalar_constant"]  # fmt: skip

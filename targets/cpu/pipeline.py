@@ -5,8 +5,10 @@ grouped in stages that `CompileReport` times:
 
     graph    graph-optimize{level=N}                  (-O0/-O1/-O2)
     tensor   convert-graph-to-tensor                  (structured ops)
-    loop     convert-tensor-to-loop, [loop-fuse at -O2,] loop-pack-weights,
-             loop-plan-memory, loop-outline-kernels
+    loop     convert-tensor-to-loop (structured ops on buffers),
+             tensor-default-schedule (each op's schedule, visible in the IR),
+             loop-generate (their loops), [loop-fuse at -O2,]
+             loop-pack-weights, loop-plan-memory, loop-outline-kernels
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -50,9 +52,11 @@ from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
+from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.report import CompileReport
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
@@ -79,6 +83,8 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         *(("graph", p) for p in graph),
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
+        ("loop", DefaultSchedulePass()),
+        ("loop", LoopGeneratePass()),
         *(("loop", p) for p in loop_fusion),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),

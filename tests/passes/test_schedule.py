@@ -23,7 +23,7 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from ember.context import make_context
-from ember.dialects.loop import ForOp
+from ember.dialects.loop_nests import Loop, is_loop, static_bounds
 from ember.dialects.schedule import (
     SCHEDULE,
     STRUCTURED_OPS,
@@ -35,6 +35,7 @@ from ember.dialects.schedule import (
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import KERNEL_ATTR, OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -45,17 +46,26 @@ RNG = np.random.default_rng(20)
 
 MATMUL = """
 func.func @main(%a: tensor<10x7x{t}>, %b: tensor<7x13x{t}>) -> tensor<10x13x{t}> {{
-  %f = tensor.fill {zero} : {t} : tensor<10x13x{t}>
-  %m = tensor.matmul ins(%a, %b : tensor<10x7x{t}>, tensor<7x13x{t}>) outs(%f : tensor<10x13x{t}>) -> tensor<10x13x{t}>
+  %f_value = arith.constant {zero} : {t}
+  %f_init = tensor.empty() : tensor<10x13x{t}>
+  %f = linalg.fill ins(%f_value : {t}) outs(%f_init : tensor<10x13x{t}>) -> tensor<10x13x{t}>
+  %m = linalg.matmul ins(%a, %b : tensor<10x7x{t}>, tensor<7x13x{t}>) outs(%f : tensor<10x13x{t}>) -> tensor<10x13x{t}>
   func.return %m : tensor<10x13x{t}>
 }}
 """
 
-# Sum over d1 and d2 of a 5x6x7 tensor: two reduction dims.
+# Sum over d1 and d2 of a 5x6x7 tensor: two reduction dims (the generic
+# convert-graph-to-tensor makes of a ReduceSum).
 SUM = """
 func.func @main(%x: tensor<5x6x7xf32>) -> tensor<5xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<5xf32>
-  %s = tensor.reduce {dimensions = array<i64: 1, 2>, kind = "add"} ins(%x : tensor<5x6x7xf32>) outs(%f : tensor<5xf32>) -> tensor<5xf32>
+  %f_value = arith.constant 0.000000e+00 : f32
+  %f_init = tensor.empty() : tensor<5xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<5xf32>) -> tensor<5xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction"]} ins(%x : tensor<5x6x7xf32>) outs(%f : tensor<5xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %sum = arith.addf %acc, %v : f32
+    linalg.yield %sum : f32
+  } -> tensor<5xf32>
   func.return %s : tensor<5xf32>
 }
 """
@@ -63,12 +73,12 @@ func.func @main(%x: tensor<5x6x7xf32>) -> tensor<5xf32> {
 # x * y + b, with b broadcast along d0 and d1.
 ELEMENTWISE = """
 func.func @main(%x: tensor<5x6x7xf32>, %y: tensor<5x6x7xf32>, %b: tensor<7xf32>) -> tensor<5x6x7xf32> {
-  %e = tensor.empty : tensor<5x6x7xf32>
-  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %y, %b : tensor<5x6x7xf32>, tensor<5x6x7xf32>, tensor<7xf32>) outs(%e : tensor<5x6x7xf32>) {
+  %e = tensor.empty() : tensor<5x6x7xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %y, %b : tensor<5x6x7xf32>, tensor<5x6x7xf32>, tensor<7xf32>) outs(%e : tensor<5x6x7xf32>) {
   ^bb0(%p: f32, %q: f32, %c: f32, %o: f32):
     %m = arith.mulf %p, %q : f32
     %s = arith.addf %m, %c : f32
-    tensor.yield %s : f32
+    linalg.yield %s : f32
   } -> tensor<5x6x7xf32>
   func.return %r : tensor<5x6x7xf32>
 }
@@ -77,17 +87,28 @@ func.func @main(%x: tensor<5x6x7xf32>, %y: tensor<5x6x7xf32>, %b: tensor<7xf32>)
 # dims: n, f, oh, ow (parallel), c, kh, kw (reduction)
 CONV = """
 func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x9x9xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<1x4x9x9xf32>
-  %c = tensor.conv2d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} ins(%x, %w : tensor<1x3x11x11xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  %f_value = arith.constant 0.000000e+00 : f32
+  %f_init = tensor.empty() : tensor<1x4x9x9xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x11x11xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
   func.return %c : tensor<1x4x9x9xf32>
 }
 """
 
-# dims: n, c, oh, ow (parallel), kh, kw (reduction)
+# dims: n, c, oh, ow (parallel), kh, kw (reduction); the window tensor
+# gives kh and kw their extent (the generic convert-graph-to-tensor makes of
+# a MaxPool).
 MAX_POOL = """
 func.func @main(%x: tensor<1x2x9x9xf32>) -> tensor<1x2x7x7xf32> {
-  %f = tensor.fill -3.40282347e+38 : f32 : tensor<1x2x7x7xf32>
-  %p = tensor.pool2d {kind = "max", kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} ins(%x : tensor<1x2x9x9xf32>) outs(%f : tensor<1x2x7x7xf32>) -> tensor<1x2x7x7xf32>
+  %f_value = arith.constant 0x7fc00000 : f32
+  %f_init = tensor.empty() : tensor<1x2x7x7xf32>
+  %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<1x2x7x7xf32>) -> tensor<1x2x7x7xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d4), (d3 + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %window : tensor<1x2x9x9xf32>, tensor<3x3xf32>) outs(%f : tensor<1x2x7x7xf32>) {
+  ^bb0(%v: f32, %k: f32, %acc: f32):
+    %max = arith.maxnumf %acc, %v : f32
+    linalg.yield %max : f32
+  } -> tensor<1x2x7x7xf32>
   func.return %p : tensor<1x2x7x7xf32>
 }
 """
@@ -107,6 +128,7 @@ def op_named(module: ModuleOp, name: str) -> Operation:
 
 LOOP_PASSES: tuple[ModulePass, ...] = (
     ConvertTensorToLoopPass(),
+    LoopGeneratePass(),
     PackWeightsPass(),
     PlanMemoryPass(),
 )
@@ -152,8 +174,15 @@ def compute(text: str, inputs: list[np.ndarray], shape: tuple[int, ...], dtype: 
     return out
 
 
-def loops(module: ModuleOp) -> list[ForOp]:
-    return [op for op in module.walk() if isinstance(op, ForOp)]
+def loops(module: ModuleOp) -> list[Loop]:
+    return [op for op in module.walk() if is_loop(op)]  # type: ignore[misc]
+
+
+def bounds(loop: Loop) -> tuple[int, int, int]:
+    """(lower, upper, step) of a generated loop: constants, with static shapes."""
+    triple = static_bounds(loop)
+    assert triple is not None
+    return triple
 
 
 # Matmul: one reduction dim, so every schedule keeps the terms' order -------------
@@ -208,7 +237,7 @@ def test_the_loop_nest_has_the_scheduled_shape() -> None:
     out = np.zeros((10, 13), np.float32)
     schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
     module = run(MATMUL_F32, [A, B], [out], m=schedule)
-    steps = sorted({f.bounds for f in loops(module) if f.bounds[2] > 1})
+    steps = sorted({bounds(f) for f in loops(module) if bounds(f)[2] > 1})
     # The tile loops over the full tiles: k by 3 to 6, m by 4 to 8, n by 5 to 10.
     assert steps == [(0, 6, 3), (0, 8, 4), (0, 10, 5)]
 
@@ -218,8 +247,8 @@ def test_the_vector_width_is_recorded_on_every_innermost_loop() -> None:
     module = run(MATMUL_F32, [A, B], [out], m=MATMUL_SCHEDULES["unroll 4 over 13 (remainder 1)"])
     marked = [f for f in loops(module) if VECTOR_WIDTH in f.attributes]
     # The main loop (0 to 12 step 4) and its remainder (12 to 13), nothing else.
-    assert sorted(f.bounds for f in marked) == [(0, 12, 4), (12, 13, 1)]
-    assert all(not any(isinstance(o, ForOp) for o in f.body.walk()) for f in marked)
+    assert sorted(bounds(f) for f in marked) == [(0, 12, 4), (12, 13, 1)]
+    assert all(not any(is_loop(o) for o in f.body.walk()) for f in marked)
 
 
 # Reductions ------------------------------------------------------------------
@@ -315,45 +344,74 @@ def test_default_schedules_in_the_ir_change_no_generated_loop(text: str) -> None
     )
     for module in (plain, scheduled):
         ConvertTensorToLoopPass().apply(make_context(), module)
+        LoopGeneratePass().apply(make_context(), module)
     assert str(scheduled) == str(plain)
+
+
+@pytest.mark.parametrize("text", [MATMUL_F32, SUM, CONV, MAX_POOL])
+def test_schedules_survive_bufferization(text: str) -> None:
+    module = parse(text)
+    DefaultSchedulePass().apply(make_context(), module)
+    before = [op.attributes[SCHEDULE] for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    ConvertTensorToLoopPass().apply(make_context(), module)
+    after = [op.attributes[SCHEDULE] for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    assert after == before
+
+
+def test_a_schedule_set_on_buffers_is_obeyed() -> None:
+    """The two-pass form: bufferize, set the schedule on the op on buffers
+    from Python, generate; the loops are the scheduled ones and the result
+    is the default's."""
+    module = parse(MATMUL_F32)
+    ConvertTensorToLoopPass().apply(make_context(), module)
+    (matmul,) = [op for op in module.walk() if isinstance(op, STRUCTURED_OPS)]
+    set_schedule(matmul, MATMUL_SCHEDULES["tiles not dividing, reordered"])
+    LoopGeneratePass().apply(make_context(), module)
+    steps = sorted({bounds(f) for f in loops(module) if bounds(f)[2] > 1})
+    assert steps == [(0, 6, 3), (0, 8, 4), (0, 10, 5)]
 
 
 def test_set_schedule_rejects_a_schedule_that_does_not_fit() -> None:
     module = parse(SUM)
     reduce = op_named(module, "s")
-    with pytest.raises(ScheduleError, match=r"tensor.reduce %s in @main: schedule order \[1, 0\] "
+    with pytest.raises(ScheduleError, match=r"linalg.generic %s in @main: schedule order \[1, 0\] "
                        r"has 2 dims, the op iterates over 3"):  # fmt: skip
         set_schedule(reduce, ScheduleAttr([1, 0]))
     with pytest.raises(ScheduleError, match="schedule runs d1 in parallel, but d1 is a reduction"):
         set_schedule(reduce, ScheduleAttr([0, 1, 2], parallel=[0, 1]))
-    with pytest.raises(ScheduleError, match="tensor.fill %f in @main: only structured ops"):
+    with pytest.raises(ScheduleError, match="linalg.fill %f in @main: only structured ops"):
         set_schedule(op_named(module, "f"), ScheduleAttr([0]))
     assert SCHEDULE not in reduce.attributes
 
 
 # A fused kernel --------------------------------------------------------------
 
-# relu(x @ w) as one fusion group (what graph-fuse makes of MatMul + Relu):
+# relu(x @ w) as one kernel (what graph-fuse and convert-graph-to-tensor make of MatMul + Relu):
 # the matmul scheduled with remainders, the relu by default.
 FUSED = """
 func.func @main(%x: tensor<10x7xf32>, %w: tensor<7x13xf32>) -> tensor<10x13xf32> {
-  %f = tensor.fill 0.000000e+00 : f32 : tensor<10x13xf32>
-  %m = tensor.matmul ins(%x, %w : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
-  %e = tensor.empty : tensor<10x13xf32>
-  %r = tensor.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<10x13xf32>) outs(%e : tensor<10x13xf32>) {
-  ^bb0(%p: f32, %o: f32):
-    %zero = arith.constant 0.000000e+00 : f32
-    %y = arith.maximumf %p, %zero : f32
-    tensor.yield %y : f32
-  } -> tensor<10x13xf32> attributes {ember.fusion_group = 0 : i64}
-  func.return %r : tensor<10x13xf32>
+  %k = loop.kernel "matmul" -> (tensor<10x13xf32>) {
+    %f_value = arith.constant 0.000000e+00 : f32
+    %f_init = tensor.empty() : tensor<10x13xf32>
+    %f = linalg.fill ins(%f_value : f32) outs(%f_init : tensor<10x13xf32>) -> tensor<10x13xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<10x7xf32>, tensor<7x13xf32>) outs(%f : tensor<10x13xf32>) -> tensor<10x13xf32>
+    %e = tensor.empty() : tensor<10x13xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<10x13xf32>) outs(%e : tensor<10x13xf32>) {
+    ^bb0(%p: f32, %o: f32):
+      %zero = arith.constant 0.000000e+00 : f32
+      %y = arith.maximumf %p, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<10x13xf32>
+    loop.yield %r : tensor<10x13xf32>
+  }
+  func.return %k : tensor<10x13xf32>
 }
 """
 
 
 def test_a_scheduled_op_in_a_fused_kernel_runs_through_the_loop_passes() -> None:
-    passes = (ConvertTensorToLoopPass(), FuseLoopsPass(), PackWeightsPass(), PlanMemoryPass(),
-              OutlineKernelsPass())  # fmt: skip
+    passes = (ConvertTensorToLoopPass(), LoopGeneratePass(), FuseLoopsPass(), PackWeightsPass(),
+              PlanMemoryPass(), OutlineKernelsPass())  # fmt: skip
     out, default = np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float32)
     schedule = MATMUL_SCHEDULES["tiles not dividing, reordered"]
     module = run(FUSED, [A, B], [out], passes, m=schedule)

@@ -22,6 +22,7 @@ from ember.dialects.loop import KernelOp
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -213,8 +214,8 @@ def _compile_and_run(module: ModuleOp, x: np.ndarray, outputs: list[np.ndarray])
     """The CPU pipeline's loop stage on tensor-level `module`, lowered to LLVM
     and JIT-run on `x` into `outputs`."""
     context = make_context()
-    for loop_pass in (ConvertTensorToLoopPass(), FuseLoopsPass(), PackWeightsPass(),
-                      PlanMemoryPass(), OutlineKernelsPass()):  # fmt: skip
+    for loop_pass in (ConvertTensorToLoopPass(), LoopGeneratePass(), FuseLoopsPass(),
+                      PackWeightsPass(), PlanMemoryPass(), OutlineKernelsPass()):  # fmt: skip
         loop_pass.apply(context, module)
         assert_kernels_keep_their_values(module)
     module.verify()

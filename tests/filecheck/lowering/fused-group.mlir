@@ -1,6 +1,6 @@
 // RUN: ember-opt %s -p convert-graph-to-tensor --split-input-file | filecheck %s --check-prefix=TENSOR
-// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop --split-input-file | filecheck %s --check-prefix=LOOP
-// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop,loop-fuse,loop-outline-kernels --split-input-file | filecheck %s --check-prefix=KERNEL
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop,loop-generate --split-input-file | filecheck %s --check-prefix=LOOP
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop,loop-generate,loop-fuse,loop-outline-kernels --split-input-file | filecheck %s --check-prefix=KERNEL
 
 // A fused conv + bias + relu: the lowered body becomes the region of one
 // loop.kernel with the group's kind, using %x from around it; the weights

@@ -1,5 +1,7 @@
 // RUN: ember-opt %s | ember-opt | filecheck %s --check-prefix=ROUNDTRIP
-// RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
+// RUN: ember-opt %s -p convert-tensor-to-loop,loop-generate | filecheck %s
+// RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s --check-prefix=BUFFERS
+// RUN: ember-opt %s -p convert-tensor-to-loop | ember-opt | filecheck %s --check-prefix=BUFFERS
 
 // ember_linalg.gather reads its indices at run time (an embedding lookup).
 func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
@@ -8,6 +10,11 @@ func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tenso
 }
 
 // ROUNDTRIP: %e = ember_linalg.gather %table[%ids] {axis = 0 : i64} : tensor<100x16xf32>, tensor<2x5xi64> -> tensor<2x5x16xf32>
+
+// Bufferized, the gather writes its output buffer (and round-trips so).
+// BUFFERS:      func.func @embedding(%table: memref<100x16xf32>, %ids: memref<2x5xi64>, %out0: memref<2x5x16xf32>) {
+// BUFFERS-NEXT:   ember_linalg.gather %table[%ids] outs(%out0 : memref<2x5x16xf32>) {axis = 0 : i64} : memref<100x16xf32>, memref<2x5xi64>
+// BUFFERS-NEXT:   func.return
 
 // One nest over the result; the index is loaded, wrapped if negative and
 // clamped into [0, 99] before the table is read.

@@ -12,33 +12,38 @@
 
 // A matmul iterates over three dims (m, n, k); the schedule orders two.
 func.func @too_few_dims(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
-  %m = tensor.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32> attributes {schedule = #loop.schedule<order = [1, 0]>}
+  %m = linalg.matmul {schedule = #loop.schedule<order = [1, 0]>} ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
   func.return %m : tensor<4x5xf32>
 }
 
-// CHECK:      {{^}}tensor.matmul %m in @too_few_dims: schedule order [1, 0] has 2 dims, the op iterates over 3{{$}}
-// FIRST:      {{^}}{{.*}}tensor-to-loop-schedule-errors.mlir: error: tensor.matmul %m in @too_few_dims: schedule order [1, 0] has 2 dims, the op iterates over 3{{$}}
+// CHECK:      {{^}}linalg.matmul %m in @too_few_dims: schedule order [1, 0] has 2 dims, the op iterates over 3{{$}}
+// FIRST:      {{^}}{{.*}}tensor-to-loop-schedule-errors.mlir: error: linalg.matmul %m in @too_few_dims: schedule order [1, 0] has 2 dims, the op iterates over 3{{$}}
 // FIRST-NOT:  {{.}}
 
 // -----
 
-// The reduced dim of a tensor.reduce cannot run as a parallel loop.
+// The reduced dim of a reduction (the generic convert-graph-to-tensor makes of
+// a ReduceSum) cannot run as a parallel loop.
 func.func @parallel_reduction(%x: tensor<2x3xf32>, %f: tensor<2xf32>) -> tensor<2xf32> {
-  %r = tensor.reduce {dimensions = array<i64: 1>, kind = "add"} ins(%x : tensor<2x3xf32>) outs(%f : tensor<2xf32>) -> tensor<2xf32> attributes {schedule = #loop.schedule<order = [0, 1], parallel = [0, 1]>}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3xf32>) outs(%f : tensor<2xf32>) attrs = {schedule = #loop.schedule<order = [0, 1], parallel = [0, 1]>} {
+  ^bb0(%v: f32, %acc: f32):
+    %sum = arith.addf %acc, %v : f32
+    linalg.yield %sum : f32
+  } -> tensor<2xf32>
   func.return %r : tensor<2xf32>
 }
 
-// CHECK:      {{^}}tensor.reduce %r in @parallel_reduction: schedule runs d1 in parallel, but d1 is a reduction dim{{$}}
+// CHECK:      {{^}}linalg.generic %r in @parallel_reduction: schedule runs d1 in parallel, but d1 is a reduction dim{{$}}
 
 // -----
 
 // The `schedule` attribute must be a #loop.schedule.
 func.func @not_a_schedule(%x: tensor<4xf32>, %e: tensor<4xf32>) -> tensor<4xf32> {
-  %y = tensor.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) attrs = {schedule = [0]} {
   ^bb0(%p: f32, %o: f32):
-    tensor.yield %p : f32
-  } -> tensor<4xf32> attributes {schedule = [0]}
+    linalg.yield %p : f32
+  } -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
 
-// CHECK:      {{^}}tensor.generic %y in @not_a_schedule: 'schedule' must be a #loop.schedule, got [0 : i64]{{$}}
+// CHECK:      {{^}}linalg.generic %y in @not_a_schedule: 'schedule' must be a #loop.schedule, got [0 : i64]{{$}}

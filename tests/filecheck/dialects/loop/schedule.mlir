@@ -8,42 +8,48 @@
 // (no tiles, no parallel dims, unroll 1, no vector hint) are left out; the
 // parser takes the fields in any order. Errors are in schedule-errors.mlir.
 
-// Every field, on a tensor.matmul (dims m, n, k), given in another order
+// Every field, on a linalg.matmul (dims m, n, k), given in another order
 // than the printed one; tiles that do not divide the extents are fine.
 func.func @every_field(%a: tensor<10x7xf32>, %b: tensor<7x13xf32>, %c: tensor<10x13xf32>) -> tensor<10x13xf32> {
-  %m = tensor.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%c : tensor<10x13xf32>) -> tensor<10x13xf32> attributes {schedule = #loop.schedule<vector = 8, unroll = 4, parallel = [1, 0], tiles = [4, 5, 3], order = [2, 0, 1]>}
+  %m = linalg.matmul {schedule = #loop.schedule<vector = 8, unroll = 4, parallel = [1, 0], tiles = [4, 5, 3], order = [2, 0, 1]>} ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%c : tensor<10x13xf32>) -> tensor<10x13xf32>
   func.return %m : tensor<10x13xf32>
 }
 
 // CHECK-LABEL: func.func @every_field
-// CHECK:       tensor.matmul
-// CHECK-SAME:  attributes {schedule = #loop.schedule<order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8>}
+// CHECK:       linalg.matmul {schedule = #loop.schedule<order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8>} ins(
 
 // Only the order (the rest at their defaults), and fields written at their
 // default values, which then print as if left out. An empty pack is allowed.
+// (Both on a transpose, the generic convert-graph-to-tensor makes of one.)
 func.func @defaults(%x: tensor<4x6xf32>, %e: tensor<6x4xf32>) -> (tensor<6x4xf32>, tensor<6x4xf32>) {
-  %t = tensor.transpose {permutation = array<i64: 1, 0>} ins(%x : tensor<4x6xf32>) outs(%e : tensor<6x4xf32>) -> tensor<6x4xf32> attributes {schedule = #loop.schedule<order = [1, 0]>}
-  %u = tensor.transpose {permutation = array<i64: 1, 0>} ins(%x : tensor<4x6xf32>) outs(%e : tensor<6x4xf32>) -> tensor<6x4xf32> attributes {schedule = #loop.schedule<order = [0, 1], tiles = [0, 0], parallel = [], unroll = 1, vector = 0, pack = []>}
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x6xf32>) outs(%e : tensor<6x4xf32>) attrs = {schedule = #loop.schedule<order = [1, 0]>} {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<6x4xf32>
+  %u = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x6xf32>) outs(%e : tensor<6x4xf32>) attrs = {schedule = #loop.schedule<order = [0, 1], tiles = [0, 0], parallel = [], unroll = 1, vector = 0, pack = []>} {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<6x4xf32>
   func.return %t, %u : tensor<6x4xf32>, tensor<6x4xf32>
 }
 
 // CHECK-LABEL: func.func @defaults
-// CHECK:       tensor.transpose
-// CHECK-SAME:  attributes {schedule = #loop.schedule<order = [1, 0]>}
-// CHECK:       tensor.transpose
-// CHECK-SAME:  attributes {schedule = #loop.schedule<order = [0, 1]>}
+// CHECK:       %t = linalg.generic
+// CHECK-SAME:  attrs = {{ *}}{schedule = #loop.schedule<order = [1, 0]>}
+// CHECK:       %u = linalg.generic
+// CHECK-SAME:  attrs = {{ *}}{schedule = #loop.schedule<order = [0, 1]>}
 
 // A 0-d iteration space has the empty order; the attribute also stands alone
 // (here on a func.func, where nothing reads it).
 func.func @empty_order(%x: tensor<f32>, %e: tensor<f32>) -> tensor<f32> attributes {note = #loop.schedule<order = []>} {
-  %y = tensor.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%x : tensor<f32>) outs(%e : tensor<f32>) {
+  %y = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%x : tensor<f32>) outs(%e : tensor<f32>) attrs = {schedule = #loop.schedule<order = []>} {
   ^bb0(%p: f32, %o: f32):
-    tensor.yield %p : f32
-  } -> tensor<f32> attributes {schedule = #loop.schedule<order = []>}
+    linalg.yield %p : f32
+  } -> tensor<f32>
   func.return %y : tensor<f32>
 }
 
 // CHECK-LABEL: func.func @empty_order
 // CHECK-SAME:  attributes {note = #loop.schedule<order = []>}
-// CHECK:       tensor.generic
-// CHECK:       } -> tensor<f32> attributes {schedule = #loop.schedule<order = []>}
+// CHECK:       linalg.generic
+// CHECK-SAME:  attrs = {{ *}}{schedule = #loop.schedule<order = []>}

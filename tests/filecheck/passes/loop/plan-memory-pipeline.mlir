@@ -1,4 +1,4 @@
-// RUN: ember-opt %s -p convert-tensor-to-loop,loop-plan-memory | filecheck %s
+// RUN: ember-opt %s -p convert-tensor-to-loop,loop-generate,loop-plan-memory | filecheck %s
 
 // The memory planner on the buffers convert-tensor-to-loop creates (allocs
 // are emitted right before the nest that first writes them). %a is dead

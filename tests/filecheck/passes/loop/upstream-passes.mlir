@@ -1,6 +1,6 @@
-// RUN: ember-opt %s --split-input-file -p convert-tensor-to-loop,licm | filecheck %s --check-prefix=LICM
-// RUN: ember-opt %s --split-input-file -p 'convert-tensor-to-loop,scf-parallel-loop-tiling{parallel-loop-tile-sizes=2}' | filecheck %s --check-prefix=TILE
-// RUN: ember-opt %s --split-input-file -p convert-tensor-to-loop,licm,loop-fuse,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm | filecheck %s --check-prefix=LLVM
+// RUN: ember-opt %s --split-input-file -p convert-tensor-to-loop,loop-generate,licm | filecheck %s --check-prefix=LICM
+// RUN: ember-opt %s --split-input-file -p 'convert-tensor-to-loop,loop-generate,scf-parallel-loop-tiling{parallel-loop-tile-sizes=2}' | filecheck %s --check-prefix=TILE
+// RUN: ember-opt %s --split-input-file -p convert-tensor-to-loop,loop-generate,licm,loop-fuse,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm | filecheck %s --check-prefix=LLVM
 
 // The loop level is upstream scf/memref/arith IR, so xDSL's own loop passes
 // run on what Ember's bufferization produces, and Ember's later passes on

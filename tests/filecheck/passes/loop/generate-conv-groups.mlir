@@ -1,4 +1,4 @@
-// RUN: ember-opt %s -p convert-tensor-to-loop | filecheck %s
+// RUN: ember-opt %s -p convert-tensor-to-loop,loop-generate | filecheck %s
 
 // A grouped convolution, as convert-graph-to-tensor makes it: one generic
 // (2 groups of 2 input channels, 3 filters per group) whose input channel is
