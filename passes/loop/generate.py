@@ -11,7 +11,11 @@ The pass replaces each, where it stands, by loops:
   (`#loop.schedule`, checked against the op) or, without one, of
   `default_schedule`; the innermost body loads the operands its scalar body
   reads (indices from the indexing maps), runs the body and stores the
-  yielded values; reductions accumulate through memory;
+  yielded values; reductions accumulate through memory. Each input the
+  schedule packs (`pack`) is first copied into a buffer allocated where the
+  op stands, laid out tile by tile (`ember.dialects.schedule`), by a nest of
+  its own tiled as the op's dims are; the body reads that buffer at (tile
+  number, point iv) instead of the operand;
 - a fill, a copy and a gather get one parallel loop per dim of what they
   write, in order (they take no schedule);
 - an operand that is a `memref.subview` with static offsets and strides is
@@ -47,7 +51,10 @@ body for given per-dim index values, and emits:
   for the last `extent mod N` iterations;
 - the `parallel` flag on every loop of a dim the schedule lists as
   parallel, and the vector width hint (`loop.vector_width`) on every
-  innermost loop.
+  innermost loop;
+- for the dims the caller asks about (those a packed operand is indexed
+  by), each tile loop's tile number (`arith.divui` of its iv by the tile; a
+  constant in a peeled remainder), handed to the body with the point iv.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
