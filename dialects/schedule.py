@@ -22,9 +22,14 @@ says *what* is computed over an iteration space of dims; its schedule says
   is recorded as the `loop.vector_width` attribute on each generated
   innermost loop (`scf.for`/`scf.parallel`); turning it into LLVM loop metadata for the loop
   vectoriser comes later;
-- `pack`: operands to copy into tile-contiguous buffers. The field is part of
-  the syntax, but packing is not implemented yet: a non-empty `pack` is
-  rejected by the verifier.
+- `pack`: operand numbers (inputs first, in the op's operand order) to copy,
+  before the op's loops, into a fresh buffer laid out tile by tile: each
+  operand dim indexed by a tiled dim of tile t and extent E splits into
+  (ceil(E / t), t), the tile-number dims first, then the within-tile dims
+  (an untiled dim stays whole among them), padded up to whole tiles. The
+  op's body then reads that buffer. Only inputs whose indexing map is a
+  projected permutation of the dims can be packed (`verify_schedule`);
+  `passes/loop/generate.py` emits the copy.
 
 Fields left out of the text take their defaults (no tiles, no parallel
 loops, unroll 1, no vector hint, no packing); `order` is required. The
@@ -120,8 +125,8 @@ def schedule_problem(
         return f"unroll must be from 1 to {MAX_UNROLL}, got {unroll}"
     if vector and not (0 < vector <= MAX_VECTOR and vector & (vector - 1) == 0):
         return f"vector must be 0 (no hint) or a power of two up to {MAX_VECTOR}, got {vector}"
-    if pack:
-        return f"packing operands {list(pack)} is not implemented yet (leave pack empty)"
+    if len(set(pack)) != len(pack) or any(p < 0 for p in pack):
+        return f"pack {list(pack)} must name distinct operands (numbered from 0)"
     return None
 
 
@@ -191,6 +196,8 @@ class ScheduleAttr(ParametrizedAttribute):
             fields.append(f"unroll = {self.unroll_factor}")
         if self.vector_width:
             fields.append(f"vector = {self.vector_width}")
+        if self.packed_operands:
+            fields.append(f"pack = {self.packed_operands}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     @classmethod
@@ -304,6 +311,31 @@ def verify_schedule(schedule: ScheduleAttr, space: IterationSpace, where: str) -
             f"{where}: schedule runs d{reductions[0]} in parallel, but d{reductions[0]} is a "
             f"{space.iterators[reductions[0]]} dim"
         )
+    for operand in schedule.packed_operands:
+        problem = pack_problem(space, operand)
+        if problem is not None:
+            raise ScheduleError(f"{where}: schedule packs operand {operand}, {problem}")
+
+
+def is_projected_permutation(amap: AffineMap) -> bool:
+    """Whether each result of `amap` is a bare dim, no dim twice (MLIR's
+    `isProjectedPermutation`): the operand's dims are some of the op's."""
+    dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
+    return len(dims) == len(amap.results) and len(set(dims)) == len(dims)
+
+
+def pack_problem(space: IterationSpace, operand: int) -> str | None:
+    """Why operand number `operand` of an op of iteration space `space`
+    cannot be packed (None: it can). An output is refused rather than copied
+    back: the op accumulates into its outputs in place."""
+    if operand >= len(space.maps):
+        return f"but the op has {len(space.maps)} operands (0 to {len(space.maps) - 1})"
+    if operand >= space.inputs:
+        return "an output: only inputs can be packed (the op writes its outputs in place)"
+    amap = space.maps[operand]
+    if not is_projected_permutation(amap):
+        return f"whose indexing map {amap} is not a projected permutation of the dims"
+    return None
 
 
 def schedule_of(op: Operation) -> ScheduleAttr | None:
@@ -364,6 +396,7 @@ def op_schedule(op: Operation, space: IterationSpace) -> ScheduleAttr:
 
 
 __all__ = [
+    "PARALLEL",
     "SCHEDULE",
     "STRUCTURED_OPS",
     "StructuredOp",
@@ -373,6 +406,8 @@ __all__ = [
     "ScheduleError",
     "default_loop_order",
     "default_schedule",
+    "is_projected_permutation",
+    "pack_problem",
     "iteration_space",
     "op_schedule",
     "schedule_of",

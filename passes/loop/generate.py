@@ -11,7 +11,11 @@ The pass replaces each, where it stands, by loops:
   (`#loop.schedule`, checked against the op) or, without one, of
   `default_schedule`; the innermost body loads the operands its scalar body
   reads (indices from the indexing maps), runs the body and stores the
-  yielded values; reductions accumulate through memory;
+  yielded values; reductions accumulate through memory. Each input the
+  schedule packs (`pack`) is first copied into a buffer allocated where the
+  op stands, laid out tile by tile (`ember.dialects.schedule`), by a nest of
+  its own tiled as the op's dims are; the body reads that buffer at (tile
+  number, point iv) instead of the operand;
 - a fill, a copy and a gather get one parallel loop per dim of what they
   write, in order (they take no schedule);
 - an operand that is a `memref.subview` with static offsets and strides is
@@ -47,7 +51,10 @@ body for given per-dim index values, and emits:
   for the last `extent mod N` iterations;
 - the `parallel` flag on every loop of a dim the schedule lists as
   parallel, and the vector width hint (`loop.vector_width`) on every
-  innermost loop.
+  innermost loop;
+- for the dims the caller asks about (those a packed operand is indexed
+  by), each tile loop's tile number (`arith.divui` of its iv by the tile; a
+  constant in a peeled remainder), handed to the body with the point iv.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
@@ -63,6 +70,8 @@ order, and floating-point results may differ by rounding.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
@@ -79,6 +88,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -92,6 +102,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import (
+    PARALLEL,
     VECTOR_WIDTH,
     ScheduleAttr,
     StructuredOp,
@@ -100,12 +111,26 @@ from ember.dialects.schedule import (
     op_schedule,
 )
 
-BodyEmitter = Callable[[LoopNestBuilder, Sequence[SSAValue]], None]
-"""Emits one copy of the body at a builder, given the index of each dim (in dim order)."""
+TilePoint = tuple[SSAValue, SSAValue]
+"""Where a tiled dim's index lies: (the tile's number, the position within
+the tile, i.e. the point iv)."""
 
-TileOffset = SSAValue | int | None
-"""Where the current tile of a dim starts: a tile loop's iv, the constant
-start of a peeled remainder, or None for an untiled dim."""
+BodyEmitter = Callable[[LoopNestBuilder, Sequence[SSAValue], Sequence[TilePoint | None]], None]
+"""Emits one copy of the body at a builder, given the index of each dim (in
+dim order) and, when `generate_loops` is asked for them, each tiled dim's
+`TilePoint` (None for an untiled dim, and for every dim when not asked)."""
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """The current tile of a tiled dim: where it starts (a tile loop's iv, or
+    the constant start of a peeled remainder), its number (the iv divided by
+    the tile, or a constant; None when nobody asked for tile points) and how
+    many points it has."""
+
+    offset: SSAValue | int
+    number: SSAValue | int | None
+    size: int
 
 
 def generate_loops(
@@ -114,18 +139,24 @@ def generate_loops(
     iterators: Sequence[str],
     schedule: ScheduleAttr,
     emit_body: BodyEmitter,
+    *,
+    tile_points: AbstractSet[int] = frozenset(),
 ) -> None:
     """Emits at `nest` the loops `schedule` describes over `extents` (see the
-    module docstring), calling `emit_body` for each copy of the body. The
-    schedule must fit (`ember.dialects.schedule.verify_schedule`)."""
+    module docstring), calling `emit_body` for each copy of the body. For
+    the dims in `tile_points`, each tile loop also computes its tile's number
+    (`arith.divui` of its iv by the tile, at the top of its body) and
+    `emit_body` gets the `TilePoint` of the dim when tiled; the nest of other
+    dims holds nothing but the loops and the dims' indices. The schedule must fit
+    (`ember.dialects.schedule.verify_schedule`)."""
     assert len(extents) == len(iterators) == len(schedule.loop_order), "schedule does not fit"
     if not extents:
         # A 0-d space still gets its one-iteration loop (see LoopNestBuilder.nest).
         _, inner = nest.nest([], [])
-        emit_body(LoopNestBuilder(inner), [])
+        emit_body(LoopNestBuilder(inner), [], [])
         return
     bounds = _Bounds(nest, [extents[d] for d in schedule.loop_order])
-    _NestEmitter(extents, schedule, emit_body, bounds).emit(nest, 0, {}, {}, {})
+    _NestEmitter(extents, schedule, emit_body, bounds, tile_points).emit(nest, 0, {}, {})
 
 
 class _Bounds:
@@ -150,11 +181,14 @@ class _Bounds:
         return self.constants[value]
 
 
+_Indices = dict[int, tuple[SSAValue, SSAValue]]
+"""The dims already looped over: each dim's (index, point iv)."""
+
+
 class _NestEmitter:
     """The recursion of `generate_loops`: one level per loop of the nest,
-    tile loops first. The state passed down is each dim's tile offset and
-    point-loop extent so far, and the index values of the dims already
-    looped over."""
+    tile loops first. The state passed down is the current `_Tile` of each
+    tiled dim and the index and point iv of the dims already looped over."""
 
     def __init__(
         self,
@@ -162,6 +196,7 @@ class _NestEmitter:
         schedule: ScheduleAttr,
         emit_body: BodyEmitter,
         bounds: _Bounds,
+        tile_points: AbstractSet[int],
     ):
         self.extents = list(extents)
         self.bounds = bounds
@@ -170,72 +205,72 @@ class _NestEmitter:
         self.unroll = schedule.unroll_factor
         self.vector = schedule.vector_width
         self.emit_body = emit_body
+        self.tile_points = tile_points
         order = schedule.loop_order
         tiled = [d for d in order if 0 < self.tiles[d] < self.extents[d]]
         self.levels = [(d, True) for d in tiled] + [(d, False) for d in order]
 
     def emit(
-        self,
-        builder: LoopNestBuilder,
-        level: int,
-        offsets: dict[int, TileOffset],
-        sizes: dict[int, int],
-        indices: dict[int, SSAValue],
+        self, builder: LoopNestBuilder, level: int, tiles: dict[int, _Tile], indices: _Indices
     ) -> None:
         dim, is_tile_loop = self.levels[level]
         if is_tile_loop:
-            self._tile_loop(builder, level, dim, offsets, sizes, indices)
+            self._tile_loop(builder, level, dim, tiles, indices)
         elif level == len(self.levels) - 1:
-            self._innermost_loop(builder, dim, offsets.get(dim), sizes, indices)
+            self._innermost_loop(builder, dim, tiles, indices)
         else:
-            size = sizes.get(dim, self.extents[dim])
-            iv, inner = self._loop(builder, 0, size, 1, dim in self.parallel)
-            index = self._index(inner, offsets.get(dim), iv)
-            self.emit(inner, level + 1, offsets, sizes, {**indices, dim: index})
+            iv, inner = self._loop(builder, 0, self._size(dim, tiles), 1, dim in self.parallel)
+            index = self._index(inner, tiles.get(dim), iv)
+            self.emit(inner, level + 1, tiles, {**indices, dim: (index, iv)})
+
+    def _size(self, dim: int, tiles: dict[int, _Tile]) -> int:
+        """The trip count of the dim's point loop."""
+        return tiles[dim].size if dim in tiles else self.extents[dim]
 
     def _tile_loop(
         self,
         builder: LoopNestBuilder,
         level: int,
         dim: int,
-        offsets: dict[int, TileOffset],
-        sizes: dict[int, int],
-        indices: dict[int, SSAValue],
+        tiles: dict[int, _Tile],
+        indices: _Indices,
     ) -> None:
         tile, extent = self.tiles[dim], self.extents[dim]
         full = extent // tile * tile
         iv, inner = self._loop(builder, 0, full, tile, dim in self.parallel)
-        self.emit(inner, level + 1, {**offsets, dim: iv}, {**sizes, dim: tile}, indices)
+        number: SSAValue | None = None
+        if dim in self.tile_points:
+            number = inner.insert(arith.DivUIOp(iv, self.bounds[tile])).results[0]
+        self.emit(inner, level + 1, {**tiles, dim: _Tile(iv, number, tile)}, indices)
         if full < extent:
-            remainder = {**sizes, dim: extent - full}
-            self.emit(builder, level + 1, {**offsets, dim: full}, remainder, indices)
+            last = _Tile(full, full // tile if dim in self.tile_points else None, extent - full)
+            self.emit(builder, level + 1, {**tiles, dim: last}, indices)
 
     def _innermost_loop(
-        self,
-        builder: LoopNestBuilder,
-        dim: int,
-        offset: TileOffset,
-        sizes: dict[int, int],
-        indices: dict[int, SSAValue],
+        self, builder: LoopNestBuilder, dim: int, tiles: dict[int, _Tile], indices: _Indices
     ) -> None:
-        size, parallel = sizes.get(dim, self.extents[dim]), dim in self.parallel
+        size, parallel, tile = self._size(dim, tiles), dim in self.parallel, tiles.get(dim)
         if self.unroll == 1:
             iv, inner = self._loop(builder, 0, size, 1, parallel)
             self._mark_innermost(iv)
-            self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
+            self._body(inner, tiles, {**indices, dim: (self._index(inner, tile, iv), iv)})
             return
         main = size // self.unroll * self.unroll
         if main:
             iv, inner = self._loop(builder, 0, main, self.unroll, parallel)
             self._mark_innermost(iv)
-            first = self._index(inner, offset, iv)
+            first = self._index(inner, tile, iv)
             for step in range(self.unroll):
-                index = first if step == 0 else inner.insert(arith.AddiOp(first, inner.index(step))).results[0]  # fmt: skip
-                self._body(inner, {**indices, dim: index})
+                index, point = first, iv
+                if step:
+                    index = inner.insert(arith.AddiOp(first, inner.index(step))).results[0]
+                    if tile is not None and dim in self.tile_points:
+                        point = inner.insert(arith.AddiOp(iv, inner.index(step))).results[0]
+                self._body(inner, tiles, {**indices, dim: (index, point)})
         if main < size:
             iv, inner = self._loop(builder, main, size, 1, parallel)
             self._mark_innermost(iv)
-            self._body(inner, {**indices, dim: self._index(inner, offset, iv)})
+            self._body(inner, tiles, {**indices, dim: (self._index(inner, tile, iv), iv)})
 
     def _loop(
         self, builder: LoopNestBuilder, lower: int, upper: int, step: int, parallel: bool
@@ -243,14 +278,24 @@ class _NestEmitter:
         bounds = self.bounds
         return builder.loop(bounds[lower], bounds[upper], bounds[step], parallel=parallel)
 
-    def _body(self, builder: LoopNestBuilder, indices: dict[int, SSAValue]) -> None:
-        self.emit_body(builder, [indices[d] for d in range(len(self.extents))])
+    def _body(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
+        dims = range(len(self.extents))
+        points: list[TilePoint | None] = [None] * len(self.extents)
+        for d, tile in tiles.items():
+            number = tile.number
+            if number is not None:
+                points[d] = (
+                    self.bounds[number] if isinstance(number, int) else number,
+                    indices[d][1],
+                )
+        self.emit_body(builder, [indices[d][0] for d in dims], points)
 
     @staticmethod
-    def _index(builder: LoopNestBuilder, offset: TileOffset, point: SSAValue) -> SSAValue:
+    def _index(builder: LoopNestBuilder, tile: _Tile | None, point: SSAValue) -> SSAValue:
         """The dim's index: the point iv, plus the tile offset when tiled."""
-        if offset is None:
+        if tile is None:
             return point
+        offset = tile.offset
         start = builder.index(offset) if isinstance(offset, int) else offset
         return builder.insert(arith.AddiOp(start, point)).results[0]
 
@@ -339,10 +384,61 @@ def _shape(value: SSAValue) -> list[int]:
     return list(value_type.get_shape())
 
 
+def _packed_indices(
+    dims: Sequence[int], indices: Sequence[SSAValue], points: Sequence[TilePoint | None]
+) -> list[SSAValue]:
+    """Where an element lies in a packed buffer, for the operand whose
+    positions are indexed by `dims`: the tile numbers of its tiled dims, then
+    for each dim the position within the tile (the point iv) or, untiled,
+    the whole index."""
+    tile_numbers = [point[0] for d in dims if (point := points[d]) is not None]
+    within = [indices[d] if (point := points[d]) is None else point[1] for d in dims]
+    return tile_numbers + within
+
+
+def _pack(
+    nest: LoopNestBuilder,
+    source: _Access,
+    dims: Sequence[int],
+    extents: Sequence[int],
+    tiles: Sequence[int],
+) -> SSAValue:
+    """Copies the operand read through `source`, whose positions are indexed
+    by the op's `dims` (each of `extents` and `tiles` per dim of the op), into
+    a fresh buffer laid out tile by tile (see `ember.dialects.schedule`),
+    allocated where the op stands; returns that buffer. The copy is a nest of
+    its own over the operand's positions, tiled as the op's dims are, so a
+    remainder tile is peeled and the padding past the extent never written."""
+    source_type = source.buffer.type
+    assert isinstance(source_type, MemRefType)
+    own_extents = [extents[d] for d in dims]
+    own_tiles = [tiles[d] for d in dims]
+    tiled = [0 < t < e for t, e in zip(own_tiles, own_extents)]
+    shape = [-(-e // t) for t, e, is_tiled in zip(own_tiles, own_extents, tiled) if is_tiled]
+    shape += [t if is_tiled else e for t, e, is_tiled in zip(own_tiles, own_extents, tiled)]
+    packed = nest.insert(memref.AllocOp([], [], MemRefType(source_type.element_type, shape)))
+    hint = source.buffer.name_hint
+    packed.results[0].name_hint = f"{hint}_packed" if hint else "packed"
+    buffer = packed.results[0]
+    positions = list(range(len(dims)))
+
+    def copy(
+        body: LoopNestBuilder, ivs: Sequence[SSAValue], points: Sequence[TilePoint | None]
+    ) -> None:
+        body.store(source.load(body, ivs), buffer, _packed_indices(positions, ivs, points))
+
+    schedule = ScheduleAttr(positions, tiles=own_tiles, parallel=positions)
+    generate_loops(
+        nest, own_extents, [PARALLEL] * len(dims), schedule, copy, tile_points=set(positions)
+    )
+    return buffer
+
+
 def _emit_generic(
     nest: LoopNestBuilder, op: linalg.GenericOp, schedule: ScheduleAttr, where: str
 ) -> None:
-    """The loops of a generic on buffers, as `schedule` orders them."""
+    """The loops of a generic on buffers, as `schedule` orders them, after
+    the copies of the operands it packs."""
     outside = outside_value(op)
     if outside is not None:
         name = f"%{outside.name_hint}" if outside.name_hint else "a value"
@@ -355,11 +451,25 @@ def _emit_generic(
     accesses = [_Access(v) for v in (*op.inputs, *op.outputs)]
     outputs = accesses[inputs:]
     used = [bool(arg.uses) for arg in block.args]
+    space = iteration_space(op)
+    # An operand the body never reads has nothing to pack.
+    packed: dict[int, tuple[list[int], SSAValue]] = {}
+    for i in schedule.packed_operands:
+        if used[i]:
+            dims = [e.position for e in maps[i].results if isinstance(e, AffineDimExpr)]
+            buffer = _pack(nest, accesses[i], dims, space.extents, schedule.tile_sizes)
+            packed[i] = (dims, buffer)
+    packed_dims = {d for dims, _ in packed.values() for d in dims}
 
-    def emit_body(body: LoopNestBuilder, ivs: Sequence[SSAValue]) -> None:
+    def emit_body(
+        body: LoopNestBuilder, ivs: Sequence[SSAValue], points: Sequence[TilePoint | None]
+    ) -> None:
         mapping: dict[SSAValue, SSAValue] = {}
         for i, (arg, amap) in enumerate(zip(block.args, maps)):
-            if used[i]:
+            if i in packed:
+                dims, buffer = packed[i]
+                mapping[arg] = body.load(buffer, _packed_indices(dims, ivs, points))
+            elif used[i]:
                 mapping[arg] = accesses[i].load(body, [body.affine(e, ivs) for e in amap.results])
         for scalar_op in block.ops:
             if isinstance(scalar_op, linalg.YieldOp):
@@ -373,8 +483,8 @@ def _emit_generic(
                 body.insert(clone)
                 mapping.update(zip(scalar_op.results, clone.results))
 
-    space = iteration_space(op)
-    generate_loops(nest, space.extents, space.iterators, schedule, emit_body)
+    generate_loops(nest, space.extents, space.iterators, schedule, emit_body,
+                   tile_points=packed_dims)  # fmt: skip
 
 
 def _elementwise_nest(

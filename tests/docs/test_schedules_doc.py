@@ -61,3 +61,24 @@ def test_the_loop_nest_shown_is_what_bufferization_prints(
         if line.strip().startswith("..."):
             break
         assert line.strip() in lines, line
+
+
+PACK_LIT = ROOT / "tests" / "filecheck" / "passes" / "loop" / "generate-pack.mlir"
+
+
+def test_the_packing_shown_is_what_loop_generate_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """The packing example's schedule is the lit test's first function, and
+    the copy and the reads it shows are what loop-generate makes of it."""
+    schedule = re.search(r"`(#loop\.schedule<[^`]*pack = \[1\]>)`", DOC.read_text())
+    assert schedule is not None
+    (divide, *_) = PACK_LIT.read_text().split("// -----")
+    assert f"linalg.matmul {{schedule = {schedule.group(1)}}}" in divide
+    shown = [b for b in _blocks("mlir") if "%b_packed" in b]
+    assert len(shown) == 2
+    assert main([str(PACK_LIT), "-p", "loop-generate", "--split-input-file"]) == 0
+    (printed, *_) = capsys.readouterr().out.split("// -----")
+    lines = [line.strip() for line in printed.splitlines()]
+    for block in shown:
+        for line in block.splitlines():
+            if line.strip() != "...":
+                assert line.strip() in lines, line

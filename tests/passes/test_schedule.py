@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
@@ -23,6 +24,7 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from ember.context import make_context
+from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import Loop, is_loop, static_bounds
 from ember.dialects.schedule import (
     SCHEDULE,
@@ -420,6 +422,146 @@ def test_a_scheduled_op_in_a_fused_kernel_runs_through_the_loop_passes() -> None
     expected = np.maximum(A.astype(np.float64) @ B.astype(np.float64), 0)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
     # The peeled nests and the relu's stay one kernel (one fusion group).
+    kernels = [
+        op for op in module.walk() if isinstance(op, FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+    assert len(kernels) == 1
+
+
+# Packing ---------------------------------------------------------------------
+
+PACKED_MATMUL_SCHEDULES = {
+    "B, tiles dividing": ScheduleAttr([0, 2, 1], tiles=[5, 0, 7], parallel=[0, 1], pack=[1]),
+    "B, tiles not dividing, reordered": ScheduleAttr(
+        [2, 0, 1], tiles=[4, 5, 3], parallel=[0, 1], pack=[1]
+    ),  # fmt: skip
+    "A, tiles not dividing, unrolled": ScheduleAttr([0, 2, 1], tiles=[3, 6, 4], unroll=2, pack=[0]),
+    "both, k outermost": ScheduleAttr([2, 1, 0], tiles=[4, 0, 3], unroll=3, pack=[1, 0]),
+    "both, untiled (plain copies)": ScheduleAttr([0, 2, 1], pack=[0, 1]),
+    "both, tiles of 1": ScheduleAttr([1, 2, 0], tiles=[1, 20, 1], pack=[0, 1]),
+}
+
+
+@pytest.mark.parametrize(
+    "schedule", PACKED_MATMUL_SCHEDULES.values(), ids=PACKED_MATMUL_SCHEDULES.keys()
+)
+def test_a_packed_matmul_gives_the_default_result_bit_for_bit(schedule: ScheduleAttr) -> None:
+    default = compute(MATMUL_F32, [A, B], (10, 13), np.float32)
+    packed = compute(MATMUL_F32, [A, B], (10, 13), np.float32, m=schedule)
+    np.testing.assert_array_equal(packed, default)
+
+
+def test_an_integer_matmul_packing_both_operands_is_exact() -> None:
+    a = RNG.integers(-50, 50, (10, 7)).astype(np.int32)
+    b = RNG.integers(-50, 50, (7, 13)).astype(np.int32)
+    schedule = ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], unroll=3, pack=[0, 1])
+    out = compute(MATMUL.format(t="i32", zero="0"), [a, b], (10, 13), np.int32, m=schedule)
+    np.testing.assert_array_equal(out, a @ b)
+
+
+def _generated(text: str, **schedules: ScheduleAttr) -> ModuleOp:
+    module = parse(text)
+    for name, schedule in schedules.items():
+        set_schedule(op_named(module, name), schedule)
+    for compiler_pass in (ConvertTensorToLoopPass(), LoopGeneratePass()):
+        compiler_pass.apply(make_context(), module)
+    module.verify()
+    return module
+
+
+def _allocated_shapes(module: ModuleOp) -> list[tuple[int, ...]]:
+    return [
+        tuple(op.memref.type.get_shape()) for op in module.walk() if isinstance(op, memref.AllocOp)
+    ]
+
+
+def test_a_packed_operand_gets_a_buffer_of_whole_tiles() -> None:
+    # B is 7x13 (k, n): k in tiles of 3 (3 tiles, the last one padded), n in
+    # tiles of 5 (3 tiles); A is 10x7 (m, k): m in tiles of 4, k as B's.
+    schedule = ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], parallel=[0, 1], pack=[1, 0])
+    shapes = _allocated_shapes(_generated(MATMUL_F32, m=schedule))
+    assert (3, 3, 3, 5) in shapes and (3, 3, 4, 3) in shapes
+    # An untiled dim stays whole among the inner dims: n untiled, k by 2.
+    shapes = _generated(MATMUL_F32, m=ScheduleAttr([0, 2, 1], tiles=[0, 0, 2], pack=[1]))
+    assert (4, 2, 13) in _allocated_shapes(shapes)
+
+
+def test_the_op_reads_only_the_packed_buffer() -> None:
+    schedule = ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], parallel=[0, 1], pack=[1])
+    module = _generated(MATMUL_F32, m=schedule)
+    (func,) = [op for op in module.walk() if isinstance(op, FuncOp)]
+    b = func.body.block.args[1]
+    # B is read by the packing copy's four peeled nests only (tiles of k and
+    # n, each with a remainder), not by the matmul's eight.
+    loads_of_b = [use.operation for use in b.uses if isinstance(use.operation, memref.LoadOp)]
+    assert len(loads_of_b) == 4
+    (alloc,) = [op for op in module.walk() if isinstance(op, memref.AllocOp)
+                and op.memref.type.get_shape() == (3, 3, 3, 5)]  # fmt: skip
+    kinds = {type(use.operation) for use in alloc.memref.uses}
+    assert kinds == {memref.LoadOp, memref.StoreOp}
+    assert sum(isinstance(u.operation, memref.LoadOp) for u in alloc.memref.uses) == 8
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        ScheduleAttr([0, 1, 2], tiles=[2, 4, 3], parallel=[0, 1, 2], pack=[2]),  # b broadcast
+        ScheduleAttr([2, 0, 1], tiles=[2, 4, 3], unroll=3, vector=4, pack=[0, 1, 2]),
+        ScheduleAttr([1, 2, 0], tiles=[4, 0, 5], unroll=2, pack=[2, 0]),
+    ],
+    ids=str,
+)
+def test_a_broadcasting_generic_packing_its_inputs_is_exact(schedule: ScheduleAttr) -> None:
+    y = RNG.standard_normal((5, 6, 7)).astype(np.float32)
+    b = RNG.standard_normal(7).astype(np.float32)
+    out = compute(ELEMENTWISE, [X, y, b], (5, 6, 7), np.float32, r=schedule)
+    np.testing.assert_array_equal(out, X * y + b)
+
+
+def test_a_reduction_packing_its_input_gives_the_default_result() -> None:
+    default = compute(SUM, [X], (5,), np.float32)
+    schedule = ScheduleAttr([0, 1, 2], tiles=[2, 4, 0], parallel=[0], unroll=3, pack=[0])
+    np.testing.assert_array_equal(compute(SUM, [X], (5,), np.float32, s=schedule), default)
+
+
+def test_a_convolution_packing_its_filter_gives_the_default_result() -> None:
+    x = RNG.standard_normal((1, 3, 11, 11)).astype(np.float32)
+    w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    default = compute(CONV, [x, w], (1, 4, 9, 9), np.float32)
+    # f tiled by 3 (remainder 1), c (the first reduction dim) by 2 (remainder
+    # 1), oh and ow by 4; the filter (f, c, kh, kw) packed by f and c tiles.
+    schedule = ScheduleAttr([0, 1, 2, 4, 5, 6, 3], tiles=[0, 3, 4, 4, 2, 0, 0],
+                            parallel=[0, 1, 2, 3], unroll=3, pack=[1])  # fmt: skip
+    np.testing.assert_array_equal(compute(CONV, [x, w], (1, 4, 9, 9), np.float32, c=schedule),
+                                  default)  # fmt: skip
+    assert (2, 2, 3, 2, 3, 3) in _allocated_shapes(_generated(CONV, c=schedule))
+
+
+def test_a_pooling_window_the_body_never_reads_is_not_packed() -> None:
+    x = RNG.standard_normal((1, 2, 9, 9)).astype(np.float32)
+    schedule = ScheduleAttr([0, 1, 2, 3, 4, 5], tiles=[0, 0, 3, 2, 2, 0], pack=[0, 1])
+    with pytest.raises(ScheduleError, match=r"packs operand 0, whose indexing map .* is not a "
+                       r"projected permutation"):  # fmt: skip
+        set_schedule(op_named(parse(MAX_POOL), "p"), schedule)
+    windowed = ScheduleAttr([0, 1, 2, 3, 4, 5], tiles=[0, 0, 3, 2, 2, 0], pack=[1])
+    assert _allocated_shapes(_generated(MAX_POOL, p=windowed)) == []
+    out = compute(MAX_POOL, [x], (1, 2, 7, 7), np.float32, p=windowed)
+    windows = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    np.testing.assert_array_equal(out, windows.max(axis=(4, 5)))
+
+
+def test_a_packed_op_in_a_fused_kernel_packs_inside_the_kernel() -> None:
+    passes = (ConvertTensorToLoopPass(), LoopGeneratePass(), FuseLoopsPass(), PackWeightsPass(),
+              PlanMemoryPass(), OutlineKernelsPass())  # fmt: skip
+    out, default = np.zeros((10, 13), np.float32), np.zeros((10, 13), np.float32)
+    schedule = ScheduleAttr([2, 0, 1], tiles=[4, 5, 3], parallel=[0, 1], pack=[0, 1])
+    generated = _generated(FUSED, m=schedule)
+    packed = [op for op in generated.walk() if isinstance(op, memref.AllocOp)
+              and op.memref.type.get_shape() in ((3, 3, 3, 5), (3, 3, 4, 3))]  # fmt: skip
+    assert len(packed) == 2 and all(isinstance(op.parent_op(), KernelOp) for op in packed)
+    module = run(FUSED, [A, B], [out], passes, m=schedule)
+    run(FUSED, [A, B], [default], passes)
+    np.testing.assert_array_equal(out, default)
     kernels = [
         op for op in module.walk() if isinstance(op, FuncOp) and KERNEL_ATTR in op.attributes
     ]

@@ -11,12 +11,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.schedule import MAX_UNROLL, ScheduleAttr, ScheduleError
+from ember.context import make_context
+from ember.dialects.schedule import (
+    MAX_UNROLL,
+    SCHEDULE,
+    ScheduleAttr,
+    ScheduleError,
+    is_projected_permutation,
+    set_schedule,
+)
 from ember.errors import EmberError
 from ember.opt import main
-from tests.passes.test_schedule import MATMUL_F32, compute, run
+from tests.passes.test_schedule import CONV, MATMUL_F32, compute, run
 
 VALID = "order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8"
 ALPHABET = "[]=,<>-+ 0123456789orderilsvctunpa#:{}"
@@ -119,7 +129,8 @@ def test_mutated_schedules_compile_or_give_one_error_line(
         ({"order": [0], "vector": 6}, "power of two"),
         ({"order": [0], "vector": 128}, "power of two up to 64"),
         ({"order": [0], "vector": 2**63}, "power of two"),
-        ({"order": [0, 1], "pack": [0]}, "not implemented yet"),
+        ({"order": [0, 1], "pack": [0, 0]}, "distinct operands"),
+        ({"order": [0, 1], "pack": [-1]}, "distinct operands"),
     ],
     ids=str,
 )
@@ -169,3 +180,67 @@ def test_dims_of_extent_zero_run_no_body() -> None:
     empty, sums = np.zeros((0, 5), np.float32), np.full(3, 7.0, np.float32)
     run(EMPTY_DIMS, [np.zeros((0, 5), np.float32), np.zeros((3, 0), np.float32)], [empty, sums])
     np.testing.assert_array_equal(sums, np.ones(3, np.float32))  # the fill, and no terms
+
+
+# Packing: what cannot be packed is refused naming the op and the operand ------
+
+
+@pytest.mark.parametrize(
+    "pack, message",
+    [
+        ("[2]", "schedule packs operand 2, an output: only inputs can be packed"),
+        ("[0, 3]", "schedule packs operand 3, but the op has 3 operands (0 to 2)"),
+        ("[1, 99999999999999999999]", "schedule packs operand 99999999999999999999, but the op"),
+    ],
+    ids=str,
+)
+def test_packing_what_is_not_an_input_is_one_error_line(
+    pack: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pack.mlir"
+    path.write_text(_matmul_with(f"order = [0, 2, 1], tiles = [4, 5, 3], pack = {pack}"))
+    assert main([str(path), "-p", "convert-tensor-to-loop,loop-generate"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert f"error: linalg.matmul %m in @main: {message}" in lines[0]
+
+
+# A convolution's input is read at oh + kh, ow + kw: not a projected permutation.
+def test_packing_an_operand_read_through_a_sum_of_dims_is_refused() -> None:
+    module = Parser(make_context(), CONV).parse_module()
+    (conv,) = [op for op in module.walk() if op.results and op.results[0].name_hint == "c"]
+    with pytest.raises(ScheduleError, match=r"^linalg.conv_2d_nchw_fchw %c in @main: schedule "
+                       r"packs operand 0, whose indexing map .*d2 \+ d5.* is not a projected "
+                       r"permutation of the dims$"):  # fmt: skip
+        set_schedule(conv, ScheduleAttr(list(range(7)), pack=[0]))
+    assert SCHEDULE not in conv.attributes
+    set_schedule(conv, ScheduleAttr(list(range(7)), pack=[1]))  # the filter's map is one
+
+
+def test_a_map_naming_a_dim_twice_is_not_a_projected_permutation() -> None:
+    diagonal = AffineMap(2, 0, (AffineDimExpr(0), AffineDimExpr(0)))
+    assert not is_projected_permutation(diagonal)
+    assert is_projected_permutation(AffineMap(3, 0, (AffineDimExpr(2), AffineDimExpr(0))))
+
+
+def test_packing_an_operand_past_the_operands_from_the_text_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same check when the schedule is written on buffers and only
+    loop-generate reads it."""
+    path = tmp_path / "buffers.mlir"
+    path.write_text(
+        "func.func @f(%x: memref<4x6xf32>, %y: memref<6x4xf32>) {\n"
+        "  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, "
+        'affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} '
+        "ins(%x : memref<4x6xf32>) outs(%y : memref<6x4xf32>) "
+        "attrs = {schedule = #loop.schedule<order = [0, 1], tiles = [4, 4], pack = [1]>} {\n"
+        "  ^bb0(%p: f32, %o: f32):\n    linalg.yield %p : f32\n  }\n  func.return\n}\n"
+    )
+    assert main([str(path), "-p", "loop-generate"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert lines[0].endswith(
+        "error: linalg.generic into %y in @f: schedule packs operand 1, an output: only inputs "
+        "can be packed (the op writes its outputs in place)"
+    )

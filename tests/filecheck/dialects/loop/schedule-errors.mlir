@@ -106,15 +106,15 @@ func.func @f7() attributes {s = #loop.schedule<order = [0], vector = -8>} {
 
 // -----
 
-// Packing is part of the syntax but not implemented: a non-empty pack is an error, never ignored.
-func.func @f8() attributes {s = #loop.schedule<order = [0, 1], pack = [1]>} {
+// An operand packed twice (which operands an op has is checked against the op).
+func.func @f8() attributes {s = #loop.schedule<order = [0, 1], pack = [1, 1]>} {
   func.return
 }
 
 // CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:48{{$}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
-// CHECK-NEXT: {{ *}}loop.schedule: packing operands [1] is not implemented yet (leave pack empty)
+// CHECK-NEXT: {{ *}}loop.schedule: pack [1, 1] must name distinct operands (numbered from 0)
 
 // -----
 
