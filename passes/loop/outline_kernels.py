@@ -18,15 +18,12 @@ them out of line). Functions with no kernels are left alone.
 
 from __future__ import annotations
 
-from io import StringIO
-
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 
 from ember.dialects.loop import KERNEL_ATTR, KernelOp
@@ -47,15 +44,37 @@ def _captured(kernel: KernelOp) -> dict[SSAValue, list[tuple[Operation, int]]]:
     return captured
 
 
-def _kernel_key(kernel: FuncOp) -> str:
-    """The kernel's text without its name: equal keys compute the same thing."""
-    stream = StringIO()
-    Printer(stream=stream).print_region(kernel.body)
-    return f"{kernel.function_type}{stream.getvalue()}"
+class KernelTable:
+    """The kernel functions made so far, found again by structure: a new
+    kernel that is structurally equivalent to one of them (same ops, types,
+    attributes and use-def shape; names do not count) calls that one. A cheap
+    signature (type and op names) narrows the comparison to a few candidates;
+    comparing structures instead of printed text keeps outlining linear in
+    the size of the IR."""
+
+    def __init__(self) -> None:
+        self.by_signature: dict[tuple[object, ...], list[FuncOp]] = {}
+        self.count = 0
+
+    @staticmethod
+    def _signature(kernel: FuncOp) -> tuple[object, ...]:
+        return (kernel.function_type, *(op.name for op in kernel.body.walk()))
+
+    def find_or_add(self, kernel: FuncOp, module: ModuleOp) -> str:
+        """The name of the kernel function equivalent to `kernel`: an earlier
+        one, or `kernel` itself, then added to `module`."""
+        candidates = self.by_signature.setdefault(self._signature(kernel), [])
+        for candidate in candidates:
+            if candidate.body.is_structurally_equivalent(kernel.body):
+                return candidate.sym_name.data
+        candidates.append(kernel)
+        self.count += 1
+        module.body.block.add_op(kernel)
+        return kernel.sym_name.data
 
 
-def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) -> None:
-    """Outlines `func`'s kernels; `kernels` maps keys to kernel function names."""
+def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> None:
+    """Outlines `func`'s kernels, sharing the functions of `kernels`."""
     entry = func.sym_name.data
     form_kernels(func)
     for kernel in [op for op in func.body.block.ops if isinstance(op, KernelOp)]:
@@ -82,21 +101,18 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: dict[str, str]) ->
         for uses, arg in zip(captured.values(), block.args, strict=True):
             for user, index in uses:
                 user.operands[index] = arg
-        # Names would make equal kernels print differently: drop them.
+        # Names mean nothing in a kernel shared by several call sites: drop them.
         for op in block.walk():
             for value in [*op.results,
                           *(a for r in op.regions for b in r.blocks for a in b.args)]:  # fmt: skip
                 value.name_hint = None
         for arg in block.args:
             arg.name_hint = None
-        function = FuncOp(f"{entry}_kernel{len(kernels)}", ([v.type for v in captured], []),
+        function = FuncOp(f"{entry}_kernel{kernels.count}", ([v.type for v in captured], []),
                           Region(block), visibility="private")  # fmt: skip
         function.attributes[KERNEL_ATTR] = UnitAttr()
-        key = _kernel_key(function)
-        if key not in kernels:
-            kernels[key] = function.sym_name.data
-            module.body.block.add_op(function)
-        Rewriter.replace_op(kernel, CallOp(SymbolRefAttr(kernels[key]), list(captured), []))
+        name = kernels.find_or_add(function, module)
+        Rewriter.replace_op(kernel, CallOp(SymbolRefAttr(name), list(captured), []))
 
 
 class OutlineKernelsPass(ModulePass):
@@ -106,7 +122,7 @@ class OutlineKernelsPass(ModulePass):
     name = "loop-outline-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels: dict[str, str] = {}
+        kernels = KernelTable()
         for func in [
             f for f in op.ops if isinstance(f, FuncOp) and KERNEL_ATTR not in f.attributes
         ]:
