@@ -176,29 +176,28 @@ class LoopNestBuilder:
     def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
         self.insert(memref.StoreOp.get(value, buffer, list(indices)))
 
-    def copy(self, source: SSAValue, dest: SSAValue) -> None:
-        """dest[...] = source[...] for two buffers of one shape."""
-        shape = source.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        body.store(body.load(source, ivs), dest, ivs)
+    def constant(self, value: FloatAttr | IntegerAttr) -> SSAValue:
+        """A scalar constant of `value`'s type (see `scalar_constant_ops`)."""
+        ops = scalar_constant_ops(value)
+        for op in ops:
+            self.insert(op)
+        return ops[-1].results[0]
 
-    def fill(self, dest: SSAValue, value: FloatAttr | IntegerAttr) -> None:
-        shape = dest.type.get_shape()  # type: ignore[attr-defined]
-        ivs, inner = self.nest(shape, [True] * len(shape))
-        body = LoopNestBuilder(inner)
-        element = value.type
-        if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
-            # arith.constant takes signless integers: the same bits, reinterpreted.
-            signless = IntegerType(element.width.data)
-            bits = body.insert(arith.ConstantOp(IntegerAttr(value.value.data, signless)))
-            constant = body.insert(arith.BitcastOp(bits.results[0], element)).results[0]
-        else:
-            constant = body.insert(arith.ConstantOp(value)).results[0]
-        body.store(constant, dest, ivs)
+
+def scalar_constant_ops(value: FloatAttr | IntegerAttr) -> list[Operation]:
+    """The ops making the scalar `value`: one `arith.constant`, or for an
+    unsigned (or signed) integer type the signless constant of its bits and
+    an `arith.bitcast` to that type (arith.constant takes signless integers
+    only). The last op's result is the scalar."""
+    element = value.type
+    if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
+        bits = arith.ConstantOp(IntegerAttr(value.value.data, IntegerType(element.width.data)))
+        return [bits, arith.BitcastOp(bits.results[0], element)]
+    return [arith.ConstantOp(value)]
 
 
 __all__ = [
+    "scalar_constant_ops",
     "Loop",
     "LoopNestBuilder",
     "body_end",

@@ -58,10 +58,8 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     StridedLayoutAttr,
     TensorType,
 )
@@ -219,16 +217,8 @@ class FunctionBufferizer:
         return buffer
 
     def _fill(self, target: SSAValue, value: FloatAttr | IntegerAttr) -> None:
-        """`linalg.fill` of `target` with `value` (an `arith.constant`, through
-        an `arith.bitcast` for an unsigned type, as arith takes signless ints)."""
-        element = value.type
-        if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
-            signless = IntegerAttr(value.value.data, IntegerType(element.width.data))
-            bits = self.nest.insert(arith.ConstantOp(signless)).results[0]
-            scalar = self.nest.insert(arith.BitcastOp(bits, element)).results[0]
-        else:
-            scalar = self.nest.insert(arith.ConstantOp(value)).results[0]
-        self.nest.insert(linalg.FillOp([scalar], [target], res=()))
+        """`linalg.fill` of `target` with the scalar `value`."""
+        self.nest.insert(linalg.FillOp([self.nest.constant(value)], [target], res=()))
 
     def _copy(self, source: SSAValue, target: SSAValue) -> None:
         self.nest.insert(linalg.CopyOp([source], [target], res=()))
@@ -393,7 +383,7 @@ class FunctionBufferizer:
     def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
         """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""
         sizes = shape.get_shape()
-        strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        strides = _row_major_strides(sizes)
         view = memref.ReinterpretCastOp(source, [], [], [], [0], sizes, strides, shape)
         return self.nest.insert(view).results[0]
 

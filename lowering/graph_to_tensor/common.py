@@ -36,6 +36,7 @@ from xdsl.pattern_rewriter import (
 
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
+from ember.dialects.loop_nests import scalar_constant_ops
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
@@ -517,10 +518,10 @@ def generic(
 
 def _emit_scalar(value: float, t: Attribute, emit: Callable[[Operation], SSAValue]) -> SSAValue:
     if _is_unsigned(t):
-        bits = int(value) % (1 << _bits(t))
-        signless = emit(arith.ConstantOp(IntegerAttr(bits, IntegerType(_bits(t)))))
-        return emit(arith.BitcastOp(signless, t))  # type: ignore[arg-type]
-    return emit(arith.ConstantOp(_scalar_attr(value, t)))
+        attr: FloatAttr | IntegerAttr = IntegerAttr(int(value) % (1 << _bits(t)), t)  # type: ignore[arg-type]
+    else:
+        attr = _scalar_attr(value, t)
+    return [emit(op) for op in scalar_constant_ops(attr)][-1]
 
 
 def _copy(b: Body, args: list[SSAValue]) -> SSAValue:

@@ -83,7 +83,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -498,16 +497,7 @@ def _emit_fill(nest: LoopNestBuilder, op: linalg.FillOp) -> None:
     value = scalar_constant(op.inputs[0], "loop-generate: the value of linalg.fill")
     target = _Access(op.outputs[0])
     ivs, body = _elementwise_nest(nest, _shape(op.outputs[0]))
-    element = value.type
-    if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
-        # arith.constant takes signless integers: the same bits, reinterpreted.
-        bits = body.insert(
-            arith.ConstantOp(IntegerAttr(value.value.data, IntegerType(element.width.data)))
-        )
-        constant = body.insert(arith.BitcastOp(bits.results[0], element)).results[0]
-    else:
-        constant = body.insert(arith.ConstantOp(value)).results[0]
-    target.store(body, constant, ivs)
+    target.store(body, body.constant(value), ivs)
 
 
 def _emit_copy(nest: LoopNestBuilder, op: linalg.CopyOp) -> None:
