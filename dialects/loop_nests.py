@@ -1,5 +1,5 @@
 """`LoopNestBuilder`: emits loop-level IR (loops, index arithmetic, loads,
-stores, copies and fills) at one insertion point. Bufferization and loop
+stores, scalar constants) at one insertion point. Bufferization and loop
 generation build through it, so what a loop looks like in IR is decided
 here once: a sequential loop is an `scf.for`, a parallel one a
 one-dimensional `scf.parallel`, both with `index` bounds (`arith.constant`
