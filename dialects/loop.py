@@ -51,6 +51,9 @@ What upstream lacks stays here:
         scf.parallel ...
       }
 
+- `loop.timestamp`: a reading of the CPU's cycle counter (i64), which
+  `loop-instrument-kernels` puts around kernel calls when a profile is asked
+  for; it has a side effect, so nothing moves it across the calls it times.
 - Discardable attributes: `ember.kernel` on outlined kernel functions,
   `loop.arena_bytes`, `loop.naive_bytes` and `loop.weights_bytes` on the
   planned function.
@@ -72,6 +75,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
     i8,
+    i64,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import AbstractYieldOperation
@@ -263,6 +267,20 @@ class KernelOp(IRDLOperation):
         return kernel
 
 
+@irdl_op_definition
+class TimestampOp(IRDLOperation):
+    """The CPU's cycle counter now (x86: the time-stamp counter, which ticks
+    at a constant rate): two readings around a call time it. Not `Pure`:
+    it must stay where it is, between the calls it times."""
+
+    name = "loop.timestamp"
+    time = result_def(i64)
+    assembly_format = "attr-dict `:` type($time)"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[i64])
+
+
 KERNEL_ATTR = "ember.kernel"
 """Marks a function that `loop-outline-kernels` made of a `loop.kernel`."""
 WEIGHTS_ARG = "ember.weights"
@@ -303,7 +321,7 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int) -> BlockArgument:
     return arg
 
 
-Loop = Dialect("loop", [KernelOp, WeightOp, YieldOp], [ScheduleAttr])
+Loop = Dialect("loop", [KernelOp, TimestampOp, WeightOp, YieldOp], [ScheduleAttr])
 
 __all__ = [
     "ABI_BUFFERS",
@@ -313,6 +331,7 @@ __all__ = [
     "KERNEL_ATTR",
     "KernelOp",
     "Loop",
+    "TimestampOp",
     "WeightOp",
     "YieldOp",
     "add_abi_argument",

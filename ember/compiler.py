@@ -135,6 +135,29 @@ class CompiledModel:
             raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
         return np.ascontiguousarray(array)
 
+    def profile(self) -> list[Any]:
+        """Per kernel function, slowest first: calls, seconds and static cost
+        (`ember.targets.cpu.profile.KernelProfile`) over every call since
+        compiling or `reset_profile`; needs `compile(..., profile=True)`."""
+        from ember.targets.cpu.profile import read_profile
+
+        offset = self._profile_offset()
+        with self._lock:
+            return read_profile(self._arena, offset, self.report.kernel_costs)
+
+    def reset_profile(self) -> None:
+        """Zeroes the profile's counters."""
+        from ember.targets.cpu.profile import counters
+
+        offset = self._profile_offset()
+        with self._lock:
+            counters(self._arena, offset, len(self.report.kernel_costs))[:] = 0
+
+    def _profile_offset(self) -> int:
+        if self.report.profile_offset is None:
+            raise EmberError("the model was compiled without a profile (compile with profile=True)")
+        return self.report.profile_offset
+
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
         with self._lock:
@@ -170,11 +193,13 @@ def compile(  # noqa: A001 - the public name the API promises
     layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
     report: CompileReport | None = None,
+    profile: bool = False,
 ) -> CompiledModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
-    (see `Options`); `report` collects the seconds per stage. Only `cpu` exists so far. `threads` is accepted for the stable API; the
+    (see `Options`); `report` collects the seconds per stage; `profile`
+    times every kernel call (read with `CompiledModel.profile()`). Only `cpu` exists so far. `threads` is accepted for the stable API; the
     generated code runs on the calling thread until parallel loops land.
     """
     if target != "cpu":
@@ -188,7 +213,10 @@ def compile(  # noqa: A001 - the public name the API promises
     report = report or CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes)
-    return compile_module(module, report, Options(opt_level, layout, tuple(disabled)))
+    if not isinstance(profile, bool):
+        raise EmberError(f"profile must be True or False, got {profile!r}")
+    options = Options(opt_level, layout, tuple(disabled), profile)
+    return compile_module(module, report, options)
 
 
 __all__ = [

@@ -17,11 +17,13 @@ class Options:
     activation `layout` of convolutions at level 2 ("NHWC", "NCHWc", or "none"
     for NCHW), and optimisation
     passes to leave out by name (`disabled`, e.g. ("loop-fuse",); one of
-    `OPTIONAL_PASSES`)."""
+    `OPTIONAL_PASSES`). `profile` times every kernel call
+    (`loop-instrument-kernels`); without it the code has no timing in it."""
 
     opt_level: int = 2
     layout: str = DEFAULT_LAYOUT
     disabled: tuple[str, ...] = ()
+    profile: bool = False
 
 
 DEFAULT_OPTIONS = Options()

@@ -16,13 +16,30 @@ StageListener = Callable[[str, float | None], None]
 when it ends (the CLI prints progress with it)."""
 
 
+@dataclass(frozen=True)
+class KernelCost:
+    """What one call of a kernel function costs, counted statically at the
+    loop level (`loop-instrument-kernels`): float operations (`flops`, -1
+    when a loop bound is not a constant) and the bytes of the buffers it
+    takes (`bytes`, each counted once: the least traffic a call needs);
+    `label` says what it computes (its main float ops, loop depth, output)."""
+
+    name: str
+    label: str
+    flops: int
+    bytes: int
+
+
 @dataclass
 class CompileReport:
     """What compiling cost and produced: seconds per stage (`seconds`: import,
     graph, tensor, loop, llvm, llvm-jit), per pass or LLVM phase within them
     (`pass_seconds`, by pass name), CPU seconds per pass (`pass_cpu_seconds`,
     the LLVM phases together as `llvm-jit`: on a busy machine CPU time shows
-    how compile time scales better than wall time), memory, code size."""
+    how compile time scales better than wall time), memory, code size.
+    With a profile, `kernel_costs` lists the timed kernel functions in the
+    order of their counters, which lie at byte `profile_offset` of the arena
+    (two int64 per kernel: calls, cycles)."""
 
     seconds: dict[str, float] = field(default_factory=dict)
     pass_seconds: dict[str, float] = field(default_factory=dict)
@@ -30,6 +47,8 @@ class CompileReport:
     arena_bytes: int = 0
     naive_bytes: int = 0
     weights_bytes: int = 0
+    kernel_costs: tuple[KernelCost, ...] = ()
+    profile_offset: int | None = None
     listener: StageListener | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -45,7 +45,8 @@ One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
 shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
 pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
-and math), `abi` (the signatures and calls above). This module checks the
+and math), `abi` (the signatures and calls above), `timing` (the cycle
+counter that a profile reads). This module checks the
 input and wires them.
 """
 
@@ -61,7 +62,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars
+from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars, timing
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
@@ -72,6 +73,7 @@ HANDLERS: HandlerTable = {
     **memory.HANDLERS,
     **scalars.HANDLERS,
     **abi.HANDLERS,
+    **timing.HANDLERS,
 }
 
 

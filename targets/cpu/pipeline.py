@@ -8,7 +8,8 @@ grouped in stages that `CompileReport` times:
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
-             loop-pack-weights, loop-plan-memory, loop-outline-kernels
+             loop-pack-weights, loop-plan-memory, loop-outline-kernels,
+             [loop-instrument-kernels with a profile]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -34,7 +35,14 @@ from itertools import groupby
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
@@ -53,11 +61,16 @@ from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.fuse import FuseLoopsPass
 from ember.passes.loop.generate import LoopGeneratePass
+from ember.passes.loop.instrument_kernels import (
+    PROFILE_ATTR,
+    PROFILE_OFFSET_ATTR,
+    InstrumentKernelsPass,
+)
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.passes.tensor.default_schedule import DefaultSchedulePass
-from ember.report import CompileReport
+from ember.report import CompileReport, KernelCost
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
 
@@ -89,6 +102,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
+        *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 
@@ -146,6 +160,7 @@ def _run_passes(module: ModuleOp, report: CompileReport, options: Options) -> np
             if stage == "llvm":
                 blob = weights_blob(module)
                 _record_memory(module, report)
+                _record_profile(module, report)
             for _, compiler_pass in passes:
                 with report.timed_pass(compiler_pass.name):
                     try:
@@ -169,6 +184,22 @@ def _record_memory(module: ModuleOp, report: CompileReport) -> None:
                 value = op.attributes.get(attr)
                 if isinstance(value, IntegerAttr):
                     setattr(report, key, getattr(report, key) + value.value.data)
+
+
+def _record_profile(module: ModuleOp, report: CompileReport) -> None:
+    """Where `loop-instrument-kernels` put the counters, and the static cost
+    of each kernel they count, as the runtime needs them to read a profile."""
+    for op in module.ops:
+        if isinstance(op, FuncOp) and PROFILE_ATTR in op.attributes:
+            offset = op.attributes[PROFILE_OFFSET_ATTR]
+            rows = op.attributes[PROFILE_ATTR]
+            assert isinstance(offset, IntegerAttr) and isinstance(rows, ArrayAttr)
+            report.profile_offset = offset.value.data
+            report.kernel_costs = tuple(
+                KernelCost(row.data["name"].data, row.data["label"].data,  # type: ignore[attr-defined]
+                           row.data["flops"].value.data, row.data["bytes"].value.data)  # type: ignore[attr-defined]
+                for row in rows.data if isinstance(row, DictionaryAttr)
+            )  # fmt: skip
 
 
 def make_entry(func: FuncOp, name: str) -> None:

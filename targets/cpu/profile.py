@@ -1,0 +1,94 @@
+"""Reading a profile back: the counters `loop-instrument-kernels` keeps.
+
+A model compiled with a profile counts, per kernel function, its calls and
+the cycle-counter ticks spent in them, in two int64 per kernel at the end of
+its arena (`CompileReport.profile_offset`, `CompileReport.kernel_costs`).
+The ticks become seconds at the counter's rate, measured here once per
+process against `time.perf_counter` (the x86 time-stamp counter ticks at a
+constant rate, whatever the clock speed of the moment).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ember.report import KernelCost
+from ember.targets.cpu.jit import JitModule
+
+_COUNTER_IR = """
+declare i64 @llvm.readcyclecounter()
+define i64 @ember_read_cycle_counter() {
+  %ticks = call i64 @llvm.readcyclecounter()
+  ret i64 %ticks
+}
+"""
+
+
+@functools.cache
+def cycle_counter_rate() -> float:
+    """Ticks per second of the counter `loop.timestamp` reads: the median of
+    three 20 ms windows timed by `time.perf_counter`."""
+    read = JitModule(_COUNTER_IR).function("ember_read_cycle_counter", ctypes.c_int64, [])
+    rates = []
+    for _ in range(3):
+        t0, c0 = time.perf_counter(), read()
+        time.sleep(0.02)
+        c1, t1 = read(), time.perf_counter()
+        rates.append((c1 - c0) / (t1 - t0))
+    return statistics.median(rates)
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One kernel function's calls and time since the counters were zeroed,
+    with its static cost per call (`flops` -1 when unknown)."""
+
+    name: str
+    label: str
+    calls: int
+    seconds: float
+    flops: int
+    bytes: int
+
+    @property
+    def seconds_per_call(self) -> float:
+        return self.seconds / self.calls if self.calls else 0.0
+
+    @property
+    def gflops(self) -> float | None:
+        """Achieved GFLOP/s over all its calls (None: unknown or not timed)."""
+        if self.flops < 0 or self.seconds <= 0:
+            return None
+        return self.flops * self.calls / self.seconds / 1e9
+
+    @property
+    def intensity(self) -> float | None:
+        """Arithmetic intensity: flops per byte of its buffers."""
+        return self.flops / self.bytes if self.flops >= 0 and self.bytes > 0 else None
+
+
+def counters(arena: np.ndarray, offset: int, count: int) -> np.ndarray:
+    """The (calls, ticks) counters of `count` kernels: a view into `arena`."""
+    return arena[offset : offset + count * 16].view(np.int64).reshape(count, 2)
+
+
+def read_profile(
+    arena: np.ndarray, offset: int, costs: Sequence[KernelCost]
+) -> list[KernelProfile]:
+    """One row per kernel function, slowest first."""
+    rate = cycle_counter_rate()
+    values = counters(arena, offset, len(costs))
+    rows = [KernelProfile(cost.name, cost.label, int(calls), int(ticks) / rate, cost.flops,
+                          cost.bytes)
+            for cost, (calls, ticks) in zip(costs, values, strict=True)]  # fmt: skip
+    return sorted(rows, key=lambda row: -row.seconds)
+
+
+__all__ = ["KernelProfile", "counters", "cycle_counter_rate", "read_profile"]
