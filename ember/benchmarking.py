@@ -11,7 +11,7 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from onnx import ModelProto
@@ -20,6 +20,48 @@ from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
+
+if TYPE_CHECKING:
+    from ember.machine_limits import MachineLimits
+    from ember.targets.cpu.profile import KernelProfile
+
+
+@dataclass(frozen=True)
+class ProfileReport:
+    """Where Ember's time went over the timed runs of a benchmark: one row
+    per kernel function (slowest first), the seconds those runs took in all
+    (`total_seconds`, measured around each call from Python), and the
+    machine's limits measured in the same process; `threads` scales the
+    one-core peak for the % of peak."""
+
+    rows: list[KernelProfile]
+    total_seconds: float
+    runs: int
+    limits: MachineLimits
+    threads: int = 1
+
+    @property
+    def kernel_seconds(self) -> float:
+        return sum(row.seconds for row in self.rows)
+
+    def format(self) -> str:
+        peak = self.limits.peak_gflops * self.threads
+        header = (f"{'kernel':<22} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
+                  f"{'GFLOP/s':>8} {'% peak':>7} {'% time':>7}")  # fmt: skip
+        lines = [self.limits.format(), f"profile over {self.runs} runs:", header]
+        for row in self.rows:
+            gflops = row.gflops
+            rate = f"{gflops:8.1f} {100 * gflops / peak:6.1f}%" if gflops else f"{'-':>8} {'-':>7}"
+            lines.append(
+                f"{row.name:<22} {row.label[:40]:<40} {row.calls:>6} {row.seconds * 1e3:9.3f} "
+                f"{row.seconds_per_call * 1e6:9.1f} {rate} "
+                f"{100 * row.seconds / self.total_seconds:6.1f}%"
+            )
+        lines.append(
+            f"kernels {self.kernel_seconds * 1e3:.3f} ms of {self.total_seconds * 1e3:.3f} ms "
+            f"measured around the calls ({100 * self.kernel_seconds / self.total_seconds:.1f}%)"
+        )
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -33,6 +75,7 @@ class BenchmarkResult:
     max_abs_error: float
     arena_bytes: int
     naive_bytes: int
+    profile: ProfileReport | None = None
 
     @property
     def ratio(self) -> float:
@@ -48,6 +91,7 @@ class BenchmarkResult:
             f"ratio {self.ratio:.2f}x\n"
             f"  max |ember - onnxruntime| = {self.max_abs_error:.3g}; arena {self.arena_bytes} bytes "
             f"(without reuse {self.naive_bytes})"
+            + (f"\n{self.profile.format()}" if self.profile is not None else "")
         )
 
 
@@ -98,7 +142,9 @@ def benchmark_model(
     report: CompileReport | None = None,
 ) -> BenchmarkResult:
     """Ember's generated code runs on one thread (it has no parallel loops
-    yet); `threads` is onnxruntime's intra-op thread count."""
+    yet); `threads` is onnxruntime's intra-op thread count. With
+    `options.profile` the result holds Ember's profile over the timed runs
+    (and the machine's limits, measured here)."""
     if threads < 1 or runs < 1 or warmup < 0:
         raise EmberError(
             f"benchmark needs threads >= 1 and runs >= 1 (got threads={threads}, runs={runs})"
@@ -106,7 +152,8 @@ def benchmark_model(
     proto = load_model(model)
     start = time.perf_counter()
     compiled = compile(proto, input_shapes=input_shapes, opt_level=options.opt_level,
-                       layout=options.layout, disabled=options.disabled, report=report)  # fmt: skip
+                       layout=options.layout, disabled=options.disabled, report=report,
+                       profile=options.profile)  # fmt: skip
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)
@@ -122,11 +169,19 @@ def benchmark_model(
         if index >= warmup:
             ember_times.append(t1 - t0)
             ort_times.append(t2 - t1)
+        elif index == warmup - 1 and options.profile:
+            compiled.reset_profile()
     error = max(
         float(np.max(np.abs(a.astype(np.float64) - b), initial=0)) for a, b in zip(ours, theirs)
     )
+    profile = None
+    if options.profile:
+        from ember.machine_limits import measure_machine_limits
+
+        profile = ProfileReport(compiled.profile(), sum(ember_times), runs,
+                                measure_machine_limits(), 1)  # fmt: skip
     return BenchmarkResult(
         compile_seconds, ort_session_seconds,
         statistics.median(ember_times) * 1e3, statistics.median(ort_times) * 1e3,
-        threads, runs, error, compiled.report.arena_bytes, compiled.report.naive_bytes,
+        threads, runs, error, compiled.report.arena_bytes, compiled.report.naive_bytes, profile,
     )  # fmt: skip

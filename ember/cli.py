@@ -3,7 +3,7 @@
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
     ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2]
     ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--fusion-report]
-    ember bench MODEL [--threads N] [--runs N] [-O2]
+    ember bench MODEL [--threads N] [--runs N] [-O2] [--profile [--plot FILE.png]]
 
 MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`);
 `--random-weights SEED` replaces its weights by seeded random values.
@@ -241,12 +241,26 @@ def _compile(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from ember.benchmarking import benchmark_model
 
+    if args.plot is not None:
+        from ember.roofline import check_plot_target
+
+        if not args.profile:
+            raise EmberError("--plot draws the profile's roofline: add --profile")
+        check_plot_target(args.plot)  # before the compile, not after it
+    options = replace(_options(args), profile=args.profile)
     result = benchmark_model(_model(args), threads=args.threads, runs=args.runs,
-                             input_shapes=_shape_overrides(args), options=_options(args),
+                             input_shapes=_shape_overrides(args), options=options,
                              report=_progress(args))  # fmt: skip
     print(result.format(args.model))
+    if args.plot is not None and result.profile is not None:
+        from ember.roofline import plot_roofline
+
+        plot_roofline(result.profile, args.plot, title=args.model)
+        print(f"roofline: {args.plot}")
     return 0
 
 
@@ -375,6 +389,12 @@ def build_parser() -> argparse.ArgumentParser:
                                help="onnxruntime's threads (Ember's generated code runs on one "
                                     "thread so far)")  # fmt: skip
     bench_command.add_argument("--runs", type=_positive, default=20, help="timed runs per engine")
+    bench_command.add_argument("--profile", action="store_true",
+                               help="time each kernel function of Ember's code: calls, time, "
+                                    "GFLOP/s, % of the measured peak")  # fmt: skip
+    bench_command.add_argument("--plot", metavar="FILE.png", default=None,
+                               help="with --profile: draw the kernels' roofline (needs "
+                                    "matplotlib: pip install 'ember[plot]')")  # fmt: skip
     optimisation_flags(bench_command)
     return parser
 

@@ -125,9 +125,9 @@ def measure_peak_gflops(lanes: int | None = None, seconds: float = 0.05) -> floa
     peak = jit.function("ember_fma_peak", None, [ctypes.c_int64, ctypes.c_void_p])
     out = np.zeros(lanes * FMA_CHAINS, dtype=np.float32)
     iterations = 1 << 16
-    while _best_seconds(lambda: peak(iterations, out.ctypes.data), 1) < seconds / 4:
+    while _best_seconds(functools.partial(peak, iterations, out.ctypes.data), 1) < seconds / 4:
         iterations *= 4
-    best = _best_seconds(lambda: peak(iterations, out.ctypes.data), 5)
+    best = _best_seconds(functools.partial(peak, iterations, out.ctypes.data), 5)
     return iterations * FMA_CHAINS * lanes * 2 / best / 1e9
 
 

@@ -35,6 +35,11 @@ _NO_ARITHMETIC = (arith.ConstantOp, arith.ExtFOp, arith.TruncFOp, arith.FPToSIOp
                   arith.SIToFPOp, arith.UIToFPOp, arith.BitcastOp, arith.SelectOp)  # fmt: skip
 _FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2}
 _COUNTED_DIALECTS = ("arith", "math")
+_CONTRACTION = frozenset({"arith.mulf", "arith.addf"})
+CONV_DEPTH = 6
+"""A multiply-add under this many loops or more reads as a convolution (batch,
+two output positions, output channels, two window dims, input channels), under
+fewer as a matmul."""
 
 
 def _lanes(t: Attribute) -> int | None:
@@ -129,6 +134,8 @@ def kernel_cost(kernel: FuncOp) -> KernelCost:
     top = [name for name, _ in counter.by_op.most_common(2)]
     ops = "+".join(name.split(".", 1)[1] for name in top) or "copy"
     depth = max((counter.depth_of[name] for name in top), default=counter.max_depth)
+    if set(top) == _CONTRACTION:
+        ops = "conv" if depth >= CONV_DEPTH else "matmul"
     label = f"{ops}, {depth} loops -> {_output_type(kernel)}"
     nbytes = sum(byte_size(t) for t in kernel.function_type.inputs.data
                  if isinstance(t, MemRefType) and all(d >= 0 for d in t.get_shape()))  # fmt: skip

@@ -1,0 +1,92 @@
+"""A roofline of a profile: each kernel's GFLOP/s against its arithmetic
+intensity, under the machine's measured limits.
+
+The roof is min(peak, bandwidth x intensity): a kernel left of the ridge
+is bounded by memory, right of it by arithmetic, and its distance below
+the roof is what a better schedule can win. One point per kernel function
+whose flops are known, its area proportional to its share of the time; the
+slowest few are named. matplotlib is an optional dependency (`pip install
+'ember[plot]'`); without it `plot_roofline` says so.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ember.errors import EmberError
+
+if TYPE_CHECKING:
+    from ember.benchmarking import ProfileReport
+
+NAMED_KERNELS = 6
+"""How many of the slowest kernels get their name next to their point."""
+
+
+def check_plot_target(path: str | Path) -> None:
+    """Fails early (before a long compile) when the plot cannot be written:
+    matplotlib missing, or `path` not a writable `.png` in an existing folder."""
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise EmberError(f"--plot {target}: the plot is a PNG file (name it *.png)")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise EmberError(f"--plot {target}: no such directory '{folder}'")
+    if (
+        target.is_dir()
+        or not os.access(folder, os.W_OK)
+        or (target.exists() and not os.access(target, os.W_OK))
+    ):
+        raise EmberError(f"--plot {target}: not writable")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise EmberError(
+            "--plot needs matplotlib, an optional dependency: pip install 'ember[plot]'"
+        ) from None
+
+
+def plot_roofline(report: ProfileReport, path: str | Path, title: str = "") -> None:
+    """Writes the roofline of `report` to the PNG file `path`."""
+    check_plot_target(path)
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    limits = report.limits
+    peak = limits.peak_gflops * report.threads
+    rows = [r for r in report.rows if r.intensity and r.gflops]
+    total = report.total_seconds or 1.0
+    ridge = peak / limits.bandwidth_gbs
+    intensities = [r.intensity for r in rows if r.intensity] + [ridge]
+    low, high = min(intensities) / 4, max(intensities) * 4
+    figure, axes = plt.subplots(figsize=(9, 6))
+    xs = [low, ridge, high]
+    axes.plot(xs, [min(peak, limits.bandwidth_gbs * x) for x in xs], color="black",
+              label=f"roof: peak {peak:.0f} GFLOP/s, copy bandwidth "
+                    f"{limits.bandwidth_gbs:.0f} GB/s")  # fmt: skip
+    axes.axhline(limits.sgemm_gflops, color="gray", linestyle="--",
+                 label=f"NumPy sgemm 1024^3: {limits.sgemm_gflops:.0f} GFLOP/s")  # fmt: skip
+    axes.scatter([r.intensity for r in rows], [r.gflops for r in rows],
+                 s=[20 + 2000 * r.seconds / total for r in rows], alpha=0.6)  # fmt: skip
+    for rank, row in enumerate(rows[:NAMED_KERNELS]):  # staggered: equal kernels sit close
+        axes.annotate(f"{row.name} ({row.label.split(',')[0]})", (row.intensity, row.gflops),
+                      fontsize=7, xytext=(6, 10 - 8 * (rank % 3)), textcoords="offset points")  # fmt: skip
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("arithmetic intensity (flop / byte of the kernel's buffers)")
+    axes.set_ylabel("GFLOP/s")
+    axes.set_title(title or "roofline")
+    axes.legend(loc="lower right", fontsize=8)
+    axes.grid(True, which="both", alpha=0.3)
+    try:
+        figure.savefig(path, dpi=120)
+    except OSError as error:
+        raise EmberError(f"--plot {path}: cannot write: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)
+
+
+__all__ = ["NAMED_KERNELS", "check_plot_target", "plot_roofline"]
