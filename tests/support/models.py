@@ -224,3 +224,82 @@ def transformer_encoder(
         inits,
     )  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def gpt_block(
+    seq: int = 128, hidden: int = 768, heads: int = 12, ffn: int = 3072, seed: int = 0
+) -> onnx.ModelProto:
+    """One GPT-2-style decoder block (pre-LayerNorm): causal self-attention
+    (MatMul+Add projections, heads by Reshape/Transpose, scaled scores plus
+    an additive causal mask, Softmax), an output projection and a residual,
+    then LayerNormalization, a tanh-GELU MLP and the second residual."""
+    rng = np.random.default_rng(seed)
+    head = hidden // heads
+    causal = np.triu(np.full((seq, seq), -10000.0, np.float32), k=1)
+    inits = [
+        _init(rng, n, s) for n, s in [
+            ("wq", (hidden, hidden)), ("wk", (hidden, hidden)), ("wv", (hidden, hidden)),
+            ("wo", (hidden, hidden)), ("w1", (hidden, ffn)), ("w2", (ffn, hidden)),
+            ("bq", (hidden,)), ("bk", (hidden,)), ("bv", (hidden,)), ("bo", (hidden,)),
+            ("b1", (ffn,)), ("b2", (hidden,)),
+        ]
+    ] + [
+        numpy_helper.from_array(np.ones(hidden, np.float32), "ln1_scale"),
+        numpy_helper.from_array(np.zeros(hidden, np.float32), "ln1_bias"),
+        numpy_helper.from_array(np.ones(hidden, np.float32) * 0.9, "ln2_scale"),
+        numpy_helper.from_array(np.full(hidden, 0.05, np.float32), "ln2_bias"),
+        numpy_helper.from_array(np.array([1, seq, heads, head], np.int64), "heads_shape"),
+        numpy_helper.from_array(np.array([1, seq, hidden], np.int64), "merged_shape"),
+        numpy_helper.from_array(np.array(np.sqrt(head), np.float32), "scale"),
+        numpy_helper.from_array(causal, "causal_mask"),
+        numpy_helper.from_array(np.array(np.sqrt(2 / np.pi), np.float32), "gelu_k"),
+        numpy_helper.from_array(np.array(0.044715, np.float32), "gelu_c"),
+        numpy_helper.from_array(np.array(3.0, np.float32), "three"),
+        numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+        numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+    ]  # fmt: skip
+    n = helper.make_node
+    nodes = [n("LayerNormalization", ["x", "ln1_scale", "ln1_bias"], ["ln1"], axis=-1,
+               epsilon=1e-5)]  # fmt: skip
+    for name in ("q", "k", "v"):
+        nodes += [
+            n("MatMul", ["ln1", f"w{name}"], [f"{name}_mm"]),
+            n("Add", [f"{name}_mm", f"b{name}"], [f"{name}_lin"]),
+            n("Reshape", [f"{name}_lin", "heads_shape"], [f"{name}_heads"]),
+            n("Transpose", [f"{name}_heads"], [f"{name}_t"],
+              perm=[0, 2, 3, 1] if name == "k" else [0, 2, 1, 3]),
+        ]  # fmt: skip
+    nodes += [
+        n("MatMul", ["q_t", "k_t"], ["scores_raw"]),
+        n("Div", ["scores_raw", "scale"], ["scores_scaled"]),
+        n("Add", ["scores_scaled", "causal_mask"], ["scores"]),
+        n("Softmax", ["scores"], ["probs"], axis=-1),
+        n("MatMul", ["probs", "v_t"], ["context"]),
+        n("Transpose", ["context"], ["context_t"], perm=[0, 2, 1, 3]),
+        n("Reshape", ["context_t", "merged_shape"], ["context_merged"]),
+        n("MatMul", ["context_merged", "wo"], ["attn_mm"]),
+        n("Add", ["attn_mm", "bo"], ["attn_out"]),
+        n("Add", ["attn_out", "x"], ["res1"]),
+        n("LayerNormalization", ["res1", "ln2_scale", "ln2_bias"], ["ln2"], axis=-1, epsilon=1e-5),
+        n("MatMul", ["ln2", "w1"], ["ff1_mm"]),
+        n("Add", ["ff1_mm", "b1"], ["ff1"]),
+        # GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        n("Pow", ["ff1", "three"], ["gelu_cube"]),
+        n("Mul", ["gelu_cube", "gelu_c"], ["gelu_cube_c"]),
+        n("Add", ["ff1", "gelu_cube_c"], ["gelu_inner"]),
+        n("Mul", ["gelu_inner", "gelu_k"], ["gelu_scaled"]),
+        n("Tanh", ["gelu_scaled"], ["gelu_tanh"]),
+        n("Add", ["gelu_tanh", "one"], ["gelu_add"]),
+        n("Mul", ["ff1", "gelu_add"], ["gelu_mul"]),
+        n("Mul", ["gelu_mul", "half"], ["gelu"]),
+        n("MatMul", ["gelu", "w2"], ["ff2_mm"]),
+        n("Add", ["ff2_mm", "b2"], ["ff2"]),
+        n("Add", ["ff2", "res1"], ["output"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "gpt_block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, hidden])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, seq, hidden])],
+        inits,
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)

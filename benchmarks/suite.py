@@ -1,0 +1,196 @@
+"""Ember next to onnxruntime on every model we ship, at each thread count.
+
+    python benchmarks/suite.py [-k resnet50,mlp] [--runs 10] [--threads 1,2] [--json out.json]
+
+The models: every light model (random weights, seed 0), the MLP (batch
+64, 784-1024-1024-10), the BERT-base-like encoder layer and a GPT block
+(both seq 128, hidden 768). For each, at each thread count, both engines
+run in this process with their runs alternating (`benchmark_model`); the
+table gives the compile seconds, the median latencies, their ratio (Ember /
+onnxruntime, below 1: Ember is faster) and Ember's speed-up from the first
+thread count to the last, then the geometric mean of the ratios per thread
+count. Above it: this machine's limits (one core's FMA peak, copy
+bandwidth, NumPy's sgemm at 1024^3) and Ember's own 1024^3 matmul as a share
+of NumPy's, all measured in the same run. `-k` keeps the models whose name
+contains one of its comma-separated words (a few minutes for a few models;
+all of them take long).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ember.benchmarking import benchmark_model  # noqa: E402
+from ember.compiler import compile as ember_compile  # noqa: E402
+from ember.machine_limits import measure_machine_limits  # noqa: E402
+from tests.support.models import (  # noqa: E402
+    LIGHT_MODELS,
+    gpt_block,
+    light_model_path,
+    mlp,
+    transformer_encoder,
+    with_random_weights,
+)
+
+ModelMaker = Callable[[], onnx.ModelProto]
+
+
+def _light(name: str) -> ModelMaker:
+    return lambda: with_random_weights(onnx.load(light_model_path(name)))
+
+
+MODELS: dict[str, ModelMaker] = {
+    **{name: _light(name) for name in LIGHT_MODELS},
+    "mlp": mlp,
+    "transformer_encoder": transformer_encoder,
+    "gpt_block": gpt_block,
+}
+"""Each model by name, built only when selected (random weights take time)."""
+
+
+@dataclass
+class ModelRow:
+    name: str
+    compile_seconds: float = 0.0
+    ember_ms: dict[int, float] = field(default_factory=dict)
+    ort_ms: dict[int, float] = field(default_factory=dict)
+    max_abs_error: float = 0.0
+
+    def ratio(self, threads: int) -> float:
+        return self.ember_ms[threads] / self.ort_ms[threads]
+
+
+def matmul_model(size: int) -> onnx.ModelProto:
+    """One size x size x size float32 MatMul of two inputs."""
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["c"])], "matmul",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [size, size]) for n in ("a", "b")],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, [size, size])],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def ember_matmul_gflops(size: int, runs: int = 3) -> float:
+    """Ember's GFLOP/s on one size^3 float32 matmul: best of `runs`."""
+    compiled = ember_compile(matmul_model(size))
+    rng = np.random.default_rng(0)
+    a, b = (rng.random((size, size), dtype=np.float32) for _ in range(2))
+    compiled(a, b)
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        compiled(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best / 1e9
+
+
+def selected(words: str) -> list[str]:
+    wanted = [w for w in words.split(",") if w]
+    return [name for name in MODELS if not wanted or any(w in name for w in wanted)]
+
+
+def thread_counts(text: str) -> list[int]:
+    try:
+        counts = [int(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected counts like 1,2, got {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"thread counts must be 1 or more, got {text!r}")
+    return counts
+
+
+def header_lines(matmul_size: int) -> tuple[list[str], dict[str, object]]:
+    limits = measure_machine_limits()
+    ours = ember_matmul_gflops(matmul_size)
+    share = 100 * ours / limits.sgemm_gflops
+    lines = [
+        limits.format(),
+        f"  Ember matmul {matmul_size}^3: {ours:.1f} GFLOP/s = {share:.1f}% of NumPy's sgemm "
+        f"at 1024^3, {100 * ours / limits.peak_gflops:.1f}% of the peak",
+    ]
+    return lines, {"limits": asdict(limits), "ember_matmul_gflops": ours,
+                   "matmul_size": matmul_size}  # fmt: skip
+
+
+def table(rows: Sequence[ModelRow], threads: Sequence[int]) -> list[str]:
+    columns = "".join(f" {'ember ms@' + str(t):>12} {'ort ms@' + str(t):>10} {'ratio@' + str(t):>8}"
+                      for t in threads)  # fmt: skip
+    speedup = (
+        f" {'speed-up ' + str(threads[0]) + '->' + str(threads[-1]):>14}"
+        if len(threads) > 1
+        else ""
+    )
+    lines = [f"{'model':<20} {'compile s':>9}{columns}{speedup}"]
+    for row in rows:
+        cells = "".join(f" {row.ember_ms[t]:>12.2f} {row.ort_ms[t]:>10.2f} {row.ratio(t):>8.2f}"
+                        for t in threads)  # fmt: skip
+        gain = (f" {row.ember_ms[threads[0]] / row.ember_ms[threads[-1]]:>14.2f}"
+                if len(threads) > 1 else "")  # fmt: skip
+        lines.append(f"{row.name:<20} {row.compile_seconds:>9.1f}{cells}{gain}")
+    if rows:
+        means = "  ".join(f"@{t}: {geomean([r.ratio(t) for r in rows]):.2f}" for t in threads)
+        lines.append(f"geometric mean of the ratios (Ember / onnxruntime): {means}")
+    return lines
+
+
+def geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def run_suite(names: Sequence[str], threads: Sequence[int], runs: int) -> list[ModelRow]:
+    rows = []
+    for name in names:
+        model = MODELS[name]()
+        row = ModelRow(name)
+        for count in threads:
+            result = benchmark_model(model, threads=count, runs=runs, warmup=1)
+            row.compile_seconds = row.compile_seconds or result.compile_seconds
+            row.ember_ms[count], row.ort_ms[count] = result.ember_ms, result.ort_ms
+            row.max_abs_error = max(row.max_abs_error, result.max_abs_error)
+        print(table([row], threads)[1], flush=True)
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-k", default="", help="models whose name contains one of these words")
+    parser.add_argument("--runs", type=int, default=10, help="timed runs per engine and count")
+    parser.add_argument("--threads", type=thread_counts, default=[1, 2],
+                        help="thread counts, comma-separated (default 1,2)")  # fmt: skip
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--matmul-size", type=int, default=1024,
+                        help="size of Ember's matmul next to NumPy's sgemm (default 1024)")  # fmt: skip
+    args = parser.parse_args(argv)
+    names = selected(args.k)
+    if not names:
+        parser.error(f"-k {args.k!r} selects no model (models: {', '.join(MODELS)})")
+    lines, machine = header_lines(args.matmul_size)
+    print("\n".join(lines), flush=True)
+    print(table([], args.threads)[0], flush=True)
+    rows = run_suite(names, args.threads, args.runs)
+    print(table(rows, args.threads)[-1])
+    if args.json is not None:
+        args.json.write_text(json.dumps({
+            "machine": machine, "threads": args.threads,
+            "models": [asdict(row) for row in rows],
+            "geomean_ratio": {t: geomean([r.ratio(t) for r in rows]) for t in args.threads},
+        }, indent=2))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
