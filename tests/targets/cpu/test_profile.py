@@ -1,0 +1,118 @@
+"""The per-kernel profile: counters the instrumented code keeps, read back
+with their static cost (loop-instrument-kernels, targets/cpu/profile.py)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import ember
+from ember.errors import EmberError
+from ember.options import Options
+from ember.reference import entry_function
+from ember.report import CompileReport
+from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
+
+M, K, N = 96, 80, 64
+
+
+def matmul_relu(m: int = M, k: int = K, n: int = N) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["c"]), helper.make_node("Relu", ["c"], ["d"])],
+        "matmul_relu",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, [m, n])],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _inputs(m: int = M, k: int = K, n: int = N) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
+
+
+def test_calls_and_matmul_flops_are_exact() -> None:
+    # At -O0 nothing fuses: the matmul is a kernel of its own, 2*m*n*k flops.
+    compiled = ember.compile(matmul_relu(), opt_level=0, profile=True)
+    a, b = _inputs()
+    for _ in range(3):
+        (out,) = compiled(a, b)
+    np.testing.assert_allclose(out, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+    rows = compiled.profile()
+    assert {row.calls for row in rows} == {3}
+    matmuls = [row for row in rows if row.label.startswith("matmul")]
+    assert len(matmuls) == 1
+    assert matmuls[0].flops == 2 * M * N * K
+    assert matmuls[0].bytes == 4 * (M * K + K * N + M * N)
+    relu = [row for row in rows if "maximumf" in row.label]
+    assert len(relu) == 1 and relu[0].flops == M * N
+    assert [row.seconds for row in rows] == sorted((row.seconds for row in rows), reverse=True)
+    compiled.reset_profile()
+    assert {row.calls for row in compiled.profile()} == {0}
+    compiled(a, b)
+    assert {row.calls for row in compiled.profile()} == {1}
+
+
+def test_kernel_times_add_up_to_about_the_whole_call() -> None:
+    # The kernels run inside the timed call, so their sum cannot exceed it
+    # (beyond the counter's calibration); a 256^3 matmul dwarfs the rest.
+    size = 256
+    compiled = ember.compile(matmul_relu(size, size, size), opt_level=0, profile=True)
+    a, b = _inputs(size, size, size)
+    compiled(a, b)
+    compiled.reset_profile()
+    total = 0.0
+    for _ in range(3):
+        start = time.perf_counter()
+        compiled(a, b)
+        total += time.perf_counter() - start
+    kernels = sum(row.seconds for row in compiled.profile())
+    assert 0.5 * total < kernels < 1.05 * total
+
+
+def test_shared_kernels_count_every_call() -> None:
+    # Two equal Relu nests on equal shapes share one kernel function: its
+    # counters see both calls.
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["y"], ["z"]),
+         helper.make_node("Relu", ["z"], ["w"])],
+        "relus",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 16])],
+        [helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 16])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    compiled = ember.compile(model, opt_level=0, profile=True)
+    x = np.linspace(-1, 1, 128, dtype=np.float32).reshape(8, 16)
+    np.testing.assert_array_equal(compiled(x)[0], np.maximum(-np.maximum(x, 0), 0))
+    calls = sorted(row.calls for row in compiled.profile())
+    assert calls == [1, 2]
+
+
+def _llvm_ir(model: onnx.ModelProto, profile: bool) -> str:
+    module = ember.import_onnx(model)
+    make_entry(entry_function(module), "ember_main")
+    lower_to_llvm(module, CompileReport(), Options(opt_level=0, profile=profile))
+    return str(to_llvmlite(module))
+
+
+def test_without_profile_the_code_has_no_timing() -> None:
+    assert "readcyclecounter" not in _llvm_ir(matmul_relu(), profile=False)
+    assert "readcyclecounter" in _llvm_ir(matmul_relu(), profile=True)
+
+
+def test_profile_of_an_unprofiled_model_is_an_error() -> None:
+    compiled = ember.compile(matmul_relu(), opt_level=0)
+    with pytest.raises(EmberError, match="compiled without a profile"):
+        compiled.profile()
+    assert compiled.report.profile_offset is None
+
+
+def test_profile_flag_must_be_a_bool() -> None:
+    with pytest.raises(EmberError, match="profile must be True or False"):
+        ember.compile(matmul_relu(), profile="yes")  # type: ignore[arg-type]
