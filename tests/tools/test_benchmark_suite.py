@@ -1,0 +1,49 @@
+"""benchmarks/suite.py on a tiny selection: the table, the machine's
+limits above it and the JSON file (the real models take minutes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import suite
+from tests.support.models import gpt_block, mlp
+
+
+def test_suite_on_tiny_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "MODELS", {
+        "tiny_mlp": lambda: mlp(batch=2, sizes=(16, 8, 4)),
+        "tiny_gpt_block": lambda: gpt_block(seq=8, hidden=32, heads=2, ffn=64),
+        "not_selected": lambda: pytest.fail("-k must not build this model"),
+    })  # fmt: skip
+    out = tmp_path / "suite.json"
+    code = suite.main(["-k", "tiny", "--runs", "1", "--threads", "1,2", "--matmul-size", "32",
+                       "--json", str(out)])  # fmt: skip
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("machine: ")
+    assert "NumPy sgemm 1024^3" in lines[1]
+    assert lines[2].startswith("  Ember matmul 32^3: ")
+    assert lines[3].split() == ["model", "compile", "s", "ember", "ms@1", "ort", "ms@1",
+                                "ratio@1", "ember", "ms@2", "ort", "ms@2", "ratio@2",
+                                "speed-up", "1->2"]  # fmt: skip
+    assert [line.split()[0] for line in lines[4:6]] == ["tiny_mlp", "tiny_gpt_block"]
+    assert all(len(line.split()) == 9 for line in lines[4:6])
+    assert lines[6].startswith("geometric mean of the ratios (Ember / onnxruntime): @1: ")
+    result = json.loads(out.read_text())
+    assert [m["name"] for m in result["models"]] == ["tiny_mlp", "tiny_gpt_block"]
+    assert set(result["geomean_ratio"]) == {"1", "2"}
+    assert result["machine"]["limits"]["peak_gflops"] > 0
+    for model in result["models"]:
+        assert model["max_abs_error"] < 1e-3
+
+
+def test_thread_counts_are_checked() -> None:
+    assert suite.thread_counts("1,2,4") == [1, 2, 4]
+    for text in ("0", "1,x", ""):
+        with pytest.raises(Exception, match="thread counts|expected counts"):
+            suite.thread_counts(text)
