@@ -73,6 +73,7 @@ from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.report import CompileReport, KernelCost
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.profile import check_profile_supported
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
 """The stages after which the module is verified (and once before the first)."""
@@ -89,6 +90,8 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         graph = graph_passes(options.opt_level, options.layout, options.disabled)
     except DiagnosticException as error:
         raise EmberError(str(error)) from None
+    if options.profile:
+        check_profile_supported()
     loop_fusion = (
         [FuseLoopsPass()] if options.opt_level >= 2 and "loop-fuse" not in options.disabled else []
     )

@@ -17,10 +17,25 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import llvmlite.binding as llvm
 import numpy as np
 
+from ember.errors import EmberError
 from ember.report import KernelCost
 from ember.targets.cpu.jit import JitModule
+
+COUNTER_ARCHES = ("x86_64", "i386", "i686")
+"""Hosts whose cycle counter user code may read at a constant rate (the
+time-stamp counter); elsewhere (AArch64's PMCCNTR_EL0) reading it can trap."""
+
+
+def check_profile_supported() -> None:
+    """A profile on a host without a readable constant-rate counter is an
+    error up front, never a trap in generated code."""
+    triple = llvm.get_process_triple()
+    if not triple.startswith(COUNTER_ARCHES):
+        raise EmberError(f"profile=True reads x86's time-stamp counter; this host is {triple}")
+
 
 _COUNTER_IR = """
 declare i64 @llvm.readcyclecounter()
@@ -91,4 +106,11 @@ def read_profile(
     return sorted(rows, key=lambda row: -row.seconds)
 
 
-__all__ = ["KernelProfile", "counters", "cycle_counter_rate", "read_profile"]
+__all__ = [
+    "COUNTER_ARCHES",
+    "KernelProfile",
+    "check_profile_supported",
+    "counters",
+    "cycle_counter_rate",
+    "read_profile",
+]

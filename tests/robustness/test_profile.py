@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.models import mlp
 from tests.tools.test_cli import assert_one_line_error, run
 
 MODEL = "light:squeezenet"
@@ -48,3 +49,14 @@ def test_profile_pass_cannot_be_disabled() -> None:
     # The instrumentation is asked for with --profile, not an optional pass.
     result = run("ember", "bench", MODEL, "--profile", "--disable-pass", "loop-instrument-kernels")
     assert_one_line_error(result, "--disable-pass", "invalid choice: 'loop-instrument-kernels'")
+
+
+def test_profile_on_a_host_without_the_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AArch64's cycle counter traps in user space: refused before compiling.
+    import ember
+    from ember.errors import EmberError
+    from ember.targets.cpu import profile
+
+    monkeypatch.setattr(profile.llvm, "get_process_triple", lambda: "aarch64-unknown-linux-gnu")
+    with pytest.raises(EmberError, match="reads x86's time-stamp counter; this host is aarch64"):
+        ember.compile(mlp(batch=1, sizes=(4, 2)), profile=True)
