@@ -5,7 +5,7 @@ each float `arith`/`math` op (one with a float or float-vector operand)
 counts once per lane per iteration of the loops around it, so the count is
 the op times the trip counts of its enclosing `scf.for`/`scf.parallel` dims
 (`arith.constant` bounds; a loop with another bound makes the count
-unknown, -1). `math.fma` counts two. Conversions, selects and constants
+unknown, -1). `math.fma` and `vector.fma` count two. Conversions, selects and constants
 move values without arithmetic and count nothing. A matmul kernel of
 m x n x k is `mulf` and `addf` m*n*k times each: 2*m*n*k.
 
@@ -20,7 +20,7 @@ import math as pymath
 from collections import Counter
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, math, memref, scf
+from xdsl.dialects import arith, math, memref, scf, vector
 from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, VectorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -33,7 +33,9 @@ UNKNOWN = -1
 
 _NO_ARITHMETIC = (arith.ConstantOp, arith.ExtFOp, arith.TruncFOp, arith.FPToSIOp, arith.FPToUIOp,
                   arith.SIToFPOp, arith.UIToFPOp, arith.BitcastOp, arith.SelectOp)  # fmt: skip
-_FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2}
+_FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2, vector.FMAOp: 2}
+"""Ops worth more than one flop per lane, and the `vector` ops that count at all
+(moving lanes around, as loads and broadcasts do, is no arithmetic)."""
 _COUNTED_DIALECTS = ("arith", "math")
 _CONTRACTION = frozenset({"arith.mulf", "arith.addf"})
 CONV_DEPTH = 6
@@ -78,7 +80,9 @@ def _loop_bounds(op: Operation) -> list[tuple[SSAValue, SSAValue, SSAValue]] | N
 
 
 def _flop_lanes(op: Operation) -> int | None:
-    if isinstance(op, _NO_ARITHMETIC) or op.dialect_name() not in _COUNTED_DIALECTS:
+    if isinstance(op, _NO_ARITHMETIC) or (
+        op.dialect_name() not in _COUNTED_DIALECTS and type(op) not in _FLOPS_PER_OP
+    ):
         return None
     lanes = [n for v in op.operands if (n := _lanes(v.type)) is not None]
     return max(lanes) * _FLOPS_PER_OP.get(type(op), 1) if lanes else None
@@ -119,10 +123,11 @@ class _Counter:
 
 def _output_type(kernel: FuncOp) -> str:
     """The shape of the buffer the kernel writes last (its output, as a rule)."""
-    stores = [op for op in kernel.walk() if isinstance(op, memref.StoreOp)]
-    if not stores:
+    targets = [op.memref if isinstance(op, memref.StoreOp) else op.base
+               for op in kernel.walk() if isinstance(op, memref.StoreOp | vector.StoreOp)]  # fmt: skip
+    if not targets:
         return "?"
-    target = stores[-1].memref.type
+    target = targets[-1].type
     assert isinstance(target, MemRefType)
     return "x".join(str(d) if d >= 0 else "?" for d in target.get_shape())
 

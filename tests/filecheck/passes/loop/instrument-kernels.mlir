@@ -126,3 +126,29 @@ func.func private @helper(%x: memref<4xf32>) {
 // CHECK-NEXT:    func.return
 // CHECK-NOT:   loop.timestamp
 // CHECK-NOT:   ember.profile
+
+// -----
+
+// Vector ops count once per lane and an FMA twice: 4 iterations of a
+// vector<8xf32> fma are 4*8*2 = 64 flops; the loads and the broadcast move
+// lanes and count nothing.
+func.func @main(%a: memref<32xf32>, %b: memref<32xf32>) {
+  func.call @k(%a, %b) : (memref<32xf32>, memref<32xf32>) -> ()
+  func.return
+}
+func.func private @k(%x: memref<32xf32>, %y: memref<32xf32>) attributes {ember.kernel} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %two = arith.constant 2.0 : f32
+  %s = vector.broadcast %two : f32 to vector<8xf32>
+  scf.for %i = %c0 to %c32 step %c8 {
+    %v = vector.load %x[%i] : memref<32xf32>, vector<8xf32>
+    %r = vector.fma %v, %s, %v : vector<8xf32>
+    vector.store %r, %y[%i] : memref<32xf32>, vector<8xf32>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    ember.profile = [{name = "k", label = "fma, 1 loops -> 32", flops = 64 : i64, bytes = 256 : i64}]
