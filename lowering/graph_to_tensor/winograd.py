@@ -63,9 +63,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.transforms.dead_code_elimination import dce
 
-from ember.dialects.graph import ConvNHWCOp, GraphOp, constant_value_of
+from ember.dialects.graph import ConstantOp, ConvNHWCOp, GraphOp, constant_value_of
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -162,7 +161,7 @@ def rejection(op: GraphOp) -> str | None:
 
 
 def _transform(
-    e: Emitter, x: SSAValue, matrix: np.ndarray, shape: tuple[int, ...], order: str,
+    e: Emitter, x: SSAValue, matrix: SSAValue, shape: tuple[int, ...], order: str,
     read: str, write: str, row: str, reduced: str,
 ) -> SSAValue:  # fmt: skip
     """out[write] = sum over `reduced` of x[read] * matrix[row, reduced], into
@@ -177,10 +176,14 @@ def _transform(
     maps = [_map(count, [d[name] for name in read]), _map(count, [d[row], d[reduced]]),
             _map(count, [d[name] for name in write])]  # fmt: skip
     iterators = [REDUCTION if name == reduced else PARALLEL for name in order]
-    coefficients = e.constant(matrix.astype(np.float32))
     init = e.fill(0, shape, _elem(x))
-    return e.generic([x, coefficients], [init], maps, iterators,
+    return e.generic([x, matrix], [init], maps, iterators,
                      lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
+
+
+def _named(value: SSAValue, name: str) -> SSAValue:
+    value.name_hint = name
+    return value
 
 
 def lower_winograd(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -197,18 +200,21 @@ def lower_winograd(e: Emitter, op: GraphOp) -> list[SSAValue]:
     padded = e.pad(x, [0, pads[0][0], pads[1][0], 0],
                    [0, pads[0][1] + extra[0], pads[1][1] + extra[1], 0], 0)  # fmt: skip
     c = _shape(x)[3]
+    input_transform = _named(e.constant(INPUT_TRANSFORM.astype(np.float32)), "winograd_bt")
+    output_transform = _named(e.constant(OUTPUT_TRANSFORM.astype(np.float32)), "winograd_at")
     # Input transform: rows (over j, the tile column), then columns (over i).
-    rows = _transform(e, padded, INPUT_TRANSFORM, (n, th, tw, ALPHA, ALPHA, c),
+    rows = _transform(e, padded, input_transform, (n, th, tw, ALPHA, ALPHA, c),
                       "nhwibjc", "nHWc", "nhwibc", "b", "j")  # fmt: skip
-    tiles = _transform(e, rows, INPUT_TRANSFORM, (ALPHA, ALPHA, n, th, tw, c),
+    tiles = _transform(e, rows, input_transform, (ALPHA, ALPHA, n, th, tw, c),
                        "abnhwic", "nhwibc", "abnhwc", "a", "i")  # fmt: skip
     tiles = e.reshape(tiles, (ALPHA * ALPHA, n * th * tw, c))
-    products = _matmul(e, tiles, e.constant(transform_weights(weights)))
+    transformed = _named(e.constant(transform_weights(weights)), f"{w.name_hint or 'w'}_winograd")
+    products = _matmul(e, tiles, transformed)
     products = e.reshape(products, (ALPHA, ALPHA, n, th, tw, filters))
     # Output transform: over b (columns -> j), then over a (rows -> i).
-    half = _transform(e, products, OUTPUT_TRANSFORM, (n, th, tw, ALPHA, TILE, filters),
+    half = _transform(e, products, output_transform, (n, th, tw, ALPHA, TILE, filters),
                       "nhwajbf", "abnhwf", "nhwajf", "j", "b")  # fmt: skip
-    full = _transform(e, half, OUTPUT_TRANSFORM, (n, th, TILE, tw, TILE, filters),
+    full = _transform(e, half, output_transform, (n, th, TILE, tw, TILE, filters),
                       "nhiwjaf", "nhwajf", "nhiwjf", "i", "a")  # fmt: skip
     y = e.reshape(full, (n, th * TILE, tw * TILE, filters))
     y = e.extract(y, [0, 0, 0, 0], out)
@@ -239,7 +245,10 @@ class WinogradPattern(RewritePattern):
     def match_and_rewrite(self, op: ConvNHWCOp, rewriter: PatternRewriter) -> None:
         if rejection(op) is not None:
             return
+        weights = op.operands[1].owner
         rewriter.replace_op(op, [], lower_winograd(Emitter(rewriter, op), op))
+        if isinstance(weights, ConstantOp) and not weights.results[0].uses:
+            rewriter.erase_op(weights)
 
 
 @dataclass(frozen=True)
@@ -252,4 +261,3 @@ class ConvertConvToWinogradPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(WinogradPattern(), apply_recursively=False).rewrite_module(op)
-        dce(op)
