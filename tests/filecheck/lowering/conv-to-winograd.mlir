@@ -51,11 +51,15 @@ func.func @fused(%x: tensor<1x6x7x16xf32>) -> tensor<1x6x7x16xf32> {
 // CHECK:           %r = graph.relu %c
 // CHECK-NEXT:      graph.yield %r
 
+// convert-graph-to-tensor then lowers the ReLU and makes the group one
+// kernel; the constants move out in front of it.
 // TENSOR-LABEL: func.func @fused(
-// TENSOR-NOT:     graph.
+// TENSOR-NOT:     graph.fused
+// TENSOR:         %w_winograd = graph.constant
 // TENSOR:         loop.kernel "conv"
 // TENSOR-NOT:       graph.
-// TENSOR:           tensor<36x4x16xf32>
+// TENSOR:           ins(%{{.*}}, %w_winograd : tensor<36x4x16xf32>, tensor<36x16x16xf32>)
+// TENSOR-NOT:       graph.
 // TENSOR:           %r = linalg.generic
 // TENSOR:           loop.yield %r
 
