@@ -246,9 +246,9 @@ class WinogradPattern(RewritePattern):
         if rejection(op) is not None:
             return
         weights = op.operands[1].owner
-        rewriter.replace_op(op, [], lower_winograd(Emitter(rewriter, op), op))
+        rewriter.replace(op, [], lower_winograd(Emitter(rewriter, op), op))
         if isinstance(weights, ConstantOp) and not weights.results[0].uses:
-            rewriter.erase_op(weights)
+            rewriter.erase(weights)
 
 
 @dataclass(frozen=True)
