@@ -26,17 +26,21 @@ A qualifying `graph.conv_nhwc` (see `rejection`) becomes:
 Inside a `graph.fused` region these ops take the convolution's place, so
 the bias, activation and residual add fused with it stay in its kernel.
 
-The transforms reduce with dense 6x6 and 4x6 matrices, zeros included:
-about 0.4 F + 0.2 C multiply-adds per output element and input channel pair
-... in total well under the 2.25x saving for the channel counts the
-heuristic admits (`MIN_CHANNELS`).
+The transforms reduce with the dense 6x6 and 4x6 matrices, zeros included:
+per output pixel about 27 C multiply-adds for the input transform and 15 F
+for the output transform, next to 2.25 C F for the products (the direct
+convolution: 9 C F). At 64 channels they add 30% to the products; at 16
+(`MIN_CHANNELS`) as much again, and the total is still 1.8 times fewer
+multiply-adds than the direct convolution's.
 
 Accuracy: F(4x4, 3x3)'s transforms hold coefficients up to 8 (A^T) and 5
-(B^T) and fractions (G: 1/6, 1/12, 1/24), so its rounding error is larger
-than the direct convolution's: measured against a float64 convolution, the
-largest error relative to the output's largest magnitude is a few 1e-6 for
-64-512 channels (docs/cpu-pipeline.md gives the figures), well inside the
-CPU pipeline's tolerance.
+(B^T) and fractions down to 1/24 (G), so it rounds more than the direct
+convolution: against a float64 convolution the largest error is about
+5e-6 to 1.3e-5 of the output's largest magnitude at 64 to 512 channels,
+5 to 7 times the direct convolution's (docs/cpu-pipeline.md has the
+figures). A NaN or infinity in the input spoils every output of the tiles
+whose windows hold it (an infinity becomes NaN: the transforms multiply
+it by 0), not only its 3x3 neighbourhood.
 
 Left alone (must not fire): kernels other than 3x3, strides or dilations
 other than 1, grouped convolutions, element types other than f32, weights
