@@ -26,6 +26,7 @@ from ember.lowering.graph_to_tensor.winograd import (
     OUTPUT_TRANSFORM,
     rejection,
     transform_weights,
+    winograd_multiplies,
 )
 from ember.options import Options
 from ember.passes.graph.optimize import graph_passes
@@ -62,6 +63,14 @@ def test_weights_are_transformed_per_channel_pair_in_row_major_tile_positions() 
 
 
 # ------------------------------------------------------------ single convs
+
+
+def _only_conv(model: onnx.ModelProto) -> ConvNHWCOp:
+    module = ember.import_onnx(model)
+    for graph_pass in graph_passes(2):
+        graph_pass.apply(Context(), module)
+    (conv,) = [op for op in module.walk() if isinstance(op, ConvNHWCOp)]
+    return conv
 
 
 def conv_model(n: int, c: int, f: int, h: int, w: int, pads: list[int], bias: bool,
@@ -134,6 +143,17 @@ def test_compiled_winograd_conv_matches_the_direct_convolution(
     (got,) = ember.compile(model)(x)
     assert got.shape == want.shape
     assert relative_error(got, want) < RELATIVE_TOLERANCE
+
+
+@pytest.mark.parametrize(("size", "saving"), [(8, 4.0), (7, 49 * 9 / (4 * 36))])
+def test_winograd_needs_a_quarter_of_the_multiplies_on_whole_tiles(size: int, saving: float
+                                                                   ) -> None:  # fmt: skip
+    """36 products per 4x4 tile instead of 9 per output: 4 times fewer, less
+    where the last tiles stick out of the output (7x7: 4 tiles for 49)."""
+    model, _, _ = conv_model(2, 32, 48, size, size, [1, 1, 1, 1], False, False)
+    direct, winograd = winograd_multiplies(_only_conv(model))
+    assert direct == 2 * size * size * 48 * 32 * 9
+    assert direct / winograd == pytest.approx(saving)
 
 
 def test_disabling_the_pass_keeps_the_direct_convolution() -> None:
