@@ -9,7 +9,8 @@ become 36 independent matrix multiplications, which is where the work goes.
 A qualifying `graph.conv_nhwc` (see `rejection`) becomes:
 
 1. the weight transform U = G g G^T, computed now with NumPy (the weights
-   must be a `graph.constant`), stored as a constant [36, C, F];
+   must be a `graph.constant`), stored as a constant [36, C, F]: four
+   times the size of the 3x3 weights it replaces in the weights blob;
 2. `tensor.pad` of the input by the convolution's pads plus what makes the
    output a whole number of 4x4 tiles, then the input transform V = B^T d B
    over the overlapping 6x6 tiles (stride 4), as two generics that each
