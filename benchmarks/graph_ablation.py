@@ -12,8 +12,9 @@ model as optimisations are switched on one after another:
     +bn         BatchNorm folding (= -O1)
     +gfuse      graph-fuse: fused groups become one kernel each
     +lfuse      loop-fuse: their loop nests merge (-O2 --layout none)
-    +NHWC ...   -O2 with a conv layout (one column per --layouts entry;
-                NHWC is the -O2 default)
+    +NHWC ...   -O2 with a conv layout, Winograd off (one column per
+                --layouts entry; NHWC is the -O2 default)
+    +winograd   convert-conv-to-winograd on 3x3 convolutions (= -O2)
 
 and onnxruntime's latency at the same thread count, measured in the same
 process, runs alternating. Numbers are measurements on a shared machine:
@@ -52,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         "--layouts", default="NCHWc,NHWC", help="comma-separated, or empty for none"
     )
     args = parser.parse_args(argv)
-    steps = STEPS + [(f"+{layout}", Options(opt_level=2, layout=layout))
+    no_winograd = ("convert-conv-to-winograd",)
+    steps = STEPS + [(f"+{layout}", Options(opt_level=2, layout=layout, disabled=no_winograd))
                      for layout in filter(None, args.layouts.split(","))]  # fmt: skip
+    steps.append(("+winograd", Options()))
     for name, model in models().items():
         if args.k not in name:
             continue

@@ -14,6 +14,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     """Every Ember pass class by its name (imported on demand: a CLI that
     registers them need not load every lowering up front)."""
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
+    from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.canonicalize import CanonicalizePass
@@ -42,6 +43,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         LayoutPass,
         GraphOptimizePass,
         SimplifyPass,
+        ConvertConvToWinogradPass,
         ConvertGraphToTensorPass,
         DefaultSchedulePass,
         ConvertTensorToLoopPass,

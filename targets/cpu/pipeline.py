@@ -4,7 +4,8 @@ Each step is a registered pass (`ember-opt -p ...` runs the same ones),
 grouped in stages that `CompileReport` times:
 
     graph    graph-optimize{level=N}                  (-O0/-O1/-O2)
-    tensor   convert-graph-to-tensor                  (structured ops)
+    tensor   [convert-conv-to-winograd at -O2,] convert-graph-to-tensor
+                                                      (structured ops)
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
@@ -55,6 +56,7 @@ from ember.errors import (
     first_line,
 )
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
+from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, ConvertLoopToLLVMPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
@@ -92,16 +94,19 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         raise EmberError(str(error)) from None
     if options.profile:
         check_profile_supported()
-    loop_fusion = (
-        [FuseLoopsPass()] if options.opt_level >= 2 and "loop-fuse" not in options.disabled else []
-    )
+
+    def at_level_2(compiler_pass: ModulePass) -> list[ModulePass]:
+        wanted = options.opt_level >= 2 and compiler_pass.name not in options.disabled
+        return [compiler_pass] if wanted else []
+
     return [
         *(("graph", p) for p in graph),
+        *(("tensor", p) for p in at_level_2(ConvertConvToWinogradPass())),
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
         ("loop", DefaultSchedulePass()),
         ("loop", LoopGeneratePass()),
-        *(("loop", p) for p in loop_fusion),
+        *(("loop", p) for p in at_level_2(FuseLoopsPass())),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),

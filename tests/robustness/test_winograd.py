@@ -1,0 +1,123 @@
+"""Winograd convolutions (`convert-conv-to-winograd`) on awkward inputs:
+non-finite values, padding wider than the kernel, large magnitudes,
+weights known only at run time, and the heuristic's boundaries."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from xdsl.context import Context
+
+import ember
+from ember.dialects.graph import ConvNHWCOp
+from ember.lowering.graph_to_tensor.winograd import MIN_CHANNELS, MIN_OUTPUT, TILE, rejection
+from ember.passes.graph.infer_shapes import InferShapesPass
+from ember.passes.graph.layout import LayoutPass
+from ember.passes.graph.simplify import SimplifyPass
+from tests.lowering.test_graph_to_tensor_winograd import (
+    RELATIVE_TOLERANCE,
+    conv_model,
+    direct_conv,
+    relative_error,
+    winograd_convs,
+)
+
+
+def _tiles_reading(position: int, pad: int, outputs: int) -> np.ndarray:
+    """The outputs (along one axis) of the 4-wide tiles whose 6-wide input
+    window holds padded coordinate `position + pad`."""
+    hit = np.zeros(outputs, bool)
+    for start in range(0, outputs, TILE):
+        if start <= position + pad <= start + TILE + 1:
+            hit[start : start + TILE] = True
+    return hit
+
+
+def test_a_nan_spreads_to_the_tiles_that_read_it_and_no_further() -> None:
+    """A NaN input reaches every output of each tile whose 6x6 window holds it
+    (the transforms mix a whole tile; the direct convolution would spoil only
+    the 3x3 neighbourhood), and no other output."""
+    n, c, f, size = 1, 32, 32, 14
+    model, weights, bias = conv_model(n, c, f, size, size, [1, 1, 1, 1], True, False)
+    assert winograd_convs(model) == 1
+    x = np.random.default_rng(0).standard_normal((n, c, size, size)).astype(np.float32)
+    row, col = 6, 9
+    x[0, 5, row, col] = np.nan
+    (got,) = ember.compile(model)(x)
+    spoiled = np.outer(_tiles_reading(row, 1, size), _tiles_reading(col, 1, size))
+    assert np.all(np.isnan(got[:, :, spoiled]))
+    clean = np.where(np.isnan(x), 0, x)
+    want = direct_conv(clean, weights, bias, [1, 1, 1, 1])
+    assert relative_error(got[:, :, ~spoiled], want[:, :, ~spoiled]) < RELATIVE_TOLERANCE
+
+
+def test_padding_wider_than_the_kernel() -> None:
+    """Outputs that read only padding are the bias (up to the rounding of
+    the other outputs of their tile, which the transforms mix in)."""
+    pads = [3, 2, 4, 3]
+    model, weights, bias = conv_model(1, 32, 32, 6, 5, pads, True, False)
+    assert winograd_convs(model) == 1
+    x = np.random.default_rng(1).standard_normal((1, 32, 6, 5)).astype(np.float32)
+    want = direct_conv(x, weights, bias, pads)
+    (got,) = ember.compile(model)(x)
+    assert got.shape == want.shape == (1, 32, 11, 8)
+    scale = np.max(np.abs(want))
+    np.testing.assert_allclose(got[0, :, 0, 0], bias, rtol=0, atol=RELATIVE_TOLERANCE * scale)
+    assert relative_error(got, want) < RELATIVE_TOLERANCE
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e30])
+def test_error_is_relative_at_extreme_magnitudes(scale: float) -> None:
+    """Tiny and huge (finite) activations: no underflow to zero or overflow,
+    the error stays relative to the output."""
+    model, weights, bias = conv_model(1, 32, 32, 9, 9, [1, 1, 1, 1], False, False)
+    x = (np.random.default_rng(2).standard_normal((1, 32, 9, 9)) * scale).astype(np.float32)
+    want = direct_conv(x, weights, bias, [1, 1, 1, 1])
+    (got,) = ember.compile(model)(x)
+    assert np.all(np.isfinite(got))
+    assert relative_error(got, want) < RELATIVE_TOLERANCE
+
+
+def test_weights_given_at_run_time_keep_the_direct_convolution() -> None:
+    """W as a model input: no compile-time weight transform, so no Winograd,
+    and the direct convolution still computes it."""
+    c = f = 32
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "W"], ["y"], pads=[1, 1, 1, 1])], "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 8, 8]),
+         helper.make_tensor_value_info("W", TensorProto.FLOAT, [f, c, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    assert winograd_convs(model) == 0
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, c, 8, 8)).astype(np.float32)
+    w = (rng.standard_normal((f, c, 3, 3)) / 16).astype(np.float32)
+    (got,) = ember.compile(model)(x, w)
+    want = direct_conv(x, w, np.zeros(f, np.float32), [1, 1, 1, 1])
+    assert relative_error(got, want) < RELATIVE_TOLERANCE
+
+
+def _nhwc_rejection(model: onnx.ModelProto) -> str | None:
+    """Why the one convolution of `model`, laid out NHWC, stays direct."""
+    module = ember.import_onnx(model)
+    for graph_pass in (InferShapesPass(), LayoutPass(layout="NHWC"), SimplifyPass()):
+        graph_pass.apply(Context(), module)
+    (conv,) = [op for op in module.walk() if isinstance(op, ConvNHWCOp)]
+    return rejection(conv)
+
+
+@pytest.mark.parametrize(
+    ("c", "f", "size", "reason"),
+    [
+        (MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT, None),
+        (MIN_CHANNELS - 1, MIN_CHANNELS, MIN_OUTPUT, "too few channels"),
+        (MIN_CHANNELS, MIN_CHANNELS - 1, MIN_OUTPUT, "too few channels"),
+        (MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT - 1, "output too small"),
+    ],
+)
+def test_heuristic_boundaries(c: int, f: int, size: int, reason: str | None) -> None:
+    model, _, _ = conv_model(1, c, f, size, size + 3, [1, 1, 1, 1], True, False)
+    assert _nhwc_rejection(model) == reason
