@@ -32,7 +32,7 @@ from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
-from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
+from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.reference import entry_function
 from ember.report import CompileReport, StageListener
@@ -174,13 +174,15 @@ def compile(  # noqa: A001 - the public name the API promises
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
-    (see `Options`); `report` collects the seconds per stage. Only `cpu` exists so far. `threads` is accepted for the stable API; the
-    generated code runs on the calling thread until parallel loops land.
+    (see `Options`); `report` collects the seconds per stage. Only `cpu`
+    exists so far. `threads` (default: every core this process may use) is
+    how many threads each parallel loop worth it is split among: the calling
+    thread and workers of a pool that all compiled models share; 1 compiles
+    serial code.
     """
     if target != "cpu":
         raise EmberError(f"target '{target}' is not available yet (available: cpu)")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise EmberError(f"threads must be a positive integer, got {threads!r}")
+    threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
     if isinstance(disabled, str):
@@ -188,7 +190,7 @@ def compile(  # noqa: A001 - the public name the API promises
     report = report or CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes)
-    return compile_module(module, report, Options(opt_level, layout, tuple(disabled)))
+    return compile_module(module, report, Options(opt_level, layout, tuple(disabled), threads))
 
 
 __all__ = [

@@ -29,6 +29,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
+    from ember.passes.loop.parallelize import ParallelizePass
     from ember.passes.loop.plan_memory import PlanMemoryPass
     from ember.passes.tensor.default_schedule import DefaultSchedulePass
 
@@ -51,5 +52,6 @@ def all_passes() -> dict[str, type[ModulePass]]:
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,
+        ParallelizePass,
     ]
     return {p.name: p for p in passes}

@@ -61,7 +61,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars
+from ember.lowering.loop_to_llvm import abi, control_flow, memory, parallel, scalars
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
@@ -72,6 +72,7 @@ HANDLERS: HandlerTable = {
     **memory.HANDLERS,
     **scalars.HANDLERS,
     **abi.HANDLERS,
+    **parallel.HANDLERS,  # calls: a launch where marked, else abi's plain call
 }
 
 
@@ -101,7 +102,10 @@ def convert_loop_to_llvm(module: ModuleOp) -> None:
     body = module.body.block
     for fn in list(body.ops):
         assert isinstance(fn, func.FuncOp)
-        body.insert_op_before(abi.lower_function(fn, HANDLERS, externals, PASS), fn)
+        lowered = abi.lower_function(fn, HANDLERS, externals, PASS)
+        body.insert_op_before(lowered, fn)
+        if parallel.is_parallel_body(fn):
+            body.insert_op_before(parallel.task_function(lowered), fn)
         body.erase_op(fn)
     for name, function_type in externals.items():
         body.insert_op_before(llvm.FuncOp(name, function_type, EXTERNAL), body.first_op)  # type: ignore[arg-type]

@@ -8,7 +8,8 @@ grouped in stages that `CompileReport` times:
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
-             loop-pack-weights, loop-plan-memory, loop-outline-kernels
+             loop-pack-weights, loop-plan-memory, loop-outline-kernels,
+             [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -55,6 +56,7 @@ from ember.passes.loop.fuse import FuseLoopsPass
 from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.parallelize import ParallelizePass
 from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.report import CompileReport
@@ -79,6 +81,8 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
     loop_fusion = (
         [FuseLoopsPass()] if options.opt_level >= 2 and "loop-fuse" not in options.disabled else []
     )
+    # One thread: no launches and no runtime at all, not launches of one thread.
+    threads = [ParallelizePass(threads=options.threads)] if options.threads > 1 else []
     return [
         *(("graph", p) for p in graph),
         ("tensor", ConvertGraphToTensorPass()),
@@ -89,6 +93,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
+        *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 
