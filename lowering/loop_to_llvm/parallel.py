@@ -53,6 +53,8 @@ def _slot_ops(ctx: SSAValue, index: int, t: Attribute) -> list[Operation]:
     that a store's value matches the pointer it was computed as; pointers
     travel as i64, since it cannot type a pointer to a pointer)."""
     slot = llvm.GEPOp.from_mixed_indices(ctx, [index], i64, inbounds=True)
+    if t == i64:
+        return [slot]
     return [slot, llvm.GEPOp.from_mixed_indices(slot.result, [0], t, inbounds=True)]
 
 
@@ -94,7 +96,7 @@ def task_function(body: llvm.FuncOp) -> llvm.FuncOp:
     *parameters, _, _ = body.function_type.inputs.data
     entry = Block(arg_types=[PTR, i64, i64])
     ctx, start, stop = entry.args
-    ctx.name_hint = "ctx"
+    ctx.name_hint, start.name_hint, stop.name_hint = "ctx", "from", "to"
     ops: list[Operation] = []
 
     def slot(index: int, t: Attribute) -> SSAValue:

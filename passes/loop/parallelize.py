@@ -274,7 +274,9 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
         return inside.get(value, value)
 
     math_in_body = _IndexMath(Builder(InsertPoint.at_end(block)))
-    trips = [math_in_body.trip_count(*map(mapped, d.bounds)) for d in split]
+    # Every split dim's trip count but the outermost's: the linear index
+    # is divided by them (the outermost takes what is left).
+    trips = [math_in_body.trip_count(*map(mapped, d.bounds)) for d in split[1:]]
     for_block = Block(arg_types=[INDEX])
     block.add_op(scf.ForOp(begin, end, math_in_body.const(1), [], Region(for_block)))
     block.add_op(ReturnOp())
@@ -288,16 +290,20 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
         dim = split[position]
         within = remaining
         if position > 0:
-            within = index_math.rem(remaining, trips[position])
-            remaining = index_math.div(remaining, trips[position])
+            within = index_math.rem(remaining, trips[position - 1])
+            remaining = index_math.div(remaining, trips[position - 1])
         lower, _, step = map(mapped, dim.bounds)
         ivs[dim] = index_math.add(lower, index_math.mul(within, step))
 
     # The call, where the loop was: the range is every iteration of the split dims.
     outside = _IndexMath(Builder(InsertPoint.before(loop)))
-    count = outside.const(1)
-    for dim in split:
-        count = outside.mul(count, outside.trip_count(*dim.bounds))
+    static_trips = [d.static_trip_count() for d in split]
+    if None not in static_trips:
+        count = outside.const(math.prod(static_trips))  # type: ignore[arg-type]
+    else:
+        count = outside.trip_count(*split[0].bounds)
+        for dim in split[1:]:
+            count = outside.mul(count, outside.trip_count(*dim.bounds))
     call = CallOp(SymbolRefAttr(name), [*arguments, outside.const(0), count], [])
     call.attributes[PARALLEL_THREADS_ATTR] = IntegerAttr(threads, i64)
     Builder(InsertPoint.before(loop)).insert(call)
@@ -330,6 +336,9 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
     loop.detach()
     loop.erase(safe_erase=False)
 
+    for op in list(block.ops):  # constants only the dissolved loops' bounds used
+        if isinstance(op, arith.ConstantOp) and not op.result.uses:
+            block.erase_op(op)
     function = FuncOp(name, ([*(v.type for v in arguments), INDEX, INDEX], []), Region(block),
                       visibility="private")  # fmt: skip
     function.attributes[KERNEL_ATTR] = UnitAttr()
