@@ -35,7 +35,13 @@ keep the unpacked form.
 
 Lowering: `index` is i64; `scf.for` and `scf.parallel` become a CFG (header
 block with the induction variable as block argument, `icmp slt`, body,
-increment, back edge, exit); parallel loops run serially. Scalar ops map
+increment, back edge, exit); an `scf.parallel` left in a function runs
+serially. A call marked `ember.parallel_threads` (`loop-parallelize`) of a
+function marked `ember.parallel_body` is a launch: the callee's arguments
+but its range go into a context of 8-byte slots, and the call becomes
+`ember_parallel_for(@callee_task, ctx, end - begin, threads)`, a function
+the target provides (`parallel.py` has the contract; the CPU's is a thread
+pool); each such callee gets an internal `callee_task(ctx, from, to)`. Scalar ops map
 to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
 once per module). No fast-math flags: exact IEEE semantics. Integer
 division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
@@ -45,7 +51,7 @@ One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
 shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
 pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
-and math), `abi` (the signatures and calls above). This module checks the
+and math), `abi` (the signatures and calls above), `parallel` (launches). This module checks the
 input and wires them.
 """
 
