@@ -292,6 +292,8 @@ class _Pool:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         serial = fn.append_basic_block("serial")
         zero, one = ir.Constant(_I64, 0), ir.Constant(_I64, 1)
+        thread_id = b.alloca(ir.ArrayType(_I8, SYNC_BYTES))  # written by pthread_create, unused
+        thread_id.align = 16
 
         override = self.load(b, self.override)
         wanted = b.select(b.icmp_signed(">", override, zero), override, threads)
@@ -320,8 +322,6 @@ class _Pool:
         b.branch(grow_loop)
 
         b.position_at_end(grow_loop)
-        thread_id = b.alloca(ir.ArrayType(_I8, SYNC_BYTES))
-        thread_id.align = 16
         helpers_wanted = b.sub(wanted, one)
         spawn, launch = fn.append_basic_block("spawn"), fn.append_basic_block("launch")
         started = self.load(b, self.started)
