@@ -89,7 +89,8 @@ large enough to be worth a launch (static shapes are the common case)."""
 
 _PASSABLE = (MemRefType, IndexType, IntegerType, Float16Type, Float32Type, Float64Type)
 """Types of values a parallel body can take as arguments (a scalar or a
-buffer); a loop capturing anything else (a vector) stays serial."""
+buffer); a loop capturing anything else (a vector not made by a constant,
+which would be copied in) stays serial."""
 
 
 @dataclass(frozen=True)
@@ -109,10 +110,16 @@ class Dim:
         return self.loop.body.block.args[self.index]
 
     def static_trip_count(self) -> int | None:
-        lower, upper, step = (constant_index(v) for v in self.bounds)
-        if lower is None or upper is None or step is None or step <= 0:
-            return None
-        return max(0, -(-(upper - lower) // step))
+        return static_trip_count(*self.bounds)
+
+
+def static_trip_count(lower: SSAValue, upper: SSAValue, step: SSAValue) -> int | None:
+    """max(0, ceil((upper - lower) / step)), as `scf` counts iterations, when
+    the three are constants (and the step positive); else None."""
+    lo, hi, st = (constant_index(v) for v in (lower, upper, step))
+    if lo is None or hi is None or st is None or st <= 0:
+        return None
+    return max(0, -(-(hi - lo) // st))
 
 
 def _trip_or_dynamic(trip: int | None) -> float:
@@ -126,11 +133,8 @@ def estimated_work(op: Operation) -> float:
                           for d in range(len(op.lowerBound)))  # fmt: skip
         return trips * _block_work(op.body.block)
     if isinstance(op, scf.ForOp):
-        lower, upper, step = (constant_index(v) for v in (op.lb, op.ub, op.step))
-        trip = None
-        if lower is not None and upper is not None and step is not None and step > 0:
-            trip = max(0, -(-(upper - lower) // step))
-        return _trip_or_dynamic(trip) * _block_work(op.body.block)
+        trips = _trip_or_dynamic(static_trip_count(op.lb, op.ub, op.step))
+        return trips * _block_work(op.body.block)
     return 1 + sum(_block_work(block) for region in op.regions for block in region.blocks)
 
 
@@ -194,10 +198,9 @@ class _IndexMath:
 
     def trip_count(self, lower: SSAValue, upper: SSAValue, step: SSAValue) -> SSAValue:
         """max(0, ceil((upper - lower) / step)), as `scf` counts iterations."""
-        known = [constant_index(v) for v in (lower, upper, step)]
-        if None not in known and known[2] > 0:  # type: ignore[operator]
-            lo, hi, st = known
-            return self.const(max(0, -(-(hi - lo) // st)))  # type: ignore[operator]
+        known = static_trip_count(lower, upper, step)
+        if known is not None:
+            return self.const(known)
         span = self._binary(arith.SubiOp, upper, lower)
         trips = self._binary(arith.CeilDivSIOp, span, step)
         return self._binary(arith.MaxSIOp, trips, self.const(0))
@@ -250,7 +253,8 @@ def launch_sites(
         prefix = _split_prefix(dims, threads)
         if prefix is None:  # e.g. a batch of one: split the loops inside instead
             yield from launch_sites(dims[-1].loop.body.block, threads, min_work)
-        elif all(isinstance(v.type, _PASSABLE) for v in _captured(op)):
+        elif all(isinstance(v.type, _PASSABLE) for v in _captured(op)
+                 if not isinstance(v.owner, arith.ConstantOp)):  # fmt: skip
             yield op, prefix
 
 

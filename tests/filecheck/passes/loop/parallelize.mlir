@@ -233,3 +233,31 @@ func.func @reduction(%a: memref<100000xf32>) -> f32 {
 // CHECK-LABEL: func.func @reduction(
 // CHECK-NOT:     func.call
 // CHECK:         "scf.parallel"
+
+// -----
+
+// A thread is handed buffers and scalars; a loop that captures a vector
+// (not made by a constant, which would be copied in) stays serial.
+func.func @vector_capture(%out: memref<4096x8xf32>, %v: vector<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  "scf.parallel"(%c0, %c4096, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = vector.extract %v[0] : f32 from vector<8xf32>
+    memref.store %x, %out[%i, %c0] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @vector_capture(
+// CHECK-NOT:     func.call
+// CHECK:         "scf.parallel"(%c0, %c4096, %c1)
