@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,13 +110,21 @@ class JitModule:
         return func
 
 
-@functools.cache
+_pool_lock = threading.Lock()
+_pool: list[JitModule] = []
+
+
 def _thread_pool() -> JitModule:
-    """The process's thread pool, built and linked once; `ember_parallel_for`
-    then resolves to it through LLVM's symbol search (`_resolve_externals`)."""
-    pool = JitModule(str(runtime_module(llvm.get_process_triple())))
-    llvm.add_symbol(PARALLEL_FOR, pool.address(PARALLEL_FOR))
-    return pool
+    """The process's thread pool, built and linked once (under a lock: two
+    threads compiling at once must not make two pools) and never released;
+    `ember_parallel_for` then resolves to it through LLVM's symbol search
+    (`_resolve_externals`)."""
+    with _pool_lock:
+        if not _pool:
+            pool = JitModule(str(runtime_module(llvm.get_process_triple())))
+            llvm.add_symbol(PARALLEL_FOR, pool.address(PARALLEL_FOR))
+            _pool.append(pool)
+        return _pool[0]
 
 
 def _exported_names(module: llvm.ModuleRef) -> list[str]:
