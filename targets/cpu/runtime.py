@@ -21,9 +21,12 @@ How it works:
 - A launch publishes the job (task, ctx, n, chunk count, how many workers
   take part) under the pool's mutex and bumps a generation counter. Workers
   spin briefly on that counter after each job, then block on a condition
-  variable, so an idle pool burns no cores; the caller, after running
-  chunks itself, waits the same way (spin, then a second condition
-  variable) for the workers taking part to finish.
+  variable, so an idle pool burns no cores. A worker joins the job through
+  an atomic state word (the job's generation, a closed bit, a count of
+  workers inside); once every chunk is claimed the caller closes the job,
+  so a worker still waking up stays out, and waits (spin, then a second
+  condition variable) only for the workers inside. On a busy machine a
+  launch therefore never waits for a worker the OS has not scheduled.
 - Chunks (about `CHUNKS_PER_THREAD` per thread) are claimed from an atomic
   counter, so a thread that the OS delays leaves its share to the others.
   Which thread runs a chunk never changes what it computes: each element's
@@ -57,8 +60,10 @@ CHUNKS_PER_THREAD = 4
 """Chunks per thread taking part: enough to rebalance when one is delayed,
 few enough that claiming them costs nothing next to running them."""
 SPIN_ITERATIONS = 4096
-"""How often a waiting thread polls before it blocks (tens of microseconds):
-back-to-back kernels find the workers awake, an idle pool sleeps."""
+"""How often a waiting thread polls (with the CPU's spin-wait hint) before it
+blocks, some tens of microseconds: back-to-back kernels find the workers
+awake, an idle pool sleeps. (With 65,536 a 2-core machine shared with other
+jobs got slower: the spinning stole the cores the work needed.)"""
 SYNC_BYTES = 128
 """Storage for one pthread_mutex_t, pthread_cond_t or pthread_t (40, 48 and
 8 bytes on glibc; 64, 48 and 8 on macOS)."""
