@@ -62,8 +62,7 @@ few enough that claiming them costs nothing next to running them."""
 SPIN_ITERATIONS = 4096
 """How often a waiting thread polls (with the CPU's spin-wait hint) before it
 blocks, some tens of microseconds: back-to-back kernels find the workers
-awake, an idle pool sleeps. (With 65,536 a 2-core machine shared with other
-jobs got slower: the spinning stole the cores the work needed.)"""
+awake, an idle pool soon sleeps and leaves the cores to other work."""
 SYNC_BYTES = 128
 """Storage for one pthread_mutex_t, pthread_cond_t or pthread_t (40, 48 and
 8 bytes on glibc; 64, 48 and 8 on macOS)."""
