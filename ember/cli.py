@@ -212,6 +212,9 @@ def _options(args: argparse.Namespace) -> Options:
 
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are mistakes."""
+    if getattr(args, "target", "cpu") == "reference" and getattr(args, "threads", None):
+        raise EmberError("--threads applies to --target cpu (the reference interpreter does not "
+                         "run compiled code)")  # fmt: skip
     if getattr(args, "opt_level", 2) == 2:
         return
     if args.layout is not None:

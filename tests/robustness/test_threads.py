@@ -86,3 +86,14 @@ def test_a_malformed_launch_is_one_line(
     )
     code, _, err = run_opt(capsys, str(path), "-p", "convert-loop-to-llvm")
     assert_one_line_error(code, err, ".*launch.mlir", "ember.parallel_threads needs a positive")
+
+
+def test_threads_with_the_reference_interpreter_is_a_mistake(
+    relu: onnx.ModelProto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "relu.onnx"
+    onnx.save(relu, path)
+    assert main(["run", str(path), "--target", "reference", "--threads", "2"]) == 1
+    lines = diagnostics(capsys.readouterr().err)
+    assert lines == ["error: --threads applies to --target cpu (the reference interpreter does "
+                     "not run compiled code)"]  # fmt: skip
