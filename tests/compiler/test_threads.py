@@ -5,6 +5,7 @@ thread, in its order), and agrees with onnxruntime as the serial code does."""
 from __future__ import annotations
 
 import ctypes
+import json
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,8 @@ def test_shared_library_with_threads(tmp_path: Path) -> None:
     (want,) = ember.compile(model, threads=1).run(inputs)
     deployed = compile_to_directory(model, tmp_path, "conv", options=Options(threads=2))
     assert "void conv_set_threads(int64_t threads);" in deployed.header.read_text()
+    manifest = json.loads(deployed.manifest.read_text())
+    assert (manifest["threads"], manifest["set_threads"]) == (2, "conv_set_threads")
     library = ctypes.CDLL(str(deployed.library))
     library.conv_run.argtypes = [ctypes.c_void_p] * 3
     library.conv_set_threads.argtypes = [ctypes.c_int64]
