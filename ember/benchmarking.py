@@ -20,6 +20,7 @@ from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
+from ember.options import resolve_threads
 
 if TYPE_CHECKING:
     from ember.machine_limits import MachineLimits
@@ -86,8 +87,8 @@ class BenchmarkResult:
         return (
             f"{name}: compile {self.compile_seconds:.2f}s (onnxruntime session "
             f"{self.ort_session_seconds:.2f}s)\n"
-            f"  latency (median of {self.runs}): ember {self.ember_ms:.3f} ms (1 thread), "
-            f"onnxruntime {self.ort_ms:.3f} ms ({self.threads} thread(s)), "
+            f"  latency (median of {self.runs}, {self.threads} thread(s) each): "
+            f"ember {self.ember_ms:.3f} ms, onnxruntime {self.ort_ms:.3f} ms, "
             f"ratio {self.ratio:.2f}x\n"
             f"  max |ember - onnxruntime| = {self.max_abs_error:.3g}; arena {self.arena_bytes} bytes "
             f"(without reuse {self.naive_bytes})"
@@ -141,18 +142,19 @@ def benchmark_model(
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
 ) -> BenchmarkResult:
-    """Ember's generated code runs on one thread (it has no parallel loops
-    yet); `threads` is onnxruntime's intra-op thread count. With
-    `options.profile` the result holds Ember's profile over the timed runs
-    (and the machine's limits, measured here)."""
-    if threads < 1 or runs < 1 or warmup < 0:
-        raise EmberError(
-            f"benchmark needs threads >= 1 and runs >= 1 (got threads={threads}, runs={runs})"
-        )
+    """Both engines run on `threads` threads: Ember's parallel loops are
+    split among them (`options.threads` is replaced), and it is
+    onnxruntime's intra-op thread count. With `options.profile` the result
+    holds Ember's profile over the timed runs (and the machine's limits,
+    measured here)."""
+    threads = resolve_threads(threads)
+    if runs < 1 or warmup < 0:
+        raise EmberError(f"benchmark needs runs >= 1 and warmup >= 0 (got {runs}, {warmup})")
     proto = load_model(model)
     start = time.perf_counter()
-    compiled = compile(proto, input_shapes=input_shapes, opt_level=options.opt_level,
-                       layout=options.layout, disabled=options.disabled, report=report,
+    compiled = compile(proto, threads=threads, input_shapes=input_shapes,
+                       opt_level=options.opt_level, layout=options.layout,
+                       disabled=options.disabled, report=report,
                        profile=options.profile)  # fmt: skip
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()

@@ -1,12 +1,14 @@
 """The `ember` command: import, run, compile and benchmark models.
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
-    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2]
-    ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--fusion-report]
+    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2] [--threads N]
+    ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--threads N]
     ember bench MODEL [--threads N] [--runs N] [-O2] [--profile [--plot FILE.png]]
 
 MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`);
 `--random-weights SEED` replaces its weights by seeded random values.
+`--threads N` (default: every core) splits parallel loops among N threads
+(bench: onnxruntime runs on N threads too).
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them). User mistakes print `error: ...` and exit with status 1.
 """
@@ -24,6 +26,7 @@ from xdsl.dialects.func import FuncOp
 from ember.compiler import OPTIONAL_PASSES, CompileReport, Options
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
+from ember.options import MAX_THREADS, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
 
 
@@ -203,11 +206,15 @@ def _run(args: argparse.Namespace) -> int:
 
 def _options(args: argparse.Namespace) -> Options:
     layout = DEFAULT_LAYOUT if args.layout is None else args.layout
-    return Options(opt_level=args.opt_level, layout=layout, disabled=tuple(args.disable_pass))
+    return Options(opt_level=args.opt_level, layout=layout, disabled=tuple(args.disable_pass),
+                   threads=resolve_threads(getattr(args, "threads", None)))  # fmt: skip
 
 
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are mistakes."""
+    if getattr(args, "target", "cpu") == "reference" and getattr(args, "threads", None):
+        raise EmberError("--threads applies to --target cpu (the reference interpreter does not "
+                         "run compiled code)")  # fmt: skip
     if getattr(args, "opt_level", 2) == 2:
         return
     if args.layout is not None:
@@ -252,7 +259,7 @@ def _bench(args: argparse.Namespace) -> int:
             raise EmberError("--plot draws the profile's roofline: add --profile")
         check_plot_target(args.plot)  # before the compile, not after it
     options = replace(_options(args), profile=args.profile)
-    result = benchmark_model(_model(args), threads=args.threads, runs=args.runs,
+    result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), options=options,
                              report=_progress(args))  # fmt: skip
     print(result.format(args.model))
@@ -300,6 +307,20 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
     return value
+
+
+def _thread_count(text: str) -> int:
+    try:
+        return resolve_threads(int(text))
+    except (ValueError, EmberError):
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 1 to {MAX_THREADS}, got '{text}'"
+        ) from None
+
+
+def _threads_flag(command: argparse.ArgumentParser, extra: str = "") -> None:
+    command.add_argument("--threads", type=_thread_count, default=None, metavar="N",
+                         help=f"threads for parallel loops{extra} (default: every core)")  # fmt: skip
 
 
 def _version() -> str:
@@ -375,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_argument("--seed", type=_non_negative, default=0,
                              help="seed of generated inputs")  # fmt: skip
     optimisation_flags(run_command)
+    _threads_flag(run_command)
 
     compile_command = model_command(
         "compile", "compile ahead of time: .so, C header, weights", _compile
@@ -383,11 +405,10 @@ def build_parser() -> argparse.ArgumentParser:
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=["cpu"], default="cpu")
     optimisation_flags(compile_command)
+    _threads_flag(compile_command, "; the library's NAME_set_threads changes it at run time")
 
     bench_command = model_command("bench", "latency of Ember and onnxruntime side by side", _bench)
-    bench_command.add_argument("--threads", type=_positive, default=1,
-                               help="onnxruntime's threads (Ember's generated code runs on one "
-                                    "thread so far)")  # fmt: skip
+    _threads_flag(bench_command, ", Ember's and onnxruntime's alike")
     bench_command.add_argument("--runs", type=_positive, default=20, help="timed runs per engine")
     bench_command.add_argument("--profile", action="store_true",
                                help="time each kernel function of Ember's code: calls, time, "

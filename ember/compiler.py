@@ -32,7 +32,7 @@ from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
-from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
+from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.reference import entry_function
 from ember.report import CompileReport, StageListener
@@ -199,13 +199,15 @@ def compile(  # noqa: A001 - the public name the API promises
 
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
-    times every kernel call (read with `CompiledModel.profile()`). Only `cpu` exists so far. `threads` is accepted for the stable API; the
-    generated code runs on the calling thread until parallel loops land.
+    times every kernel call (read with `CompiledModel.profile()`). Only `cpu`
+    exists so far. `threads` (default: every core this process may use) is
+    how many threads each parallel loop worth it is split among: the calling
+    thread and workers of a pool that all compiled models share; 1 compiles
+    serial code.
     """
     if target != "cpu":
         raise EmberError(f"target '{target}' is not available yet (available: cpu)")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise EmberError(f"threads must be a positive integer, got {threads!r}")
+    threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
     if isinstance(disabled, str):
@@ -215,7 +217,7 @@ def compile(  # noqa: A001 - the public name the API promises
         module = import_onnx(model, input_shapes)
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
-    options = Options(opt_level, layout, tuple(disabled), profile)
+    options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)
     return compile_module(module, report, options)
 
 

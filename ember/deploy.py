@@ -16,6 +16,13 @@ C identifier (`targets/cpu/c_names.py`), and its comment gives the ONNX
 name, dtype and shape. The caller loads the weights file into memory
 (aligned to 64 bytes), allocates `NAME_ARENA_BYTES` bytes of scratch and
 passes dense row-major arrays. docs/deploying.md has a complete program.
+
+Parallel loops run on the library's own thread pool, split among the
+thread count given at compile time (`Options.threads`); the header also
+declares `void NAME_set_threads(int64_t threads)`, which changes that count
+for every later call (1: run on the calling thread alone; 0: back to the
+compiled count). A library compiled for one thread has no pool, and its
+`NAME_set_threads` does nothing.
 """
 
 from __future__ import annotations
@@ -65,7 +72,8 @@ def _header_names(name: str) -> dict[str, str]:
     upper = name.upper()
     return {"function": f"{name}_run", "struct": f"{name}_buffers",
             "arena": f"{upper}_ARENA_BYTES", "weights": f"{upper}_WEIGHTS_BYTES",
-            "inputs": f"{upper}_NUM_INPUTS", "outputs": f"{upper}_NUM_OUTPUTS"}  # fmt: skip
+            "inputs": f"{upper}_NUM_INPUTS", "outputs": f"{upper}_NUM_OUTPUTS",
+            "set_threads": f"{name}_set_threads"}  # fmt: skip
 
 
 def _quoted(name: str) -> str:
@@ -103,10 +111,13 @@ def compile_to_directory(
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener)."""
     from ember.targets.cpu import (
+        PTHREAD_LINK_ARGS,
+        CFunction,
         CStruct,
         emit_object,
         host_target_machine,
         link_shared_library,
+        link_thread_pool,
         optimize,
         parse_ir,
         to_llvmlite,
@@ -142,8 +153,10 @@ def compile_to_directory(
     with report.stage("llvm-object"):
         machine = host_target_machine()
         llvm_module = parse_ir(str(to_llvmlite(module)), machine)
+        pool = link_thread_pool(llvm_module, machine, header_names["set_threads"])
         optimize(llvm_module, machine)
-        library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so")
+        library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so",
+                                      PTHREAD_LINK_ARGS if pool else ())  # fmt: skip
     arena = max(report.arena_bytes, 64)
     doc = (
         f"{name}: compiled by Ember for {machine.triple}.\n\n"
@@ -153,6 +166,8 @@ def compile_to_directory(
         "           64-byte aligned\n"
         f"  arena    {header_names['arena']} bytes of scratch memory, 64-byte aligned;\n"
         "           calls that share an arena must not overlap in time\n"
+        f"Parallel loops run on {options.threads} thread(s); "
+        f"{header_names['set_threads']} changes that.\n"
         f'{name}.json maps each ONNX name to its member here ("c_name").'
     )
     struct_doc = (
@@ -161,9 +176,13 @@ def compile_to_directory(
     )
     defines = {header_names["arena"]: arena, header_names["weights"]: int(blob.size),
                header_names["inputs"]: len(inputs), header_names["outputs"]: len(outputs)}  # fmt: skip
+    set_threads = CFunction(header_names["set_threads"], [("int64_t", "threads")], (
+        f"Threads for the parallel loops of later calls (the calling thread and\n"
+        f"workers of this library's pool): 1 runs on the calling thread alone, 0 or\n"
+        f"less restores the count it was compiled for ({options.threads})."))  # fmt: skip
     header = write_c_header(out / f"{name}.h", function, [(f"const {struct} *", "buffers"),
                             ("const void *", "weights"), ("void *", "arena")], doc,
-                            defines, [CStruct(struct, fields, struct_doc)])  # fmt: skip
+                            defines, [CStruct(struct, fields, struct_doc)], [set_threads])  # fmt: skip
     weights = out / f"{name}.weights"
     weights.write_bytes(blob.tobytes())
     manifest = out / f"{name}.json"
@@ -171,7 +190,8 @@ def compile_to_directory(
                for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
     manifest.write_text(json.dumps({
         "function": function, "buffers_struct": struct, "library": library.name,
-        "weights": weights.name, "arena_bytes": arena,
+        "weights": weights.name, "arena_bytes": arena, "threads": options.threads,
+        "set_threads": header_names["set_threads"],
         "inputs": entries[: len(inputs)], "outputs": entries[len(inputs):],
     }, indent=2) + "\n")  # fmt: skip
     return DeployedModel(library, header, weights, manifest, function, struct, arena)

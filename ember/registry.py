@@ -31,6 +31,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.instrument_kernels import InstrumentKernelsPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
+    from ember.passes.loop.parallelize import ParallelizePass
     from ember.passes.loop.plan_memory import PlanMemoryPass
     from ember.passes.tensor.default_schedule import DefaultSchedulePass
 
@@ -55,5 +56,6 @@ def all_passes() -> dict[str, type[ModulePass]]:
         PlanMemoryPass,
         OutlineKernelsPass,
         InstrumentKernelsPass,
+        ParallelizePass,
     ]
     return {p.name: p for p in passes}

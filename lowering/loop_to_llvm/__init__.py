@@ -35,7 +35,13 @@ keep the unpacked form.
 
 Lowering: `index` is i64; `scf.for` and `scf.parallel` become a CFG (header
 block with the induction variable as block argument, `icmp slt`, body,
-increment, back edge, exit); parallel loops run serially. Scalar ops map
+increment, back edge, exit); an `scf.parallel` left in a function runs
+serially. A call marked `ember.parallel_threads` (`loop-parallelize`) of a
+function marked `ember.parallel_body` is a launch: the callee's arguments
+but its range go into a context of 8-byte slots, and the call becomes
+`ember_parallel_for(@callee_task, ctx, end - begin, threads)`, a function
+the target provides (`parallel.py` has the contract; the CPU's is a thread
+pool); each such callee gets an internal `callee_task(ctx, from, to)`. Scalar ops map
 to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
 once per module). No fast-math flags: exact IEEE semantics. Integer
 division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
@@ -45,8 +51,8 @@ One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
 shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
 pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
-and math), `abi` (the signatures and calls above), `timing` (the cycle
-counter that a profile reads). This module checks the
+and math), `abi` (the signatures and calls above), `parallel` (launches),
+`timing` (the cycle counter that a profile reads). This module checks the
 input and wires them.
 """
 
@@ -62,7 +68,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars, timing
+from ember.lowering.loop_to_llvm import abi, control_flow, memory, parallel, scalars, timing
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
@@ -74,6 +80,7 @@ HANDLERS: HandlerTable = {
     **scalars.HANDLERS,
     **abi.HANDLERS,
     **timing.HANDLERS,
+    **parallel.HANDLERS,  # calls: a launch where marked, else abi's plain call
 }
 
 
@@ -103,7 +110,10 @@ def convert_loop_to_llvm(module: ModuleOp) -> None:
     body = module.body.block
     for fn in list(body.ops):
         assert isinstance(fn, func.FuncOp)
-        body.insert_op_before(abi.lower_function(fn, HANDLERS, externals, PASS), fn)
+        lowered = abi.lower_function(fn, HANDLERS, externals, PASS)
+        body.insert_op_before(lowered, fn)
+        if parallel.is_parallel_body(fn):
+            body.insert_op_before(parallel.task_function(lowered), fn)
         body.erase_op(fn)
     for name, function_type in externals.items():
         body.insert_op_before(llvm.FuncOp(name, function_type, EXTERNAL), body.first_op)  # type: ignore[arg-type]

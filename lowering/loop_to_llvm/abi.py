@@ -11,7 +11,7 @@ A `func.call` passes what the callee's signature asks for.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, NoneAttr, i64
@@ -58,12 +58,11 @@ def parameter_types(t: Attribute) -> list[Attribute]:
     return [scalar_type(t)]
 
 
-@_lowers(func.CallOp)
-def _call(lw: FunctionBuilder, op: Operation) -> None:
-    """A call to another loop-level function, in its unpacked form."""
-    assert isinstance(op, func.CallOp)
+def call_arguments(lw: FunctionBuilder, values: Sequence[SSAValue]) -> list[SSAValue]:
+    """The LLVM arguments that pass loop-level `values` (a memref's pointer,
+    then its dynamic parts) to a function in the unpacked form."""
     arguments: list[SSAValue] = []
-    for value in op.arguments:
+    for value in values:
         arguments.append(lw.values[value])
         if isinstance(value.type, MemRefType):
             layout = layout_of(lw, value)
@@ -71,7 +70,14 @@ def _call(lw: FunctionBuilder, op: Operation) -> None:
                 quantity = {"offset": layout.offset, "size": layout.sizes[dim],
                             "stride": layout.strides[dim]}[part]  # fmt: skip
                 arguments.append(lw.index(quantity))  # type: ignore[arg-type]
-    lw.emit(llvm.CallOp(op.callee.string_value(), *arguments))
+    return arguments
+
+
+@_lowers(func.CallOp)
+def lower_call(lw: FunctionBuilder, op: Operation) -> None:
+    """A call to another loop-level function, in its unpacked form."""
+    assert isinstance(op, func.CallOp)
+    lw.emit(llvm.CallOp(op.callee.string_value(), *call_arguments(lw, op.arguments)))
 
 
 def _buffer_pointer(

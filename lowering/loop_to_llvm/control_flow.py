@@ -4,8 +4,9 @@ A loop is a header block with the induction variable as block argument
 (`icmp slt` against the upper bound), the body, the increment and back edge,
 and an exit block where lowering continues. Bounds and steps are SSA values
 (constants or not). An `scf.parallel` runs its dims as nested loops, the
-first outermost, serially (nothing here runs threads yet); loop-carried
-values (`iter_args`, reductions) are not supported. `func.return` returns
+first outermost, serially: the loops that run on threads were outlined by
+`loop-parallelize` before, and their launches are `parallel.py`'s;
+loop-carried values (`iter_args`, reductions) are not supported. `func.return` returns
 nothing.
 """
 

@@ -7,7 +7,16 @@ it into the running process or into a shared library with a C header.
 
 from __future__ import annotations
 
-from ember.targets.cpu.aot import CField, CStruct, emit_object, link_shared_library, write_c_header
+from ember.targets.cpu.aot import (
+    PTHREAD_LINK_ARGS,
+    CField,
+    CFunction,
+    CStruct,
+    emit_object,
+    link_shared_library,
+    link_thread_pool,
+    write_c_header,
+)
 from ember.targets.cpu.c_names import CNames
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.jit import JitModule
@@ -17,7 +26,9 @@ from ember.targets.cpu.optimize import optimize, parse_ir
 from ember.targets.cpu.timing import CompileTimes
 
 __all__ = [
+    "PTHREAD_LINK_ARGS",
     "CField",
+    "CFunction",
     "CNames",
     "CStruct",
     "CodegenError",
@@ -27,6 +38,7 @@ __all__ = [
     "host_cpu_description",
     "host_target_machine",
     "link_shared_library",
+    "link_thread_pool",
     "optimize",
     "parse_ir",
     "to_llvmlite",

@@ -2,6 +2,10 @@
 
 LLVM writes the object; the system `cc` links it, because it knows the
 platform's crt files, libm and linker flags and we would only get them wrong.
+A model with parallel loops gets its own copy of the thread pool linked in
+(`link_thread_pool`): every symbol of it internal but a per-model
+`NAME_set_threads`, so two Ember libraries in one process never share or
+clash, and the library needs only libc's POSIX threads.
 """
 
 from __future__ import annotations
@@ -17,9 +21,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import llvmlite.binding as llvm
+from llvmlite import ir
 
+from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
 from ember.targets.cpu.c_names import is_c_identifier, is_reserved
 from ember.targets.cpu.errors import CodegenError
+from ember.targets.cpu.optimize import parse_ir
+from ember.targets.cpu.runtime import runtime_module, set_threads_stub
+
+PTHREAD_LINK_ARGS = ("-lpthread",)
+"""What a library with the thread pool links with (a no-op where libc has
+the threads, as glibc 2.34 and later do; needed before)."""
+
+
+def link_thread_pool(
+    module: llvm.ModuleRef, target_machine: llvm.TargetMachine, set_threads: str
+) -> bool:
+    """Links the thread pool into `module` if it calls `ember_parallel_for`,
+    exporting only `void set_threads(int64_t)` (the run-time override of the
+    thread count, `runtime.py`); without parallel loops `set_threads` is
+    defined and does nothing. Returns whether the pool was linked (the
+    library then needs `PTHREAD_LINK_ARGS`)."""
+    calls_pool = any(f.name == PARALLEL_FOR and f.is_declaration for f in module.functions)
+    if calls_pool:
+        pool = parse_ir(str(runtime_module(module.triple, set_threads)), target_machine)
+    else:
+        stub = ir.Module(name="ember_runtime")
+        set_threads_stub(stub, set_threads)
+        pool = parse_ir(str(stub), target_machine)
+    module.link_in(pool)
+    if calls_pool:
+        module.get_function(PARALLEL_FOR).linkage = llvm.Linkage.internal
+    return calls_pool
 
 
 def emit_object(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> bytes:
@@ -76,6 +109,15 @@ class CField:
 
 
 @dataclass(frozen=True)
+class CFunction:
+    """`void name(params);` after the main declaration, with `comment` above it."""
+
+    name: str
+    params: Sequence[tuple[str, str]]
+    comment: str = ""
+
+
+@dataclass(frozen=True)
 class CStruct:
     """`typedef struct name { fields } name;`, with `comment` above it."""
 
@@ -91,12 +133,13 @@ def write_c_header(
     doc: str,
     defines: dict[str, int] | None = None,
     structs: Sequence[CStruct] = (),
+    functions: Sequence[CFunction] = (),
 ) -> Path:
     """Write a header declaring `void function_name(params);`, usable from C and C++.
 
     `params` holds `(C type, name)` pairs, e.g. `("const float *", "input")`;
     `defines` adds integer macros (e.g. buffer sizes) and `structs` typedefs
-    before the declaration. Every name must be an identifier that is no C or
+    before the declaration, `functions` more declarations after it. Every name must be an identifier that is no C or
     C++ keyword and not reserved (`c_names.is_reserved`), and every name the
     header declares at file scope or as a macro must be distinct from the
     others and from every parameter and struct member (one named like a macro
@@ -105,16 +148,19 @@ def write_c_header(
     defines = defines or {}
     out = Path(path)
     guard = "EMBER_" + re.sub(r"[^A-Za-z0-9]+", "_", out.name).strip("_").upper()
-    file_scope = [guard, function_name, *defines, *(struct.name for struct in structs)]
+    file_scope = [guard, function_name, *defines, *(struct.name for struct in structs),
+                  *(f.name for f in functions)]  # fmt: skip
     parameters = [name for _, name in params]
-    members = [*parameters, *(field.name for struct in structs for field in struct.fields)]
+    members = [*parameters, *(field.name for struct in structs for field in struct.fields),
+               *(name for f in functions for _, name in f.params)]  # fmt: skip
     for name in [*file_scope, *members]:
         if not is_c_identifier(name):
             raise CodegenError(f"'{name}' is not a valid C identifier for the header")
         if is_reserved(name):
             raise CodegenError(f"'{name}' is a C or C++ keyword or a reserved identifier")
     clashes = _duplicates(file_scope) | (set(file_scope) & set(members))
-    for scope in [parameters, *([f.name for f in struct.fields] for struct in structs)]:
+    for scope in [parameters, *([f.name for f in struct.fields] for struct in structs),
+                  *([name for _, name in f.params] for f in functions)]:  # fmt: skip
         clashes |= _duplicates(scope)
     if clashes:
         raise CodegenError(f"the header would declare {', '.join(sorted(clashes))} twice")
@@ -127,7 +173,8 @@ def write_c_header(
         + '#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
         + "".join(map(_struct, structs))
         + f"void {function_name}({arguments});\n\n"
-        "#ifdef __cplusplus\n}\n#endif\n\n"
+        + "".join(map(_function, functions))
+        + "#ifdef __cplusplus\n}\n#endif\n\n"
         f"#endif /* {guard} */\n"
     )
     return out
@@ -155,6 +202,11 @@ def _struct(struct: CStruct) -> str:
     return (
         _comment(struct.comment) + f"typedef struct {struct.name} {{\n{fields}}} {struct.name};\n\n"
     )
+
+
+def _function(function: CFunction) -> str:
+    arguments = ", ".join(_declarator(ctype, name) for ctype, name in function.params) or "void"
+    return _comment(function.comment) + f"void {function.name}({arguments});\n\n"
 
 
 def _duplicates(names: Sequence[str]) -> set[str]:

@@ -4,6 +4,11 @@ We optimise and emit the object with our own target machine (so the JIT
 runs exactly the code an AOT `.so` would contain) and hand ORC only the
 object to link. One LLJIT serves the whole process; each `JitModule` is a
 separate JIT library whose code lives as long as the `JitModule` does.
+
+Ember's thread pool (`runtime.py`) is built once per process, the first
+time a module calls `ember_parallel_for`, into a library of its own that is
+never unloaded; its symbol is then resolved for every later module, so all
+compiled models share one pool.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +26,7 @@ from llvmlite import ir
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.machine import host_target_machine, initialize
 from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.runtime import PARALLEL_FOR, runtime_module
 from ember.targets.cpu.timing import CompileTimes
 
 _HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private}
@@ -73,6 +80,8 @@ class JitModule:
             self._tracker = self._link()
 
     def _link(self) -> Any:
+        if any(f.name == PARALLEL_FOR and f.is_declaration for f in self.module.functions):
+            _thread_pool()
         builder = llvm.JITLibraryBuilder().add_object_img(self.object_code)
         for name, address in _resolve_externals(self.module).items():
             builder.import_symbol(name, address)
@@ -99,6 +108,23 @@ class JitModule:
         func = prototype(self.address(name))
         func._ember_jit_module = self  # type: ignore[attr-defined]
         return func
+
+
+_pool_lock = threading.Lock()
+_pool: list[JitModule] = []
+
+
+def _thread_pool() -> JitModule:
+    """The process's thread pool, built and linked once (under a lock: two
+    threads compiling at once must not make two pools) and never released;
+    `ember_parallel_for` then resolves to it through LLVM's symbol search
+    (`_resolve_externals`)."""
+    with _pool_lock:
+        if not _pool:
+            pool = JitModule(str(runtime_module(llvm.get_process_triple())))
+            llvm.add_symbol(PARALLEL_FOR, pool.address(PARALLEL_FOR))
+            _pool.append(pool)
+        return _pool[0]
 
 
 def _exported_names(module: llvm.ModuleRef) -> list[str]:

@@ -1,9 +1,11 @@
 """The `llvm`-dialect module as an llvmlite module, with the CPU's linkage.
 
 xDSL's translator (`convert_module`) gives the IR; this adds what the
-dialect cannot say: kernels (`ember.kernel`) become internal and never
-inlined, and a packed entry function's buffer array is `noalias` and not
-captured, as the ABI of `convert-loop-to-llvm` promises.
+dialect says but the translator drops, or cannot say: functions with
+internal linkage (parallel tasks) stay internal, kernels (`ember.kernel`)
+become internal and never inlined, and a packed entry function's buffer
+array is `noalias` and not captured, as the ABI of `convert-loop-to-llvm`
+promises.
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
     marked = {marker: {op.sym_name.data for op in module.ops
                        if isinstance(op, llvm.FuncOp) and marker in op.attributes}
               for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR)}  # fmt: skip
+    internal = {op.sym_name.data for op in module.ops
+                if isinstance(op, llvm.FuncOp) and op.linkage.linkage.data == "internal"}  # fmt: skip
     llvm_module = convert_module(module, fallback_target_triple=None)
     for function in llvm_module.functions:
+        if function.name in internal:
+            function.linkage = "internal"
         if function.name in marked[KERNEL_ATTR]:
             # Kept out of line: LLVM optimises each kernel on its own, in linear time.
             function.linkage = "internal"

@@ -10,6 +10,7 @@ grouped in stages that `CompileReport` times:
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
+             [loop-parallelize{threads=N} when N > 1]
              [loop-instrument-kernels with a profile]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
@@ -70,6 +71,7 @@ from ember.passes.loop.instrument_kernels import (
 )
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.parallelize import ParallelizePass
 from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.report import CompileReport, KernelCost
@@ -99,6 +101,9 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         wanted = options.opt_level >= 2 and compiler_pass.name not in options.disabled
         return [compiler_pass] if wanted else []
 
+    # One thread: no launches and no runtime at all, not launches of one thread.
+    threads = [ParallelizePass(threads=options.threads)] if options.threads > 1 else []
+
     return [
         *(("graph", p) for p in graph),
         *(("tensor", p) for p in at_level_2(ConvertConvToWinogradPass())),
@@ -110,6 +115,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
+        *(("loop", p) for p in threads),
         *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
         ("llvm", ConvertLoopToLLVMPass()),
     ]

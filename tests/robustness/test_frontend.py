@@ -426,8 +426,8 @@ def test_input_shape_override_over_the_limit(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [
-        ({"threads": 0}, "threads must be a positive integer, got 0"),
-        ({"threads": "4"}, "threads must be a positive integer, got '4'"),
+        ({"threads": 0}, "threads must be an integer from 1 to 1024, got 0"),
+        ({"threads": "4"}, "threads must be an integer from 1 to 1024, got '4'"),
         ({"opt_level": 3}, "opt_level must be 0, 1 or 2, got 3"),
         ({"disabled": "loop-fuse"}, "disabled must be a sequence of pass names"),
         ({"target": "tpu"}, "target 'tpu' is not available"),

@@ -123,7 +123,7 @@ def test_input_file_fixes_a_dynamic_dimension(tmp_path: Path) -> None:
      (["run", "light:squeezenet", "--input", "data_0=/no/file.npy"], ["cannot load"]),
      (["run", "light:squeezenet", "--seed", "-1"], ["--seed", "must be 0 or more"]),
      (["bench", "light:squeezenet", "--runs", "0"], ["--runs", "must be 1 or more"]),
-     (["bench", "light:squeezenet", "--threads", "0"], ["--threads", "must be 1 or more"]),
+     (["bench", "light:squeezenet", "--threads", "0"], ["--threads", "must be an integer from 1 to 1024"]),
      (["run", "light:squeezenet", "-O1", "--layout", "NCHWc"], ["--layout applies at -O2"]),
      (["compile", "light:squeezenet", "-o", "/tmp/x", "-O1", "--fusion-report"],
       ["--fusion-report", "needs -O2"]),

@@ -1,0 +1,406 @@
+"""Ember's thread pool, written as LLVM IR: parallel loops call it from generated code.
+
+`loop-parallelize` turns the outermost parallel loop of a kernel into an
+outlined body and a launch; the LLVM lowering makes the launch a call
+
+    void ember_parallel_for(void (*task)(void *ctx, int64_t begin, int64_t end),
+                            void *ctx, int64_t n, int64_t threads);
+
+which splits [0, n) into chunks, runs them on the calling thread and on up
+to `threads - 1` workers, and returns when every chunk has run. The pool is
+generated as IR (not C) because a user's machine may have no C compiler at
+run time; it needs only POSIX threads from libc. The JIT builds it once per
+process (`jit.py`) and every compiled model calls that one; `ember compile`
+links a private copy into each shared library (`aot.py`).
+
+How it works:
+
+- Workers are created lazily by the first launch that needs them (more by a
+  later launch asking for more threads) and never exit. A worker that fails
+  to start is simply not used.
+- A launch publishes the job (task, ctx, n, chunk count, how many workers
+  take part) under the pool's mutex and bumps a generation counter. Workers
+  spin briefly on that counter after each job, then block on a condition
+  variable, so an idle pool burns no cores. A worker joins the job through
+  an atomic state word (the job's generation, a closed bit, a count of
+  workers inside); once every chunk is claimed the caller closes the job,
+  so a worker still waking up stays out, and waits (spin, then a second
+  condition variable) only for the workers inside. On a busy machine a
+  launch therefore never waits for a worker the OS has not scheduled.
+- Chunks (about `CHUNKS_PER_THREAD` per thread) are claimed from an atomic
+  counter, so a thread that the OS delays leaves its share to the others.
+  Which thread runs a chunk never changes what it computes: each element's
+  arithmetic stays in the body, in its order.
+- One launch runs at a time: a launch that finds the pool busy (a parallel
+  loop inside a body, or a second application thread) runs its whole range
+  on its own thread, so nesting cannot deadlock.
+- `ember_set_threads(k)` overrides the compiled thread count for all later
+  launches (k >= 1; 1 runs everything on the calling thread); 0 or less
+  restores the compiled count.
+
+Mutexes and condition variables are opaque, platform-sized types, so they get
+generous zeroed storage (`SYNC_BYTES`, aligned) and `pthread_*_init`; a
+thread id gets the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+from llvmlite.ir import instructions as ir_instructions
+
+from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
+from ember.options import MAX_THREADS
+
+SET_THREADS = "ember_set_threads"
+"""`void ember_set_threads(int64_t threads)`: the run-time override."""
+
+CHUNKS_PER_THREAD = 4
+"""Chunks per thread taking part: enough to rebalance when one is delayed,
+few enough that claiming them costs nothing next to running them."""
+SPIN_ITERATIONS = 4096
+"""How often a waiting thread polls (with the CPU's spin-wait hint) before it
+blocks, some tens of microseconds: back-to-back kernels find the workers
+awake, an idle pool soon sleeps and leaves the cores to other work."""
+SYNC_BYTES = 128
+"""Storage for one pthread_mutex_t, pthread_cond_t or pthread_t (40, 48 and
+8 bytes on glibc; 64, 48 and 8 on macOS)."""
+
+_I8, _I32, _I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_PTR = ir.PointerType()
+_VOID = ir.VoidType()
+_TASK = ir.FunctionType(_VOID, [_PTR, _I64, _I64])
+_ORDER = "seq_cst"
+
+_PAUSE = {"x86_64": ("llvm.x86.sse2.pause", ()), "aarch64": ("llvm.aarch64.hint", (1,))}
+"""The spin-wait hint per architecture (x86 `pause`, Arm `yield`); none elsewhere."""
+
+
+def _call_task(b: ir.IRBuilder, task: ir.Value, *args: ir.Value) -> None:
+    """`task(args)` through a function pointer. llvmlite's `call` needs the
+    callee's function type, which an opaque `ptr` lacks: a cast to a typed
+    pointer gives it one (printed as a no-op cast, which LLVM folds)."""
+    typed = ir_instructions.CastInstr(b.block, "bitcast", task, ir.PointerType(_TASK))
+    b._insert(typed)  # noqa: SLF001 - IRBuilder.bitcast returns the opaque pointer unchanged
+    b.call(typed, list(args))
+
+
+_CLOSED = 1 << 31
+_OPEN_MASK = ir.Constant(ir.IntType(64), -_CLOSED)
+"""The bits of the state word that say which job it is and whether it is closed."""
+
+
+def _tag(b: ir.IRBuilder, generation: ir.Value) -> ir.Value:
+    """The state word of an open, empty job: the generation's low 32 bits
+    above bit 32 (bit 31: closed; bits 0-30: workers inside). A worker would
+    have to sleep through 2**32 launches to mistake one job for another."""
+    return b.shl(b.and_(generation, ir.Constant(_I64, 0xFFFF_FFFF)), ir.Constant(_I64, 32))
+
+
+class _Pool:
+    """The globals of one pool and the functions that use them, in `module`."""
+
+    def __init__(self, module: ir.Module, set_threads_name: str) -> None:
+        self.module = module
+        self.set_threads_name = set_threads_name
+        self.mutex = self._global("ember_pool_mutex", ir.ArrayType(_I8, SYNC_BYTES), 64)
+        self.work = self._global("ember_pool_work", ir.ArrayType(_I8, SYNC_BYTES), 64)
+        self.done = self._global("ember_pool_done", ir.ArrayType(_I8, SYNC_BYTES), 64)
+        self.initialized = self._global("ember_pool_initialized", _I64)
+        self.busy = self._global("ember_pool_busy", _I64)
+        self.override = self._global("ember_pool_threads", _I64)
+        self.started = self._global("ember_pool_workers", _I64)
+        self.start_generation = self._global("ember_pool_start_generation",
+                                             ir.ArrayType(_I64, MAX_THREADS), 8)  # fmt: skip
+        # The job: written under the mutex before `generation` moves on.
+        self.generation = self._global("ember_pool_generation", _I64)
+        # Pointers are kept as integers: llvmlite cannot store atomically
+        # through an opaque pointer to a pointer.
+        self.task = self._global("ember_pool_task", _I64)
+        self.ctx = self._global("ember_pool_ctx", _I64)
+        self.n = self._global("ember_pool_n", _I64)
+        self.chunks = self._global("ember_pool_chunks", _I64)
+        self.helpers = self._global("ember_pool_helpers", _I64)
+        self.next_chunk = self._global("ember_pool_next_chunk", _I64)
+        # The job's state word (`_tag`): its generation, whether it is
+        # closed to workers, how many workers are in it.
+        self.state = self._global("ember_pool_state", _I64)
+        self.libc = {
+            name: self._declare(name, ret, args)
+            for name, ret, args in (
+                ("pthread_mutex_init", _I32, [_PTR, _PTR]),
+                ("pthread_cond_init", _I32, [_PTR, _PTR]),
+                ("pthread_mutex_lock", _I32, [_PTR]),
+                ("pthread_mutex_unlock", _I32, [_PTR]),
+                ("pthread_cond_wait", _I32, [_PTR, _PTR]),
+                ("pthread_cond_broadcast", _I32, [_PTR]),
+                ("pthread_cond_signal", _I32, [_PTR]),
+                ("pthread_create", _I32, [_PTR, _PTR, _PTR, _PTR]),
+            )
+        }
+        pause = _PAUSE.get(module.triple.split("-")[0])
+        self.pause: tuple[ir.Function, tuple[int, ...]] | None = None
+        if pause is not None:
+            name, args = pause
+            self.pause = (self._declare(name, _VOID, [_I32] * len(args)), args)
+
+    def _global(self, name: str, t: ir.Type, align: int = 8) -> ir.GlobalVariable:
+        variable = ir.GlobalVariable(self.module, t, name)
+        variable.initializer = ir.Constant(t, None)  # zero
+        variable.linkage = "internal"
+        variable.align = align
+        return variable
+
+    def _declare(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        return ir.Function(self.module, ir.FunctionType(ret, args), name)
+
+    def _function(self, name: str, t: ir.FunctionType, linkage: str = "internal") -> ir.Function:
+        function = ir.Function(self.module, t, name)
+        function.linkage = linkage
+        function.attributes.add("nounwind")
+        return function
+
+    # Small helpers over an IRBuilder.
+
+    @staticmethod
+    def load(b: ir.IRBuilder, variable: ir.GlobalVariable) -> ir.Value:
+        return b.load_atomic(variable, _ORDER, 8, typ=variable.value_type)
+
+    @staticmethod
+    def store(b: ir.IRBuilder, value: ir.Value, variable: ir.Value) -> None:
+        b.store_atomic(value, variable, _ORDER, 8)
+
+    def call(self, b: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
+        return b.call(self.libc[name], list(args))
+
+    def spin_pause(self, b: ir.IRBuilder) -> None:
+        if self.pause is not None:
+            function, args = self.pause
+            b.call(function, [ir.Constant(_I32, a) for a in args])
+
+    def spin_until(self, b: ir.IRBuilder, fn: ir.Function, ready: Callable[[], ir.Value]) -> None:
+        """Polls `ready()` up to SPIN_ITERATIONS times; continues either way."""
+        entry = b.block
+        check, again, out = (fn.append_basic_block(n) for n in ("spin", "spin.again", "spin.out"))
+        b.branch(check)
+        b.position_at_end(check)
+        count = b.phi(_I64)
+        count.add_incoming(ir.Constant(_I64, 0), entry)
+        b.cbranch(ready(), out, again)
+        b.position_at_end(again)
+        self.spin_pause(b)
+        step = b.add(count, ir.Constant(_I64, 1))
+        count.add_incoming(step, again)
+        b.cbranch(b.icmp_unsigned("<", step, ir.Constant(_I64, SPIN_ITERATIONS)), check, out)
+        b.position_at_end(out)
+
+    def wait_while(self, b: ir.IRBuilder, fn: ir.Function, cond: ir.Value,
+                   blocked: Callable[[], ir.Value]) -> None:  # fmt: skip
+        """With the mutex held: `while (blocked()) pthread_cond_wait(cond, mutex)`."""
+        check, wait, out = (fn.append_basic_block(n) for n in ("wait", "wait.block", "wait.out"))
+        b.branch(check)
+        b.position_at_end(check)
+        b.cbranch(blocked(), wait, out)
+        b.position_at_end(wait)
+        self.call(b, "pthread_cond_wait", cond, self.mutex)
+        b.branch(check)
+        b.position_at_end(out)
+
+    # The functions.
+
+    def build(self) -> None:
+        run_chunks = self.run_chunks()
+        worker = self.worker(run_chunks)
+        self.parallel_for(run_chunks, worker)
+        self.set_threads()
+
+    def run_chunks(self) -> ir.Function:
+        """`run_chunks(task, ctx, n, chunks)`: claims and runs chunks until none is left."""
+        fn = self._function(
+            "ember_pool_run_chunks", ir.FunctionType(_VOID, [_PTR, _PTR, _I64, _I64])
+        )
+        task, ctx, n, chunks = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        claim, run, out = (fn.append_basic_block(n) for n in ("claim", "run", "out"))
+        b.branch(claim)
+        b.position_at_end(claim)
+        chunk = b.atomic_rmw("add", self.next_chunk, ir.Constant(_I64, 1), _ORDER)
+        b.cbranch(b.icmp_unsigned("<", chunk, chunks), run, out)
+        b.position_at_end(run)
+        # Chunk c is [c*n/chunks, (c+1)*n/chunks): sizes differ by one at most.
+        begin = b.udiv(b.mul(chunk, n), chunks)
+        end = b.udiv(b.mul(b.add(chunk, ir.Constant(_I64, 1)), n), chunks)
+        _call_task(b, task, ctx, begin, end)
+        b.branch(claim)
+        b.position_at_end(out)
+        b.ret_void()
+        return fn
+
+    def worker(self, run_chunks: ir.Function) -> ir.Function:
+        """A worker's start routine; its argument is its index w. It may
+        join a job if w < the job's helper count and the job is still open."""
+        fn = self._function("ember_pool_worker", ir.FunctionType(_PTR, [_PTR]))
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        index = b.ptrtoint(fn.args[0], _I64)
+        slot = b.gep(self.start_generation, [ir.Constant(_I32, 0), index])
+        seen_slot = b.alloca(_I64)
+        b.store(b.load(slot), seen_slot)
+        loop = fn.append_basic_block("loop")
+        b.branch(loop)
+        b.position_at_end(loop)
+        seen = b.load(seen_slot)
+        self.spin_until(b, fn, lambda: b.icmp_unsigned("!=", self.load(b, self.generation), seen))
+        self.call(b, "pthread_mutex_lock", self.mutex)
+        self.wait_while(b, fn, self.work,
+                        lambda: b.icmp_unsigned("==", self.load(b, self.generation), seen))  # fmt: skip
+        generation = self.load(b, self.generation)
+        b.store(generation, seen_slot)
+        job = [self.load(b, v) for v in (self.task, self.ctx, self.n, self.chunks, self.helpers)]
+        self.call(b, "pthread_mutex_unlock", self.mutex)
+        task, ctx, n, chunks, helpers = job
+        task, ctx = b.inttoptr(task, _PTR), b.inttoptr(ctx, _PTR)
+        tag = _tag(b, generation)
+        join, joined, finish = (fn.append_basic_block(n) for n in ("join", "joined", "finish"))
+        b.cbranch(b.icmp_unsigned("<", index, helpers), join, loop)
+        b.position_at_end(join)
+        # Join only the job read above, and only while it is open: a worker
+        # that wakes late must not run a finished job's task on the next
+        # job's chunks (the first's ctx may be gone).
+        state = self.load(b, self.state)
+        retry = fn.append_basic_block("join.cas")
+        b.cbranch(b.icmp_unsigned("==", b.and_(state, _OPEN_MASK), tag), retry, loop)
+        b.position_at_end(retry)
+        swapped = b.cmpxchg(self.state, state, b.add(state, ir.Constant(_I64, 1)), _ORDER, _ORDER)
+        b.cbranch(b.extract_value(swapped, 1), joined, join)
+        b.position_at_end(joined)
+        b.call(run_chunks, [task, ctx, n, chunks])
+        left = b.atomic_rmw("sub", self.state, ir.Constant(_I64, 1), _ORDER)
+        last = b.or_(tag, ir.Constant(_I64, _CLOSED | 1))
+        b.cbranch(b.icmp_unsigned("==", left, last), finish, loop)
+        b.position_at_end(finish)
+        # The last worker out of a closed job wakes the caller, under the
+        # mutex, so a caller that saw workers still in is already waiting.
+        self.call(b, "pthread_mutex_lock", self.mutex)
+        self.call(b, "pthread_cond_signal", self.done)
+        self.call(b, "pthread_mutex_unlock", self.mutex)
+        b.branch(loop)
+        return fn
+
+    def parallel_for(self, run_chunks: ir.Function, worker: ir.Function) -> None:
+        fn = self._function(PARALLEL_FOR, ir.FunctionType(_VOID, [_PTR, _PTR, _I64, _I64]),
+                            linkage="external")  # fmt: skip
+        task, ctx, n, threads = fn.args
+        for arg, name in zip(fn.args, ("task", "ctx", "n", "threads")):
+            arg.name = name
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        serial = fn.append_basic_block("serial")
+        zero, one = ir.Constant(_I64, 0), ir.Constant(_I64, 1)
+        thread_id = b.alloca(ir.ArrayType(_I8, SYNC_BYTES))  # written by pthread_create, unused
+        thread_id.align = 16
+
+        override = self.load(b, self.override)
+        wanted = b.select(b.icmp_signed(">", override, zero), override, threads)
+        wanted = b.select(b.icmp_signed(">", wanted, ir.Constant(_I64, MAX_THREADS)),
+                          ir.Constant(_I64, MAX_THREADS), wanted)  # fmt: skip
+        claim = fn.append_basic_block("claim")
+        worth = b.and_(b.icmp_signed(">", wanted, one), b.icmp_signed(">", n, one))
+        b.cbranch(worth, claim, serial)
+
+        b.position_at_end(claim)
+        claimed = b.extract_value(b.cmpxchg(self.busy, zero, one, _ORDER, _ORDER), 1)
+        grow = fn.append_basic_block("grow")
+        b.cbranch(claimed, grow, serial)
+
+        # Start workers until there are wanted - 1 (the first launch also
+        # initialises the mutex and condition variables).
+        b.position_at_end(grow)
+        init, grow_loop = fn.append_basic_block("init"), fn.append_basic_block("grow.loop")
+        b.cbranch(b.icmp_unsigned("==", b.load(self.initialized), zero), init, grow_loop)
+        b.position_at_end(init)
+        null = ir.Constant(_PTR, None)
+        self.call(b, "pthread_mutex_init", self.mutex, null)
+        self.call(b, "pthread_cond_init", self.work, null)
+        self.call(b, "pthread_cond_init", self.done, null)
+        b.store(one, self.initialized)
+        b.branch(grow_loop)
+
+        b.position_at_end(grow_loop)
+        helpers_wanted = b.sub(wanted, one)
+        spawn, launch = fn.append_basic_block("spawn"), fn.append_basic_block("launch")
+        started = self.load(b, self.started)
+        b.cbranch(b.icmp_unsigned("<", started, helpers_wanted), spawn, launch)
+        b.position_at_end(spawn)
+        # The new worker has seen every job so far: it starts with the next.
+        slot = b.gep(self.start_generation, [ir.Constant(_I32, 0), started])
+        b.store(self.load(b, self.generation), slot)
+        status = self.call(b, "pthread_create", thread_id, null, worker, b.inttoptr(started, _PTR))
+        spawned = fn.append_basic_block("spawned")
+        b.cbranch(b.icmp_signed("==", status, ir.Constant(_I32, 0)), spawned, launch)
+        b.position_at_end(spawned)
+        self.store(b, b.add(started, one), self.started)
+        b.branch(grow_loop)
+
+        b.position_at_end(launch)
+        started = self.load(b, self.started)
+        helpers = b.select(b.icmp_unsigned("<", started, helpers_wanted), started, helpers_wanted)
+        publish, release = fn.append_basic_block("publish"), fn.append_basic_block("release")
+        b.cbranch(b.icmp_unsigned("==", helpers, zero), release, publish)
+
+        b.position_at_end(publish)
+        participants = b.add(helpers, one)
+        most = b.mul(participants, ir.Constant(_I64, CHUNKS_PER_THREAD))
+        chunks = b.select(b.icmp_signed("<", n, most), n, most)
+        self.call(b, "pthread_mutex_lock", self.mutex)
+        for value, variable in ((b.ptrtoint(task, _I64), self.task),
+                                (b.ptrtoint(ctx, _I64), self.ctx), (n, self.n), (chunks, self.chunks), (helpers, self.helpers),
+                                (zero, self.next_chunk)):  # fmt: skip
+            self.store(b, value, variable)
+        generation = b.add(self.load(b, self.generation), one)
+        self.store(b, _tag(b, generation), self.state)
+        self.store(b, generation, self.generation)
+        self.call(b, "pthread_cond_broadcast", self.work)
+        self.call(b, "pthread_mutex_unlock", self.mutex)
+        b.call(run_chunks, [task, ctx, n, chunks])
+        # Every chunk is claimed: close the job, so workers that have not
+        # woken yet stay out, and wait only for those inside.
+        b.atomic_rmw("or", self.state, ir.Constant(_I64, _CLOSED), _ORDER)
+        empty = b.or_(_tag(b, generation), ir.Constant(_I64, _CLOSED))
+        self.spin_until(b, fn, lambda: b.icmp_unsigned("==", self.load(b, self.state), empty))
+        self.call(b, "pthread_mutex_lock", self.mutex)
+        self.wait_while(b, fn, self.done,
+                        lambda: b.icmp_unsigned("!=", self.load(b, self.state), empty))  # fmt: skip
+        self.call(b, "pthread_mutex_unlock", self.mutex)
+        self.store(b, zero, self.busy)
+        b.ret_void()
+
+        b.position_at_end(release)  # no worker could start: run alone
+        self.store(b, zero, self.busy)
+        b.branch(serial)
+
+        b.position_at_end(serial)
+        _call_task(b, task, ctx, zero, n)
+        b.ret_void()
+
+    def set_threads(self) -> None:
+        fn = self._function(self.set_threads_name, ir.FunctionType(_VOID, [_I64]),
+                            linkage="external")  # fmt: skip
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.store(b, fn.args[0], self.override)
+        b.ret_void()
+
+
+def runtime_module(triple: str, set_threads_name: str = SET_THREADS) -> ir.Module:
+    """The pool as an LLVM module for `triple`: `ember_parallel_for` and
+    `set_threads_name` are external, everything else internal."""
+    module = ir.Module(name="ember_runtime")
+    module.triple = triple
+    _Pool(module, set_threads_name).build()
+    return module
+
+
+def set_threads_stub(module: ir.Module, name: str) -> None:
+    """A `name(int64_t)` that does nothing, for a library with no parallel
+    loops (so its C API is the same whatever it was compiled with)."""
+    fn = ir.Function(module, ir.FunctionType(_VOID, [_I64]), name)
+    ir.IRBuilder(fn.append_basic_block("entry")).ret_void()

@@ -1,0 +1,263 @@
+// RUN: ember-opt %s -p 'loop-parallelize{threads=4 min-work=1000}' --split-input-file | filecheck %s
+// RUN: ember-opt %s -p 'loop-parallelize{threads=1 min-work=1000}' --split-input-file | filecheck %s --check-prefix=ONE
+
+// One thread outlines nothing, whatever the loops.
+// ONE-NOT: ember.parallel_threads
+// ONE-NOT: ember.parallel_body
+
+// A 256-iteration parallel loop around another: 256 rows give 4 threads
+// their chunks, so only the outer dim is split; the inner parallel loop
+// stays in the body, where it runs serially. The captured buffers and the
+// scalar become arguments (in first-use order), the constants are copied.
+func.func @rows(%a: memref<256x64xf32>, %out: memref<256x64xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  "scf.parallel"(%c0, %c256, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      %x = memref.load %a[%i, %j] : memref<256x64xf32>
+      %y = arith.mulf %x, %s : f32
+      memref.store %y, %out[%i, %j] : memref<256x64xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @rows(
+// CHECK:         %[[N:[0-9]+]] = arith.constant 256 : index
+// CHECK-NEXT:    %[[ZERO:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    func.call @rows_parallel0(%a, %s, %out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64} : (memref<256x64xf32>, f32, memref<256x64xf32>, index, index) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @rows_parallel0(%0: memref<256x64xf32>, %1: f32, %2: memref<256x64xf32>, %3: index, %4: index) attributes {ember.kernel, ember.parallel_body} {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
+// CHECK-NEXT:    %c64 = arith.constant 64 : index
+// CHECK-NEXT:    %[[STEP:[0-9]+]] = arith.constant 1 : index
+// CHECK-NEXT:    scf.for %[[I:[a-z0-9]+]] = %3 to %4 step %[[STEP]] {
+// CHECK-NEXT:      "scf.parallel"(%c0, %c64, %c1)
+// CHECK-NEXT:      ^bb0(%j: index):
+// CHECK-NEXT:        %x = memref.load %0[%[[I]], %j] : memref<256x64xf32>
+// CHECK-NEXT:        %y = arith.mulf %x, %1 : f32
+// CHECK-NEXT:        memref.store %y, %2[%[[I]], %j] : memref<256x64xf32>
+// CHECK-NEXT:        scf.reduce
+// CHECK-NEXT:      })
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
+// -----
+
+// Four rows are too few chunks for 4 threads: the band's two dims are
+// linearised (4 x 64 = 256 iterations) and each index recovered from the
+// linear one, the inner dim varying fastest; lower bounds and steps apply.
+func.func @band(%out: memref<8x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c4, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c128, %c2) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      memref.store %zero, %out[%i, %j] : memref<8x128xf32>
+      memref.store %zero, %out[%i, %j] : memref<8x128xf32>
+      memref.store %zero, %out[%i, %j] : memref<8x128xf32>
+      memref.store %zero, %out[%i, %j] : memref<8x128xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @band(
+// CHECK:         %[[N:[0-9]+]] = arith.constant 256 : index
+// CHECK-NEXT:    %[[ZERO:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    func.call @band_parallel0(%out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64}
+// CHECK:       func.func private @band_parallel0(%0: memref<8x128xf32>, %1: index, %2: index)
+// CHECK-DAG:     %c2 = arith.constant 2 : index
+// CHECK-DAG:     %c4 = arith.constant 4 : index
+// CHECK-DAG:     %zero = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[INNER:[0-9]+]] = arith.constant 64 : index
+// CHECK:         scf.for %[[L:[a-z0-9]+]] = %1 to %2 step
+// CHECK-NEXT:      %[[JL:[0-9]+]] = arith.remui %[[L]], %[[INNER]] : index
+// CHECK-NEXT:      %[[IL:[0-9]+]] = arith.divui %[[L]], %[[INNER]] : index
+// CHECK-NEXT:      %j = arith.muli %[[JL]], %c2 : index
+// CHECK-NEXT:      %i = arith.addi %c4, %[[IL]] : index
+// CHECK-NEXT:      memref.store %zero, %0[%i, %j] : memref<8x128xf32>
+// CHECK-NOT:     scf.parallel
+
+// -----
+
+// A batch of one cannot be split: the loops inside it are launched instead,
+// each on its own, inside the batch loop (whose index they capture).
+func.func @batch_of_one(%a: memref<1x64x64xf32>, %b: memref<1x64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%n: index):
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+      ^bb0(%j: index):
+        memref.store %zero, %a[%n, %i, %j] : memref<1x64x64xf32>
+        scf.reduce
+      }) : (index, index, index) -> ()
+      scf.reduce
+    }) : (index, index, index) -> ()
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+      ^bb0(%j: index):
+        memref.store %zero, %b[%n, %i, %j] : memref<1x64x64xf32>
+        scf.reduce
+      }) : (index, index, index) -> ()
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @batch_of_one(
+// CHECK:         "scf.parallel"(%c0, %c1, %c1)
+// CHECK-NEXT:    ^bb0(%n: index):
+// CHECK:           func.call @batch_of_one_parallel0(%a, %n, %{{.*}}, %{{.*}}) {ember.parallel_threads = 4 : i64}
+// CHECK:           func.call @batch_of_one_parallel1(%b, %n, %{{.*}}, %{{.*}}) {ember.parallel_threads = 4 : i64}
+// CHECK-NEXT:      scf.reduce
+// CHECK:       func.func private @batch_of_one_parallel0(%0: memref<1x64x64xf32>, %1: index, %2: index, %3: index)
+// CHECK:           memref.store %zero, %0[%1, %i, %j] : memref<1x64x64xf32>
+// CHECK:       func.func private @batch_of_one_parallel1(%0: memref<1x64x64xf32>, %1: index, %2: index, %3: index)
+
+// -----
+
+// Too little work for a launch (64 x 4 ops < min-work): left alone, and so
+// are the loops inside it. A parallel loop inside a sequential one is
+// launched once per iteration when it is worth it.
+func.func @grain(%a: memref<64x4xf32>, %big: memref<16x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      memref.store %zero, %a[%i, %j] : memref<64x4xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  scf.for %k = %c0 to %c16 step %c1 {
+    "scf.parallel"(%c0, %c4096, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      memref.store %zero, %big[%k, %j] : memref<16x4096xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @grain(
+// CHECK:         "scf.parallel"(%c0, %c64, %c1)
+// CHECK:           "scf.parallel"(%c0, %c4, %c1)
+// CHECK:         scf.for %k = %c0 to %c16 step %c1 {
+// CHECK-NEXT:      %[[N:[0-9]+]] = arith.constant 4096 : index
+// CHECK-NEXT:      %[[ZERO:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      func.call @grain_parallel0(%big, %k, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64}
+// CHECK-NEXT:    }
+// CHECK:       func.func private @grain_parallel0(
+// CHECK-NOT:   func.func
+
+// -----
+
+// Bounds unknown at compile time: the range is computed at run time as
+// scf counts iterations, max(0, ceil((upper - lower) / step)), and the
+// dynamic loop counts as worth a launch.
+func.func @dynamic(%out: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    memref.store %zero, %out[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @dynamic(
+// CHECK:         %[[SPAN:[0-9]+]] = arith.subi %n, %c0 : index
+// CHECK-NEXT:    %[[TRIPS:[0-9]+]] = arith.ceildivsi %[[SPAN]], %c1 : index
+// CHECK-NEXT:    %[[ZERO:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[N:[0-9]+]] = arith.maxsi %[[TRIPS]], %[[ZERO]] : index
+// CHECK-NEXT:    func.call @dynamic_parallel0(%n, %out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64} : (index, memref<?xf32>, index, index) -> ()
+// CHECK:       func.func private @dynamic_parallel0(%0: index, %1: memref<?xf32>, %2: index, %3: index)
+// CHECK-NOT:     arith.ceildivsi
+// CHECK:         scf.for %i = %2 to %3 step
+
+// -----
+
+// A parallel loop with a reduction (results) is left alone.
+func.func @reduction(%a: memref<100000xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100000 = arith.constant 100000 : index
+  %init = arith.constant 0.0 : f32
+  %sum = "scf.parallel"(%c0, %c100000, %c1, %init) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<100000xf32>
+    scf.reduce(%x : f32) {
+    ^bb1(%l: f32, %r: f32):
+      %s = arith.addf %l, %r : f32
+      scf.reduce.return %s : f32
+    }
+  }) : (index, index, index, f32) -> f32
+  func.return %sum : f32
+}
+
+// CHECK-LABEL: func.func @reduction(
+// CHECK-NOT:     func.call
+// CHECK:         "scf.parallel"
+
+// -----
+
+// A thread is handed buffers and scalars; a loop that captures a vector
+// (not made by a constant, which would be copied in) stays serial.
+func.func @vector_capture(%out: memref<4096x8xf32>, %v: vector<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  "scf.parallel"(%c0, %c4096, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = vector.extract %v[0] : f32 from vector<8xf32>
+    memref.store %x, %out[%i, %c0] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    memref.store %x, %out[%i, %c1] : memref<4096x8xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @vector_capture(
+// CHECK-NOT:     func.call
+// CHECK:         "scf.parallel"(%c0, %c4096, %c1)

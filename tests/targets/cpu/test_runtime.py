@@ -1,0 +1,165 @@
+"""The thread pool generated as LLVM IR: every index runs once, on several
+threads at once, and nested or concurrent launches finish."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+
+from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
+from ember.targets.cpu import JitModule, parse_ir
+from ember.targets.cpu.runtime import SET_THREADS, runtime_module
+
+TASK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+# A native task (no Python, no GIL): counts[i] += 1 for i in [from, to),
+# and `launch(counts, n, threads)` that runs it through the pool.
+COUNTING_IR = f"""
+declare void @{PARALLEL_FOR}(ptr, ptr, i64, i64)
+define internal void @count(ptr %counts, i64 %from, i64 %to) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [%from, %entry], [%next, %body]
+  %more = icmp slt i64 %i, %to
+  br i1 %more, label %body, label %done
+body:
+  %slot = getelementptr i64, ptr %counts, i64 %i
+  %old = load i64, ptr %slot
+  %new = add i64 %old, 1
+  store i64 %new, ptr %slot
+  %next = add i64 %i, 1
+  br label %loop
+done:
+  ret void
+}}
+define void @launch(ptr %counts, i64 %n, i64 %threads) {{
+  call void @{PARALLEL_FOR}(ptr @count, ptr %counts, i64 %n, i64 %threads)
+  ret void
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def launch() -> Callable[[np.ndarray, int], None]:
+    module = JitModule(COUNTING_IR)  # links the process's pool on first use
+    function = module.function("launch", None, [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64])
+
+    def run(counts: np.ndarray, threads: int) -> None:
+        function(counts.ctypes.data, counts.size, threads)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def pool() -> tuple[JitModule, Callable[..., None], Callable[[int], None]]:
+    """A pool of its own (not the process's), called with Python tasks."""
+    module = JitModule(str(runtime_module(llvm.get_process_triple())))
+    parallel_for = module.function(PARALLEL_FOR, None,
+                                   [TASK, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64])  # fmt: skip
+    set_threads = module.function(SET_THREADS, None, [ctypes.c_int64])
+    return module, parallel_for, set_threads
+
+
+@pytest.mark.parametrize(("n", "threads"), [(0, 2), (1, 2), (2, 2), (7, 3), (1000, 2),
+                                            (1001, 3), (5, 8), (100_000, 4), (50, 1)])  # fmt: skip
+def test_every_index_runs_once(launch: Callable[..., None], n: int, threads: int) -> None:
+    counts = np.zeros(n, np.int64)
+    launch(counts, threads)
+    np.testing.assert_array_equal(counts, np.ones(n, np.int64))
+
+
+def test_many_launches_in_a_row(launch: Callable[..., None]) -> None:
+    counts = np.zeros(4096, np.int64)
+    for round_ in range(3000):
+        launch(counts, 2 + round_ % 3)
+    np.testing.assert_array_equal(counts, np.full(4096, 3000))
+
+
+def test_chunks_run_on_several_threads_at_once(pool: tuple) -> None:
+    """Each of two chunks waits for the other to start: only a second thread
+    running at the same time lets the launch finish (a timeout fails it)."""
+    _, parallel_for, _ = pool
+    both_started = threading.Barrier(2, timeout=60)
+    threads: set[int] = set()
+
+    def chunk(ctx: int | None, start: int, stop: int) -> None:
+        threads.add(threading.get_ident())
+        both_started.wait()
+
+    task = TASK(chunk)
+    parallel_for(task, None, 2, 2)
+    assert len(threads) == 2 and not both_started.broken
+
+
+def test_nested_launch_runs_serially(pool: tuple) -> None:
+    """A launch from inside a chunk finds the pool busy and runs its whole
+    range on its own thread instead of waiting for workers (no deadlock)."""
+    _, parallel_for, _ = pool
+    inner_ranges: list[tuple[int, int]] = []
+    outer_ranges: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def inner(ctx: int | None, start: int, stop: int) -> None:
+        with lock:
+            inner_ranges.append((start, stop))
+
+    inner_task = TASK(inner)
+
+    def outer(ctx: int | None, start: int, stop: int) -> None:
+        with lock:
+            outer_ranges.append((start, stop))
+        parallel_for(inner_task, None, 10, 2)
+
+    outer_task = TASK(outer)
+    parallel_for(outer_task, None, 4, 2)
+    assert sorted(i for a, b in outer_ranges for i in range(a, b)) == list(range(4))
+    assert inner_ranges == [(0, 10)] * len(outer_ranges)
+
+
+def test_concurrent_launches_from_two_threads(launch: Callable[..., None]) -> None:
+    """Two application threads launching at once: one gets the pool, the
+    other runs alone; both cover their ranges."""
+    arrays = [np.zeros(20_000, np.int64) for _ in range(2)]
+
+    def work(counts: np.ndarray) -> None:
+        for _ in range(200):
+            launch(counts, 2)
+
+    runners = [threading.Thread(target=work, args=(a,)) for a in arrays]
+    for runner in runners:
+        runner.start()
+    for runner in runners:
+        runner.join(timeout=120)
+    assert not any(runner.is_alive() for runner in runners)
+    for counts in arrays:
+        np.testing.assert_array_equal(counts, np.full(counts.size, 200))
+
+
+def test_set_threads_overrides_the_count(pool: tuple) -> None:
+    _, parallel_for, set_threads = pool
+    threads: list[int] = []
+
+    def chunk(ctx: int | None, start: int, stop: int) -> None:
+        threads.append(threading.get_ident())
+
+    task = TASK(chunk)
+    set_threads(1)
+    try:
+        parallel_for(task, None, 64, 4)
+    finally:
+        set_threads(0)
+    assert set(threads) == {threading.get_ident()} and len(threads) == 1
+
+
+def test_runtime_verifies_and_exports_only_its_api() -> None:
+    module = parse_ir(str(runtime_module(llvm.get_process_triple(), "m_set_threads")))
+    exported = {f.name for f in module.functions
+                if not f.is_declaration and f.linkage == llvm.Linkage.external}  # fmt: skip
+    assert exported == {PARALLEL_FOR, "m_set_threads"}
+    assert all(g.linkage == llvm.Linkage.internal for g in module.global_variables)
