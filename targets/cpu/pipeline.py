@@ -10,8 +10,8 @@ grouped in stages that `CompileReport` times:
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
-             [loop-parallelize{threads=N} when N > 1]
              [loop-instrument-kernels with a profile]
+             [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -115,8 +115,8 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
-        *(("loop", p) for p in threads),
         *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
+        *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 
