@@ -34,8 +34,9 @@ Loop-level code cannot call such a function. Kernels (`ember.kernel`)
 keep the unpacked form.
 
 Lowering: `index` is i64; `scf.for` and `scf.parallel` become a CFG (header
-block with the induction variable as block argument, `icmp slt`, body,
-increment, back edge, exit); parallel loops run serially. Scalar ops map
+block with the induction variable and an `scf.for`'s loop-carried values as
+block arguments, `icmp slt`, body, increment, back edge, exit); parallel
+loops run serially. One-dimensional `vector` values are LLVM vectors. Scalar ops map
 to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
 once per module). No fast-math flags: exact IEEE semantics. Integer
 division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
@@ -45,7 +46,8 @@ One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
 shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
 pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
-and math), `abi` (the signatures and calls above). This module checks the
+and math), `vectors` (vector loads, stores, broadcasts and fma), `abi` (the
+signatures and calls above). This module checks the
 input and wires them.
 """
 
@@ -61,7 +63,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars
+from ember.lowering.loop_to_llvm import abi, control_flow, memory, scalars, vectors
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
@@ -71,6 +73,7 @@ HANDLERS: HandlerTable = {
     **control_flow.HANDLERS,
     **memory.HANDLERS,
     **scalars.HANDLERS,
+    **vectors.HANDLERS,
     **abi.HANDLERS,
 }
 

@@ -100,7 +100,11 @@ class FunctionBuilder:
         return self.region
 
     def args(self, op: Operation) -> list[SSAValue]:
-        return [self.values[v] for v in op.operands]
+        return self.args_of(op.operands)
+
+    def args_of(self, values: Sequence[SSAValue]) -> list[SSAValue]:
+        """The lowered values of `values`."""
+        return [self.values[v] for v in values]
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
