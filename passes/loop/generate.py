@@ -104,6 +104,7 @@ from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import (
     PARALLEL,
+    STRUCTURED_OPS,
     VECTOR_WIDTH,
     MicroKernel,
     ScheduleAttr,
@@ -633,8 +634,9 @@ class _ContractionBlock:
                  read: Callable[[LoopNestBuilder, int, Cell], SSAValue],
                  read_vector: Callable[[LoopNestBuilder, int, Cell, VectorType], SSAValue],
                  write_vector: Callable[[LoopNestBuilder, SSAValue, Cell], None],
-                 element: Attribute):  # fmt: skip
+                 element: Attribute, init: SSAValue | None):  # fmt: skip
         self.product, self.read, self.read_vector = product, read, read_vector
+        self.init = init
         self.write_vector = write_vector
         self.vector_type = VectorType(element, [micro.width])
         self.on_rows = [any(depends_on(e, micro.m) for e in amap.results) for amap in maps]
@@ -642,6 +644,10 @@ class _ContractionBlock:
         self.output = len(maps) - 1
 
     def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]:
+        count = sum(len(row) for row in cells)
+        if self.init is not None:  # the output's fill, absorbed (`absorbed_fill`)
+            splat = builder.insert(vector.BroadcastOp(self.init, self.vector_type)).results[0]
+            return [splat] * count
         return [self.read_vector(builder, self.output, cell, self.vector_type)
                 for row in cells for cell in row]  # fmt: skip
 
@@ -676,8 +682,61 @@ class _ContractionBlock:
             self.write_vector(builder, accumulator, cell)
 
 
+def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSet[int]) -> bool:
+    """Whether every operand that depends on n can be read as vectors: packed,
+    or a buffer whose last dim has unit stride. Bufferization can make one
+    strided along n (a strided subview): such an op keeps scalar loops."""
+    operands = (*op.inputs, *op.outputs)
+    for i, amap in enumerate(indexing_maps(op)):
+        on_columns = any(depends_on(e, micro.n) for e in amap.results)
+        if on_columns and i not in packed and not _Access(operands[i]).unit_stride_last():
+            return False
+    return True
+
+
+def absorbed_fill(op: Operation) -> linalg.FillOp | None:
+    """The `linalg.fill` of a constant just before `op` into `op`'s output,
+    when `op` is a contraction on buffers that runs as micro-kernels writing
+    every output element once: all its columns in whole vectors, no
+    reduction dim tiled (so each output element gets all its terms in one
+    block), operands readable as vectors. Its blocks then start their
+    accumulators at the fill's value instead of loading them, and the fill
+    is not emitted: each output element is written once instead of three
+    times (filled, loaded, stored)."""
+    fill = op.prev_op
+    if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
+        return None
+    if not on_buffers(op) or not isinstance(op, linalg.LinalgStructuredOperation):
+        return None
+    if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
+        return None
+    space = iteration_space(op)
+    schedule = op_schedule(op, space)
+    micro = schedule.micro_kernel
+    if micro is None or space.product is None:
+        return None
+    tiles, extents = schedule.tile_sizes, space.extents
+    if any(0 < tiles[d] < extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL):
+        return None
+    n_tile, n_extent = tiles[micro.n], extents[micro.n]
+    columns = [n_tile, n_extent % n_tile] if 0 < n_tile < n_extent else [n_extent]
+    if any(c % micro.width for c in columns):
+        return None
+    generic = op if isinstance(op, linalg.GenericOp) else generalize(op)  # type: ignore[arg-type]
+    try:
+        fits = _vector_columns(generic, micro, set(schedule.packed_operands))
+    finally:
+        if generic is not op:
+            generic.erase()
+    return fill if fits else None
+
+
 def _emit_generic(
-    nest: LoopNestBuilder, op: linalg.GenericOp, schedule: ScheduleAttr, where: str
+    nest: LoopNestBuilder,
+    op: linalg.GenericOp,
+    schedule: ScheduleAttr,
+    where: str,
+    init: SSAValue | None = None,
 ) -> None:
     """The loops of a generic on buffers, as `schedule` orders them, after
     the copies of the operands it packs."""
@@ -725,16 +784,10 @@ def _emit_generic(
 
     micro_body: MicroBody | None = None
     micro = schedule.micro_kernel
-    if micro is not None and space.product is not None:
-        # A buffer that bufferization made strided along n (a strided
-        # subview) cannot be read as vectors: such an op keeps scalar loops.
-        on_columns = [
-            i for i, amap in enumerate(maps) if any(depends_on(e, micro.n) for e in amap.results)
-        ]
-        if all(i in packed or accesses[i].unit_stride_last() for i in on_columns):
-            element = _element_type(op.outputs[0])
-            micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
-                                           write_vector, element)  # fmt: skip
+    if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
+        element = _element_type(op.outputs[0])
+        micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
+                                       write_vector, element, init)  # fmt: skip
 
     def emit_body(
         body: LoopNestBuilder, ivs: Sequence[SSAValue], points: Sequence[TilePoint | None]
@@ -836,19 +889,27 @@ class GenerateStructuredLoops(RewritePattern):
         space = iteration_space(op)
         schedule = op_schedule(op, space)
         where = describe(op)
+        fill = absorbed_fill(op)
+        init = fill.inputs[0] if fill is not None else None
         if isinstance(op, linalg.GenericOp):
-            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where))
-            return
-        generic = generalize(op)
-        try:
-            _generate(op, rewriter, lambda nest: _emit_generic(nest, generic, schedule, where))
-        finally:
-            generic.erase()  # never inserted: drops its operand uses
+            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where, init))
+        else:
+            generic = generalize(op)
+            try:
+                _generate(op, rewriter,
+                          lambda nest: _emit_generic(nest, generic, schedule, where, init))  # fmt: skip
+            finally:
+                generic.erase()  # never inserted: drops its operand uses
+        if fill is not None:
+            rewriter.erase(fill)
 
 
 class GenerateFillLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.FillOp, rewriter: PatternRewriter) -> None:
+        consumer = op.next_op
+        if consumer is not None and absorbed_fill(consumer) is op:
+            return  # the contraction after it starts from its value
         if on_buffers(op):
             _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
 

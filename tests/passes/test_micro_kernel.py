@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects import scf, vector
+from xdsl.dialects import arith, memref, scf, vector
 
 from ember.dialects.schedule import ScheduleAttr
 from tests.passes.test_schedule import run
@@ -188,3 +188,49 @@ def test_an_nhwc_micro_kernel_convolution_matches_numpy() -> None:
     full, magnitude = _conv_nchw(nchw_x, nchw_w)
     exact = full[:, :, ::2, ::2].transpose(0, 2, 3, 1) + o
     check(out, exact, magnitude[:, :, ::2, ::2].transpose(0, 2, 3, 1) + np.abs(o), 27)
+
+
+FILLED = """
+func.func @main(%a: tensor<10x7xf32>, %b: tensor<7x{n}xf32>) -> tensor<10x{n}xf32> {{
+  %zero = arith.constant {init} : f32
+  %e = tensor.empty() : tensor<10x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<10x{n}xf32>) -> tensor<10x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x{n}xf32>) outs(%f : tensor<10x{n}xf32>) -> tensor<10x{n}xf32>
+  func.return %r : tensor<10x{n}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "n, schedule, absorbed",
+    [
+        (32, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),
+        (24, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 3, 16]), True),  # a block of 1 vector
+        (20, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), False),  # 4 scalar columns
+        (
+            32,
+            ScheduleAttr([0, 2, 1], tiles=[0, 0, 4], vector=8, micro=[0, 1, 4, 16]),
+            False,
+        ),  # k tiled
+    ],
+    ids=["whole vectors", "a partial block", "scalar columns", "k tiled"],
+)
+def test_the_output_fill_becomes_the_initial_accumulators(
+    n: int, schedule: ScheduleAttr, absorbed: bool
+) -> None:
+    """Where every output element is written by one block, the fill before
+    the op starts the accumulators (no fill loop, no accumulator loads);
+    elsewhere the fill runs and the blocks load what it wrote."""
+    a = RNG.standard_normal((10, 7)).astype(np.float32)
+    b = RNG.standard_normal((7, n)).astype(np.float32)
+    out = np.full((10, n), np.nan, np.float32)
+    module = run(FILLED.format(n=n, init="1.500000e+00"), [a, b], [out], r=schedule)
+    exact = 1.5 + a.astype(np.float64) @ b.astype(np.float64)
+    check(out, exact, 1.5 + np.abs(a) @ np.abs(b), 7)
+    output_loads = [op for op in module.walk() if isinstance(op, vector.LoadOp)
+                    and "10x" in str(op.base.type)]  # fmt: skip
+    stores = [op for op in module.walk() if isinstance(op, memref.StoreOp)]
+    assert (not output_loads) == absorbed
+    # The fill's loop stores the constant: only when not absorbed (scalar remainders also store).
+    fills = [s for s in stores if isinstance(s.value.owner, arith.ConstantOp)]
+    assert (not fills) == absorbed

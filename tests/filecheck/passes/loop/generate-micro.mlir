@@ -68,3 +68,27 @@ func.func @strided_columns(%a: memref<4x3xf32>, %wide: memref<3x32xf32>, %c: mem
 // CHECK:         arith.mulf
 // CHECK-NOT:     vector.
 // CHECK:         func.return
+
+// -----
+
+// The fill of C just before the matmul, when every element of C is written
+// by one block (all columns in whole vectors, k untiled): the blocks start
+// their accumulators at the fill's value (one broadcast), and the fill runs
+// no loop of its own; C is only stored.
+func.func @filled(%a: memref<4x3xf32>, %b: memref<3x16xf32>, %c: memref<4x16xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], vector = 8, micro = [0, 1, 4, 16]>} ins(%a, %b : memref<4x3xf32>, memref<3x16xf32>) outs(%c : memref<4x16xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @filled
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     memref.store
+// CHECK-NOT:     vector.load %c
+// CHECK:         %[[SPLAT:.*]] = vector.broadcast %zero : f32 to vector<8xf32>
+// CHECK-NEXT:    scf.for {{.*}} iter_args(%{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]], {{.*}})
+// CHECK-NOT:     vector.load %c
+// CHECK-COUNT-8: vector.store %{{.*}}, %c
+// CHECK-NOT:     memref.store
+// CHECK:         func.return
