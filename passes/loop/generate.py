@@ -54,7 +54,17 @@ body for given per-dim index values, and emits:
   innermost loop;
 - for the dims the caller asks about (those a packed operand is indexed
   by), each tile loop's tile number (`arith.divui` of its iv by the tile; a
-  constant in a peeled remainder), handed to the body with the point iv.
+  constant in a peeled remainder), handed to the body with the point iv;
+- with a micro-kernel (`micro = [m, n, MR, NR]`, for a contraction whose
+  operands along n are readable as vectors), the point loops of the dims
+  other than m, n and the reductions, then blocks of MR x NR over (m, n):
+  each loads its accumulators (`vector.load` of the output, or a broadcast
+  of the constant of a fill just before the op: `absorbed_fill`), carries
+  them through `scf.for` loops over the reduction dims (`iter_args`), where
+  each point reads the operands once as vectors or broadcast scalars and
+  takes one `vector.fma` per accumulator (`_ContractionBlock`), and stores
+  them after. Partial blocks run with fewer rows or vectors; columns short
+  of a vector run the scalar body in loops m, reductions, n.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
