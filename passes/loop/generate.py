@@ -144,7 +144,14 @@ class MicroBody(Protocol):
     along m, vector j along n, each cell the first of `width` consecutive
     n): `load` the accumulators from the output (one vector per cell,
     row-major), `step` them by one point of the reduction dims (the cells'
-    indices then include the reduction dims'), `store` them back."""
+    indices then include the reduction dims'), `store` them back.
+
+    `fresh` says that a block does not read what the output held (its
+    accumulators start at a constant): then a block may overlap another, and
+    the last block of a dim whose extent its size does not divide runs at
+    the end of the extent instead of as a smaller block."""
+
+    fresh: bool
 
     def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]: ...
 
@@ -403,12 +410,32 @@ class _MicroNestEmitter(_NestEmitter):
     def _blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
         micro = self.micro
         rows, columns = self._size(micro.m, tiles), self._size(micro.n, tiles)
+        if self.micro_body.fresh and rows >= micro.rows and columns >= micro.columns:
+            self._overlapping_blocks(builder, tiles, indices, rows, columns)
+            return
         full_rows = rows // micro.rows * micro.rows
         if full_rows:
             row, inner = self._loop(builder, 0, full_rows, micro.rows, micro.m in self.parallel)
             self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
         if full_rows < rows:
             self._row_blocks(builder, tiles, indices, full_rows, rows - full_rows, columns)
+
+    def _overlapping_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
+                            indices: _Indices, rows: int, columns: int) -> None:  # fmt: skip
+        """Whole blocks only, one copy of the kernel: a dim's last block
+        starts at `extent - size` (`arith.minsi` of the block loop's iv),
+        overlapping the one before, whose outputs it computes again, from the
+        same constant, to the same values."""
+        micro = self.micro
+        starts = []
+        for dim, extent, size in ((micro.m, rows, micro.rows), (micro.n, columns, micro.columns)):
+            blocks = -(-extent // size) * size
+            start, builder = self._loop(builder, 0, blocks, size, dim in self.parallel)
+            if extent % size:
+                last = self.bounds[extent - size]
+                start = builder.insert(arith.MinSIOp(start, last)).results[0]
+            starts.append(start)
+        self._kernel(builder, tiles, indices, starts[0], micro.rows, starts[1], micro.vectors)
 
     def _row_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
                     row: SSAValue | int, rows: int, columns: int) -> None:  # fmt: skip
@@ -647,6 +674,7 @@ class _ContractionBlock:
                  element: Attribute, init: SSAValue | None):  # fmt: skip
         self.product, self.read, self.read_vector = product, read, read_vector
         self.init = init
+        self.fresh = init is not None
         self.write_vector = write_vector
         self.vector_type = VectorType(element, [micro.width])
         self.on_rows = [any(depends_on(e, micro.m) for e in amap.results) for amap in maps]
@@ -706,13 +734,14 @@ def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSe
 
 def absorbed_fill(op: Operation) -> linalg.FillOp | None:
     """The `linalg.fill` of a constant just before `op` into `op`'s output,
-    when `op` is a contraction on buffers that runs as micro-kernels writing
-    every output element once: all its columns in whole vectors, no
-    reduction dim tiled (so each output element gets all its terms in one
-    block), operands readable as vectors. Its blocks then start their
-    accumulators at the fill's value instead of loading them, and the fill
-    is not emitted: each output element is written once instead of three
-    times (filled, loaded, stored)."""
+    when `op` is a contraction on buffers that runs as micro-kernels that
+    write every output element: no column left to the scalar body (each n
+    tile holds at least one block, or whole vectors), no reduction dim tiled
+    (so each output element gets all its terms in one block), operands
+    readable as vectors. Its blocks then start their accumulators at the
+    fill's value instead of loading them, and the fill is not emitted: each
+    output element is written once instead of three times (filled, loaded,
+    stored)."""
     fill = op.prev_op
     if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
         return None
@@ -730,7 +759,7 @@ def absorbed_fill(op: Operation) -> linalg.FillOp | None:
         return None
     n_tile, n_extent = tiles[micro.n], extents[micro.n]
     columns = [n_tile, n_extent % n_tile] if 0 < n_tile < n_extent else [n_extent]
-    if any(c % micro.width for c in columns):
+    if any(c % micro.width and c < micro.columns for c in columns):
         return None
     generic = op if isinstance(op, linalg.GenericOp) else generalize(op)  # type: ignore[arg-type]
     try:

@@ -206,21 +206,23 @@ func.func @main(%a: tensor<10x7xf32>, %b: tensor<7x{n}xf32>) -> tensor<10x{n}xf3
     [
         (32, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),
         (24, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 3, 16]), True),  # a block of 1 vector
-        (20, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), False),  # 4 scalar columns
+        (20, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),  # overlapping blocks
+        (12, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), False),  # 4 scalar columns
         (
             32,
             ScheduleAttr([0, 2, 1], tiles=[0, 0, 4], vector=8, micro=[0, 1, 4, 16]),
             False,
         ),  # k tiled
     ],
-    ids=["whole vectors", "a partial block", "scalar columns", "k tiled"],
+    ids=["whole vectors", "a partial block", "overlapping blocks", "scalar columns", "k tiled"],
 )
 def test_the_output_fill_becomes_the_initial_accumulators(
     n: int, schedule: ScheduleAttr, absorbed: bool
 ) -> None:
-    """Where every output element is written by one block, the fill before
-    the op starts the accumulators (no fill loop, no accumulator loads);
-    elsewhere the fill runs and the blocks load what it wrote."""
+    """Where the blocks write every output element, the fill before the op
+    starts the accumulators (no fill loop, no accumulator loads), and the
+    last blocks of m (10 rows in blocks of 4 or 3) and n overlap the ones
+    before them; elsewhere the fill runs and the blocks load what it wrote."""
     a = RNG.standard_normal((10, 7)).astype(np.float32)
     b = RNG.standard_normal((7, n)).astype(np.float32)
     out = np.full((10, n), np.nan, np.float32)
@@ -234,3 +236,19 @@ def test_the_output_fill_becomes_the_initial_accumulators(
     # The fill's loop stores the constant: only when not absorbed (scalar remainders also store).
     fills = [s for s in stores if isinstance(s.value.owner, arith.ConstantOp)]
     assert (not fills) == absorbed
+
+
+def test_overlapping_blocks_leave_one_copy_of_the_kernel() -> None:
+    """With the fill absorbed, 10 rows in blocks of 4 and 20 columns in
+    blocks of 16 run as 3 x 2 whole blocks, the last of each dim starting at
+    the extent minus the block (6 and 4): no partial block, no scalar body."""
+    a = RNG.standard_normal((10, 7)).astype(np.float32)
+    b = RNG.standard_normal((7, 20)).astype(np.float32)
+    out = np.full((10, 20), np.nan, np.float32)
+    schedule = ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16])
+    module = run(FILLED.format(n=20, init="0.000000e+00"), [a, b], [out], r=schedule)
+    check(out, a.astype(np.float64) @ b.astype(np.float64), np.abs(a) @ np.abs(b), 7)
+    carrying = [op for op in module.walk() if isinstance(op, scf.ForOp) and op.results]
+    assert len(carrying) == 1
+    assert not [op for op in module.walk() if isinstance(op, arith.MulfOp)]
+    assert len([op for op in module.walk() if isinstance(op, arith.MinSIOp)]) == 2
