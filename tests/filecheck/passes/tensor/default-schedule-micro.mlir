@@ -79,3 +79,21 @@ func.func @scalar(%ai: tensor<12x8xi32>, %bi: tensor<8x64xi32>, %ci: tensor<12x6
 // AVX2-LABEL: func.func @scalar
 // AVX2-NOT: micro
 // AVX2: func.return
+
+// A block that divides the extents is preferred (5 x 4 vectors for 100
+// rows: no partial block to emit), except where the output is filled just
+// before: loop-generate then runs the last block overlapping the one before
+// (the fill's constant starts the accumulators), so the largest block that
+// recomputes least wins (6 x 4 vectors, 2 rows recomputed).
+func.func @filled(%a: tensor<100x8xf32>, %b: tensor<8x64xf32>, %c: tensor<100x64xf32>) -> (tensor<100x64xf32>, tensor<100x64xf32>) {
+  %unfilled = linalg.matmul ins(%a, %b : tensor<100x8xf32>, tensor<8x64xf32>) outs(%c : tensor<100x64xf32>) -> tensor<100x64xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<100x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x64xf32>) -> tensor<100x64xf32>
+  %filled = linalg.matmul ins(%a, %b : tensor<100x8xf32>, tensor<8x64xf32>) outs(%f : tensor<100x64xf32>) -> tensor<100x64xf32>
+  func.return %unfilled, %filled : tensor<100x64xf32>, tensor<100x64xf32>
+}
+
+// AVX512-LABEL: func.func @filled
+// AVX512: %unfilled = linalg.matmul {schedule = #loop.schedule<{{.*}}, vector = 16, micro = [0, 1, 5, 64]>}
+// AVX512: %filled = linalg.matmul {schedule = #loop.schedule<{{.*}}, vector = 16, micro = [0, 1, 6, 64]>}
