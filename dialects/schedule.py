@@ -17,11 +17,11 @@ says *what* is computed over an iteration space of dims; its schedule says
 - `unroll`: the innermost loop's body is emitted this many times per
   iteration (at most `MAX_UNROLL`), with a remainder loop for what does not
   fill a step;
-- `vector`: a vector width hint for the innermost loop (0: none; else a power
-  of two up to `MAX_VECTOR`). For now it
-  is recorded as the `loop.vector_width` attribute on each generated
-  innermost loop (`scf.for`/`scf.parallel`); turning it into LLVM loop metadata for the loop
-  vectoriser comes later;
+- `vector`: a vector width (0: none; else a power of two up to
+  `MAX_VECTOR`): with `micro`, the width of the micro-kernel's vectors;
+  without, a hint recorded as the `loop.vector_width` attribute on each
+  generated innermost loop (`scf.for`/`scf.parallel`); turning the hint into
+  LLVM loop metadata for the loop vectoriser comes later;
 - `pack`: operand numbers (inputs first, in the op's operand order) to copy,
   before the op's loops, into a fresh buffer laid out tile by tile: each
   operand dim indexed by a tiled dim of tile t and extent E splits into
@@ -29,10 +29,20 @@ says *what* is computed over an iteration space of dims; its schedule says
   (an untiled dim stays whole among them), padded up to whole tiles. The
   op's body then reads that buffer. Only inputs whose indexing map is a
   projected permutation of the dims can be packed (`verify_schedule`);
-  `passes/loop/generate.py` emits the copy.
+  `passes/loop/generate.py` emits the copy;
+- `micro = [m, n, MR, NR]`: a register-blocked micro-kernel for a
+  contraction (a sum-of-products body `out + a * b` on f32 or f64): the
+  parallel dims m and n run in blocks of MR x NR outputs, NR a multiple of
+  `vector` along n, the output's innermost dim, which must be the last,
+  unit-stride index of every operand that depends on it. Each block keeps its
+  MR x NR/vector accumulators in vector registers across loops over all the
+  reduction dims (loop-carried values), which run inside it; the dims other
+  than m, n and the reductions loop outside, as `order` says, after any tile
+  loops. `micro_problem` says when a micro field does not fit an op.
 
 Fields left out of the text take their defaults (no tiles, no parallel
-loops, unroll 1, no vector hint, no packing); `order` is required. The
+loops, unroll 1, no vector hint, no packing, no micro-kernel); `order` is
+required. The
 attribute sits on a structured op as its `schedule` attribute (`SCHEDULE`);
 `set_schedule` sets it from Python. `passes/loop/generate.py` emits the loop
 nest a schedule describes, `tensor-default-schedule` attaches
@@ -50,12 +60,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type, IntAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation, ParametrizedAttribute
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -90,6 +108,11 @@ MAX_VECTOR = 64
 `llvm.loop.vectorize.width`, whose loop vectoriser ignores a width that is
 not a power of two or exceeds 64 (`VectorizerParams::MaxVectorWidth`)."""
 
+MAX_ACCUMULATORS = 64
+"""The most vector accumulators (MR x NR / vector) a micro-kernel may keep:
+more than any register file holds, so a larger block only spills, and each
+one costs an fma in the IR of the kernel's body."""
+
 
 class ScheduleError(EmberError, DiagnosticException):
     """A schedule that does not fit the op it is attached to: a user error
@@ -109,6 +132,7 @@ def schedule_problem(
     unroll: int,
     vector: int,
     pack: Sequence[int],
+    micro: Sequence[int] = (),
 ) -> str | None:
     """What is wrong with these fields on their own (None: nothing); the
     checks against an op are `verify_schedule`'s."""
@@ -127,6 +151,25 @@ def schedule_problem(
         return f"vector must be 0 (no hint) or a power of two up to {MAX_VECTOR}, got {vector}"
     if len(set(pack)) != len(pack) or any(p < 0 for p in pack):
         return f"pack {list(pack)} must name distinct operands (numbered from 0)"
+    return _micro_fields_problem(dims, unroll, vector, micro)
+
+
+def _micro_fields_problem(dims: int, unroll: int, vector: int, micro: Sequence[int]) -> str | None:
+    if not micro:
+        return None
+    if len(micro) != 4:
+        return f"micro needs [m, n, MR, NR], got {list(micro)}"
+    m, n, rows, columns = micro
+    if m == n or not (0 <= m < dims and 0 <= n < dims):
+        return f"micro's m and n must be distinct dims of 0..{dims - 1}, got {m} and {n}"
+    if not vector:
+        return "micro needs a vector width (vector = W), the width of its accumulators"
+    if rows < 1 or columns < vector or columns % vector:
+        return f"micro's MR must be positive and NR a multiple of vector ({vector}), got {rows} and {columns}"
+    if rows * columns // vector > MAX_ACCUMULATORS:
+        return f"micro's MR x NR / vector is {rows * columns // vector} accumulators, more than {MAX_ACCUMULATORS}"
+    if unroll != 1:
+        return "micro runs its own loops: unroll must be 1"
     return None
 
 
@@ -142,6 +185,7 @@ class ScheduleAttr(ParametrizedAttribute):
     unroll: IntAttr
     vector: IntAttr
     pack: ArrayAttr[IntAttr]
+    micro: ArrayAttr[IntAttr]
 
     def __init__(
         self,
@@ -151,10 +195,11 @@ class ScheduleAttr(ParametrizedAttribute):
         unroll: int = 1,
         vector: int = 0,
         pack: Sequence[int] = (),
+        micro: Sequence[int] = (),
     ):
         tiles = [0] * len(order) if tiles is None else tiles
         super().__init__(_ints(order), _ints(tiles), _ints(sorted(parallel)), IntAttr(unroll),
-                         IntAttr(vector), _ints(pack))  # fmt: skip
+                         IntAttr(vector), _ints(pack), _ints(micro))  # fmt: skip
 
     @property
     def loop_order(self) -> list[int]:
@@ -180,9 +225,18 @@ class ScheduleAttr(ParametrizedAttribute):
     def packed_operands(self) -> list[int]:
         return [p.data for p in self.pack.data]
 
+    @property
+    def micro_kernel(self) -> MicroKernel | None:
+        """The `micro` field, or None without one."""
+        if not self.micro.data:
+            return None
+        m, n, rows, columns = (v.data for v in self.micro.data)
+        return MicroKernel(m, n, rows, columns, self.vector_width)
+
     def verify(self) -> None:
         problem = schedule_problem(self.loop_order, self.tile_sizes, self.parallel_dims,
-                                   self.unroll_factor, self.vector_width, self.packed_operands)  # fmt: skip
+                                   self.unroll_factor, self.vector_width, self.packed_operands,
+                                   [v.data for v in self.micro.data])  # fmt: skip
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
@@ -198,6 +252,8 @@ class ScheduleAttr(ParametrizedAttribute):
             fields.append(f"vector = {self.vector_width}")
         if self.packed_operands:
             fields.append(f"pack = {self.packed_operands}")
+        if self.micro.data:
+            fields.append(f"micro = {[v.data for v in self.micro.data]}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     @classmethod
@@ -231,17 +287,35 @@ class ScheduleAttr(ParametrizedAttribute):
             scalars.get("unroll", 1),
             scalars.get("vector", 0),
             lists.get("pack", []),
+            lists.get("micro", []),
         )
         problem = schedule_problem(*fields)
         if problem is not None:
             parser.raise_error(f"loop.schedule: {problem}", start, end)
-        order, tiles, parallel, unroll, vector, pack = fields
+        order, tiles, parallel, unroll, vector, pack, micro = fields
         return [_ints(order), _ints(tiles), _ints(parallel), IntAttr(unroll), IntAttr(vector),
-                _ints(pack)]  # fmt: skip
+                _ints(pack), _ints(micro)]  # fmt: skip
 
 
 _SCALAR_FIELDS = ("unroll", "vector")
-_FIELDS = ("order", "tiles", "parallel", "unroll", "vector", "pack")
+_FIELDS = ("order", "tiles", "parallel", "unroll", "vector", "pack", "micro")
+
+
+@dataclass(frozen=True)
+class MicroKernel:
+    """A schedule's `micro` field: blocks of `rows` (MR) along dim `m` by
+    `columns` (NR) along dim `n`, in vectors of `width` along n."""
+
+    m: int
+    n: int
+    rows: int
+    columns: int
+    width: int
+
+    @property
+    def vectors(self) -> int:
+        """The vectors per row of a block (NR / width)."""
+        return self.columns // self.width
 
 
 # ------------------------------------------------------- the op's side
@@ -257,6 +331,10 @@ class IterationSpace:
     iterators: tuple[str, ...]
     maps: tuple[AffineMap, ...]
     inputs: int
+    product: tuple[int, int] | None = None
+    """For a body that accumulates a product into its one output
+    (`out + a * b`, f32 or f64: a contraction), the input numbers of a and b;
+    else None. Only such a body can run as a micro-kernel."""
 
     @property
     def output_maps(self) -> tuple[AffineMap, ...]:
@@ -269,13 +347,37 @@ def iteration_space(op: Operation) -> IterationSpace:
     if isinstance(op, linalg.GenericOp):
         kinds = tuple(kind.value for kind in iterator_kinds(op))
         return IterationSpace(tuple(op.get_static_loop_ranges()), kinds,
-                              tuple(indexing_maps(op)), len(op.inputs))  # fmt: skip
+                              tuple(indexing_maps(op)), len(op.inputs), product_operands(op))  # fmt: skip
     assert isinstance(op, STRUCTURED_OPS), f"{op.name} is not a structured op"
     generalized = generalize(op)  # type: ignore[arg-type]
     try:
         return iteration_space(generalized)
     finally:
         generalized.erase()
+
+
+def product_operands(op: linalg.GenericOp) -> tuple[int, int] | None:
+    """The inputs a and b of a body that is exactly `out + a * b` (either
+    order of each operation) into its one output, all f32 or all f64; None
+    for any other body."""
+    block = op.body.block
+    ops = list(block.ops)
+    if len(op.outputs) != 1 or len(ops) != 3:
+        return None
+    multiply, add, yielded = ops
+    if not (isinstance(multiply, arith.MulfOp) and isinstance(add, arith.AddfOp)):
+        return None
+    if not isinstance(yielded, linalg.YieldOp) or list(yielded.operands) != [add.result]:
+        return None
+    if not isinstance(add.result.type, Float32Type | Float64Type):
+        return None
+    out = block.args[len(op.inputs)]
+    if {add.lhs, add.rhs} != {out, multiply.result} or add.lhs is add.rhs:
+        return None
+    inputs = block.args[: len(op.inputs)]
+    if multiply.lhs not in inputs or multiply.rhs not in inputs:
+        return None
+    return (inputs.index(multiply.lhs), inputs.index(multiply.rhs))
 
 
 def describe(op: Operation) -> str:
@@ -315,6 +417,11 @@ def verify_schedule(schedule: ScheduleAttr, space: IterationSpace, where: str) -
         problem = pack_problem(space, operand)
         if problem is not None:
             raise ScheduleError(f"{where}: schedule packs operand {operand}, {problem}")
+    micro = schedule.micro_kernel
+    if micro is not None:
+        problem = micro_problem(space, micro)
+        if problem is not None:
+            raise ScheduleError(f"{where}: schedule's micro-kernel does not fit: {problem}")
 
 
 def is_projected_permutation(amap: AffineMap) -> bool:
@@ -322,6 +429,67 @@ def is_projected_permutation(amap: AffineMap) -> bool:
     `isProjectedPermutation`): the operand's dims are some of the op's."""
     dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
     return len(dims) == len(amap.results) and len(set(dims)) == len(dims)
+
+
+def linear_coefficients(expr: AffineExpr) -> dict[int, int] | None:
+    """The coefficient of each dim in `expr` if it is a sum of constant
+    multiples of dims (plus a constant), else None (a floordiv, a mod, a
+    product of dims, a symbol)."""
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position: 1}
+    if isinstance(expr, AffineConstantExpr):
+        return {}
+    if not isinstance(expr, AffineBinaryOpExpr):
+        return None
+    lhs, rhs = linear_coefficients(expr.lhs), linear_coefficients(expr.rhs)
+    if lhs is None or rhs is None:
+        return None
+    if expr.kind == AffineBinaryOpKind.Add:
+        return {d: lhs.get(d, 0) + rhs.get(d, 0) for d in {*lhs, *rhs}}
+    if expr.kind == AffineBinaryOpKind.Mul and isinstance(expr.rhs, AffineConstantExpr):
+        return {d: c * expr.rhs.value for d, c in lhs.items()}
+    if expr.kind == AffineBinaryOpKind.Mul and isinstance(expr.lhs, AffineConstantExpr):
+        return {d: c * expr.lhs.value for d, c in rhs.items()}
+    return None
+
+
+def depends_on(expr: AffineExpr, dim: int) -> bool:
+    """Whether `dim` occurs in `expr`."""
+    if isinstance(expr, AffineDimExpr):
+        return expr.position == dim
+    if isinstance(expr, AffineBinaryOpExpr):
+        return depends_on(expr.lhs, dim) or depends_on(expr.rhs, dim)
+    return False
+
+
+def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
+    """Why the micro-kernel `micro` cannot run the op of iteration space
+    `space` (None: it can). The body must be a contraction's (`product`);
+    m and n parallel dims of the output, n its innermost index; every operand
+    that depends on n must do so through its last index only, with
+    coefficient 1, so that NR/vector consecutive n are one vector load."""
+    if space.product is None:
+        return "the body is not a sum of products (out + a * b) on f32 or f64"
+    for dim in (micro.m, micro.n):
+        if dim >= len(space.iterators) or space.iterators[dim] != PARALLEL:
+            return f"d{dim} is not a parallel dim of the op"
+    output = space.output_maps[0].results
+    if not output or output[-1] != AffineDimExpr(micro.n):
+        return f"d{micro.n} is not the output's innermost index"
+    if AffineDimExpr(micro.m) not in output:
+        return f"d{micro.m} is not an index of the output"
+    for number, amap in enumerate(space.maps):
+        *outer, last = amap.results or (None,)
+        if last is None or not depends_on(last, micro.n):
+            if any(depends_on(e, micro.n) for e in amap.results):
+                return f"operand {number} depends on d{micro.n} other than through its last index"
+            continue
+        coefficients = linear_coefficients(last)
+        if coefficients is None or coefficients.get(micro.n) != 1:
+            return f"operand {number}'s last index {last} does not step by 1 along d{micro.n}"
+        if any(depends_on(e, micro.n) for e in outer):
+            return f"operand {number} depends on d{micro.n} other than through its last index"
+    return None
 
 
 def pack_problem(space: IterationSpace, operand: int) -> str | None:
@@ -402,12 +570,17 @@ __all__ = [
     "StructuredOp",
     "VECTOR_WIDTH",
     "IterationSpace",
+    "MicroKernel",
     "ScheduleAttr",
     "ScheduleError",
     "default_loop_order",
     "default_schedule",
+    "depends_on",
     "is_projected_permutation",
+    "linear_coefficients",
+    "micro_problem",
     "pack_problem",
+    "product_operands",
     "iteration_space",
     "op_schedule",
     "schedule_of",

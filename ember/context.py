@@ -12,6 +12,7 @@ from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
+from xdsl.dialects.vector import Vector
 
 from ember.dialects.ember_linalg import EmberLinalg
 from ember.dialects.graph import Graph
@@ -20,9 +21,10 @@ from ember.dialects.loop import Loop
 
 def make_context() -> Context:
     """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `scf`,
-    `llvm`, the tensor level's upstream `linalg` and `tensor`, and Ember's dialects."""
+    `llvm`, `vector` (the micro-kernels' vector code), the tensor level's upstream
+    `linalg` and `tensor`, and Ember's dialects."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, LLVM, Linalg, Tensor, Graph,
-                    EmberLinalg, Loop):  # fmt: skip
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, LLVM, Vector, Linalg, Tensor,
+                    Graph, EmberLinalg, Loop):  # fmt: skip
         ctx.load_dialect(dialect)
     return ctx

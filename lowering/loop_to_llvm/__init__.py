@@ -34,14 +34,16 @@ Loop-level code cannot call such a function. Kernels (`ember.kernel`)
 keep the unpacked form.
 
 Lowering: `index` is i64; `scf.for` and `scf.parallel` become a CFG (header
-block with the induction variable as block argument, `icmp slt`, body,
-increment, back edge, exit); an `scf.parallel` left in a function runs
-serially. A call marked `ember.parallel_threads` (`loop-parallelize`) of a
-function marked `ember.parallel_body` is a launch: the callee's arguments
+block with the induction variable and an `scf.for`'s loop-carried values as
+block arguments, `icmp slt`, body, increment, back edge, exit); an
+`scf.parallel` left in a function runs serially. A call marked
+`ember.parallel_threads` (`loop-parallelize`) of a function marked
+`ember.parallel_body` is a launch: the callee's arguments
 but its range go into a context of 8-byte slots, and the call becomes
 `ember_parallel_for(@callee_task, ctx, end - begin, threads)`, a function
 the target provides (`parallel.py` has the contract; the CPU's is a thread
-pool); each such callee gets an internal `callee_task(ctx, from, to)`. Scalar ops map
+pool); each such callee gets an internal `callee_task(ctx, from, to)`.
+One-dimensional `vector` values are LLVM vectors. Scalar ops map
 to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
 once per module). No fast-math flags: exact IEEE semantics. Integer
 division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
@@ -51,8 +53,9 @@ One module per concern, each a table of handlers for a `FunctionBuilder`
 (`builder.py`), so another path to the `llvm` dialect reuses the pieces it
 shares: `control_flow` (scf -> CFG), `memory` (views, loads and stores as
 pointer arithmetic on strided layouts, static or dynamic), `scalars` (arith
-and math), `abi` (the signatures and calls above), `parallel` (launches),
-`timing` (the cycle counter that a profile reads). This module checks the
+and math), `vectors` (vector loads, stores, broadcasts and fma), `abi` (the
+signatures and calls above), `parallel` (launches), `timing` (the cycle
+counter that a profile reads). This module checks the
 input and wires them.
 """
 
@@ -68,7 +71,15 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm import abi, control_flow, memory, parallel, scalars, timing
+from ember.lowering.loop_to_llvm import (
+    abi,
+    control_flow,
+    memory,
+    parallel,
+    scalars,
+    timing,
+    vectors,
+)
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
@@ -78,6 +89,7 @@ HANDLERS: HandlerTable = {
     **control_flow.HANDLERS,
     **memory.HANDLERS,
     **scalars.HANDLERS,
+    **vectors.HANDLERS,
     **abi.HANDLERS,
     **timing.HANDLERS,
     **parallel.HANDLERS,  # calls: a launch where marked, else abi's plain call

@@ -85,6 +85,8 @@ class FunctionBuilder:
         self.values = ValueMap()
         self.layouts: dict[SSAValue, StridedLayout] = {}
         self.constants: dict[tuple[Attribute, int | str], llvm.ConstantOp] = {}
+        self._arithmetic: dict[tuple[type[Operation], SSAValue, SSAValue], SSAValue] = {}
+        self._arithmetic_block: Block | None = None
 
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
@@ -100,7 +102,11 @@ class FunctionBuilder:
         return self.region
 
     def args(self, op: Operation) -> list[SSAValue]:
-        return [self.values[v] for v in op.operands]
+        return self.args_of(op.operands)
+
+    def args_of(self, values: Sequence[SSAValue]) -> list[SSAValue]:
+        """The lowered values of `values`."""
+        return [self.values[v] for v in values]
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -130,7 +136,7 @@ class FunctionBuilder:
             return lhs + rhs
         if lhs == 0 or rhs == 0:
             return rhs if lhs == 0 else lhs
-        return self.emit(llvm.AddOp(self.index(lhs), self.index(rhs)))
+        return self._reused(llvm.AddOp, self.index(lhs), self.index(rhs))
 
     def mul(self, lhs: Index, rhs: Index) -> Index:
         """lhs * rhs, folded when both are known."""
@@ -138,7 +144,25 @@ class FunctionBuilder:
             return lhs * rhs
         if lhs == 1 or rhs == 1:
             return rhs if lhs == 1 else lhs
-        return self.emit(llvm.MulOp(self.index(lhs), self.index(rhs)))
+        return self._reused(llvm.MulOp, self.index(lhs), self.index(rhs))
+
+    def _reused(
+        self, kind: type[llvm.AddOp | llvm.MulOp], lhs: SSAValue, rhs: SSAValue
+    ) -> SSAValue:
+        """`lhs kind rhs`, or the same computed earlier in the current block.
+
+        Address arithmetic repeats: the accesses of a micro-kernel's block
+        share all indices but the last one or two, and each recomputed the
+        linear index from scratch (a third of all ops on ResNet-50). An
+        earlier op of the block dominates the rest of it, so reusing it
+        within the block is always valid."""
+        if self._arithmetic_block is not self.block:
+            self._arithmetic, self._arithmetic_block = {}, self.block
+        key = (kind, lhs, rhs)
+        value = self._arithmetic.get(key)
+        if value is None:
+            value = self._arithmetic[key] = self.emit(kind(lhs, rhs))
+        return value
 
     def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(predicate).to_int()

@@ -3,10 +3,15 @@
 A loop is a header block with the induction variable as block argument
 (`icmp slt` against the upper bound), the body, the increment and back edge,
 and an exit block where lowering continues. Bounds and steps are SSA values
-(constants or not). An `scf.parallel` runs its dims as nested loops, the
-first outermost, serially: the loops that run on threads were outlined by
-`loop-parallelize` before, and their launches are `parallel.py`'s;
-loop-carried values (`iter_args`, reductions) are not supported. `func.return` returns
+(constants or not). An `scf.for`'s loop-carried values (`iter_args`) are
+further header arguments: the initial values come in from before the loop,
+the body's `scf.yield` operands go back along the back edge, and the loop's
+results are the header's arguments as the exit sees them (so LLVM keeps
+them in registers, as the micro-kernels' vector accumulators need). An
+`scf.parallel` runs its dims as nested loops, the first outermost,
+serially: the loops that run on threads were outlined by
+`loop-parallelize` before, and their launches are `parallel.py`'s; it
+carries no values (reductions are not supported). `func.return` returns
 nothing.
 """
 
@@ -20,6 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
+from ember.lowering.loop_to_llvm.llvm_types import scalar_type
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
@@ -59,9 +65,37 @@ def _counted_loop(
     lw.block = exit_
 
 
+def _carrying_loop(lw: FunctionBuilder, op: scf.ForOp) -> None:
+    """An `scf.for` with loop-carried values: they are header block
+    arguments next to the induction variable (see the module docstring)."""
+    body = op.body.block
+    header = Block(arg_types=[i64, *(scalar_type(v.type) for v in op.iter_args)])
+    inner, exit_ = Block(), Block()
+    lw.emit(llvm.BrOp(header, lw.values[op.lb], *lw.args_of(op.iter_args)))
+    lw.region.add_block(header)
+    lw.block = header
+    iv, *carried = header.args
+    iv.name_hint = body.args[0].name_hint
+    lw.emit(llvm.CondBrOp(lw.icmp("slt", iv, lw.values[op.ub]), inner, [], exit_, []))
+    lw.region.add_block(inner)
+    lw.block = inner
+    lw.values.update(zip(body.args, header.args))
+    lw.lower_block(body)
+    yielded = body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    step = lw.emit(llvm.AddOp(iv, lw.values[op.step]))
+    lw.emit(llvm.BrOp(header, step, *lw.args_of(yielded.arguments)))
+    lw.region.add_block(exit_)
+    lw.block = exit_
+    lw.values.update(zip(op.results, carried))
+
+
 @_lowers(scf.ForOp, scf.ParallelOp)
 def _loop(lw: FunctionBuilder, op: Operation) -> None:
     assert isinstance(op, scf.ForOp | scf.ParallelOp)
+    if isinstance(op, scf.ForOp) and op.results:
+        _carrying_loop(lw, op)
+        return
     if op.results:
         raise DiagnosticException(
             f"{lw.pass_name}: {op.name} with loop-carried values is not supported"

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    VectorType,
     i1,
     i8,
     i64,
@@ -33,6 +34,8 @@ def lowerable(t: Attribute) -> bool:
     """Whether values of type `t` have an LLVM type here."""
     if isinstance(t, MemRefType):
         return lowerable(t.element_type)
+    if isinstance(t, VectorType):  # one-dimensional, fixed length: an LLVM vector
+        return t.get_num_dims() == 1 and not t.get_num_scalable_dims() and lowerable(t.element_type)
     return isinstance(t, (IndexType, *FLOATS)) or isinstance(t, IntegerType) and t.width.data <= 64
 
 

@@ -25,6 +25,13 @@ at the same place before anything reads the buffer goes, and an
 intermediate buffer that is then only ever written is deleted with its
 stores. Loops that touch memory other than by loads and stores never merge.
 Everything else is left alone.
+
+A `vector.load`/`vector.store` (a micro-kernel's) is an access of its
+vector's first element whose last index is not the loop's position: it
+touches the elements after it too, so a loop that indexes a written buffer
+with its induction variable only in a vector's last index never merges; at
+block level, a vector store forgets what was stored to its buffer and a
+vector load counts as a read.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -81,18 +88,30 @@ class Access:
         return buffer_root(self.buffer)
 
 
+MemoryAccess = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
+"""The loads and stores whose buffer and indices fusion reads."""
+
+
+def _buffer(op: MemoryAccess) -> SSAValue:
+    return op.memref if isinstance(op, memref.LoadOp | memref.StoreOp) else op.base
+
+
+def _element_indices(op: MemoryAccess) -> tuple[SSAValue, ...]:
+    """The indices that name one element each: a vector's last index names
+    where its elements start, so it is left out."""
+    indices = tuple(op.indices)
+    return indices[:-1] if isinstance(op, vector.LoadOp | vector.StoreOp) else indices
+
+
 def accesses(op: Operation) -> Iterator[Access]:
     for inner in op.walk():
-        if isinstance(inner, memref.LoadOp):
-            yield Access(inner.memref, tuple(inner.indices), False)
-        elif isinstance(inner, memref.StoreOp):
-            yield Access(inner.memref, tuple(inner.indices), True)
+        if isinstance(inner, MemoryAccess):
+            yield Access(_buffer(inner), tuple(inner.indices),
+                         isinstance(inner, memref.StoreOp | vector.StoreOp))  # fmt: skip
 
 
 def _touches_memory_other_than_by_loads_and_stores(op: Operation) -> bool:
-    return op.name.startswith(("memref.", "func.")) and not isinstance(
-        op, memref.LoadOp | memref.StoreOp
-    )
+    return op.name.startswith(("memref.", "func.", "vector.")) and not isinstance(op, MemoryAccess)
 
 
 @dataclass
@@ -126,11 +145,13 @@ class LoopSummary:
         other_memory_ops = False
         roots: dict[SSAValue, RootAccesses] = {}
         for inner in loop.walk():
-            if isinstance(inner, memref.LoadOp | memref.StoreOp):
-                access = roots.setdefault(buffer_root(inner.memref), RootAccesses())
-                access.written |= isinstance(inner, memref.StoreOp)
-                access.through_view |= isinstance(inner.memref.owner, VIEW_OPS)
-                access.positions.add(tuple(i for i, x in enumerate(inner.indices) if x is iv))
+            if isinstance(inner, MemoryAccess):
+                buffer = _buffer(inner)
+                access = roots.setdefault(buffer_root(buffer), RootAccesses())
+                access.written |= isinstance(inner, memref.StoreOp | vector.StoreOp)
+                access.through_view |= isinstance(buffer.owner, VIEW_OPS)
+                indices = _element_indices(inner)
+                access.positions.add(tuple(i for i, x in enumerate(indices) if x is iv))
             else:
                 other_memory_ops |= _touches_memory_other_than_by_loads_and_stores(inner)
         return LoopSummary(loop, other_memory_ops, roots)
@@ -170,7 +191,7 @@ def can_merge(first: Loop, second: Loop) -> bool:
 
 def _movable(op: Operation) -> bool:
     """Ops that may move above a loop: no regions, no memory access, no calls."""
-    return not op.regions and not isinstance(op, memref.LoadOp | memref.StoreOp | CallOp)
+    return not op.regions and not isinstance(op, MemoryAccess | CallOp)
 
 
 class SiblingFuser:
@@ -278,6 +299,11 @@ def forward_stores(block: Block) -> None:
                 Rewriter.erase_op(op)
             else:
                 unread.pop(root, None)
+        elif isinstance(op, vector.LoadOp | vector.StoreOp):
+            root = buffer_root(op.base)
+            unread.pop(root, None)
+            if isinstance(op, vector.StoreOp):
+                stored.pop(root, None)
         elif op.regions:
             for region in op.regions:
                 for inner in region.blocks:

@@ -54,7 +54,17 @@ body for given per-dim index values, and emits:
   innermost loop;
 - for the dims the caller asks about (those a packed operand is indexed
   by), each tile loop's tile number (`arith.divui` of its iv by the tile; a
-  constant in a peeled remainder), handed to the body with the point iv.
+  constant in a peeled remainder), handed to the body with the point iv;
+- with a micro-kernel (`micro = [m, n, MR, NR]`, for a contraction whose
+  operands along n are readable as vectors), the point loops of the dims
+  other than m, n and the reductions, then blocks of MR x NR over (m, n):
+  each loads its accumulators (`vector.load` of the output, or a broadcast
+  of the constant of a fill just before the op: `absorbed_fill`), carries
+  them through `scf.for` loops over the reduction dims (`iter_args`), where
+  each point reads the operands once as vectors or broadcast scalars and
+  takes one `vector.fma` per accumulator (`_ContractionBlock`), and stores
+  them after. Partial blocks run with fewer rows or vectors; columns short
+  of a vector run the scalar body in loops m, reductions, n.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
@@ -72,10 +82,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Protocol
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -83,11 +94,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    VectorType,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -102,9 +114,12 @@ from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import (
     PARALLEL,
+    STRUCTURED_OPS,
     VECTOR_WIDTH,
+    MicroKernel,
     ScheduleAttr,
     StructuredOp,
+    depends_on,
     describe,
     iteration_space,
     op_schedule,
@@ -118,6 +133,35 @@ BodyEmitter = Callable[[LoopNestBuilder, Sequence[SSAValue], Sequence[TilePoint 
 """Emits one copy of the body at a builder, given the index of each dim (in
 dim order) and, when `generate_loops` is asked for them, each tiled dim's
 `TilePoint` (None for an untiled dim, and for every dim when not asked)."""
+
+Cell = tuple[list[SSAValue], list[TilePoint | None]]
+"""One output position of a micro-kernel's block: each dim's index and
+`TilePoint`, as a `BodyEmitter` gets them."""
+
+
+class MicroBody(Protocol):
+    """What a micro-kernel's block does at its cells (`cells[r][j]`: row r
+    along m, vector j along n, each cell the first of `width` consecutive
+    n): `load` the accumulators from the output (one vector per cell,
+    row-major), `step` them by one point of the reduction dims (the cells'
+    indices then include the reduction dims'), `store` them back.
+
+    `fresh` says that a block does not read what the output held (its
+    accumulators start at a constant): then a block may overlap another, and
+    the last block of a dim whose extent its size does not divide runs at
+    the end of the extent instead of as a smaller block."""
+
+    fresh: bool
+
+    def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]: ...
+
+    def step(
+        self, builder: LoopNestBuilder, cells: list[list[Cell]], accumulators: Sequence[SSAValue]
+    ) -> list[SSAValue]: ...
+
+    def store(
+        self, builder: LoopNestBuilder, cells: list[list[Cell]], accumulators: Sequence[SSAValue]
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -140,13 +184,17 @@ def generate_loops(
     emit_body: BodyEmitter,
     *,
     tile_points: AbstractSet[int] = frozenset(),
+    micro_body: MicroBody | None = None,
 ) -> None:
     """Emits at `nest` the loops `schedule` describes over `extents` (see the
     module docstring), calling `emit_body` for each copy of the body. For
     the dims in `tile_points`, each tile loop also computes its tile's number
     (`arith.divui` of its iv by the tile, at the top of its body) and
     `emit_body` gets the `TilePoint` of the dim when tiled; the nest of other
-    dims holds nothing but the loops and the dims' indices. The schedule must fit
+    dims holds nothing but the loops and the dims' indices. With `micro_body`,
+    the schedule's micro-kernel runs the m, n and reduction dims (see the
+    module docstring); without it, `micro` is ignored and every point runs
+    `emit_body`. The schedule must fit
     (`ember.dialects.schedule.verify_schedule`)."""
     assert len(extents) == len(iterators) == len(schedule.loop_order), "schedule does not fit"
     if not extents:
@@ -155,7 +203,11 @@ def generate_loops(
         emit_body(LoopNestBuilder(inner), [], [])
         return
     bounds = _Bounds(nest, [extents[d] for d in schedule.loop_order])
-    _NestEmitter(extents, schedule, emit_body, bounds, tile_points).emit(nest, 0, {}, {})
+    emitter = _NestEmitter(extents, iterators, schedule, emit_body, bounds, tile_points)
+    if micro_body is not None and schedule.micro_kernel is not None:
+        emitter = _MicroNestEmitter(extents, iterators, schedule, emit_body, bounds, tile_points,
+                                    schedule.micro_kernel, micro_body)  # fmt: skip
+    emitter.emit(nest, 0, {}, {})
 
 
 class _Bounds:
@@ -192,12 +244,14 @@ class _NestEmitter:
     def __init__(
         self,
         extents: Sequence[int],
+        iterators: Sequence[str],
         schedule: ScheduleAttr,
         emit_body: BodyEmitter,
         bounds: _Bounds,
         tile_points: AbstractSet[int],
     ):
         self.extents = list(extents)
+        self.iterators = list(iterators)
         self.bounds = bounds
         self.tiles = schedule.tile_sizes
         self.parallel = set(schedule.parallel_dims)
@@ -207,7 +261,11 @@ class _NestEmitter:
         self.tile_points = tile_points
         order = schedule.loop_order
         tiled = [d for d in order if 0 < self.tiles[d] < self.extents[d]]
-        self.levels = [(d, True) for d in tiled] + [(d, False) for d in order]
+        self.levels = [(d, True) for d in tiled] + [(d, False) for d in self._point_dims(order)]
+
+    def _point_dims(self, order: list[int]) -> list[int]:
+        """The dims with a point loop of their own, outermost first."""
+        return order
 
     def emit(
         self, builder: LoopNestBuilder, level: int, tiles: dict[int, _Tile], indices: _Indices
@@ -277,17 +335,23 @@ class _NestEmitter:
         bounds = self.bounds
         return builder.loop(bounds[lower], bounds[upper], bounds[step], parallel=parallel)
 
-    def _body(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
-        dims = range(len(self.extents))
+    def _cell(self, tiles: dict[int, _Tile], indices: _Indices) -> Cell:
+        """Each dim's index and `TilePoint` at `indices`. A dim not among them
+        (a reduction dim, where a micro-kernel loads or stores its
+        accumulators, which do not depend on it) stands at index 0."""
         points: list[TilePoint | None] = [None] * len(self.extents)
         for d, tile in tiles.items():
             number = tile.number
             if number is not None:
                 points[d] = (
                     self.bounds[number] if isinstance(number, int) else number,
-                    indices[d][1],
+                    indices[d][1] if d in indices else self.bounds[0],
                 )
-        self.emit_body(builder, [indices[d][0] for d in dims], points)
+        ivs = [indices[d][0] if d in indices else self.bounds[0] for d in range(len(self.extents))]
+        return ivs, points
+
+    def _body(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
+        self.emit_body(builder, *self._cell(tiles, indices))
 
     @staticmethod
     def _index(builder: LoopNestBuilder, tile: _Tile | None, point: SSAValue) -> SSAValue:
@@ -306,6 +370,160 @@ class _NestEmitter:
         loop = iv.owner.parent_op()
         assert loop is not None
         loop.attributes[VECTOR_WIDTH] = IntegerAttr(self.vector, i64)
+
+
+class _MicroNestEmitter(_NestEmitter):
+    """`generate_loops` with a micro-kernel: the tile loops, then the point
+    loops of the dims other than m, n and the reductions, then `_blocks`:
+    blocks of MR x NR along (m, n) over the current tiles, each running every
+    reduction dim inside it with its accumulators carried through those
+    loops (`scf.for` iter_args). The last rows of m that do not fill MR form
+    a block of fewer rows; the last columns of n that do not fill NR form a
+    block of fewer vectors; columns short of a whole vector run the scalar
+    body, in loops m, the reductions, n (the default's order)."""
+
+    def __init__(self, extents: Sequence[int], iterators: Sequence[str], schedule: ScheduleAttr,
+                 emit_body: BodyEmitter, bounds: _Bounds, tile_points: AbstractSet[int],
+                 micro: MicroKernel, micro_body: MicroBody):  # fmt: skip
+        self.micro, self.micro_body = micro, micro_body
+        super().__init__(extents, iterators, schedule, emit_body, bounds, tile_points)
+        self.reductions = [d for d in schedule.loop_order if iterators[d] != PARALLEL]
+
+    def _point_dims(self, order: list[int]) -> list[int]:
+        inner = {self.micro.m, self.micro.n, *(d for d in order if self.iterators[d] != PARALLEL)}
+        return [d for d in order if d not in inner]
+
+    def emit(
+        self, builder: LoopNestBuilder, level: int, tiles: dict[int, _Tile], indices: _Indices
+    ) -> None:
+        if level < len(self.levels):
+            dim, is_tile_loop = self.levels[level]
+            if is_tile_loop:
+                self._tile_loop(builder, level, dim, tiles, indices)
+            else:
+                iv, inner = self._loop(builder, 0, self._size(dim, tiles), 1, dim in self.parallel)
+                index = self._index(inner, tiles.get(dim), iv)
+                self.emit(inner, level + 1, tiles, {**indices, dim: (index, iv)})
+            return
+        self._blocks(builder, tiles, indices)
+
+    def _blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
+        micro = self.micro
+        rows, columns = self._size(micro.m, tiles), self._size(micro.n, tiles)
+        if self.micro_body.fresh and rows >= micro.rows and columns >= micro.columns:
+            self._overlapping_blocks(builder, tiles, indices, rows, columns)
+            return
+        full_rows = rows // micro.rows * micro.rows
+        if full_rows:
+            row, inner = self._loop(builder, 0, full_rows, micro.rows, micro.m in self.parallel)
+            self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
+        if full_rows < rows:
+            self._row_blocks(builder, tiles, indices, full_rows, rows - full_rows, columns)
+
+    def _overlapping_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
+                            indices: _Indices, rows: int, columns: int) -> None:  # fmt: skip
+        """Whole blocks only, one copy of the kernel: a dim's last block
+        starts at `extent - size` (`arith.minsi` of the block loop's iv),
+        overlapping the one before, whose outputs it computes again, from the
+        same constant, to the same values."""
+        micro = self.micro
+        starts = []
+        for dim, extent, size in ((micro.m, rows, micro.rows), (micro.n, columns, micro.columns)):
+            blocks = -(-extent // size) * size
+            start, builder = self._loop(builder, 0, blocks, size, dim in self.parallel)
+            if extent % size:
+                last = self.bounds[extent - size]
+                start = builder.insert(arith.MinSIOp(start, last)).results[0]
+            starts.append(start)
+        self._kernel(builder, tiles, indices, starts[0], micro.rows, starts[1], micro.vectors)
+
+    def _row_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
+                    row: SSAValue | int, rows: int, columns: int) -> None:  # fmt: skip
+        """The blocks of `rows` rows from point `row` of m, across n."""
+        micro = self.micro
+        full_columns = columns // micro.columns * micro.columns
+        if full_columns:
+            column, inner = self._loop(builder, 0, full_columns, micro.columns,
+                                       micro.n in self.parallel)  # fmt: skip
+            self._kernel(inner, tiles, indices, row, rows, column, micro.vectors)
+        vectors = (columns - full_columns) // micro.width
+        if vectors:
+            self._kernel(builder, tiles, indices, row, rows, full_columns, vectors)
+        vectorized = full_columns + vectors * micro.width
+        if vectorized < columns:
+            self._scalar_block(builder, tiles, indices, row, rows, vectorized, columns)
+
+    def _point(self, builder: LoopNestBuilder, dim: int, tiles: dict[int, _Tile],
+               base: SSAValue | int, offset: int) -> tuple[SSAValue, SSAValue]:  # fmt: skip
+        """The (index, point) of `dim` at point `base + offset` of its tile."""
+        if isinstance(base, int):
+            point = self.bounds[base + offset]
+        elif offset:
+            point = builder.insert(arith.AddiOp(base, self.bounds[offset])).results[0]
+        else:
+            point = base
+        return self._index(builder, tiles.get(dim), point), point
+
+    def _kernel(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
+                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int) -> None:  # fmt: skip
+        micro = self.micro
+        row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
+        column_points = [self._point(builder, micro.n, tiles, column, j * micro.width)
+                         for j in range(vectors)]  # fmt: skip
+
+        def cells(at: _Indices) -> list[list[Cell]]:
+            return [[self._cell(tiles, {**at, micro.m: r, micro.n: c}) for c in column_points]
+                    for r in row_points]  # fmt: skip
+
+        accumulators = self.micro_body.load(builder, cells(indices))
+        final = self._reduce(builder, 0, tiles, indices, accumulators, cells)
+        self.micro_body.store(builder, cells(indices), final)
+
+    def _reduce(self, builder: LoopNestBuilder, level: int, tiles: dict[int, _Tile],
+                indices: _Indices, accumulators: list[SSAValue],
+                cells: Callable[[_Indices], list[list[Cell]]]) -> list[SSAValue]:  # fmt: skip
+        """The loops of the reduction dims from `level` on, carrying the
+        accumulators; returns their values after the loops."""
+        if level == len(self.reductions):
+            return self.micro_body.step(builder, cells(indices), accumulators)
+        dim = self.reductions[level]
+        block = Block(arg_types=[IndexType(), *(a.type for a in accumulators)])
+        iv, *carried = block.args
+        inner = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
+        index = self._index(inner, tiles.get(dim), iv)
+        results = self._reduce(inner, level + 1, tiles, {**indices, dim: (index, iv)},
+                               carried, cells)  # fmt: skip
+        block.add_op(scf.YieldOp(*results))
+        bounds = self.bounds
+        loop = scf.ForOp(bounds[0], bounds[self._size(dim, tiles)], bounds[1], accumulators,
+                         Region(block))  # fmt: skip
+        builder.insert(loop)
+        return list(loop.results)
+
+    def _scalar_block(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
+                      row: SSAValue | int, rows: int, first: int, last: int) -> None:  # fmt: skip
+        """The scalar body over `rows` rows from `row` and the columns `first`
+        to `last` of the n tile: loops m, the reductions, n."""
+        micro = self.micro
+        ranges = [(micro.m, row, rows)]
+        ranges += [(d, 0, self._size(d, tiles)) for d in self.reductions]
+        ranges.append((micro.n, first, last - first))
+        self._scalar_loops(builder, tiles, indices, ranges)
+
+    def _scalar_loops(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
+                      ranges: list[tuple[int, SSAValue | int, int]]) -> None:  # fmt: skip
+        if not ranges:
+            self._body(builder, tiles, indices)
+            return
+        (dim, base, count), rest = ranges[0], ranges[1:]
+        iv, inner = self._loop(builder, 0, count, 1, dim in self.parallel)
+        if isinstance(base, int) and base == 0:
+            point = iv
+        else:
+            start = self.bounds[base] if isinstance(base, int) else base
+            point = inner.insert(arith.AddiOp(start, iv)).results[0]
+        index = self._index(inner, tiles.get(dim), point)
+        self._scalar_loops(inner, tiles, {**indices, dim: (index, point)}, rest)
 
 
 # ------------------------------------------------------------ the pass
@@ -372,6 +590,15 @@ class _Access:
     def load(self, body: LoopNestBuilder, indices: Sequence[SSAValue]) -> SSAValue:
         return body.load(self.buffer, self.indices(body, indices))
 
+    def unit_stride_last(self) -> bool:
+        """Whether consecutive positions of the last dim are adjacent in memory."""
+        buffer_type = self.buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        strides = buffer_type.get_strides()
+        if not strides or strides[-1] != 1:
+            return False
+        return self.strides is None or self.strides[-1] == 1
+
     def store(self, body: LoopNestBuilder, value: SSAValue, indices: Sequence[SSAValue]) -> None:
         folded = self.indices(body, indices)
         body.store(value, self.buffer, folded)
@@ -433,8 +660,122 @@ def _pack(
     return buffer
 
 
+class _ContractionBlock:
+    """The `MicroBody` of a contraction `out += a * b` (see
+    `ember.dialects.schedule.micro_problem`): an operand that depends on n is
+    read as a vector (its last index steps by 1 along n), any other one as a
+    scalar broadcast to a vector; a read that rows or vectors share is
+    emitted once per step; each cell's accumulator takes one `vector.fma`."""
+
+    def __init__(self, micro: MicroKernel, maps: Sequence[AffineMap], product: tuple[int, int],
+                 read: Callable[[LoopNestBuilder, int, Cell], SSAValue],
+                 read_vector: Callable[[LoopNestBuilder, int, Cell, VectorType], SSAValue],
+                 write_vector: Callable[[LoopNestBuilder, SSAValue, Cell], None],
+                 element: Attribute, init: SSAValue | None):  # fmt: skip
+        self.product, self.read, self.read_vector = product, read, read_vector
+        self.init = init
+        self.fresh = init is not None
+        self.write_vector = write_vector
+        self.vector_type = VectorType(element, [micro.width])
+        self.on_rows = [any(depends_on(e, micro.m) for e in amap.results) for amap in maps]
+        self.on_columns = [any(depends_on(e, micro.n) for e in amap.results) for amap in maps]
+        self.output = len(maps) - 1
+
+    def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]:
+        count = sum(len(row) for row in cells)
+        if self.init is not None:  # the output's fill, absorbed (`absorbed_fill`)
+            splat = builder.insert(vector.BroadcastOp(self.init, self.vector_type)).results[0]
+            return [splat] * count
+        return [self.read_vector(builder, self.output, cell, self.vector_type)
+                for row in cells for cell in row]  # fmt: skip
+
+    def step(self, builder: LoopNestBuilder, cells: list[list[Cell]],
+             accumulators: Sequence[SSAValue]) -> list[SSAValue]:  # fmt: skip
+        reads: dict[tuple[int, int, int], SSAValue] = {}
+
+        def operand(number: int, r: int, j: int) -> SSAValue:
+            key = (number, r if self.on_rows[number] else -1, j if self.on_columns[number] else -1)
+            if key not in reads:
+                cell = cells[r][j]
+                if self.on_columns[number]:
+                    reads[key] = self.read_vector(builder, number, cell, self.vector_type)
+                else:
+                    scalar = self.read(builder, number, cell)
+                    reads[key] = builder.insert(
+                        vector.BroadcastOp(scalar, self.vector_type)
+                    ).results[0]
+            return reads[key]
+
+        results: list[SSAValue] = []
+        columns = len(cells[0])
+        for k, accumulator in enumerate(accumulators):
+            r, j = divmod(k, columns)
+            a, b = (operand(number, r, j) for number in self.product)
+            results.append(builder.insert(vector.FMAOp(a, b, accumulator)).results[0])
+        return results
+
+    def store(self, builder: LoopNestBuilder, cells: list[list[Cell]],
+              accumulators: Sequence[SSAValue]) -> None:  # fmt: skip
+        for cell, accumulator in zip((c for row in cells for c in row), accumulators):
+            self.write_vector(builder, accumulator, cell)
+
+
+def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSet[int]) -> bool:
+    """Whether every operand that depends on n can be read as vectors: packed,
+    or a buffer whose last dim has unit stride. Bufferization can make one
+    strided along n (a strided subview): such an op keeps scalar loops."""
+    operands = (*op.inputs, *op.outputs)
+    for i, amap in enumerate(indexing_maps(op)):
+        on_columns = any(depends_on(e, micro.n) for e in amap.results)
+        if on_columns and i not in packed and not _Access(operands[i]).unit_stride_last():
+            return False
+    return True
+
+
+def absorbed_fill(op: Operation) -> linalg.FillOp | None:
+    """The `linalg.fill` of a constant just before `op` into `op`'s output,
+    when `op` is a contraction on buffers that runs as micro-kernels that
+    write every output element: no column left to the scalar body (each n
+    tile holds at least one block, or whole vectors), no reduction dim tiled
+    (so each output element gets all its terms in one block), operands
+    readable as vectors. Its blocks then start their accumulators at the
+    fill's value instead of loading them, and the fill is not emitted: each
+    output element is written once instead of three times (filled, loaded,
+    stored)."""
+    fill = op.prev_op
+    if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
+        return None
+    if not on_buffers(op) or not isinstance(op, linalg.LinalgStructuredOperation):
+        return None
+    if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
+        return None
+    space = iteration_space(op)
+    schedule = op_schedule(op, space)
+    micro = schedule.micro_kernel
+    if micro is None or space.product is None:
+        return None
+    tiles, extents = schedule.tile_sizes, space.extents
+    if any(0 < tiles[d] < extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL):
+        return None
+    n_tile, n_extent = tiles[micro.n], extents[micro.n]
+    columns = [n_tile, n_extent % n_tile] if 0 < n_tile < n_extent else [n_extent]
+    if any(c % micro.width and c < micro.columns for c in columns):
+        return None
+    generic = op if isinstance(op, linalg.GenericOp) else generalize(op)  # type: ignore[arg-type]
+    try:
+        fits = _vector_columns(generic, micro, set(schedule.packed_operands))
+    finally:
+        if generic is not op:
+            generic.erase()
+    return fill if fits else None
+
+
 def _emit_generic(
-    nest: LoopNestBuilder, op: linalg.GenericOp, schedule: ScheduleAttr, where: str
+    nest: LoopNestBuilder,
+    op: linalg.GenericOp,
+    schedule: ScheduleAttr,
+    where: str,
+    init: SSAValue | None = None,
 ) -> None:
     """The loops of a generic on buffers, as `schedule` orders them, after
     the copies of the operands it packs."""
@@ -460,6 +801,33 @@ def _emit_generic(
             packed[i] = (dims, buffer)
     packed_dims = {d for dims, _ in packed.values() for d in dims}
 
+    def indices_of(body: LoopNestBuilder, i: int, cell: Cell) -> tuple[SSAValue, list[SSAValue]]:
+        """The buffer operand `i` is read from at `cell`, and where."""
+        ivs, points = cell
+        if i in packed:
+            dims, buffer = packed[i]
+            return buffer, _packed_indices(dims, ivs, points)
+        access = accesses[i]
+        return access.buffer, access.indices(body, [body.affine(e, ivs) for e in maps[i].results])
+
+    def read(body: LoopNestBuilder, i: int, cell: Cell) -> SSAValue:
+        return body.load(*indices_of(body, i, cell))
+
+    def read_vector(body: LoopNestBuilder, i: int, cell: Cell, vector_type: VectorType) -> SSAValue:
+        buffer, indices = indices_of(body, i, cell)
+        return body.insert(vector.LoadOp(buffer, indices, vector_type)).results[0]
+
+    def write_vector(body: LoopNestBuilder, value: SSAValue, cell: Cell) -> None:
+        buffer, indices = indices_of(body, inputs, cell)
+        body.insert(vector.StoreOp(value, buffer, indices))
+
+    micro_body: MicroBody | None = None
+    micro = schedule.micro_kernel
+    if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
+        element = _element_type(op.outputs[0])
+        micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
+                                       write_vector, element, init)  # fmt: skip
+
     def emit_body(
         body: LoopNestBuilder, ivs: Sequence[SSAValue], points: Sequence[TilePoint | None]
     ) -> None:
@@ -483,7 +851,13 @@ def _emit_generic(
                 mapping.update(zip(scalar_op.results, clone.results))
 
     generate_loops(nest, space.extents, space.iterators, schedule, emit_body,
-                   tile_points=packed_dims)  # fmt: skip
+                   tile_points=packed_dims, micro_body=micro_body)  # fmt: skip
+
+
+def _element_type(buffer: SSAValue) -> Attribute:
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    return buffer_type.element_type
 
 
 def _elementwise_nest(
@@ -554,19 +928,27 @@ class GenerateStructuredLoops(RewritePattern):
         space = iteration_space(op)
         schedule = op_schedule(op, space)
         where = describe(op)
+        fill = absorbed_fill(op)
+        init = fill.inputs[0] if fill is not None else None
         if isinstance(op, linalg.GenericOp):
-            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where))
-            return
-        generic = generalize(op)
-        try:
-            _generate(op, rewriter, lambda nest: _emit_generic(nest, generic, schedule, where))
-        finally:
-            generic.erase()  # never inserted: drops its operand uses
+            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where, init))
+        else:
+            generic = generalize(op)
+            try:
+                _generate(op, rewriter,
+                          lambda nest: _emit_generic(nest, generic, schedule, where, init))  # fmt: skip
+            finally:
+                generic.erase()  # never inserted: drops its operand uses
+        if fill is not None:
+            rewriter.erase(fill)
 
 
 class GenerateFillLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.FillOp, rewriter: PatternRewriter) -> None:
+        consumer = op.next_op
+        if consumer is not None and absorbed_fill(consumer) is op:
+            return  # the contraction after it starts from its value
         if on_buffers(op):
             _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
 

@@ -1,24 +1,32 @@
 """`tensor-default-schedule`: gives every structured op that has no
-`schedule` attribute the default one (`#loop.schedule<...>`).
+`schedule` attribute the default one (`#loop.schedule<...>`) for a CPU.
 
-The default is today's heuristic (`ember.dialects.schedule.default_schedule`):
+The default is the scalar heuristic (`ember.dialects.schedule.default_schedule`):
 the dims in declared order with the output's last dim moved inside the
 reduction dims, no tiles, every parallel dim's loops parallel, no
-unrolling, no vector hint. An op that already has a schedule keeps it; the
-pass checks that it fits the op and reports the op if not. Other ops are left
+unrolling, no vector hint. A contraction (`contraction_schedule`: a body
+`out + a * b` on f32 or f64, as matmul, batched matmul, Gemm and every
+convolution layout have) gets a register-blocked micro-kernel instead where
+the CPU has vector registers and an fma (`cpu`, an option: a name from
+`NAMED_TARGETS` or `host`, the default) and the output's innermost dim holds
+at least one vector. An op that already has a schedule keeps it; the pass
+checks that it fits the op and reports the op if not. Other ops are left
 alone.
 
-Bufferization (`convert-tensor-to-loop`) falls back to the same default for
-an op without a schedule, so this pass changes no generated code: it makes
-the schedule visible in the IR, as a starting point to edit by hand or for a
-pass that tunes it. It runs where it is asked for (`ember-opt -p
-tensor-default-schedule`); the CPU pipeline does not run it.
+Without a schedule, `loop-generate` falls back to the scalar default, so with
+`cpu=generic` (no vector unit) this pass changes no generated code. The CPU
+pipeline runs it on buffers, between bufferization and `loop-generate`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.linalg.ops import FillOp, LinalgStructuredOperation
+from xdsl.ir import Operation
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -28,19 +36,143 @@ from xdsl.pattern_rewriter import (
 )
 
 from ember.dialects.schedule import (
+    PARALLEL,
     SCHEDULE,
+    IterationSpace,
+    MicroKernel,
+    ScheduleAttr,
+    ScheduleError,
     StructuredOp,
     default_schedule,
+    depends_on,
     describe,
     iteration_space,
+    micro_problem,
     schedule_of,
     verify_schedule,
 )
+from ember.errors import EmberError
+from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
+
+MAX_ROWS = 8
+"""The most rows (MR) of a micro-kernel block: more shares each vector read
+of the n-dependent operand among more rows, but every row is one more
+broadcast per step, and one more row of remainder to peel."""
 
 
+def _element_bits(op: Operation) -> int:
+    """The bit width of the op's output elements (0 unless f32 or f64)."""
+    assert isinstance(op, LinalgStructuredOperation)
+    output_type = op.outputs[0].type
+    assert isinstance(output_type, MemRefType | TensorType)
+    element = output_type.element_type
+    return element.bitwidth if isinstance(element, Float32Type | Float64Type) else 0
+
+
+def _row_dim(space: IterationSpace, n: int) -> int | None:
+    """The m of a micro-kernel with n: a parallel dim of the output whose
+    every operand read as vectors (those that depend on n) does not depend
+    on it, so that one vector read serves all the rows of a block; the one
+    of largest extent, the innermost of the output on a tie."""
+    output = [e.position for e in space.output_maps[0].results if isinstance(e, AffineDimExpr)]
+    vector_operands = [amap for amap in space.maps[: space.inputs]
+                       if any(depends_on(e, n) for e in amap.results)]  # fmt: skip
+    candidates = [d for d in output if d != n and space.iterators[d] == PARALLEL
+                  and not any(depends_on(e, d) for amap in vector_operands for e in amap.results)]  # fmt: skip
+    if not candidates:
+        return None
+    return max(reversed(candidates), key=lambda d: space.extents[d])
+
+
+def block_shape(
+    target: CpuTarget, rows_extent: int, vectors_extent: int, overlap: bool = False
+) -> tuple[int, int]:
+    """(MR, NR / W) for m of `rows_extent` and n of `vectors_extent` whole
+    vectors: the most accumulators MR x NR/W whose registers, with NR/W
+    vectors of the n-dependent operand and one broadcast, fit the register
+    file (AVX-512 f32: 6 x 4 vectors, AVX2: 6 x 2), up to `MAX_ROWS` rows
+    and 4 vectors (2 on a 16-register file). A block that divides both
+    extents is taken if it keeps at least half the accumulators of the
+    largest block: each partial block is one more copy of the kernel in
+    the IR (compile time) and runs at its own, lower, rate.
+
+    With `overlap` (the output is filled just before, so `loop-generate`
+    runs a dim's last block overlapping the one before instead of a partial
+    one), every block is whole and one copy: the block with the most
+    accumulators times the share of its work that is not recomputed wins
+    (1024 rows: 6 x 4 vectors, 2 rows recomputed; 7 rows: 7 rows)."""
+    most_vectors = min(4 if target.registers >= 32 else 2, vectors_extent)
+    shapes = []
+    for vectors in range(most_vectors, 0, -1):
+        most_rows = min(MAX_ROWS, (target.registers - vectors - 1) // vectors, rows_extent)
+        shapes += [(rows, vectors) for rows in range(most_rows, 0, -1)]
+    if overlap:
+        return max(shapes, key=lambda shape: _useful(shape, rows_extent, vectors_extent))
+    largest = max(shapes, key=lambda shape: shape[0] * shape[1])
+    dividing = [(r, v) for r, v in shapes if rows_extent % r == 0 and vectors_extent % v == 0]
+    best = max(dividing, key=lambda shape: shape[0] * shape[1])
+    return best if 2 * best[0] * best[1] >= largest[0] * largest[1] else largest
+
+
+def _useful(shape: tuple[int, int], rows_extent: int, vectors_extent: int) -> tuple[float, int]:
+    """A block's accumulators times the share of the blocks' work that is
+    not recomputed by overlapping last blocks; then fewer rows recomputed."""
+    rows, vectors = shape
+    covered_rows = -(-rows_extent // rows) * rows
+    covered_vectors = -(-vectors_extent // vectors) * vectors
+    share = rows_extent * vectors_extent / (covered_rows * covered_vectors)
+    return (rows * vectors * share, -covered_rows)
+
+
+def _filled_output(op: Operation) -> bool:
+    """Whether `op`'s output is a constant `linalg.fill` made just for it: on
+    tensors the fill's result, on buffers a fill of the same buffer just
+    before it."""
+    assert isinstance(op, LinalgStructuredOperation)
+    output = op.outputs[0]
+    if isinstance(output.type, TensorType):
+        return isinstance(output.owner, FillOp)
+    fill = op.prev_op
+    return isinstance(fill, FillOp) and fill.outputs[0] is output
+
+
+def contraction_schedule(
+    op: Operation, space: IterationSpace, target: CpuTarget
+) -> ScheduleAttr | None:
+    """The micro-kernel schedule of a contraction on `target`, or None where
+    none applies (not a contraction, no vector unit with an fma, an output
+    row shorter than a vector, no m whose rows share the vector reads, or a
+    layout `micro_problem` refuses). n is the output's innermost dim, m
+    from `_row_dim`, the block from `block_shape`; the loops outside the
+    blocks are the scalar default's."""
+    if space.product is None or not target.has_micro_kernels or not space.output_maps:
+        return None
+    width = target.vector_width(_element_bits(op)) if _element_bits(op) else 0
+    results = space.output_maps[0].results
+    if not width or not results or not isinstance(results[-1], AffineDimExpr):
+        return None
+    n = results[-1].position
+    if space.extents[n] < width:
+        return None
+    m = _row_dim(space, n)
+    if m is None:
+        return None
+    rows, vectors = block_shape(target, space.extents[m], space.extents[n] // width,
+                                overlap=_filled_output(op))  # fmt: skip
+    micro = MicroKernel(m, n, rows, vectors * width, width)
+    if micro_problem(space, micro) is not None:
+        return None
+    scalar = default_schedule(space)
+    return ScheduleAttr(scalar.loop_order, parallel=scalar.parallel_dims, vector=width,
+                        micro=[m, n, rows, vectors * width])  # fmt: skip
+
+
+@dataclass
 class AttachDefaultSchedule(RewritePattern):
-    """A structured op without a schedule gets the default; one with a
-    schedule is checked against the op."""
+    """A structured op without a schedule gets the default for `target`;
+    one with a schedule is checked against the op."""
+
+    target: CpuTarget
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
@@ -49,17 +181,27 @@ class AttachDefaultSchedule(RewritePattern):
         if schedule is not None:
             verify_schedule(schedule, space, describe(op))
             return
-        op.attributes[SCHEDULE] = default_schedule(space)
+        micro = contraction_schedule(op, space, self.target)
+        op.attributes[SCHEDULE] = micro if micro is not None else default_schedule(space)
         rewriter.notify_op_modified(op)
 
 
+@dataclass(frozen=True)
 class DefaultSchedulePass(ModulePass):
-    """Attaches the default schedule to every structured op that lacks one."""
+    """Attaches the default schedule for a CPU (`cpu`: `host` or a name from
+    `NAMED_TARGETS`) to every structured op that lacks one."""
 
     name = "tensor-default-schedule"
 
+    cpu: str = field(default=HOST)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(AttachDefaultSchedule(), apply_recursively=False).rewrite_module(op)
+        try:
+            target = cpu_target(self.cpu)
+        except EmberError as error:
+            raise ScheduleError(f"{self.name}: {error}") from None
+        pattern = AttachDefaultSchedule(target)
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["AttachDefaultSchedule", "DefaultSchedulePass"]
+__all__ = ["AttachDefaultSchedule", "DefaultSchedulePass", "block_shape", "contraction_schedule"]

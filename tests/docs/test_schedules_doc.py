@@ -82,3 +82,24 @@ def test_the_packing_shown_is_what_loop_generate_prints(capsys: pytest.CaptureFi
         for line in block.splitlines():
             if line.strip() != "...":
                 assert line.strip() in lines, line
+
+
+MICRO_LIT = ROOT / "tests" / "filecheck" / "passes" / "loop" / "generate-micro.mlir"
+
+
+def test_the_micro_kernel_shown_is_what_loop_generate_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The micro-kernel example's schedule is the lit test's first function,
+    and the block it shows is what loop-generate makes of it."""
+    schedule = re.search(r"`(#loop\.schedule<[^`]*micro = \[0, 1, 4, 16\]>)`", DOC.read_text())
+    assert schedule is not None
+    (first, *_) = MICRO_LIT.read_text().split("// -----")
+    assert f"linalg.matmul {{schedule = {schedule.group(1)}}}" in first
+    (shown,) = [b for b in _blocks("mlir") if "vector.fma" in b]
+    assert main([str(MICRO_LIT), "-p", "loop-generate", "--split-input-file"]) == 0
+    (printed, *_) = capsys.readouterr().out.split("// -----")
+    lines = [line.strip() for line in printed.splitlines()]
+    for line in shown.splitlines():
+        if line.strip() not in ("...", "}"):
+            assert line.strip() in lines, line

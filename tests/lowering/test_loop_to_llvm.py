@@ -318,6 +318,28 @@ def test_dynamic_dims_kernel_on_two_sizes(rows: int, cols: int) -> None:
     np.testing.assert_array_equal(rowsum, expected)
 
 
+VECTOR_KERNEL = Path(__file__).parents[1] / "filecheck/lowering/loop-to-llvm-vector.mlir"
+
+
+def test_vector_kernel_with_loop_carried_values() -> None:
+    """The lit test's micro-kernel: vector accumulators carried through the k
+    loop (one fma per term), and a scalar sum carried the same way."""
+    jit = JitModule(str(to_llvmlite(lower(VECTOR_KERNEL.read_text()))))
+    fn = jit.function("row_times_panel", None, [ctypes.c_void_p] * 4)
+    a = RNG.standard_normal((2, 5)).astype(np.float32)
+    b = RNG.standard_normal((5, 8)).astype(np.float32)
+    c = RNG.standard_normal((2, 8)).astype(np.float32)
+    total = np.full(1, np.nan, np.float32)
+    expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    fn(a.ctypes.data, b.ctypes.data, c.ctypes.data, total.ctypes.data)
+    # fma rounds once per term: close to the exact sum, not bit-equal to NumPy's.
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    partial = np.float32(0)
+    for x in a[0]:  # the kernel's order of summation
+        partial = np.float32(partial + x)
+    assert total[0] == partial
+
+
 def test_dynamic_dims_reach_the_signature() -> None:
     ir_text = str(to_llvmlite(lower(DYNAMIC_KERNEL.read_text())))
     assert 'define void @"scale_and_sum"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", ' in ir_text

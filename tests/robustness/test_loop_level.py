@@ -33,13 +33,16 @@ CASES = [
         "convert-loop-to-llvm",
         "static memrefs",
     ),
-    (  # loop-carried values are not lowered
+    (  # a parallel loop's reduction is not lowered (an scf.for's iter_args are)
         "func.func @f(%a: memref<4xf32>) {\n  %c0 = arith.constant 0 : index\n"
         "  %c1 = arith.constant 1 : index\n  %z = arith.constant 0.0 : f32\n"
-        "  %s = scf.for %i = %c0 to %c1 step %c1 iter_args(%acc = %z) -> (f32) {\n"
-        "    scf.yield %acc : f32\n  }\n  func.return\n}",
+        '  %s = "scf.parallel"(%c0, %c1, %c1, %z) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}>'
+        " ({\n  ^bb0(%i: index):\n"
+        "    scf.reduce(%z : f32) {\n    ^bb0(%l: f32, %r: f32):\n"
+        "      %x = arith.addf %l, %r : f32\n      scf.reduce.return %x : f32\n    }\n"
+        "  }) : (index, index, index, f32) -> f32\n  func.return\n}",
         "convert-loop-to-llvm",
-        "loop-carried values",
+        "scf.reduce.return",
     ),
     (  # memref.dim needs a known dim
         "func.func @f(%a: memref<?xf32>, %d: index) {\n  %n = memref.dim %a, %d : memref<?xf32>\n"

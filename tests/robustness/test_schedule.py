@@ -26,7 +26,7 @@ from ember.dialects.schedule import (
 )
 from ember.errors import EmberError
 from ember.opt import main
-from tests.passes.test_schedule import CONV, MATMUL_F32, compute, run
+from tests.passes.test_schedule import CONV, MATMUL_F32, MAX_POOL, compute, run
 
 VALID = "order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8"
 ALPHABET = "[]=,<>-+ 0123456789orderilsvctunpa#:{}"
@@ -244,3 +244,83 @@ def test_packing_an_operand_past_the_operands_from_the_text_is_one_error_line(
         "error: linalg.generic into %y in @f: schedule packs operand 1, an output: only inputs "
         "can be packed (the op writes its outputs in place)"
     )
+
+
+# Micro-kernels: a micro field that does not fit is refused naming the op --------
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"order": [0, 1], "vector": 8, "micro": [0, 1, 4]}, "micro needs [m, n, MR, NR]"),
+        ({"order": [0, 1], "vector": 8, "micro": [1, 1, 4, 8]}, "distinct dims"),
+        ({"order": [0, 1], "vector": 8, "micro": [0, 2, 4, 8]}, "distinct dims"),
+        ({"order": [0, 1], "micro": [0, 1, 4, 8]}, "needs a vector width"),
+        ({"order": [0, 1], "vector": 8, "micro": [0, 1, 0, 8]}, "MR must be positive"),
+        ({"order": [0, 1], "vector": 8, "micro": [0, 1, 4, 12]}, "multiple of vector (8)"),
+        ({"order": [0, 1], "vector": 8, "micro": [0, 1, 4, 4]}, "multiple of vector (8)"),
+        ({"order": [0, 1], "vector": 4, "micro": [0, 1, 64, 8]}, "128 accumulators"),
+        ({"order": [0, 1], "vector": 8, "micro": [0, 1, 4, 8], "unroll": 2}, "unroll must be 1"),
+    ],
+    ids=str,
+)
+def test_a_bad_micro_field_cannot_be_built_from_python(
+    fields: dict[str, object], message: str
+) -> None:
+    with pytest.raises(VerifyException, match=re.escape(message)):
+        ScheduleAttr(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "micro, message",
+    [
+        ("[0, 2, 4, 8]", "d2 is not a parallel dim of the op"),
+        ("[1, 0, 4, 8]", "d0 is not the output's innermost index"),
+        ("[0, 1, 4, 8]", None),  # fits: compiles
+    ],
+    ids=str,
+)
+def test_a_micro_kernel_that_does_not_fit_the_matmul_is_one_error_line(
+    micro: str, message: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "micro.mlir"
+    path.write_text(_matmul_with(f"order = [0, 2, 1], vector = 8, micro = {micro}"))
+    code = main([str(path), "-p", "convert-tensor-to-loop,loop-generate"])
+    out, err = capsys.readouterr()
+    if message is None:
+        assert code == 0 and "vector.fma" in out
+        return
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert (
+        f"error: linalg.matmul %m in @main: schedule's micro-kernel does not fit: {message}"
+        in lines[0]
+    )
+
+
+def test_a_micro_kernel_on_a_body_that_is_not_a_product_is_refused() -> None:
+    """A max pool's body has no product; a stride-2 input along n does not
+    step by 1."""
+    module = Parser(make_context(), CONV.replace("dense<1> : tensor<2xi64>, dilations",
+                                                 "dense<[1, 2]> : tensor<2xi64>, dilations")
+                    .replace("1x4x9x9", "1x4x9x5")).parse_module()  # fmt: skip
+    (conv,) = [op for op in module.walk() if op.results and op.results[0].name_hint == "c"]
+    with pytest.raises(ScheduleError, match=r"^linalg.conv_2d_nchw_fchw %c in @main: schedule's "
+                       r"micro-kernel does not fit: operand 0's last index .* does not step by 1 "
+                       r"along d3$"):  # fmt: skip
+        set_schedule(conv, ScheduleAttr(list(range(7)), vector=4, micro=[1, 3, 2, 4]))
+    pool = Parser(make_context(), MAX_POOL).parse_module()
+    (op,) = [o for o in pool.walk() if o.results and o.results[0].name_hint == "p"]
+    with pytest.raises(ScheduleError, match=r"the body is not a sum of products"):
+        set_schedule(op, ScheduleAttr(list(range(6)), vector=4, micro=[2, 3, 2, 4]))
+
+
+def test_an_unknown_cpu_for_default_schedules_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cpu.mlir"
+    path.write_text(MATMUL_F32)
+    assert main([str(path), "-p", "tensor-default-schedule{cpu=pentium}"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert "error: tensor-default-schedule: unknown CPU 'pentium' for schedules" in lines[0]

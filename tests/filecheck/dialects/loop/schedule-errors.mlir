@@ -150,7 +150,7 @@ func.func @f11() attributes {s = #loop.schedule<order = [0], tile = [1]>} {
 // CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:62{{$}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
-// CHECK-NEXT: {{ *}}Expected one of 'order', 'pack', 'parallel', 'tiles', 'unroll', 'vector' (a loop.schedule field)
+// CHECK-NEXT: {{ *}}Expected one of 'micro', 'order', 'pack', 'parallel', 'tiles', 'unroll', 'vector' (a loop.schedule field)
 
 // -----
 
@@ -163,3 +163,27 @@ func.func @f12() attributes {s = #loop.schedule<order = [0], unroll = true>} {
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{.*}}
 // CHECK-NEXT: {{ *}}Expected integer literal
+
+// -----
+
+// A micro-kernel needs a vector width, the width of its accumulators.
+func.func @f_micro_vector() attributes {s = #loop.schedule<order = [0, 1], micro = [0, 1, 4, 16]>} {
+  func.return
+}
+
+// CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:60{{$}}
+// CHECK-NEXT: {{.*}}
+// CHECK-NEXT: {{.*}}
+// CHECK-NEXT: {{ *}}loop.schedule: micro needs a vector width (vector = W), the width of its accumulators
+
+// -----
+
+// NR must be a whole number of vectors.
+func.func @f_micro_columns() attributes {s = #loop.schedule<order = [0, 1], vector = 8, micro = [0, 1, 4, 12]>} {
+  func.return
+}
+
+// CHECK:      schedule-errors.mlir:[[# @LINE - 4]]:61{{$}}
+// CHECK-NEXT: {{.*}}
+// CHECK-NEXT: {{.*}}
+// CHECK-NEXT: {{ *}}loop.schedule: micro's MR must be positive and NR a multiple of vector (8), got 4 and 12

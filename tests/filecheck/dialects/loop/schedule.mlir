@@ -4,8 +4,8 @@
 
 // #loop.schedule prints in its custom form and parses back to the same text,
 // also from the generic form of the op that carries it. Fields print in one
-// order (order, tiles, parallel, unroll, vector, pack) and those at their default
-// (no tiles, no parallel dims, unroll 1, no vector hint, no packing) are left out; the
+// order (order, tiles, parallel, unroll, vector, pack, micro) and those at their default
+// (no tiles, no parallel dims, unroll 1, no vector hint, no packing, no micro-kernel) are left out; the
 // parser takes the fields in any order. Errors are in schedule-errors.mlir.
 
 // Every field, on a linalg.matmul (dims m, n, k), given in another order
@@ -13,11 +13,13 @@
 // packed operands keep their order.
 func.func @every_field(%a: tensor<10x7xf32>, %b: tensor<7x13xf32>, %c: tensor<10x13xf32>) -> tensor<10x13xf32> {
   %m = linalg.matmul {schedule = #loop.schedule<pack = [1, 0], vector = 8, unroll = 4, parallel = [1, 0], tiles = [4, 5, 3], order = [2, 0, 1]>} ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%c : tensor<10x13xf32>) -> tensor<10x13xf32>
+  %v = linalg.matmul {schedule = #loop.schedule<micro = [0, 1, 4, 16], vector = 8, pack = [1], tiles = [0, 16, 4], order = [0, 2, 1]>} ins(%a, %b : tensor<10x7xf32>, tensor<7x13xf32>) outs(%c : tensor<10x13xf32>) -> tensor<10x13xf32>
   func.return %m : tensor<10x13xf32>
 }
 
 // CHECK-LABEL: func.func @every_field
 // CHECK:       linalg.matmul {schedule = #loop.schedule<order = [2, 0, 1], tiles = [4, 5, 3], parallel = [0, 1], unroll = 4, vector = 8, pack = [1, 0]>} ins(
+// CHECK:       linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 16, 4], vector = 8, pack = [1], micro = [0, 1, 4, 16]>} ins(
 
 // Only the order (the rest at their defaults), and fields written at their
 // default values, which then print as if left out. An empty pack is allowed.

@@ -1,11 +1,13 @@
-// RUN: ember-opt %s -p tensor-default-schedule --split-input-file --verify-diagnostics | filecheck %s
+// RUN: ember-opt %s -p "tensor-default-schedule{cpu=generic}" --split-input-file --verify-diagnostics | filecheck %s
 
-// tensor-default-schedule attaches today's heuristic as a #loop.schedule to
-// every structured op (linalg.generic, linalg.matmul,
-// linalg.conv_2d_nchw_fchw) without one: the dims in declared order, except that
-// the output's last dim moves inside the reduction dims; no tiles; every
-// parallel dim listed as parallel. convert-tensor-to-loop uses the same
-// default for an op without a schedule, so the pass changes no loop nest.
+// tensor-default-schedule for a CPU without a vector unit (cpu=generic)
+// attaches the scalar heuristic as a #loop.schedule to every structured op
+// (linalg.generic, linalg.matmul, linalg.conv_2d_nchw_fchw) without one: the
+// dims in declared order, except that the output's last dim moves inside the
+// reduction dims; no tiles; every parallel dim listed as parallel.
+// loop-generate uses the same default for an op without a schedule, so the
+// pass changes no loop nest. (Micro-kernels for vector CPUs:
+// default-schedule-micro.mlir.)
 
 // An elementwise generic: all dims parallel, in declared order.
 func.func @elementwise(%x: tensor<2x3xf32>, %e: tensor<2x3xf32>) -> tensor<2x3xf32> {

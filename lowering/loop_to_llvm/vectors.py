@@ -1,0 +1,72 @@
+"""Vector ops: xDSL's `vector` dialect to LLVM vector instructions.
+
+Loop generation emits one-dimensional vectors (`vector<16xf32>`) for the
+register-blocked micro-kernels of contractions (`ember.passes.loop.generate`);
+each op here becomes one LLVM instruction or intrinsic on the same vector type:
+
+- `vector.load`/`vector.store`: a load/store of the whole vector at the
+  element's address (`memory.element_pointer`), aligned to the element only:
+  a row of a buffer starts anywhere, and x86 loads unaligned vectors at full
+  speed;
+- `vector.broadcast` of a scalar: `insertelement` into lane 0 of an undef
+  vector, then a `shufflevector` with an all-zero mask (what LLVM itself
+  emits for a splat, and what instruction selection turns into one
+  `vbroadcastss`);
+- `vector.fma`: the `llvm.fma` intrinsic on the vector, one rounding per lane.
+
+Elementwise `arith` ops on vectors go through `scalars`' tables unchanged.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm, vector
+from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
+from ember.lowering.loop_to_llvm.memory import element_pointer
+
+HANDLERS: HandlerTable = {}
+_lowers = registrar(HANDLERS)
+
+
+def _element_bytes(vector_type: VectorType) -> int:
+    return vector_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
+@_lowers(vector.LoadOp)
+def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    assert isinstance(op, vector.LoadOp)
+    vector_type = op.result.type
+    assert isinstance(vector_type, VectorType)
+    pointer = element_pointer(lw, op.base, op.indices)
+    return lw.emit(llvm.LoadOp(pointer, vector_type, alignment=_element_bytes(vector_type)))
+
+
+@_lowers(vector.StoreOp)
+def _store(lw: FunctionBuilder, op: Operation) -> None:
+    assert isinstance(op, vector.StoreOp)
+    vector_type = op.vector.type
+    assert isinstance(vector_type, VectorType)
+    pointer = element_pointer(lw, op.base, op.indices)
+    lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=_element_bytes(vector_type)))
+
+
+@_lowers(vector.BroadcastOp)
+def _broadcast(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    assert isinstance(op, vector.BroadcastOp)
+    vector_type = op.vector.type
+    assert isinstance(vector_type, VectorType)
+    if isinstance(op.source.type, VectorType):
+        raise DiagnosticException(f"{lw.pass_name}: vector.broadcast of a vector is not supported")
+    undef = lw.emit(llvm.UndefOp(vector_type))
+    lane0 = lw.emit(llvm.InsertElementOp(undef, lw.values[op.source], lw.const(0, i32)))
+    mask = DenseArrayBase.from_list(i32, [0] * vector_type.get_shape()[0])
+    return lw.emit(llvm.ShuffleVectorOp(lane0, undef, mask, vector_type))
+
+
+@_lowers(vector.FMAOp)
+def _fma(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    assert isinstance(op, vector.FMAOp)
+    return lw.emit(llvm.FMAOp(*lw.args(op)))
