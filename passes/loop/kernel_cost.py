@@ -38,6 +38,8 @@ _FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2, vector.FMAOp: 2}
 (moving lanes around, as loads and broadcasts do, is no arithmetic)."""
 _COUNTED_DIALECTS = ("arith", "math")
 _CONTRACTION = frozenset({"arith.mulf", "arith.addf"})
+_FUSED_MULTIPLY_ADDS = (["vector.fma"], ["math.fma"])
+"""A kernel whose commonest op is one of these is a contraction too (a micro-kernel's body)."""
 CONV_DEPTH = 6
 """A multiply-add under this many loops or more reads as a convolution (batch,
 two output positions, output channels, two window dims, input channels), under
@@ -139,7 +141,7 @@ def kernel_cost(kernel: FuncOp) -> KernelCost:
     top = [name for name, _ in counter.by_op.most_common(2)]
     ops = "+".join(name.split(".", 1)[1] for name in top) or "copy"
     depth = max((counter.depth_of[name] for name in top), default=counter.max_depth)
-    if set(top) == _CONTRACTION:
+    if set(top) == _CONTRACTION or top[:1] in _FUSED_MULTIPLY_ADDS:
         ops = "conv" if depth >= CONV_DEPTH else "matmul"
     label = f"{ops}, {depth} loops -> {_output_type(kernel)}"
     nbytes = sum(byte_size(t) for t in kernel.function_type.inputs.data
