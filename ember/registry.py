@@ -27,6 +27,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.generate import LoopGeneratePass
+    from ember.passes.loop.mark_noalias import MarkNoAliasPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -51,5 +52,6 @@ def all_passes() -> dict[str, type[ModulePass]]:
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,
+        MarkNoAliasPass,
     ]
     return {p.name: p for p in passes}

@@ -8,7 +8,8 @@ grouped in stages that `CompileReport` times:
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
-             loop-pack-weights, loop-plan-memory, loop-outline-kernels
+             loop-pack-weights, loop-plan-memory, loop-outline-kernels,
+             loop-mark-noalias (kernel arguments LLVM may treat as noalias)
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -53,6 +54,7 @@ from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.fuse import FuseLoopsPass
 from ember.passes.loop.generate import LoopGeneratePass
+from ember.passes.loop.mark_noalias import MarkNoAliasPass
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
@@ -89,6 +91,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
+        ("loop", MarkNoAliasPass()),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 
