@@ -5,7 +5,9 @@
 // linalg.conv_2d_nchw_fchw) without one: the dims in declared order, except that
 // the output's last dim moves inside the reduction dims; no tiles; every
 // parallel dim listed as parallel. convert-tensor-to-loop uses the same
-// default for an op without a schedule, so the pass changes no loop nest.
+// default for an op without a schedule. (A generic whose innermost output dim
+// is longer than a register block also gets a tile:
+// default-schedule-register-blocking.mlir; none of these is.)
 
 // An elementwise generic: all dims parallel, in declared order.
 func.func @elementwise(%x: tensor<2x3xf32>, %e: tensor<2x3xf32>) -> tensor<2x3xf32> {
