@@ -18,10 +18,10 @@ says *what* is computed over an iteration space of dims; its schedule says
   iteration (at most `MAX_UNROLL`), with a remainder loop for what does not
   fill a step;
 - `vector`: a vector width hint for the innermost loop (0: none; else a power
-  of two up to `MAX_VECTOR`). For now it
-  is recorded as the `loop.vector_width` attribute on each generated
-  innermost loop (`scf.for`/`scf.parallel`); turning it into LLVM loop metadata for the loop
-  vectoriser comes later;
+  of two up to `MAX_VECTOR`). It is recorded as the `loop.vector_width`
+  attribute on each generated innermost loop (`scf.for`/`scf.parallel`),
+  which the CPU target makes LLVM loop metadata for the loop vectoriser
+  (`llvm.loop.vectorize.width`);
 - `pack`: operand numbers (inputs first, in the op's operand order) to copy,
   before the op's loops, into a fresh buffer laid out tile by tile: each
   operand dim indexed by a tiled dim of tile t and extent E splits into
