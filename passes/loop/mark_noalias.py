@@ -15,10 +15,15 @@ operand of the call. What an operand may reach (its footprint) is found by
 following views to a root, an argument of the calling function:
 
 - `memref.view %root[%offset]` with a constant byte offset and a static
-  type reaches `[offset, offset + size)` of its source's footprint; this is
-  how `loop-plan-memory` places every intermediate buffer in the arena;
-- any other view (`VIEW_OPS`: subview, reinterpret_cast, reshapes) reaches
-  at most what its source reaches, so it takes its source's footprint;
+  type, of a root or of such a view, reaches `[offset, offset + size)` of
+  its source's footprint; this is how `loop-plan-memory` places every
+  intermediate buffer in the arena. A view of anything else reaches at most
+  what its source reaches;
+- a subview or a reshape (`memref.subview`, `collapse_shape`,
+  `expand_shape`) lies within its source, so it takes its source's
+  footprint, and so does a `memref.reinterpret_cast` whose static offset,
+  sizes and strides stay within a static source's bytes (the reshapes
+  Ember emits); another reinterpret_cast may reach anywhere: unknown;
 - a root argument reaches all of itself; anything else is unknown, and
   overlaps everything.
 
@@ -47,6 +52,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    NoneAttr,
     UnitAttr,
 )
 from xdsl.dialects.func import CallOp, FuncOp
@@ -92,6 +98,27 @@ def _constant_index(value: SSAValue) -> int | None:
     return None
 
 
+def _within_source(cast: memref.ReinterpretCastOp) -> bool:
+    """Whether a reinterpret_cast's static offset, sizes and strides address
+    only bytes of its (static, identity-layout) source."""
+    source, result = cast.source.type, cast.result.type
+    if cast.offsets or cast.sizes or cast.strides:
+        return False
+    if not isinstance(source, MemRefType) or not isinstance(source.layout, NoneAttr):
+        return False
+    if not source.has_static_shape() or not isinstance(result, MemRefType):
+        return False
+    sizes, strides = cast.static_sizes.get_values(), cast.static_strides.get_values()
+    (offset,) = cast.static_offsets.get_values()
+    if any(s <= 0 for s in sizes):
+        return True  # addresses nothing
+    if offset < 0 or any(s < 0 for s in strides):
+        return False
+    last = offset + sum((size - 1) * stride for size, stride in zip(sizes, strides))
+    element = byte_size(MemRefType(result.element_type, [1]))
+    return (last + 1) * element <= byte_size(source)
+
+
 def footprint(value: SSAValue) -> Footprint | None:
     """What `value` (a memref) may reach, or None if unknown."""
     if isinstance(value, BlockArgument):
@@ -99,12 +126,17 @@ def footprint(value: SSAValue) -> Footprint | None:
     owner = value.owner
     if isinstance(owner, memref.ViewOp):
         source = footprint(owner.source)
+        exact = isinstance(owner.source, BlockArgument) or isinstance(
+            owner.source.owner, memref.ViewOp
+        )
         shift = _constant_index(owner.byte_shift)
         static = isinstance(owner.result.type, MemRefType) and owner.result.type.has_static_shape()
-        if source is None or shift is None or not static or owner.sizes:
+        if source is None or not exact or shift is None or not static or owner.sizes:
             return source
         start = source.start + shift
         return Footprint(source.root, start, start + byte_size(owner.result.type))
+    if isinstance(owner, memref.ReinterpretCastOp) and not _within_source(owner):
+        return None
     if isinstance(owner, VIEW_OPS):
         return footprint(owner.operands[0])
     return None

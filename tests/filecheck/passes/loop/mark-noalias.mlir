@@ -93,3 +93,42 @@ func.func private @other(%a: memref<4xf32>, %b: memref<4xf32>) {
 // CHECK-SAME:    (%a: memref<4xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
 // CHECK-LABEL: func.func private @other
 // CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>)
+
+// -----
+
+// A reinterpret_cast that stays within its source's bytes (a reshape) keeps
+// its source's footprint: %r (bytes 0..16) and %u (16..32) are apart. One
+// that reaches past its source (%wide: 8 floats from a 4-float view) may
+// touch anything, so neither it nor what it might overlap is marked. A
+// subview counts as all of its source (bytes 32..64 here), apart from %u.
+func.func @main(%arena: memref<64xi8> {ember.arena}) attributes {ember.packed_buffers} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %t = memref.view %arena[%c0][] : memref<64xi8> to memref<4xf32>
+  %u = memref.view %arena[%c16][] : memref<64xi8> to memref<4xf32>
+  %r = memref.reinterpret_cast %t to offset: [0], sizes: [2, 2], strides: [2, 1] : memref<4xf32> to memref<2x2xf32>
+  func.call @main_kernel0(%r, %u) : (memref<2x2xf32>, memref<4xf32>) -> ()
+  %wide = memref.reinterpret_cast %t to offset: [0], sizes: [8], strides: [1] : memref<4xf32> to memref<8xf32>
+  func.call @main_kernel1(%wide, %u) : (memref<8xf32>, memref<4xf32>) -> ()
+  %bytes = memref.view %arena[%c32][] : memref<64xi8> to memref<32xi8>
+  %tail = memref.subview %bytes[16] [16] [1] : memref<32xi8> to memref<16xi8, strided<[1], offset: 16>>
+  func.call @main_kernel2(%tail, %u) : (memref<16xi8, strided<[1], offset: 16>>, memref<4xf32>) -> ()
+  func.return
+}
+func.func private @main_kernel0(%a: memref<2x2xf32>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+func.func private @main_kernel1(%a: memref<8xf32>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+func.func private @main_kernel2(%a: memref<16xi8, strided<[1], offset: 16>>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+
+// CHECK-LABEL: func.func private @main_kernel0
+// CHECK-SAME:    (%a: memref<2x2xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @main_kernel1
+// CHECK-SAME:    (%a: memref<8xf32>, %b: memref<4xf32>)
+// CHECK-LABEL: func.func private @main_kernel2
+// CHECK-SAME:    (%a: memref<16xi8, strided<[1], offset: 16>> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
