@@ -57,6 +57,8 @@ def host_vector_width() -> int:
 
 def blocked_dim(space: IterationSpace, order: list[int]) -> int | None:
     """The innermost dim of `order` if the rule applies to it (module docstring)."""
+    if not order:  # a rank-0 op has no loop
+        return None
     inner = order[-1]
     if space.iterators[inner] != PARALLEL or REDUCTION not in space.iterators:
         return None

@@ -74,3 +74,17 @@ func.func @no_block(%x: tensor<1x8x49xf32>, %w: tensor<8x2xf32>, %o: tensor<1x8x
 // CHECK:       %sum = linalg.generic {{.*}}schedule = #loop.schedule<order = [1, 0], parallel = [0]>
 // CHECK:       %mm = linalg.matmul {{.*}}schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1]>
 // CHECK:       %kept = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1, 2, 3]>
+
+// -----
+
+// Must not fire: a generic over no dims (a scalar copy) has no loop to tile.
+func.func @rank0(%x: tensor<f32>, %o: tensor<f32>) -> tensor<f32> {
+  %y = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%x : tensor<f32>) outs(%o : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  func.return %y : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @rank0
+// CHECK:       schedule = #loop.schedule<order = []>
