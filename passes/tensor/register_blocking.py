@@ -20,8 +20,10 @@ Only `linalg.generic`s get the tile (grouped and depthwise convolutions,
 pooling, reductions over an outer axis, batched products): the named
 contractions keep `default_schedule`, as do generics where the rule does
 not fire, which are those without a reduction dim, those whose innermost
-dim is a reduction or not the last dim of every output, and those whose
-innermost extent fits in one block already. Tiling a parallel dim changes no
+dim is a reduction, or not the last dim of every output, or indexes an
+input along any axis but its last (a global pooling of NCHW data, whose
+channel dim would be read by gathers), and those whose innermost extent
+fits in one block already. Tiling a parallel dim changes no
 output's order of reduction terms, so results stay bit for bit those of the
 untiled schedule.
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 import functools
 
 import llvmlite.binding as llvm
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineDimExpr, AffineExpr
 
 from ember.dialects.schedule import PARALLEL, REDUCTION, IterationSpace, ScheduleAttr
 
@@ -66,7 +68,21 @@ def blocked_dim(space: IterationSpace, order: list[int]) -> int | None:
         last = amap.results[-1] if amap.results else None
         if not isinstance(last, AffineDimExpr) or last.position != inner:
             return None
+    for amap in space.maps[: space.inputs]:
+        # An input the dim walks along another axis (a channel of NCHW data
+        # summed over its positions) is read by gathers: no block pays.
+        if any(_uses(e, inner) for e in amap.results[:-1]):
+            return None
     return inner
+
+
+def _uses(expr: AffineExpr, dim: int) -> bool:
+    """Whether `expr` depends on dim number `dim`."""
+    if isinstance(expr, AffineDimExpr):
+        return expr.position == dim
+    if isinstance(expr, AffineBinaryOpExpr):
+        return _uses(expr.lhs, dim) or _uses(expr.rhs, dim)
+    return False
 
 
 def block_innermost(space: IterationSpace, schedule: ScheduleAttr, width: int) -> ScheduleAttr:

@@ -88,3 +88,20 @@ func.func @rank0(%x: tensor<f32>, %o: tensor<f32>) -> tensor<f32> {
 
 // CHECK-LABEL: func.func @rank0
 // CHECK:       schedule = #loop.schedule<order = []>
+
+// -----
+
+// Must not fire: a global average pool of NCHW data (n, c, h, w; the sum over
+// h, w): c is the output's last dim, but it walks the input along its
+// channel axis, not its last, so the block would be read by gathers.
+func.func @global_pool_nchw(%x: tensor<1x1000x13x13xf32>, %o: tensor<1x1000xf32>) -> tensor<1x1000xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x1000x13x13xf32>) outs(%o : tensor<1x1000xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1000xf32>
+  func.return %y : tensor<1x1000xf32>
+}
+
+// CHECK-LABEL: func.func @global_pool_nchw
+// CHECK:       schedule = #loop.schedule<order = [0, 2, 3, 1], parallel = [0, 1]>
