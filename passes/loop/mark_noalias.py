@@ -119,6 +119,19 @@ def _within_source(cast: memref.ReinterpretCastOp) -> bool:
     return (last + 1) * element <= byte_size(source)
 
 
+def _exact(value: SSAValue) -> bool:
+    """Whether `value` is a root or a `memref.view` at a constant offset with
+    a static type of an exact value: its footprint's start is then where its
+    own bytes begin, not a superset's."""
+    if isinstance(value, BlockArgument):
+        return True
+    view = value.owner
+    if not isinstance(view, memref.ViewOp) or view.sizes:
+        return False
+    static = isinstance(view.result.type, MemRefType) and view.result.type.has_static_shape()
+    return static and _constant_index(view.byte_shift) is not None and _exact(view.source)
+
+
 def footprint(value: SSAValue) -> Footprint | None:
     """What `value` (a memref) may reach, or None if unknown."""
     if isinstance(value, BlockArgument):
@@ -126,14 +139,9 @@ def footprint(value: SSAValue) -> Footprint | None:
     owner = value.owner
     if isinstance(owner, memref.ViewOp):
         source = footprint(owner.source)
-        exact = isinstance(owner.source, BlockArgument) or isinstance(
-            owner.source.owner, memref.ViewOp
-        )
-        shift = _constant_index(owner.byte_shift)
-        static = isinstance(owner.result.type, MemRefType) and owner.result.type.has_static_shape()
-        if source is None or not exact or shift is None or not static or owner.sizes:
+        if source is None or not _exact(value):
             return source
-        start = source.start + shift
+        start = source.start + _constant_index(owner.byte_shift)  # type: ignore[operator]
         return Footprint(source.root, start, start + byte_size(owner.result.type))
     if isinstance(owner, memref.ReinterpretCastOp) and not _within_source(owner):
         return None
@@ -153,6 +161,8 @@ def separate_operands(call: CallOp, caller: FuncOp) -> list[bool]:
     def apart(a: Footprint | None, b: Footprint | None) -> bool:
         if a is None or b is None:
             return False
+        if a.root.owner is not caller.body.block or b.root.owner is not caller.body.block:
+            return False  # a block argument of a nested region: not a buffer the ABI names
         return a.disjoint_from(b, entry or (a.root in abi_roots and b.root in abi_roots))
 
     return [

@@ -132,3 +132,33 @@ func.func private @main_kernel2(%a: memref<16xi8, strided<[1], offset: 16>>, %b:
 // CHECK-SAME:    (%a: memref<8xf32>, %b: memref<4xf32>)
 // CHECK-LABEL: func.func private @main_kernel2
 // CHECK-SAME:    (%a: memref<16xi8, strided<[1], offset: 16>> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
+
+// -----
+
+// A view of a view at constant offsets has an exact range (16..32 of the
+// arena inside the view at 0..32), apart from a view at 32..48 but not from
+// one at 20..36.
+func.func @main(%arena: memref<64xi8> {ember.arena}) attributes {ember.packed_buffers} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c20 = arith.constant 20 : index
+  %c32 = arith.constant 32 : index
+  %b = memref.view %arena[%c0][] : memref<64xi8> to memref<32xi8>
+  %inner = memref.view %b[%c16][] : memref<32xi8> to memref<4xf32>
+  %after = memref.view %arena[%c32][] : memref<64xi8> to memref<4xf32>
+  %across = memref.view %arena[%c20][] : memref<64xi8> to memref<4xf32>
+  func.call @main_kernel0(%inner, %after) : (memref<4xf32>, memref<4xf32>) -> ()
+  func.call @main_kernel1(%inner, %across) : (memref<4xf32>, memref<4xf32>) -> ()
+  func.return
+}
+func.func private @main_kernel0(%a: memref<4xf32>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+func.func private @main_kernel1(%a: memref<4xf32>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+
+// CHECK-LABEL: func.func private @main_kernel0
+// CHECK-SAME:    (%a: memref<4xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @main_kernel1
+// CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>)
