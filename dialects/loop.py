@@ -289,6 +289,9 @@ ARENA_ARG = "ember.arena"
 """Marks the function argument that is the arena (`memref<Nxi8>`)."""
 ABI_BUFFERS = (WEIGHTS_ARG, ARENA_ARG)
 """The ABI buffers, in the order they follow the inputs and outputs."""
+PACKED_BUFFERS_ATTR = "ember.packed_buffers"
+"""Marks a function whose inputs and outputs arrive as one array of pointers
+(the model's entry function; `convert-loop-to-llvm` states its ABI)."""
 
 
 def marked_argument(func: FuncOp, marker: str) -> BlockArgument | None:
@@ -327,6 +330,7 @@ __all__ = [
     "ABI_BUFFERS",
     "ALIGNMENT",
     "ARENA_ARG",
+    "PACKED_BUFFERS_ATTR",
     "WEIGHTS_ARG",
     "KERNEL_ATTR",
     "KernelOp",

@@ -20,8 +20,9 @@ says *what* is computed over an iteration space of dims; its schedule says
 - `vector`: a vector width (0: none; else a power of two up to
   `MAX_VECTOR`): with `micro`, the width of the micro-kernel's vectors;
   without, a hint recorded as the `loop.vector_width` attribute on each
-  generated innermost loop (`scf.for`/`scf.parallel`); turning the hint into
-  LLVM loop metadata for the loop vectoriser comes later;
+  generated innermost loop (`scf.for`/`scf.parallel`), which the CPU target
+  makes LLVM loop metadata for the loop vectoriser
+  (`llvm.loop.vectorize.width`);
 - `pack`: operand numbers (inputs first, in the op's operand order) to copy,
   before the op's loops, into a fresh buffer laid out tile by tile: each
   operand dim indexed by a tiled dim of tile t and extent E splits into

@@ -29,6 +29,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.instrument_kernels import InstrumentKernelsPass
+    from ember.passes.loop.mark_noalias import MarkNoAliasPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
     from ember.passes.loop.parallelize import ParallelizePass
@@ -57,5 +58,6 @@ def all_passes() -> dict[str, type[ModulePass]]:
         OutlineKernelsPass,
         InstrumentKernelsPass,
         ParallelizePass,
+        MarkNoAliasPass,
     ]
     return {p.name: p for p in passes}

@@ -117,6 +117,36 @@ def _conv_generic(
                      lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
 
 
+def is_pointwise(kernel: Sequence[int], strides: Sequence[int], pads: Pads) -> bool:
+    """Whether a convolution reads one input position per output position
+    (1x1 kernel, stride 1, no padding): its spatial dims then act as one."""
+    return (
+        all(k == 1 for k in kernel)
+        and all(s == 1 for s in strides)
+        and not any(low or high for low, high in pads)
+    )
+
+
+def _pointwise_grouped_conv(e: Emitter, x: SSAValue, w: SSAValue, groups: int) -> SSAValue:
+    """A 1x1 grouped convolution (`is_pointwise`) as one generic over (n, f,
+    p, c) with the spatial dims flattened into p: out[n, f, p] += x[n,
+    channel, p] * w[f, c], channel as in `_conv_generic`. The default
+    schedule runs p innermost (n, f, c, p), one contiguous loop over all
+    positions of a channel (7x7 = 49 of them, not a row of 7), so LLVM
+    vectorises it and keeps the outputs in registers across c."""
+    n, channels, *spatial = _shape(x)
+    filters, group_channels, *_ = _shape(w)
+    positions, t = math.prod(spatial), _elem(x)
+    rows = e.reshape(x, (n, channels, positions))
+    matrix = e.reshape(w, (filters, group_channels))
+    channel = (_dim(1) // (filters // groups)) * group_channels + _dim(3)
+    maps = [_map(4, [_dim(0), channel, _dim(2)]), _dims_map(4, [1, 3]), _dims_map(4, [0, 1, 2])]
+    init = e.fill(0, (n, filters, positions), t)
+    y = e.generic([rows, matrix], [init], maps, [PARALLEL] * 3 + [REDUCTION],
+                  lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
+    return e.reshape(y, (n, filters, *spatial))
+
+
 def _ints(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(values)]), list(values))
 
@@ -124,7 +154,8 @@ def _ints(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
 def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """pad + fill 0 + `linalg.conv_2d_nchw_fchw` (+ a generic adding the bias
     per channel). 1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and
-    back. Grouped and 3-D convolutions are one generic (`_conv_generic`):
+    back. A pointwise grouped convolution is `_pointwise_grouped_conv`.
+    Other grouped and 3-D convolutions are one generic (`_conv_generic`):
     xDSL's grouped convolutions need the channels split into their own dim,
     and the reshapes that would take are views loop-fuse does not merge
     through."""
@@ -133,19 +164,27 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
     shape = _unit_height(out)
     strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
-    padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
     groups = op.attr("group")
+    if groups > 1 and is_pointwise(_shape(w)[2:], strides, pads):
+        return [e.reshape(_add_bias(e, op, _pointwise_grouped_conv(e, x, w, groups)), out)]
+    padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
     if len(shape) == 4 and groups == 1:
         conv = linalg.Conv2DNchwFchwOp([padded, w], [init], [init.type],
                                        strides=_ints(strides), dilations=_ints(dilations))  # fmt: skip
         y = e.value(conv)
     else:
         y = _conv_generic(e, padded, w, init, strides, dilations, groups)
+    return [e.reshape(_add_bias(e, op, y), out)]
+
+
+def _add_bias(e: Emitter, op: GraphOp, y: SSAValue) -> SSAValue:
+    """`y` plus the convolution's bias B (if it has one) per channel (dim 1)."""
     bias = op.operand_group("B")
-    if bias:
-        maps = [_identity(len(shape)), _dims_map(len(shape), [1])]
-        y = e.parallel([y, bias[0]], shape, t, lambda b, a: b.add(a[0], a[1]), maps=maps)
-    return [e.reshape(y, out)]
+    if not bias:
+        return y
+    shape = _shape(y)
+    maps = [_identity(len(shape)), _dims_map(len(shape), [1])]
+    return e.parallel([y, bias[0]], shape, _elem(y), lambda b, a: b.add(a[0], a[1]), maps=maps)
 
 
 def _pool_padding(attr: AttrFn, spatial: Shape) -> tuple[list[int], list[int], Pads, Pads]:

@@ -30,6 +30,11 @@ interface (ctypes stops at 1,024 arguments):
 where `buffers[i]` is the pointer of input/output argument `i`; `weights`
 and `arena` are the two ABI arguments (unused if the function has none).
 The function only reads the array, which must not overlap any buffer.
+Its output buffers must not overlap one another, its inputs, the weights or
+the arena (inputs may share memory with inputs: they are only read), so
+`loop-mark-noalias` may tell LLVM that kernel arguments placed apart do
+not alias. A memref argument with the `llvm.noalias` argument attribute
+gets LLVM's `noalias` on its pointer.
 Loop-level code cannot call such a function. Kernels (`ember.kernel`)
 keep the unpacked form.
 

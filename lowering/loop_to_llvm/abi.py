@@ -14,11 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, NoneAttr, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.loop import ABI_BUFFERS, marked_argument
+from ember.dialects.loop import ABI_BUFFERS, PACKED_BUFFERS_ATTR, marked_argument
 from ember.lowering.loop_to_llvm.builder import (
     FunctionBuilder,
     HandlerTable,
@@ -29,8 +37,6 @@ from ember.lowering.loop_to_llvm.llvm_types import PTR, lowerable, scalar_type
 from ember.lowering.loop_to_llvm.memory import layout_of, row_major_strides, static_layout
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
-PACKED_BUFFERS_ATTR = "ember.packed_buffers"
-"""Marks a function whose inputs and outputs arrive as one array of pointers."""
 EXTERNAL = llvm.LinkageAttr("external")
 
 HANDLERS: HandlerTable = {}
@@ -142,6 +148,24 @@ def _packed_parameters(lw: FunctionBuilder, fn: func.FuncOp, pass_name: str) -> 
     return [PTR] * 3
 
 
+POINTER_FLAGS = ("llvm.noalias",)
+"""Argument attributes of a memref argument that its pointer parameter keeps
+(`loop-mark-noalias` sets `llvm.noalias`; xDSL's translation hands them to LLVM)."""
+
+
+def _pointer_flags(fn: func.FuncOp) -> ArrayAttr[DictionaryAttr] | None:
+    """The unpacked parameters' attributes: each memref argument's
+    `POINTER_FLAGS` on its pointer, nothing on the rest (None: none at all)."""
+    if fn.arg_attrs is None:
+        return None
+    flags: list[DictionaryAttr] = []
+    for arg, attrs in zip(fn.args, fn.arg_attrs.data):
+        kept = {k: v for k, v in attrs.data.items() if k in POINTER_FLAGS}
+        flags.append(DictionaryAttr(kept if isinstance(arg.type, MemRefType) else {}))
+        flags += [DictionaryAttr({})] * (len(parameter_types(arg.type)) - 1)
+    return ArrayAttr(flags) if any(f.data for f in flags) else None
+
+
 def lower_function(fn: func.FuncOp, handlers: HandlerTable,
                    externals: dict[str, llvm.LLVMFunctionType], pass_name: str) -> llvm.FuncOp:  # fmt: skip
     """The `llvm.func` of `fn`, its body lowered by `handlers`, with the ABI's signature."""
@@ -157,7 +181,10 @@ def lower_function(fn: func.FuncOp, handlers: HandlerTable,
         params = _unpacked_parameters(lw, fn)
     lw.lower_block(fn.body.block)
     signature = llvm.LLVMFunctionType(params)
-    result = llvm.FuncOp(fn.sym_name.data, signature, EXTERNAL, body=lw.finish())
+    flags = None if PACKED_BUFFERS_ATTR in fn.attributes else _pointer_flags(fn)
+    other: dict[str, Attribute | None] = {} if flags is None else {"arg_attrs": flags}
+    result = llvm.FuncOp(fn.sym_name.data, signature, EXTERNAL, body=lw.finish(),
+                         other_props=other)  # fmt: skip
     for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR):  # the signature's reason stays visible
         if marker in fn.attributes:
             result.attributes[marker] = fn.attributes[marker]

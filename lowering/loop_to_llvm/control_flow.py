@@ -12,7 +12,9 @@ them in registers, as the micro-kernels' vector accumulators need). An
 serially: the loops that run on threads were outlined by
 `loop-parallelize` before, and their launches are `parallel.py`'s; it
 carries no values (reductions are not supported). `func.return` returns
-nothing.
+nothing. A loop's `loop.vector_width` (its schedule's vector width) stays on
+the back edge of its innermost loop, for the target to make it LLVM loop
+metadata.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from collections.abc import Sequence
 
 from xdsl.dialects import func, llvm, scf
 from xdsl.dialects.builtin import i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.schedule import VECTOR_WIDTH
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.llvm_types import scalar_type
 
@@ -42,8 +45,10 @@ def _counted_loop(
     ivs: Sequence[SSAValue],
     bounds: Sequence[tuple[SSAValue, SSAValue, SSAValue]],
     body: Block,
+    hints: dict[str, Attribute] | None = None,
 ) -> None:
-    """Loops over `ivs` (outermost first) from lower to upper by step, around `body`."""
+    """Loops over `ivs` (outermost first) from lower to upper by step, around
+    `body`; the innermost loop's back edge carries `hints` as attributes."""
     if not ivs:
         lw.lower_block(body)
         return
@@ -59,8 +64,11 @@ def _counted_loop(
     lw.region.add_block(inner)
     lw.block = inner
     lw.values[ivs[0]] = iv
-    _counted_loop(lw, ivs[1:], bounds[1:], body)
-    lw.emit(llvm.BrOp(header, lw.emit(llvm.AddOp(iv, step))))
+    _counted_loop(lw, ivs[1:], bounds[1:], body, hints)
+    back_edge = llvm.BrOp(header, lw.emit(llvm.AddOp(iv, step)))
+    if len(ivs) == 1 and hints:
+        back_edge.attributes.update(hints)  # `llvm_module.py` makes them `!llvm.loop` metadata
+    lw.emit(back_edge)
     lw.region.add_block(exit_)
     lw.block = exit_
 
@@ -104,4 +112,5 @@ def _loop(lw: FunctionBuilder, op: Operation) -> None:
         bounds = [(op.lb, op.ub, op.step)]
     else:
         bounds = list(zip(op.lowerBound, op.upperBound, op.step))
-    _counted_loop(lw, op.body.block.args, bounds, op.body.block)
+    hints = {VECTOR_WIDTH: op.attributes[VECTOR_WIDTH]} if VECTOR_WIDTH in op.attributes else None
+    _counted_loop(lw, op.body.block.args, bounds, op.body.block, hints)

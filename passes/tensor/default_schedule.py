@@ -9,9 +9,11 @@ unrolling, no vector hint. A contraction (`contraction_schedule`: a body
 convolution layout have) gets a register-blocked micro-kernel instead where
 the CPU has vector registers and an fma (`cpu`, an option: a name from
 `NAMED_TARGETS` or `host`, the default) and the output's innermost dim holds
-at least one vector. An op that already has a schedule keeps it; the pass
-checks that it fits the op and reports the op if not. Other ops are left
-alone.
+at least one vector. Any other `linalg.generic` whose innermost output dim
+runs inside reduction loops gets that dim tiled to a register block of the
+CPU's vectors (`passes/tensor/register_blocking.py`). An op that already has
+a schedule keeps it; the pass checks that it fits the op and reports the op
+if not. Other ops are left alone.
 
 Without a schedule, `loop-generate` falls back to the scalar default, so with
 `cpu=generic` (no vector unit) this pass changes no generated code. The CPU
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import FillOp, LinalgStructuredOperation
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineDimExpr
@@ -53,6 +56,7 @@ from ember.dialects.schedule import (
 )
 from ember.errors import EmberError
 from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
+from ember.passes.tensor.register_blocking import block_innermost
 
 MAX_ROWS = 8
 """The most rows (MR) of a micro-kernel block: more shares each vector read
@@ -169,8 +173,9 @@ def contraction_schedule(
 
 @dataclass
 class AttachDefaultSchedule(RewritePattern):
-    """A structured op without a schedule gets the default for `target`;
-    one with a schedule is checked against the op."""
+    """A structured op without a schedule gets the default for `target`
+    (a contraction's micro-kernel, another generic's register block); one
+    with a schedule is checked against the op."""
 
     target: CpuTarget
 
@@ -181,8 +186,12 @@ class AttachDefaultSchedule(RewritePattern):
         if schedule is not None:
             verify_schedule(schedule, space, describe(op))
             return
-        micro = contraction_schedule(op, space, self.target)
-        op.attributes[SCHEDULE] = micro if micro is not None else default_schedule(space)
+        schedule = contraction_schedule(op, space, self.target)
+        if schedule is None:
+            schedule = default_schedule(space)
+            if isinstance(op, linalg.GenericOp):
+                schedule = block_innermost(space, schedule, self.target.vector_width(32))
+        op.attributes[SCHEDULE] = schedule
         rewriter.notify_op_modified(op)
 
 

@@ -3,19 +3,23 @@
 xDSL's translator (`convert_module`) gives the IR; this adds what the
 dialect says but the translator drops, or cannot say: functions with
 internal linkage (parallel tasks) stay internal, kernels (`ember.kernel`)
-become internal and never inlined, and a packed entry function's buffer
+become internal and never inlined, a packed entry function's buffer
 array is `noalias` and not captured, as the ABI of `convert-loop-to-llvm`
-promises.
+promises, and a loop whose back edge carries `loop.vector_width` (a
+schedule's `vector`) gets `!llvm.loop` metadata asking the loop vectoriser
+for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`).
 """
 
 from __future__ import annotations
 
 from llvmlite import ir as llvmir
+from llvmlite.ir.values import MDValue
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.schedule import VECTOR_WIDTH
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, PASS
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
@@ -30,7 +34,14 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
               for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR)}  # fmt: skip
     internal = {op.sym_name.data for op in module.ops
                 if isinstance(op, llvm.FuncOp) and op.linkage.linkage.data == "internal"}  # fmt: skip
+    widths = {op.sym_name.data: _vector_widths(op) for op in module.ops
+              if isinstance(op, llvm.FuncOp)}  # fmt: skip
     llvm_module = convert_module(module, fallback_target_triple=None)
+    for name, blocks in widths.items():
+        function = llvm_module.get_global(name)
+        for index, width in blocks.items():
+            terminator = function.blocks[index].terminator
+            terminator.set_metadata("llvm.loop", _vectorize_loop(llvm_module, width))
     for function in llvm_module.functions:
         if function.name in internal:
             function.linkage = "internal"
@@ -44,3 +55,27 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
             for attribute in ("noalias", "captures(none)"):
                 function.args[0].add_attribute(attribute)
     return llvm_module
+
+
+def _vector_widths(function: llvm.FuncOp) -> dict[int, int]:
+    """Block number -> vector width, for the blocks whose terminator (a loop's
+    back edge) carries `loop.vector_width`. The translation makes one llvmlite
+    block per block, in order, so the numbers find them again."""
+    widths: dict[int, int] = {}
+    for index, block in enumerate(function.body.blocks):
+        width = block.last_op.attributes.get(VECTOR_WIDTH) if block.last_op else None
+        if isinstance(width, IntegerAttr) and width.value.data > 0:
+            widths[index] = width.value.data
+    return widths
+
+
+def _vectorize_loop(module: llvmir.Module, width: int) -> MDValue:
+    """A loop ID of its own (its first operand is itself, as LLVM's loop
+    metadata requires) asking the loop vectoriser for `width` lanes."""
+    enable = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                  llvmir.Constant(llvmir.IntType(1), 1)])  # fmt: skip
+    lanes = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.width"),
+                                 llvmir.Constant(llvmir.IntType(32), width)])  # fmt: skip
+    loop_id = MDValue(module, [], name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, enable, lanes)
+    return loop_id

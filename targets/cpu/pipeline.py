@@ -10,6 +10,7 @@ grouped in stages that `CompileReport` times:
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
+             loop-mark-noalias (kernel arguments LLVM may treat as noalias)
              [loop-instrument-kernels with a profile]
              [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
@@ -69,6 +70,7 @@ from ember.passes.loop.instrument_kernels import (
     PROFILE_OFFSET_ATTR,
     InstrumentKernelsPass,
 )
+from ember.passes.loop.mark_noalias import MarkNoAliasPass
 from ember.passes.loop.outline_kernels import OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.parallelize import ParallelizePass
@@ -115,6 +117,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),
+        ("loop", MarkNoAliasPass()),
         *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
         *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),

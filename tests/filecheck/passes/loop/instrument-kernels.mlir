@@ -151,4 +151,4 @@ func.func private @k(%x: memref<32xf32>, %y: memref<32xf32>) attributes {ember.k
 }
 
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME:    ember.profile = [{name = "k", label = "fma, 1 loops -> 32", flops = 64 : i64, bytes = 256 : i64}]
+// CHECK-SAME:    ember.profile = [{name = "k", label = "matmul, 1 loops -> 32", flops = 64 : i64, bytes = 256 : i64}]

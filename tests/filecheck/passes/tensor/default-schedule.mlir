@@ -7,7 +7,8 @@
 // reduction dims; no tiles; every parallel dim listed as parallel.
 // loop-generate uses the same default for an op without a schedule, so the
 // pass changes no loop nest. (Micro-kernels for vector CPUs:
-// default-schedule-micro.mlir.)
+// default-schedule-micro.mlir; register blocks of other generics:
+// default-schedule-register-blocking.mlir.)
 
 // An elementwise generic: all dims parallel, in declared order.
 func.func @elementwise(%x: tensor<2x3xf32>, %e: tensor<2x3xf32>) -> tensor<2x3xf32> {

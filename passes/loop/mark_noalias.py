@@ -1,0 +1,210 @@
+"""`loop-mark-noalias`: kernel arguments that never overlap another become `llvm.noalias`.
+
+Every buffer a kernel function (`ember.kernel`) takes is, at its call sites,
+a view of the model's arena, of its weights, or one of its inputs and
+outputs. Without knowing that they do not overlap, LLVM must assume that a
+store to the output may change an input, so it vectorises a loop only
+behind run-time overlap checks, or not at all once it has fully unrolled a
+short loop (the SLP vectoriser has no such checks). This pass proves the
+fact where it holds and writes it as the `llvm.noalias` argument attribute,
+which `convert-loop-to-llvm` passes on to LLVM.
+
+A memref argument of a kernel function is marked when, at every call, the
+bytes its operand may reach are disjoint from those of every other memref
+operand of the call. What an operand may reach (its footprint) is found by
+following views to a root, an argument of the calling function:
+
+- `memref.view %root[%offset]` with a constant byte offset and a static
+  type, of a root or of such a view, reaches `[offset, offset + size)` of
+  its source's footprint; this is how `loop-plan-memory` places every
+  intermediate buffer in the arena. A view of anything else reaches at most
+  what its source reaches;
+- a subview or a reshape (`memref.subview`, `collapse_shape`,
+  `expand_shape`) lies within its source, so it takes its source's
+  footprint, and so does a `memref.reinterpret_cast` whose static offset,
+  sizes and strides stay within a static source's bytes (the reshapes
+  Ember emits); another reinterpret_cast may reach anywhere: unknown;
+- a root argument reaches all of itself; anything else is unknown, and
+  overlaps everything.
+
+Two footprints of one root are disjoint when their byte ranges are. Two of
+different roots are disjoint when the caller is the model's entry function
+(`ember.packed_buffers`), whose ABI promises that its buffers, weights and
+arena do not overlap where one is written (`convert-loop-to-llvm`'s
+docstring), or when both roots are ABI buffers (`ember.weights`,
+`ember.arena`). Two kernel buffers that `loop-plan-memory` placed in the same
+bytes (live in different nests of one kernel) are therefore never marked.
+
+Functions that are not kernels, and kernels with no call, are left alone.
+Run it after `loop-outline-kernels` (and so after `loop-plan-memory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    UnitAttr,
+)
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import BlockArgument, SSAValue
+from xdsl.passes import ModulePass
+
+from ember.dialects.loop import (
+    ABI_BUFFERS,
+    KERNEL_ATTR,
+    PACKED_BUFFERS_ATTR,
+    byte_size,
+    marked_argument,
+)
+from ember.passes.loop.fuse import VIEW_OPS
+
+NOALIAS = "llvm.noalias"
+"""The argument attribute (MLIR's spelling) that `convert-loop-to-llvm` passes on to LLVM."""
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """The bytes `[start, end)` of `root` (an argument of the calling
+    function) that a buffer may reach; `end` None: to the root's end."""
+
+    root: BlockArgument
+    start: int
+    end: int | None
+
+    def disjoint_from(self, other: Footprint, separate_roots: bool) -> bool:
+        """Whether no byte is reachable from both; `separate_roots` says
+        whether different roots are known not to overlap."""
+        if self.root is not other.root:
+            return separate_roots
+        if self.end is not None and self.end <= other.start:
+            return True
+        return other.end is not None and other.end <= self.start
+
+
+def _constant_index(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _within_source(cast: memref.ReinterpretCastOp) -> bool:
+    """Whether a reinterpret_cast's static offset, sizes and strides address
+    only bytes of its (static, identity-layout) source."""
+    source, result = cast.source.type, cast.result.type
+    if cast.offsets or cast.sizes or cast.strides:
+        return False
+    if not isinstance(source, MemRefType) or not isinstance(source.layout, NoneAttr):
+        return False
+    if not source.has_static_shape() or not isinstance(result, MemRefType):
+        return False
+    sizes, strides = cast.static_sizes.get_values(), cast.static_strides.get_values()
+    (offset,) = cast.static_offsets.get_values()
+    if any(s <= 0 for s in sizes):
+        return True  # addresses nothing
+    if offset < 0 or any(s < 0 for s in strides):
+        return False
+    last = offset + sum((size - 1) * stride for size, stride in zip(sizes, strides))
+    element = byte_size(MemRefType(result.element_type, [1]))
+    return (last + 1) * element <= byte_size(source)
+
+
+def _exact(value: SSAValue) -> bool:
+    """Whether `value` is a root or a `memref.view` at a constant offset with
+    a static type of an exact value: its footprint's start is then where its
+    own bytes begin, not a superset's."""
+    if isinstance(value, BlockArgument):
+        return True
+    view = value.owner
+    if not isinstance(view, memref.ViewOp) or view.sizes:
+        return False
+    static = isinstance(view.result.type, MemRefType) and view.result.type.has_static_shape()
+    return static and _constant_index(view.byte_shift) is not None and _exact(view.source)
+
+
+def footprint(value: SSAValue) -> Footprint | None:
+    """What `value` (a memref) may reach, or None if unknown."""
+    if isinstance(value, BlockArgument):
+        return Footprint(value, 0, None)
+    owner = value.owner
+    if isinstance(owner, memref.ViewOp):
+        source = footprint(owner.source)
+        if source is None or not _exact(value):
+            return source
+        start = source.start + _constant_index(owner.byte_shift)  # type: ignore[operator]
+        return Footprint(source.root, start, start + byte_size(owner.result.type))
+    if isinstance(owner, memref.ReinterpretCastOp) and not _within_source(owner):
+        return None
+    if isinstance(owner, VIEW_OPS):
+        return footprint(owner.operands[0])
+    return None
+
+
+def separate_operands(call: CallOp, caller: FuncOp) -> list[bool]:
+    """Per operand of `call`: whether it is a memref whose footprint is
+    disjoint from that of every other memref operand."""
+    abi_roots = {marked_argument(caller, marker) for marker in ABI_BUFFERS} - {None}
+    entry = PACKED_BUFFERS_ATTR in caller.attributes
+    buffers = [i for i, v in enumerate(call.arguments) if isinstance(v.type, MemRefType)]
+    prints = {i: footprint(call.arguments[i]) for i in buffers}
+
+    def apart(a: Footprint | None, b: Footprint | None) -> bool:
+        if a is None or b is None:
+            return False
+        if a.root.owner is not caller.body.block or b.root.owner is not caller.body.block:
+            return False  # a block argument of a nested region: not a buffer the ABI names
+        return a.disjoint_from(b, entry or (a.root in abi_roots and b.root in abi_roots))
+
+    return [
+        i in prints and all(apart(prints[i], prints[j]) for j in buffers if j != i)
+        for i in range(len(call.arguments))
+    ]
+
+
+def mark_arguments(kernel: FuncOp, separate: Sequence[bool]) -> None:
+    """Adds `llvm.noalias` to the arguments of `kernel` flagged in `separate`."""
+    attrs = (
+        list(kernel.arg_attrs.data) if kernel.arg_attrs else [DictionaryAttr({})] * len(kernel.args)
+    )
+    for index, flag in enumerate(separate):
+        if flag:
+            attrs[index] = DictionaryAttr({**attrs[index].data, NOALIAS: UnitAttr()})
+    kernel.arg_attrs = ArrayAttr(attrs)
+
+
+class MarkNoAliasPass(ModulePass):
+    """Marks kernel function arguments that overlap no other argument at any
+    call as `llvm.noalias`."""
+
+    name = "loop-mark-noalias"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = {f.sym_name.data: f for f in op.ops
+                   if isinstance(f, FuncOp) and KERNEL_ATTR in f.attributes}  # fmt: skip
+        separate: dict[str, list[bool]] = {}
+        for caller in op.ops:
+            if not isinstance(caller, FuncOp) or caller.is_declaration:
+                continue
+            for call in caller.walk():
+                if not isinstance(call, CallOp) or call.callee.string_value() not in kernels:
+                    continue
+                name = call.callee.string_value()
+                here = separate_operands(call, caller)
+                before = separate.get(name)
+                separate[name] = here if before is None else [a and b for a, b in zip(before, here)]
+        for name, flags in separate.items():
+            if any(flags):
+                mark_arguments(kernels[name], flags)
+
+
+__all__ = ["NOALIAS", "Footprint", "MarkNoAliasPass", "footprint", "separate_operands"]
