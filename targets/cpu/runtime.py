@@ -59,7 +59,7 @@ SET_THREADS = "ember_set_threads"
 CHUNKS_PER_THREAD = 4
 """Chunks per thread taking part: enough to rebalance when one is delayed,
 few enough that claiming them costs nothing next to running them."""
-SPIN_ITERATIONS = 4096
+SPIN_ITERATIONS = 20000
 """How often a waiting thread polls (with the CPU's spin-wait hint) before it
 blocks, some tens of microseconds: back-to-back kernels find the workers
 awake, an idle pool soon sleeps and leaves the cores to other work."""
