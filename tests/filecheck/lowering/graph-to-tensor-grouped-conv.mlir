@@ -110,9 +110,25 @@ func.func @nhwc_depthwise(%x: tensor<1x6x6x128xf32>, %w: tensor<3x3x1x128xf32>) 
 // CHECK:         %[[W:.*]] = tensor.reshape %w({{.*}}) : (tensor<3x3x1x128xf32>, tensor<3xi64>) -> tensor<3x3x128xf32>
 // CHECK:         %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, (d1 + d4), (d2 + d5), d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5, d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[P]], %[[W]] : tensor<1x8x8x128xf32>, tensor<3x3x128xf32>)
 
-// Both operands depend on g, so no rows share a vector read: no micro-kernel,
-// but g, innermost inside the taps, is tiled to a register block of 4 vectors.
+// Both operands depend on g (n), none depends on ow alone: a micro-kernel
+// with m = ow (d2), whose rows share each vector of weights and read their
+// own input vectors.
 // SCHED-LABEL: func.func @nhwc_depthwise
+// SCHED:         %y = linalg.generic {{.*}} attrs =  {schedule = #loop.schedule<order = [0, 1, 2, 4, 5, 3], parallel = [0, 1, 2, 3], vector = 16, micro = [2, 3, 6, 64]>}
+
+// -----
+
+// Must not fire: an NCHW depthwise convolution reads only its input as
+// vectors (along ow), and the input depends on every other output dim, so no
+// rows could share a read: no micro-kernel, ow tiled to a register block.
+func.func @nchw_depthwise_wide(%x: tensor<1x8x7x100xf32>) -> tensor<1x8x7x100xf32> {
+  %w = graph.constant dense<1.0> : tensor<8x1x3x3xf32>
+  %y = graph.conv %x, %w {group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x100xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x7x100xf32>
+  func.return %y : tensor<1x8x7x100xf32>
+}
+
+// CHECK-LABEL: func.func @nchw_depthwise_wide
+// SCHED-LABEL: func.func @nchw_depthwise_wide
 // SCHED:         %y = linalg.generic {{.*}} attrs =  {schedule = #loop.schedule<order = [0, 1, 2, 4, 5, 3], tiles = [0, 0, 0, 64, 0, 0], parallel = [0, 1, 2, 3]>}
 
 // -----
