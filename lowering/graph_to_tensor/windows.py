@@ -148,8 +148,7 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
         geometry = _grouped_geometry(x, w, shape, groups, strides, dilations, pads)
         bias = op.operand_group("B")
         padded = _pad_spatial(e, x, pads, 0)
-        y = grouped_conv(e, "NCHW", padded, w, bias[0] if bias else None, geometry, out)
-        return [y]
+        return [grouped_conv(e, "NCHW", padded, w, bias[0] if bias else None, geometry, out)]
     padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
     if len(shape) == 4:
         conv = linalg.Conv2DNchwFchwOp([padded, w], [init], [init.type],

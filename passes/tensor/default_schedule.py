@@ -91,7 +91,7 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
         return sum(any(depends_on(e, d) for e in amap.results) for amap in vector_operands)
 
     candidates = [d for d in output if d != n and space.iterators[d] == PARALLEL
-                  and readers(d) < len(vector_operands)]  # fmt: skip
+                  and (readers(d) < len(vector_operands) or not vector_operands)]  # fmt: skip
     if not candidates:
         return None
     return max(reversed(candidates), key=lambda d: (-readers(d), space.extents[d]))
