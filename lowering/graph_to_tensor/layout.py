@@ -12,7 +12,9 @@
   the reductions inside each output pixel, so that loop spans all F
   channels; NCHWc runs the output plane inside the reductions, so the k
   weights of one (input channel, tap) stay in registers across the plane
-  (`CONV_INDEXING` gives the orders). NHWC is the fast layout today: LLVM
+  (`CONV_INDEXING` gives the orders). A grouped NHWC convolution is
+  `grouped_conv.grouped_conv`, with the group a dim of its own. NHWC is
+  the fast layout today: LLVM
   vectorises its long channel loop. An 8-iteration block loop is fully
   unrolled before LLVM's loop vectoriser runs, which then vectorises the
   loop around it with stride-8 interleaved accesses, so NCHWc only pays off
@@ -54,6 +56,7 @@ from ember.lowering.graph_to_tensor.common import (
     _shape,
     _transpose,
 )
+from ember.lowering.graph_to_tensor.grouped_conv import GroupedGeometry, grouped_conv, is_pointwise
 from ember.lowering.graph_to_tensor.windows import (
     Pads,
     _divide_by_counts,
@@ -100,9 +103,8 @@ def _pad_axes(e: Emitter, x: SSAValue, axes: Sequence[int], pads: Pads, value: f
 class ConvIndexing:
     """A laid-out convolution as a generic: iteration dims by name, in loop
     order (the output's innermost dim last), and per operand the names or
-    expressions that index each of its dims. `d` maps the dim names, the
-    strides and dilations (sh, sw, dh, dw) and the input channel a filter
-    reads (channel) to affine expressions."""
+    expressions that index each of its dims. `d` maps the dim names and the
+    strides and dilations (sh, sw, dh, dw) to affine expressions."""
 
     order: tuple[str, ...]
     reductions: frozenset[str]
@@ -125,10 +127,11 @@ CONV_INDEXING: dict[type[GraphOp], ConvIndexing] = {
         lambda d: [d["fo"], d["co"], d["kh"], d["kw"], d["ci"], d["fi"]],
         ("n", "fo", "oh", "ow", "fi"), ("fo", "fi"),
     ),
-    # out[n, oh, ow, f] += x[n, oh*s+kh*d, ow*s+kw*d, group(f) * C/group + c] * w[kh, kw, c, f]
+    # out[n, oh, ow, f] += x[n, oh*s+kh*d, ow*s+kw*d, c] * w[kh, kw, c, f] (one group:
+    # grouped ones are `grouped_conv`)
     ConvNHWCOp: ConvIndexing(
         ("n", "oh", "ow", "kh", "kw", "c", "f"), frozenset({"kh", "kw", "c"}),
-        lambda d: [d["n"], *_windows(d), d["channel"]],
+        lambda d: [d["n"], *_windows(d), d["c"]],
         lambda d: [d["kh"], d["kw"], d["c"], d["f"]],
         ("n", "oh", "ow", "f"), ("f",),
     ),
@@ -142,24 +145,22 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     axes = _spatial_axes(data_layout)
     kernel = [_shape(w)[i] for i in _spatial_axes(weight_layout)]
     strides, dilations, pads = _window_params(op.attr, [_shape(x)[a] for a in axes], kernel)
-    padded, init = _pad_axes(e, x, axes, pads, 0), e.fill(0, out, t)
+    padded = _pad_axes(e, x, axes, pads, 0)
+    bias = op.operand_group("B")
+    groups = op.attribute_values().get("group", 1)
+    if groups > 1:  # only NHWC convolutions have groups
+        return [_grouped_nhwc(e, x, w, padded, bias, groups, strides, dilations, pads, out)]
+    init = e.fill(0, out, t)
     indexing = CONV_INDEXING[type(op)]
     count = len(indexing.order)
     d: dict[str, AffineExpr] = {name: _dim(i) for i, name in enumerate(indexing.order)}
     constants = {"sh": strides[0], "sw": strides[1], "dh": dilations[0], "dw": dilations[1]}
     d |= {name: AffineExpr.constant(value) for name, value in constants.items()}
-    groups = op.attribute_values().get("group", 1)
-    if groups > 1:  # only NHWC convolutions have groups
-        filters, group_channels = _shape(w)[-1], _shape(w)[-2]
-        d["channel"] = (d["f"] // (filters // groups)) * group_channels + d["c"]
-    elif "c" in d:
-        d["channel"] = d["c"]
     maps = [_map(count, indexing.input(d)), _map(count, indexing.weight(d)),
             _map(count, [d[name] for name in indexing.output])]  # fmt: skip
     iterators = [REDUCTION if name in indexing.reductions else PARALLEL for name in indexing.order]
     y = e.generic([padded, w], [init], maps, iterators,
                   lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
-    bias = op.operand_group("B")
     if bias:
         rank = len(out)
         bias_map = _map(rank, [_dim(indexing.output.index(name)) for name in indexing.bias])
@@ -167,6 +168,23 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
         y = e.parallel([y, bias[0]], out, t, lambda b, a: b.add(a[0], a[1]),
                        maps=[identity, bias_map])  # fmt: skip
     return [y]
+
+
+def _grouped_nhwc(
+    e: Emitter, x: SSAValue, w: SSAValue, padded: SSAValue, bias: Sequence[SSAValue],
+    groups: int, strides: Sequence[int], dilations: Sequence[int], pads: Pads,
+    out: Sequence[int],
+) -> SSAValue:  # fmt: skip
+    """A grouped NHWC convolution (`grouped_conv`) of `x`, `padded` by
+    `pads`, by `w` (HWIO) plus the bias."""
+    batch, *spatial, channels = _shape(x)
+    *kernel, _, filters = _shape(w)
+    sizes = [size + low + high for size, (low, high) in zip(spatial, pads)]
+    geometry = GroupedGeometry(batch, groups, channels // groups, filters // groups, sizes,
+                               kernel, out[1:-1], strides, dilations)  # fmt: skip
+    if is_pointwise(kernel, strides, pads):
+        geometry = geometry.flattened()
+    return grouped_conv(e, "NHWC", padded, w, bias[0] if bias else None, geometry, out)
 
 
 def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:

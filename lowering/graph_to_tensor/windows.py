@@ -35,6 +35,7 @@ from ember.lowering.graph_to_tensor.common import (
     _max_start,
     _shape,
 )
+from ember.lowering.graph_to_tensor.grouped_conv import GroupedGeometry, grouped_conv, is_pointwise
 
 # ---------------------------------------------------------------- windows
 
@@ -96,55 +97,36 @@ def _pad_spatial(e: Emitter, x: SSAValue, pads: Pads, value: float) -> SSAValue:
 
 def _conv_generic(
     e: Emitter, x: SSAValue, w: SSAValue, init: SSAValue, strides: Sequence[int],
-    dilations: Sequence[int], groups: int,
+    dilations: Sequence[int],
 ) -> SSAValue:  # fmt: skip
     """An N-D convolution of the padded `x` as one generic over (n, f, o..., c,
-    k...): out[n, f, o...] += x[n, channel, o*s + k*d...] * w[f, c, k...], with
-    channel = (f floordiv (F / groups)) * (C / groups) + c. For 2-D and one
-    group these are `linalg.conv_2d_nchw_fchw`'s maps."""
-    filters, group_channels, *kernel = _shape(w)
+    k...): out[n, f, o...] += x[n, c, o*s + k*d...] * w[f, c, k...]. For 2-D
+    these are `linalg.conv_2d_nchw_fchw`'s maps."""
+    _, _, *kernel = _shape(w)
     s = len(kernel)
     count = 2 * s + 3
     n, f, c = _dim(0), _dim(1), _dim(2 + s)
     outs = [_dim(2 + i) for i in range(s)]
     ks = [_dim(3 + s + i) for i in range(s)]
-    channel = c if groups == 1 else (f // (filters // groups)) * group_channels + c
     reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
-    maps = [_map(count, [n, channel, *reads]), _map(count, [f, c, *ks]),
-            _map(count, [n, f, *outs])]  # fmt: skip
+    maps = [_map(count, [n, c, *reads]), _map(count, [f, c, *ks]), _map(count, [n, f, *outs])]
     iterators = [PARALLEL] * (2 + s) + [REDUCTION] * (1 + s)
     return e.generic([x, w], [init], maps, iterators,
                      lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
 
 
-def is_pointwise(kernel: Sequence[int], strides: Sequence[int], pads: Pads) -> bool:
-    """Whether a convolution reads one input position per output position
-    (1x1 kernel, stride 1, no padding): its spatial dims then act as one."""
-    return (
-        all(k == 1 for k in kernel)
-        and all(s == 1 for s in strides)
-        and not any(low or high for low, high in pads)
-    )
-
-
-def _pointwise_grouped_conv(e: Emitter, x: SSAValue, w: SSAValue, groups: int) -> SSAValue:
-    """A 1x1 grouped convolution (`is_pointwise`) as one generic over (n, f,
-    p, c) with the spatial dims flattened into p: out[n, f, p] += x[n,
-    channel, p] * w[f, c], channel as in `_conv_generic`. The default
-    schedule runs p innermost (n, f, c, p), one contiguous loop over all
-    positions of a channel (7x7 = 49 of them, not a row of 7), so LLVM
-    vectorises it and keeps the outputs in registers across c."""
-    n, channels, *spatial = _shape(x)
-    filters, group_channels, *_ = _shape(w)
-    positions, t = math.prod(spatial), _elem(x)
-    rows = e.reshape(x, (n, channels, positions))
-    matrix = e.reshape(w, (filters, group_channels))
-    channel = (_dim(1) // (filters // groups)) * group_channels + _dim(3)
-    maps = [_map(4, [_dim(0), channel, _dim(2)]), _dims_map(4, [1, 3]), _dims_map(4, [0, 1, 2])]
-    init = e.fill(0, (n, filters, positions), t)
-    y = e.generic([rows, matrix], [init], maps, [PARALLEL] * 3 + [REDUCTION],
-                  lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))])[0]  # fmt: skip
-    return e.reshape(y, (n, filters, *spatial))
+def _grouped_geometry(
+    x: SSAValue, w: SSAValue, shape: Shape, groups: int, strides: Sequence[int],
+    dilations: Sequence[int], pads: Pads,
+) -> GroupedGeometry:  # fmt: skip
+    """The extents of an NCHW grouped convolution of `x` (unpadded) by `w`
+    into `shape`; flattened when it is pointwise."""
+    batch, channels, *spatial = _shape(x)
+    filters, _, *kernel = _shape(w)
+    padded = [size + low + high for size, (low, high) in zip(spatial, pads)]
+    geometry = GroupedGeometry(batch, groups, channels // groups, filters // groups, padded,
+                               kernel, shape[2:], strides, dilations)  # fmt: skip
+    return geometry.flattened() if is_pointwise(kernel, strides, pads) else geometry
 
 
 def _ints(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
@@ -154,26 +136,26 @@ def _ints(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
 def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """pad + fill 0 + `linalg.conv_2d_nchw_fchw` (+ a generic adding the bias
     per channel). 1-D: reshaped to 2-D (N x C x 1 x L, F x C x 1 x K) and
-    back. A pointwise grouped convolution is `_pointwise_grouped_conv`.
-    Other grouped and 3-D convolutions are one generic (`_conv_generic`):
-    xDSL's grouped convolutions need the channels split into their own dim,
-    and the reshapes that would take are views loop-fuse does not merge
-    through."""
+    back. A grouped convolution is `grouped_conv.grouped_conv` (the group a
+    dim of its own); a 3-D one is one generic (`_conv_generic`)."""
     x, w = op.operand_group("X")[0], op.operand_group("W")[0]
     out, t = _shape(op.results[0]), _elem(x)
     x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
     shape = _unit_height(out)
     strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
     groups = op.attr("group")
-    if groups > 1 and is_pointwise(_shape(w)[2:], strides, pads):
-        return [e.reshape(_add_bias(e, op, _pointwise_grouped_conv(e, x, w, groups)), out)]
+    if groups > 1:
+        geometry = _grouped_geometry(x, w, shape, groups, strides, dilations, pads)
+        bias = op.operand_group("B")
+        padded = _pad_spatial(e, x, pads, 0)
+        return [grouped_conv(e, "NCHW", padded, w, bias[0] if bias else None, geometry, out)]
     padded, init = _pad_spatial(e, x, pads, 0), e.fill(0, shape, t)
-    if len(shape) == 4 and groups == 1:
+    if len(shape) == 4:
         conv = linalg.Conv2DNchwFchwOp([padded, w], [init], [init.type],
                                        strides=_ints(strides), dilations=_ints(dilations))  # fmt: skip
         y = e.value(conv)
     else:
-        y = _conv_generic(e, padded, w, init, strides, dilations, groups)
+        y = _conv_generic(e, padded, w, init, strides, dilations)
     return [e.reshape(_add_bias(e, op, y), out)]
 
 

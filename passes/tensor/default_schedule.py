@@ -77,15 +77,24 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
     """The m of a micro-kernel with n: a parallel dim of the output whose
     every operand read as vectors (those that depend on n) does not depend
     on it, so that one vector read serves all the rows of a block; the one
-    of largest extent, the innermost of the output on a tie."""
+    of largest extent, the innermost of the output on a tie. Where there is
+    none (a depthwise NHWC convolution, whose input and weights both depend
+    on the channels n), one that some vector operand does not depend on:
+    that operand's reads are still shared by the rows (the weights of a tap
+    by the output columns), the others are read once per row."""
     output = [e.position for e in space.output_maps[0].results if isinstance(e, AffineDimExpr)]
     vector_operands = [amap for amap in space.maps[: space.inputs]
                        if any(depends_on(e, n) for e in amap.results)]  # fmt: skip
+
+    def readers(d: int) -> int:
+        """How many vector operands depend on d."""
+        return sum(any(depends_on(e, d) for e in amap.results) for amap in vector_operands)
+
     candidates = [d for d in output if d != n and space.iterators[d] == PARALLEL
-                  and not any(depends_on(e, d) for amap in vector_operands for e in amap.results)]  # fmt: skip
+                  and (readers(d) < len(vector_operands) or not vector_operands)]  # fmt: skip
     if not candidates:
         return None
-    return max(reversed(candidates), key=lambda d: space.extents[d])
+    return max(reversed(candidates), key=lambda d: (-readers(d), space.extents[d]))
 
 
 def block_shape(

@@ -46,14 +46,16 @@ func.func @conv_nhwc(%x: tensor<1x6x6x16xf32>, %w: tensor<3x3x4x32xf32>) -> tens
   func.return %y : tensor<1x6x6x32xf32>
 }
 
-// Groups of 4 input channels: filter f reads channels (f floordiv 8) * 4 + c.
+// Groups of 4 input channels: the group is a dim of its own (d3), on views
+// with the channels split (graph-to-tensor-grouped-conv.mlir has more).
 // CHECK-LABEL: func.func @conv_nhwc(
 // CHECK-NEXT:    %[[P:.*]] = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
 // CHECK:         } : tensor<1x6x6x16xf32> to tensor<1x8x8x16xf32>
-// CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<1x6x6x32xf32>
-// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<1x6x6x32xf32>) -> tensor<1x6x6x32xf32>
-// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d3), (d2 + d4), (((d6 floordiv 8) * 4) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[P]], %w : tensor<1x8x8x16xf32>, tensor<3x3x4x32xf32>) outs(%[[Z]] : tensor<1x6x6x32xf32>)
+// CHECK:         %[[X:.*]] = tensor.reshape %[[P]]({{.*}}) : (tensor<1x8x8x16xf32>, tensor<5xi64>) -> tensor<1x8x8x4x4xf32>
+// CHECK:         %[[W:.*]] = tensor.reshape %w({{.*}}) : (tensor<3x3x4x32xf32>, tensor<5xi64>) -> tensor<3x3x4x4x8xf32>
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x6x6x4x8xf32>) -> tensor<1x6x6x4x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, (d1 + d4), (d2 + d5), d3, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5, d6, d3, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%[[X]], %[[W]] : tensor<1x8x8x4x4xf32>, tensor<3x3x4x4x8xf32>) outs(%[[Z]] : tensor<1x6x6x4x8xf32>)
+// CHECK:         %y = tensor.reshape %[[C]]({{.*}}) : (tensor<1x6x6x4x8xf32>, tensor<4xi64>) -> tensor<1x6x6x32xf32>
 
 // -----
 
