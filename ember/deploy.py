@@ -43,7 +43,7 @@ from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.cpu.aot import CField
 from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
-from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
+from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -152,7 +152,9 @@ def compile_to_directory(
     blob = lower_to_llvm(module, report, options)
     with report.stage("llvm-object"):
         machine = host_target_machine()
-        llvm_module = parse_ir(str(to_llvmlite(module)), machine)
+        with fewer_collections():
+            llvm_text = str(to_llvmlite(module))
+        llvm_module = parse_ir(llvm_text, machine)
         pool = link_thread_pool(llvm_module, machine, header_names["set_threads"])
         optimize(llvm_module, machine)
         library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so",

@@ -274,14 +274,19 @@ def fuse_siblings(block: Block) -> None:
     SiblingFuser(block).feed_all(block)
 
 
-def forward_stores(block: Block) -> None:
+def forward_stores(block: Block) -> tuple[set[SSAValue], set[SSAValue]]:
     """Replaces a load of what the same block stored at the same indices (no
     other store to that buffer in between) by the stored value, and deletes a
     store that a later store to the same place overwrites before anything
-    reads that buffer."""
+    reads that buffer. Returns the buffer roots the block's loads and stores
+    (nested ones included) still touch, and those they store to, as left
+    after forwarding: the block around learns them without walking this one
+    again (walking each nest once per loop around it was quadratic in depth)."""
     # Both tables are per buffer root, so forgetting a buffer is one deletion.
     stored: dict[SSAValue, dict[tuple[SSAValue, tuple[SSAValue, ...]], SSAValue]] = {}
     unread: dict[SSAValue, dict[tuple[SSAValue, tuple[SSAValue, ...]], memref.StoreOp]] = {}
+    touched: set[SSAValue] = set()
+    stored_to: set[SSAValue] = set()
     for op in list(block.ops):
         if isinstance(op, memref.StoreOp):
             key = (op.memref, tuple(op.indices))
@@ -291,6 +296,8 @@ def forward_stores(block: Block) -> None:
             if overwritten is not None:
                 Rewriter.erase_op(overwritten)
             unread[root][key] = op
+            touched.add(root)
+            stored_to.add(root)
         elif isinstance(op, memref.LoadOp):
             root = buffer_root(op.memref)
             value = stored.get(root, {}).get((op.memref, tuple(op.indices)))
@@ -299,19 +306,29 @@ def forward_stores(block: Block) -> None:
                 Rewriter.erase_op(op)
             else:
                 unread.pop(root, None)
+                touched.add(root)
         elif isinstance(op, vector.LoadOp | vector.StoreOp):
             root = buffer_root(op.base)
             unread.pop(root, None)
+            touched.add(root)
             if isinstance(op, vector.StoreOp):
                 stored.pop(root, None)
+                stored_to.add(root)
         elif op.regions:
+            inner_touched: set[SSAValue] = set()
+            inner_stored: set[SSAValue] = set()
             for region in op.regions:
                 for inner in region.blocks:
-                    forward_stores(inner)
-            for access in accesses(op):
-                unread.pop(access.root, None)
-                if access.is_store:
-                    stored.pop(access.root, None)
+                    block_touched, block_stored = forward_stores(inner)
+                    inner_touched |= block_touched
+                    inner_stored |= block_stored
+            for root in inner_touched:
+                unread.pop(root, None)
+            for root in inner_stored:
+                stored.pop(root, None)
+            touched |= inner_touched
+            stored_to |= inner_stored
+    return touched, stored_to
 
 
 def remove_write_only_buffers(block: Block) -> None:

@@ -36,11 +36,19 @@ def _captured(kernel: KernelOp) -> dict[SSAValue, list[tuple[Operation, int]]]:
     uses alone keeps outlining linear, where a value used by every kernel
     (the model input of a wide graph) has uses all over the function."""
     captured: dict[SSAValue, list[tuple[Operation, int]]] = {}
+    # A value the kernel defines dominates its uses, so the walk (in order,
+    # an op before its regions) meets its definition first: a set of what
+    # was defined so far answers in constant time where asking each operand's
+    # owner whether the kernel is its ancestor climbed the whole nest.
+    defined: set[SSAValue] = {arg for block in kernel.body.blocks for arg in block.args}
     for op in kernel.body.walk():
         for index, value in enumerate(op.operands):
-            owner = value.owner
-            if not kernel.is_ancestor(owner.parent_op() if isinstance(owner, Block) else owner):  # type: ignore[arg-type]
+            if value not in defined:
                 captured.setdefault(value, []).append((op, index))
+        defined.update(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                defined.update(block.args)
     return captured
 
 

@@ -137,8 +137,10 @@ def verify_stage(module: ModuleOp, when: str) -> None:
 
 
 GC_THRESHOLDS = (100_000, 50, 100)
-"""Python's collection thresholds while the pipeline runs (CPython's
-default is (700, 10, 10) in 3.11). The passes build many small IR objects
+"""Python's collection thresholds while the pipeline runs and while its
+result becomes llvmlite IR (CPython's default is (700, 10, 10) in 3.11;
+building ResNet-50's llvmlite module and its text took twice as long with
+it, the collector walking the whole module each time). The passes build many small IR objects
 and drop few cycles worth collecting, so with the default thresholds the
 collector took 30% of the CPU time of lowering (75% in convert-loop-to-llvm)
 on large models. Collections still run, so garbage stays bounded: a
@@ -147,7 +149,7 @@ peak of 334 instead of 309 MB."""
 
 
 @contextmanager
-def _fewer_collections() -> Iterator[None]:
+def fewer_collections() -> Iterator[None]:
     """Raises the collector's thresholds for the `with` block, restoring
     them after (an error included)."""
     saved = gc.get_threshold()
@@ -162,7 +164,7 @@ def lower_to_llvm(
     module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
 ) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
-    with _fewer_collections():
+    with fewer_collections():
         return _run_passes(module, report, options)
 
 
@@ -230,7 +232,7 @@ def jit_entry(module: ModuleOp, name: str, report: CompileReport) -> Callable[..
     """The entry function `name` of a lowered module, JIT-compiled for this
     CPU, as a ctypes function of (buffers, weights, arena) pointers."""
     with report.stage("llvm-jit"):
-        with report.timed_pass("llvm-ir-text"):
+        with report.timed_pass("llvm-ir-text"), fewer_collections():
             llvm_ir = str(to_llvmlite(module))
         with report.timed_pass("llvm-jit"):
             jit = JitModule(llvm_ir)

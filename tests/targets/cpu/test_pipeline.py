@@ -142,3 +142,20 @@ def test_the_collector_thresholds_are_raised_while_lowering_and_restored_after_a
         compile_module(ember.import_onnx(_slice_model()))
     assert seen == [pipeline.GC_THRESHOLDS]
     assert gc.get_threshold() == before
+
+
+def test_the_collector_thresholds_are_raised_while_the_llvmlite_module_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = []
+    to_llvmlite = pipeline.to_llvmlite
+
+    def probed(module: ModuleOp) -> object:
+        seen.append(gc.get_threshold())
+        return to_llvmlite(module)
+
+    monkeypatch.setattr(pipeline, "to_llvmlite", probed)
+    before = gc.get_threshold()
+    compile_module(ember.import_onnx(_slice_model()))
+    assert seen == [pipeline.GC_THRESHOLDS]
+    assert gc.get_threshold() == before
