@@ -1,4 +1,4 @@
-"""`loop-expand-math`: f32 `math.exp`, `math.tanh` and `math.erf` as inline `arith` code.
+"""`loop-expand-math`: f32 `math.exp`, `tanh`, `erf` and `powf` by 2, 3, 4 as inline `arith` code.
 
 `convert-loop-to-llvm` lowers these ops to `llvm.exp.f32` and to libm's
 `tanhf`/`erff`: calls that LLVM's loop vectoriser cannot widen without a
@@ -18,18 +18,25 @@ the vectoriser turns into vector instructions like any other arithmetic:
   copysign(1 - 2 / (e^{2|x|} + 1), x) with e^{2|x|} as above;
 - erf(x): x clamped to [-4, 4] (erf is +-1 in f32 beyond), then an odd
   polynomial over an even one in x^2 (degree 13 over 8; the rational
-  approximation Eigen and XLA use for f32).
+  approximation Eigen and XLA use for f32);
+- powf(x, n) for a constant n of 2, 3 or 4 (`POWERS`; the x^3 of a tanh
+  GELU arrives as Pow by an initializer): products of x, where
+  `llvm.pow` would be a scalar call as well.
+
+The polynomials' products and sums carry `contract`, so LLVM fuses them
+into fused multiply-adds where the CPU has them (two roundings become
+one); elsewhere they stay a product and a sum.
 
 The clamps are `arith.minimumf`/`maximumf`, which propagate NaN, so NaN
 gives NaN; +-inf give the limits (exp: +inf and 0, tanh and erf: +-1).
 Accuracy, measured against float64 over every f32 in steps and at the
-edges (tests/passes/test_expand_math.py, docs/semantics.md): exp within
-1 ulp, tanh within 1.5 ulp, erf within 7 ulp (near |x| = 3.4, where erf
-is 1 - 2e-6); glibc's expf and erff are within 1 ulp, its tanhf within
-2.5. The code has no fused multiply-adds and no fast-math flags, so every
-CPU computes the same bits. The CPU pipeline compares with a relative tolerance, never
-bit for bit, so the difference is inside its correctness bar; where libm's
-results are wanted, `--disable-pass loop-expand-math` keeps the calls.
+edges (tests/passes/test_expand_math.py, docs/semantics.md), with or
+without fused multiply-adds: exp within 1 ulp, tanh within 1.5 ulp, erf
+within 7 ulp (near |x| = 3, where erf is 1 - 1e-5); glibc's expf and
+erff are within 1 ulp, its tanhf within 2.5. The CPU pipeline compares
+with a relative tolerance, never bit for bit, so the difference is inside
+its correctness bar; where libm's results are wanted,
+`--disable-pass loop-expand-math` keeps the calls.
 
 Left alone: other element types (f64, f16: libm keeps its precision),
 vector-typed operands and every other math op.
@@ -41,17 +48,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, ModuleOp, f32, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+
+from ember.dialects.loop import WeightOp
 
 # exp --------------------------------------------------------------------------
 
@@ -124,8 +134,10 @@ class _Emitter:
     def polynomial(self, x: SSAValue, coefficients: tuple[float, ...]) -> SSAValue:
         """The polynomial in x with `coefficients` (highest degree first), by Horner."""
         result = self.const(coefficients[0])
+        contract = arith.FastMathFlagsAttr(["contract"])
         for c in coefficients[1:]:
-            result = self.add(self.mul(result, x), self.const(c))
+            product = self.emit(arith.MulfOp(result, x, contract))
+            result = self.emit(arith.AddfOp(product, self.const(c), contract))
         return result
 
     def power_of_two(self, n: SSAValue) -> SSAValue:
@@ -181,6 +193,41 @@ EXPANSIONS: dict[type[Operation], Callable[[_Emitter, SSAValue], SSAValue]] = {
 """The expanded ops and their f32 code."""
 
 
+def _cube(e: _Emitter, x: SSAValue) -> SSAValue:
+    return e.mul(e.mul(x, x), x)
+
+
+def _fourth(e: _Emitter, x: SSAValue) -> SSAValue:
+    square = e.mul(x, x)
+    return e.mul(square, square)
+
+
+POWERS: dict[float, Callable[[_Emitter, SSAValue], SSAValue]] = {
+    2.0: lambda e, x: e.mul(x, x),
+    3.0: _cube,
+    4.0: _fourth,
+}
+"""x^n by products for a constant exponent n (as a GELU's x^3): x * x is
+pow's correctly rounded result, x^3 and x^4 round twice (within 1.5 ulp),
+and NaN, +-inf, +-0 and overflow come out as pow gives them."""
+
+
+def constant_scalar(value: SSAValue) -> float | None:
+    """The value of `value` where it is a constant: an `arith.constant`, or
+    a load from a one-element `loop.weight` (an ONNX initializer that the
+    graph level kept as a tensor)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
+        return owner.value.value.data
+    if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, WeightOp):
+        weight = owner.memref.owner.value
+        if weight.get_type().element_count() == 1 and isinstance(
+            weight.get_type().get_element_type(), Float32Type
+        ):
+            return float(weight.get_values()[0])
+    return None
+
+
 class ExpandMath(RewritePattern):
     """An f32 scalar op of `EXPANSIONS` becomes its inline `arith` code."""
 
@@ -194,16 +241,30 @@ class ExpandMath(RewritePattern):
         rewriter.replace_op(op, [], [EXPANSIONS[type(op)](emitter, op.operand)])
 
 
+class ExpandPower(RewritePattern):
+    """An f32 `math.powf` whose exponent is a constant of `POWERS` becomes products."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.PowFOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.result.type, Float32Type):
+            return
+        power = POWERS.get(constant_scalar(op.rhs))  # type: ignore[arg-type]
+        if power is None:
+            return
+        rewriter.replace_op(op, [], [power(_Emitter(rewriter, op), op.lhs)])
+
+
 @dataclass(frozen=True)
 class ExpandMathPass(ModulePass):
-    """Replaces f32 `math.exp`, `math.tanh` and `math.erf` by branch-free
-    `arith` code that LLVM vectorises (exp within 1 ulp, tanh 1.5, erf 7);
-    other types and math ops stay calls."""
+    """Replaces f32 `math.exp`, `math.tanh`, `math.erf` and `math.powf` by
+    a constant 2, 3 or 4 by branch-free `arith` code that LLVM vectorises
+    (exp within 1 ulp, tanh 1.5, erf 7); other types and math ops stay calls."""
 
     name = "loop-expand-math"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ExpandMath(), apply_recursively=False).rewrite_module(op)
+        patterns = GreedyRewritePatternApplier([ExpandMath(), ExpandPower()])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["EXPANSIONS", "ExpandMath", "ExpandMathPass"]
+__all__ = ["EXPANSIONS", "POWERS", "ExpandMath", "ExpandMathPass", "ExpandPower", "constant_scalar"]
