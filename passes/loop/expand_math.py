@@ -14,8 +14,8 @@ the vectoriser turns into vector instructions like any other arithmetic:
   2^(n >> 1) and 2^(n - (n >> 1)) built from exponent bits, so that a
   result below the normal range rounds once to a subnormal and one above
   it overflows to +inf;
-- tanh(x): |x| < 0.625 by x + x^3 P(x^2) (Cephes' tanhf), else
-  copysign(1 - 2 / (e^{2|x|} + 1), x) with e^{2|x|} as above;
+- tanh(x): for |x| < 0.625 by |x| + |x|^3 P(x^2) (Cephes' tanhf), else
+  by 1 - 2 / (e^{2|x|} + 1) with e^{2|x|} as above; then x's sign;
 - erf(x): x clamped to [-4, 4] (erf is +-1 in f32 beyond), then an odd
   polynomial over an even one in x^2 (degree 13 over 8; the rational
   approximation Eigen and XLA use for f32);
@@ -105,7 +105,7 @@ class _Emitter:
         self.rewriter, self.anchor = rewriter, anchor
 
     def emit(self, op: Operation) -> SSAValue:
-        self.rewriter.insert_op(op, InsertPoint.before(self.anchor))
+        self.rewriter.insert(op, InsertPoint.before(self.anchor))
         return op.results[0]
 
     def const(self, value: float) -> SSAValue:
@@ -164,16 +164,16 @@ def expand_exp(e: _Emitter, x: SSAValue) -> SSAValue:
 
 
 def expand_tanh(e: _Emitter, x: SSAValue) -> SSAValue:
-    """tanh(x) (module docstring)."""
-    z = e.mul(x, x)
-    small = e.add(x, e.mul(e.mul(x, z), e.polynomial(z, _TANH_POLY)))
+    """tanh(x) (module docstring), computed for |x| and given x's sign last,
+    so that tanh(-0) is -0."""
     magnitude = e.emit(math.AbsFOp(x))
+    z = e.mul(magnitude, magnitude)
+    small = e.add(magnitude, e.mul(e.mul(magnitude, z), e.polynomial(z, _TANH_POLY)))
     one = e.const(1.0)
     grown = expand_exp(e, e.add(magnitude, magnitude))
     large = e.sub(one, e.div(e.const(2.0), e.add(grown, one)))
-    large = e.emit(math.CopySignOp(large, x))
     is_small = e.emit(arith.CmpfOp(magnitude, e.const(TANH_SMALL), "olt"))
-    return e.emit(arith.SelectOp(is_small, small, large))
+    return e.emit(math.CopySignOp(e.emit(arith.SelectOp(is_small, small, large)), x))
 
 
 def expand_erf(e: _Emitter, x: SSAValue) -> SSAValue:
@@ -238,7 +238,7 @@ class ExpandMath(RewritePattern):
         if not isinstance(op.result.type, Float32Type):
             return
         emitter = _Emitter(rewriter, op)
-        rewriter.replace_op(op, [], [EXPANSIONS[type(op)](emitter, op.operand)])
+        rewriter.replace(op, [], [EXPANSIONS[type(op)](emitter, op.operand)])
 
 
 class ExpandPower(RewritePattern):
@@ -251,7 +251,7 @@ class ExpandPower(RewritePattern):
         power = POWERS.get(constant_scalar(op.rhs))  # type: ignore[arg-type]
         if power is None:
             return
-        rewriter.replace_op(op, [], [power(_Emitter(rewriter, op), op.lhs)])
+        rewriter.replace(op, [], [power(_Emitter(rewriter, op), op.lhs)])
 
 
 @dataclass(frozen=True)

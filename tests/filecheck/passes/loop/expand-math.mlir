@@ -32,8 +32,8 @@ func.func @exp(%x: f32) -> f32 {
 
 // -----
 
-// tanh: the small-argument polynomial and copysign(1 - 2 / (e^2|x| + 1), x),
-// picked by |x| < 0.625; erf: a clamp to [-4, 4], then x * N(x^2) / D(x^2).
+// tanh: the small-argument polynomial or 1 - 2 / (e^2|x| + 1), picked by
+// |x| < 0.625, with x's sign (tanh(-0) is -0); erf: a clamp to [-4, 4], then x * N(x^2) / D(x^2).
 func.func @tanh_erf(%x: f32) -> (f32, f32) {
   %t = math.tanh %x : f32
   %e = math.erf %x : f32
@@ -43,10 +43,12 @@ func.func @tanh_erf(%x: f32) -> (f32, f32) {
 // CHECK-LABEL: func.func @tanh_erf
 // CHECK-NOT:     math.tanh
 // CHECK:         %[[ABS:.*]] = math.absf %x : f32
-// CHECK:         %[[LARGE:.*]] = math.copysign %{{.*}}, %x : f32
+// CHECK:         arith.divf
+// CHECK-NEXT:    %[[LARGE:.*]] = arith.subf
 // CHECK-NEXT:    %[[BOUND:.*]] = arith.constant 6.250000e-01 : f32
 // CHECK-NEXT:    %[[SMALL:.*]] = arith.cmpf olt, %[[ABS]], %[[BOUND]] : f32
-// CHECK-NEXT:    %t = arith.select %[[SMALL]], %{{.*}}, %[[LARGE]] : f32
+// CHECK-NEXT:    %[[PICK:.*]] = arith.select %[[SMALL]], %{{.*}}, %[[LARGE]] : f32
+// CHECK-NEXT:    %t = math.copysign %[[PICK]], %x : f32
 // CHECK-NOT:     math.erf
 // CHECK:         arith.constant -4.000000e+00 : f32
 // CHECK-NEXT:    arith.maximumf %x
