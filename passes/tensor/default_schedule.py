@@ -193,8 +193,9 @@ class AttachDefaultSchedule(RewritePattern):
         if schedule is None:
             schedule = default_schedule(space)
             if isinstance(op, linalg.GenericOp):
-                schedule = reduction_innermost(space, schedule)
-                schedule = block_innermost(space, schedule, self.target.vector_width(32))
+                width = self.target.vector_width(32)
+                schedule = reduction_innermost(space, schedule, width)
+                schedule = block_innermost(space, schedule, width)
         op.attributes[SCHEDULE] = schedule
         rewriter.notify_op_modified(op)
 

@@ -22,6 +22,9 @@ reduction terms in the same order as before: results stay bit for bit),
 and no input that depends on `r` is contiguous along `p` (a contraction's
 B, a grouped convolution's input, a pooling of NHWC data: those keep the
 default).
+
+The rule serves vectorisation, so a CPU without vectors (`cpu=generic`)
+keeps the scalar default, as it keeps every other default schedule.
 """
 
 from __future__ import annotations
@@ -51,11 +54,12 @@ def contiguous_reduction_dim(space: IterationSpace, order: list[int]) -> int | N
     return last_reduction
 
 
-def reduction_innermost(space: IterationSpace, schedule: ScheduleAttr) -> ScheduleAttr:
+def reduction_innermost(space: IterationSpace, schedule: ScheduleAttr, width: int) -> ScheduleAttr:
     """`schedule` with its loops in declared order and the contiguous
-    reduction dim innermost where the rule applies; else `schedule`."""
+    reduction dim innermost where the rule applies and the CPU has vectors
+    of `width` lanes; else `schedule`."""
     reduction = contiguous_reduction_dim(space, schedule.loop_order)
-    if reduction is None:
+    if reduction is None or not width:
         return schedule
     order = [d for d in range(len(space.iterators)) if d != reduction] + [reduction]
     return ScheduleAttr(order, schedule.tile_sizes, schedule.parallel_dims, schedule.unroll_factor,

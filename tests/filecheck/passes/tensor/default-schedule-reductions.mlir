@@ -1,5 +1,6 @@
 // RUN: ember-opt %s -p 'tensor-default-schedule{cpu=skylake-avx512}' --split-input-file | filecheck %s
-// RUN: ember-opt %s -p 'tensor-default-schedule{cpu=generic}' --split-input-file | filecheck %s
+// RUN: ember-opt %s -p 'tensor-default-schedule{cpu=haswell}' --split-input-file | filecheck %s
+// RUN: ember-opt %s -p 'tensor-default-schedule{cpu=generic}' --split-input-file | filecheck %s --check-prefix=GENERIC
 
 // A reduction along its input's last (contiguous) axis, as Softmax and
 // LayerNormalization lower: the reduction dim runs innermost, so the loop
@@ -23,6 +24,11 @@ func.func @rows(%x: tensor<64x1000xf32>, %m: tensor<64xf32>, %o: tensor<64xf32>)
 // CHECK-LABEL: func.func @rows
 // CHECK:       %max = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1], parallel = [0]>
 // CHECK:       %sum = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1], parallel = [0]>
+
+// Must not fire without vectors: the scalar default stays.
+// GENERIC-LABEL: func.func @rows
+// GENERIC:       %max = linalg.generic {{.*}}schedule = #loop.schedule<order = [1, 0], parallel = [0]>
+// GENERIC:       %sum = linalg.generic {{.*}}schedule = #loop.schedule<order = [1, 0], parallel = [0]>
 
 // -----
 

@@ -72,7 +72,7 @@ func.func @named(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %x: tensor<1x2x5x5xf3
 // CHECK:       %m = linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1]>} ins(
 // CHECK:       %c = linalg.conv_2d_nchw_fchw {schedule = #loop.schedule<order = [0, 1, 2, 4, 5, 6, 3], parallel = [0, 1, 2, 3]>, strides
 // CHECK:       %p = linalg.generic {{.*}} attrs = {{ *}}{schedule = #loop.schedule<order = [0, 1, 2, 4, 5, 3], parallel = [0, 1, 2, 3]>} {
-// CHECK:       %r = linalg.generic {{.*}} attrs = {{ *}}{schedule = #loop.schedule<order = [0, 1], parallel = [0]>} {
+// CHECK:       %r = linalg.generic {{.*}} attrs = {{ *}}{schedule = #loop.schedule<order = [1, 0], parallel = [0]>} {
 // CHECK:       %t = linalg.generic {{.*}} attrs = {{ *}}{schedule = #loop.schedule<order = [0, 1], parallel = [0, 1]>} {
 // CHECK:       %br = linalg.generic {{.*}} attrs = {{ *}}{schedule = #loop.schedule<order = [0, 1, 2], parallel = [0, 1, 2]>} {
 
