@@ -98,7 +98,7 @@ _ERF_DENOMINATOR = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438
 """D(x^2), highest degree first."""
 
 
-class _Emitter:
+class ArithEmitter:
     """Builds f32/i32 `arith` ops in front of `anchor`."""
 
     def __init__(self, rewriter: PatternRewriter, anchor: Operation) -> None:
@@ -147,7 +147,7 @@ class _Emitter:
         return self.emit(arith.BitcastOp(bits, f32))
 
 
-def expand_exp(e: _Emitter, x: SSAValue) -> SSAValue:
+def expand_exp(e: ArithEmitter, x: SSAValue) -> SSAValue:
     """e^x (module docstring)."""
     x = e.clamp(x, EXP_LOWEST, EXP_HIGHEST)
     rounder = e.const(_ROUNDER)
@@ -163,7 +163,7 @@ def expand_exp(e: _Emitter, x: SSAValue) -> SSAValue:
     return e.mul(e.mul(p, e.power_of_two(low)), e.power_of_two(high))
 
 
-def expand_tanh(e: _Emitter, x: SSAValue) -> SSAValue:
+def expand_tanh(e: ArithEmitter, x: SSAValue) -> SSAValue:
     """tanh(x) (module docstring), computed for |x| and given x's sign last,
     so that tanh(-0) is -0."""
     magnitude = e.emit(math.AbsFOp(x))
@@ -176,7 +176,7 @@ def expand_tanh(e: _Emitter, x: SSAValue) -> SSAValue:
     return e.emit(math.CopySignOp(e.emit(arith.SelectOp(is_small, small, large)), x))
 
 
-def expand_erf(e: _Emitter, x: SSAValue) -> SSAValue:
+def expand_erf(e: ArithEmitter, x: SSAValue) -> SSAValue:
     """erf(x) (module docstring)."""
     x = e.clamp(x, -ERF_LIMIT, ERF_LIMIT)
     z = e.mul(x, x)
@@ -185,7 +185,7 @@ def expand_erf(e: _Emitter, x: SSAValue) -> SSAValue:
     return e.mul(x, ratio)
 
 
-EXPANSIONS: dict[type[Operation], Callable[[_Emitter, SSAValue], SSAValue]] = {
+EXPANSIONS: dict[type[Operation], Callable[[ArithEmitter, SSAValue], SSAValue]] = {
     math.ExpOp: expand_exp,
     math.TanhOp: expand_tanh,
     math.ErfOp: expand_erf,
@@ -193,16 +193,16 @@ EXPANSIONS: dict[type[Operation], Callable[[_Emitter, SSAValue], SSAValue]] = {
 """The expanded ops and their f32 code."""
 
 
-def _cube(e: _Emitter, x: SSAValue) -> SSAValue:
+def _cube(e: ArithEmitter, x: SSAValue) -> SSAValue:
     return e.mul(e.mul(x, x), x)
 
 
-def _fourth(e: _Emitter, x: SSAValue) -> SSAValue:
+def _fourth(e: ArithEmitter, x: SSAValue) -> SSAValue:
     square = e.mul(x, x)
     return e.mul(square, square)
 
 
-POWERS: dict[float, Callable[[_Emitter, SSAValue], SSAValue]] = {
+POWERS: dict[float, Callable[[ArithEmitter, SSAValue], SSAValue]] = {
     2.0: lambda e, x: e.mul(x, x),
     3.0: _cube,
     4.0: _fourth,
@@ -237,7 +237,7 @@ class ExpandMath(RewritePattern):
     ) -> None:
         if not isinstance(op.result.type, Float32Type):
             return
-        emitter = _Emitter(rewriter, op)
+        emitter = ArithEmitter(rewriter, op)
         rewriter.replace(op, [], [EXPANSIONS[type(op)](emitter, op.operand)])
 
 
@@ -251,7 +251,7 @@ class ExpandPower(RewritePattern):
         power = POWERS.get(constant_scalar(op.rhs))  # type: ignore[arg-type]
         if power is None:
             return
-        rewriter.replace(op, [], [power(_Emitter(rewriter, op), op.lhs)])
+        rewriter.replace(op, [], [power(ArithEmitter(rewriter, op), op.lhs)])
 
 
 @dataclass(frozen=True)
@@ -267,4 +267,12 @@ class ExpandMathPass(ModulePass):
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["EXPANSIONS", "POWERS", "ExpandMath", "ExpandMathPass", "ExpandPower", "constant_scalar"]
+__all__ = [
+    "EXPANSIONS",
+    "POWERS",
+    "ArithEmitter",
+    "ExpandMath",
+    "ExpandMathPass",
+    "ExpandPower",
+    "constant_scalar",
+]
