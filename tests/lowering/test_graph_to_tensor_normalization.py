@@ -128,3 +128,13 @@ def test_small_encoder_two_threads() -> None:
     (want,) = run_onnxruntime(model, inputs)
     (got,) = ember.compile(model, threads=2).run(inputs)
     _assert_close(got, want, rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_gpt_block() -> None:
+    """The full-size GPT block (seq 128, hidden 768), as benchmarks/suite.py runs it."""
+    model = gpt_block()
+    x = np.random.default_rng(7).standard_normal((1, 128, 768)).astype(np.float32)
+    (want,) = run_onnxruntime(model, {"x": x})
+    (got,) = ember.compile(model).run({"x": x})
+    _assert_close(got, want, rtol=1e-4)
