@@ -25,6 +25,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.layout import LayoutPass
     from ember.passes.graph.optimize import GraphOptimizePass
     from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.loop.expand_math import ExpandMathPass
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.generate import LoopGeneratePass
@@ -53,6 +54,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FormKernelsPass,
         LoopGeneratePass,
         FuseLoopsPass,
+        ExpandMathPass,
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,

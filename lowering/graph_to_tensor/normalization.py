@@ -6,10 +6,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import (
-    f32,
-)
+from xdsl.dialects.builtin import AnyFloat, f32
 from xdsl.ir import Attribute, SSAValue
 
 from ember.dialects.graph import (
@@ -57,6 +56,16 @@ def _lower_batch_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.parallel(list(op.operands), shape, t, body, maps=maps)]
 
 
+def _sum(b: Body, total: SSAValue, term: SSAValue) -> SSAValue:
+    """total + term, where the running sum may be reassociated (`reassoc`):
+    LLVM then vectorises the sum over a row as lane-wise partial sums. The
+    rounding differs from a strict left-to-right sum by no more than that
+    of the sum itself (docs/semantics.md); integer sums are exact anyway."""
+    if not isinstance(total.type, AnyFloat):
+        return b.add(total, term)
+    return b.emit(arith.AddfOp(total, term, arith.FastMathFlagsAttr(["reassoc"])))
+
+
 def _moments(
     e: Emitter, x: SSAValue, axes: Sequence[int], ct: Attribute
 ) -> tuple[SSAValue, SSAValue]:
@@ -71,9 +80,9 @@ def _moments(
 
     def deviation(b: Body, a: list[SSAValue]) -> SSAValue:
         d = b.sub(b.convert(a[0], ct), a[1])
-        return b.add(a[2], b.mul(d, d))
+        return _sum(b, a[2], b.mul(d, d))
 
-    total = e.reduction(x, axes, 0, ct, lambda b, a: b.add(a[1], b.convert(a[0], ct)))
+    total = e.reduction(x, axes, 0, ct, lambda b, a: _sum(b, a[1], b.convert(a[0], ct)))
     mean = e.parallel([total], kept, ct, divide)
     variance = e.parallel([e.reduction(x, axes, 0, ct, deviation, [mean])], kept, ct, divide)
     return mean, variance
@@ -151,27 +160,30 @@ def _lower_lrn(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _lower_softmax(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """m = max over the axis; s = sum of exp(x - m); exp(x - m) / s for Softmax,
-    (x - m) - log(s) for LogSoftmax."""
+    """m = max over the axis; Softmax: p = exp(x - m), s = sum of p, p / s
+    (each exp computed once); LogSoftmax: s = sum of exp(x - m),
+    (x - m) - log(s)."""
     x = op.operands[0]
     shape, t, rank = _shape(x), _elem(x), len(_shape(x))
     axis = _normalize_axis(op.attr("axis"), rank)
     peak = e.reduction(x, [axis], -math.inf, t, lambda b, a: b.max(a[1], a[0]))
-
-    def accumulate(b: Body, a: list[SSAValue]) -> SSAValue:
-        return b.add(a[2], b.exp(b.sub(a[0], a[1])))
-
-    total = e.reduction(x, [axis], 0, t, accumulate, [peak])
-    log = isinstance(op, LogSoftmaxOp)
-
-    def body(b: Body, a: list[SSAValue]) -> SSAValue:
-        shifted = b.sub(a[0], a[1])
-        if log:
-            return b.sub(shifted, b.math(xmath.LogOp, a[2]))
-        return b.div(b.exp(shifted), a[2])
-
     kept = _dims_map(rank, [i for i in range(rank) if i != axis])
-    return [e.parallel([x, peak, total], shape, t, body, maps=[_identity(rank), kept, kept])]
+
+    def shifted_exp(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.exp(b.sub(a[0], a[1]))
+
+    if isinstance(op, LogSoftmaxOp):
+        total = e.reduction(x, [axis], 0, t, lambda b, a: _sum(b, a[2], shifted_exp(b, a)), [peak])
+
+        def log_body(b: Body, a: list[SSAValue]) -> SSAValue:
+            return b.sub(b.sub(a[0], a[1]), b.math(xmath.LogOp, a[2]))
+
+        maps = [_identity(rank), kept, kept]
+        return [e.parallel([x, peak, total], shape, t, log_body, maps=maps)]
+    powers = e.parallel([x, peak], shape, t, shifted_exp, maps=[_identity(rank), kept])
+    total = e.reduction(powers, [axis], 0, t, lambda b, a: _sum(b, a[1], a[0]))
+    maps = [_identity(rank), kept]
+    return [e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)]
 
 
 class NormalizationPattern(FamilyPattern):

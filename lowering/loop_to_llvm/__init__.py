@@ -50,7 +50,9 @@ the target provides (`parallel.py` has the contract; the CPU's is a thread
 pool); each such callee gets an internal `callee_task(ctx, from, to)`.
 One-dimensional `vector` values are LLVM vectors. Scalar ops map
 to LLVM instructions, to `llvm.*` intrinsics, or to calls to libm (declared
-once per module). No fast-math flags: exact IEEE semantics. Integer
+once per module). A float op's own `fastmath` flags carry over (only the
+normalisations' `reassoc` sums and `loop-expand-math`'s `contract`
+polynomials have any); all else is exact IEEE. Integer
 division never traps (docs/semantics.md): x / 0 and x % 0 are 0, INT_MIN /
 -1 is INT_MIN and INT_MIN % -1 is 0, as NumPy computes them.
 

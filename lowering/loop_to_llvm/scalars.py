@@ -80,8 +80,15 @@ _CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
 # Scalars: table-driven families --------------------------------------------
 
 
+# Float ops whose `fastmath` flags their llvm op takes along.
+_FLAGGED = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)
+
+
 @_lowers(*_DIRECT)
 def _direct(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    if isinstance(op, _FLAGGED) and op.fastmath.data:
+        flags = llvm.FastMathAttr([llvm.FastMathFlag(f) for f in op.fastmath.data])
+        return lw.emit(_DIRECT[type(op)](*lw.args(op), flags))
     return lw.emit(_DIRECT[type(op)](*lw.args(op)))
 
 

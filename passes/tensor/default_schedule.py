@@ -11,7 +11,9 @@ the CPU has vector registers and an fma (`cpu`, an option: a name from
 `NAMED_TARGETS` or `host`, the default) and the output's innermost dim holds
 at least one vector. Any other `linalg.generic` whose innermost output dim
 runs inside reduction loops gets that dim tiled to a register block of the
-CPU's vectors (`passes/tensor/register_blocking.py`). An op that already has
+CPU's vectors (`passes/tensor/register_blocking.py`), and one that reduces
+along an input's contiguous axis runs that axis innermost instead
+(`passes/tensor/reduction_order.py`). An op that already has
 a schedule keeps it; the pass checks that it fits the op and reports the op
 if not. Other ops are left alone.
 
@@ -56,6 +58,7 @@ from ember.dialects.schedule import (
 )
 from ember.errors import EmberError
 from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
+from ember.passes.tensor.reduction_order import reduction_innermost
 from ember.passes.tensor.register_blocking import block_innermost
 
 MAX_ROWS = 8
@@ -199,7 +202,9 @@ class AttachDefaultSchedule(RewritePattern):
         if schedule is None:
             schedule = default_schedule(space)
             if isinstance(op, linalg.GenericOp):
-                schedule = block_innermost(space, schedule, self.target.vector_width(32))
+                width = self.target.vector_width(32)
+                schedule = reduction_innermost(space, schedule, width)
+                schedule = block_innermost(space, schedule, width)
         op.attributes[SCHEDULE] = schedule
         rewriter.notify_op_modified(op)
 

@@ -9,6 +9,7 @@ grouped in stages that `CompileReport` times:
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
              loop-generate (their loops), [loop-fuse at -O2,]
+             loop-expand-math (f32 exp/tanh/erf as vectorisable arith),
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
              loop-mark-noalias (kernel arguments LLVM may treat as noalias)
              [loop-instrument-kernels with a profile]
@@ -63,6 +64,7 @@ from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, ConvertLoopToLLVMPa
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
+from ember.passes.loop.expand_math import ExpandMathPass
 from ember.passes.loop.fuse import FuseLoopsPass
 from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.instrument_kernels import (
@@ -103,6 +105,9 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         wanted = options.opt_level >= 2 and compiler_pass.name not in options.disabled
         return [compiler_pass] if wanted else []
 
+    def unless_disabled(compiler_pass: ModulePass) -> list[ModulePass]:
+        return [] if compiler_pass.name in options.disabled else [compiler_pass]
+
     # One thread: no launches and no runtime at all, not launches of one thread.
     threads = [ParallelizePass(threads=options.threads)] if options.threads > 1 else []
 
@@ -114,6 +119,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", DefaultSchedulePass()),
         ("loop", LoopGeneratePass()),
         *(("loop", p) for p in at_level_2(FuseLoopsPass())),
+        *(("loop", p) for p in unless_disabled(ExpandMathPass())),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),

@@ -211,7 +211,8 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
   func.return %y : tensor<2x10xf32>
 }
 
-// max-reduce, sum-reduce of exp(x - max), then exp(x - max) / sum.
+// max-reduce; p = exp(x - max) once; a sum-reduce of p whose adds may be
+// reassociated (vectorised); then p / sum.
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NEXT:    %[[NINFV:.*]] = arith.constant 0xff800000 : f32
 // CHECK-NEXT:    %[[NINFE:.*]] = tensor.empty() : tensor<2xf32>
@@ -221,22 +222,25 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 // CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
 // CHECK-NEXT:      linalg.yield %[[M]] : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %[[PE:.*]] = tensor.empty() : tensor<2x10xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %[[MAX]] : tensor<2x10xf32>, tensor<2xf32>) outs(%[[PE]] : tensor<2x10xf32>) {
+// CHECK-NEXT:    ^bb0(%[[V2:.*]]: f32, %[[M2:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V2]], %[[M2]] : f32
+// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT:      linalg.yield %[[EXP]] : f32
+// CHECK-NEXT:    } -> tensor<2x10xf32>
 // CHECK-NEXT:    %[[ZV:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[ZE:.*]] = tensor.empty() : tensor<2xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = linalg.fill ins(%[[ZV]] : f32) outs(%[[ZE]] : tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[MAX]] : tensor<2x10xf32>, tensor<2xf32>) outs(%[[ZERO]] : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%[[V2:.*]]: f32, %[[M2:.*]]: f32, %[[ACC2:.*]]: f32):
-// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V2]], %[[M2]] : f32
-// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[D]] : f32
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC2]], %[[EXP]] : f32
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<2x10xf32>) outs(%[[ZERO]] : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%[[P2:.*]]: f32, %[[ACC2:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC2]], %[[P2]] fastmath<reassoc> : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x10xf32>
-// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %[[MAX]], %[[SUM]] : tensor<2x10xf32>, tensor<2xf32>, tensor<2xf32>) outs(%[[E]] : tensor<2x10xf32>) {
-// CHECK-NEXT:    ^bb0(%[[V3:.*]]: f32, %[[M3:.*]]: f32, %[[S3:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      %[[D3:.*]] = arith.subf %[[V3]], %[[M3]] : f32
-// CHECK-NEXT:      %[[EXP3:.*]] = math.exp %[[D3]] : f32
-// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[EXP3]], %[[S3]] : f32
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[P]], %[[SUM]] : tensor<2x10xf32>, tensor<2xf32>) outs(%[[E]] : tensor<2x10xf32>) {
+// CHECK-NEXT:    ^bb0(%[[P3:.*]]: f32, %[[S3:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[P3]], %[[S3]] : f32
 // CHECK-NEXT:      linalg.yield %[[Q]] : f32
 
 // -----

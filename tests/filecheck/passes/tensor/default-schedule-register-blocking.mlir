@@ -37,9 +37,8 @@ func.func @pool(%x: tensor<1x2x114x114xf32>, %k: tensor<3x3xf32>, %o: tensor<1x2
 // -----
 
 // Must not fire: a 7x7 pointwise convolution (49 positions fit one block);
-// an elementwise generic (no reduction); a reduction over the last axis (the
-// innermost dim is the output's only one, but only 64 rows, one block at
-// width 16); a named matmul (a contraction keeps its own default); an op
+// an elementwise generic (no reduction); a reduction over the last axis (its
+// reduction dim runs innermost: default-schedule-reductions.mlir); a named matmul (a contraction keeps its own default); an op
 // that has a schedule already.
 func.func @no_block(%x: tensor<1x8x49xf32>, %w: tensor<8x2xf32>, %o: tensor<1x8x49xf32>, %e: tensor<2x1000xf32>, %r: tensor<64x1000xf32>, %ro: tensor<64xf32>, %a: tensor<4x8xf32>, %b: tensor<8x500xf32>, %c: tensor<4x500xf32>) -> (tensor<1x8x49xf32>, tensor<2x1000xf32>, tensor<64xf32>, tensor<4x500xf32>, tensor<1x8x49xf32>) {
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, (((d1 floordiv 2) * 2) + d3), d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x8x49xf32>, tensor<8x2xf32>) outs(%o : tensor<1x8x49xf32>) {
@@ -71,7 +70,7 @@ func.func @no_block(%x: tensor<1x8x49xf32>, %w: tensor<8x2xf32>, %o: tensor<1x8x
 // CHECK-LABEL: func.func @no_block
 // CHECK:       %y = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1, 3, 2], parallel = [0, 1, 2]>
 // CHECK:       %n = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1], parallel = [0, 1]>
-// CHECK:       %sum = linalg.generic {{.*}}schedule = #loop.schedule<order = [1, 0], parallel = [0]>
+// CHECK:       %sum = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1], parallel = [0]>
 // CHECK:       %mm = linalg.matmul {{.*}}schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = {{16|8}}, micro = [0, 1, 4, {{64|16}}]>
 // CHECK:       %kept = linalg.generic {{.*}}schedule = #loop.schedule<order = [0, 1, 2, 3]>
 
@@ -93,7 +92,8 @@ func.func @rank0(%x: tensor<f32>, %o: tensor<f32>) -> tensor<f32> {
 
 // Must not fire: a global average pool of NCHW data (n, c, h, w; the sum over
 // h, w): c is the output's last dim, but it walks the input along its
-// channel axis, not its last, so the block would be read by gathers.
+// channel axis, not its last, so the block would be read by gathers; the
+// sum runs along the input's rows instead (w innermost, reduction_order.py).
 func.func @global_pool_nchw(%x: tensor<1x1000x13x13xf32>, %o: tensor<1x1000xf32>) -> tensor<1x1000xf32> {
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x1000x13x13xf32>) outs(%o : tensor<1x1000xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -104,4 +104,4 @@ func.func @global_pool_nchw(%x: tensor<1x1000x13x13xf32>, %o: tensor<1x1000xf32>
 }
 
 // CHECK-LABEL: func.func @global_pool_nchw
-// CHECK:       schedule = #loop.schedule<order = [0, 2, 3, 1], parallel = [0, 1]>
+// CHECK:       schedule = #loop.schedule<order = [0, 1, 2, 3], parallel = [0, 1]>
