@@ -27,6 +27,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.simplify import SimplifyPass
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
+    from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
     from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.instrument_kernels import InstrumentKernelsPass
     from ember.passes.loop.mark_noalias import MarkNoAliasPass
@@ -53,6 +54,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FormKernelsPass,
         LoopGeneratePass,
         FuseLoopsPass,
+        FuseEpiloguesPass,
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,

@@ -8,7 +8,8 @@ grouped in stages that `CompileReport` times:
                                                       (structured ops)
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
-             loop-generate (their loops), [loop-fuse at -O2,]
+             [loop-fuse-epilogues at -O2,] loop-generate (their loops,
+             epilogues in the micro-kernels), [loop-fuse at -O2,]
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
              loop-mark-noalias (kernel arguments LLVM may treat as noalias)
              [loop-instrument-kernels with a profile]
@@ -64,6 +65,7 @@ from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
 from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.instrument_kernels import (
     PROFILE_ATTR,
@@ -112,6 +114,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
         ("loop", DefaultSchedulePass()),
+        *(("loop", p) for p in at_level_2(FuseEpiloguesPass())),
         ("loop", LoopGeneratePass()),
         *(("loop", p) for p in at_level_2(FuseLoopsPass())),
         ("loop", PackWeightsPass()),
