@@ -61,7 +61,9 @@ VECTOR_OPS: tuple[type[Operation], ...] = (
 )  # fmt: skip
 """Float ops an epilogue body may hold: each computes lane by lane on
 vectors exactly what it computes on scalars, and `convert-loop-to-llvm`
-lowers it on vectors (one LLVM instruction or intrinsic on the vector)."""
+lowers it on vectors (one LLVM instruction or intrinsic on the vector).
+Not `arith.cmpf` (and so not Clip's compare and select): xDSL's verifier
+takes only a scalar `i1` as its result."""
 
 Load = Callable[[LoopNestBuilder, SSAValue, Sequence[SSAValue]], SSAValue]
 """Reads a scalar of a buffer at the given indices."""
@@ -258,7 +260,9 @@ class EpilogueBlock:
                 continue
             lanes = type(body_op).create(
                 operands=[mapping[o] for o in body_op.operands],
-                result_types=[self.vector_type],
+                result_types=[
+                    VectorType(r.type, self.vector_type.get_shape()) for r in body_op.results
+                ],  # fmt: skip
                 properties=dict(body_op.properties),
                 attributes=dict(body_op.attributes),
             )

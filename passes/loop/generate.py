@@ -1008,7 +1008,7 @@ def _allocate_before(buffer: SSAValue, op: Operation, rewriter: PatternRewriter)
     alloc = buffer.owner
     if isinstance(alloc, memref.AllocOp) and op.is_before_in_block(alloc):
         alloc.detach()
-        rewriter.insert_op(alloc, InsertPoint.before(op))
+        rewriter.insert(alloc, InsertPoint.before(op))
 
 
 def fused_epilogue(op: Operation, limit: int | None = None) -> Epilogue | None:
