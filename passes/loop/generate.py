@@ -64,7 +64,12 @@ body for given per-dim index values, and emits:
   each point reads the operands once as vectors or broadcast scalars and
   takes one `vector.fma` per accumulator (`_ContractionBlock`), and stores
   them after. Partial blocks run with fewer rows or vectors; columns short
-  of a vector run the scalar body in loops m, reductions, n.
+  of a vector run the scalar body in loops m, reductions, n;
+- with `loop.epilogue = N` on such a contraction (`loop-fuse-epilogues`),
+  each block runs the N elementwise generics after it on its accumulators
+  before the store and stores their value into the last one's output
+  (`ember.passes.loop.epilogue`); those generics are erased, and the
+  buffers that passed values between them.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
