@@ -35,7 +35,7 @@ class Options:
 DEFAULT_OPTIONS = Options()
 
 OPTIONAL_PASSES = ("graph-canonicalize", "graph-fold-batchnorm", "cse", "graph-layout",
-                   "graph-fuse", "convert-conv-to-winograd", "loop-fuse",
+                   "graph-fuse", "convert-conv-to-winograd", "loop-fuse-epilogues", "loop-fuse",
                    "loop-expand-math")  # fmt: skip
 """The passes `Options.disabled` may name (the others are needed to lower)."""
 

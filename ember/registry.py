@@ -28,6 +28,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.expand_math import ExpandMathPass
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
+    from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
     from ember.passes.loop.generate import LoopGeneratePass
     from ember.passes.loop.instrument_kernels import InstrumentKernelsPass
     from ember.passes.loop.mark_noalias import MarkNoAliasPass
@@ -55,6 +56,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         LoopGeneratePass,
         FuseLoopsPass,
         ExpandMathPass,
+        FuseEpiloguesPass,
         PackWeightsPass,
         PlanMemoryPass,
         OutlineKernelsPass,

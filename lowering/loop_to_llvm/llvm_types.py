@@ -50,5 +50,8 @@ def width(t: Attribute) -> int:
 
 
 def suffix(t: Attribute) -> str:
-    """The type part of an overloaded intrinsic's name: `f32`, `i64`, ..."""
+    """The type part of an overloaded intrinsic's name: `f32`, `i64`, ...,
+    `v16f32` for a vector (`llvm.maximum.v16f32` computes lane by lane)."""
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{suffix(t.element_type)}"
     return f"i{width(t)}" if isinstance(t, IntegerType) else f"f{t.bitwidth}"  # type: ignore[attr-defined]

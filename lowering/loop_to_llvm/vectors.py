@@ -14,7 +14,9 @@ each op here becomes one LLVM instruction or intrinsic on the same vector type:
   `vbroadcastss`);
 - `vector.fma`: the `llvm.fma` intrinsic on the vector, one rounding per lane.
 
-Elementwise `arith` ops on vectors go through `scalars`' tables unchanged.
+Elementwise `arith` ops on vectors (a micro-kernel's epilogue: bias add,
+Relu) go through `scalars`' tables unchanged; an intrinsic's name then
+carries the vector type (`llvm.maximum.v16f32`, `llvm_types.suffix`).
 """
 
 from __future__ import annotations

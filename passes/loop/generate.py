@@ -64,7 +64,12 @@ body for given per-dim index values, and emits:
   each point reads the operands once as vectors or broadcast scalars and
   takes one `vector.fma` per accumulator (`_ContractionBlock`), and stores
   them after. Partial blocks run with fewer rows or vectors; columns short
-  of a vector run the scalar body in loops m, reductions, n.
+  of a vector run the scalar body in loops m, reductions, n;
+- with `loop.epilogue = N` on such a contraction (`loop-fuse-epilogues`),
+  each block runs the N elementwise generics after it on its accumulators
+  before the store and stores their value into the last one's output
+  (`ember.passes.loop.epilogue`); those generics are erased, and the
+  buffers that passed values between them.
 
 Each output element receives its reduction terms in the order the loops of
 the reduction dims visit them. That is the default schedule's order (the
@@ -124,6 +129,7 @@ from ember.dialects.schedule import (
     iteration_space,
     op_schedule,
 )
+from ember.passes.loop.epilogue import EPILOGUE_ATTR, Epilogue, EpilogueBlock, find_epilogue
 
 TilePoint = tuple[SSAValue, SSAValue]
 """Where a tiled dim's index lies: (the tile's number, the position within
@@ -137,6 +143,9 @@ dim order) and, when `generate_loops` is asked for them, each tiled dim's
 Cell = tuple[list[SSAValue], list[TilePoint | None]]
 """One output position of a micro-kernel's block: each dim's index and
 `TilePoint`, as a `BodyEmitter` gets them."""
+
+WriteVector = Callable[[LoopNestBuilder, SSAValue, Cell], None]
+"""Stores one accumulator of a micro-kernel's block at its cell."""
 
 
 class MicroBody(Protocol):
@@ -670,12 +679,12 @@ class _ContractionBlock:
     def __init__(self, micro: MicroKernel, maps: Sequence[AffineMap], product: tuple[int, int],
                  read: Callable[[LoopNestBuilder, int, Cell], SSAValue],
                  read_vector: Callable[[LoopNestBuilder, int, Cell, VectorType], SSAValue],
-                 write_vector: Callable[[LoopNestBuilder, SSAValue, Cell], None],
+                 writer: Callable[[], WriteVector],
                  element: Attribute, init: SSAValue | None):  # fmt: skip
         self.product, self.read, self.read_vector = product, read, read_vector
         self.init = init
         self.fresh = init is not None
-        self.write_vector = write_vector
+        self.writer = writer
         self.vector_type = VectorType(element, [micro.width])
         self.on_rows = [any(depends_on(e, micro.m) for e in amap.results) for amap in maps]
         self.on_columns = [any(depends_on(e, micro.n) for e in amap.results) for amap in maps]
@@ -716,8 +725,9 @@ class _ContractionBlock:
 
     def store(self, builder: LoopNestBuilder, cells: list[list[Cell]],
               accumulators: Sequence[SSAValue]) -> None:  # fmt: skip
+        write = self.writer()
         for cell, accumulator in zip((c for row in cells for c in row), accumulators):
-            self.write_vector(builder, accumulator, cell)
+            write(builder, accumulator, cell)
 
 
 def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSet[int]) -> bool:
@@ -734,40 +744,47 @@ def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSe
 
 def absorbed_fill(op: Operation) -> linalg.FillOp | None:
     """The `linalg.fill` of a constant just before `op` into `op`'s output,
-    when `op` is a contraction on buffers that runs as micro-kernels that
-    write every output element: no column left to the scalar body (each n
-    tile holds at least one block, or whole vectors), no reduction dim tiled
-    (so each output element gets all its terms in one block), operands
-    readable as vectors. Its blocks then start their accumulators at the
+    when `op` is a contraction whose micro-kernels write every output element
+    (`writes_whole_output`). Its blocks then start their accumulators at the
     fill's value instead of loading them, and the fill is not emitted: each
     output element is written once instead of three times (filled, loaded,
     stored)."""
     fill = op.prev_op
     if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
         return None
-    if not on_buffers(op) or not isinstance(op, linalg.LinalgStructuredOperation):
-        return None
     if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
         return None
+    return fill if writes_whole_output(op) else None
+
+
+def writes_whole_output(op: Operation) -> bool:
+    """Whether `op` is a contraction on buffers that runs as micro-kernels
+    whose blocks hold every output element's final value when they store it:
+    no column left to the scalar body (each n tile holds at least one block,
+    or whole vectors), no reduction dim tiled (so each output element gets
+    all its terms in one block), operands readable as vectors."""
+    if not isinstance(op, STRUCTURED_OPS) or not on_buffers(op):
+        return False
+    if not isinstance(op, linalg.LinalgStructuredOperation) or len(op.outputs) != 1:
+        return False
     space = iteration_space(op)
     schedule = op_schedule(op, space)
     micro = schedule.micro_kernel
     if micro is None or space.product is None:
-        return None
+        return False
     tiles, extents = schedule.tile_sizes, space.extents
     if any(0 < tiles[d] < extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL):
-        return None
+        return False
     n_tile, n_extent = tiles[micro.n], extents[micro.n]
     columns = [n_tile, n_extent % n_tile] if 0 < n_tile < n_extent else [n_extent]
     if any(c % micro.width and c < micro.columns for c in columns):
-        return None
+        return False
     generic = op if isinstance(op, linalg.GenericOp) else generalize(op)  # type: ignore[arg-type]
     try:
-        fits = _vector_columns(generic, micro, set(schedule.packed_operands))
+        return _vector_columns(generic, micro, set(schedule.packed_operands))
     finally:
         if generic is not op:
             generic.erase()
-    return fill if fits else None
 
 
 def _emit_generic(
@@ -776,9 +793,11 @@ def _emit_generic(
     schedule: ScheduleAttr,
     where: str,
     init: SSAValue | None = None,
+    epilogue: Epilogue | None = None,
 ) -> None:
     """The loops of a generic on buffers, as `schedule` orders them, after
-    the copies of the operands it packs."""
+    the copies of the operands it packs; with `epilogue`, its micro-kernel
+    blocks store the epilogue's values into the epilogue's output."""
     outside = outside_value(op)
     if outside is not None:
         name = f"%{outside.name_hint}" if outside.name_hint else "a value"
@@ -825,8 +844,28 @@ def _emit_generic(
     micro = schedule.micro_kernel
     if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
         element = _element_type(op.outputs[0])
+        vector_type = VectorType(element, [micro.width])
+
+        def writer() -> WriteVector:
+            """What stores one block's accumulators: straight into the
+            output, or through a fresh `EpilogueBlock` (its reads are the
+            block's own) into the epilogue's output."""
+            if epilogue is None:
+                return write_vector
+            applied = EpilogueBlock(epilogue, vector_type, _load, _load_vector)
+            target = _Access(epilogue.output)
+
+            def write(body: LoopNestBuilder, value: SSAValue, cell: Cell) -> None:
+                result = applied.apply(body, cell[0], value)
+                indices = target.indices(body, applied.indices(cell[0]))
+                body.insert(vector.StoreOp(result, target.buffer, indices))
+
+            return write
+
         micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
-                                       write_vector, element, init)  # fmt: skip
+                                       writer, element, init)  # fmt: skip
+    else:
+        assert epilogue is None, "an epilogue needs the micro-kernel's blocks"
 
     def emit_body(
         body: LoopNestBuilder, ivs: Sequence[SSAValue], points: Sequence[TilePoint | None]
@@ -852,6 +891,17 @@ def _emit_generic(
 
     generate_loops(nest, space.extents, space.iterators, schedule, emit_body,
                    tile_points=packed_dims, micro_body=micro_body)  # fmt: skip
+
+
+def _load(body: LoopNestBuilder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+    return _Access(buffer).load(body, indices)
+
+
+def _load_vector(body: LoopNestBuilder, buffer: SSAValue, indices: Sequence[SSAValue],
+                 vector_type: VectorType) -> SSAValue:  # fmt: skip
+    access = _Access(buffer)
+    load = vector.LoadOp(access.buffer, access.indices(body, indices), vector_type)
+    return body.insert(load).results[0]
 
 
 def _element_type(buffer: SSAValue) -> Attribute:
@@ -919,7 +969,9 @@ def _generate(
 
 
 class GenerateStructuredLoops(RewritePattern):
-    """A generic, matmul or convolution on buffers becomes its scheduled nest."""
+    """A generic, matmul or convolution on buffers becomes its scheduled
+    nest; a contraction marked with an epilogue (`EPILOGUE_ATTR`) applies it
+    in its micro-kernels."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
@@ -930,17 +982,63 @@ class GenerateStructuredLoops(RewritePattern):
         where = describe(op)
         fill = absorbed_fill(op)
         init = fill.inputs[0] if fill is not None else None
+        epilogue = marked_epilogue(op, where)
+        if epilogue is not None:
+            _allocate_before(epilogue.output, op, rewriter)
         if isinstance(op, linalg.GenericOp):
-            _generate(op, rewriter, lambda nest: _emit_generic(nest, op, schedule, where, init))
+            _generate(op, rewriter,
+                      lambda nest: _emit_generic(nest, op, schedule, where, init, epilogue))  # fmt: skip
         else:
             generic = generalize(op)
             try:
                 _generate(op, rewriter,
-                          lambda nest: _emit_generic(nest, generic, schedule, where, init))  # fmt: skip
+                          lambda nest: _emit_generic(nest, generic, schedule, where, init,
+                                                     epilogue))  # fmt: skip
             finally:
                 generic.erase()  # never inserted: drops its operand uses
         if fill is not None:
             rewriter.erase(fill)
+        if epilogue is not None:
+            intermediates = epilogue.intermediates
+            for applied in epilogue.generics:
+                rewriter.erase(applied)
+            for buffer in intermediates:
+                if isinstance(buffer.owner, memref.AllocOp) and not buffer.uses:
+                    rewriter.erase(buffer.owner)
+
+
+def _allocate_before(buffer: SSAValue, op: Operation, rewriter: PatternRewriter) -> None:
+    """Moves the `memref.alloc` of `buffer` before `op` when it comes after:
+    the blocks of `op` store into it."""
+    alloc = buffer.owner
+    if isinstance(alloc, memref.AllocOp) and op.is_before_in_block(alloc):
+        alloc.detach()
+        rewriter.insert(alloc, InsertPoint.before(op))
+
+
+def fused_epilogue(op: Operation, limit: int | None = None) -> Epilogue | None:
+    """The epilogue (at most `limit` generics) that `op`'s micro-kernels can
+    apply before they store (`ember.passes.loop.epilogue`), or None."""
+    if not writes_whole_output(op):
+        return None
+    return find_epilogue(op, lambda buffer: _Access(buffer).unit_stride_last(), limit)
+
+
+def marked_epilogue(op: Operation, where: str) -> Epilogue | None:
+    """The epilogue `op`'s `EPILOGUE_ATTR` asks for (None without one); a
+    diagnostic when the generics after `op` do not make one that long."""
+    mark = op.attributes.get(EPILOGUE_ATTR)
+    if mark is None:
+        return None
+    wanted = mark.value.data if isinstance(mark, IntegerAttr) else 0
+    epilogue = fused_epilogue(op, wanted)
+    found = len(epilogue.generics) if epilogue is not None else 0
+    if wanted < 1 or found < wanted:
+        raise DiagnosticException(
+            f"loop-generate: {where}'s {EPILOGUE_ATTR} = {mark} does not fit: "
+            f"{found} elementwise generics after it can run in its micro-kernels"
+        )
+    return epilogue
 
 
 class GenerateFillLoops(RewritePattern):
@@ -970,15 +1068,19 @@ class GenerateGatherLoops(RewritePattern):
 class LoopGeneratePass(ModulePass):
     """Replaces every structured op on buffers (`linalg.generic`/`matmul`/
     `conv_2d_nchw_fchw`/`fill`/`copy`, `ember_linalg.gather`) by loops: the
-    nest of its schedule, or of the default. Ops on tensors are left alone."""
+    nest of its schedule, or of the default. Ops on tensors are left alone.
+    A contraction marked with `loop.epilogue = N` (`loop-fuse-epilogues`)
+    applies the N elementwise generics after it to its micro-kernels'
+    accumulators (`ember.passes.loop.epilogue`)."""
 
     name = "loop-generate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([GenerateStructuredLoops(), GenerateFillLoops(),
+        structured = GenerateStructuredLoops()
+        patterns = GreedyRewritePatternApplier([structured, GenerateFillLoops(),
                                                 GenerateCopyLoops(), GenerateGatherLoops()])  # fmt: skip
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["BodyEmitter", "LoopGeneratePass", "generate_loops", "on_buffers", "outside_value",
+__all__ = ["BodyEmitter", "LoopGeneratePass", "fused_epilogue", "generate_loops", "on_buffers", "outside_value",
            "scalar_constant"]  # fmt: skip

@@ -8,7 +8,8 @@ grouped in stages that `CompileReport` times:
                                                       (structured ops)
     loop     convert-tensor-to-loop (structured ops on buffers),
              tensor-default-schedule (each op's schedule, visible in the IR),
-             loop-generate (their loops), [loop-fuse at -O2,]
+             [loop-fuse-epilogues at -O2,] loop-generate (their loops,
+             epilogues in the micro-kernels), [loop-fuse at -O2,]
              loop-expand-math (f32 exp/tanh/erf as vectorisable arith),
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
              loop-mark-noalias (kernel arguments LLVM may treat as noalias)
@@ -66,6 +67,7 @@ from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.expand_math import ExpandMathPass
 from ember.passes.loop.fuse import FuseLoopsPass
+from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
 from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.instrument_kernels import (
     PROFILE_ATTR,
@@ -117,6 +119,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
         ("loop", DefaultSchedulePass()),
+        *(("loop", p) for p in at_level_2(FuseEpiloguesPass())),
         ("loop", LoopGeneratePass()),
         *(("loop", p) for p in at_level_2(FuseLoopsPass())),
         *(("loop", p) for p in unless_disabled(ExpandMathPass())),

@@ -16,26 +16,18 @@ EMPTY = "func.func @f() {\n  func.return\n}\n"
 
 
 @pytest.mark.parametrize("cpu", ["pentium", "HASWELL", "12", ""])
-def test_bad_cpu_is_one_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str
-) -> None:
+def test_bad_cpu_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str) -> None:
     source = tmp_path / "in.mlir"
     source.write_text(EMPTY)
-    code, _, err = run_opt(
-        capsys, str(source), "-p", f"tensor-default-schedule{{cpu={cpu}}}"
-    )
+    code, _, err = run_opt(capsys, str(source), "-p", f"tensor-default-schedule{{cpu={cpu}}}")
     assert_one_line_error(code, err, ".*", "")
 
 
 @pytest.mark.parametrize("cpu", ["host", "generic", "haswell", "znver4"])
-def test_good_cpu_runs(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str
-) -> None:
+def test_good_cpu_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str) -> None:
     source = tmp_path / "in.mlir"
     source.write_text(EMPTY)
-    code, out, err = run_opt(
-        capsys, str(source), "-p", f"tensor-default-schedule{{cpu={cpu}}}"
-    )
+    code, out, err = run_opt(capsys, str(source), "-p", f"tensor-default-schedule{{cpu={cpu}}}")
     assert code == 0 and "func.func @f" in out, err
 
 
