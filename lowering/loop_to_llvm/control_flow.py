@@ -13,8 +13,7 @@ serially: the loops that run on threads were outlined by
 `loop-parallelize` before, and their launches are `parallel.py`'s; it
 carries no values (reductions are not supported). `func.return` returns
 nothing. A loop's `loop.vector_width` (its schedule's vector width) stays on
-the back edge of its innermost loop, and a loop around other loops gets
-`loop.keep_rolled` on its back edge, for the target to make them LLVM loop
+the back edge of its innermost loop, for the target to make it LLVM loop
 metadata.
 """
 
@@ -23,23 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import func, llvm, scf
-from xdsl.dialects.builtin import UnitAttr, i64
+from xdsl.dialects.builtin import i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.schedule import VECTOR_WIDTH
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.llvm_types import scalar_type
-
-KEEP_ROLLED = "loop.keep_rolled"
-"""Marks the back edge of a loop LLVM should not unroll (`llvm_module.py`
-makes it `llvm.loop.unroll.disable`): a loop around other loops. LLVM fully
-unrolls outer loops with small constant trip counts, each copy holding the
-vectorised inner loop, its remainder and its alias checks (a 28-row padding
-copy in a Winograd kernel became 28 copies of its row loop): on ResNet-50
-that made LLVM's optimisation and code generation about twice as slow, for
-code that ran no faster. Innermost loops stay LLVM's to unroll (unrolling a
-micro-kernel's reduction loop is worth a few percent of run time)."""
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
@@ -59,8 +48,7 @@ def _counted_loop(
     hints: dict[str, Attribute] | None = None,
 ) -> None:
     """Loops over `ivs` (outermost first) from lower to upper by step, around
-    `body`; the innermost loop's back edge carries `hints` as attributes, and
-    the back edge of each loop around another loop `KEEP_ROLLED`."""
+    `body`; the innermost loop's back edge carries `hints` as attributes."""
     if not ivs:
         lw.lower_block(body)
         return
@@ -80,15 +68,9 @@ def _counted_loop(
     back_edge = llvm.BrOp(header, lw.emit(llvm.AddOp(iv, step)))
     if len(ivs) == 1 and hints:
         back_edge.attributes.update(hints)  # `llvm_module.py` makes them `!llvm.loop` metadata
-    if len(ivs) > 1 or _holds_loops(body):
-        back_edge.attributes[KEEP_ROLLED] = UnitAttr()
     lw.emit(back_edge)
     lw.region.add_block(exit_)
     lw.block = exit_
-
-
-def _holds_loops(body: Block) -> bool:
-    return any(isinstance(op, scf.ForOp | scf.ParallelOp) for op in body.walk())
 
 
 def _carrying_loop(lw: FunctionBuilder, op: scf.ForOp) -> None:

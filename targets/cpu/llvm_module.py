@@ -7,9 +7,7 @@ become internal and never inlined, a packed entry function's buffer
 array is `noalias` and not captured, as the ABI of `convert-loop-to-llvm`
 promises, and a loop whose back edge carries `loop.vector_width` (a
 schedule's `vector`) gets `!llvm.loop` metadata asking the loop vectoriser
-for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`),
-and one whose back edge carries `loop.keep_rolled` (a loop around loops) is
-not unrolled (`llvm.loop.unroll.disable`).
+for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`).
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.schedule import VECTOR_WIDTH
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, PASS
-from ember.lowering.loop_to_llvm.control_flow import KEEP_ROLLED
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 
@@ -37,14 +34,14 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
               for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR)}  # fmt: skip
     internal = {op.sym_name.data for op in module.ops
                 if isinstance(op, llvm.FuncOp) and op.linkage.linkage.data == "internal"}  # fmt: skip
-    hints = {op.sym_name.data: _loop_hints(op) for op in module.ops
-             if isinstance(op, llvm.FuncOp)}  # fmt: skip
+    widths = {op.sym_name.data: _vector_widths(op) for op in module.ops
+              if isinstance(op, llvm.FuncOp)}  # fmt: skip
     llvm_module = convert_module(module, fallback_target_triple=None)
-    for name, blocks in hints.items():
+    for name, blocks in widths.items():
         function = llvm_module.get_global(name)
-        for index, properties in blocks.items():
+        for index, width in blocks.items():
             terminator = function.blocks[index].terminator
-            terminator.set_metadata("llvm.loop", _loop_id(llvm_module, properties))
+            terminator.set_metadata("llvm.loop", _vectorize_loop(llvm_module, width))
     for function in llvm_module.functions:
         if function.name in internal:
             function.linkage = "internal"
@@ -60,37 +57,25 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
     return llvm_module
 
 
-def _loop_hints(function: llvm.FuncOp) -> dict[int, list[tuple[str, int | None]]]:
-    """Block number -> the loop properties (metadata name, value) its
-    terminator (a loop's back edge) asks for: `loop.vector_width` a width,
-    `loop.keep_rolled` no unrolling. The translation makes one llvmlite block
-    per block, in order, so the numbers find them again."""
-    hints: dict[int, list[tuple[str, int | None]]] = {}
+def _vector_widths(function: llvm.FuncOp) -> dict[int, int]:
+    """Block number -> vector width, for the blocks whose terminator (a loop's
+    back edge) carries `loop.vector_width`. The translation makes one llvmlite
+    block per block, in order, so the numbers find them again."""
+    widths: dict[int, int] = {}
     for index, block in enumerate(function.body.blocks):
-        attributes = block.last_op.attributes if block.last_op else {}
-        properties: list[tuple[str, int | None]] = []
-        width = attributes.get(VECTOR_WIDTH)
+        width = block.last_op.attributes.get(VECTOR_WIDTH) if block.last_op else None
         if isinstance(width, IntegerAttr) and width.value.data > 0:
-            properties += [("llvm.loop.vectorize.enable", 1),
-                           ("llvm.loop.vectorize.width", width.value.data)]  # fmt: skip
-        if KEEP_ROLLED in attributes:
-            properties.append(("llvm.loop.unroll.disable", None))
-        if properties:
-            hints[index] = properties
-    return hints
+            widths[index] = width.value.data
+    return widths
 
 
-def _loop_id(module: llvmir.Module, properties: list[tuple[str, int | None]]) -> MDValue:
+def _vectorize_loop(module: llvmir.Module, width: int) -> MDValue:
     """A loop ID of its own (its first operand is itself, as LLVM's loop
-    metadata requires) holding `properties`: a name with an i1 (`enable`) or
-    i32 value, or a name alone."""
-    nodes = []
-    for name, value in properties:
-        operands: list = [llvmir.MetaDataString(module, name)]
-        if value is not None:
-            bits = 1 if name.endswith(".enable") else 32
-            operands.append(llvmir.Constant(llvmir.IntType(bits), value))
-        nodes.append(module.add_metadata(operands))
+    metadata requires) asking the loop vectoriser for `width` lanes."""
+    enable = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                  llvmir.Constant(llvmir.IntType(1), 1)])  # fmt: skip
+    lanes = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.width"),
+                                 llvmir.Constant(llvmir.IntType(32), width)])  # fmt: skip
     loop_id = MDValue(module, [], name=str(len(module.metadata)))
-    loop_id.operands = (loop_id, *nodes)
+    loop_id.operands = (loop_id, enable, lanes)
     return loop_id

@@ -2,10 +2,9 @@
 
 // A loop's schedule vector width (`loop.vector_width`, from loop-generate)
 // stays on the back edge of its innermost loop, where the CPU target makes
-// it `!llvm.loop` vectoriser metadata; the entry edge and the loop test
-// carry nothing, and the outer loops' back edges only `loop.keep_rolled`
-// (a loop around loops, which LLVM must not unroll). An scf.parallel over
-// two dims is two loops: only the inner one's back edge has the width.
+// it `!llvm.loop` vectoriser metadata; the entry edge, the loop test and the
+// outer loops' back edges carry nothing. An scf.parallel over two dims is
+// two loops: only the inner one's back edge is marked.
 func.func @marked(%a: memref<4x37xf32>, %b: memref<4x37xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -32,18 +31,18 @@ func.func @marked(%a: memref<4x37xf32>, %b: memref<4x37xf32>) {
 // CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
 // CHECK:         llvm.cond_br
 // CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop.vector_width = 8 : i64}
-// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop.keep_rolled}
+// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
 // CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
 // CHECK:         llvm.cond_br
 // CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
 // CHECK:         llvm.cond_br
 // CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop.vector_width = 16 : i64}
-// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop.keep_rolled}
+// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
 // CHECK-NOT:     loop.vector_width
 
 // -----
 
-// Must not fire: a single loop without a width has no attribute on any branch.
+// Must not fire: a loop without a width has no attribute on any branch.
 func.func @unmarked(%a: memref<37xf32>, %b: memref<37xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -57,4 +56,3 @@ func.func @unmarked(%a: memref<37xf32>, %b: memref<37xf32>) {
 
 // CHECK-LABEL: llvm.func @unmarked
 // CHECK-NOT:     loop.vector_width
-// CHECK-NOT:     loop.keep_rolled
