@@ -1,6 +1,6 @@
 """Side-by-side latency of Ember and onnxruntime, in one process.
 
-Both engines get the same inputs; their runs alternate so that machine
+Both engines get the same inputs; their runs come in alternating blocks so that machine
 noise hits both alike; the report gives medians and their ratio. This is
 measurement for people (`ember bench`, benchmarks/), never a test threshold.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +133,31 @@ def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.n
         raise EmberError(f"onnxruntime cannot run the model: {first_line(error)}") from None
 
 
+ROUNDS = 4
+"""The timed runs come in this many rounds, each a block of Ember's runs and
+then a block of onnxruntime's: noise that lasts longer than a round hits
+both engines alike, and neither engine runs while the other's threads are
+still spinning after its last run (both pools spin a while after each
+parallel section before they sleep; with as many threads as cores the
+engine running would share its cores with them)."""
+
+
+def _blocks(runs: int, rounds: int) -> list[int]:
+    """`runs` split into at most `rounds` blocks whose sizes differ by one at most."""
+    count = min(runs, rounds)
+    return [runs // count + (1 if i < runs % count else 0) for i in range(count)]
+
+
+def _timed(run: Callable[[], Any], times: int, seconds: list[float]) -> Any:
+    """Calls `run` `times` times, appending each call's seconds; returns the last result."""
+    result = None
+    for _ in range(times):
+        start = time.perf_counter()
+        result = run()
+        seconds.append(time.perf_counter() - start)
+    return result
+
+
 def benchmark_model(
     model: ModelSource,
     threads: int = 1,
@@ -161,18 +186,16 @@ def benchmark_model(
     session = onnxruntime_session(proto, threads)
     ort_session_seconds = time.perf_counter() - start
     inputs = _random_inputs(compiled.inputs)
-    ember_times, ort_times = [], []
-    for index in range(warmup + runs):
-        t0 = time.perf_counter()
-        ours = compiled.run(inputs)
-        t1 = time.perf_counter()
-        theirs = run_onnxruntime(session, inputs)
-        t2 = time.perf_counter()
-        if index >= warmup:
-            ember_times.append(t1 - t0)
-            ort_times.append(t2 - t1)
-        elif index == warmup - 1 and options.profile:
-            compiled.reset_profile()
+    for _ in range(warmup):
+        compiled.run(inputs)
+        run_onnxruntime(session, inputs)
+    if options.profile:
+        compiled.reset_profile()
+    ember_times: list[float] = []
+    ort_times: list[float] = []
+    for block in _blocks(runs, ROUNDS):
+        ours = _timed(lambda: compiled.run(inputs), block, ember_times)
+        theirs = _timed(lambda: run_onnxruntime(session, inputs), block, ort_times)
     error = max(
         float(np.max(np.abs(a.astype(np.float64) - b), initial=0)) for a, b in zip(ours, theirs)
     )
