@@ -142,6 +142,11 @@ parallel section before they sleep; with as many threads as cores the
 engine running would share its cores with them)."""
 
 
+SETTLE_SECONDS = 0.05
+"""The pause before each block: long enough for the other engine's pool to
+stop spinning and go to sleep."""
+
+
 def _blocks(runs: int, rounds: int) -> list[int]:
     """`runs` split into at most `rounds` blocks whose sizes differ by one at most."""
     count = min(runs, rounds)
@@ -149,9 +154,10 @@ def _blocks(runs: int, rounds: int) -> list[int]:
 
 
 def _timed(run: Callable[[], Any], times: int, seconds: list[float], settle: bool) -> Any:
-    """Calls `run` `times` times, appending each call's seconds, after one
-    untimed call if `settle` (while the other engine's threads stop
-    spinning); returns the last result."""
+    """Calls `run` `times` times, appending each call's seconds, after a
+    pause (`SETTLE_SECONDS`) and one untimed call if `settle`; returns the
+    last result."""
+    time.sleep(SETTLE_SECONDS)
     result = run() if settle else None
     for _ in range(times):
         start = time.perf_counter()
