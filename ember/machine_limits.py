@@ -26,11 +26,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import llvmlite.binding as llvm
 import numpy as np
 
+from ember.passes.tensor.cpu_target import host_target
 from ember.targets.cpu.jit import JitModule
-from ember.targets.cpu.machine import host_cpu_description, initialize
+from ember.targets.cpu.machine import host_cpu_description
 
 FMA_CHAINS = 12
 """Independent accumulators: FMA latency (4-5 cycles) times FMA ports (2)
@@ -59,13 +59,9 @@ class MachineLimits:
 
 
 def host_vector_floats() -> int:
-    """float32 lanes of the host's widest vectors."""
-    initialize()
-    features = llvm.get_host_cpu_features()
-    for feature, lanes in (("avx512f", 16), ("avx", 8)):
-        if features.get(feature):
-            return lanes
-    return 4
+    """float32 lanes of the host's widest vectors, as the schedules see them
+    (`passes/tensor/cpu_target.py`); 4 where LLVM names no vector unit."""
+    return host_target().vector_width(32) or 4
 
 
 def _fma_loop_ir(lanes: int, chains: int) -> str:
