@@ -83,7 +83,10 @@ def test_run_at_each_level_with_the_fusion_report() -> None:
 
 
 def test_random_weights_make_outputs_that_differ_and_check_against_onnxruntime() -> None:
-    shipped = run("ember", "run", "light:squeezenet", "--target", "reference", "-q")
+    # ShuffleNet's logits stay small (about 4) with the shipped 0.02 weights, so its
+    # classes tie exactly; SqueezeNet's reach 1e10, where the summation order (which
+    # differs between BLAS builds and CPUs) decides which of them tie.
+    shipped = run("ember", "run", "light:shufflenet", "--target", "reference", "-q")
     assert shipped.returncode == 0, shipped.stderr
     assert "(all 1000 values equal)" in shipped.stdout
     random = run("ember", "run", "light:squeezenet", "--random-weights", "0", "--check", "-q")
