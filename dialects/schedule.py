@@ -463,12 +463,39 @@ def depends_on(expr: AffineExpr, dim: int) -> bool:
     return False
 
 
+def overlap_vectors(columns: int, block: int, width: int) -> int:
+    """How many vectors the last, narrower, block of a micro-kernel whose
+    blocks overlap takes over the `columns` past the whole blocks of `block`
+    columns (0: none, or as many as a whole block has, which then overlaps
+    the one before instead)."""
+    spare = -(-(columns % block) // width)
+    return spare if spare < block // width else 0
+
+
+VECTOR_READ_STRIDES = (1, 2)
+"""The steps along n with which a micro-kernel reads an operand as vectors:
+1, one vector load per W consecutive n; 2 (a stride-2 convolution's input
+along the output column), two overlapping loads and a `vector.shuffle` of
+their even lanes, which reads no element past the last one used."""
+
+
+def read_stride(amap: AffineMap, n: int) -> int:
+    """The step of `amap`'s last index along dim `n` (0 if it does not
+    depend on it, -1 if it is not a constant multiple of it)."""
+    last = amap.results[-1] if amap.results else None
+    if last is None or not depends_on(last, n):
+        return 0
+    coefficients = linear_coefficients(last)
+    return -1 if coefficients is None else coefficients.get(n, -1)
+
+
 def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
     """Why the micro-kernel `micro` cannot run the op of iteration space
     `space` (None: it can). The body must be a contraction's (`product`);
     m and n parallel dims of the output, n its innermost index; every operand
-    that depends on n must do so through its last index only, with
-    coefficient 1, so that NR/vector consecutive n are one vector load."""
+    that depends on n must do so through its last index only, with a
+    coefficient in `VECTOR_READ_STRIDES` (1 for the output), so that NR/vector
+    stretches of consecutive n are vector reads."""
     if space.product is None:
         return "the body is not a sum of products (out + a * b) on f32 or f64"
     for dim in (micro.m, micro.n):
@@ -485,9 +512,10 @@ def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
             if any(depends_on(e, micro.n) for e in amap.results):
                 return f"operand {number} depends on d{micro.n} other than through its last index"
             continue
-        coefficients = linear_coefficients(last)
-        if coefficients is None or coefficients.get(micro.n) != 1:
-            return f"operand {number}'s last index {last} does not step by 1 along d{micro.n}"
+        strides = (1,) if number >= space.inputs else VECTOR_READ_STRIDES
+        if read_stride(amap, micro.n) not in strides:
+            steps = " or ".join(map(str, strides))
+            return f"operand {number}'s last index {last} does not step by {steps} along d{micro.n}"
         if any(depends_on(e, micro.n) for e in outer):
             return f"operand {number} depends on d{micro.n} other than through its last index"
     return None
@@ -569,6 +597,7 @@ __all__ = [
     "SCHEDULE",
     "STRUCTURED_OPS",
     "StructuredOp",
+    "VECTOR_READ_STRIDES",
     "VECTOR_WIDTH",
     "IterationSpace",
     "MicroKernel",
@@ -582,8 +611,10 @@ __all__ = [
     "micro_problem",
     "pack_problem",
     "product_operands",
+    "read_stride",
     "iteration_space",
     "op_schedule",
+    "overlap_vectors",
     "schedule_of",
     "set_schedule",
     "verify_schedule",

@@ -12,6 +12,8 @@ each op here becomes one LLVM instruction or intrinsic on the same vector type:
   vector, then a `shufflevector` with an all-zero mask (what LLVM itself
   emits for a splat, and what instruction selection turns into one
   `vbroadcastss`);
+- `vector.shuffle` of two 1-D vectors: `shufflevector` with the same mask
+  (a stride-2 read's even lanes);
 - `vector.fma`: the `llvm.fma` intrinsic on the vector, one rounding per lane.
 
 Elementwise `arith` ops on vectors (a micro-kernel's epilogue: bias add,
@@ -66,6 +68,21 @@ def _broadcast(lw: FunctionBuilder, op: Operation) -> SSAValue:
     lane0 = lw.emit(llvm.InsertElementOp(undef, lw.values[op.source], lw.const(0, i32)))
     mask = DenseArrayBase.from_list(i32, [0] * vector_type.get_shape()[0])
     return lw.emit(llvm.ShuffleVectorOp(lane0, undef, mask, vector_type))
+
+
+@_lowers(vector.ShuffleOp)
+def _shuffle(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    assert isinstance(op, vector.ShuffleOp)
+    vector_type = op.result.type
+    assert isinstance(vector_type, VectorType)
+    if vector_type.get_num_dims() != 1 or op.v1.type != op.v2.type:
+        raise DiagnosticException(
+            f"{lw.pass_name}: vector.shuffle of two 1-D vectors of one type is supported, "
+            f"not {op.v1.type}, {op.v2.type} to {vector_type}"
+        )
+    mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+    v1, v2 = lw.args(op)
+    return lw.emit(llvm.ShuffleVectorOp(v1, v2, mask, vector_type))
 
 
 @_lowers(vector.FMAOp)

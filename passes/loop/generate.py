@@ -93,6 +93,7 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -128,6 +129,8 @@ from ember.dialects.schedule import (
     describe,
     iteration_space,
     op_schedule,
+    overlap_vectors,
+    read_stride,
 )
 from ember.passes.loop.epilogue import EPILOGUE_ATTR, Epilogue, EpilogueBlock, find_epilogue
 
@@ -431,20 +434,31 @@ class _MicroNestEmitter(_NestEmitter):
 
     def _overlapping_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                             indices: _Indices, rows: int, columns: int) -> None:  # fmt: skip
-        """Whole blocks only, one copy of the kernel: a dim's last block
-        starts at `extent - size` (`arith.minsi` of the block loop's iv),
-        overlapping the one before, whose outputs it computes again, from the
-        same constant, to the same values."""
+        """Whole blocks only: a dim's last block starts at `extent - size`
+        (`arith.minsi` of the block loop's iv), overlapping the one before,
+        whose outputs it computes again, from the same constant, to the same
+        values: one copy of the kernel. Where the columns past the last whole
+        block fit in fewer vectors than a block has (`overlap_vectors`), they
+        run as one block of those vectors instead, ending on the last column,
+        so that less than a vector is computed twice (196 columns in blocks of
+        64: 208 computed instead of 256), at the price of a second copy."""
         micro = self.micro
-        starts = []
-        for dim, extent, size in ((micro.m, rows, micro.rows), (micro.n, columns, micro.columns)):
-            blocks = -(-extent // size) * size
-            start, builder = self._loop(builder, 0, blocks, size, dim in self.parallel)
-            if extent % size:
-                last = self.bounds[extent - size]
-                start = builder.insert(arith.MinSIOp(start, last)).results[0]
-            starts.append(start)
-        self._kernel(builder, tiles, indices, starts[0], micro.rows, starts[1], micro.vectors)
+        row_blocks = -(-rows // micro.rows) * micro.rows
+        row, inner = self._loop(builder, 0, row_blocks, micro.rows, micro.m in self.parallel)
+        if rows % micro.rows:
+            last = self.bounds[rows - micro.rows]
+            row = inner.insert(arith.MinSIOp(row, last)).results[0]
+        spare = overlap_vectors(columns, micro.columns, micro.width)
+        full = columns // micro.columns * micro.columns if spare else columns
+        column_blocks = -(-full // micro.columns) * micro.columns
+        column, body = self._loop(inner, 0, column_blocks, micro.columns, micro.n in self.parallel)
+        if full % micro.columns:
+            last = self.bounds[columns - micro.columns]
+            column = body.insert(arith.MinSIOp(column, last)).results[0]
+        self._kernel(body, tiles, indices, row, micro.rows, column, micro.vectors)
+        if spare:
+            start = columns - spare * micro.width
+            self._kernel(inner, tiles, indices, row, micro.rows, start, spare)
 
     def _row_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
                     row: SSAValue | int, rows: int, columns: int) -> None:  # fmt: skip
@@ -833,6 +847,8 @@ def _emit_generic(
         return body.load(*indices_of(body, i, cell))
 
     def read_vector(body: LoopNestBuilder, i: int, cell: Cell, vector_type: VectorType) -> SSAValue:
+        if micro is not None and i not in packed and read_stride(maps[i], micro.n) == 2:
+            return _read_even_lanes(body, accesses[i], maps[i], cell[0], vector_type)
         buffer, indices = indices_of(body, i, cell)
         return body.insert(vector.LoadOp(buffer, indices, vector_type)).results[0]
 
@@ -891,6 +907,25 @@ def _emit_generic(
 
     generate_loops(nest, space.extents, space.iterators, schedule, emit_body,
                    tile_points=packed_dims, micro_body=micro_body)  # fmt: skip
+
+
+def _read_even_lanes(body: LoopNestBuilder, access: _Access, amap: AffineMap,
+                     ivs: Sequence[SSAValue], vector_type: VectorType) -> SSAValue:  # fmt: skip
+    """The W elements at steps of 2 from the one `amap` gives at `ivs`
+    (stride-2 reads along n): a vector load there and one W - 1 elements
+    further, whose even and odd lanes hold them. The second load ends on the
+    last element used, so nothing past the operand's extent is read."""
+    width = vector_type.get_shape()[0]
+    *outer, last = [body.affine(e, ivs) for e in amap.results]
+    further = body.insert(arith.AddiOp(last, body.index(width - 1))).results[0]
+    first, second = (
+        body.insert(vector.LoadOp(access.buffer, access.indices(body, [*outer, at]), vector_type))
+        .results[0] for at in (last, further)
+    )  # fmt: skip
+    half = width // 2
+    lanes = [2 * j for j in range(half)] + [width + 2 * j + 1 for j in range(width - half)]
+    mask = DenseArrayBase.from_list(i64, lanes)
+    return body.insert(vector.ShuffleOp(first, second, mask, result_type=vector_type)).results[0]
 
 
 def _load(body: LoopNestBuilder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:

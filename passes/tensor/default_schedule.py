@@ -53,6 +53,7 @@ from ember.dialects.schedule import (
     describe,
     iteration_space,
     micro_problem,
+    overlap_vectors,
     schedule_of,
     verify_schedule,
 )
@@ -101,10 +102,10 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
 
 
 def block_shape(
-    target: CpuTarget, rows_extent: int, vectors_extent: int, overlap: bool = False
+    target: CpuTarget, rows_extent: int, columns: int, width: int, overlap: bool = False
 ) -> tuple[int, int]:
-    """(MR, NR / W) for m of `rows_extent` and n of `vectors_extent` whole
-    vectors: the most accumulators MR x NR/W whose registers, with NR/W
+    """(MR, NR / W) for m of `rows_extent` and n of `columns` (at least one
+    vector of `width`): the most accumulators MR x NR/W whose registers, with NR/W
     vectors of the n-dependent operand and one broadcast, fit the register
     file (AVX-512 f32: 6 x 4 vectors, AVX2: 6 x 2), up to `MAX_ROWS` rows
     and 4 vectors (2 on a 16-register file). A block that divides both
@@ -116,27 +117,36 @@ def block_shape(
     runs a dim's last block overlapping the one before instead of a partial
     one), every block is whole and one copy: the block with the most
     accumulators times the share of its work that is not recomputed wins
-    (1024 rows: 6 x 4 vectors, 2 rows recomputed; 7 rows: 7 rows)."""
+    (1024 rows: 6 x 4 vectors, 2 rows recomputed; 7 rows: 7 rows; the
+    columns past the whole blocks are one narrower block, as `loop-generate`
+    runs them: `overlap_vectors`)."""
+    vectors_extent = columns // width
     most_vectors = min(4 if target.registers >= 32 else 2, vectors_extent)
     shapes = []
     for vectors in range(most_vectors, 0, -1):
         most_rows = min(MAX_ROWS, (target.registers - vectors - 1) // vectors, rows_extent)
         shapes += [(rows, vectors) for rows in range(most_rows, 0, -1)]
     if overlap:
-        return max(shapes, key=lambda shape: _useful(shape, rows_extent, vectors_extent))
+        return max(shapes, key=lambda shape: _useful(shape, rows_extent, columns, width))
     largest = max(shapes, key=lambda shape: shape[0] * shape[1])
     dividing = [(r, v) for r, v in shapes if rows_extent % r == 0 and vectors_extent % v == 0]
     best = max(dividing, key=lambda shape: shape[0] * shape[1])
     return best if 2 * best[0] * best[1] >= largest[0] * largest[1] else largest
 
 
-def _useful(shape: tuple[int, int], rows_extent: int, vectors_extent: int) -> tuple[float, int]:
+def _useful(shape: tuple[int, int], rows_extent: int, columns: int,
+            width: int) -> tuple[float, int]:  # fmt: skip
     """A block's accumulators times the share of the blocks' work that is
     not recomputed by overlapping last blocks; then fewer rows recomputed."""
     rows, vectors = shape
+    block = vectors * width
     covered_rows = -(-rows_extent // rows) * rows
-    covered_vectors = -(-vectors_extent // vectors) * vectors
-    share = rows_extent * vectors_extent / (covered_rows * covered_vectors)
+    spare = overlap_vectors(columns, block, width)
+    if spare:
+        covered_columns = columns // block * block + spare * width
+    else:
+        covered_columns = -(-columns // block) * block
+    share = rows_extent * columns / (covered_rows * covered_columns)
     return (rows * vectors * share, -covered_rows)
 
 
@@ -173,7 +183,7 @@ def contraction_schedule(
     m = _row_dim(space, n)
     if m is None:
         return None
-    rows, vectors = block_shape(target, space.extents[m], space.extents[n] // width,
+    rows, vectors = block_shape(target, space.extents[m], space.extents[n], width,
                                 overlap=_filled_output(op))  # fmt: skip
     micro = MicroKernel(m, n, rows, vectors * width, width)
     if micro_problem(space, micro) is not None:

@@ -340,6 +340,20 @@ def test_vector_kernel_with_loop_carried_values() -> None:
     assert total[0] == partial
 
 
+SHUFFLE_KERNEL = Path(__file__).parents[1] / "filecheck/lowering/loop-to-llvm-vector-shuffle.mlir"
+
+
+def test_vector_shuffle_takes_the_even_lanes() -> None:
+    """The lit test's stride-2 read: x[0], x[2], ..., x[14] from two
+    overlapping vector loads, neither reaching past x[14]."""
+    jit = JitModule(str(to_llvmlite(lower(SHUFFLE_KERNEL.read_text()))))
+    fn = jit.function("even_lanes", None, [ctypes.c_void_p] * 2)
+    x = RNG.standard_normal(15).astype(np.float32)
+    y = np.full(8, np.nan, np.float32)
+    fn(x.ctypes.data, y.ctypes.data)
+    np.testing.assert_array_equal(y, x[::2])
+
+
 def test_dynamic_dims_reach_the_signature() -> None:
     ir_text = str(to_llvmlite(lower(DYNAMIC_KERNEL.read_text())))
     assert 'define void @"scale_and_sum"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", ' in ir_text

@@ -238,17 +238,26 @@ def test_the_output_fill_becomes_the_initial_accumulators(
     assert (not fills) == absorbed
 
 
-def test_overlapping_blocks_leave_one_copy_of_the_kernel() -> None:
-    """With the fill absorbed, 10 rows in blocks of 4 and 20 columns in
-    blocks of 16 run as 3 x 2 whole blocks, the last of each dim starting at
-    the extent minus the block (6 and 4): no partial block, no scalar body."""
+@pytest.mark.parametrize(
+    "n, kernels, minima",
+    [(28, 1, 2), (20, 2, 1)],
+    ids=["one overlapping block", "a narrower last block"],
+)
+def test_overlapping_blocks(n: int, kernels: int, minima: int) -> None:
+    """With the fill absorbed, 10 rows in blocks of 4 run as 3 whole blocks,
+    the last starting at 6 (an `arith.minsi`). 28 columns in blocks of 16
+    (two vectors of 8) run as 2 whole blocks, the last starting at 12: one copy
+    of the kernel. Of 20 columns, the 4 past the first block fit in one
+    vector, which runs as a block of its own at column 12 (a second copy,
+    computing 4 columns twice instead of 12). Never a partial block of rows,
+    never the scalar body."""
     a = RNG.standard_normal((10, 7)).astype(np.float32)
-    b = RNG.standard_normal((7, 20)).astype(np.float32)
-    out = np.full((10, 20), np.nan, np.float32)
+    b = RNG.standard_normal((7, n)).astype(np.float32)
+    out = np.full((10, n), np.nan, np.float32)
     schedule = ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16])
-    module = run(FILLED.format(n=20, init="0.000000e+00"), [a, b], [out], r=schedule)
+    module = run(FILLED.format(n=n, init="0.000000e+00"), [a, b], [out], r=schedule)
     check(out, a.astype(np.float64) @ b.astype(np.float64), np.abs(a) @ np.abs(b), 7)
     carrying = [op for op in module.walk() if isinstance(op, scf.ForOp) and op.results]
-    assert len(carrying) == 1
+    assert len(carrying) == kernels
     assert not [op for op in module.walk() if isinstance(op, arith.MulfOp)]
-    assert len([op for op in module.walk() if isinstance(op, arith.MinSIOp)]) == 2
+    assert len([op for op in module.walk() if isinstance(op, arith.MinSIOp)]) == minima

@@ -299,15 +299,15 @@ def test_a_micro_kernel_that_does_not_fit_the_matmul_is_one_error_line(
 
 
 def test_a_micro_kernel_on_a_body_that_is_not_a_product_is_refused() -> None:
-    """A max pool's body has no product; a stride-2 input along n does not
-    step by 1."""
+    """A max pool's body has no product; a stride-3 input along n steps
+    neither by 1 nor by 2 (the steps read as vectors)."""
     module = Parser(make_context(), CONV.replace("dense<1> : tensor<2xi64>, dilations",
-                                                 "dense<[1, 2]> : tensor<2xi64>, dilations")
-                    .replace("1x4x9x9", "1x4x9x5")).parse_module()  # fmt: skip
+                                                 "dense<[1, 3]> : tensor<2xi64>, dilations")
+                    .replace("1x4x9x9", "1x4x9x3")).parse_module()  # fmt: skip
     (conv,) = [op for op in module.walk() if op.results and op.results[0].name_hint == "c"]
     with pytest.raises(ScheduleError, match=r"^linalg.conv_2d_nchw_fchw %c in @main: schedule's "
                        r"micro-kernel does not fit: operand 0's last index .* does not step by 1 "
-                       r"along d3$"):  # fmt: skip
+                       r"or 2 along d3$"):  # fmt: skip
         set_schedule(conv, ScheduleAttr(list(range(7)), vector=4, micro=[1, 3, 2, 4]))
     pool = Parser(make_context(), MAX_POOL).parse_module()
     (op,) = [o for o in pool.walk() if o.results and o.results[0].name_hint == "p"]

@@ -17,6 +17,7 @@ from xdsl.dialects import scf, vector
 
 import ember
 from ember.context import make_context
+from ember.options import Options
 from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.tensor.cpu_target import host_target
 from ember.targets.cpu.pipeline import cpu_passes
@@ -64,6 +65,11 @@ CONVS = {
     "1x1 stride 2": _conv(16, 32, 1, 2, 0, 9),
     "7x7 stride 2 pad 3": _conv(3, 16, 7, 2, 3, 20, relu=True),
     "wide rows": _conv(4, 16, 3, 1, 1, 37),
+    # NCHW rows of 38, 34 and 35 output columns read at steps of 2 as vectors
+    # (two loads and a shuffle), with a narrower or overlapping last block.
+    "3x3 stride 2, wide rows": _conv(3, 24, 3, 2, 1, 75, relu=True),
+    "5x5 stride 2 pad 2, wide rows": _conv(4, 20, 5, 2, 2, 67),
+    "1x1 stride 2, wide rows": _conv(8, 16, 1, 2, 0, 70),
 }
 
 
@@ -114,3 +120,18 @@ def test_the_host_pipeline_emits_vector_micro_kernels() -> None:
     ops = [op for op in module.walk()]
     assert any(isinstance(op, vector.FMAOp) for op in ops)
     assert any(isinstance(op, scf.ForOp) and op.results for op in ops)
+
+
+def test_a_stride_2_nchw_convolution_reads_its_input_as_vectors() -> None:
+    """In NCHW the input of a stride-2 convolution steps by 2 along the output
+    column: its micro-kernels read it as pairs of vector loads and a shuffle."""
+    if not host_target().has_micro_kernels:
+        pytest.skip("the host has no vector unit with an fma")
+    model, _ = CONVS["3x3 stride 2, wide rows"]
+    module = ember.import_onnx(model)
+    for _, compiler_pass in cpu_passes(Options(layout="none")):
+        compiler_pass.apply(make_context(), module)
+        if isinstance(compiler_pass, LoopGeneratePass):
+            break
+    shuffles = [op for op in module.walk() if isinstance(op, vector.ShuffleOp)]
+    assert shuffles and all(op.v1.owner.name == "vector.load" for op in shuffles)

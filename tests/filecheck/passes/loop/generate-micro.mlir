@@ -92,3 +92,29 @@ func.func @filled(%a: memref<4x3xf32>, %b: memref<3x16xf32>, %c: memref<4x16xf32
 // CHECK-COUNT-8: vector.store %{{.*}}, %c
 // CHECK-NOT:     memref.store
 // CHECK:         func.return
+
+// -----
+
+// A stride-2 NCHW convolution, m = f, n = ow: the input steps by 2 along n,
+// so each vector of it is two loads (at 2 * ow + kw and 7 elements further)
+// and a shuffle of their even lanes; the second load's last lane is the last
+// element the vector uses (2 * 7 + 2 = 16, the row's end), so nothing past
+// the input is read.
+func.func @stride2(%x: memref<1x1x3x17xf32>, %w: memref<4x1x3x3xf32>, %o: memref<1x4x1x8xf32>) {
+  linalg.conv_2d_nchw_fchw {schedule = #loop.schedule<order = [0, 1, 2, 4, 5, 6, 3], parallel = [0, 1, 2, 3], vector = 8, micro = [1, 3, 4, 8]>, strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x1x3x17xf32>, memref<4x1x3x3xf32>) outs(%o : memref<1x4x1x8xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @stride2
+// CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args
+// CHECK:           scf.for %[[KW:.*]] = %c0 to %c3 step %c1 iter_args
+// CHECK:           %[[AT:.*]] = arith.addi %{{.*}}, %[[KW]] : index
+// CHECK-NEXT:      %[[C7:.*]] = arith.constant 7 : index
+// CHECK-NEXT:      %[[FURTHER:.*]] = arith.addi %[[AT]], %[[C7]] : index
+// CHECK-NEXT:      %[[LOW:.*]] = vector.load %x[%{{.*}}, %{{.*}}, %{{.*}}, %[[AT]]] : memref<1x1x3x17xf32>, vector<8xf32>
+// CHECK-NEXT:      %[[HIGH:.*]] = vector.load %x[%{{.*}}, %{{.*}}, %{{.*}}, %[[FURTHER]]] : memref<1x1x3x17xf32>, vector<8xf32>
+// CHECK-NEXT:      %[[EVEN:.*]] = vector.shuffle %[[LOW]], %[[HIGH]] [0, 2, 4, 6, 9, 11, 13, 15] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT:      memref.load %w
+// CHECK-NEXT:      vector.broadcast
+// CHECK-NEXT:      vector.fma %[[EVEN]]
+// CHECK-COUNT-3:   vector.fma %[[EVEN]]
