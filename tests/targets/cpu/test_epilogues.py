@@ -58,6 +58,17 @@ MODELS = {
     "1x1 conv + bias + clip": _conv(
         1, 0, [helper.make_node("Clip", ["y", "low", "high"], ["out"])], size=24
     ),
+    # The grouped convolution's bias is a view (split into groups) that the
+    # blocks read once it moves before them; Relu runs on the output
+    # reshaped back to NCHW, a loop of its own.
+    "grouped 1x1 conv + bias + relu": _model(
+        [
+            helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[1, 1], group=4),
+            _relu("y"),
+        ],
+        {"x": [1, 32, 14, 14]},
+        {"w": _weights(32, 8, 1, 1), "b": _weights(32)},
+    ),  # fmt: skip
     "matmul + bias + relu": _model(
         [
             helper.make_node("MatMul", ["a", "b"], ["y"]),
@@ -123,7 +134,8 @@ def test_an_epilogue_in_registers_is_bit_identical_to_the_unfused_code(
 
 
 FUSED = {"conv + bias + relu": 2, "conv + bias + residual add + relu": 3,
-         "1x1 conv + bias + clip": 1, "matmul + bias + relu": 2, "matmul + scale - shift": 2}  # fmt: skip
+         "1x1 conv + bias + clip": 1, "grouped 1x1 conv + bias + relu": 1,
+         "matmul + bias + relu": 2, "matmul + scale - shift": 2}  # fmt: skip
 """How many generics each model's contraction applies in its blocks: every
 op after it (a Conv's bias is a generic of its own), but Clip (a compare and
 a select, which have no vector form here)."""

@@ -238,3 +238,64 @@ func.func @in_place(%a: memref<5x3xf32>, %b: memref<3x16xf32>, %skip: memref<5x1
 // CHECK-LABEL: func.func @in_place
 // CHECK-NOT:     loop.epilogue
 // CHECK:         func.return
+
+// -----
+
+// Fires through a view: a grouped convolution's bias reaches its generic as
+// a reinterpret_cast (split into groups) that bufferization placed after
+// the contraction. The view takes only a value from before the contraction,
+// so it moves before the fill, and the bias add runs in the blocks.
+func.func @bias_through_a_view(%a: memref<6x3xf32>, %b: memref<3x16xf32>, %c: memref<2x8xf32>, %out: memref<6x16xf32>) {
+  loop.kernel "matmul" {
+    %y = memref.alloc() : memref<6x16xf32>
+    %zero = arith.constant 0.000000e+00 : f32
+    linalg.fill ins(%zero : f32) outs(%y : memref<6x16xf32>)
+    linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 8, micro = [0, 1, 2, 16]>} ins(%a, %b : memref<6x3xf32>, memref<3x16xf32>) outs(%y : memref<6x16xf32>)
+    %bias = memref.reinterpret_cast %c to offset: [0], sizes: [16], strides: [1] : memref<2x8xf32> to memref<16xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y, %bias : memref<6x16xf32>, memref<16xf32>) outs(%out : memref<6x16xf32>) {
+    ^bb0(%0: f32, %1: f32, %2: f32):
+      %3 = arith.addf %0, %1 : f32
+      linalg.yield %3 : f32
+    }
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @bias_through_a_view
+// CHECK:         %bias = memref.reinterpret_cast %c
+// CHECK-NEXT:    linalg.fill
+// CHECK-NEXT:    linalg.matmul {{.*}}, loop.epilogue = 1 : i64}
+
+// LOOPS-LABEL: func.func @bias_through_a_view
+// LOOPS:         scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// LOOPS:         vector.load %bias
+// LOOPS-NOT:     linalg.generic
+// LOOPS:         func.return
+
+// -----
+
+// Must not fire, and nothing moves: the generic after the contraction reads
+// its output through a view (%flat), not the buffer the contraction wrote,
+// so there is no epilogue, and the view, moved while looking for one, goes
+// back where it stood.
+func.func @view_of_the_output(%a: memref<6x3xf32>, %b: memref<3x16xf32>, %out: memref<96xf32>) {
+  loop.kernel "matmul" {
+    %y = memref.alloc() : memref<6x16xf32>
+    %zero = arith.constant 0.000000e+00 : f32
+    linalg.fill ins(%zero : f32) outs(%y : memref<6x16xf32>)
+    linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 8, micro = [0, 1, 2, 16]>} ins(%a, %b : memref<6x3xf32>, memref<3x16xf32>) outs(%y : memref<6x16xf32>)
+    %flat = memref.reinterpret_cast %y to offset: [0], sizes: [96], strides: [1] : memref<6x16xf32> to memref<96xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%flat : memref<96xf32>) outs(%out : memref<96xf32>) {
+    ^bb0(%0: f32, %1: f32):
+      %2 = arith.negf %0 : f32
+      linalg.yield %2 : f32
+    }
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @view_of_the_output
+// CHECK:         linalg.fill
+// CHECK-NEXT:    linalg.matmul
+// CHECK-NOT:     loop.epilogue
+// CHECK-NEXT:    %flat = memref.reinterpret_cast %y
