@@ -61,7 +61,8 @@ body for given per-dim index values, and emits:
   each loads its accumulators (`vector.load` of the output, or a broadcast
   of the constant of a fill just before the op: `absorbed_fill`), carries
   them through `scf.for` loops over the reduction dims (`iter_args`), where
-  each point reads the operands once as vectors or broadcast scalars and
+  each point reads the operands once as vectors (one at steps of 2 along n
+  as two loads and a `vector.shuffle`) or broadcast scalars and
   takes one `vector.fma` per accumulator (`_ContractionBlock`), and stores
   them after. Partial blocks run with fewer rows or vectors; columns short
   of a vector run the scalar body in loops m, reductions, n;
@@ -443,22 +444,27 @@ class _MicroNestEmitter(_NestEmitter):
         so that less than a vector is computed twice (196 columns in blocks of
         64: 208 computed instead of 256), at the price of a second copy."""
         micro = self.micro
-        row_blocks = -(-rows // micro.rows) * micro.rows
-        row, inner = self._loop(builder, 0, row_blocks, micro.rows, micro.m in self.parallel)
-        if rows % micro.rows:
-            last = self.bounds[rows - micro.rows]
-            row = inner.insert(arith.MinSIOp(row, last)).results[0]
+        row, inner = self._block_loop(builder, micro.m, rows, rows, micro.rows)
         spare = overlap_vectors(columns, micro.columns, micro.width)
         full = columns // micro.columns * micro.columns if spare else columns
-        column_blocks = -(-full // micro.columns) * micro.columns
-        column, body = self._loop(inner, 0, column_blocks, micro.columns, micro.n in self.parallel)
-        if full % micro.columns:
-            last = self.bounds[columns - micro.columns]
-            column = body.insert(arith.MinSIOp(column, last)).results[0]
+        column, body = self._block_loop(inner, micro.n, full, columns, micro.columns)
         self._kernel(body, tiles, indices, row, micro.rows, column, micro.vectors)
         if spare:
             start = columns - spare * micro.width
             self._kernel(inner, tiles, indices, row, micro.rows, start, spare)
+
+    def _block_loop(self, builder: LoopNestBuilder, dim: int, covered: int, extent: int,
+                    size: int) -> tuple[SSAValue, LoopNestBuilder]:  # fmt: skip
+        """A loop of blocks of `size` over the first `covered` points of
+        `dim`, each block's start; where `covered` is not a multiple of
+        `size`, the last block starts at `extent - size` (`arith.minsi`)."""
+        start, inner = self._loop(
+            builder, 0, -(-covered // size) * size, size, dim in self.parallel
+        )
+        if covered % size:
+            last = self.bounds[extent - size]
+            start = inner.insert(arith.MinSIOp(start, last)).results[0]
+        return start, inner
 
     def _row_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
                     row: SSAValue | int, rows: int, columns: int) -> None:  # fmt: skip
@@ -846,8 +852,13 @@ def _emit_generic(
     def read(body: LoopNestBuilder, i: int, cell: Cell) -> SSAValue:
         return body.load(*indices_of(body, i, cell))
 
+    micro = schedule.micro_kernel
+    # Operands read at steps of 2 along the micro-kernel's n (a stride-2 input).
+    strided = {i for i, amap in enumerate(maps) if i not in packed and micro is not None
+               and read_stride(amap, micro.n) == 2}  # fmt: skip
+
     def read_vector(body: LoopNestBuilder, i: int, cell: Cell, vector_type: VectorType) -> SSAValue:
-        if micro is not None and i not in packed and read_stride(maps[i], micro.n) == 2:
+        if i in strided:
             return _read_even_lanes(body, accesses[i], maps[i], cell[0], vector_type)
         buffer, indices = indices_of(body, i, cell)
         return body.insert(vector.LoadOp(buffer, indices, vector_type)).results[0]
@@ -857,7 +868,6 @@ def _emit_generic(
         body.insert(vector.StoreOp(value, buffer, indices))
 
     micro_body: MicroBody | None = None
-    micro = schedule.micro_kernel
     if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
         element = _element_type(op.outputs[0])
         vector_type = VectorType(element, [micro.width])
