@@ -21,12 +21,13 @@ from ember.targets.cpu.c_names import CNames
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
-from ember.targets.cpu.machine import host_cpu_description, host_target_machine
+from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_cpu_description, host_target_machine
 from ember.targets.cpu.optimize import optimize, parse_ir
 from ember.targets.cpu.timing import CompileTimes
 
 __all__ = [
     "PTHREAD_LINK_ARGS",
+    "LLVM_OPT_LEVEL",
     "CField",
     "CFunction",
     "CNames",

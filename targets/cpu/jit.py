@@ -24,7 +24,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ember.targets.cpu.errors import CodegenError
-from ember.targets.cpu.machine import host_target_machine, initialize
+from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
 from ember.targets.cpu.optimize import optimize, parse_ir
 from ember.targets.cpu.runtime import PARALLEL_FOR, runtime_module
 from ember.targets.cpu.timing import CompileTimes
@@ -58,7 +58,7 @@ class JitModule:
         self,
         source: str | ir.Module | llvm.ModuleRef,
         *,
-        opt_level: int = 3,
+        opt_level: int = LLVM_OPT_LEVEL,
         optimized: bool = False,
         target_machine: llvm.TargetMachine | None = None,
     ) -> None:

@@ -1,4 +1,4 @@
-"""LLVM IR text to a verified module, and LLVM's O3 pipeline over it.
+"""LLVM IR text to a verified module, and LLVM's O2 pipeline over it.
 
 The whole model is one function, so LLVM's loop and SLP vectorizers do the
 SIMD work; they only pick wide vectors when the pass builder knows the host
@@ -13,7 +13,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ember.targets.cpu.errors import CodegenError
-from ember.targets.cpu.machine import host_target_machine, initialize
+from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
 
 
 def parse_ir(
@@ -40,7 +40,9 @@ def parse_ir(
     return module
 
 
-def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, level: int = 3) -> float:
+def optimize(
+    module: llvm.ModuleRef, target_machine: llvm.TargetMachine, level: int = LLVM_OPT_LEVEL
+) -> float:
     """Run the new pass manager's default `O<level>` pipeline in place.
 
     Returns the seconds it took. Loop and SLP vectorization are switched on

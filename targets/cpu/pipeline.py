@@ -16,7 +16,7 @@ grouped in stages that `CompileReport` times:
              [loop-instrument-kernels with a profile]
              [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
-    then     llvmlite -> LLVM -O3 for the host CPU: JIT (`jit_entry`) or a
+    then     llvmlite -> LLVM -O2 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
 
 The module is verified before the first pass and after the graph, tensor

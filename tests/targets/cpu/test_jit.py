@@ -14,6 +14,7 @@ from llvmlite import ir
 
 from ember.errors import EmberError
 from ember.targets.cpu import (
+    LLVM_OPT_LEVEL,
     CodegenError,
     JitModule,
     host_cpu_description,
@@ -214,5 +215,6 @@ def test_phase_times_are_recorded() -> None:
 
 def test_host_description_and_cached_target_machine() -> None:
     assert host_cpu_description().startswith(llvm.get_host_cpu_name())
-    assert host_target_machine() is host_target_machine(3)
+    assert host_target_machine() is host_target_machine(LLVM_OPT_LEVEL)
+    assert host_target_machine(3) is not host_target_machine(LLVM_OPT_LEVEL)
     assert host_target_machine().triple == llvm.get_process_triple()
