@@ -412,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_command.add_argument("--runs", type=_positive, default=20, help="timed runs per engine")
     bench_command.add_argument("--profile", action="store_true",
                                help="time each kernel function of Ember's code: calls, time, "
-                                    "GFLOP/s, % of the measured peak")  # fmt: skip
+                                    "GFLOP/s, %% of the measured peak")  # fmt: skip
     bench_command.add_argument("--plot", metavar="FILE.png", default=None,
                                help="with --profile: draw the kernels' roofline (needs "
                                     "matplotlib: pip install 'ember[plot]')")  # fmt: skip

@@ -36,6 +36,16 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: 
         assert fragment in lines[0]
 
 
+@pytest.mark.parametrize("command", [[], ["import"], ["run"], ["compile"], ["bench"]])
+def test_every_help_prints(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from ember.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: ember" in capsys.readouterr().out
+
+
 def test_import_prints_graph_ir() -> None:
     result = run("ember", "import", "light:squeezenet", "--elide-large-constants")
     assert result.returncode == 0, result.stderr
