@@ -46,7 +46,8 @@ it by 0), not only its 3x3 neighbourhood.
 Left alone (must not fire): kernels other than 3x3, strides or dilations
 other than 1, grouped convolutions, element types other than f32, weights
 that are not constants, fewer than `MIN_CHANNELS` input or output channels,
-outputs smaller than `MIN_OUTPUT` in either spatial dim, NCHW and NCHWc
+outputs smaller than `MIN_OUTPUT` in either spatial dim or of fewer than
+`MIN_TILES` 4x4 tiles (the products would wait on their weights), NCHW and NCHWc
 convolutions (the -O2 default layout is NHWC).
 """
 
@@ -124,6 +125,18 @@ MIN_OUTPUT = 4
 """Output height and width below which the direct convolution stays: a 4x4
 tile computes up to 16 outputs, whatever part of it the output keeps."""
 
+MIN_TILES = 9
+"""Output tiles (N x tiles down x tiles across) below which the direct
+convolution stays. Each of the 36 matrix products reads its [C, F] slice of
+the transformed weights, four times the bytes of the 3x3 weights, once per
+call and does 2 T flops per weight read: with few tiles the products wait
+on memory. Measured on chains of 3x3 convolutions whose weights do not fit
+in the caches (Zen 5, 2 cores): at 7x7 and 6x6 (4 tiles) the direct
+convolution was faster on two threads (512 channels at 7x7: 0.97 against
+1.19 ms a layer) and Winograd scaled 1.16 times from one thread to two; at
+13x13 and 14x14 (16 tiles) Winograd was faster on both (256 channels at
+14x14: 0.38 against 0.69 ms on two threads)."""
+
 
 def transform_weights(weights: np.ndarray) -> np.ndarray:
     """G g G^T of HWIO weights [3, 3, C, F], as [36, C, F] (tile position
@@ -146,6 +159,12 @@ def _unit(op: GraphOp, name: str) -> bool:
     return value is None or all(v == 1 for v in np.atleast_1d(value))
 
 
+def _tiles(op: GraphOp) -> int:
+    """The 4x4 output tiles of the NHWC convolution `op`, over its batch."""
+    n, oh, ow, _ = _shape(op.results[0])
+    return n * math.ceil(oh / TILE) * math.ceil(ow / TILE)
+
+
 Rule = tuple[str, Callable[[GraphOp], bool]]
 
 RULES: tuple[Rule, ...] = (
@@ -157,6 +176,7 @@ RULES: tuple[Rule, ...] = (
     ("weights not constant", lambda op: constant_value_of(op.operands[1]) is None),
     ("too few channels", lambda op: min(_shape(op.operands[1])[2:]) < MIN_CHANNELS),  # fmt: skip
     ("output too small", lambda op: min(_shape(op.results[0])[1:3]) < MIN_OUTPUT),
+    ("too few tiles", lambda op: _tiles(op) < MIN_TILES),
 )
 """Why a convolution stays direct: (reason, test), checked in order (the
 first reason that holds is the one given)."""
@@ -242,8 +262,7 @@ def winograd_multiplies(op: GraphOp) -> tuple[int, int]:
     n, oh, ow, filters = _shape(op.results[0])
     c = _shape(op.operands[1])[2]
     direct = n * oh * ow * filters * c * KERNEL * KERNEL
-    tiles = n * math.ceil(oh / TILE) * math.ceil(ow / TILE)
-    return direct, tiles * ALPHA * ALPHA * c * filters
+    return direct, _tiles(op) * ALPHA * ALPHA * c * filters
 
 
 # ---------------------------------------------------------------------- pass

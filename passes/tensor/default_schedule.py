@@ -9,7 +9,8 @@ unrolling, no vector hint. A contraction (`contraction_schedule`: a body
 convolution layout have) gets a register-blocked micro-kernel instead where
 the CPU has vector registers and an fma (`cpu`, an option: a name from
 `NAMED_TARGETS` or `host`, the default) and the output's innermost dim holds
-at least one vector. Any other `linalg.generic` whose innermost output dim
+at least one vector, with n tiled for the L2 cache where the operand read
+along n outgrows it (`passes/tensor/cache_blocking.py`). Any other `linalg.generic` whose innermost output dim
 runs inside reduction loops gets that dim tiled to a register block of the
 CPU's vectors (`passes/tensor/register_blocking.py`), and one that reduces
 along an input's contiguous axis runs that axis innermost instead
@@ -58,6 +59,7 @@ from ember.dialects.schedule import (
     verify_schedule,
 )
 from ember.errors import EmberError
+from ember.passes.tensor.cache_blocking import column_tile
 from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
 from ember.passes.tensor.reduction_order import reduction_innermost
 from ember.passes.tensor.register_blocking import block_innermost
@@ -170,7 +172,8 @@ def contraction_schedule(
     row shorter than a vector, no m whose rows share the vector reads, or a
     layout `micro_problem` refuses). n is the output's innermost dim, m
     from `_row_dim`, the block from `block_shape`; the loops outside the
-    blocks are the scalar default's."""
+    blocks are the scalar default's, n tiled where its weights outgrow the
+    L2 cache (`column_tile`)."""
     if space.product is None or not target.has_micro_kernels or not space.output_maps:
         return None
     width = target.vector_width(_element_bits(op)) if _element_bits(op) else 0
@@ -189,8 +192,10 @@ def contraction_schedule(
     if micro_problem(space, micro) is not None:
         return None
     scalar = default_schedule(space)
-    return ScheduleAttr(scalar.loop_order, parallel=scalar.parallel_dims, vector=width,
-                        micro=[m, n, rows, vectors * width])  # fmt: skip
+    tiles = [0] * len(space.extents)
+    tiles[n] = column_tile(space, m, n, rows, vectors * width, target, _element_bits(op) // 8)
+    return ScheduleAttr(scalar.loop_order, tiles=tiles, parallel=scalar.parallel_dims,
+                        vector=width, micro=[m, n, rows, vectors * width])  # fmt: skip
 
 
 @dataclass

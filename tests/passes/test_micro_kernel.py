@@ -213,8 +213,22 @@ func.func @main(%a: tensor<10x7xf32>, %b: tensor<7x{n}xf32>) -> tensor<10x{n}xf3
             ScheduleAttr([0, 2, 1], tiles=[0, 0, 4], vector=8, micro=[0, 1, 4, 16]),
             False,
         ),  # k tiled
+        (
+            88,
+            ScheduleAttr(
+                [0, 2, 1], tiles=[0, 32, 0], parallel=[0, 1], vector=8, micro=[0, 1, 4, 16]
+            ),
+            True,
+        ),  # n in tiles of 32 columns (cache blocking), the last tile 24
     ],
-    ids=["whole vectors", "a partial block", "overlapping blocks", "scalar columns", "k tiled"],
+    ids=[
+        "whole vectors",
+        "a partial block",
+        "overlapping blocks",
+        "scalar columns",
+        "k tiled",
+        "n tiled",
+    ],
 )
 def test_the_output_fill_becomes_the_initial_accumulators(
     n: int, schedule: ScheduleAttr, absorbed: bool

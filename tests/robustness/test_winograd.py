@@ -12,7 +12,13 @@ from xdsl.context import Context
 
 import ember
 from ember.dialects.graph import ConvNHWCOp
-from ember.lowering.graph_to_tensor.winograd import MIN_CHANNELS, MIN_OUTPUT, TILE, rejection
+from ember.lowering.graph_to_tensor.winograd import (
+    MIN_CHANNELS,
+    MIN_OUTPUT,
+    MIN_TILES,
+    TILE,
+    rejection,
+)
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.passes.graph.layout import LayoutPass
 from ember.passes.graph.simplify import SimplifyPass
@@ -57,12 +63,12 @@ def test_padding_wider_than_the_kernel() -> None:
     """Outputs that read only padding are the bias (up to the rounding of
     the other outputs of their tile, which the transforms mix in)."""
     pads = [3, 2, 4, 3]
-    model, weights, bias = conv_model(1, 32, 32, 6, 5, pads, True, False)
+    model, weights, bias = conv_model(1, 32, 32, 6, 9, pads, True, False)
     assert winograd_convs(model) == 1
-    x = np.random.default_rng(1).standard_normal((1, 32, 6, 5)).astype(np.float32)
+    x = np.random.default_rng(1).standard_normal((1, 32, 6, 9)).astype(np.float32)
     want = direct_conv(x, weights, bias, pads)
     (got,) = ember.compile(model)(x)
-    assert got.shape == want.shape == (1, 32, 11, 8)
+    assert got.shape == want.shape == (1, 32, 11, 12)
     scale = np.max(np.abs(want))
     np.testing.assert_allclose(got[0, :, 0, 0], bias, rtol=0, atol=RELATIVE_TOLERANCE * scale)
     assert relative_error(got, want) < RELATIVE_TOLERANCE
@@ -110,14 +116,20 @@ def _nhwc_rejection(model: onnx.ModelProto) -> str | None:
 
 
 @pytest.mark.parametrize(
-    ("c", "f", "size", "reason"),
+    ("n", "c", "f", "height", "width", "reason"),
     [
-        (MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT, None),
-        (MIN_CHANNELS - 1, MIN_CHANNELS, MIN_OUTPUT, "too few channels"),
-        (MIN_CHANNELS, MIN_CHANNELS - 1, MIN_OUTPUT, "too few channels"),
-        (MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT - 1, "output too small"),
+        (5, MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT, 8, None),  # 5 x 1 x 2 = 10 tiles
+        (5, MIN_CHANNELS - 1, MIN_CHANNELS, MIN_OUTPUT, 8, "too few channels"),
+        (5, MIN_CHANNELS, MIN_CHANNELS - 1, MIN_OUTPUT, 8, "too few channels"),
+        (5, MIN_CHANNELS, MIN_CHANNELS, MIN_OUTPUT - 1, 8, "output too small"),
+        (1, MIN_CHANNELS, MIN_CHANNELS, 12, 9, None),  # 3 x 3 tiles: MIN_TILES
+        (1, MIN_CHANNELS, MIN_CHANNELS, 12, 8, "too few tiles"),  # 3 x 2
+        (3, MIN_CHANNELS, MIN_CHANNELS, 8, 8, None),  # 3 x 2 x 2 = 12
+        (2, MIN_CHANNELS, MIN_CHANNELS, 8, 8, "too few tiles"),  # 2 x 2 x 2 = 8
     ],
 )
-def test_heuristic_boundaries(c: int, f: int, size: int, reason: str | None) -> None:
-    model, _, _ = conv_model(1, c, f, size, size + 3, [1, 1, 1, 1], True, False)
+def test_heuristic_boundaries(n: int, c: int, f: int, height: int, width: int,
+                              reason: str | None) -> None:  # fmt: skip
+    assert MIN_TILES == 9
+    model, _, _ = conv_model(n, c, f, height, width, [1, 1, 1, 1], True, False)
     assert _nhwc_rejection(model) == reason
