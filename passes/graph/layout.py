@@ -11,6 +11,7 @@ keeps them channels-last. Rewrites, in program order:
 | MaxPool, AveragePool | `graph.max_pool_nchwc`, ... | 2-D, static, input already laid out |
 | element-wise ops (every op of `ops_elementwise`) | the same op on laid-out operands | see below |
 | Concat along C | Concat along the layout's channel axis (NCHWc: along C/c; every input is whole blocks, so blocks concatenate) | every input's channels fit the layout |
+| channel shuffle: Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape back | NHWC: Reshape [N, H, W, C] -> [N, H, W, g, C/g], Transpose (0, 1, 2, 4, 3), Reshape back (the rule of the last Reshape) | NHWC, the input laid out, the first Reshape and the Transpose used only by the next op |
 
 An element-wise op or a Concat moves to the layout when at least one operand
 is laid out already and no more operands would need a run-time conversion
@@ -26,7 +27,8 @@ weights and constants at compile time.
 Left alone (must not fire): 1-D and 3-D convolutions, dynamic shapes,
 integer convolutions, grouped convolutions and channel counts not divisible
 by the block in NCHWc, and every other op (BatchNormalization, LRN, Gemm,
-GlobalAveragePool, Reshape, ...), which reads the NCHW value converted back;
+GlobalAveragePool, a Reshape or Transpose that is not part of a channel
+shuffle, ...), which reads the NCHW value converted back;
 ops inside `graph.fused` regions (run `graph-layout` before `graph-fuse`).
 Run `graph-fold-batchnorm` first: a BatchNormalization between convolutions
 has no laid-out form and would cost two conversions. A bad option value is a
@@ -68,6 +70,8 @@ from ember.dialects.graph import (
     MaxPoolNCHWcOp,
     MaxPoolNHWCOp,
     MaxPoolOp,
+    ReshapeOp,
+    TransposeOp,
     constant_value_of,
     op_classes,
     ops_elementwise,
@@ -146,6 +150,9 @@ class Relayout:
     """An NCHW value -> the same tensor in the target layout."""
     back: list[Operation] = field(default_factory=list)
     """The conversions back to NCHW this pass made (removed when unused)."""
+    bypassed: list[Operation] = field(default_factory=list)
+    """Ops before a replaced one that its rule took in as well (a channel
+    shuffle's first Reshape and Transpose), latest first: removed when unused."""
 
     def run(self, block: Block) -> None:
         for op in list(block.ops):
@@ -155,6 +162,9 @@ class Relayout:
             results = rule(self, op) if rule is not None else None
             if results is not None:
                 self._replace(op, results)
+        for op in self.bypassed:
+            if not any(result.uses for result in op.results):
+                Rewriter.erase_op(op)
         for conversion in reversed(self.back):
             if not conversion.results[0].uses:
                 Rewriter.erase_op(conversion)
@@ -348,7 +358,66 @@ def concat(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     return r.build(op, ConcatOp, [[action() for action in actions]], {"axis": axis})
 
 
+def _shuffle_split(r: Relayout, op: GraphOp) -> tuple[SSAValue, int] | None:
+    """The laid-out input and the group count of the channel shuffle that
+    the Reshape `op` ends, or None: Reshape [N, C, H, W] -> [N, g, C/g, H,
+    W], Transpose (0, 2, 1, 3, 4), Reshape back to [N, C, H, W], the first
+    two used only by the next, the input laid out channels-last already."""
+    transpose = op.operands[0].owner
+    if not isinstance(transpose, TransposeOp) or list(transpose.attr("perm")) != [0, 2, 1, 3, 4]:
+        return None
+    split = transpose.operands[0].owner
+    if not isinstance(split, ReshapeOp) or transpose.results[0].uses.get_length() != 1:
+        return None
+    x = split.operands[0]
+    twin = r.twin(x)
+    shape, groups = _static_shape(x.type), _static_shape(split.results[0].type)
+    if twin is None or shape is None or len(shape) != 4 or split.results[0].uses.get_length() != 1:
+        return None
+    if _static_shape(op.results[0].type) != shape or groups is None or len(groups) != 5:
+        return None
+    n, channels, height, width = shape
+    if groups[0] != n or groups[3:] != (height, width) or groups[1] * groups[2] != channels:
+        return None
+    r.bypassed += [transpose, split]
+    return twin, groups[1]
+
+
+def channel_shuffle(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    """A channel shuffle (`_shuffle_split`) of an NHWC value, in NHWC: the
+    channels, the last axis, split into [g, C/g], swapped and merged, so
+    that a ShuffleNet stays channels-last through its shuffles."""
+    if r.target.channel_axis != 3:
+        return None
+    found = _shuffle_split(r, op)
+    if found is None:
+        return None
+    twin, groups = found
+    n, height, width, channels = _static_shape(twin.type) or ()
+    element = _tensor(twin.type).element_type
+
+    def add(op_class: type[GraphOp], operands: list, shape: tuple[int, ...],
+            properties: dict[str, Attribute]) -> SSAValue:  # fmt: skip
+        new = op_class.build(operands=operands, result_types=[tensor_type(element, shape)],
+                             properties=properties)  # fmt: skip
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        return new.results[0]
+
+    def reshaped(value: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+        dims = dense_from_array(np.asarray(shape, dtype=np.int64))
+        constant = ConstantOp.build(result_types=[dims.get_type()], properties={"value": dims})
+        Rewriter.insert_op(constant, InsertPoint.before(op))
+        return add(ReshapeOp, [value, constant.results[0]], shape, {})
+
+    split = reshaped(twin, (n, height, width, groups, channels // groups))
+    perm = attribute_from_value(AttrKind.INTS, [0, 1, 2, 4, 3])
+    swapped = add(TransposeOp, [split], (n, height, width, channels // groups, groups),
+                  {"perm": perm})  # fmt: skip
+    return [reshaped(swapped, (n, height, width, channels))]
+
+
 RULES: dict[type[GraphOp], Rule] = {
+    ReshapeOp: channel_shuffle,
     ConvOp: conv,
     MaxPoolOp: pool,
     AveragePoolOp: pool,

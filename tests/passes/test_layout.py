@@ -159,13 +159,18 @@ def test_light_models_unchanged_with_conversions_at_boundaries(name: str) -> Non
         assert len(converted) <= boundaries(module, layout), layout
 
 
-@pytest.mark.parametrize("name", ["squeezenet", "resnet50"])
-def test_whole_networks_convert_twice(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "layouts"),
+    [("squeezenet", LAYOUTS), ("resnet50", LAYOUTS), ("shufflenet", ("NHWC",))],
+)
+def test_whole_networks_convert_twice(name: str, layouts: tuple[str, ...]) -> None:
     """SqueezeNet and ResNet-50 convert once into the layout (NCHWc: after the
     stem, whose 3 input channels are not a block) and once back before the
-    classifier head; everything in between stays laid out."""
+    classifier head; everything in between stays laid out. So does
+    ShuffleNet in NHWC, its channel shuffles included (NCHWc has no grouped
+    convolutions)."""
     model, _ = _light(name)
-    for layout in LAYOUTS:
+    for layout in layouts:
         module = _imported(model)
         lay_out(module, layout)
         pairs = [(op.attr("source"), op.attr("target")) for op in conversions(module)]

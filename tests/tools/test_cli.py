@@ -70,24 +70,36 @@ def test_run_with_check_and_given_input(tmp_path: Path) -> None:
     data = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
     np.save(tmp_path / "x.npy", data)
     result = run(
-        "ember", "run", "light:squeezenet", "--input", f"data_0={tmp_path / 'x.npy'}", "--check"
-    )
+        "ember", "run", "light:squeezenet", "--random-weights", "0",
+        "--input", f"data_0={tmp_path / 'x.npy'}", "--check",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "-> ok" in result.stdout
+
+
+SQUEEZENET = ("light:squeezenet", "--random-weights", "0")
+"""SqueezeNet with random weights: its shipped weights make logits near 1e10,
+whose Softmax ties classes as the summation order of each engine rounds."""
 
 
 def test_run_at_each_level_with_the_fusion_report() -> None:
-    for level in ("-O0", "-O1"):
-        result = run("ember", "run", "light:squeezenet", level, "--check", "--quiet")
+    for level in ("-O0", "-O1", "-O2"):
+        result = run("ember", "run", *SQUEEZENET, level, "--check", "--quiet")
         assert result.returncode == 0, result.stderr
         assert "-> ok" in result.stdout and not result.stderr
-    result = run("ember", "run", "light:squeezenet", "-O2", "--check", "--fusion-report")
+    result = run("ember", "run", "light:squeezenet", "-O2", "--fusion-report")
     assert result.returncode == 0, result.stderr
-    assert "-> ok" in result.stdout
-    assert "fusion groups: conv 26 (52 ops)" in result.stdout
-    assert "kernels 139 without fusion, 55 with" in result.stdout  # NHWC: + 2 conversions
     report = result.stdout.splitlines()[0]
-    assert report in (ROOT / "docs" / "graph-optimizer.md").read_text()  # the doc's example
+    assert "fusion groups: conv 26 (52 ops)" in report
+    unfused = re.search(r"kernels (\d+) without fusion, 55 with$", report)  # NHWC: + 2 conversions
+    assert unfused is not None and int(unfused.group(1)) > 55, report
+
+    # The doc's example, but for the count without fusion, which depends on
+    # the CPU's vector registers (whether the blocks cover a convolution's fill).
+    def any_count(text: str) -> str:
+        return re.sub(r"kernels \d+ without", "kernels N without", text)
+
+    assert any_count(report) in any_count((ROOT / "docs" / "graph-optimizer.md").read_text())
     stages = [PROGRESS_LINE.fullmatch(line) for line in result.stderr.splitlines()]
     assert all(stages) and len(stages) >= 6, result.stderr  # import, graph, ..., llvm-jit, run
 

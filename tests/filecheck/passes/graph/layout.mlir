@@ -216,3 +216,73 @@ func.func @clip_cast(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf16> {
 // CHECK-NEXT:    %h = graph.cast %r {to = f16} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x4x4x8xf16>
 // CHECK-NEXT:    %h_nchw = graph.layout_transform %h {source = "NCHW8c", target = "NCHW"} : (tensor<1x1x4x4x8xf16>) -> tensor<1x8x4x4xf16>
 // CHECK-NEXT:    func.return %h_nchw
+
+// -----
+
+// A channel shuffle (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
+// Reshape back) of a channels-last value stays channels-last, as the last
+// axis split into [g, C/g], swapped and merged. NCHWc leaves it in NCHW.
+func.func @shuffle(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = graph.constant dense<1.0> : tensor<8x8x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %split = graph.constant dense<[1, 2, 4, 4, 4]> : tensor<5xi64>
+  %merge = graph.constant dense<[1, 8, 4, 4]> : tensor<4xi64>
+  %g = graph.reshape %c, %split : (tensor<1x8x4x4xf32>, tensor<5xi64>) -> tensor<1x2x4x4x4xf32>
+  %t = graph.transpose %g {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x4x2x4x4xf32>
+  %s = graph.reshape %t, %merge : (tensor<1x4x2x4x4xf32>, tensor<4xi64>) -> tensor<1x8x4x4xf32>
+  %d = graph.conv %s, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  func.return %d : tensor<1x8x4x4xf32>
+}
+
+// NHWC-LABEL: func.func @shuffle
+// NHWC:         %c = graph.conv_nhwc
+// NHWC-NOT:     graph.layout_transform
+// NHWC:         graph.reshape %c, %{{.*}} : (tensor<1x4x4x8xf32>, tensor<5xi64>) -> tensor<1x4x4x2x4xf32>
+// NHWC-NEXT:    %[[T:.*]] = graph.transpose %{{.*}} {perm = array<i64: 0, 1, 2, 4, 3>} : (tensor<1x4x4x2x4xf32>) -> tensor<1x4x4x4x2xf32>
+// NHWC:         %s = graph.reshape %[[T]], %{{.*}} : (tensor<1x4x4x4x2xf32>, tensor<4xi64>) -> tensor<1x4x4x8xf32>
+// NHWC-NOT:     graph.layout_transform
+// NHWC:         %d = graph.conv_nhwc %s
+// NHWC-NOT:     graph.reshape
+// NHWC:         func.return
+
+// CHECK-LABEL: func.func @shuffle
+// CHECK:         %c_nchw = graph.layout_transform %c
+// CHECK:         %g = graph.reshape %c_nchw, %split
+// CHECK-NEXT:    %t = graph.transpose %g
+// CHECK-NEXT:    %s = graph.reshape %t, %merge
+
+// -----
+
+// Must not fire: a split of H instead of C, a Transpose that does not swap
+// the groups with the channels of a group, and a split whose 5-D value is
+// used elsewhere too: those stay NCHW, converted back.
+func.func @not_a_shuffle(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x4x4xf32>) {
+  %w = graph.constant dense<1.0> : tensor<8x8x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %rows = graph.constant dense<[1, 8, 2, 2, 4]> : tensor<5xi64>
+  %split = graph.constant dense<[1, 2, 4, 4, 4]> : tensor<5xi64>
+  %merge = graph.constant dense<[1, 8, 4, 4]> : tensor<4xi64>
+  %h = graph.reshape %c, %rows : (tensor<1x8x4x4xf32>, tensor<5xi64>) -> tensor<1x8x2x2x4xf32>
+  %ht = graph.transpose %h {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x8x2x2x4xf32>) -> tensor<1x2x8x2x4xf32>
+  %hs = graph.reshape %ht, %merge : (tensor<1x2x8x2x4xf32>, tensor<4xi64>) -> tensor<1x8x4x4xf32>
+  %g = graph.reshape %c, %split : (tensor<1x8x4x4xf32>, tensor<5xi64>) -> tensor<1x2x4x4x4xf32>
+  %gt = graph.transpose %g {perm = array<i64: 0, 1, 2, 4, 3>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+  %gs = graph.reshape %gt, %merge : (tensor<1x2x4x4x4xf32>, tensor<4xi64>) -> tensor<1x8x4x4xf32>
+  %u = graph.reshape %c, %split : (tensor<1x8x4x4xf32>, tensor<5xi64>) -> tensor<1x2x4x4x4xf32>
+  %ut = graph.transpose %u {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x4x2x4x4xf32>
+  %us = graph.reshape %ut, %merge : (tensor<1x4x2x4x4xf32>, tensor<4xi64>) -> tensor<1x8x4x4xf32>
+  func.return %hs, %gs, %us, %u : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x4x4xf32>
+}
+
+// NHWC-LABEL: func.func @not_a_shuffle
+// NHWC:         %c_nchw = graph.layout_transform %c {source = "NHWC", target = "NCHW"}
+// NHWC:         %h = graph.reshape %c_nchw, %rows
+// NHWC-NEXT:    %ht = graph.transpose %h
+// NHWC-NEXT:    %hs = graph.reshape %ht, %merge
+// NHWC-NEXT:    %g = graph.reshape %c_nchw, %split
+// NHWC-NEXT:    %gt = graph.transpose %g
+// NHWC-NEXT:    %gs = graph.reshape %gt, %merge
+// NHWC-NEXT:    %u = graph.reshape %c_nchw, %split
+// NHWC-NEXT:    %ut = graph.transpose %u
+// NHWC-NEXT:    %us = graph.reshape %ut, %merge
+// NHWC-NEXT:    func.return %hs, %gs, %us, %u
