@@ -44,7 +44,9 @@ def count_kernel_calls(
     for stage, compiler_pass in cpu_passes(options):
         if stage in stages:
             compiler_pass.apply(context, module)
-    entries = [op for op in module.ops if isinstance(op, FuncOp) and KERNEL_ATTR not in op.attributes]
+    entries = [
+        op for op in module.ops if isinstance(op, FuncOp) and KERNEL_ATTR not in op.attributes
+    ]
     return sum(isinstance(op, CallOp) for func in entries for op in func.walk())
 
 
