@@ -1,4 +1,4 @@
-"""`loop-expand-math`: f32 `math.exp`, `tanh`, `erf` and `powf` by 2, 3, 4 as inline `arith` code.
+"""`loop-expand-math`: f32 `math.exp`, `tanh`, `erf` and `powf` by 2, 3, 4, 0.5, 0.75 as inline `arith` code.
 
 `convert-loop-to-llvm` lowers these ops to `llvm.exp.f32` and to libm's
 `tanhf`/`erff`: calls that LLVM's loop vectoriser cannot widen without a
@@ -21,7 +21,9 @@ the vectoriser turns into vector instructions like any other arithmetic:
   approximation Eigen and XLA use for f32);
 - powf(x, n) for a constant n of 2, 3 or 4 (`POWERS`; the x^3 of a tanh
   GELU arrives as Pow by an initializer): products of x, where
-  `llvm.pow` would be a scalar call as well.
+  `llvm.pow` would be a scalar call as well; for n = 0.5 and 0.75 (LRN's
+  (bias + alpha/size sum)^beta), square roots, which vectorise
+  (`llvm.sqrt`).
 
 The polynomials' products and sums carry `contract`, so LLVM fuses them
 into fused multiply-adds where the CPU has them (two roundings become
@@ -202,14 +204,38 @@ def _fourth(e: ArithEmitter, x: SSAValue) -> SSAValue:
     return e.mul(square, square)
 
 
+def _root(e: ArithEmitter, x: SSAValue, root: SSAValue) -> SSAValue:
+    """`root` (a power of x built from square roots) where pow differs from
+    the square roots only at -inf: pow(-inf, y) is +inf for 0 < y < 1, the
+    root NaN; -0 and every other negative x already come out as pow's."""
+    minus_infinity = e.emit(arith.CmpfOp(x, e.const(-float("inf")), "oeq"))
+    return e.emit(arith.SelectOp(minus_infinity, e.const(float("inf")), root))
+
+
+def _square_root(e: ArithEmitter, x: SSAValue) -> SSAValue:
+    # + 0 makes sqrt(-0) = -0 the +0 that pow(-0, 0.5) is (and changes nothing else).
+    return _root(e, x, e.add(e.emit(math.SqrtOp(x)), e.const(0.0)))
+
+
+def _three_quarters(e: ArithEmitter, x: SSAValue) -> SSAValue:
+    # sqrt(-0) * sqrt(sqrt(-0)) = -0 * -0 = +0, as pow(-0, 0.75).
+    half = e.emit(math.SqrtOp(x))
+    return _root(e, x, e.mul(half, e.emit(math.SqrtOp(half))))
+
+
 POWERS: dict[float, Callable[[ArithEmitter, SSAValue], SSAValue]] = {
     2.0: lambda e, x: e.mul(x, x),
     3.0: _cube,
     4.0: _fourth,
+    0.5: _square_root,
+    0.75: _three_quarters,
 }
-"""x^n by products for a constant exponent n (as a GELU's x^3): x * x is
-pow's correctly rounded result, x^3 and x^4 round twice (within 1.3 and 1.9 ulp),
-and NaN, +-inf, +-0 and overflow come out as pow gives them."""
+"""x^n by products for a constant exponent n (as a GELU's x^3), and by
+square roots for 0.5 and 0.75 (LRN's beta in AlexNet, ZFNet and
+Inception-v1): x * x and sqrt(x) are pow's correctly rounded result, x^3
+and x^4 round twice (within 1.3 and 1.9 ulp), sqrt(x) * sqrt(sqrt(x))
+three times (within 2.5 ulp; 2.2 measured); NaN, +-inf, +-0, negative x and overflow come
+out as pow gives them."""
 
 
 def constant_scalar(value: SSAValue) -> float | None:
@@ -242,7 +268,8 @@ class ExpandMath(RewritePattern):
 
 
 class ExpandPower(RewritePattern):
-    """An f32 `math.powf` whose exponent is a constant of `POWERS` becomes products."""
+    """An f32 `math.powf` whose exponent is a constant of `POWERS` becomes
+    products or square roots."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: math.PowFOp, rewriter: PatternRewriter) -> None:
@@ -257,7 +284,7 @@ class ExpandPower(RewritePattern):
 @dataclass(frozen=True)
 class ExpandMathPass(ModulePass):
     """Replaces f32 `math.exp`, `math.tanh`, `math.erf` and `math.powf` by
-    a constant 2, 3 or 4 by branch-free `arith` code that LLVM vectorises
+    a constant 2, 3, 4, 0.5 or 0.75 by branch-free code that LLVM vectorises
     (exp within 1 ulp, tanh 1.5, erf 7); other types and math ops stay calls."""
 
     name = "loop-expand-math"

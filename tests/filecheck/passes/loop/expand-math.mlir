@@ -85,6 +85,33 @@ func.func @powers(%x: f32) -> (f32, f32, f32) {
 
 // -----
 
+// powf by 0.5 and 0.75 (LRN's beta): square roots, -inf selected apart
+// (pow gives +inf there, a square root NaN); sqrt(x) + 0 turns sqrt(-0) = -0
+// into pow's +0.
+func.func @roots(%x: f32) -> (f32, f32) {
+  %half = arith.constant 0.5 : f32
+  %beta = arith.constant 0.75 : f32
+  %r = math.powf %x, %half : f32
+  %b = math.powf %x, %beta : f32
+  func.return %r, %b : f32, f32
+}
+
+// CHECK-LABEL: func.func @roots
+// CHECK-NOT:     math.powf
+// CHECK:         %[[S:.*]] = math.sqrt %x : f32
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.addf %[[S]], %[[Z]] : f32
+// CHECK-NEXT:    %[[NINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[IS:.*]] = arith.cmpf oeq, %x, %[[NINF]] : f32
+// CHECK-NEXT:    %[[INF:.*]] = arith.constant 0x7f800000 : f32
+// CHECK-NEXT:    %r = arith.select %[[IS]], %[[INF]], %[[P]] : f32
+// CHECK-NEXT:    %[[H:.*]] = math.sqrt %x : f32
+// CHECK-NEXT:    %[[Q:.*]] = math.sqrt %[[H]] : f32
+// CHECK-NEXT:    %[[HQ:.*]] = arith.mulf %[[H]], %[[Q]] : f32
+// CHECK:         %b = arith.select %{{.*}}, %{{.*}}, %[[HQ]] : f32
+
+// -----
+
 // Must not fire: f64 and f16 (libm keeps its precision), a vector operand,
 // other math ops, powf by a non-integer constant, by a run-time value or
 // by a weight of several elements.
