@@ -16,6 +16,7 @@ from ember.passes.graph.fuse import anchor_kind
 from ember.passes.graph.optimize import graph_passes
 from tests.support.models import (
     LIGHT_MODELS,
+    SLOW_IN_REFERENCE,
     light_model_path,
     mlp,
     random_inputs,
@@ -36,7 +37,11 @@ def _models() -> dict[str, onnx.ModelProto]:
 MODELS = _models()
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_IN_REFERENCE else [])
+     for name in sorted(MODELS)],
+)  # fmt: skip
 def test_fused_graph_means_the_same(name: str) -> None:
     """After graph-optimize level 2 the reference interpreter (which runs fused
     regions) gives the unoptimised outputs, and no anchor is left unfused."""
