@@ -463,6 +463,11 @@ def depends_on(expr: AffineExpr, dim: int) -> bool:
     return False
 
 
+def map_depends_on(amap: AffineMap, dim: int) -> bool:
+    """Whether any index of `amap` depends on `dim`."""
+    return any(depends_on(e, dim) for e in amap.results)
+
+
 def overlap_vectors(columns: int, block: int, width: int) -> int:
     """How many vectors the last, narrower, block of a micro-kernel whose
     blocks overlap takes over the `columns` past the whole blocks of `block`
@@ -509,7 +514,7 @@ def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
     for number, amap in enumerate(space.maps):
         *outer, last = amap.results or (None,)
         if last is None or not depends_on(last, micro.n):
-            if any(depends_on(e, micro.n) for e in amap.results):
+            if map_depends_on(amap, micro.n):
                 return f"operand {number} depends on d{micro.n} other than through its last index"
             continue
         strides = (1,) if number >= space.inputs else VECTOR_READ_STRIDES
@@ -608,6 +613,7 @@ __all__ = [
     "depends_on",
     "is_projected_permutation",
     "linear_coefficients",
+    "map_depends_on",
     "micro_problem",
     "pack_problem",
     "product_operands",

@@ -148,7 +148,13 @@ def _cmpf(lw: FunctionBuilder, op: Operation) -> SSAValue:
     return lw.emit(llvm.FCmpOp(*lw.args(op), predicate))
 
 
-@_lowers(arith.MaxnumfOp, arith.MinnumfOp)
+# NaN-skipping max and min: (intrinsic on vectors, predicate of "b wins").
+_SKIPPING_NAN: dict[type[Operation], tuple[str, str]] = {
+    arith.MaxnumfOp: ("maxnum", "ogt"), arith.MinnumfOp: ("minnum", "olt"),
+}  # fmt: skip
+
+
+@_lowers(*_SKIPPING_NAN)
 def _max_min_skipping_nan(lw: FunctionBuilder, op: Operation) -> SSAValue:
     """maxnum(a, b) as `b > a or a is NaN ? b : a` (minnum: `b < a`), which
     is maxnum: a NaN operand loses, two NaNs give NaN. Not the `llvm.maxnum`
@@ -159,11 +165,11 @@ def _max_min_skipping_nan(lw: FunctionBuilder, op: Operation) -> SSAValue:
     Vector operands (a micro-kernel's epilogue, already vector code) keep
     the intrinsic."""
     a, b = lw.args(op)
+    intrinsic, predicate = _SKIPPING_NAN[type(op)]
     if isinstance(op.results[0].type, VectorType):
         t = scalar_type(op.results[0].type)
-        name = "maxnum" if isinstance(op, arith.MaxnumfOp) else "minnum"
-        return lw.intrinsic(f"{name}.{suffix(t)}", [a, b], t)
-    wins = lw.emit(llvm.FCmpOp(b, a, "ogt" if isinstance(op, arith.MaxnumfOp) else "olt"))
+        return lw.intrinsic(f"{intrinsic}.{suffix(t)}", [a, b], t)
+    wins = lw.emit(llvm.FCmpOp(b, a, predicate))
     a_nan = lw.emit(llvm.FCmpOp(a, a, "uno"))
     return lw.emit(llvm.SelectOp(lw.emit(llvm.OrOp(wins, a_nan)), b, a))
 

@@ -86,6 +86,7 @@ from ember.dialects.graph.types import (
     shape_of,
     tensor_type,
 )
+from ember.passes.graph.builders import constant_op
 
 PASS_NAME = "graph-layout"
 NCHW = "NCHW"
@@ -232,10 +233,7 @@ class Relayout:
         if key not in self.converted:
             source = value
             if shape_of(value.type) != array.shape:
-                attr = dense_from_array(array)
-                constant = ConstantOp.build(
-                    result_types=[attr.get_type()], properties={"value": attr}
-                )
+                constant = constant_op(dense_from_array(array))
                 Rewriter.insert_op(constant, InsertPoint.before(anchor))
                 source = constant.results[0]
                 source.name_hint = value.name_hint
@@ -358,11 +356,12 @@ def concat(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     return r.build(op, ConcatOp, [[action() for action in actions]], {"axis": axis})
 
 
-def _shuffle_split(r: Relayout, op: GraphOp) -> tuple[SSAValue, int] | None:
-    """The laid-out input and the group count of the channel shuffle that
-    the Reshape `op` ends, or None: Reshape [N, C, H, W] -> [N, g, C/g, H,
-    W], Transpose (0, 2, 1, 3, 4), Reshape back to [N, C, H, W], the first
-    two used only by the next, the input laid out channels-last already."""
+def _shuffle_split(r: Relayout, op: GraphOp) -> tuple[Operation, Operation, SSAValue, int] | None:
+    """The first Reshape and the Transpose, the laid-out input and the group
+    count of the channel shuffle that the Reshape `op` ends, or None:
+    Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
+    Reshape back to [N, C, H, W], the first two used only by the next, the
+    input laid out channels-last already."""
     transpose = op.operands[0].owner
     if not isinstance(transpose, TransposeOp) or list(transpose.attr("perm")) != [0, 2, 1, 3, 4]:
         return None
@@ -379,8 +378,7 @@ def _shuffle_split(r: Relayout, op: GraphOp) -> tuple[SSAValue, int] | None:
     n, channels, height, width = shape
     if groups[0] != n or groups[3:] != (height, width) or groups[1] * groups[2] != channels:
         return None
-    r.bypassed += [transpose, split]
-    return twin, groups[1]
+    return split, transpose, twin, groups[1]
 
 
 def channel_shuffle(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
@@ -392,7 +390,8 @@ def channel_shuffle(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
     found = _shuffle_split(r, op)
     if found is None:
         return None
-    twin, groups = found
+    split, transpose, twin, groups = found
+    r.bypassed += [transpose, split]
     n, height, width, channels = _static_shape(twin.type) or ()
     element = _tensor(twin.type).element_type
 
@@ -404,14 +403,13 @@ def channel_shuffle(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
         return new.results[0]
 
     def reshaped(value: SSAValue, shape: tuple[int, ...]) -> SSAValue:
-        dims = dense_from_array(np.asarray(shape, dtype=np.int64))
-        constant = ConstantOp.build(result_types=[dims.get_type()], properties={"value": dims})
+        constant = constant_op(dense_from_array(np.asarray(shape, dtype=np.int64)))
         Rewriter.insert_op(constant, InsertPoint.before(op))
         return add(ReshapeOp, [value, constant.results[0]], shape, {})
 
-    split = reshaped(twin, (n, height, width, groups, channels // groups))
+    grouped = reshaped(twin, (n, height, width, groups, channels // groups))
     perm = attribute_from_value(AttrKind.INTS, [0, 1, 2, 4, 3])
-    swapped = add(TransposeOp, [split], (n, height, width, channels // groups, groups),
+    swapped = add(TransposeOp, [grouped], (n, height, width, channels // groups, groups),
                   {"perm": perm})  # fmt: skip
     return [reshaped(swapped, (n, height, width, channels))]
 

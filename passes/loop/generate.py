@@ -126,9 +126,9 @@ from ember.dialects.schedule import (
     MicroKernel,
     ScheduleAttr,
     StructuredOp,
-    depends_on,
     describe,
     iteration_space,
+    map_depends_on,
     op_schedule,
     overlap_vectors,
     read_stride,
@@ -706,8 +706,8 @@ class _ContractionBlock:
         self.fresh = init is not None
         self.writer = writer
         self.vector_type = VectorType(element, [micro.width])
-        self.on_rows = [any(depends_on(e, micro.m) for e in amap.results) for amap in maps]
-        self.on_columns = [any(depends_on(e, micro.n) for e in amap.results) for amap in maps]
+        self.on_rows = [map_depends_on(amap, micro.m) for amap in maps]
+        self.on_columns = [map_depends_on(amap, micro.n) for amap in maps]
         self.output = len(maps) - 1
 
     def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]:
@@ -756,7 +756,7 @@ def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSe
     strided along n (a strided subview): such an op keeps scalar loops."""
     operands = (*op.inputs, *op.outputs)
     for i, amap in enumerate(indexing_maps(op)):
-        on_columns = any(depends_on(e, micro.n) for e in amap.results)
+        on_columns = map_depends_on(amap, micro.n)
         if on_columns and i not in packed and not _Access(operands[i]).unit_stride_last():
             return False
     return True

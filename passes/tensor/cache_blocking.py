@@ -30,20 +30,16 @@ import math
 
 from xdsl.ir.affine import AffineMap
 
-from ember.dialects.schedule import PARALLEL, IterationSpace, depends_on
+from ember.dialects.schedule import PARALLEL, IterationSpace, map_depends_on
 from ember.passes.tensor.cpu_target import CpuTarget
-
-
-def _depends(amap: AffineMap, dim: int) -> bool:
-    return any(depends_on(e, dim) for e in amap.results)
 
 
 def _footprint(space: IterationSpace, amap: AffineMap, element_bytes: int) -> int:
     """The bytes an operand's reads cover: the product of the extents of the
     dims its map depends on (for the weights of a convolution or a matmul's
     B, exactly their size)."""
-    dims = [d for d in range(len(space.extents)) if _depends(amap, d)]
-    return math.prod(space.extents[d] for d in dims) * element_bytes
+    extents = [e for d, e in enumerate(space.extents) if map_depends_on(amap, d)]
+    return math.prod(extents) * element_bytes
 
 
 def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
@@ -51,7 +47,7 @@ def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
     """The tile of n for the micro-kernel over (`m`, `n`) with blocks of
     `rows` x `block`, or 0 for none (see the module docstring)."""
     inputs = space.maps[: space.inputs]
-    panels = [amap for amap in inputs if _depends(amap, n) and not _depends(amap, m)]
+    panels = [a for a in inputs if map_depends_on(a, n) and not map_depends_on(a, m)]
     if not panels:
         return 0
     budget = target.l2_bytes // 2
@@ -64,7 +60,9 @@ def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
     sweeps = math.prod(
         -(-extent // rows) if d == m else extent
         for d, extent in enumerate(space.extents)
-        if space.iterators[d] == PARALLEL and d != n and not any(_depends(a, d) for a in panels)
+        if space.iterators[d] == PARALLEL
+        and d != n
+        and not any(map_depends_on(a, d) for a in panels)
     )
     largest = max(budget // (panel_bytes // columns) // block, 1) * block
     if sweeps <= 1 or largest >= columns:

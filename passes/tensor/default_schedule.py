@@ -50,9 +50,9 @@ from ember.dialects.schedule import (
     ScheduleError,
     StructuredOp,
     default_schedule,
-    depends_on,
     describe,
     iteration_space,
+    map_depends_on,
     micro_problem,
     overlap_vectors,
     schedule_of,
@@ -90,11 +90,11 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
     by the output columns), the others are read once per row."""
     output = [e.position for e in space.output_maps[0].results if isinstance(e, AffineDimExpr)]
     vector_operands = [amap for amap in space.maps[: space.inputs]
-                       if any(depends_on(e, n) for e in amap.results)]  # fmt: skip
+                       if map_depends_on(amap, n)]  # fmt: skip
 
     def readers(d: int) -> int:
         """How many vector operands depend on d."""
-        return sum(any(depends_on(e, d) for e in amap.results) for amap in vector_operands)
+        return sum(map_depends_on(amap, d) for amap in vector_operands)
 
     candidates = [d for d in output if d != n and space.iterators[d] == PARALLEL
                   and (readers(d) < len(vector_operands) or not vector_operands)]  # fmt: skip
@@ -176,7 +176,8 @@ def contraction_schedule(
     L2 cache (`column_tile`)."""
     if space.product is None or not target.has_micro_kernels or not space.output_maps:
         return None
-    width = target.vector_width(_element_bits(op)) if _element_bits(op) else 0
+    bits = _element_bits(op)
+    width = target.vector_width(bits) if bits else 0
     results = space.output_maps[0].results
     if not width or not results or not isinstance(results[-1], AffineDimExpr):
         return None
@@ -193,7 +194,7 @@ def contraction_schedule(
         return None
     scalar = default_schedule(space)
     tiles = [0] * len(space.extents)
-    tiles[n] = column_tile(space, m, n, rows, vectors * width, target, _element_bits(op) // 8)
+    tiles[n] = column_tile(space, m, n, rows, vectors * width, target, bits // 8)
     return ScheduleAttr(scalar.loop_order, tiles=tiles, parallel=scalar.parallel_dims,
                         vector=width, micro=[m, n, rows, vectors * width])  # fmt: skip
 
