@@ -22,6 +22,7 @@ from xdsl.ir import Dialect
 
 from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
 from ember.dialects.graph.base import GraphOp, class_name_of
+from ember.dialects.graph.dims import DimsAttr, RangeAttr
 from ember.dialects.graph.fused import FusedOp, YieldOp
 from ember.dialects.graph.ops_elementwise import (
     AbsOp,
@@ -183,10 +184,12 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 }
 """The op class for each supported ONNX op type (what the importer may create)."""
 
-Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [])
+Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
     "ALL_SPECS",
+    "DimsAttr",
+    "RangeAttr",
     "AbsOp",
     "AcosOp",
     "AddOp",

@@ -42,7 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.graph.shapes import ShapeContext, ShapeError, types_compatible
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, infer_types, types_compatible
 from ember.dialects.graph.spec import Arity, OpSpec
 from ember.dialects.graph.types import (
     attribute_constraint,
@@ -101,7 +101,7 @@ class GraphOp(IRDLOperation):
         self, known_values: dict[SSAValue, np.ndarray] | None = None
     ) -> list[TensorType]:
         """Runs the op's shape rule (raises ShapeError)."""
-        return self.SPEC.infer(self.shape_context(known_values))
+        return infer_types(self.shape_context(known_values))
 
     # ------------------------------------------------------------- verifier
     def verify_(self) -> None:

@@ -9,6 +9,7 @@ import onnx
 from xdsl.dialects.builtin import TensorType, i1
 
 from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -27,7 +28,7 @@ from ember.dialects.graph.spec import (
     string_attr,
     type_attr,
 )
-from ember.dialects.graph.types import is_float, shape_of
+from ember.dialects.graph.types import is_float
 
 
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:
@@ -98,13 +99,13 @@ _FLOAT_ONLY = {
 def broadcast_same_type(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("A"), ctx.type("B")]
     element_type = same_element_type(ctx, types)
-    return result(element_type, broadcast_shapes([shape_of(t) for t in types]))
+    return result(element_type, broadcast_shapes([symbolic_shape(t) for t in types]))
 
 
 def broadcast_to_bool(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("A"), ctx.type("B")]
     same_element_type(ctx, types)
-    return result(i1, broadcast_shapes([shape_of(t) for t in types]))
+    return result(i1, broadcast_shapes([symbolic_shape(t) for t in types]))
 
 
 def power(ctx: ShapeContext) -> list[TensorType]:
@@ -116,7 +117,7 @@ def power(ctx: ShapeContext) -> list[TensorType]:
 def prelu(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("X"), ctx.type("slope")]
     element_type = same_element_type(ctx, types)
-    shape = broadcast_shapes([shape_of(t) for t in types])
+    shape = broadcast_shapes([symbolic_shape(t) for t in types])
     if shape != ctx.shape("X"):
         raise ShapeError("slope must broadcast to the shape of X")
     return result(element_type, shape)
@@ -127,7 +128,7 @@ def variadic_broadcast(ctx: ShapeContext) -> list[TensorType]:
     if not types:
         raise ShapeError("expects at least one operand")
     element_type = same_element_type(ctx, types)
-    return result(element_type, broadcast_shapes([shape_of(t) for t in types]))
+    return result(element_type, broadcast_shapes([symbolic_shape(t) for t in types]))
 
 
 def where(ctx: ShapeContext) -> list[TensorType]:
@@ -148,7 +149,7 @@ def clip(ctx: ShapeContext) -> list[TensorType]:
         bound_type = ctx.optional_type(bound)
         if bound_type is None:
             continue
-        if shape_of(bound_type) not in ((), (1,)):
+        if symbolic_shape(bound_type) not in ((), (1,)):
             raise ShapeError(f"{bound} must be a scalar, got {bound_type}")
         same_element_type(ctx, [input_type, bound_type])
     return [input_type]
@@ -158,7 +159,7 @@ def logical(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("A"), ctx.type("B")]
     if any(t.element_type != i1 for t in types):
         raise ShapeError("operands must be tensors of i1")
-    return result(i1, broadcast_shapes([shape_of(t) for t in types]))
+    return result(i1, broadcast_shapes([symbolic_shape(t) for t in types]))
 
 
 def logical_not(ctx: ShapeContext) -> list[TensorType]:

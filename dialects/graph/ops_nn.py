@@ -7,12 +7,14 @@ import math
 from xdsl.dialects.builtin import TensorType
 
 from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
     broadcast_shapes,
     dims_compatible,
+    require_at_least,
     result,
     same_element_type,
 )
@@ -25,15 +27,16 @@ from ember.dialects.graph.spec import (
     opt,
     string_attr,
 )
-from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of
+from ember.dialects.graph.symbolic import Dim
+from ember.dialects.graph.types import DYNAMIC, Shape, format_shape
 
 # ------------------------------------------------------------ windowed ops
 
 
 def window_output_extent(
-    extent: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int],
+    extent: Dim, kernel: int, stride: int, dilation: int, pads: tuple[int, int],
     auto_pad: str, ceil_mode: bool,
-) -> int:  # fmt: skip
+) -> Dim:  # fmt: skip
     """Output length of one spatial axis of a convolution or pooling window."""
     if extent == DYNAMIC:
         return DYNAMIC
@@ -43,10 +46,11 @@ def window_output_extent(
     if auto_pad == "VALID":
         pads = (0, 0)
     span = extent + pads[0] + pads[1] - effective
-    if span < 0:
-        raise ShapeError(
-            f"window of extent {effective} does not fit input extent {extent} with padding {pads}"
-        )
+    require_at_least(
+        span,
+        0,
+        f"window of extent {effective} does not fit input extent {extent} with padding {pads}",
+    )
     if not ceil_mode:
         return span // stride + 1
     out = -(-span // stride) + 1
@@ -111,9 +115,9 @@ def conv(ctx: ShapeContext) -> list[TensorType]:
         raise ShapeError(f"kernel_shape {kernel} does not match the weight's {list(w[2:])}")
     bias = ctx.optional_type("B")
     if bias is not None and (
-        len(shape_of(bias)) != 1 or not dims_compatible(shape_of(bias)[0], w[0])
+        len(symbolic_shape(bias)) != 1 or not dims_compatible(symbolic_shape(bias)[0], w[0])
     ):
-        raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(shape_of(bias))}")
+        raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(symbolic_shape(bias))}")
     return result(element_type, [x[0], w[0], *spatial_output(ctx, x, list(kernel))])
 
 
@@ -204,11 +208,11 @@ def gemm(ctx: ShapeContext) -> list[TensorType]:
     c = ctx.optional_type("C")
     if c is not None:
         try:
-            broadcast = broadcast_shapes([shape_of(c), (m, n)])
+            broadcast = broadcast_shapes([symbolic_shape(c), (m, n)])
         except ShapeError:
             broadcast = None
         if broadcast is None or any(not dims_compatible(x, y) for x, y in zip(broadcast, (m, n))):
-            raise ShapeError(f"C ({format_shape(shape_of(c))}) must broadcast to {m}x{n}")
+            raise ShapeError(f"C ({format_shape(symbolic_shape(c))}) must broadcast to {m}x{n}")
     return result(element_type, (m, n))
 
 

@@ -21,6 +21,7 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 
 from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
@@ -45,7 +46,6 @@ from ember.dialects.graph.types import (
     array_from_dense,
     element_type_from_numpy,
     format_shape,
-    shape_of,
 )
 
 
@@ -241,7 +241,7 @@ def concat(ctx: ShapeContext) -> list[TensorType]:
     if not types:
         raise ShapeError("expects at least one operand")
     element_type = same_element_type(ctx, types)
-    shapes = [shape_of(t) for t in types]
+    shapes = [symbolic_shape(t) for t in types]
     rank = len(shapes[0])
     if any(len(s) != rank for s in shapes):
         raise ShapeError(f"operands have different ranks: {', '.join(map(format_shape, shapes))}")
@@ -396,7 +396,7 @@ def _check_pad_source(mode: str, extent: int, axis: int, widths: tuple[int, int]
 def range_op(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("start"), ctx.type("limit"), ctx.type("delta")]
     element_type = same_element_type(ctx, types)
-    if any(shape_of(t) not in ((), (1,)) for t in types):
+    if any(symbolic_shape(t) not in ((), (1,)) for t in types):
         raise ShapeError("start, limit and delta must be scalars")
     values = [ctx.value(n) for n in ("start", "limit", "delta")]
     if any(v is None for v in values):

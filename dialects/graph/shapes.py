@@ -9,6 +9,12 @@ broken rule; callers (the verifier, the importer, `graph-infer-shapes`)
 attach the op or node to the message.
 
 Unknown dims are `DYNAMIC` (printed `?`) and propagate: a rule never guesses.
+Symbolic dims (`symbolic.SymExpr`: `N`, `2 * S`) are computed with like ints:
+`ctx.shape` gives them and `result` records them in the type's `#graph.dims`.
+A rule that would have to compare a symbol with something (`N > 1`) raises
+`UndecidedComparison`; `infer_types` then runs it again on the operands with
+their symbols erased to unknown dims, so every rule works on symbolic shapes
+and the ones that can keep the symbols do.
 """
 
 from __future__ import annotations
@@ -21,8 +27,14 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
+from ember.dialects.graph import symbolic
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.types import DYNAMIC, Shape, format_shape, shape_of, tensor_type
+from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison
+from ember.dialects.graph.types import DYNAMIC, format_shape, tensor_type
+
+SymShape = tuple[Dim, ...]
+"""A shape whose dims may be symbolic."""
 
 
 class ShapeError(ValueError):
@@ -59,8 +71,8 @@ class ShapeContext:
     def types(self, name: str) -> Sequence[TensorType]:
         return self.operand_types.get(name, ())
 
-    def shape(self, name: str) -> Shape:
-        return shape_of(self.type(name))
+    def shape(self, name: str) -> SymShape:
+        return symbolic_shape(self.type(name))
 
     def element_type(self, name: str) -> Attribute:
         return self.type(name).element_type
@@ -94,17 +106,56 @@ class ShapeContext:
             raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
         return axis + rank if axis < 0 else axis
 
-    def int_values(self, name: str) -> list[int] | None:
+    def int_values(self, name: str) -> list[Dim] | None:
+        """The operand's value as a list (ints, and symbols for the sizes a
+        `Shape` of a symbolic tensor gives), when it is known."""
         value = self.value(name)
         if value is None:
             return None
-        return [int(v) for v in np.asarray(value).reshape(-1)]
+        return [v if isinstance(v, SymExpr) else int(v) for v in np.asarray(value).reshape(-1)]
+
+    def erased(self) -> ShapeContext:
+        """This context with every symbol made an unknown dim (or value)."""
+        types = {
+            name: [tensor_type(t.element_type, [DYNAMIC if isinstance(d, SymExpr) else d
+                                                for d in symbolic_shape(t)]) for t in group]
+            for name, group in self.operand_types.items()
+        }  # fmt: skip
+        values = {
+            name: [None if v is None or has_symbols(v) else v for v in group]
+            for name, group in self.operand_values.items()
+        }
+        return ShapeContext(self.spec, types, values, self.attributes, self.num_results,
+                            self.result_names)  # fmt: skip
 
 
-def broadcast_shapes(shapes: Sequence[Shape], what: str = "operands") -> Shape:
+def has_symbols(value: np.ndarray) -> bool:
+    """Whether a compile-time value holds symbolic sizes (an object array)."""
+    return value.dtype == object and any(isinstance(v, SymExpr) for v in value.reshape(-1))
+
+
+def require_at_least(value: Dim, bound: int, problem: str) -> None:
+    """A rule's requirement `value >= bound`, which for symbolic sizes narrows
+    the range of the symbol it depends on (`symbolic.require_at_least`); a
+    ShapeError (`problem`, and why) where it cannot hold."""
+    why = symbolic.require_at_least(value, bound)
+    if why is not None:
+        raise ShapeError(f"{problem} ({why})")
+
+
+def infer_types(ctx: ShapeContext) -> list[TensorType]:
+    """The result types of the op `ctx` describes: its shape rule on the
+    symbolic shapes, or on the erased ones where the rule cannot decide."""
+    try:
+        return ctx.spec.infer(ctx)
+    except UndecidedComparison:
+        return ctx.spec.infer(ctx.erased())
+
+
+def broadcast_shapes(shapes: Sequence[SymShape], what: str = "operands") -> SymShape:
     """NumPy/ONNX multidirectional broadcasting, keeping unknown dims unknown."""
     rank = max((len(s) for s in shapes), default=0)
-    result: list[int] = []
+    result: list[Dim] = []
     for axis in range(rank):
         dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
         known = {d for d in dims if d != DYNAMIC and d != 1}
@@ -129,11 +180,11 @@ def same_element_type(ctx: ShapeContext, types: Sequence[TensorType]) -> Attribu
     return types[0].element_type
 
 
-def result(element_type: Attribute, shape: Shape | Sequence[int]) -> list[TensorType]:
+def result(element_type: Attribute, shape: Sequence[Dim]) -> list[TensorType]:
     return [tensor_type(element_type, tuple(shape))]
 
 
-def dims_compatible(a: int, b: int) -> bool:
+def dims_compatible(a: Dim, b: Dim) -> bool:
     return a == b or a == DYNAMIC or b == DYNAMIC
 
 
@@ -141,13 +192,13 @@ def types_compatible(actual: TensorType, inferred: TensorType) -> bool:
     """Equal element types and ranks; each dim equal or unknown on one side."""
     if actual.element_type != inferred.element_type:
         return False
-    a, b = shape_of(actual), shape_of(inferred)
+    a, b = symbolic_shape(actual), symbolic_shape(inferred)
     return len(a) == len(b) and all(dims_compatible(x, y) for x, y in zip(a, b, strict=True))
 
 
 def refine(actual: TensorType, inferred: TensorType) -> TensorType:
     """The more precise of two compatible types, dim by dim."""
-    a, b = shape_of(actual), shape_of(inferred)
+    a, b = symbolic_shape(actual), symbolic_shape(inferred)
     dims = [x if x != DYNAMIC else y for x, y in zip(a, b, strict=True)]
     return tensor_type(actual.element_type, dims)
 

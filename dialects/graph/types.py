@@ -10,6 +10,7 @@ weights cost a copy, not a minute.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import AnyOf, BaseAttr
 
+from ember.dialects.graph.dims import dim_text, symbolic_type
 from ember.dialects.graph.spec import AttrKind
+from ember.dialects.graph.symbolic import Dim
 
 DYNAMIC = DYNAMIC_INDEX
 """The value of an unknown (`?`) dimension in a shape tuple."""
@@ -143,17 +146,22 @@ def is_float(element_type: Attribute) -> bool:
     return element_type in (f16, bf16, f32, f64)
 
 
-def tensor_type(element_type: Attribute, shape: Shape | list[int]) -> TensorType:
-    return TensorType(element_type, list(shape))
+def tensor_type(element_type: Attribute, shape: Sequence[Dim]) -> TensorType:
+    """A tensor type; symbolic dims (`SymExpr`) become `?` with a `#graph.dims` encoding."""
+    return symbolic_type(element_type, shape)
 
 
 def shape_of(value_type: Attribute) -> Shape:
+    """The dims of a tensor type as ints (`DYNAMIC` for every `?`, symbolic or
+    not; `dims.symbolic_shape` reads the symbols)."""
     assert isinstance(value_type, TensorType)
     return tuple(value_type.get_shape())
 
 
-def format_shape(shape: Shape) -> str:
-    return "x".join("?" if d == DYNAMIC else str(d) for d in shape) or "scalar"
+def format_shape(shape: Sequence[Dim]) -> str:
+    """`1x3x224x224`, `Nx(2 * S)x768`, `?x4`; `scalar` for rank 0."""
+    texts = [dim_text(d) for d in shape]
+    return "x".join(f"({t})" if " " in t else t for t in texts) or "scalar"
 
 
 # ---------------------------------------------------------------- dense data

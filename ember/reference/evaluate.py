@@ -17,12 +17,14 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
 
 from ember.dialects.graph.base import GraphOp
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.ops_tensor import ShapeOp, SizeOp
-from ember.dialects.graph.shapes import ShapeContext
+from ember.dialects.graph.shapes import ShapeContext, has_symbols
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
 from ember.dialects.graph.types import DYNAMIC, numpy_dtype, onnx_type_of
 from ember.errors import EmberError
 from ember.reference.kernels import KERNELS
+from ember.reference.shape_values import settled, symbolic_values
 
 PROPAGATION_LIMIT = 4096
 """Largest integer tensor whose value shape inference computes at compile time."""
@@ -119,16 +121,20 @@ def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | No
     if not all(_is_small_integer(t) for t in op.result_types):
         return None
     if isinstance(op, ShapeOp | SizeOp):
-        shape = tuple(context.type("data").get_shape())
+        shape = symbolic_shape(context.type("data"))
+        if isinstance(op, ShapeOp):
+            shape = shape[context.attr("start") : context.attr("end")]
         if DYNAMIC in shape:
             return None
-        if isinstance(op, SizeOp):
-            return [np.asarray(math.prod(shape), dtype=np.int64)]
-        return [np.asarray(shape[context.attr("start") : context.attr("end")], dtype=np.int64)]
+        count = math.prod(shape) if isinstance(op, SizeOp) else list(shape)
+        return [settled(np.asarray(count, dtype=object))]
     values = context.operand_values
     if any(v is None for group in values.values() for v in group):
         return None
     inputs = flatten_operands(op.SPEC, values)
+    if any(v is not None and has_symbols(v) for v in inputs):
+        native = onnx_attributes(op.SPEC, dict(context.attributes), len(op.results))
+        return symbolic_values(op.SPEC.onnx_type, inputs, native, len(op.results))
     try:
         outputs = run_kernel(op.SPEC, inputs, dict(context.attributes), len(op.results))
         return [check_result(op.name, i, np.asarray(a), t)  # type: ignore[arg-type]

@@ -25,14 +25,23 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
+from ember.dialects.graph.dims import (
+    SYMBOLS_ATTR,
+    symbolic_shape,
+    dim_from_name,
+    symbol_name,
+    symbols_attribute,
+)
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
     UnknownValueError,
+    infer_types,
     refine,
     types_compatible,
 )
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
+from ember.dialects.graph.symbolic import DEFAULT_RANGE, Dim, Range, SymExpr, in_ranges
 from ember.dialects.graph.types import (
     DYNAMIC,
     UnsupportedTypeError,
@@ -141,6 +150,11 @@ class OnnxImporter:
         self.input_shapes = dict(input_shapes)
         self.values: dict[str, SSAValue] = {}
         self.known: dict[SSAValue, np.ndarray] = {}
+        self.symbols: dict[str, Range] = {}
+        self.param_names = {
+            d.dim_param for i in model.graph.input if i.type.HasField("tensor_type")
+            for d in i.type.tensor_type.shape.dim if d.dim_param
+        }  # fmt: skip
         check_names(model, where)
         self.opset = self._check_opset()
 
@@ -175,8 +189,9 @@ class OnnxImporter:
             what = f"{self.where}: initializer '{tensor.name}'"
             self._constant(tensor.name, tensor_array(tensor, what))
         used = self._used_names()
-        for index, proto in enumerate(graph.node):
-            self._import_node(proto, index, used)
+        with in_ranges(self.symbols):
+            for index, proto in enumerate(graph.node):
+                self._import_node(proto, index, used)
         outputs = [self._output(info) for info in graph.output]
         self.builder.insert(ReturnOp(*outputs))
         func = FuncOp(
@@ -186,6 +201,8 @@ class OnnxImporter:
             arg_attrs=self._name_attrs(i.name for i in inputs),
             res_attrs=self._name_attrs(o.name for o in graph.output),
         )
+        if self.symbols:
+            func.attributes[SYMBOLS_ATTR] = symbols_attribute(self.symbols)
         return ModuleOp([func])
 
     @staticmethod
@@ -234,25 +251,47 @@ class OnnxImporter:
             element_type = element_type_from_onnx(tensor.elem_type)
         except UnsupportedTypeError as error:
             raise UnsupportedModelError(f"{self.where}: input '{info.name}': {error}") from None
+        declared = list(tensor.shape.dim) if tensor.HasField("shape") else None
         if info.name in self.input_shapes:
-            dims = [DYNAMIC if d < 0 else d for d in self.input_shapes[info.name]]
-            if tensor.HasField("shape") and len(tensor.shape.dim) != len(dims):
+            given = self.input_shapes[info.name]
+            if declared is not None and len(declared) != len(given):
                 raise ModelShapeError(
-                    f"{self.where}: --input-shape gives input '{info.name}' rank {len(dims)}, "
-                    f"but the model declares rank {len(tensor.shape.dim)}"
+                    f"{self.where}: --input-shape gives input '{info.name}' rank {len(given)}, "
+                    f"but the model declares rank {len(declared)}"
                 )
-        elif not tensor.HasField("shape"):
+            dims: list[Dim] = [
+                d if d >= 0 else self._symbol(info.name, axis, declared[axis] if declared else None)
+                for axis, d in enumerate(given)
+            ]
+        elif declared is None:
             raise ModelShapeError(
                 f"{self.where}: input '{info.name}' has no declared rank; give one with "
                 f"--input-shape {info.name}=..."
             )
         else:
-            dims = _declared_dims(tensor)
+            dims = [d.dim_value if d.HasField("dim_value") else self._symbol(info.name, axis, d)
+                    for axis, d in enumerate(declared)]  # fmt: skip
         input_type = tensor_type(element_type, dims)
         problem = type_size_problem(input_type)
         if problem:
             raise TensorTooLargeError(f"{self.where}: input '{info.name}': {problem}")
         return input_type
+
+    def _symbol(
+        self, input_name: str, axis: int, dim: onnx.TensorShapeProto.Dimension | None
+    ) -> Dim:
+        """The symbol of a dynamic input dim: its `dim_param`, or a fresh one
+        named after the input and axis (`x_0`) where it has none."""
+        if dim is not None and dim.dim_param:
+            symbol = dim_from_name(dim.dim_param)
+        else:
+            name = symbol_name(f"{input_name}_{axis}")
+            while name in self.param_names:
+                name += "_"
+            symbol = SymExpr.symbol(name)
+        for name in symbol.symbols():
+            self.symbols.setdefault(name, DEFAULT_RANGE)
+        return symbol
 
     def _declared_type(self, info: ValueInfoProto) -> TensorType | None:
         tensor = info.type.tensor_type
@@ -319,7 +358,7 @@ class OnnxImporter:
             num_results,
         )
         try:
-            result_types = spec.infer(context)
+            result_types = infer_types(context)
         except UnknownValueError as error:
             raise InputDependentError(f"{self.where}: {node.label}: {error}") from None
         except ShapeError as error:
@@ -410,6 +449,9 @@ class OnnxImporter:
         declared = self._declared_type(info)
         if declared is None or not isinstance(value.type, TensorType) or self.input_shapes:
             # With overridden input shapes the declared output shapes are stale.
+            return value
+        if any(isinstance(d, SymExpr) for d in symbolic_shape(value.type)):
+            # Exporters declare the output shapes of the sizes they traced with.
             return value
         if not types_compatible(value.type, declared):
             raise ModelShapeError(

@@ -23,7 +23,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import ConstantOp, GraphOp
-from ember.dialects.graph.shapes import ShapeError
+from ember.dialects.graph.shapes import ShapeError, infer_types
 from ember.dialects.graph.types import array_from_dense
 from ember.passes.graph.fold_constants import static_element_count
 from ember.reference.evaluate import PROPAGATION_LIMIT, propagate_value
@@ -42,7 +42,7 @@ def infer_function_shapes(func: FuncOp) -> None:
             continue
         context = op.shape_context(known)
         try:
-            inferred = op.SPEC.infer(context)
+            inferred = infer_types(context)
         except ShapeError as error:
             raise DiagnosticException(f"{op.name}: {error}") from error
         if len(inferred) != len(op.results):
