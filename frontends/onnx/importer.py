@@ -27,9 +27,9 @@ from xdsl.rewriter import Rewriter
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
-    symbolic_shape,
     dim_from_name,
     symbol_name,
+    symbolic_shape,
     symbols_attribute,
 )
 from ember.dialects.graph.shapes import (
