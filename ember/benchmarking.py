@@ -17,6 +17,7 @@ import numpy as np
 from onnx import ModelProto
 
 from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
+from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
@@ -174,6 +175,7 @@ def benchmark_model(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
+    dims: Mapping[str, Range] | None = None,
 ) -> BenchmarkResult:
     """Both engines run on `threads` threads: Ember's parallel loops are
     split among them (`options.threads` is replaced), and it is
@@ -185,7 +187,7 @@ def benchmark_model(
         raise EmberError(f"benchmark needs runs >= 1 and warmup >= 0 (got {runs}, {warmup})")
     proto = load_model(model)
     start = time.perf_counter()
-    compiled = compile(proto, threads=threads, input_shapes=input_shapes,
+    compiled = compile(proto, threads=threads, input_shapes=input_shapes, dims=dims,
                        opt_level=options.opt_level, layout=options.layout,
                        disabled=options.disabled, report=report,
                        profile=options.profile)  # fmt: skip

@@ -24,6 +24,7 @@ import numpy as np
 from xdsl.dialects.func import FuncOp
 
 from ember.compiler import OPTIONAL_PASSES, CompileReport, Options
+from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
@@ -46,6 +47,25 @@ def parse_shape_override(text: str) -> tuple[str, list[int]]:
 
 def _shape_overrides(args: argparse.Namespace) -> dict[str, list[int]]:
     return dict(parse_shape_override(s) for s in args.input_shape)
+
+
+def parse_dim_range(text: str) -> tuple[str, Range]:
+    """`S=1..512` -> ("S", (1, 512)); `S=16..` has no upper bound; `N=8` pins N."""
+    name, sep, sizes = text.partition("=")
+    low, dots, high = sizes.partition("..")
+    try:
+        if not sep or not name:
+            raise ValueError
+        bounds = (int(low), int(high) if high else None) if dots else (int(sizes), int(sizes))
+    except ValueError:
+        raise EmberError(
+            f"--dim expects NAME=LOW..HIGH, NAME=LOW.. or NAME=SIZE (e.g. S=1..512), got '{text}'"
+        ) from None
+    return name, bounds
+
+
+def _dims(args: argparse.Namespace) -> dict[str, Range]:
+    return dict(parse_dim_range(s) for s in args.dim)
 
 
 def _model(args: argparse.Namespace) -> ModelSource:
@@ -80,7 +100,7 @@ def _import(args: argparse.Namespace) -> int:
     from ember.frontends.onnx import import_onnx
     from ember.printing import elide_large_constants, print_module
 
-    module = import_onnx(_model(args), _shape_overrides(args))
+    module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
     if args.elide_large_constants is not None:
         elide_large_constants(module, args.elide_large_constants)
     if args.output:
@@ -183,7 +203,7 @@ def _run(args: argparse.Namespace) -> int:
     given = _load_inputs(args.input)
     report = _progress(args)
     with report.stage("import"):
-        module = import_onnx(model, _input_shapes(args, given))
+        module = import_onnx(model, _input_shapes(args, given), _dims(args))
     func = entry_function(module)
     names = output_names(func)
     inputs = _make_inputs(func, given, args.seed)
@@ -239,9 +259,9 @@ def _compile(args: argparse.Namespace) -> int:
     shapes = _shape_overrides(args)
     model = _model(args)
     if args.fusion_report:
-        _print_fusion_report(args, import_onnx(model, shapes))
+        _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
-                                    _progress(args))  # fmt: skip
+                                    _progress(args), dims=_dims(args))  # fmt: skip
     for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest):
         print(path)
     return 0
@@ -260,8 +280,8 @@ def _bench(args: argparse.Namespace) -> int:
         check_plot_target(args.plot)  # before the compile, not after it
     options = replace(_options(args), profile=args.profile)
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
-                             input_shapes=_shape_overrides(args), options=options,
-                             report=_progress(args))  # fmt: skip
+                             input_shapes=_shape_overrides(args), dims=_dims(args),
+                             options=options, report=_progress(args))  # fmt: skip
     print(result.format(args.model))
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
@@ -357,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                              help="override an input's shape, e.g. data=1x3x224x224 "
                                   "(? = unknown)")  # fmt: skip
+        command.add_argument("--dim", action="append", default=[], metavar="NAME=RANGE",
+                             help="the sizes a symbolic dim may take, e.g. S=1..512 or S=16.. "
+                                  "(no upper bound); N=8 pins N to 8")  # fmt: skip
         command.add_argument("--random-weights", type=_non_negative, metavar="SEED",
                              help="replace the model's float weights by random values drawn "
                                   "with this seed (the light models ship placeholder weights)")  # fmt: skip

@@ -27,6 +27,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
+from ember.dialects.graph.dims import symbolic_shape
+from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
@@ -60,10 +62,14 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
         assert isinstance(value_type, TensorType)
         shape = tuple(value_type.get_shape())
         if DYNAMIC in shape:
+            symbols = sorted(symbols_of(symbolic_shape(value_type)))
+            pin = (f"pin {', '.join(symbols)} with --dim {symbols[0]}=SIZE on the command line, "
+                   f"dims={{'{symbols[0]}': (SIZE, SIZE)}} in Python, or give the shape"
+                   if symbols else "give them")  # fmt: skip
             raise InputDependentError(
                 f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
-                "pipeline needs static shapes (give them with --input-shape NAME=DIMS on the "
-                "command line, input_shapes= in Python)"
+                f"pipeline needs static shapes so far ({pin} with --input-shape NAME=DIMS, "
+                "input_shapes= in Python)"
             )
         try:
             dtype = numpy_dtype(value_type.element_type)
@@ -189,6 +195,7 @@ def compile(  # noqa: A001 - the public name the API promises
     target: str = "cpu",
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    dims: Mapping[str, Range] | None = None,
     opt_level: int = 2,
     layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
@@ -197,6 +204,8 @@ def compile(  # noqa: A001 - the public name the API promises
 ) -> CompiledModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
+    `input_shapes` overrides input shapes and `dims` gives symbolic dims
+    their ranges or pins them (`{"N": (8, 8)}`), as `import_onnx` says.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
     times every kernel call (read with `CompiledModel.profile()`). Only `cpu`
@@ -214,7 +223,7 @@ def compile(  # noqa: A001 - the public name the API promises
         raise EmberError(f"disabled must be a sequence of pass names, got the string {disabled!r}")
     report = report or CompileReport()
     with report.stage("import"):
-        module = import_onnx(model, input_shapes)
+        module = import_onnx(model, input_shapes, dims)
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
     options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)

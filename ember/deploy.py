@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ember.compiler import TensorSpec, model_specs
+from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
@@ -107,9 +108,11 @@ def compile_to_directory(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
+    dims: Mapping[str, Range] | None = None,
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
-    `report` collects the seconds per stage (and tells its listener)."""
+    `report` collects the seconds per stage (and tells its listener);
+    `input_shapes` and `dims` are `import_onnx`'s."""
     from ember.targets.cpu import (
         PTHREAD_LINK_ARGS,
         CFunction,
@@ -139,7 +142,7 @@ def compile_to_directory(
         raise EmberError(f"{out}: cannot write the output directory: {error.strerror}") from None
     report = report or CompileReport()
     with report.stage("import"):
-        module = import_onnx(model, input_shapes)
+        module = import_onnx(model, input_shapes, dims)
     func = entry_function(module)
     inputs, outputs = model_specs(func)
     if not outputs:

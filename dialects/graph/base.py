@@ -42,6 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.graph.dims import encoding_problem
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, infer_types, types_compatible
 from ember.dialects.graph.spec import Arity, OpSpec
 from ember.dialects.graph.types import (
@@ -111,6 +112,10 @@ class GraphOp(IRDLOperation):
         for value in self.operands:
             if not isinstance(value.type, TensorType):
                 raise VerifyException(f"{self.name}: operands must be ranked tensors")
+        for value in (*self.operands, *self.results):
+            problem = encoding_problem(value.type)
+            if problem:
+                raise VerifyException(f"{self.name}: {problem}")
         try:
             inferred = self.infer_result_types()
         except ShapeError as error:

@@ -40,6 +40,7 @@ from ember.dialects.graph.spec import (
     string_attr,
     tensor_attr,
 )
+from ember.dialects.graph.symbolic import Dim
 from ember.dialects.graph.types import (
     DYNAMIC,
     UnsupportedTypeError,
@@ -305,7 +306,7 @@ def split(ctx: ShapeContext) -> list[TensorType]:
     ]
 
 
-def slice_extent(extent: int, start: int, end: int, step: int) -> int:
+def slice_extent(extent: Dim, start: Dim, end: Dim, step: int) -> Dim:
     """ONNX Slice: clamp start/end into range for the step's direction."""
     if step == 0:
         raise ShapeError("slice steps must be non-zero")
@@ -315,9 +316,10 @@ def slice_extent(extent: int, start: int, end: int, step: int) -> int:
     end = end + extent if end < 0 else end
     if step > 0:
         start, end = min(max(start, 0), extent), min(max(end, 0), extent)
-        return max(0, -(-(end - start) // step))
+        # max(x, 0), not max(0, x): for x = S - 1 it asks only whether x < 0.
+        return max(-(-(end - start) // step), 0)
     start, end = min(max(start, 0), extent - 1), min(max(end, -1), extent - 1)
-    return max(0, -(-(start - end) // -step))
+    return max(-(-(start - end) // -step), 0)
 
 
 def slice_op(ctx: ShapeContext) -> list[TensorType]:

@@ -89,7 +89,9 @@ def require_at_least(value: Dim, bound: int) -> str | None:
     if low >= bound:
         return None
     if high < bound:
-        return f"{value} < {bound} for every size (at most {high})"
+        sizes = ", ".join(f"{n} in {_range_text(ranges.get(n, DEFAULT_RANGE))}"
+                          for n in sorted(value.symbols()))  # fmt: skip
+        return f"{value} < {bound} for every {sizes}"
     constant = value.terms[0][1] if value.terms[0][0] == () else 0
     linear = [(m, c) for m, c in value.terms if m != ()]
     if len(linear) != 1 or len(linear[0][0]) != 1 or linear[0][1] < 0:
@@ -339,6 +341,11 @@ class SymExpr:
 
     def __repr__(self) -> str:
         return f"SymExpr({self})"
+
+
+def _range_text(bounds: Range) -> str:
+    low, high = bounds
+    return f"{low}..{'' if high is None else high}"
 
 
 def _decide(value: Dim, what: str, true: Callable[[int, int], bool],

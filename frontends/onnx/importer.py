@@ -28,6 +28,7 @@ from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
     dim_from_name,
+    range_problem,
     symbol_name,
     symbolic_shape,
     symbols_attribute,
@@ -71,15 +72,20 @@ ONNX_NAME = "onnx.name"
 
 
 def import_onnx(
-    source: ModelSource, input_shapes: Mapping[str, Sequence[int]] | None = None
+    source: ModelSource,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    dims: Mapping[str, Range] | None = None,
 ) -> ModuleOp:
     """Imports an ONNX model (path, bytes or ModelProto) as `graph` IR.
 
-    `input_shapes` overrides the shapes of named inputs (use -1 for unknown).
-    Raises `EmberError` subclasses with a one-line message for bad models.
+    `input_shapes` overrides the shapes of named inputs (-1: a dynamic dim,
+    the model's symbol for it if it names one). `dims` gives symbols their
+    ranges (`{"S": (1, 512)}`, `(1, None)`: no upper bound); a range of one
+    size (`{"N": (8, 8)}`) pins the symbol to it. Raises `EmberError`
+    subclasses with a one-line message for bad models.
     """
     model = load_model(source)
-    return OnnxImporter(model, describe_source(source), input_shapes or {}).run()
+    return OnnxImporter(model, describe_source(source), input_shapes or {}, dims or {}).run()
 
 
 def sanitize_name(name: str) -> str:
@@ -144,10 +150,23 @@ class OnnxImporter:
     size limit (`MAX_TENSOR_BYTES`) are checked op by op as types are inferred.
     """
 
-    def __init__(self, model: ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]]):
+    def __init__(
+        self,
+        model: ModelProto,
+        where: str,
+        input_shapes: Mapping[str, Sequence[int]],
+        dims: Mapping[str, Range],
+    ):
         self.model = model
         self.where = where
         self.input_shapes = dict(input_shapes)
+        self.dims = dict(dims)
+        for name, bounds in self.dims.items():
+            problem = range_problem(*bounds)
+            if problem:
+                raise EmberError(f"{where}: --dim {name}: {problem}")
+        self.pinned = {name: low for name, (low, high) in self.dims.items() if low == high}
+        self.seen: set[str] = set()
         self.values: dict[str, SSAValue] = {}
         self.known: dict[SSAValue, np.ndarray] = {}
         self.symbols: dict[str, Range] = {}
@@ -180,6 +199,13 @@ class OnnxImporter:
                 f"inputs are {', '.join(i.name for i in inputs)}"
             )
         input_types = [self._input_type(i) for i in inputs]
+        unknown = set(self.dims) - self.seen
+        if unknown:
+            known = ", ".join(sorted(self.seen)) or "none"
+            raise EmberError(
+                f"{self.where}: --dim names unknown symbol(s) {', '.join(sorted(unknown))}; "
+                f"the model's symbols are {known}"
+            )
         block = Block(arg_types=input_types)
         for arg, info in zip(block.args, inputs):
             arg.name_hint = sanitize_name(info.name)
@@ -289,9 +315,11 @@ class OnnxImporter:
             while name in self.param_names:
                 name += "_"
             symbol = SymExpr.symbol(name)
-        for name in symbol.symbols():
-            self.symbols.setdefault(name, DEFAULT_RANGE)
-        return symbol
+        names = symbol.symbols()
+        self.seen |= names
+        for name in names - set(self.pinned):
+            self.symbols.setdefault(name, self.dims.get(name, DEFAULT_RANGE))
+        return symbol.substitute(self.pinned) if names & set(self.pinned) else symbol
 
     def _declared_type(self, info: ValueInfoProto) -> TensorType | None:
         tensor = info.type.tensor_type

@@ -5,6 +5,9 @@ small integer tensors known at compile time (constants, and shape arithmetic
 computed from them), and sets each result to the inferred type; the function
 signature follows its `func.return`. Use it after changing an input type
 (e.g. a batch size) or after a pass that builds ops with unknown dims.
+Symbolic dims (`#graph.dims`) are computed with the ranges the function's
+`graph.symbols` gives, which a rule's requirement may narrow (a window
+must fit its input: `H >= 3`); the attribute is updated.
 Non-`graph` ops are left alone. A broken shape rule is reported as an error
 naming the op.
 """
@@ -23,13 +26,24 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import ConstantOp, GraphOp
+from ember.dialects.graph.dims import SYMBOLS_ATTR, symbol_ranges, symbols_attribute
 from ember.dialects.graph.shapes import ShapeError, infer_types
+from ember.dialects.graph.symbolic import in_ranges
 from ember.dialects.graph.types import array_from_dense
 from ember.passes.graph.fold_constants import static_element_count
 from ember.reference.evaluate import PROPAGATION_LIMIT, propagate_value
 
 
 def infer_function_shapes(func: FuncOp) -> None:
+    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+    with in_ranges(ranges):
+        _infer_in_order(func)
+    if ranges:
+        # A rule's requirement may have narrowed a range (a window must fit).
+        func.attributes[SYMBOLS_ATTR] = symbols_attribute(ranges)
+
+
+def _infer_in_order(func: FuncOp) -> None:
     known: dict[SSAValue, np.ndarray] = {}
     for op in func.body.walk():
         if isinstance(op, ConstantOp):
