@@ -327,8 +327,9 @@ class SymExpr:
             if monomial == ():
                 constant = coefficient
                 continue
-            factors = " * ".join(_atom_text(a, len(monomial) > 1 or abs(coefficient) != 1)
-                                 for a in monomial)  # fmt: skip
+            # A leading minus binds tighter than floordiv: -(x floordiv 3) needs its parentheses.
+            wrap = len(monomial) > 1 or abs(coefficient) != 1 or (coefficient < 0 and not text)
+            factors = " * ".join(_atom_text(a, wrap) for a in monomial)
             magnitude = abs(coefficient)
             term = factors if magnitude == 1 else f"{magnitude} * {factors}"
             if not text:
