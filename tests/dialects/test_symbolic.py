@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import f32
 
 from ember.dialects.graph.dims import DimsAttr, parse_dim, symbolic_shape, symbolic_type
 from ember.dialects.graph.symbolic import (
@@ -15,7 +16,6 @@ from ember.dialects.graph.symbolic import (
     require_at_least,
 )
 from ember.dialects.graph.types import DYNAMIC
-from xdsl.dialects.builtin import f32
 
 NAMES = ("N", "S", "H")
 
