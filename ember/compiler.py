@@ -21,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -38,6 +38,9 @@ from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options, resolve_thr
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.reference import entry_function
 from ember.report import CompileReport, StageListener
+
+if TYPE_CHECKING:
+    from ember.versions import VersionedModel
 
 ENTRY_NAME = "ember_main"
 
@@ -196,16 +199,21 @@ def compile(  # noqa: A001 - the public name the API promises
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     dims: Mapping[str, Range] | None = None,
+    specialize: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 2,
     layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
     report: CompileReport | None = None,
     profile: bool = False,
-) -> CompiledModel:
+) -> CompiledModel | VersionedModel:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
 
     `input_shapes` overrides input shapes and `dims` gives symbolic dims
     their ranges or pins them (`{"N": (8, 8)}`), as `import_onnx` says.
+    `specialize` (`{"N": [1, 8]}`) compiles one static version per
+    combination of sizes of the model's symbols and returns an
+    `ember.versions.VersionedModel`, which runs the one its inputs' sizes
+    select.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
     times every kernel call (read with `CompiledModel.profile()`). Only `cpu`
@@ -227,6 +235,11 @@ def compile(  # noqa: A001 - the public name the API promises
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
     options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)
+    if specialize:
+        from ember.versions import compile_versions
+
+        return compile_versions(module, specialize,
+                                lambda version: compile_module(version, None, options))  # fmt: skip
     return compile_module(module, report, options)
 
 

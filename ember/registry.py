@@ -17,6 +17,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+    from ember.passes.graph.bind_symbols import BindSymbolsPass
     from ember.passes.graph.canonicalize import CanonicalizePass
     from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
@@ -44,6 +45,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FoldConstantsPass,
         FusePass,
         InferShapesPass,
+        BindSymbolsPass,
         LayoutPass,
         GraphOptimizePass,
         SimplifyPass,

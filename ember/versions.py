@@ -1,0 +1,199 @@
+"""Models with symbolic dims, compiled once per chosen size: the entry check
+that reads the symbols' sizes off the input shapes, and the choice of version.
+
+`ember.compile(model, specialize={"N": [1, 8]})` compiles one static version
+per combination of the given sizes (`graph-bind-symbols` makes each) and
+returns a `VersionedModel`. A call binds every symbol from the inputs' shapes
+(`EntryCheck.bind`): each input dim that is a symbol gives or must agree with
+its size, each other dim must equal what the sizes make of it, and each size
+must lie in its symbol's range; a mismatch is an `InputError` naming the
+input, the axis and the symbol. The version compiled for those sizes runs; a
+size no version was compiled for is an `InputError` that lists the versions.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.compiler import CompiledModel, InputError
+from ember.dialects.graph.dims import SYMBOLS_ATTR, dim_text, symbol_ranges, symbolic_shape
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr
+from ember.dialects.graph.types import numpy_dtype
+from ember.errors import EmberError
+
+Sizes = tuple[tuple[str, int], ...]
+"""One binding of the symbols, sorted by name: the key of a version."""
+
+
+@dataclass(frozen=True)
+class SymbolicSpec:
+    """An input or output of a model with symbolic dims."""
+
+    name: str
+    dims: tuple[Dim, ...]
+    dtype: np.dtype[Any]
+
+    def describe(self) -> str:
+        return f"'{self.name}' {self.dtype}[{', '.join(dim_text(d) for d in self.dims)}]"
+
+
+def symbolic_specs(func: FuncOp) -> tuple[list[SymbolicSpec], list[SymbolicSpec]]:
+    """The entry function's inputs and outputs, symbols kept."""
+    from ember.reference import input_names, output_names
+
+    def specs(names: Sequence[str], types: Sequence[Any]) -> list[SymbolicSpec]:
+        assert all(isinstance(t, TensorType) for t in types)
+        return [SymbolicSpec(n, symbolic_shape(t), numpy_dtype(t.element_type))
+                for n, t in zip(names, types)]  # fmt: skip
+
+    function_type = func.function_type
+    return (specs(input_names(func), function_type.inputs.data),
+            specs(output_names(func), function_type.outputs.data))  # fmt: skip
+
+
+def _range_text(bounds: Range) -> str:
+    low, high = bounds
+    return f"{low}..{'' if high is None else high}"
+
+
+class EntryCheck:
+    """Binds a model's symbols from the shapes of its inputs (see the module
+    docstring)."""
+
+    def __init__(self, inputs: Sequence[SymbolicSpec], ranges: Mapping[str, Range]):
+        self.inputs = list(inputs)
+        self.ranges = dict(ranges)
+
+    def bind(self, arrays: Sequence[np.ndarray]) -> dict[str, int]:
+        sizes: dict[str, int] = {}
+        source: dict[str, str] = {}
+        for spec, array in zip(self.inputs, arrays):
+            if array.dtype != spec.dtype:
+                raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
+            if array.ndim != len(spec.dims):
+                raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
+            for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):
+                if not (isinstance(dim, SymExpr) and dim.is_atom() and dim.symbols() == {str(dim)}):
+                    continue
+                name, where = str(dim), f"input '{spec.name}' axis {axis}"
+                if name in sizes and sizes[name] != size:
+                    raise InputError(
+                        f"{where} is {size}, but {name} is {sizes[name]} from {source[name]}"
+                    )
+                if name not in sizes:
+                    sizes[name], source[name] = size, where
+        for name, size in sizes.items():
+            low, high = self.ranges.get(name, (0, None))
+            if size < low or (high is not None and size > high):
+                raise InputError(
+                    f"{source[name]}: {name} = {size} is outside its range "
+                    f"{_range_text((low, high))}"
+                )
+        for spec, array in zip(self.inputs, arrays):
+            for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):
+                expected = dim.substitute(sizes) if isinstance(dim, SymExpr) else dim
+                if isinstance(expected, SymExpr):
+                    unbound = ", ".join(sorted(expected.symbols() - set(sizes)))
+                    raise InputError(f"input {spec.describe()}: no input dim gives {unbound}")
+                if expected != size and expected >= 0:
+                    raise InputError(
+                        f"input {spec.describe()} axis {axis} is {size}, but "
+                        f"{dim_text(dim)} = {expected} for {_sizes_text(sizes)}"
+                    )
+        return sizes
+
+
+def _sizes_text(sizes: Mapping[str, int]) -> str:
+    return ", ".join(f"{name}={size}" for name, size in sorted(sizes.items()))
+
+
+class VersionedModel:
+    """A model compiled for chosen sizes of its symbols: call it as a
+    `CompiledModel`; the version for the inputs' sizes runs (see the module
+    docstring). `versions` maps each binding to its `CompiledModel`."""
+
+    def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec],
+                 versions: dict[Sizes, CompiledModel]):  # fmt: skip
+        self.inputs = check.inputs
+        self.outputs = outputs
+        self.versions = versions
+        self._check = check
+
+    def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel:
+        """The version compiled for these inputs' sizes (an InputError if none)."""
+        if len(arrays) != len(self.inputs):
+            expected = ", ".join(s.describe() for s in self.inputs)
+            raise InputError(
+                f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}"
+            )
+        arrays = [np.asarray(a) if isinstance(a, np.generic) else a for a in arrays]
+        for spec, array in zip(self.inputs, arrays):
+            if not isinstance(array, np.ndarray):
+                raise InputError(
+                    f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"
+                )
+        sizes = self._check.bind(arrays)
+        key = tuple(sorted(sizes.items()))
+        if key not in self.versions:
+            compiled = "; ".join(_sizes_text(dict(k)) for k in self.versions)
+            raise InputError(
+                f"no version of the model for {_sizes_text(sizes)}: it was compiled for "
+                f"{compiled} (compile with specialize= for more sizes)"
+            )
+        return self.versions[key]
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        return self.version_for(arrays)(*arrays)
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        names = [s.name for s in self.inputs]
+        missing = [n for n in names if n not in feeds]
+        unknown = [n for n in feeds if n not in names]
+        if missing or unknown:
+            raise InputError(
+                f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}"
+            )
+        return self(*(feeds[n] for n in names))
+
+
+def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
+                     compile_one: Any) -> VersionedModel:  # fmt: skip
+    """One version per combination of `specialize`'s sizes, each compiled by
+    `compile_one(module)`; every symbol of the model needs sizes."""
+    from ember.passes.graph.bind_symbols import bind_symbols
+    from ember.reference import entry_function
+
+    func = entry_function(module)
+    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+    unknown = sorted(set(specialize) - set(ranges))
+    if unknown:
+        raise EmberError(
+            f"specialize names unknown symbol(s) {', '.join(unknown)}; the model's symbols are "
+            f"{', '.join(sorted(ranges)) or 'none'}"
+        )
+    missing = sorted(set(ranges) - set(specialize))
+    if missing:
+        raise EmberError(
+            f"specialize gives no sizes for {', '.join(missing)}: each symbol needs its sizes "
+            "(the CPU pipeline compiles static versions so far)"
+        )
+    names = sorted(specialize)
+    inputs, outputs = symbolic_specs(func)
+    versions: dict[Sizes, CompiledModel] = {}
+    for combination in itertools.product(*(specialize[n] for n in names)):
+        sizes = dict(zip(names, (int(s) for s in combination)))
+        version = module.clone()
+        try:
+            bind_symbols(entry_function(version), sizes)
+        except DiagnosticException as error:
+            raise EmberError(f"specialize {_sizes_text(sizes)}: {error}") from None
+        versions[tuple(sorted(sizes.items()))] = compile_one(version)
+    return VersionedModel(EntryCheck(inputs, ranges), outputs, versions)
