@@ -141,6 +141,8 @@ def _input_shapes(args: argparse.Namespace, given: dict[str, np.ndarray]) -> dic
 def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
     """The given inputs, checked against the model, plus seeded random ones
     for the rest."""
+    from ember.dialects.graph.dims import symbolic_shape
+    from ember.dialects.graph.symbolic import symbols_of
     from ember.dialects.graph.types import DYNAMIC, format_shape, numpy_dtype, shape_of
     from ember.inputs import random_array
     from ember.reference import input_names
@@ -150,7 +152,7 @@ def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[
     unknown = set(given)
     for name, arg in zip(input_names(func), func.body.block.args):
         shape, dtype = shape_of(arg.type), numpy_dtype(arg.type.element_type)  # type: ignore[attr-defined]
-        shown = f"{dtype}[{format_shape(shape)}]"
+        shown = f"{dtype}[{format_shape(symbolic_shape(arg.type))}]"  # type: ignore[arg-type]
         if name in given:
             unknown.discard(name)
             array = given[name]
@@ -164,8 +166,10 @@ def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[
                 )
             inputs[name] = array
         elif DYNAMIC in shape:
+            symbols = sorted(symbols_of(symbolic_shape(arg.type)))  # type: ignore[arg-type]
+            pin = f"--dim {symbols[0]}=SIZE, " if symbols else ""
             raise EmberError(
-                f"input '{name}' is {shown}; give its size with "
+                f"input '{name}' is {shown}; give its size with {pin}"
                 f"--input-shape {name}=DIMS or an array with --input {name}=FILE.npy"
             )
         else:

@@ -152,7 +152,9 @@ def test_input_file_fixes_a_dynamic_dimension(tmp_path: Path) -> None:
         assert "y: float32[5, 3]" in result.stdout and "-> ok" in result.stdout
     for target in ("cpu", "reference"):  # no size for the batch: say how to give one
         result = run("ember", "run", str(path), "--target", target)
-        assert_one_line_error(result, "input 'x' is float32[?x3]", "--input-shape x=")
+        assert_one_line_error(
+            result, "input 'x' is float32[batchx3]", "--dim batch=SIZE", "--input-shape x="
+        )
 
 
 @pytest.mark.parametrize(
