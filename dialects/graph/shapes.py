@@ -153,22 +153,36 @@ def infer_types(ctx: ShapeContext) -> list[TensorType]:
 
 
 def broadcast_shapes(shapes: Sequence[SymShape], what: str = "operands") -> SymShape:
-    """NumPy/ONNX multidirectional broadcasting, keeping unknown dims unknown."""
+    """NumPy/ONNX multidirectional broadcasting, keeping unknown dims unknown.
+
+    A symbol against a size c > 1 gives c (the symbol must be 1 or c, which
+    is a contradiction only where its range holds neither); one symbol against
+    1s gives the symbol; different symbols give an unknown dim (they may be
+    equal, or one may be 1)."""
     rank = max((len(s) for s in shapes), default=0)
     result: list[Dim] = []
     for axis in range(rank):
         dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
-        known = {d for d in dims if d != DYNAMIC and d != 1}
-        if len(known) > 1:
+        sizes = {d for d in dims if isinstance(d, int) and d != DYNAMIC and d != 1}
+        symbols = {d for d in dims if isinstance(d, SymExpr)}
+        if len(sizes) > 1 or (sizes and not all(_may_be(s, (1, *sizes)) for s in symbols)):
             listing = ", ".join(format_shape(s) for s in shapes)
             raise ShapeError(f"{what} are not broadcast-compatible: {listing}")
-        if known:
-            result.append(known.pop())
-        elif any(d == DYNAMIC for d in dims):
+        if sizes:
+            result.append(sizes.pop())
+        elif len(symbols) == 1:
+            result.append(symbols.pop())
+        elif symbols or DYNAMIC in dims:
             result.append(DYNAMIC)
         else:
             result.append(1)
     return tuple(result)
+
+
+def _may_be(dim: SymExpr, sizes: Sequence[int]) -> bool:
+    """Whether the symbolic `dim` may take one of `sizes`, by its range."""
+    low, high = dim.bounds()
+    return any(low <= size <= high for size in sizes)
 
 
 def same_element_type(ctx: ShapeContext, types: Sequence[TensorType]) -> Attribute:

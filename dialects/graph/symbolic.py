@@ -341,7 +341,8 @@ class SymExpr:
         return text
 
     def __repr__(self) -> str:
-        return f"SymExpr({self})"
+        # The text, so that a list of dims in a message reads [N, 3], not [SymExpr(N), 3].
+        return str(self)
 
 
 def _range_text(bounds: Range) -> str:

@@ -134,7 +134,7 @@ def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | No
     inputs = flatten_operands(op.SPEC, values)
     if any(v is not None and has_symbols(v) for v in inputs):
         native = onnx_attributes(op.SPEC, dict(context.attributes), len(op.results))
-        return symbolic_values(op.SPEC.onnx_type, inputs, native, len(op.results))
+        return symbolic_values(op, inputs, native)
     try:
         outputs = run_kernel(op.SPEC, inputs, dict(context.attributes), len(op.results))
         return [check_result(op.name, i, np.asarray(a), t)  # type: ignore[arg-type]

@@ -7,8 +7,9 @@ arrays holding ints and `SymExpr`s, and shape inference follows them so that
 the Reshape at the end still has a symbolic result shape.
 
 Only ops whose result is exact on symbols are followed: data movement (the
-reference kernel runs on the object array), `+ - *`, `Div` where it is a
-floor division of a size by a positive constant, integer `Cast`, and
+reference kernel runs on the object array), `+ - *`, `Div` and `Mod` where
+the quotient is exact or a size's floor division by a positive constant,
+integer `Cast`, and
 `Equal`/`Where` where the answer does not depend on the symbols' values
 (`N + 1 == 0` is false for every size N). Anything else leaves the value
 unknown, and the shape rule sees an unknown operand, as it would at run time.
@@ -21,12 +22,36 @@ from typing import Any
 
 import numpy as np
 
-from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison
+from ember.dialects.graph import (
+    AddOp,
+    CastOp,
+    ConcatOp,
+    DivOp,
+    EqualOp,
+    ExpandOp,
+    FlattenOp,
+    GatherOp,
+    GraphOp,
+    IdentityOp,
+    ModOp,
+    MulOp,
+    NegOp,
+    ReshapeOp,
+    SliceOp,
+    SplitOp,
+    SqueezeOp,
+    SubOp,
+    TileOp,
+    TransposeOp,
+    UnsqueezeOp,
+    WhereOp,
+)
+from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison, exact_quotient
 from ember.reference.kernels import KERNELS
 
-DATA_MOVEMENT = frozenset(
-    {"Concat", "Expand", "Flatten", "Gather", "Identity", "Reshape", "Slice", "Split",
-     "Squeeze", "Tile", "Transpose", "Unsqueeze"}
+DATA_MOVEMENT: frozenset[type[GraphOp]] = frozenset(
+    {ConcatOp, ExpandOp, FlattenOp, GatherOp, IdentityOp, ReshapeOp, SliceOp, SplitOp,
+     SqueezeOp, TileOp, TransposeOp, UnsqueezeOp}
 )  # fmt: skip
 """Ops whose reference kernel only moves elements, which it does for objects too."""
 
@@ -50,26 +75,40 @@ def _equal(a: Dim, b: Dim) -> bool:
 
 
 def _divide(a: Dim, b: Dim) -> Dim:
-    """ONNX's integer Div (truncating), where it is exact on symbols."""
+    """ONNX's integer Div (truncating), where it is exact on symbols: a
+    quotient without remainder, or a size's floor division by a positive
+    constant (which truncates alike)."""
     if isinstance(a, int) and isinstance(b, int):
         return int(np.trunc(a / b)) if b else _raise_undecided(f"{a} / 0")
+    quotient = exact_quotient(a, b)
+    if quotient is not None:
+        return quotient
     if isinstance(a, SymExpr) and isinstance(b, int) and b > 0 and a.nonnegative():
         return a // b
     return _raise_undecided(f"{a} / {b} is not a floor division of a size")
+
+
+def _modulo(a: Dim, b: Dim) -> Dim:
+    """ONNX's integer Mod (fmod=0: the sign of the divisor, as Python's %),
+    where the quotient is exact or a size's floor division."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a % b if b else _raise_undecided(f"{a} mod 0")
+    return a - _divide(a, b) * b
 
 
 def _raise_undecided(message: str) -> Any:
     raise UndecidedComparison(message)
 
 
-_ELEMENTWISE: Mapping[str, Callable[..., Any]] = {
-    "Add": lambda a, b: a + b,
-    "Sub": lambda a, b: a - b,
-    "Mul": lambda a, b: a * b,
-    "Neg": lambda a: -a,
-    "Div": _divide,
-    "Equal": _equal,
-    "Where": lambda condition, a, b: a if _decided(condition) else b,
+_ELEMENTWISE: Mapping[type[GraphOp], Callable[..., Any]] = {
+    AddOp: lambda a, b: a + b,
+    SubOp: lambda a, b: a - b,
+    MulOp: lambda a, b: a * b,
+    NegOp: lambda a: -a,
+    DivOp: _divide,
+    ModOp: _modulo,
+    EqualOp: _equal,
+    WhereOp: lambda condition, a, b: a if _decided(condition) else b,
 }
 
 
@@ -80,23 +119,25 @@ def _decided(condition: Any) -> bool:
 
 
 def symbolic_values(
-    op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any], num_results: int
+    op: GraphOp, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any]
 ) -> list[np.ndarray] | None:
-    """The results of one op on operands some of which hold symbols, or None
-    where they are not exact or not computable."""
+    """The results of `op` on operands some of which hold symbols (`attrs`
+    ONNX-native, as the kernels take them), or None where they are not exact
+    or not computable."""
+    kind = type(op)
     try:
-        if op_type in DATA_MOVEMENT:
-            outputs = KERNELS[op_type](list(inputs), attrs)
-        elif op_type == "Cast" and np.dtype(_cast_target(attrs)).kind in "iu":
+        if kind in DATA_MOVEMENT:
+            outputs = KERNELS[op.SPEC.onnx_type](list(inputs), attrs)
+        elif isinstance(op, CastOp) and np.dtype(_cast_target(attrs)).kind in "iu":
             outputs = [np.asarray(inputs[0], dtype=object)]
-        elif op_type in _ELEMENTWISE:
-            function = np.frompyfunc(_ELEMENTWISE[op_type], len(inputs), 1)
+        elif kind in _ELEMENTWISE and not (isinstance(op, ModOp) and attrs.get("fmod", 0)):
+            function = np.frompyfunc(_ELEMENTWISE[kind], len(inputs), 1)
             outputs = [np.asarray(function(*(np.asarray(i, dtype=object) for i in inputs)))]
         else:
             return None
     except (UndecidedComparison, ValueError, IndexError, TypeError, KeyError):
         return None
-    if len(outputs) != num_results:
+    if len(outputs) != len(op.results):
         return None
     return [settled(np.asarray(o, dtype=object)) for o in outputs]
 

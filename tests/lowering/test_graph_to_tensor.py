@@ -670,7 +670,8 @@ def test_dynamic_shape_is_reported() -> None:
     with pytest.raises(DiagnosticException) as error:
         ConvertGraphToTensorPass().apply(Context(), module)
     assert str(error.value) == (
-        "convert-graph-to-tensor: graph.add has dynamic shape tensor<?x4xf32>; "
+        "convert-graph-to-tensor: graph.add has dynamic shape "
+        "tensor<?x4xf32, #graph.dims<in0_0>>; "
         "the CPU pipeline needs static shapes"
     )
 
