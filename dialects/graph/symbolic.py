@@ -2,8 +2,8 @@
 
 A dynamic dimension that ONNX names (`dim_param: "batch"`) is a *symbol*; the
 same name is the same size everywhere in the model. Shape rules compute with
-symbols as they do with ints, so a convolution over `H` gives
-`(H - 1) floordiv 2 + 1` and a Reshape of `N x S x 768` to `[0, 0, 12, 64]`
+symbols as they do with ints, so a 3x3 convolution with stride 2 over `H`
+gives `(H + 1) floordiv 2 - 1` and a Reshape of `N x S x 768` to `[0, 0, 12, 64]`
 gives `N x S x 12 x 64`.
 
 `SymExpr` is an integer polynomial over *atoms* (symbols, and `floordiv` of
@@ -21,7 +21,8 @@ its operands' symbols erased to unknown dims instead (see
 `shapes.infer_types`). Equality (`==`) is *structural*: `N == 1`
 is False because the polynomials differ, which is what a rule that demands
 equal sizes needs (it reports the mismatch), not what an op that compares
-sizes at run time needs (`Equal` on shape values is not folded for symbols).
+sizes at run time needs (`Equal` on shape values is folded only where the
+sizes cannot change the answer: `ember/reference/shape_values.py`).
 
 Symbols are sizes, so they are never negative: `floordiv` by a positive
 constant is ONNX's truncating integer `Div` whenever the dividend is a
@@ -107,7 +108,7 @@ def require_at_least(value: Dim, bound: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class FloorDiv:
     """The atom `numerator floordiv divisor` (divisor > 1, numerator not a
     multiple of it; see `_floordiv`)."""

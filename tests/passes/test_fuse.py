@@ -66,7 +66,9 @@ def test_fused_graph_means_the_same(name: str) -> None:
             assert anchor_kind(op) in (None, "elementwise"), op.name
 
 
-@pytest.mark.parametrize("name", ["squeezenet", "encoder", "mlp"])
+@pytest.mark.parametrize(
+    "name", [pytest.param("squeezenet", marks=pytest.mark.slow), "encoder", "mlp"]
+)
 def test_every_level_matches_onnxruntime(name: str) -> None:
     model = MODELS[name]
     inputs = random_inputs(model, seed=7)

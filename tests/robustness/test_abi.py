@@ -175,6 +175,7 @@ def _check_many_buffers(count: int, out: Path) -> None:
     np.testing.assert_array_equal(printed, np.concatenate(expected))
 
 
+@pytest.mark.slow
 def test_more_inputs_and_outputs_than_ctypes_takes_arguments(tmp_path: Path) -> None:
     _check_many_buffers(1100, tmp_path / "out")  # 1,100 of each: 2,200 buffers
 
