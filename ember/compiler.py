@@ -21,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -91,6 +91,45 @@ def model_specs(func: FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
     return inputs, outputs
 
 
+class InputSpec(Protocol):
+    """What the input checks read of an input: its name and how to show it."""
+
+    name: str
+
+    def describe(self) -> str: ...
+
+
+def check_count(specs: Sequence[InputSpec], arrays: Sequence[Any]) -> None:
+    """An InputError unless there is one array per input."""
+    if len(arrays) != len(specs):
+        expected = ", ".join(s.describe() for s in specs)
+        raise InputError(f"the model takes {len(specs)} inputs ({expected}), got {len(arrays)}")
+
+
+def in_order(specs: Sequence[InputSpec], feeds: Mapping[str, Any]) -> list[Any]:
+    """Inputs given by name, in the model's order (an InputError for a missing
+    or unknown name)."""
+    names = [s.name for s in specs]
+    missing = [n for n in names if n not in feeds]
+    unknown = [n for n in feeds if n not in names]
+    if missing or unknown:
+        raise InputError(
+            f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}"
+        )
+    return [feeds[n] for n in names]
+
+
+def as_array(spec: InputSpec, array: Any) -> np.ndarray:
+    """The input as an array (a NumPy scalar is a 0-d array), or an InputError."""
+    if isinstance(array, np.generic):
+        array = np.asarray(array)
+    if not isinstance(array, np.ndarray):
+        raise InputError(
+            f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"
+        )
+    return array
+
+
 class CompiledModel:
     """A model compiled to native code: call it with NumPy arrays.
 
@@ -113,31 +152,16 @@ class CompiledModel:
         self._lock = threading.Lock()
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        if len(arrays) != len(self.inputs):
-            expected = ", ".join(s.describe() for s in self.inputs)
-            raise InputError(
-                f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}"
-            )
+        check_count(self.inputs, arrays)
         return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        names = [s.name for s in self.inputs]
-        missing = [n for n in names if n not in feeds]
-        unknown = [n for n in feeds if n not in names]
-        if missing or unknown:
-            raise InputError(
-                f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}"
-            )
-        return self._execute([self._checked(s, feeds[s.name]) for s in self.inputs])
+        arrays = in_order(self.inputs, feeds)
+        return self._execute([self._checked(s, a) for s, a in zip(self.inputs, arrays)])
 
     @staticmethod
     def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
-        if isinstance(array, np.generic):  # a NumPy scalar is a 0-d array
-            array = np.asarray(array)
-        if not isinstance(array, np.ndarray):
-            raise InputError(
-                f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"
-            )
+        array = as_array(spec, array)
         if array.dtype != spec.dtype:
             raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
         if array.shape != spec.shape:

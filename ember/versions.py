@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.compiler import CompiledModel, InputError
+from ember.compiler import CompiledModel, InputError, as_array, check_count, in_order
 from ember.dialects.graph.dims import SYMBOLS_ATTR, dim_text, symbol_ranges, symbolic_shape
 from ember.dialects.graph.symbolic import Dim, Range, SymExpr
 from ember.dialects.graph.types import numpy_dtype
@@ -129,18 +129,8 @@ class VersionedModel:
 
     def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel:
         """The version compiled for these inputs' sizes (an InputError if none)."""
-        if len(arrays) != len(self.inputs):
-            expected = ", ".join(s.describe() for s in self.inputs)
-            raise InputError(
-                f"the model takes {len(self.inputs)} inputs ({expected}), got {len(arrays)}"
-            )
-        arrays = [np.asarray(a) if isinstance(a, np.generic) else a for a in arrays]
-        for spec, array in zip(self.inputs, arrays):
-            if not isinstance(array, np.ndarray):
-                raise InputError(
-                    f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"
-                )
-        sizes = self._check.bind(arrays)
+        check_count(self.inputs, arrays)
+        sizes = self._check.bind([as_array(s, a) for s, a in zip(self.inputs, arrays)])
         key = tuple(sorted(sizes.items()))
         if key not in self.versions:
             compiled = "; ".join(_sizes_text(dict(k)) for k in self.versions)
@@ -154,14 +144,7 @@ class VersionedModel:
         return self.version_for(arrays)(*arrays)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        names = [s.name for s in self.inputs]
-        missing = [n for n in names if n not in feeds]
-        unknown = [n for n in feeds if n not in names]
-        if missing or unknown:
-            raise InputError(
-                f"inputs by name: missing {missing}, unknown {unknown}; the model takes {names}"
-            )
-        return self(*(feeds[n] for n in names))
+        return self(*in_order(self.inputs, feeds))
 
 
 def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
