@@ -40,7 +40,7 @@ from ember.dialects.graph.spec import (
     string_attr,
     tensor_attr,
 )
-from ember.dialects.graph.symbolic import Dim
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.graph.types import (
     DYNAMIC,
     UnsupportedTypeError,
@@ -406,6 +406,10 @@ def range_op(ctx: ShapeContext) -> list[TensorType]:
     start, limit, delta = (np.asarray(v).reshape(()).item() for v in values)
     if delta == 0:
         raise ShapeError("delta must be non-zero")
+    if all(isinstance(v, int | SymExpr) for v in (start, limit, delta)):
+        # ceil((limit - start) / delta) in integers, so that a symbolic limit
+        # (`Range(0, S, 1)`, the position ids of a sequence) gives S.
+        return result(element_type, [max(-((start - limit) // delta), 0)])
     return result(element_type, [max(math.ceil((limit - start) / delta), 0)])
 
 

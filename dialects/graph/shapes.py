@@ -12,9 +12,10 @@ Unknown dims are `DYNAMIC` (printed `?`) and propagate: a rule never guesses.
 Symbolic dims (`symbolic.SymExpr`: `N`, `2 * S`) are computed with like ints:
 `ctx.shape` gives them and `result` records them in the type's `#graph.dims`.
 A rule that would have to compare a symbol with something (`N > 1`) raises
-`UndecidedComparison`; `infer_types` then runs it again on the operands with
-their symbols erased to unknown dims, so every rule works on symbolic shapes
-and the ones that can keep the symbols do.
+`UndecidedComparison` (a `TypeError`, as `math.ceil(N)` does); `infer_types`
+then runs it again on the operands with their symbols erased to unknown
+dims, so every rule works on symbolic shapes and the ones that can keep the
+symbols do.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from xdsl.ir import Attribute
 from ember.dialects.graph import symbolic
 from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.spec import Arity, OpSpec
-from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.graph.types import DYNAMIC, format_shape, tensor_type
 
 SymShape = tuple[Dim, ...]
@@ -148,7 +149,7 @@ def infer_types(ctx: ShapeContext) -> list[TensorType]:
     symbolic shapes, or on the erased ones where the rule cannot decide."""
     try:
         return ctx.spec.infer(ctx)
-    except UndecidedComparison:
+    except TypeError:  # UndecidedComparison, or a rule that computes with ints only
         return ctx.spec.infer(ctx.erased())
 
 

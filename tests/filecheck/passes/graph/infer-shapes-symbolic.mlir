@@ -60,3 +60,19 @@ func.func @arithmetic(%x: tensor<?x?x8xf32, #graph.dims<N, S>>, %y: tensor<?x3x8
 // CHECK:         %f = graph.flatten {{.*}} -> tensor<?x8xf32, #graph.dims<N * S>>
 // CHECK-NEXT:    %c = graph.concat {{.*}} -> tensor<?x?x8xf32, #graph.dims<N, S + 3>>
 // CHECK:         %s = graph.slice {{.*}} -> tensor<?x?x8xf32, #graph.dims<N, S - 1>>
+
+// -----
+
+// Range(0, S, 1), the position ids of a sequence, has S elements.
+func.func @positions(%x: tensor<?x?xi64, #graph.dims<N, S>>) -> tensor<?xi64> {
+  %shape = graph.shape %x {start = 1 : i64, end = 2 : i64} : (tensor<?x?xi64, #graph.dims<N, S>>) -> tensor<1xi64>
+  %zero = graph.constant dense<0> : tensor<i64>
+  %one = graph.constant dense<1> : tensor<i64>
+  %axes = graph.constant dense<0> : tensor<1xi64>
+  %s = graph.squeeze %shape, axes %axes : (tensor<1xi64>, tensor<1xi64>) -> tensor<i64>
+  %p = graph.range %zero, %s, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  func.return %p : tensor<?xi64>
+}
+
+// CHECK-LABEL: func.func @positions
+// CHECK:         %p = graph.range {{.*}} -> tensor<?xi64, #graph.dims<S>>
