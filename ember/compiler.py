@@ -67,7 +67,8 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
         if DYNAMIC in shape:
             symbols = sorted(symbols_of(symbolic_shape(value_type)))
             pin = (f"pin {', '.join(symbols)} with --dim {symbols[0]}=SIZE on the command line, "
-                   f"dims={{'{symbols[0]}': (SIZE, SIZE)}} in Python, or give the shape"
+                   f"dims={{'{symbols[0]}': (SIZE, SIZE)}} or specialize={{'{symbols[0]}': "
+                   "[SIZES]} in Python, or give the shape"
                    if symbols else "give them")  # fmt: skip
             raise InputDependentError(
                 f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "

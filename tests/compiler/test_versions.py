@@ -117,3 +117,12 @@ def test_the_entry_check_names_the_input_and_symbol(
 def test_bad_specializations_are_errors(specialize: dict, message: str) -> None:
     with pytest.raises(ember.EmberError, match=message):
         ember.compile(MODEL, specialize=specialize, threads=1)
+
+
+def test_a_symbolic_model_without_sizes_names_its_symbols() -> None:
+    with pytest.raises(ember.EmberError) as error:
+        ember.compile(MODEL, threads=1)
+    message = str(error.value)
+    assert "'x' has a dynamic shape tensor<?x?x16xf32, #graph.dims<batch, seq>>" in message
+    assert "pin batch, seq with --dim batch=SIZE" in message
+    assert "specialize={'batch': [SIZES]}" in message
