@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.compiler import CompiledModel, InputError, as_array, check_count, in_order
 from ember.dialects.graph.dims import SYMBOLS_ATTR, dim_text, symbol_ranges, symbolic_shape
-from ember.dialects.graph.symbolic import Dim, Range, SymExpr
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
 from ember.dialects.graph.types import numpy_dtype
 from ember.errors import EmberError
 
@@ -59,11 +59,6 @@ def symbolic_specs(func: FuncOp) -> tuple[list[SymbolicSpec], list[SymbolicSpec]
             specs(output_names(func), function_type.outputs.data))  # fmt: skip
 
 
-def _range_text(bounds: Range) -> str:
-    low, high = bounds
-    return f"{low}..{'' if high is None else high}"
-
-
 class EntryCheck:
     """Binds a model's symbols from the shapes of its inputs (see the module
     docstring)."""
@@ -81,9 +76,10 @@ class EntryCheck:
             if array.ndim != len(spec.dims):
                 raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
             for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):
-                if not (isinstance(dim, SymExpr) and dim.is_atom() and dim.symbols() == {str(dim)}):
+                name = dim.lone_symbol() if isinstance(dim, SymExpr) else None
+                if name is None:
                     continue
-                name, where = str(dim), f"input '{spec.name}' axis {axis}"
+                where = f"input '{spec.name}' axis {axis}"
                 if name in sizes and sizes[name] != size:
                     raise InputError(
                         f"{where} is {size}, but {name} is {sizes[name]} from {source[name]}"
@@ -91,11 +87,10 @@ class EntryCheck:
                 if name not in sizes:
                     sizes[name], source[name] = size, where
         for name, size in sizes.items():
-            low, high = self.ranges.get(name, (0, None))
-            if size < low or (high is not None and size > high):
+            bounds = self.ranges.get(name, (0, None))
+            if not in_range(size, bounds):
                 raise InputError(
-                    f"{source[name]}: {name} = {size} is outside its range "
-                    f"{_range_text((low, high))}"
+                    f"{source[name]}: {name} = {size} is outside its range {range_text(bounds)}"
                 )
         for spec, array in zip(self.inputs, arrays):
             for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):

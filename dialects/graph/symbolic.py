@@ -90,7 +90,7 @@ def require_at_least(value: Dim, bound: int) -> str | None:
     if low >= bound:
         return None
     if high < bound:
-        sizes = ", ".join(f"{n} in {_range_text(ranges.get(n, DEFAULT_RANGE))}"
+        sizes = ", ".join(f"{n} in {range_text(ranges.get(n, DEFAULT_RANGE))}"
                           for n in sorted(value.symbols()))  # fmt: skip
         return f"{value} < {bound} for every {sizes}"
     constant = value.terms[0][1] if value.terms[0][0] == () else 0
@@ -279,6 +279,11 @@ class SymExpr:
         """A lone symbol or floordiv, printed without parentheses."""
         return len(self.terms) == 1 and len(self.terms[0][0]) == 1 and self.terms[0][1] == 1
 
+    def lone_symbol(self) -> str | None:
+        """The symbol's name where the expression is just one symbol (`N`)."""
+        atom = self.terms[0][0][0] if self.is_atom() else None
+        return atom if isinstance(atom, str) else None
+
     def symbols(self) -> set[str]:
         names: set[str] = set()
         for monomial, _ in self.terms:
@@ -346,9 +351,15 @@ class SymExpr:
         return str(self)
 
 
-def _range_text(bounds: Range) -> str:
+def range_text(bounds: Range) -> str:
+    """`1..512`, or `1..` without an upper bound."""
     low, high = bounds
     return f"{low}..{'' if high is None else high}"
+
+
+def in_range(size: int, bounds: Range) -> bool:
+    low, high = bounds
+    return low <= size and (high is None or size <= high)
 
 
 def _decide(value: Dim, what: str, true: Callable[[int, int], bool],

@@ -28,7 +28,7 @@ from ember.dialects.graph.dims import (
     symbolic_type,
     symbols_attribute,
 )
-from ember.dialects.graph.symbolic import SymExpr
+from ember.dialects.graph.symbolic import SymExpr, in_range, range_text
 from ember.passes.graph.infer_shapes import infer_function_shapes
 
 
@@ -42,11 +42,10 @@ def bind_symbols(func: FuncOp, sizes: Mapping[str, int]) -> None:
             raise DiagnosticException(
                 f"graph-bind-symbols: {func.sym_name.data} has no symbol {name} (its symbols: {known})"
             )
-        low, high = ranges.pop(name)
-        if size < low or (high is not None and size > high):
+        bounds = ranges.pop(name)
+        if not in_range(size, bounds):
             raise DiagnosticException(
-                f"graph-bind-symbols: {name} = {size} is outside its range "
-                f"{low}..{'' if high is None else high}"
+                f"graph-bind-symbols: {name} = {size} is outside its range {range_text(bounds)}"
             )
     for arg in list(func.body.block.args):
         if isinstance(arg.type, TensorType):
