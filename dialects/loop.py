@@ -66,6 +66,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
@@ -304,13 +305,14 @@ def marked_argument(func: FuncOp, marker: str) -> BlockArgument | None:
     return None
 
 
-def add_abi_argument(func: FuncOp, marker: str, nbytes: int) -> BlockArgument:
-    """Appends the ABI buffer `marker` (`memref<nbytes x i8>`) to `func`'s
-    arguments, after the inputs and outputs and before any later ABI buffer."""
+def add_abi_argument(func: FuncOp, marker: str, nbytes: int | None) -> BlockArgument:
+    """Appends the ABI buffer `marker` (`memref<nbytes x i8>`, `memref<?xi8>`
+    for None: a size known at run time) to `func`'s arguments, after the
+    inputs and outputs and before any later ABI buffer."""
     block = func.body.block
     later = [m for m in ABI_BUFFERS[ABI_BUFFERS.index(marker) + 1 :] if marked_argument(func, m)]
     position = len(block.args) - len(later)
-    arg = block.insert_arg(MemRefType(i8, [nbytes]), position)
+    arg = block.insert_arg(MemRefType(i8, [DYNAMIC_INDEX if nbytes is None else nbytes]), position)
     arg.name_hint = marker.removeprefix("ember.")
     attrs = (
         list(func.arg_attrs.data)

@@ -12,7 +12,15 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, Signedness
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    Signedness,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -133,7 +141,7 @@ class LoopNestBuilder:
         return block.args[0], LoopNestBuilder(inner)
 
     def nest(
-        self, extents: Sequence[int], parallel: Sequence[bool]
+        self, extents: Sequence[Bound], parallel: Sequence[bool]
     ) -> tuple[list[SSAValue], Builder]:
         """Loops over `extents`, outermost first; returns the ivs and a builder
         for the innermost body. No extents (a 0-d buffer) still make one loop,
@@ -208,3 +216,40 @@ __all__ = [
     "make_sequential",
     "static_bounds",
 ]
+
+
+def buffer_size(buffer: SSAValue, dim: int, builder: Builder) -> Bound:
+    """The extent of `dim` of a memref: its type's where static, else the
+    value that sized it (the `memref.alloc`, `memref.view`,
+    `memref.reinterpret_cast` or `memref.subview` operand, so that nests
+    over buffers of one symbolic size share one bound), else a `memref.dim`
+    made at `builder`."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    shape = buffer_type.get_shape()
+    if shape[dim] != DYNAMIC_INDEX:
+        return shape[dim]
+    position = sum(1 for d in shape[:dim] if d == DYNAMIC_INDEX)
+    owner = buffer.owner
+    sizes: Sequence[SSAValue] | None = None
+    if isinstance(owner, memref.AllocOp):
+        sizes = owner.dynamic_sizes
+    elif isinstance(owner, memref.ViewOp | memref.ReinterpretCastOp | memref.SubviewOp):
+        sizes = owner.sizes
+    if sizes is not None and len(sizes) == shape.count(DYNAMIC_INDEX):
+        return sizes[position]
+    if isinstance(owner, Block):  # an argument: a dim read at the top of its block
+        for use in buffer.uses:
+            read = use.operation
+            if (isinstance(read, memref.DimOp) and read.parent is owner
+                    and constant_index(read.index) == dim):  # fmt: skip
+                return read.result
+    index = builder.insert(arith.ConstantOp(IntegerAttr(dim, INDEX))).results[0]
+    return builder.insert(memref.DimOp(buffer, index)).results[0]
+
+
+def buffer_shape(buffer: SSAValue, builder: Builder) -> list[Bound]:
+    """`buffer_size` of each dim."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    return [buffer_size(buffer, d, builder) for d in range(buffer_type.get_num_dims())]

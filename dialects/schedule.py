@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type, IntAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, Float32Type, Float64Type, IntAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -423,6 +423,26 @@ def verify_schedule(schedule: ScheduleAttr, space: IterationSpace, where: str) -
         problem = micro_problem(space, micro)
         if problem is not None:
             raise ScheduleError(f"{where}: schedule's micro-kernel does not fit: {problem}")
+    problem = run_time_extent_problem(schedule, space)
+    if problem is not None:
+        raise ScheduleError(f"{where}: schedule {problem}")
+
+
+def run_time_extent_problem(schedule: ScheduleAttr, space: IterationSpace) -> str | None:
+    """What `schedule` asks of a dim whose extent is known only at run time
+    that `loop-generate` cannot do (tile it, unroll it, run a micro-kernel's
+    vectors along it), or None."""
+    dynamic = [d for d, e in enumerate(space.extents) if e == DYNAMIC_INDEX]
+    for d in dynamic:
+        if schedule.tile_sizes[d]:
+            return f"tiles d{d}, whose extent is known only at run time"
+    micro = schedule.micro_kernel
+    if micro is not None and micro.n in dynamic:
+        return f"runs micro-kernel vectors along d{micro.n}, whose extent is known only at run time"
+    order = schedule.loop_order
+    if schedule.unroll_factor > 1 and order and order[-1] in dynamic:
+        return f"unrolls d{order[-1]}, whose extent is known only at run time"
+    return None
 
 
 def is_projected_permutation(amap: AffineMap) -> bool:

@@ -202,6 +202,12 @@ class CompiledModel:
         return results
 
 
+def has_symbols(func: FuncOp) -> bool:
+    """Whether the entry function's inputs or outputs have symbolic dims."""
+    types = (*func.function_type.inputs.data, *func.function_type.outputs.data)
+    return any(isinstance(t, TensorType) and symbols_of(symbolic_shape(t)) for t in types)
+
+
 def compile_module(
     module: ModuleOp, report: CompileReport | None = None, options: Options = DEFAULT_OPTIONS
 ) -> CompiledModel:
@@ -211,6 +217,10 @@ def compile_module(
 
     report = report or CompileReport()
     func = entry_function(module)
+    if has_symbols(func):
+        from ember.versions import compile_generic
+
+        return compile_generic(module, report, options)  # type: ignore[return-value]
     inputs, outputs = model_specs(func)
     make_entry(func, ENTRY_NAME)
     weights = lower_to_llvm(module, report, options)

@@ -46,6 +46,9 @@ class CompileReport:
     pass_cpu_seconds: dict[str, float] = field(default_factory=dict)
     arena_bytes: int = 0
     naive_bytes: int = 0
+    arena_formula: str = ""
+    """The arena's bytes as an expression over the symbols, for a model
+    compiled for every size of them (then `arena_bytes` is 0)."""
     weights_bytes: int = 0
     kernel_costs: tuple[KernelCost, ...] = ()
     profile_offset: int | None = None

@@ -13,7 +13,9 @@ size no version was compiled for is an `InputError` that lists the versions.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +26,19 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.compiler import CompiledModel, InputError, as_array, check_count, in_order
-from ember.dialects.graph.dims import SYMBOLS_ATTR, dim_text, symbol_ranges, symbolic_shape
+from ember.dialects.graph.dims import (
+    SYMBOLS_ATTR,
+    dim_text,
+    parse_dim,
+    symbol_ranges,
+    symbolic_shape,
+)
 from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
 from ember.dialects.graph.types import numpy_dtype
+from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import EmberError
+from ember.options import Options
+from ember.report import CompileReport
 
 Sizes = tuple[tuple[str, int], ...]
 """One binding of the symbols, sorted by name: the key of a version."""
@@ -140,6 +151,84 @@ class VersionedModel:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         return self(*in_order(self.inputs, feeds))
+
+
+class GenericModel:
+    """A model compiled once for every size of its symbols: its entry takes
+    the buffers' run-time sizes (`dims`: each input's, then each output's
+    symbolic dims, in order) and an arena of the size its formula gives
+    (`report.arena_formula`). A call binds the symbols from the inputs
+    (`EntryCheck.bind`, so a mismatch is an `InputError` before anything
+    runs), allocates the outputs at the shapes the symbols give, grows the
+    arena if these sizes need more and runs the code. Calls are serialised
+    (the arena is shared scratch memory)."""
+
+    def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec], function: Any,
+                 weights: np.ndarray, arena: Dim, report: CompileReport):  # fmt: skip
+        self.inputs = check.inputs
+        self.outputs = outputs
+        self.report = report
+        self._check = check
+        self._function = function
+        self._weights = weights
+        self._arena_formula = arena
+        self._arena = aligned_zeros(ALIGNMENT)
+        self._buffers = (ctypes.c_void_p * (len(check.inputs) + len(outputs)))()
+        self._lock = threading.Lock()
+
+    def arena_bytes(self, sizes: Mapping[str, int]) -> int:
+        """The arena these sizes of the symbols need."""
+        formula = self._arena_formula
+        return formula.evaluate(sizes) if isinstance(formula, SymExpr) else formula
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        check_count(self.inputs, arrays)
+        arrays = tuple(as_array(s, a) for s, a in zip(self.inputs, arrays))
+        sizes = self._check.bind(arrays)
+        shapes = [_shape_at(spec, sizes) for spec in self.outputs]
+        results = [np.empty(shape, dtype=spec.dtype) for spec, shape in zip(self.outputs, shapes)]
+        contiguous = [np.ascontiguousarray(a) for a in arrays]
+        run_time = [size for spec, shape in zip([*self.inputs, *self.outputs],
+                                                [*(a.shape for a in contiguous), *shapes])
+                    for dim, size in zip(spec.dims, shape) if isinstance(dim, SymExpr)]  # fmt: skip
+        dims = np.array(run_time or [0], dtype=np.int64)
+        needed = self.arena_bytes(sizes)
+        with self._lock:
+            if needed > self._arena.size:
+                self._arena = aligned_zeros(needed)
+            self._buffers[:] = [a.ctypes.data for a in (*contiguous, *results)]
+            self._function(ctypes.addressof(self._buffers), dims.ctypes.data,
+                           self._weights.ctypes.data, self._arena.ctypes.data)  # fmt: skip
+        return results
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        return self(*in_order(self.inputs, feeds))
+
+
+def _shape_at(spec: SymbolicSpec, sizes: Mapping[str, int]) -> tuple[int, ...]:
+    """The shape of an output for these sizes of the symbols."""
+    shape = tuple(d.evaluate(sizes) if isinstance(d, SymExpr) else d for d in spec.dims)
+    if any(d < 0 for d in shape):
+        raise InputError(
+            f"output {spec.describe()} would have shape {list(shape)} for {_sizes_text(sizes)}"
+        )
+    return shape
+
+
+def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -> GenericModel:
+    """The generic version of a model with symbolic dims (see `GenericModel`)."""
+    from ember.compiler import ENTRY_NAME
+    from ember.reference import entry_function
+    from ember.targets.cpu.pipeline import jit_entry, lower_to_llvm, make_entry
+
+    func = entry_function(module)
+    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+    inputs, outputs = symbolic_specs(func)
+    make_entry(func, ENTRY_NAME)
+    weights = lower_to_llvm(module, report, options)
+    function = jit_entry(module, ENTRY_NAME, report, dims=True)
+    arena = parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
+    return GenericModel(EntryCheck(inputs, ranges), outputs, function, weights, arena, report)
 
 
 def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],

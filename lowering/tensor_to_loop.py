@@ -52,6 +52,7 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
@@ -72,6 +73,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects import loop
 from ember.dialects.ember_linalg import GatherOp
 from ember.dialects.graph import ConstantOp
+from ember.dialects.graph.dims import symbolic_shape
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import (
     STRUCTURED_OPS,
@@ -80,8 +83,10 @@ from ember.dialects.schedule import (
     schedule_of,
     verify_schedule,
 )
+from ember.lowering.symbol_sizes import SymbolSizes, symbol_bindings
 from ember.passes.loop.generate import outside_value, scalar_constant
 
+PASS_NAME = "convert-tensor-to-loop"
 INDEX = IndexType()
 
 
@@ -130,7 +135,7 @@ def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
     block.insert_op_before(owner, kernel)
 
 
-def _row_major_strides(shape: Sequence[int]) -> list[int]:
+def _row_major_strides(shape: Sequence[Dim]) -> list[Dim]:
     return [math.prod(shape[i + 1 :]) for i in range(len(shape))]
 
 
@@ -160,6 +165,8 @@ class FunctionBufferizer:
             if returned.count(value) == 1 and not isinstance(value.owner, Block):
                 self.outputs[value] = arg
         self.nest = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
+        self.sizes = SymbolSizes(block, symbol_bindings([a.type for a in old_block.args]),
+                                 memref.DimOp, PASS_NAME)  # fmt: skip
         for op in _with_kernel_bodies(old_block):
             for operand in op.operands:
                 self.uses[operand] = self.uses.get(operand, 0) + 1
@@ -200,9 +207,16 @@ class FunctionBufferizer:
         """Where `value` will live: the output argument, or a fresh alloc."""
         if value in self.outputs:
             return self.outputs[value]
-        alloc = self.nest.insert(memref.AllocOp([], [], memref_of(value.type)))
-        alloc.results[0].name_hint = value.name_hint
-        return alloc.results[0]
+        alloc = self._alloc(value.type)
+        alloc.name_hint = value.name_hint
+        return alloc
+
+    def _alloc(self, value_type: Attribute) -> SSAValue:
+        """A `memref.alloc` for a tensor of `value_type`, its symbolic dims
+        sized by their values."""
+        assert isinstance(value_type, TensorType)
+        sizes = self.sizes.sizes(symbolic_shape(value_type))
+        return self.nest.insert(memref.AllocOp(sizes, [], memref_of(value_type))).results[0]
 
     def _buffer(self, value: SSAValue) -> SSAValue:
         """The buffer holding `value`, materialising a pending empty/fill."""
@@ -276,6 +290,9 @@ class FunctionBufferizer:
                 self.buffers[op.results[0]] = weight.results[0]
             case arith.ConstantOp() | arith.BitcastOp():
                 pass  # a fill value or a reshape's shape: read where it is used
+            case tensor.DimOp() | tensor.FromElementsOp() | arith.MuliOp() | arith.AddiOp() | \
+                    arith.FloorDivSIOp():
+                pass  # a symbolic size: the types say it (`self.sizes` makes it here)
             case tensor.EmptyOp():
                 self.buffers[op.tensor] = Pending(op.tensor.type, None)  # type: ignore[arg-type]
             case linalg.FillOp():
@@ -291,9 +308,7 @@ class FunctionBufferizer:
             case linalg.GenericOp() | linalg.MatmulOp() | linalg.Conv2DNchwFchwOp():
                 self._structured(op)
             case tensor.ReshapeOp():
-                self.buffers[op.result] = self._reshape(
-                    self._buffer(op.source), memref_of(op.result.type)
-                )
+                self.buffers[op.result] = self._reshape(self._buffer(op.source), op.result.type)
             case tensor.PadOp():
                 self._pad(op)
             case tensor.ExtractSliceOp():
@@ -377,14 +392,20 @@ class FunctionBufferizer:
         materialising a pending fill."""
         if read or not isinstance(self.buffers[value], Pending):
             return self._buffer(value)
-        alloc = self.nest.insert(memref.AllocOp([], [], memref_of(value.type)))
-        return alloc.results[0]
+        return self._alloc(value.type)
 
-    def _reshape(self, source: SSAValue, shape: MemRefType) -> SSAValue:
-        """`source` (contiguous, offset 0) seen as `shape`: a reinterpret cast."""
-        sizes = shape.get_shape()
-        strides = _row_major_strides(sizes)
-        view = memref.ReinterpretCastOp(source, [], [], [], [0], sizes, strides, shape)
+    def _reshape(self, source: SSAValue, result_type: Attribute) -> SSAValue:
+        """`source` (contiguous, offset 0) seen as a tensor of `result_type`: a
+        reinterpret cast, its symbolic sizes and strides given by their values."""
+        assert isinstance(result_type, TensorType)
+        shape = symbolic_shape(result_type)
+        strides = _row_major_strides(shape)
+        view = memref.ReinterpretCastOp(
+            source, [], self.sizes.sizes(shape), self.sizes.sizes(strides), [0],
+            [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in shape],
+            [DYNAMIC_INDEX if isinstance(s, SymExpr) else s for s in strides],
+            memref_of(result_type),
+        )  # fmt: skip
         return self.nest.insert(view).results[0]
 
     def _pad(self, op: tensor.PadOp) -> None:

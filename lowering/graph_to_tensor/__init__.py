@@ -75,6 +75,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
@@ -96,6 +97,7 @@ from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
+from ember.lowering.symbol_sizes import SymbolSizes
 
 # -------------------------------------------------------------------- pass
 
@@ -189,7 +191,8 @@ class ConvertGraphToTensorPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_lowerable(op)
-        patterns = GreedyRewritePatternApplier([family() for family in FAMILIES])
+        sizes: dict[FuncOp, SymbolSizes] = {}
+        patterns = GreedyRewritePatternApplier([family(sizes) for family in FAMILIES])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
         form_kernels(op)
         dce(op)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
@@ -35,8 +36,11 @@ from xdsl.pattern_rewriter import (
 )
 
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
+from ember.dialects.graph.dims import symbolic_shape, symbolic_type
+from ember.dialects.graph.symbolic import Dim, SymExpr, symbols_of
 from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
 from ember.dialects.loop_nests import scalar_constant_ops
+from ember.lowering.symbol_sizes import SymbolSizes, symbol_bindings
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
@@ -46,7 +50,7 @@ PARALLEL = "parallel"
 REDUCTION = "reduction"
 """Iterator kinds of a `linalg.generic`, as the family modules spell them."""
 
-Shape = tuple[int, ...]
+Shape = tuple[Dim, ...]
 
 
 # ------------------------------------------------------------------- types
@@ -59,7 +63,9 @@ def _tensor_type(value: SSAValue) -> TensorType:
 
 
 def _shape(value: SSAValue) -> Shape:
-    return tuple(_tensor_type(value).get_shape())
+    """The dims of a tensor value: ints, and `SymExpr`s for symbolic dims
+    (the `#graph.dims` encoding, which tensor-level types keep)."""
+    return symbolic_shape(_tensor_type(value))
 
 
 def _elem(value: SSAValue) -> Attribute:
@@ -372,6 +378,12 @@ class Emitter:
 
     rewriter: PatternRewriter
     op: GraphOp
+    sizes_by_function: dict[FuncOp, SymbolSizes] = field(default_factory=dict)
+
+    @property
+    def sizes(self) -> SymbolSizes:
+        """The index values of the symbolic sizes of the function being lowered."""
+        return function_sizes(self.op, self.sizes_by_function)
 
     def value(self, new: Operation) -> SSAValue:
         self.rewriter.insert(new)
@@ -383,10 +395,11 @@ class Emitter:
         signless integers only)."""
         return _emit_scalar(value, t, self.value)
 
-    def empty(self, shape: Sequence[int], t: Attribute) -> SSAValue:
-        return self.value(tensor.EmptyOp((), TensorType(t, list(shape))))
+    def empty(self, shape: Sequence[Dim], t: Attribute) -> SSAValue:
+        """A `tensor.empty` of `shape`, its symbolic dims given by their sizes."""
+        return self.value(tensor.EmptyOp(self.sizes.sizes(shape), symbolic_type(t, shape)))
 
-    def fill(self, value: float, shape: Sequence[int], t: Attribute) -> SSAValue:
+    def fill(self, value: float, shape: Sequence[Dim], t: Attribute) -> SSAValue:
         """`linalg.fill` of a `tensor.empty` with the scalar `value`."""
         scalar, dest = self.scalar(value, t), self.empty(shape, t)
         return self.value(linalg.FillOp([scalar], [dest]))
@@ -398,11 +411,16 @@ class Emitter:
             ConstantOp.build(result_types=[attr.get_type()], properties={"value": attr})
         )
 
-    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
-        """`tensor.reshape` to a static shape, given as an `arith.constant` (it is
-        read at compile time: bufferization makes the reshape a view)."""
+    def reshape(self, x: SSAValue, shape: Sequence[Dim]) -> SSAValue:
+        """`tensor.reshape` to `shape`, given as an `arith.constant` where static,
+        else a `tensor.from_elements` of the sizes (bufferization makes the
+        reshape a view, its sizes read from the result type)."""
         if _shape(x) == tuple(shape):
             return x
+        if any(isinstance(d, SymExpr) for d in shape):
+            sizes = [self.sizes.size(d) for d in shape]
+            dims = self.value(tensor.FromElementsOp(sizes, TensorType(IndexType(), [len(shape)])))
+            return self.value(tensor.ReshapeOp(x, dims, symbolic_type(_elem(x), shape)))
         shape_type = TensorType(i64, [len(shape)])
         dims = self.value(
             arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(shape_type, list(shape)))
@@ -589,6 +607,12 @@ class FamilyPattern(RewritePattern):
 
     lowerings: ClassVar[Mapping[type[GraphOp], Lowering]] = {}
     checks: ClassVar[Mapping[type[GraphOp], Check]] = {}
+    symbolic: ClassVar[frozenset[type[GraphOp]]] = frozenset()
+    """The op classes whose lowering takes symbolic dims (sizes known at run time)."""
+
+    def __init__(self, sizes_by_function: dict[FuncOp, SymbolSizes] | None = None):
+        super().__init__()
+        self.sizes_by_function = {} if sizes_by_function is None else sizes_by_function
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
@@ -596,13 +620,44 @@ class FamilyPattern(RewritePattern):
         lower = self.lowerings.get(type(op))
         if lower is None:
             return
-        results = list(lower(Emitter(rewriter, op), op))
+        results = list(lower(Emitter(rewriter, op, self.sizes_by_function), op))
         rewriter.replace(op, [], results)
 
     @classmethod
     def unsupported(cls, op: GraphOp) -> str | None:
         check = cls.checks.get(type(op))
-        return check(op) if check is not None else None
+        reason = check(op) if check is not None else None
+        if reason is None and type(op) not in cls.symbolic:
+            names = symbols_of(d for v in (*op.operands, *op.results) for d in _shape(v))
+            if names:
+                return f"symbolic sizes ({', '.join(sorted(names))}) not lowered yet"
+        return reason
+
+
+def symbolic_broadcast_problem(op: GraphOp) -> str | None:
+    """Why broadcasting `op`'s operands to its result needs run-time sizes:
+    an operand dim that is a symbol where the result's is not the same
+    expression (the symbol may be 1 and broadcast, or not). None if none."""
+    out = _shape(op.results[0])
+    for value in op.operands:
+        shape = _shape(value)
+        for dim, target in zip(shape, out[len(out) - len(shape) :]):
+            if isinstance(dim, SymExpr) and dim != target:
+                return f"{dim} broadcast against {target}"
+    return None
+
+
+def function_sizes(op: Operation, cache: dict[FuncOp, SymbolSizes]) -> SymbolSizes:
+    """The `SymbolSizes` of the function holding `op` (made on first use)."""
+    func = op.parent_op()
+    while func is not None and not isinstance(func, FuncOp):
+        func = func.parent_op()
+    assert func is not None, "a graph op outside a function"
+    if func not in cache:
+        block = func.body.block
+        cache[func] = SymbolSizes(block, symbol_bindings([a.type for a in block.args]),
+                                  tensor.DimOp, PASS_NAME)  # fmt: skip
+    return cache[func]
 
 
 def _constant_operands(op: GraphOp, *names: str) -> bool:

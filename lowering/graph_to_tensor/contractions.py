@@ -13,6 +13,7 @@ from ember.dialects.graph import (
     GraphOp,
     MatMulOp,
 )
+from ember.dialects.graph.shapes import broadcast_shapes
 from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
@@ -79,7 +80,7 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     if len(sb) == 2:
         rows = e.reshape(a, (math.prod(sa[:-1]), sa[-1]))
         return [e.reshape(_matmul(e, rows, b), out)]
-    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
     a = _broadcast_to(e, a, (*batch, *sa[-2:]))
     b = _broadcast_to(e, b, (*batch, *sb[-2:]))
     count = math.prod(batch)
@@ -92,3 +93,4 @@ class ContractionPattern(FamilyPattern):
 
     lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul}
     checks = {GemmOp: _check_gemm}
+    symbolic = frozenset({GemmOp, MatMulOp})

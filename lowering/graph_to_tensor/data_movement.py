@@ -301,3 +301,4 @@ class DataMovementPattern(FamilyPattern):
         PadOp: _lower_pad,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather}
+    symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp})

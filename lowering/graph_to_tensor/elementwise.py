@@ -78,6 +78,7 @@ from ember.dialects.graph import (
 from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
+    Check,
     Emitter,
     FamilyPattern,
     Lowering,
@@ -85,6 +86,7 @@ from ember.lowering.graph_to_tensor.common import (
     _elem,
     _is_unsigned,
     _shape,
+    symbolic_broadcast_problem,
 )
 
 # ------------------------------------------------------------- elementwise
@@ -364,8 +366,19 @@ def _check_cast(op: GraphOp) -> str | None:
     return None
 
 
+def _with_broadcast_check(check: Check | None) -> Check:
+    def checked(op: GraphOp) -> str | None:
+        return symbolic_broadcast_problem(op) or (check(op) if check is not None else None)
+
+    return checked
+
+
 class ElementwisePattern(FamilyPattern):
     """Elementwise ops: one all-parallel generic each, body from SCALAR_BODIES."""
 
     lowerings = {op_class: _elementwise(body) for op_class, body in SCALAR_BODIES.items()}
-    checks = {PowOp: _check_pow, CastOp: _check_cast}
+    checks = {
+        op_class: _with_broadcast_check({PowOp: _check_pow, CastOp: _check_cast}.get(op_class))
+        for op_class in SCALAR_BODIES
+    }
+    symbolic = frozenset(SCALAR_BODIES)

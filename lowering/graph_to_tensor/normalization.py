@@ -197,3 +197,4 @@ class NormalizationPattern(FamilyPattern):
         SoftmaxOp: _lower_softmax,
         LogSoftmaxOp: _lower_softmax,
     }
+    symbolic = frozenset({LayerNormalizationOp, SoftmaxOp, LogSoftmaxOp})

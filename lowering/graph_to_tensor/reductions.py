@@ -194,3 +194,4 @@ class ReductionPattern(FamilyPattern):
         ArgMinOp: _lower_arg_reduce,
     }
     checks = {op_class: _check_reduce for op_class in (*REDUCTIONS, ReduceLogSumExpOp)}
+    symbolic = frozenset(REDUCTIONS)

@@ -125,12 +125,26 @@ def _unpacked_parameters(lw: FunctionBuilder, fn: func.FuncOp) -> list[Attribute
     return [a.type for a in lw.entry.args]
 
 
+def takes_dims(fn: func.FuncOp) -> bool:
+    """Whether a packed function takes `dims` (an input or output has dims
+    known only at run time)."""
+    abi_args = {marked_argument(fn, marker) for marker in ABI_BUFFERS}
+    return any(isinstance(a.type, MemRefType) and dynamic_parts(a.type)
+               for a in fn.args if a not in abi_args)  # fmt: skip
+
+
 def _packed_parameters(lw: FunctionBuilder, fn: func.FuncOp, pass_name: str) -> list[Attribute]:
-    """`buffers`, `weights`, `arena`: the inputs and outputs are loaded from
-    `buffers` where used; the weights and arena arguments, present or not,
-    are always the last two parameters."""
+    """`buffers`, [`dims`,] `weights`, `arena`: the inputs and outputs are
+    loaded from `buffers` where used, their run-time sizes from `dims` (each
+    buffer's dynamic dims in order, inputs then outputs) at the entry; the
+    weights and arena arguments, present or not, are always the last two
+    parameters."""
+    dims = takes_dims(fn)
     buffers = lw.entry.insert_arg(PTR, 0)
     buffers.name_hint = "buffers"
+    sizes = lw.entry.insert_arg(PTR, 1) if dims else None
+    if sizes is not None:
+        sizes.name_hint = "dims"
     abi_args = {marker: marked_argument(fn, marker) for marker in ABI_BUFFERS}
     for marker in ABI_BUFFERS:
         param = lw.entry.insert_arg(PTR, len(lw.entry.args))
@@ -138,14 +152,25 @@ def _packed_parameters(lw: FunctionBuilder, fn: func.FuncOp, pass_name: str) -> 
         if (arg := abi_args[marker]) is not None:
             lw.values[arg] = param
     io = [a for a in fn.args if a not in abi_args.values()]
+    read = 0
     for i, old in enumerate(io):
-        if not isinstance(old.type, MemRefType) or dynamic_parts(old.type):
+        parts = dynamic_parts(old.type) if isinstance(old.type, MemRefType) else []
+        if not isinstance(old.type, MemRefType) or any(p != "size" for p, _ in parts):
             raise DiagnosticException(
                 f"{pass_name}: @{fn.sym_name.data} takes its buffers packed "
-                f"({PACKED_BUFFERS_ATTR}), which needs static memrefs, not {old.type}"
+                f"({PACKED_BUFFERS_ATTR}), which needs row-major memrefs, not {old.type}"
             )
         lw.values.deferred[old] = _buffer_pointer(lw, buffers, i, old.name_hint)
-    return [PTR] * 3
+        if parts:
+            assert sizes is not None
+            layout = static_layout(old.type)
+            for _, dim in parts:
+                slot = lw.emit(llvm.GEPOp.from_mixed_indices(sizes, [read], i64, inbounds=True))
+                layout.sizes[dim] = lw.emit(llvm.LoadOp(slot, i64))
+                read += 1
+            layout.strides = row_major_strides(lw, layout.sizes)
+            lw.layouts[old] = StridedLayout(layout.offset, layout.sizes, layout.strides)
+    return [PTR] * (4 if dims else 3)
 
 
 POINTER_FLAGS = ("llvm.noalias",)

@@ -52,6 +52,7 @@ from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import (
     Loop,
     body_end,
+    constant_index,
     induction_variable,
     is_loop,
     loop_operands,
@@ -167,7 +168,13 @@ class LoopSummary:
 def _may_interleave(first: LoopSummary, second: LoopSummary) -> bool:
     """The legality rule of the module docstring, on two loops' summaries."""
     bounds = static_bounds(first.loop)
-    if bounds is None or bounds != static_bounds(second.loop):
+    if bounds is None:
+        # Run-time bounds: the same values (one symbol's size, `SymbolSizes`).
+        pairs = zip(loop_operands(first.loop), loop_operands(second.loop))
+        if not all(a is b or (constant_index(a) is not None and constant_index(a) == constant_index(b))
+                   for a, b in pairs):  # fmt: skip
+            return False
+    elif bounds != static_bounds(second.loop):
         return False
     if first.other_memory_ops or second.other_memory_ops:
         return False

@@ -94,6 +94,7 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -118,7 +119,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
-from ember.dialects.loop_nests import LoopNestBuilder
+from ember.dialects.loop_nests import Bound, LoopNestBuilder, buffer_shape, buffer_size
 from ember.dialects.schedule import (
     PARALLEL,
     STRUCTURED_OPS,
@@ -191,7 +192,7 @@ class _Tile:
 
 def generate_loops(
     nest: LoopNestBuilder,
-    extents: Sequence[int],
+    extents: Sequence[Bound],
     iterators: Sequence[str],
     schedule: ScheduleAttr,
     emit_body: BodyEmitter,
@@ -230,19 +231,27 @@ class _Bounds:
     makes, so the default schedule gives the same IR), then any other bound
     (tile sizes, ends of full tiles, remainders) when first needed."""
 
-    def __init__(self, nest: LoopNestBuilder, extents: Sequence[int]):
+    def __init__(self, nest: LoopNestBuilder, extents: Sequence[Bound]):
         self.constants: dict[int, SSAValue] = {}
         for value in (0, 1, *extents):
             nest.bound(value, self.constants)
         self.last = self.constants[1].owner
 
-    def __getitem__(self, value: int) -> SSAValue:
+    def __getitem__(self, value: Bound) -> SSAValue:
+        if isinstance(value, SSAValue):  # a run-time extent
+            return value
         if value not in self.constants:
             assert isinstance(self.last, Operation)
             builder = LoopNestBuilder(Builder(InsertPoint.after(self.last)))
             self.constants[value] = builder.index(value)
             self.last = self.constants[value].owner
         return self.constants[value]
+
+
+def _tiled(tile: int, extent: Bound) -> bool:
+    """Whether a dim of `extent` gets tile loops for `tile` (a run-time
+    extent never does: `verify_schedule` refuses it)."""
+    return isinstance(extent, int) and 0 < tile < extent
 
 
 _Indices = dict[int, tuple[SSAValue, SSAValue]]
@@ -256,7 +265,7 @@ class _NestEmitter:
 
     def __init__(
         self,
-        extents: Sequence[int],
+        extents: Sequence[Bound],
         iterators: Sequence[str],
         schedule: ScheduleAttr,
         emit_body: BodyEmitter,
@@ -273,7 +282,7 @@ class _NestEmitter:
         self.emit_body = emit_body
         self.tile_points = tile_points
         order = schedule.loop_order
-        tiled = [d for d in order if 0 < self.tiles[d] < self.extents[d]]
+        tiled = [d for d in order if _tiled(self.tiles[d], self.extents[d])]
         self.levels = [(d, True) for d in tiled] + [(d, False) for d in self._point_dims(order)]
 
     def _point_dims(self, order: list[int]) -> list[int]:
@@ -293,8 +302,9 @@ class _NestEmitter:
             index = self._index(inner, tiles.get(dim), iv)
             self.emit(inner, level + 1, tiles, {**indices, dim: (index, iv)})
 
-    def _size(self, dim: int, tiles: dict[int, _Tile]) -> int:
-        """The trip count of the dim's point loop."""
+    def _size(self, dim: int, tiles: dict[int, _Tile]) -> Bound:
+        """The trip count of the dim's point loop (an `index` value for a
+        run-time extent)."""
         return tiles[dim].size if dim in tiles else self.extents[dim]
 
     def _tile_loop(
@@ -306,6 +316,7 @@ class _NestEmitter:
         indices: _Indices,
     ) -> None:
         tile, extent = self.tiles[dim], self.extents[dim]
+        assert isinstance(extent, int), "a run-time extent is never tiled"
         full = extent // tile * tile
         iv, inner = self._loop(builder, 0, full, tile, dim in self.parallel)
         number: SSAValue | None = None
@@ -325,6 +336,7 @@ class _NestEmitter:
             self._mark_innermost(iv)
             self._body(inner, tiles, {**indices, dim: (self._index(inner, tile, iv), iv)})
             return
+        assert isinstance(size, int), "a run-time extent is never unrolled"
         main = size // self.unroll * self.unroll
         if main:
             iv, inner = self._loop(builder, 0, main, self.unroll, parallel)
@@ -343,7 +355,7 @@ class _NestEmitter:
             self._body(inner, tiles, {**indices, dim: (self._index(inner, tile, iv), iv)})
 
     def _loop(
-        self, builder: LoopNestBuilder, lower: int, upper: int, step: int, parallel: bool
+        self, builder: LoopNestBuilder, lower: Bound, upper: Bound, step: int, parallel: bool
     ) -> tuple[SSAValue, LoopNestBuilder]:
         bounds = self.bounds
         return builder.loop(bounds[lower], bounds[upper], bounds[step], parallel=parallel)
@@ -395,7 +407,7 @@ class _MicroNestEmitter(_NestEmitter):
     block of fewer vectors; columns short of a whole vector run the scalar
     body, in loops m, the reductions, n (the default's order)."""
 
-    def __init__(self, extents: Sequence[int], iterators: Sequence[str], schedule: ScheduleAttr,
+    def __init__(self, extents: Sequence[Bound], iterators: Sequence[str], schedule: ScheduleAttr,
                  emit_body: BodyEmitter, bounds: _Bounds, tile_points: AbstractSet[int],
                  micro: MicroKernel, micro_body: MicroBody):  # fmt: skip
         self.micro, self.micro_body = micro, micro_body
@@ -423,6 +435,10 @@ class _MicroNestEmitter(_NestEmitter):
     def _blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices) -> None:
         micro = self.micro
         rows, columns = self._size(micro.m, tiles), self._size(micro.n, tiles)
+        assert isinstance(columns, int), "micro-kernel vectors never run along a run-time extent"
+        if isinstance(rows, SSAValue):
+            self._run_time_rows(builder, tiles, indices, rows, columns)
+            return
         if self.micro_body.fresh and rows >= micro.rows and columns >= micro.columns:
             self._overlapping_blocks(builder, tiles, indices, rows, columns)
             return
@@ -432,6 +448,22 @@ class _MicroNestEmitter(_NestEmitter):
             self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
         if full_rows < rows:
             self._row_blocks(builder, tiles, indices, full_rows, rows - full_rows, columns)
+
+    def _run_time_rows(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
+                       indices: _Indices, rows: SSAValue, columns: int) -> None:  # fmt: skip
+        """Blocks over a run-time number of rows: whole blocks of MR rows up
+        to `rows - rows mod MR`, then one row at a time."""
+        micro = self.micro
+        parallel = micro.m in self.parallel
+        if micro.rows > 1:
+            rest = builder.insert(arith.RemUIOp(rows, self.bounds[micro.rows])).results[0]
+            full = builder.insert(arith.SubiOp(rows, rest)).results[0]
+            row, inner = self._loop(builder, 0, full, micro.rows, parallel)
+            self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
+        else:
+            full = self.bounds[0]
+        row, inner = self._loop(builder, full, rows, 1, parallel)
+        self._row_blocks(inner, tiles, indices, row, 1, columns)
 
     def _overlapping_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                             indices: _Indices, rows: int, columns: int) -> None:  # fmt: skip
@@ -595,6 +627,7 @@ class _Access:
     scaled by the stride and shifted by the offset."""
 
     def __init__(self, buffer: SSAValue):
+        self.view = buffer
         self.buffer, self.offsets, self.strides = buffer, None, None
         owner = buffer.owner
         if isinstance(owner, memref.SubviewOp) and not (
@@ -915,8 +948,32 @@ def _emit_generic(
                 body.insert(clone)
                 mapping.update(zip(scalar_op.results, clone.results))
 
-    generate_loops(nest, space.extents, space.iterators, schedule, emit_body,
+    extents = run_time_extents(op, space.extents, nest)
+    generate_loops(nest, extents, space.iterators, schedule, emit_body,
                    tile_points=packed_dims, micro_body=micro_body)  # fmt: skip
+
+
+def run_time_extents(op: linalg.GenericOp, extents: Sequence[int],
+                     nest: LoopNestBuilder) -> list[Bound]:  # fmt: skip
+    """`extents` with each dynamic one replaced by the size of an operand dim
+    that its indexing map reads as that loop dim (`buffer_size`)."""
+    maps = indexing_maps(op)
+    operands = [*op.inputs, *op.outputs]
+    result: list[Bound] = list(extents)
+    for d, extent in enumerate(extents):
+        if extent != DYNAMIC_INDEX:
+            continue
+        for operand, amap in zip(operands, maps):
+            at = [p for p, e in enumerate(amap.results)
+                  if isinstance(e, AffineDimExpr) and e.position == d]  # fmt: skip
+            if at:
+                result[d] = buffer_size(_Access(operand).view, at[0], nest.builder)
+                break
+        else:
+            raise DiagnosticException(
+                f"loop-generate: no operand of {op.name} gives the run-time extent of d{d}"
+            )
+    return result
 
 
 def _read_even_lanes(body: LoopNestBuilder, access: _Access, amap: AffineMap,
@@ -956,7 +1013,7 @@ def _element_type(buffer: SSAValue) -> Attribute:
 
 
 def _elementwise_nest(
-    nest: LoopNestBuilder, shape: Sequence[int]
+    nest: LoopNestBuilder, shape: Sequence[Bound]
 ) -> tuple[list[SSAValue], LoopNestBuilder]:
     ivs, inner = nest.nest(shape, [True] * len(shape))
     return ivs, LoopNestBuilder(inner)
@@ -965,13 +1022,13 @@ def _elementwise_nest(
 def _emit_fill(nest: LoopNestBuilder, op: linalg.FillOp) -> None:
     value = scalar_constant(op.inputs[0], "loop-generate: the value of linalg.fill")
     target = _Access(op.outputs[0])
-    ivs, body = _elementwise_nest(nest, _shape(op.outputs[0]))
+    ivs, body = _elementwise_nest(nest, buffer_shape(op.outputs[0], nest.builder))
     target.store(body, body.constant(value), ivs)
 
 
 def _emit_copy(nest: LoopNestBuilder, op: linalg.CopyOp) -> None:
     source, target = _Access(op.inputs[0]), _Access(op.outputs[0])
-    ivs, body = _elementwise_nest(nest, _shape(op.outputs[0]))
+    ivs, body = _elementwise_nest(nest, buffer_shape(op.outputs[0], nest.builder))
     target.store(body, source.load(body, ivs), ivs)
 
 
@@ -980,16 +1037,18 @@ def _emit_gather(nest: LoopNestBuilder, op: GatherOp) -> None:
     clamped to the axis before data is read."""
     data, indices, target = _Access(op.data), _Access(op.indices), _Access(op.destination)
     axis, rank = op.axis.value.data, len(_shape(op.indices))
-    extent = _shape(op.data)[axis]
-    ivs, body = _elementwise_nest(nest, _shape(op.destination))
+    extent = buffer_size(op.data, axis, nest.builder)
+    last = extent - 1 if isinstance(extent, int) else (
+        nest.insert(arith.SubiOp(extent, nest.index(1))).results[0])  # fmt: skip
+    ivs, body = _elementwise_nest(nest, buffer_shape(op.destination, nest.builder))
     raw = indices.load(body, ivs[axis : axis + rank])
     index = body.insert(arith.IndexCastOp(raw, IndexType())).results[0]
     zero = body.index(0)
     negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
-    wrapped = body.insert(arith.AddiOp(index, body.index(extent))).results[0]
+    wrapped = body.insert(arith.AddiOp(index, body.bound(extent))).results[0]
     index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
     index = body.insert(arith.MaxSIOp(index, zero)).results[0]
-    index = body.insert(arith.MinSIOp(index, body.index(extent - 1))).results[0]
+    index = body.insert(arith.MinSIOp(index, body.bound(last))).results[0]
     target.store(body, data.load(body, [*ivs[:axis], index, *ivs[axis + rank :]]), ivs)
 
 

@@ -27,19 +27,30 @@ an alloc of dynamic size is an error (the arena holds static buffers).
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.loop import (
+    ALIGNMENT,
     ARENA_ARG,
     KERNEL_ATTR,
     KernelOp,
@@ -48,7 +59,10 @@ from ember.dialects.loop import (
     byte_size,
     marked_argument,
 )
+from ember.lowering.symbol_sizes import SymbolSizes, symbol_values, symbolic_size
 from ember.passes.loop.fuse import VIEW_OPS
+
+PASS_NAME = "loop-plan-memory"
 
 
 @dataclass
@@ -58,6 +72,9 @@ class Interval:
     start: int
     end: int
     offset: int = -1
+    symbolic_size: Dim = 0
+    """The size in bytes as an expression over the symbols (`size` is its
+    coefficient where it is one term, see `plan_function`)."""
 
     def overlaps_in_time(self, other: Interval) -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -100,15 +117,31 @@ def live_intervals(func: FuncOp) -> list[Interval]:
     intervals = []
     for index, op in enumerate(ops):
         if isinstance(op, memref.AllocOp):
-            if op.dynamic_sizes or any(d < 0 for d in op.memref.type.get_shape()):
-                raise DiagnosticException(
-                    f"loop-plan-memory: @{func.sym_name.data}: memref.alloc of "
-                    f"{op.memref.type} has a dynamic size; the arena holds static buffers only"
-                )
             first, last = _uses_span(op.memref, positions)
             start, end = (first, last) if last >= 0 else (index, index)
-            intervals.append(Interval(op, byte_size(op.memref.type), start, end))
+            size = _bytes(op, func)
+            intervals.append(Interval(op, size if isinstance(size, int) else 0, start, end,
+                                      symbolic_size=size))  # fmt: skip
     return intervals
+
+
+def _bytes(alloc: memref.AllocOp, func: FuncOp) -> Dim:
+    """The bytes of an alloc: its type's, or for dynamic dims the expression
+    over the symbols that its sizes hold."""
+    memref_type = alloc.memref.type
+    assert isinstance(memref_type, MemRefType)
+    if not alloc.dynamic_sizes:
+        if any(d < 0 for d in memref_type.get_shape()):
+            raise DiagnosticException(
+                f"{PASS_NAME}: @{func.sym_name.data}: memref.alloc of {memref_type} has "
+                "dynamic dims but no sizes"
+            )
+        return byte_size(memref_type)
+    where = f"{PASS_NAME}: @{func.sym_name.data}: memref.alloc of {memref_type}"
+    sizes = iter(symbolic_size(v, where) for v in alloc.dynamic_sizes)
+    dims = [next(sizes) if d == DYNAMIC_INDEX else d for d in memref_type.get_shape()]
+    element_bytes = byte_size(MemRefType(memref_type.element_type, []))
+    return math.prod(dims) * element_bytes
 
 
 class PlacedIntervals:
@@ -183,20 +216,66 @@ def assign_offsets(intervals: list[Interval]) -> int:
     return align(max((i.offset + i.size for i in intervals), default=0))
 
 
-def plan_function(func: FuncOp) -> tuple[int, int]:
-    intervals = live_intervals(func)
-    arena = assign_offsets(intervals)
-    arena_arg = add_abi_argument(func, ARENA_ARG, arena)
-    block = func.body.block
-    offsets = sorted({interval.offset for interval in intervals})
-    constants = [arith.ConstantOp(IntegerAttr(offset, IndexType())) for offset in offsets]
-    block.insert_ops_before(constants, block.first_op)  # type: ignore[arg-type]
-    by_offset: dict[int, SSAValue] = {o: c.result for o, c in zip(offsets, constants)}
+def _one_term(size: SymExpr) -> tuple[int, Dim] | None:
+    """(c, m) where `size` is c * m for a product of atoms m, else None."""
+    if len(size.terms) != 1:
+        return None
+    ((_, coefficient),) = size.terms
+    return (coefficient, size // coefficient) if coefficient > 0 else None
+
+
+def symbolic_offsets(intervals: list[Interval]) -> tuple[list[Dim], Dim]:
+    """Each interval's byte offset, and the arena's size, as expressions
+    over the symbols. Static buffers come first, placed by `assign_offsets`.
+    The buffers whose size is `c * m` for one product of symbols `m` (`N`,
+    `S * S`) form one region per `m`, placed by `assign_offsets` at `m = 1`
+    and scaled by `m`: buffers apart at `m = 1` are apart at every `m`, so
+    they reuse memory as static ones do. Any other size gets a region of
+    its own."""
+    static = [i for i in intervals if isinstance(i.symbolic_size, int)]
+    end: Dim = assign_offsets(static)
+    offsets: dict[int, Dim] = {id(i): i.offset for i in static}
+    groups: dict[Dim, list[Interval]] = {}
+    alone: list[Interval] = []
     for interval in intervals:
+        size = interval.symbolic_size
+        if isinstance(size, SymExpr):
+            split = _one_term(size)
+            if split is None:
+                alone.append(interval)
+            else:
+                interval.size = split[0]
+                groups.setdefault(split[1], []).append(interval)
+    for scale, members in sorted(groups.items(), key=lambda item: str(item[0])):
+        region = assign_offsets(members)
+        for interval in members:
+            offsets[id(interval)] = end + interval.offset * scale
+        end = end + region * scale
+    for interval in alone:
+        offsets[id(interval)] = end
+        end = end + (interval.symbolic_size + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+    return [offsets[id(i)] for i in intervals], end
+
+
+def plan_function(func: FuncOp) -> tuple[Dim, Dim]:
+    intervals = live_intervals(func)
+    offsets, arena = symbolic_offsets(intervals)
+    arena_arg = add_abi_argument(func, ARENA_ARG, arena if isinstance(arena, int) else None)
+    block = func.body.block
+    constant_offsets = sorted({o for o in offsets if isinstance(o, int)})
+    constants = [arith.ConstantOp(IntegerAttr(offset, IndexType())) for offset in constant_offsets]
+    block.insert_ops_before(constants, block.first_op)  # type: ignore[arg-type]
+    by_offset: dict[Dim, SSAValue] = {o: c.result for o, c in zip(constant_offsets, constants)}
+    sizes = SymbolSizes(block, {}, memref.DimOp, PASS_NAME)
+    sizes.seed(symbol_values(block))
+    for offset in offsets:
+        if offset not in by_offset:
+            by_offset[offset] = sizes.size(offset)
+    for interval, offset in zip(intervals, offsets):
         alloc = interval.alloc
         result_type = alloc.memref.type
         assert isinstance(result_type, MemRefType)
-        view = memref.ViewOp(arena_arg, by_offset[interval.offset], [], result_type)
+        view = memref.ViewOp(arena_arg, by_offset[offset], alloc.dynamic_sizes, result_type)
         view.result.name_hint = alloc.memref.name_hint
         top_level = alloc
         while top_level.parent is not block:
@@ -204,10 +283,18 @@ def plan_function(func: FuncOp) -> tuple[int, int]:
         block.insert_op_before(view, top_level)
         alloc.memref.replace_all_uses_with(view.result)
         Rewriter.erase_op(alloc)
-    naive = sum(align(i.size) for i in intervals)
-    func.attributes["loop.arena_bytes"] = IntegerAttr(arena, i64)
-    func.attributes["loop.naive_bytes"] = IntegerAttr(naive, i64)
+    naive: Dim = sum(
+        (s + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT for s in (i.symbolic_size for i in intervals)
+    )
+    func.attributes["loop.arena_bytes"] = size_attribute(arena)
+    func.attributes["loop.naive_bytes"] = size_attribute(naive)
     return arena, naive
+
+
+def size_attribute(size: Dim) -> IntegerAttr | StringAttr:
+    """A byte count as a function attribute: an i64, or for a size that depends
+    on the symbols, the expression's text (`parse_dim` reads it back)."""
+    return IntegerAttr(size, i64) if isinstance(size, int) else StringAttr(str(size))
 
 
 class PlanMemoryPass(ModulePass):

@@ -25,10 +25,10 @@ pipeline runs it on buffers, between bufferization and `loop-generate`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import FillOp, LinalgStructuredOperation
 from xdsl.ir import Operation
@@ -164,6 +164,41 @@ def _filled_output(op: Operation) -> bool:
     return isinstance(fill, FillOp) and fill.outputs[0] is output
 
 
+PLANNING_EXTENT = 64
+"""The extent the heuristics assume for a dim whose size is known only at
+run time (a symbolic batch or sequence length)."""
+
+
+def planning_space(space: IterationSpace) -> IterationSpace:
+    """`space` with each run-time extent replaced by `PLANNING_EXTENT`."""
+    if DYNAMIC_INDEX not in space.extents:
+        return space
+    extents = tuple(PLANNING_EXTENT if e == DYNAMIC_INDEX else e for e in space.extents)
+    return replace(space, extents=extents)
+
+
+def fit_run_time_extents(schedule: ScheduleAttr, space: IterationSpace) -> ScheduleAttr:
+    """`schedule` (made for the `planning_space`) made valid for any size of the
+    run-time extents: they are not tiled, and no micro-kernel runs vectors
+    along one. A micro-kernel's m may be one: `loop-generate` peels its last
+    rows at run time."""
+    dynamic = {d for d, e in enumerate(space.extents) if e == DYNAMIC_INDEX}
+    if not dynamic:
+        return schedule
+    micro = schedule.micro_kernel
+    if micro is not None and micro.n in dynamic:
+        return fit_run_time_extents(default_schedule(space), space)
+    tiles = [0 if d in dynamic else t for d, t in enumerate(schedule.tile_sizes)]
+    unroll = schedule.unroll_factor
+    if schedule.loop_order and schedule.loop_order[-1] in dynamic:
+        unroll = 1
+    return ScheduleAttr(
+        schedule.loop_order, tiles=tiles, parallel=schedule.parallel_dims, unroll=unroll,
+        vector=schedule.vector_width, pack=schedule.packed_operands,
+        micro=() if micro is None else [micro.m, micro.n, micro.rows, micro.columns],
+    )  # fmt: skip
+
+
 def contraction_schedule(
     op: Operation, space: IterationSpace, target: CpuTarget
 ) -> ScheduleAttr | None:
@@ -214,14 +249,15 @@ class AttachDefaultSchedule(RewritePattern):
         if schedule is not None:
             verify_schedule(schedule, space, describe(op))
             return
-        schedule = contraction_schedule(op, space, self.target)
+        planned = planning_space(space)
+        schedule = contraction_schedule(op, planned, self.target)
         if schedule is None:
-            schedule = default_schedule(space)
+            schedule = default_schedule(planned)
             if isinstance(op, linalg.GenericOp):
                 width = self.target.vector_width(32)
-                schedule = reduction_innermost(space, schedule, width)
-                schedule = block_innermost(space, schedule, width)
-        op.attributes[SCHEDULE] = schedule
+                schedule = reduction_innermost(planned, schedule, width)
+                schedule = block_innermost(planned, schedule, width)
+        op.attributes[SCHEDULE] = fit_run_time_extents(schedule, space)
         rewriter.notify_op_modified(op)
 
 

@@ -212,6 +212,8 @@ def _record_memory(module: ModuleOp, report: CompileReport) -> None:
                 value = op.attributes.get(attr)
                 if isinstance(value, IntegerAttr):
                     setattr(report, key, getattr(report, key) + value.value.data)
+                elif isinstance(value, StringAttr) and key == "arena_bytes":
+                    report.arena_formula = value.data
 
 
 def _record_profile(module: ModuleOp, report: CompileReport) -> None:
@@ -237,9 +239,11 @@ def make_entry(func: FuncOp, name: str) -> None:
     func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()
 
 
-def jit_entry(module: ModuleOp, name: str, report: CompileReport) -> Callable[..., None]:
+def jit_entry(module: ModuleOp, name: str, report: CompileReport,
+              dims: bool = False) -> Callable[..., None]:  # fmt: skip
     """The entry function `name` of a lowered module, JIT-compiled for this
-    CPU, as a ctypes function of (buffers, weights, arena) pointers."""
+    CPU, as a ctypes function of (buffers, weights, arena) pointers, or with
+    `dims` (buffers with run-time sizes) of (buffers, dims, weights, arena)."""
     with report.stage("llvm-jit"):
         with report.timed_pass("llvm-ir-text"), fewer_collections():
             llvm_ir = str(to_llvmlite(module))
@@ -247,4 +251,4 @@ def jit_entry(module: ModuleOp, name: str, report: CompileReport) -> Callable[..
             jit = JitModule(llvm_ir)
     for phase in ("parse", "optimize", "codegen", "link"):
         report.pass_seconds[f"llvm-{phase}"] = getattr(jit.times, f"{phase}_s")
-    return jit.function(name, None, [ctypes.c_void_p] * 3)
+    return jit.function(name, None, [ctypes.c_void_p] * (4 if dims else 3))
