@@ -290,8 +290,7 @@ class FunctionBufferizer:
                 self.buffers[op.results[0]] = weight.results[0]
             case arith.ConstantOp() | arith.BitcastOp():
                 pass  # a fill value or a reshape's shape: read where it is used
-            case tensor.DimOp() | tensor.FromElementsOp() | arith.MuliOp() | arith.AddiOp() | \
-                    arith.FloorDivSIOp():
+            case tensor.DimOp() | arith.MuliOp() | arith.AddiOp() | arith.FloorDivSIOp():
                 pass  # a symbolic size: the types say it (`self.sizes` makes it here)
             case tensor.EmptyOp():
                 self.buffers[op.tensor] = Pending(op.tensor.type, None)  # type: ignore[arg-type]
@@ -309,6 +308,8 @@ class FunctionBufferizer:
                 self._structured(op)
             case tensor.ReshapeOp():
                 self.buffers[op.result] = self._reshape(self._buffer(op.source), op.result.type)
+            case tensor.CollapseShapeOp() | tensor.ExpandShapeOp():
+                self.buffers[op.result] = self._reshape(self._buffer(op.src), op.result.type)
             case tensor.PadOp():
                 self._pad(op)
             case tensor.ExtractSliceOp():

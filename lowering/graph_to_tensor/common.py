@@ -12,7 +12,9 @@ import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -30,6 +32,7 @@ from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.utils.exceptions import DiagnosticException
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -37,7 +40,7 @@ from xdsl.pattern_rewriter import (
 
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.dims import symbolic_shape, symbolic_type
-from ember.dialects.graph.symbolic import Dim, SymExpr, symbols_of
+from ember.dialects.graph.symbolic import Dim, SymExpr, exact_quotient, symbols_of
 from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
 from ember.dialects.loop_nests import scalar_constant_ops
 from ember.lowering.symbol_sizes import SymbolSizes, symbol_bindings
@@ -417,15 +420,37 @@ class Emitter:
         reshape a view, its sizes read from the result type)."""
         if _shape(x) == tuple(shape):
             return x
-        if any(isinstance(d, SymExpr) for d in shape):
-            sizes = [self.sizes.size(d) for d in shape]
-            dims = self.value(tensor.FromElementsOp(sizes, TensorType(IndexType(), [len(shape)])))
-            return self.value(tensor.ReshapeOp(x, dims, symbolic_type(_elem(x), shape)))
+        if any(isinstance(d, SymExpr) for d in (*shape, *_shape(x))):
+            return self._regroup(x, tuple(shape))
         shape_type = TensorType(i64, [len(shape)])
         dims = self.value(
             arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(shape_type, list(shape)))
         )
         return self.value(tensor.ReshapeOp(x, dims, TensorType(_elem(x), list(shape))))
+
+    def _regroup(self, x: SSAValue, shape: Shape) -> SSAValue:
+        """A reshape with symbolic dims as MLIR spells one: `tensor.collapse_shape`
+        of the source's dims into groups, then `tensor.expand_shape` of each
+        group into the result's dims (`regrouping`)."""
+        groups = regrouping(_shape(x), shape)
+        if groups is None:
+            raise DiagnosticException(
+                f"{PASS_NAME}: {self.op.name}: cannot regroup {list(_shape(x))} as {list(shape)}"
+            )
+        sources, targets = groups
+        middle = [math.prod(_shape(x)[i] for i in group) for group in sources]
+        value = x
+        if len(middle) < len(_shape(x)):
+            reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in sources])
+            value = self.value(tensor.CollapseShapeOp.create(
+                operands=[value], result_types=[symbolic_type(_elem(x), middle)],
+                properties={"reassociation": reassociation}))  # fmt: skip
+        if len(middle) < len(shape):
+            reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in targets])
+            static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in shape]
+            value = self.value(tensor.ExpandShapeOp(value, self.sizes.sizes(shape), reassociation,
+                                                    static, symbolic_type(_elem(x), shape)))  # fmt: skip
+        return value
 
     def pad(self, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
         """`tensor.pad` whose region yields the constant `value`."""
@@ -632,6 +657,60 @@ class FamilyPattern(RewritePattern):
             if names:
                 return f"symbolic sizes ({', '.join(sorted(names))}) not lowered yet"
         return reason
+
+
+Groups = list[list[int]]
+
+
+def regrouping(source: Shape, target: Shape) -> tuple[Groups, Groups] | None:
+    """The dims of `source` and of `target` in groups of equal products, in
+    order (`[a, b, c] -> [a * b, c]`: `[[0, 1], [2]]` and `[[0], [1]]`), each
+    group one dim on at least one side; None where the sizes do not regroup
+    (a symbol that must be split). Dims of size 1 join the group before
+    them (the first group, at the start)."""
+    def significant(shape: Shape) -> list[int]:
+        return [i for i, d in enumerate(shape) if d != 1]
+
+    src, dst = significant(source), significant(target)
+    sources: Groups = []
+    targets: Groups = []
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        a, b = [src[i]], [dst[j]]
+        pa, pb = source[src[i]], target[dst[j]]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if exact_quotient(pb, pa) is not None and i < len(src):
+                a.append(src[i])
+                pa = pa * source[src[i]]
+                i += 1
+            elif exact_quotient(pa, pb) is not None and j < len(dst):
+                b.append(dst[j])
+                pb = pb * target[dst[j]]
+                j += 1
+            else:
+                return None
+        if len(a) > 1 and len(b) > 1:
+            return None
+        sources.append(a)
+        targets.append(b)
+    if i < len(src) or j < len(dst):
+        return None
+    return _with_unit_dims(sources, len(source)), _with_unit_dims(targets, len(target))
+
+
+def _with_unit_dims(groups: Groups, rank: int) -> Groups:
+    """`groups` of the non-unit dims completed with the unit dims: each joins
+    the group of the dim before it (the first group, for leading ones)."""
+    if not groups:
+        return [list(range(rank))] if rank else []
+    owner = {i: g for g, group in enumerate(groups) for i in group}
+    result: Groups = [[] for _ in groups]
+    current = 0
+    for i in range(rank):
+        current = owner.get(i, current)
+        result[current].append(i)
+    return result
 
 
 def symbolic_broadcast_problem(op: GraphOp) -> str | None:

@@ -14,6 +14,7 @@ from ember.dialects.graph import (
     MatMulOp,
 )
 from ember.dialects.graph.shapes import broadcast_shapes
+from ember.dialects.graph.symbolic import SymExpr
 from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
@@ -80,7 +81,7 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     if len(sb) == 2:
         rows = e.reshape(a, (math.prod(sa[:-1]), sa[-1]))
         return [e.reshape(_matmul(e, rows, b), out)]
-    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    batch = broadcast_shapes([sa[:-2], sb[:-2]])
     a = _broadcast_to(e, a, (*batch, *sa[-2:]))
     b = _broadcast_to(e, b, (*batch, *sb[-2:]))
     count = math.prod(batch)
@@ -88,9 +89,19 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(_matmul(e, a3, b3), out)]
 
 
+def _check_matmul(op: GraphOp) -> str | None:
+    """Batch dims broadcast at run time are not lowered: a symbol against a
+    different dim may or may not be 1."""
+    sa, sb = (_shape(v)[:-2] for v in op.operands)
+    for a, b in zip(reversed(sa), reversed(sb)):
+        if (isinstance(a, SymExpr) or isinstance(b, SymExpr)) and a != b:
+            return f"batch dim {a} broadcast against {b}"
+    return None
+
+
 class ContractionPattern(FamilyPattern):
     """Gemm and MatMul."""
 
     lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul}
-    checks = {GemmOp: _check_gemm}
+    checks = {GemmOp: _check_gemm, MatMulOp: _check_matmul}
     symbolic = frozenset({GemmOp, MatMulOp})

@@ -151,13 +151,18 @@ def mlp(
 
 
 def transformer_encoder(
-    seq: int = 128, hidden: int = 768, heads: int = 12, ffn: int = 3072, seed: int = 0
+    seq: int | str = 128, hidden: int = 768, heads: int = 12, ffn: int = 3072, seed: int = 0,
+    batch: int | str = 1,
 ) -> onnx.ModelProto:
     """One BERT-style encoder layer as exporters write it: MatMul+Add projections,
     Reshape/Transpose into heads, scaled Softmax attention with a mask, residual
-    LayerNormalization, and an Erf-based Gelu FFN."""
+    LayerNormalization, and an Erf-based Gelu FFN. A `seq` or `batch` given
+    as a name is a dynamic dim (`dim_param`), and the Reshapes copy the batch
+    and sequence dims (shape entries 0) instead of naming their sizes."""
     rng = np.random.default_rng(seed)
     head = hidden // heads
+    dynamic = isinstance(seq, str) or isinstance(batch, str)
+    lead = [0, 0] if dynamic else [batch, seq]
     inits = [
         _init(rng, n, s) for n, s in [
             ("wq", (hidden, hidden)), ("wk", (hidden, hidden)), ("wv", (hidden, hidden)),
@@ -170,8 +175,8 @@ def transformer_encoder(
         numpy_helper.from_array(np.zeros(hidden, np.float32), "ln1_bias"),
         numpy_helper.from_array(np.ones(hidden, np.float32) * 1.1, "ln2_scale"),
         numpy_helper.from_array(np.full(hidden, 0.1, np.float32), "ln2_bias"),
-        numpy_helper.from_array(np.array([1, seq, heads, head], np.int64), "heads_shape"),
-        numpy_helper.from_array(np.array([1, seq, hidden], np.int64), "merged_shape"),
+        numpy_helper.from_array(np.array([*lead, heads, head], np.int64), "heads_shape"),
+        numpy_helper.from_array(np.array([*lead, hidden], np.int64), "merged_shape"),
         numpy_helper.from_array(np.array(np.sqrt(head), np.float32), "scale"),
         numpy_helper.from_array(np.array(np.sqrt(2.0), np.float32), "sqrt2"),
         numpy_helper.from_array(np.array(1.0, np.float32), "one"),
@@ -219,9 +224,9 @@ def transformer_encoder(
     ]  # fmt: skip
     graph = helper.make_graph(
         nodes, "encoder",
-        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [1, seq, hidden]),
-         helper.make_tensor_value_info("mask", TensorProto.INT64, [1, seq])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, seq, hidden])],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [batch, seq, hidden]),
+         helper.make_tensor_value_info("mask", TensorProto.INT64, [batch, seq])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, seq, hidden])],
         inits,
     )  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
