@@ -59,21 +59,30 @@ class TensorSpec:
         return f"'{self.name}' {self.dtype}{list(self.shape)}"
 
 
+def dynamic_shape_error(
+    func: FuncOp, name: str, value_type: TensorType, why: str
+) -> InputDependentError:
+    """The error for an input or output of dynamic shape the pipeline cannot
+    compile as it is (`why`), offering the ways to give it sizes."""
+    symbols = sorted(symbols_of(symbolic_shape(value_type)))
+    pin = (f"pin {', '.join(symbols)} with --dim {symbols[0]}=SIZE on the command line, "
+           f"dims={{'{symbols[0]}': (SIZE, SIZE)}} or specialize={{'{symbols[0]}': "
+           "[SIZES]} in Python, or give the shape"
+           if symbols else "give them")  # fmt: skip
+    return InputDependentError(
+        f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; {why} "
+        f"({pin} with --input-shape NAME=DIMS, input_shapes= in Python)"
+    )
+
+
 def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[TensorSpec]:
     specs = []
     for name, value_type in zip(names, types):
         assert isinstance(value_type, TensorType)
         shape = tuple(value_type.get_shape())
         if DYNAMIC in shape:
-            symbols = sorted(symbols_of(symbolic_shape(value_type)))
-            pin = (f"pin {', '.join(symbols)} with --dim {symbols[0]}=SIZE on the command line, "
-                   f"dims={{'{symbols[0]}': (SIZE, SIZE)}} or specialize={{'{symbols[0]}': "
-                   "[SIZES]} in Python, or give the shape"
-                   if symbols else "give them")  # fmt: skip
-            raise InputDependentError(
-                f"{func.sym_name.data}: '{name}' has a dynamic shape {value_type}; the CPU "
-                f"pipeline needs static shapes so far ({pin} with --input-shape NAME=DIMS, "
-                "input_shapes= in Python)"
+            raise dynamic_shape_error(
+                func, name, value_type, "the CPU pipeline needs static shapes so far"
             )
         try:
             dtype = numpy_dtype(value_type.element_type)

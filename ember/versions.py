@@ -25,7 +25,14 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.compiler import CompiledModel, InputError, as_array, check_count, in_order
+from ember.compiler import (
+    CompiledModel,
+    InputError,
+    as_array,
+    check_count,
+    dynamic_shape_error,
+    in_order,
+)
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
     dim_text,
@@ -33,10 +40,10 @@ from ember.dialects.graph.dims import (
     symbol_ranges,
     symbolic_shape,
 )
-from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text, symbols_of
 from ember.dialects.graph.types import numpy_dtype
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
-from ember.errors import EmberError
+from ember.errors import CompileError, EmberError
 from ember.options import Options
 from ember.report import CompileReport
 
@@ -68,6 +75,19 @@ def symbolic_specs(func: FuncOp) -> tuple[list[SymbolicSpec], list[SymbolicSpec]
     function_type = func.function_type
     return (specs(input_names(func), function_type.inputs.data),
             specs(output_names(func), function_type.outputs.data))  # fmt: skip
+
+
+def _first_symbolic(func: FuncOp) -> tuple[str, TensorType]:
+    """The name and type of the entry function's first input (else output)
+    with symbolic dims."""
+    from ember.reference import input_names, output_names
+
+    names = [*input_names(func), *output_names(func)]
+    types = [*func.function_type.inputs.data, *func.function_type.outputs.data]
+    for name, value_type in zip(names, types):
+        if isinstance(value_type, TensorType) and symbols_of(symbolic_shape(value_type)):
+            return name, value_type
+    raise AssertionError("a generic version of a model without symbolic dims")
 
 
 class EntryCheck:
@@ -127,24 +147,31 @@ class VersionedModel:
     docstring). `versions` maps each binding to its `CompiledModel`."""
 
     def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec],
-                 versions: dict[Sizes, CompiledModel]):  # fmt: skip
+                 versions: dict[Sizes, CompiledModel],
+                 generic: GenericModel | None = None):  # fmt: skip
         self.inputs = check.inputs
         self.outputs = outputs
         self.versions = versions
+        self.generic = generic
+        """The version for every other size (None where the model has ops
+        whose lowering does not take symbolic sizes yet)."""
         self._check = check
 
-    def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel:
-        """The version compiled for these inputs' sizes (an InputError if none)."""
+    def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel | GenericModel:
+        """The version compiled for these inputs' sizes, else the generic one
+        (an InputError if there is none)."""
         check_count(self.inputs, arrays)
         sizes = self._check.bind([as_array(s, a) for s, a in zip(self.inputs, arrays)])
         key = tuple(sorted(sizes.items()))
-        if key not in self.versions:
-            compiled = "; ".join(_sizes_text(dict(k)) for k in self.versions)
-            raise InputError(
-                f"no version of the model for {_sizes_text(sizes)}: it was compiled for "
-                f"{compiled} (compile with specialize= for more sizes)"
-            )
-        return self.versions[key]
+        if key in self.versions:
+            return self.versions[key]
+        if self.generic is not None:
+            return self.generic
+        compiled = "; ".join(_sizes_text(dict(k)) for k in self.versions)
+        raise InputError(
+            f"no version of the model for {_sizes_text(sizes)}: it was compiled for "
+            f"{compiled} (compile with specialize= for more sizes)"
+        )
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return self.version_for(arrays)(*arrays)
@@ -225,7 +252,12 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
     inputs, outputs = symbolic_specs(func)
     make_entry(func, ENTRY_NAME)
-    weights = lower_to_llvm(module, report, options)
+    try:
+        weights = lower_to_llvm(module, report, options)
+    except CompileError as error:
+        name, value_type = _first_symbolic(func)
+        why = f"the generic version for every size is not there yet ({error})"
+        raise dynamic_shape_error(func, name, value_type, why) from None
     function = jit_entry(module, ENTRY_NAME, report, dims=True)
     arena = parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
     return GenericModel(EntryCheck(inputs, ranges), outputs, function, weights, arena, report)
@@ -234,7 +266,9 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
 def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
                      compile_one: Any) -> VersionedModel:  # fmt: skip
     """One version per combination of `specialize`'s sizes, each compiled by
-    `compile_one(module)`; every symbol of the model needs sizes."""
+    `compile_one(module)`, and the generic version (`compile_one` of the
+    symbolic module) as the fall-back where the model's ops lower with
+    symbolic sizes; every symbol of the model needs sizes."""
     from ember.passes.graph.bind_symbols import bind_symbols
     from ember.reference import entry_function
 
@@ -263,4 +297,8 @@ def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
         except DiagnosticException as error:
             raise EmberError(f"specialize {_sizes_text(sizes)}: {error}") from None
         versions[tuple(sorted(sizes.items()))] = compile_one(version)
-    return VersionedModel(EntryCheck(inputs, ranges), outputs, versions)
+    try:
+        generic = compile_one(module.clone())
+    except EmberError:  # an op whose lowering takes no symbolic sizes yet
+        generic = None
+    return VersionedModel(EntryCheck(inputs, ranges), outputs, versions, generic)

@@ -83,7 +83,7 @@ from ember.dialects.schedule import (
     schedule_of,
     verify_schedule,
 )
-from ember.lowering.symbol_sizes import SymbolSizes, symbol_bindings
+from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
 from ember.passes.loop.generate import outside_value, scalar_constant
 
 PASS_NAME = "convert-tensor-to-loop"

@@ -75,8 +75,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.func import FuncOp
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
@@ -87,6 +87,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects import loop
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC
+from ember.dialects.symbol_sizes import SymbolSizes
 from ember.errors import InputDependentDiagnostic
 from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
@@ -97,7 +98,6 @@ from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
-from ember.lowering.symbol_sizes import SymbolSizes
 
 # -------------------------------------------------------------------- pass
 

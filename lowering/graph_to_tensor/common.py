@@ -27,23 +27,23 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-from xdsl.utils.exceptions import DiagnosticException
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
 )
+from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.dims import symbolic_shape, symbolic_type
 from ember.dialects.graph.symbolic import Dim, SymExpr, exact_quotient, symbols_of
 from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
 from ember.dialects.loop_nests import scalar_constant_ops
-from ember.lowering.symbol_sizes import SymbolSizes, symbol_bindings
+from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
@@ -441,12 +441,16 @@ class Emitter:
         middle = [math.prod(_shape(x)[i] for i in group) for group in sources]
         value = x
         if len(middle) < len(_shape(x)):
-            reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in sources])
+            reassociation = ArrayAttr(
+                [ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in sources]
+            )
             value = self.value(tensor.CollapseShapeOp.create(
                 operands=[value], result_types=[symbolic_type(_elem(x), middle)],
                 properties={"reassociation": reassociation}))  # fmt: skip
         if len(middle) < len(shape):
-            reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in targets])
+            reassociation = ArrayAttr(
+                [ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in targets]
+            )
             static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in shape]
             value = self.value(tensor.ExpandShapeOp(value, self.sizes.sizes(shape), reassociation,
                                                     static, symbolic_type(_elem(x), shape)))  # fmt: skip
@@ -668,6 +672,7 @@ def regrouping(source: Shape, target: Shape) -> tuple[Groups, Groups] | None:
     group one dim on at least one side; None where the sizes do not regroup
     (a symbol that must be split). Dims of size 1 join the group before
     them (the first group, at the start)."""
+
     def significant(shape: Shape) -> list[int]:
         return [i for i, d in enumerate(shape) if d != 1]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.ir import SSAValue
 
 from ember.dialects.graph import (

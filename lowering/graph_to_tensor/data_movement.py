@@ -27,6 +27,7 @@ from ember.dialects.graph import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.symbolic import SymExpr
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
@@ -41,6 +42,7 @@ from ember.lowering.graph_to_tensor.common import (
     _normalize_axis,
     _shape,
     _transpose,
+    regrouping,
 )
 
 # ---------------------------------------------------------- data movement
@@ -282,6 +284,14 @@ def _check_pad(op: GraphOp) -> str | None:
     return None
 
 
+def _check_reshape(op: GraphOp) -> str | None:
+    source, target = _shape(op.operands[0]), _shape(op.results[0])
+    symbolic = any(isinstance(d, SymExpr) for d in (*source, *target))
+    if symbolic and regrouping(source, target) is None:
+        return f"{list(source)} does not regroup as {list(target)}"
+    return None
+
+
 class DataMovementPattern(FamilyPattern):
     """Reshapes, transposes, broadcasts, slices, concatenation, padding, gathers."""
 
@@ -300,5 +310,7 @@ class DataMovementPattern(FamilyPattern):
         GatherOp: _lower_gather,
         PadOp: _lower_pad,
     }
-    checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather}
+    checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
+              **{op_class: _check_reshape
+                 for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp})

@@ -445,9 +445,9 @@ class _MicroNestEmitter(_NestEmitter):
         full_rows = rows // micro.rows * micro.rows
         if full_rows:
             row, inner = self._loop(builder, 0, full_rows, micro.rows, micro.m in self.parallel)
-            self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
+            self._across(inner, tiles, indices, row, micro.rows, columns)
         if full_rows < rows:
-            self._row_blocks(builder, tiles, indices, full_rows, rows - full_rows, columns)
+            self._across(builder, tiles, indices, full_rows, rows - full_rows, columns)
 
     def _run_time_rows(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                        indices: _Indices, rows: SSAValue, columns: int) -> None:  # fmt: skip
@@ -459,11 +459,23 @@ class _MicroNestEmitter(_NestEmitter):
             rest = builder.insert(arith.RemUIOp(rows, self.bounds[micro.rows])).results[0]
             full = builder.insert(arith.SubiOp(rows, rest)).results[0]
             row, inner = self._loop(builder, 0, full, micro.rows, parallel)
-            self._row_blocks(inner, tiles, indices, row, micro.rows, columns)
+            self._across(inner, tiles, indices, row, micro.rows, columns)
         else:
             full = self.bounds[0]
         row, inner = self._loop(builder, full, rows, 1, parallel)
-        self._row_blocks(inner, tiles, indices, row, 1, columns)
+        self._across(inner, tiles, indices, row, 1, columns)
+
+    def _across(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
+                row: SSAValue | int, rows: int, columns: int) -> None:  # fmt: skip
+        """The blocks of `rows` rows from point `row` of m, across n: where
+        the blocks start from a constant (the output's fill absorbed, an
+        epilogue applied on store), whole blocks only, the last overlapping
+        (`_overlapping_columns`), since the scalar body would neither start
+        from the fill nor apply the epilogue; else `_row_blocks`."""
+        if self.micro_body.fresh and columns >= self.micro.columns:
+            self._overlapping_columns(builder, tiles, indices, row, rows, columns)
+        else:
+            self._row_blocks(builder, tiles, indices, row, rows, columns)
 
     def _overlapping_blocks(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                             indices: _Indices, rows: int, columns: int) -> None:  # fmt: skip
@@ -477,13 +489,21 @@ class _MicroNestEmitter(_NestEmitter):
         64: 208 computed instead of 256), at the price of a second copy."""
         micro = self.micro
         row, inner = self._block_loop(builder, micro.m, rows, rows, micro.rows)
+        self._overlapping_columns(inner, tiles, indices, row, micro.rows, columns)
+
+    def _overlapping_columns(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
+                             indices: _Indices, row: SSAValue | int, rows: int,
+                             columns: int) -> None:  # fmt: skip
+        """The blocks of `rows` rows from point `row` of m across n as
+        `_overlapping_blocks` lays them out along n."""
+        micro = self.micro
         spare = overlap_vectors(columns, micro.columns, micro.width)
         full = columns // micro.columns * micro.columns if spare else columns
-        column, body = self._block_loop(inner, micro.n, full, columns, micro.columns)
-        self._kernel(body, tiles, indices, row, micro.rows, column, micro.vectors)
+        column, body = self._block_loop(builder, micro.n, full, columns, micro.columns)
+        self._kernel(body, tiles, indices, row, rows, column, micro.vectors)
         if spare:
             start = columns - spare * micro.width
-            self._kernel(inner, tiles, indices, row, micro.rows, start, spare)
+            self._kernel(builder, tiles, indices, row, rows, start, spare)
 
     def _block_loop(self, builder: LoopNestBuilder, dim: int, covered: int, extent: int,
                     size: int) -> tuple[SSAValue, LoopNestBuilder]:  # fmt: skip

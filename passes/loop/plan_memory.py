@@ -59,7 +59,7 @@ from ember.dialects.loop import (
     byte_size,
     marked_argument,
 )
-from ember.lowering.symbol_sizes import SymbolSizes, symbol_values, symbolic_size
+from ember.dialects.symbol_sizes import SymbolSizes, symbol_values, symbolic_size
 from ember.passes.loop.fuse import VIEW_OPS
 
 PASS_NAME = "loop-plan-memory"

@@ -28,7 +28,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float32Type,
+    Float64Type,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import FillOp, LinalgStructuredOperation
 from xdsl.ir import Operation

@@ -57,18 +57,22 @@ def test_bad_names(add_model: ember.CompiledModel) -> None:
         add_model.run({"x": np.zeros((2, 3), np.float32), "w": np.zeros((2, 3), np.float32)})
 
 
-def test_dynamic_shapes_need_an_override() -> None:
+def test_dynamic_shapes_compile_once_or_are_pinned() -> None:
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "relu",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    with pytest.raises(InputDependentError, match="static shapes"):
-        ember.compile(model)
+    generic = ember.compile(model)
+    for batch in (1, 4, 7):
+        x = np.linspace(-1, 1, 3 * batch, dtype=np.float32).reshape(batch, 3)
+        np.testing.assert_array_equal(generic(x)[0], np.maximum(x, 0))
     compiled = ember.compile(model, input_shapes={"x": [4, 3]})
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
     np.testing.assert_array_equal(compiled(x)[0], np.maximum(x, 0))
+    with pytest.raises(InputError, match="got shape"):
+        compiled(np.zeros((5, 3), np.float32))
 
 
 def _one_node_model(

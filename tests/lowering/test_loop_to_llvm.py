@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -359,12 +360,27 @@ def test_dynamic_dims_reach_the_signature() -> None:
     assert 'define void @"scale_and_sum"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", ' in ir_text
 
 
-def test_packed_buffers_must_be_static() -> None:
+def test_packed_buffers_must_be_row_major() -> None:
     text = (
-        "func.func @main(%a: memref<?xf32>) attributes {ember.packed_buffers} {\n  func.return\n}"
+        "func.func @main(%a: memref<?xf32, strided<[?]>>) attributes {ember.packed_buffers} {\n"
+        "  func.return\n}"
     )
-    with pytest.raises(DiagnosticException, match="static memrefs"):
+    with pytest.raises(DiagnosticException, match="row-major memrefs"):
         lower(text)
+
+
+def test_packed_dynamic_buffers_take_their_sizes() -> None:
+    text = (
+        "func.func @main(%a: memref<?x4xf32>, %b: memref<2x?xf32>) "
+        "attributes {ember.packed_buffers} {\n  func.return\n}"
+    )
+    ir_text = str(to_llvmlite(lower(text)))
+    # buffers, dims, weights, arena; each dynamic size read from dims in order
+    params = re.search(r'define void @"main"\((.*)\)$', ir_text, re.MULTILINE)
+    assert params is not None and params.group(1).count("ptr") == 4
+    dims = params.group(1).split(", ")[1].split()[-1]
+    slots = re.findall(rf"getelementptr inbounds i64, ptr {re.escape(dims)}, i32 (\d+)", ir_text)
+    assert slots == ["0", "1"]
 
 
 # Scalar ops ------------------------------------------------------------------

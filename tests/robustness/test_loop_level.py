@@ -12,10 +12,10 @@ import pytest
 from tests.robustness.test_ember_opt import assert_one_line_error, run_opt
 
 CASES = [
-    (  # the arena holds static buffers only
+    (  # the arena holds buffers whose sizes are the model's symbols, not any index
         "func.func @f(%n: index) {\n  %a = memref.alloc(%n) : memref<?xf32>\n  func.return\n}",
         "loop-plan-memory",
-        "dynamic size",
+        "not an expression over the symbols",
     ),
     (  # an alloc has no address before loop-plan-memory
         "func.func @f() {\n  %a = memref.alloc() : memref<4xf32>\n  func.return\n}",
@@ -28,10 +28,11 @@ CASES = [
         "convert-loop-to-llvm",
         "run loop-pack-weights first",
     ),
-    (  # the packed entry ABI has no room for sizes
-        "func.func @f(%a: memref<?xf32>) attributes {ember.packed_buffers} {\n  func.return\n}",
+    (  # the packed entry ABI passes sizes, not strides
+        "func.func @f(%a: memref<?xf32, strided<[?]>>) attributes {ember.packed_buffers} {\n"
+        "  func.return\n}",
         "convert-loop-to-llvm",
-        "static memrefs",
+        "row-major memrefs",
     ),
     (  # a parallel loop's reduction is not lowered (an scf.for's iter_args are)
         "func.func @f(%a: memref<4xf32>) {\n  %c0 = arith.constant 0 : index\n"

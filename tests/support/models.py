@@ -151,7 +151,11 @@ def mlp(
 
 
 def transformer_encoder(
-    seq: int | str = 128, hidden: int = 768, heads: int = 12, ffn: int = 3072, seed: int = 0,
+    seq: int | str = 128,
+    hidden: int = 768,
+    heads: int = 12,
+    ffn: int = 3072,
+    seed: int = 0,
     batch: int | str = 1,
 ) -> onnx.ModelProto:
     """One BERT-style encoder layer as exporters write it: MatMul+Add projections,

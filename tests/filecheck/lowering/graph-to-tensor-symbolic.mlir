@@ -1,0 +1,59 @@
+// RUN: ember-opt %s -p convert-graph-to-tensor --split-input-file --verify-diagnostics | filecheck %s
+
+// Symbolic dims get their sizes at run time: each symbol is read once, at
+// the top of the function, from an input that has it as a dim
+// (`tensor.dim`, marked with the symbol's name); an expression over symbols
+// is arith on those values. Tensor types keep their #graph.dims encoding.
+func.func @rows(%x: tensor<?x16xf32, #graph.dims<N>>, %w: tensor<16x8xf32>) -> tensor<?x8xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  %y = graph.matmul %x, %w : (tensor<?x16xf32, #graph.dims<N>>, tensor<16x8xf32>) -> tensor<?x8xf32, #graph.dims<N>>
+  %z = graph.relu %y : (tensor<?x8xf32, #graph.dims<N>>) -> tensor<?x8xf32, #graph.dims<N>>
+  func.return %z : tensor<?x8xf32, #graph.dims<N>>
+}
+
+// CHECK-LABEL: func.func @rows
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %N = tensor.dim {ember.symbol = "N"} %x, %[[ZERO]] : tensor<?x16xf32, #graph.dims<N>>
+// CHECK:         %[[E:.*]] = tensor.empty(%N) : tensor<?x8xf32, #graph.dims<N>>
+// CHECK:         linalg.matmul {{.*}} -> tensor<?x8xf32, #graph.dims<N>>
+// CHECK:         tensor.empty(%N) : tensor<?x8xf32, #graph.dims<N>>
+// CHECK-NOT:     tensor.dim
+
+// -----
+
+// A reshape that regroups symbolic dims is a tensor.collapse_shape of the
+// source's dims into groups and a tensor.expand_shape of each group, its
+// sizes computed from the symbols.
+func.func @heads(%x: tensor<1x?x64xf32, #graph.dims<S>>) -> tensor<?x16xf32, #graph.dims<4 * S>> attributes {graph.symbols = {S = #graph.range<1, 4096>}} {
+  %shape = graph.constant dense<[1, -1, 4, 16]> : tensor<4xi64>
+  %h = graph.reshape %x, %shape : (tensor<1x?x64xf32, #graph.dims<S>>, tensor<4xi64>) -> tensor<1x?x4x16xf32, #graph.dims<S>>
+  %t = graph.transpose %h {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x?x4x16xf32, #graph.dims<S>>) -> tensor<1x4x?x16xf32, #graph.dims<S>>
+  %rows = graph.constant dense<[-1, 16]> : tensor<2xi64>
+  %m = graph.reshape %t, %rows : (tensor<1x4x?x16xf32, #graph.dims<S>>, tensor<2xi64>) -> tensor<?x16xf32, #graph.dims<4 * S>>
+  func.return %m : tensor<?x16xf32, #graph.dims<4 * S>>
+}
+
+// CHECK-LABEL: func.func @heads
+// CHECK:         %S = tensor.dim {ember.symbol = "S"} %x, %{{.*}}
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %x {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<1x?x64xf32, #graph.dims<S>> into tensor<?x64xf32, #graph.dims<S>>
+// CHECK:         tensor.expand_shape %[[ROWS]] {{\[}}[0 : i64, 1 : i64], [2 : i64, 3 : i64]] output_shape [1, %S, 4, 16] : tensor<?x64xf32, #graph.dims<S>> into tensor<1x?x4x16xf32, #graph.dims<S>>
+// CHECK:         linalg.generic
+// CHECK:         tensor.collapse_shape %t {{\[}}[0 : i64, 1 : i64, 2 : i64], [3 : i64]] : tensor<1x4x?x16xf32, #graph.dims<S>> into tensor<?x16xf32, #graph.dims<4 * S>>
+
+// -----
+
+// Sizes that do not regroup (a symbol split across dims) are an error.
+func.func @split(%x: tensor<1x4x?x16xf32, #graph.dims<S>>) -> tensor<1x?x256xf32, #graph.dims<S floordiv 4>> attributes {graph.symbols = {S = #graph.range<4, 4096>}} {
+  %shape = graph.constant dense<[1, -1, 256]> : tensor<3xi64>
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.reshape ([1, 4, S, 16] does not regroup as [1, S floordiv 4, 256])}}
+  %m = graph.reshape %x, %shape : (tensor<1x4x?x16xf32, #graph.dims<S>>, tensor<3xi64>) -> tensor<1x?x256xf32, #graph.dims<S floordiv 4>>
+  func.return %m : tensor<1x?x256xf32, #graph.dims<S floordiv 4>>
+}
+
+// -----
+
+// An op whose lowering does not take symbolic dims yet is reported with them.
+func.func @conv(%x: tensor<?x3x8x8xf32, #graph.dims<N>>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.conv (symbolic sizes (N) not lowered yet)}}
+  %y = graph.conv %x, %w : (tensor<?x3x8x8xf32, #graph.dims<N>>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32, #graph.dims<N>>
+  func.return %y : tensor<?x4x6x6xf32, #graph.dims<N>>
+}

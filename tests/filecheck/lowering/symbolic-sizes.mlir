@@ -1,0 +1,48 @@
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop | filecheck %s --check-prefix=BUF
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell}' | filecheck %s --check-prefix=SCHED
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate' | filecheck %s --check-prefix=GEN
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate,loop-pack-weights,loop-plan-memory' | filecheck %s --check-prefix=PLAN
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm' | filecheck %s --check-prefix=LLVM
+
+// A sequence length S known only at run time, through every level.
+func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -> tensor<1x?x32xf32, #graph.dims<S>> attributes {ember.packed_buffers, graph.symbols = {S = #graph.range<1, 512>}} {
+  %y = graph.matmul %x, %w : (tensor<1x?x16xf32, #graph.dims<S>>, tensor<16x32xf32>) -> tensor<1x?x32xf32, #graph.dims<S>>
+  %z = graph.softmax %y {axis = -1 : i64} : (tensor<1x?x32xf32, #graph.dims<S>>) -> tensor<1x?x32xf32, #graph.dims<S>>
+  func.return %z : tensor<1x?x32xf32, #graph.dims<S>>
+}
+
+// Bufferization reads S once (memref.dim of the input, marked with the
+// symbol); buffers are allocated with it and reshapes are views whose
+// sizes and strides are computed from it.
+// BUF:       func.func @rows(%x: memref<1x?x16xf32>, %w: memref<16x32xf32>, %out0: memref<1x?x32xf32>)
+// BUF-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// BUF-NEXT:    %S = memref.dim %x, %[[ONE]] {ember.symbol = "S"} : memref<1x?x16xf32>
+// BUF-NEXT:    %[[C32:.*]] = arith.constant 32 : index
+// BUF-NEXT:    %[[STRIDE:.*]] = arith.muli %S, %[[C32]] : index
+// BUF-NEXT:    %[[ROWS:.*]] = memref.reinterpret_cast %x to offset: [0], sizes: [%S, 16], strides: [16, 1] : memref<1x?x16xf32> to memref<?x16xf32>
+// BUF-NEXT:    %[[Y:.*]] = memref.alloc(%S) : memref<?x32xf32>
+// BUF:         linalg.matmul ins(%[[ROWS]], %w : memref<?x16xf32>, memref<16x32xf32>) outs(%[[Y]] : memref<?x32xf32>)
+// BUF-NEXT:    memref.reinterpret_cast %[[Y]] to offset: [0], sizes: [1, %S, 32], strides: [%[[STRIDE]], 32, 1]
+// BUF-NEXT:    memref.alloc(%S) : memref<1x?xf32>
+
+// The schedules are made for a planning size of S and hold for any: S is
+// never tiled, and the micro-kernel runs its rows along S.
+// SCHED:     linalg.matmul {{.*}}schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 8, micro = [0, 1, 6, 16]>
+
+// The micro-kernel's whole blocks of 6 rows run to S - S mod 6, the last
+// rows one at a time; the other nests run to S.
+// GEN:         %[[REST:.*]] = arith.remui %S, %c6 : index
+// GEN-NEXT:    %[[FULL:.*]] = arith.subi %S, %[[REST]] : index
+// GEN-NEXT:    "scf.parallel"(%c0, %[[FULL]], %c6)
+// GEN:         "scf.parallel"(%[[FULL]], %S, %c1)
+// GEN:         "scf.parallel"(%{{.*}}, %S, %{{.*}})
+
+// The arena's size is a formula in S: the buffers sized by S share one
+// region, planned at S = 1 and scaled by S (at 64-byte alignment).
+// PLAN:      func.func @rows({{.*}}%arena: memref<?xi8> {ember.arena}) attributes {{{.*}}loop.arena_bytes = "320 * S"
+// PLAN:        memref.view %arena[%{{.*}}][%S] : memref<?xi8> to memref<?x32xf32>
+
+// The packed entry takes the buffers' run-time sizes after the buffers.
+// LLVM:      llvm.func @rows(%buffers: !llvm.ptr, %dims: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr)
+// LLVM:        %[[SLOT:.*]] = llvm.getelementptr inbounds %dims[0] : (!llvm.ptr) -> !llvm.ptr, i64
+// LLVM-NEXT:   %S = llvm.load %[[SLOT]] : !llvm.ptr -> i64
