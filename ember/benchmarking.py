@@ -17,7 +17,7 @@ import numpy as np
 from onnx import ModelProto
 
 from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
-from ember.dialects.graph.symbolic import Range
+from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
@@ -98,9 +98,20 @@ class BenchmarkResult:
 
 
 def _random_inputs(specs: Sequence[object], seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded random inputs of the specs' shapes; an input with symbolic dims
+    (a generic version's) has none to draw, which is an error naming them."""
     rng = np.random.default_rng(seed)
     inputs = {}
     for spec in specs:
+        dims = getattr(spec, "dims", ())
+        symbols = sorted(symbols_of(dims))
+        if symbols:
+            described = spec.describe()  # type: ignore[attr-defined]
+            raise EmberError(
+                f"input {described} has a dynamic shape; a benchmark runs random inputs "
+                f"of one shape: give it with --dim {symbols[0]}=SIZE or --input-shape NAME=DIMS "
+                "(dims= or input_shapes= in Python)"
+            )
         shape, dtype = spec.shape, spec.dtype  # type: ignore[attr-defined]
         inputs[spec.name] = random_array(shape, dtype, rng)  # type: ignore[attr-defined]
     return inputs
@@ -148,13 +159,13 @@ SETTLE_SECONDS = 0.05
 stop spinning and go to sleep."""
 
 
-def _blocks(runs: int, rounds: int) -> list[int]:
+def round_blocks(runs: int, rounds: int) -> list[int]:
     """`runs` split into at most `rounds` blocks whose sizes differ by one at most."""
     count = min(runs, rounds)
     return [runs // count + (1 if i < runs % count else 0) for i in range(count)]
 
 
-def _timed(run: Callable[[], Any], times: int, seconds: list[float], settle: bool) -> Any:
+def timed_calls(run: Callable[[], Any], times: int, seconds: list[float], settle: bool) -> Any:
     """Calls `run` `times` times, appending each call's seconds, after a
     pause (`SETTLE_SECONDS`) and one untimed call if `settle`; returns the
     last result."""
@@ -203,10 +214,10 @@ def benchmark_model(
         compiled.reset_profile()
     ember_times: list[float] = []
     ort_times: list[float] = []
-    for block in _blocks(runs, ROUNDS):
+    for block in round_blocks(runs, ROUNDS):
         # A profile counts every call: no untimed ones then.
-        ours = _timed(lambda: compiled.run(inputs), block, ember_times, not options.profile)
-        theirs = _timed(lambda: run_onnxruntime(session, inputs), block, ort_times, True)
+        ours = timed_calls(lambda: compiled.run(inputs), block, ember_times, not options.profile)
+        theirs = timed_calls(lambda: run_onnxruntime(session, inputs), block, ort_times, True)
     error = max(
         float(np.max(np.abs(a.astype(np.float64) - b), initial=0)) for a, b in zip(ours, theirs)
     )

@@ -28,11 +28,14 @@ SPECIALIZE_LIMIT = 64
 class EmberRep(BackendRep):
     """A compiled model; `run` takes inputs in order (or by name in a dict).
 
-    Ember compiles for static shapes. When a model's shapes depend on its
-    inputs (an `axes` or `shape` input, or a dim left symbolic), compiling is
-    deferred to `run`: the model is specialised to the shapes of the given
-    arrays and to the values of its small integer inputs, compiled, and cached
-    for the next run with the same shapes and values.
+    A model with symbolic dims is compiled once, at `prepare`, as its generic
+    version (`ember.versions.GenericModel`) where that lowers it. When a
+    model's shapes depend on its input *values* (an `axes`, `shape`, `pads`,
+    `repeats` or `sizes` input), or it has symbolic sizes on ops the generic
+    version does not lower yet, compiling is deferred to `run`: the model is
+    specialised to the shapes of the given arrays and to the values of its
+    small integer inputs, compiled, and cached for the next run with the same
+    shapes and values.
     """
 
     def __init__(self, model: onnx.ModelProto, compiled: ember.CompiledModel | None):

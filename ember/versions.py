@@ -251,11 +251,11 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     func = entry_function(module)
     ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
     inputs, outputs = symbolic_specs(func)
+    name, value_type = _first_symbolic(func)  # for the error below: lowering changes the types
     make_entry(func, ENTRY_NAME)
     try:
         weights = lower_to_llvm(module, report, options)
     except CompileError as error:
-        name, value_type = _first_symbolic(func)
         why = f"the generic version for every size is not there yet ({error})"
         raise dynamic_shape_error(func, name, value_type, why) from None
     function = jit_entry(module, ENTRY_NAME, report, dims=True)

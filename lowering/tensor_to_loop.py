@@ -238,18 +238,28 @@ class FunctionBufferizer:
         self.nest.insert(linalg.CopyOp([source], [target], res=()))
 
     def _subview(
-        self, buffer: SSAValue, offsets: Sequence[int], sizes: Sequence[int],
+        self, buffer: SSAValue, offsets: Sequence[int], sizes: Sequence[Dim],
         strides: Sequence[int],
     ) -> SSAValue:  # fmt: skip
         """The part of `buffer` (contiguous, offset 0) at `offsets` with
-        `sizes` and `strides`, as a `memref.subview`."""
+        `sizes` (a symbolic one given by its value) and `strides`, as a
+        `memref.subview`. Only the first dim of `buffer` may be dynamic: its
+        size enters no stride, so the view's layout stays static."""
         memref_type = buffer.type
         assert isinstance(memref_type, MemRefType)
-        whole = _row_major_strides(memref_type.get_shape())
+        shape = memref_type.get_shape()
+        if DYNAMIC_INDEX in shape[1:]:
+            raise DiagnosticException(
+                f"convert-tensor-to-loop: a part of {memref_type}, whose strides are known "
+                "only at run time, is not lowered yet"
+            )
+        whole = _row_major_strides([1, *shape[1:]])
         layout = StridedLayoutAttr([w * s for w, s in zip(whole, strides)],
                                    sum(o * w for o, w in zip(offsets, whole)))  # fmt: skip
-        view_type = MemRefType(memref_type.element_type, sizes, layout)
-        view = memref.SubviewOp(buffer, [], [], [], offsets, sizes, strides, view_type)
+        static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in sizes]
+        view_type = MemRefType(memref_type.element_type, static, layout)
+        view = memref.SubviewOp(buffer, [], self.sizes.sizes(sizes), [], offsets, static,
+                                strides, view_type)  # fmt: skip
         return self.nest.insert(view).results[0]
 
     def _destination(self, init: SSAValue, result: SSAValue) -> SSAValue:
@@ -420,7 +430,7 @@ class FunctionBufferizer:
         self.buffers[op.result] = target
         self._fill(target, value)
         source = self._buffer(op.source)
-        shape = source.type.get_shape()  # type: ignore[attr-defined]
+        shape = symbolic_shape(op.source.type)
         low = op.static_low.get_values()
         self._copy(source, self._subview(target, low, shape, [1] * len(shape)))
 
@@ -445,7 +455,7 @@ class FunctionBufferizer:
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
         part = self._subview(source, op.static_offsets.get_values(),
-                             op.static_sizes.get_values(), op.static_strides.get_values())  # fmt: skip
+                             symbolic_shape(op.result.type), op.static_strides.get_values())  # fmt: skip
         self._copy(part, target)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
@@ -454,7 +464,7 @@ class FunctionBufferizer:
         self.buffers[op.result] = target
         source = self._buffer(op.source)
         part = self._subview(target, op.static_offsets.get_values(),
-                             op.static_sizes.get_values(), op.static_strides.get_values())  # fmt: skip
+                             symbolic_shape(op.source.type), op.static_strides.get_values())  # fmt: skip
         self._copy(source, part)
 
     def _concat(self, op: tensor.ConcatOp) -> None:
@@ -464,10 +474,10 @@ class FunctionBufferizer:
         dim, offset = op.dim.value.data, 0
         for value in op.inputs:
             source = self._buffer(value)
-            shape = source.type.get_shape()  # type: ignore[attr-defined]
+            shape = symbolic_shape(value.type)  # static along `dim`
             offsets = [offset if d == dim else 0 for d in range(len(shape))]
             self._copy(source, self._subview(target, offsets, shape, [1] * len(shape)))
-            offset += shape[dim]
+            offset += int(shape[dim])
 
     def _gather(self, op: GatherOp) -> None:
         data, indices = self._buffer(op.data), self._buffer(op.indices)

@@ -64,9 +64,14 @@ function that lowers it:
 Scalars (fill values, reshape shapes) are `arith.constant`s at the top of
 the function; pad values are yielded by `tensor.pad`'s region.
 
-Shapes must be static. Before rewriting anything the pass checks every op:
-a dynamic shape is an error naming the op, and every op that cannot be
-lowered is listed, with the reason, in one diagnostic. Expected input: IR
+Sizes are constants or symbols (`#graph.dims`): each symbol is read once at
+the top of the function (`tensor.dim` of an input, marked `ember.symbol`;
+`ember.dialects.symbol_sizes`), and the op families that take symbolic sizes
+(`FamilyPattern.symbolic`) make dynamic `tensor.empty`s and reshapes from
+those values. Before rewriting anything the pass checks every op: an unknown
+dim (`?` with no symbol) is an error naming the op, and every op that cannot
+be lowered (symbolic sizes on an op whose family takes none among them) is
+listed, with the reason, in one diagnostic. Expected input: IR
 after `graph-infer-shapes` and `graph-fold-constants`.
 """
 

@@ -468,19 +468,23 @@ class Emitter:
             return new.results[0]
 
         block.add_op(tensor.YieldOp(_emit_scalar(value, _elem(x), into_block)))
-        result_type = TensorType(_elem(x), shape)
+        result_type = symbolic_type(_elem(x), shape)
         return self.value(tensor.PadOp(x, [], [], Region(block), low, high, result_type))
 
     def extract(
         self,
         x: SSAValue,
         offsets: Sequence[int],
-        sizes: Sequence[int],
+        sizes: Sequence[Dim],
         strides: Sequence[int] | None = None,
     ) -> SSAValue:
         strides = strides or [1] * len(sizes)
         if tuple(sizes) == _shape(x) and not any(offsets) and all(s == 1 for s in strides):
             return x
+        if any(isinstance(d, SymExpr) for d in sizes):  # a symbolic size given by its value
+            mixed = [self.sizes.size(d) if isinstance(d, SymExpr) else d for d in sizes]
+            result_type = symbolic_type(_elem(x), sizes)
+            return self.value(tensor.ExtractSliceOp(x, offsets, mixed, strides, result_type))
         return self.value(tensor.ExtractSliceOp.from_static_parameters(x, offsets, sizes, strides))
 
     def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int]) -> SSAValue:

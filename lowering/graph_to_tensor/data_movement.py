@@ -27,7 +27,7 @@ from ember.dialects.graph import (
     UnsqueezeOp,
     constant_value_of,
 )
-from ember.dialects.graph.symbolic import SymExpr
+from ember.dialects.graph.symbolic import SymExpr, symbols_of
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
@@ -88,6 +88,16 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
         split, perm = [n, depth, block, block, h, w], (0, 1, 4, 2, 5, 3)
     moved = _transpose(e, e.reshape(x, split), perm)
     return [e.reshape(moved, _shape(op.results[0]))]
+
+
+def _check_concat(op: GraphOp) -> str | None:
+    """The slabs along the axis must have static sizes (their offsets are
+    constants); other dims may be symbolic."""
+    axis = _normalize_axis(op.attr("axis"), len(_shape(op.results[0])))
+    names = symbols_of(_shape(v)[axis] for v in op.operands)
+    if names:
+        return f"symbolic sizes ({', '.join(sorted(names))}) along the axis not lowered yet"
+    return None
 
 
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -311,6 +321,8 @@ class DataMovementPattern(FamilyPattern):
         PadOp: _lower_pad,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
+              ConcatOp: _check_concat,
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
-    symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp})
+    symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
+                          ConcatOp})  # fmt: skip

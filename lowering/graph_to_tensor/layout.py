@@ -62,6 +62,7 @@ from ember.lowering.graph_to_tensor.windows import (
     _divide_by_counts,
     _pool_padding,
     _window_params,
+    check_batch_only,
     window_step,
 )
 
@@ -227,3 +228,5 @@ class LayoutPattern(FamilyPattern):
         AveragePoolNCHWcOp: _lower_pool,
         AveragePoolNHWCOp: _lower_pool,
     }
+    checks = dict.fromkeys(lowerings, check_batch_only)
+    symbolic = frozenset(lowerings)

@@ -20,6 +20,7 @@ from ember.dialects.graph import (
     GraphOp,
     MaxPoolOp,
 )
+from ember.dialects.graph.symbolic import symbols_of
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -291,9 +292,21 @@ def _lower_global_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(y, _shape(op.results[0]))]
 
 
+def check_batch_only(op: GraphOp) -> str | None:
+    """Windows take a symbolic batch (dim 0): the spatial and channel extents
+    decide the padding, the window counts and the schedule at compile time."""
+    for value in (*op.operands, *op.results):
+        names = symbols_of(d for d in _shape(value)[1:])
+        if names:
+            return f"symbolic sizes ({', '.join(sorted(names))}) past the batch dim not lowered yet"
+    return None
+
+
 class WindowPattern(FamilyPattern):
     """Convolution and pooling."""
 
     lowerings = {ConvOp: _lower_conv, MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
                  GlobalAveragePoolOp: _lower_global_pool,
                  GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip
+    checks = dict.fromkeys(lowerings, check_batch_only)
+    symbolic = frozenset(lowerings)

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, f32
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.passes import ModulePass
@@ -71,6 +72,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ember.dialects.graph import ConstantOp, ConvNHWCOp, GraphOp, constant_value_of
+from ember.dialects.symbol_sizes import SymbolSizes
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -160,9 +162,11 @@ def _unit(op: GraphOp, name: str) -> bool:
 
 
 def _tiles(op: GraphOp) -> int:
-    """The 4x4 output tiles of the NHWC convolution `op`, over its batch."""
+    """The 4x4 output tiles of the NHWC convolution `op`, over its batch (a
+    symbolic batch counts as one image, the smallest it may be)."""
     n, oh, ow, _ = _shape(op.results[0])
-    return n * math.ceil(oh / TILE) * math.ceil(ow / TILE)
+    images = n if isinstance(n, int) else 1
+    return images * math.ceil(oh / TILE) * math.ceil(ow / TILE)
 
 
 Rule = tuple[str, Callable[[GraphOp], bool]]
@@ -271,12 +275,17 @@ def winograd_multiplies(op: GraphOp) -> tuple[int, int]:
 class WinogradPattern(RewritePattern):
     """A qualifying `graph.conv_nhwc` -> its Winograd form (module docstring)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes_by_function: dict[FuncOp, SymbolSizes] = {}
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConvNHWCOp, rewriter: PatternRewriter) -> None:
         if rejection(op) is not None:
             return
         weights = op.operands[1].owner
-        rewriter.replace(op, [], lower_winograd(Emitter(rewriter, op), op))
+        emitter = Emitter(rewriter, op, self.sizes_by_function)
+        rewriter.replace(op, [], lower_winograd(emitter, op))
         if isinstance(weights, ConstantOp) and not weights.results[0].uses:
             rewriter.erase(weights)
 

@@ -15,6 +15,7 @@ is exact):
 | Div x / c (c a power of two) | -> Mul x * (1/c) (exact: only then is 1/c exact) |
 | Transpose with the identity perm; Transpose of Transpose | -> x; one Transpose |
 | Reshape to x's own shape; Reshape of Reshape | -> x; one Reshape |
+| Reshape to a computed shape, its result type known (one symbolic dim at most) | -> Reshape to a constant shape (the symbol as -1) |
 | Squeeze(Unsqueeze(x, a), a), Unsqueeze(Squeeze(x, a), a) | -> x (when types agree) |
 | Expand to x's own shape; Cast to x's own type | -> x |
 | Gemm with transB and a constant B | -> Gemm with B transposed at compile time |
@@ -59,7 +60,9 @@ from ember.dialects.graph import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.spec import AttrKind
+from ember.dialects.graph.symbolic import SymExpr
 from ember.dialects.graph.types import attribute_from_value, shape_of
 from ember.passes.graph.builders import insert_constant, insert_op
 
@@ -150,6 +153,22 @@ def reshape(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
     return None
 
 
+def reshape_shape_from_type(op: GraphOp, rewriter: PatternRewriter) -> SSAValue | None:
+    """A Reshape to a shape computed at run time (`Shape -> Gather -> Concat`)
+    whose result type shape inference knows, with one symbolic dim at most:
+    the same Reshape to a constant shape, the symbolic dim as -1."""
+    if constant_value_of(op.operands[1]) is not None:
+        return None
+    dims = symbolic_shape(op.result_types[0])
+    symbolic = [d for d in dims if isinstance(d, SymExpr)]
+    if len(symbolic) > 1 or any(isinstance(d, int) and d <= 0 for d in dims):
+        return None  # an unknown dim, or a 0 that ONNX would read as "copy"
+    target = [-1 if isinstance(d, SymExpr) else d for d in dims]
+    shape = insert_constant(rewriter, op, np.asarray(target, dtype=np.int64))
+    return insert_op(rewriter, op, ReshapeOp, [op.operands[0], shape], op.result_types[0],  # type: ignore[arg-type]
+                     dict(op.properties))  # fmt: skip
+
+
 def undo(inverse: type[GraphOp]) -> Rule:
     """Squeeze(Unsqueeze(x, a), a) and the converse give back x."""
 
@@ -198,7 +217,7 @@ RULES: dict[type[GraphOp], list[Rule]] = {
     MulOp: [neutral_element(1.0, commutative=True)],
     DivOp: [neutral_element(1.0, commutative=False), div_to_mul],
     TransposeOp: [transpose],
-    ReshapeOp: [reshape],
+    ReshapeOp: [reshape, reshape_shape_from_type],
     SqueezeOp: [undo(UnsqueezeOp)],
     UnsqueezeOp: [undo(SqueezeOp)],
     ExpandOp: [same_type_no_op],

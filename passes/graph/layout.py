@@ -76,8 +76,10 @@ from ember.dialects.graph import (
     op_classes,
     ops_elementwise,
 )
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.layouts import LayoutError, convert_shape
 from ember.dialects.graph.spec import Arity, AttrKind
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.graph.types import (
     DYNAMIC,
     attribute_from_value,
@@ -135,6 +137,18 @@ def _static_shape(value_type: Attribute) -> tuple[int, ...] | None:
     return None if DYNAMIC in shape else shape
 
 
+def _batch_shape(value_type: Attribute) -> tuple[Dim, ...] | None:
+    """The dims of a tensor type whose dims past the first are constants: a
+    symbolic batch (`N`) is laid out as a static one is (it stays the
+    outermost dim in every layout)."""
+    if not isinstance(value_type, TensorType):
+        return None
+    shape = symbolic_shape(value_type)
+    if DYNAMIC in shape or any(isinstance(d, SymExpr) for d in shape[1:]):
+        return None
+    return shape
+
+
 # ------------------------------------------------------------------ rewriter
 
 Action = Callable[[], SSAValue]
@@ -173,7 +187,7 @@ class Relayout:
     # ------------------------------------------------------------ conversions
     def layout_type(self, value_type: Attribute) -> TensorType | None:
         """`value_type` (NCHW) in the target layout, or None if it has no form there."""
-        shape = _static_shape(value_type)
+        shape = _batch_shape(value_type)
         if shape is None or len(shape) != 4:
             return None
         try:
@@ -211,7 +225,7 @@ class Relayout:
         twin = self.twin(value)
         if twin is not None:
             return (lambda: twin), 0
-        shape = _static_shape(value.type)
+        shape = _batch_shape(value.type)
         if shape is None or len(shape) > 4:
             return None
         if all(d == 1 for d in shape):
@@ -267,7 +281,7 @@ def _insert_transform(value: SSAValue, source: str, target: str, anchor: Operati
     """A `graph.layout_transform` of `value`, inserted before `anchor`."""
     value_type = _tensor(value.type)
     result_type = tensor_type(
-        value_type.element_type, convert_shape(source, target, shape_of(value_type))
+        value_type.element_type, convert_shape(source, target, symbolic_shape(value_type))
     )
     properties = {"source": attribute_from_value(AttrKind.STRING, source),
                   "target": attribute_from_value(AttrKind.STRING, target)}  # fmt: skip

@@ -21,7 +21,15 @@ that differ only in where their buffers lie stay equal). The function also gets
 two attributes: `loop.arena_bytes` (the arena's size) and `loop.naive_bytes`
 (the sum of all buffers, what it would cost without reuse). Kernels
 (`ember.kernel`) and functions that have an arena already are left alone;
-an alloc of dynamic size is an error (the arena holds static buffers).
+an alloc of a size that is not an expression over the model's symbols is
+an error.
+
+Sizes over symbols (a generic version): the arena is `memref<?xi8>` and
+`loop.arena_bytes` a formula in the symbols (`"320 * S + 64"`). Static
+buffers are placed first; buffers whose sizes are the same product of
+symbols times a constant share one region, planned at a size of 1 and scaled
+by the product (an offset is then an `arith` expression of the symbols'
+values); a buffer of any other size gets a region of its own.
 """
 
 from __future__ import annotations

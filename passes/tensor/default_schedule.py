@@ -25,6 +25,7 @@ pipeline runs it on buffers, between bufferization and `loop-generate`.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
@@ -86,7 +87,13 @@ def _element_bits(op: Operation) -> int:
     return element.bitwidth if isinstance(element, Float32Type | Float64Type) else 0
 
 
-def _row_dim(space: IterationSpace, n: int) -> int | None:
+STATIC_ROWS = 4
+"""A static dim of at least this extent runs a micro-kernel's rows rather
+than a run-time one (which may be 1 at run time: a batch of one image would
+run every block one row at a time)."""
+
+
+def _row_dim(space: IterationSpace, n: int, run_time: AbstractSet[int] = frozenset()) -> int | None:
     """The m of a micro-kernel with n: a parallel dim of the output whose
     every operand read as vectors (those that depend on n) does not depend
     on it, so that one vector read serves all the rows of a block; the one
@@ -94,7 +101,8 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
     none (a depthwise NHWC convolution, whose input and weights both depend
     on the channels n), one that some vector operand does not depend on:
     that operand's reads are still shared by the rows (the weights of a tap
-    by the output columns), the others are read once per row."""
+    by the output columns), the others are read once per row. Among those,
+    a static dim of `STATIC_ROWS` or more comes before the `run_time` ones."""
     output = [e.position for e in space.output_maps[0].results if isinstance(e, AffineDimExpr)]
     vector_operands = [amap for amap in space.maps[: space.inputs]
                        if map_depends_on(amap, n)]  # fmt: skip
@@ -107,7 +115,12 @@ def _row_dim(space: IterationSpace, n: int) -> int | None:
                   and (readers(d) < len(vector_operands) or not vector_operands)]  # fmt: skip
     if not candidates:
         return None
-    return max(reversed(candidates), key=lambda d: (-readers(d), space.extents[d]))
+
+    def rank(d: int) -> tuple[int, bool, int]:
+        static_rows = d not in run_time and space.extents[d] >= STATIC_ROWS
+        return -readers(d), static_rows, space.extents[d]
+
+    return max(reversed(candidates), key=rank)
 
 
 def block_shape(
@@ -207,15 +220,17 @@ def fit_run_time_extents(schedule: ScheduleAttr, space: IterationSpace) -> Sched
 
 
 def contraction_schedule(
-    op: Operation, space: IterationSpace, target: CpuTarget
-) -> ScheduleAttr | None:
+    op: Operation, space: IterationSpace, target: CpuTarget,
+    run_time: AbstractSet[int] = frozenset(),
+) -> ScheduleAttr | None:  # fmt: skip
     """The micro-kernel schedule of a contraction on `target`, or None where
     none applies (not a contraction, no vector unit with an fma, an output
     row shorter than a vector, no m whose rows share the vector reads, or a
     layout `micro_problem` refuses). n is the output's innermost dim, m
     from `_row_dim`, the block from `block_shape`; the loops outside the
     blocks are the scalar default's, n tiled where its weights outgrow the
-    L2 cache (`column_tile`)."""
+    L2 cache (`column_tile`). `space` is the `planning_space`; `run_time`
+    its dims whose extents are known only at run time."""
     if space.product is None or not target.has_micro_kernels or not space.output_maps:
         return None
     bits = _element_bits(op)
@@ -226,7 +241,7 @@ def contraction_schedule(
     n = results[-1].position
     if space.extents[n] < width:
         return None
-    m = _row_dim(space, n)
+    m = _row_dim(space, n, run_time)
     if m is None:
         return None
     rows, vectors = block_shape(target, space.extents[m], space.extents[n], width,
@@ -257,7 +272,8 @@ class AttachDefaultSchedule(RewritePattern):
             verify_schedule(schedule, space, describe(op))
             return
         planned = planning_space(space)
-        schedule = contraction_schedule(op, planned, self.target)
+        run_time = {d for d, extent in enumerate(space.extents) if extent == DYNAMIC_INDEX}
+        schedule = contraction_schedule(op, planned, self.target, run_time)
         if schedule is None:
             schedule = default_schedule(planned)
             if isinstance(op, linalg.GenericOp):

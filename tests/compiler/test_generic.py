@@ -14,7 +14,13 @@ import pytest
 import ember
 from ember.compiler import InputError
 from ember.versions import GenericModel, VersionedModel
-from tests.support.models import mlp, transformer_encoder
+from tests.support.models import (
+    light_model_path,
+    mlp,
+    resnet50_with_a_dynamic_batch,
+    transformer_encoder,
+    with_random_weights,
+)
 
 SMALL_ENCODER = {"hidden": 64, "heads": 4, "ffn": 128}
 
@@ -108,6 +114,90 @@ def test_run_time_rows_with_columns_short_of_a_block(columns: int, threads: int)
         x = np.random.default_rng(rows).standard_normal((rows, 32)).astype(np.float32)
         (expected,) = oracle.run(None, {"x": x})
         np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def _cnn() -> onnx.ModelProto:
+    """Convolutions (3x3 padded, 1x1), max pooling, a residual add, a
+    channel Concat, global average pooling, Flatten and Gemm on a batch of
+    `N` images."""
+    rng = np.random.default_rng(0)
+    shapes = {"w1": (16, 3, 3, 3), "b1": (16,), "w2": (32, 16, 3, 3), "b2": (32,),
+              "w3": (16, 32, 1, 1), "wf": (10, 32), "bf": (10,)}  # fmt: skip
+    weights = [onnx.numpy_helper.from_array((rng.standard_normal(s) * 0.2).astype(np.float32), n)
+               for n, s in shapes.items()]  # fmt: skip
+    node = onnx.helper.make_node
+    nodes = [
+        node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"]),
+        node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c2"], ["r2"]),
+        node("Conv", ["r2", "w3"], ["c3"]),
+        node("Add", ["c3", "p1"], ["s"]),
+        node("Concat", ["s", "p1"], ["cat"], axis=1),
+        node("GlobalAveragePool", ["cat"], ["g"]),
+        node("Flatten", ["g"], ["f"]),
+        node("Gemm", ["f", "wf", "bf"], ["y"], transB=1),
+    ]
+    graph = onnx.helper.make_graph(
+        nodes, "cnn",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 3, 16, 16])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 10])],
+        weights,
+    )  # fmt: skip
+    opsets = [onnx.helper.make_opsetid("", 17)]
+    return onnx.helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+@pytest.mark.parametrize("opt_level", [1, 2])
+def test_a_convolutional_net_runs_at_every_batch(opt_level: int) -> None:
+    # -O2 lays the activations out as NHWC with the batch symbolic.
+    model = _cnn()
+    compiled = ember.compile(model, threads=1, opt_level=opt_level)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch in (1, 3, 8):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 16, 16)).astype(np.float32)
+        (expected,) = oracle.run(None, {"x": x})
+        np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
+
+
+def test_symbolic_image_sizes_are_not_lowered_yet() -> None:
+    model = _cnn()
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"
+    with pytest.raises(ember.EmberError, match=r"graph.conv \(symbolic sizes \(.*H.*\) past the "
+                                               r"batch dim not lowered yet"):  # fmt: skip
+        ember.compile(model, threads=1, opt_level=1)
+
+
+@pytest.mark.slow
+def test_squeezenet_computes_its_output_shape_at_every_batch() -> None:
+    # Its last Reshape takes the shape of a tensor (Shape): graph-canonicalize
+    # makes it the constant [-1, 1000, 1, 1] from the inferred type.
+    model = with_random_weights(onnx.load(light_model_path("squeezenet")), 0)
+    for value in (*model.graph.input, *model.graph.output):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    compiled = ember.compile(model, threads=1)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch in (1, 3):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 224, 224)).astype(np.float32)
+        (expected,) = oracle.run(None, {"data_0": x})
+        np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_one_resnet50_runs_at_every_batch() -> None:
+    model = resnet50_with_a_dynamic_batch()
+    compiled = ember.compile(model, threads=2)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch in (1, 3, 8):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 224, 224)).astype(np.float32)
+        (expected,) = oracle.run(None, {"gpu_0/data_0": x})
+        (got,) = compiled(x)
+        assert got.shape == (batch, 1000)
+        np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4)
 
 
 def test_entry_check_names_the_input_and_the_symbol(

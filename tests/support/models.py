@@ -36,6 +36,20 @@ def light_model_path(name: str) -> Path:
     return LIGHT_DIR / f"light_{name}.onnx"
 
 
+def resnet50_with_a_dynamic_batch(seed: int = 0) -> onnx.ModelProto:
+    """The light ResNet-50 (random weights) with its batch a symbol, `N`, as
+    an exporter writes a dynamic batch: the shipped model flattens with a
+    Reshape to the constant shape [1, 2048], here [-1, 2048]."""
+    model = with_random_weights(onnx.load(light_model_path("resnet50")), seed)
+    for value in (*model.graph.input, *model.graph.output):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    for init in model.graph.initializer:
+        values = numpy_helper.to_array(init)
+        if init.data_type == TensorProto.INT64 and values.tolist() == [1, 2048]:
+            init.CopyFrom(numpy_helper.from_array(np.array([-1, 2048], np.int64), init.name))
+    return model
+
+
 def light_expected_output(name: str) -> np.ndarray:
     return numpy_helper.to_array(onnx.load_tensor(str(LIGHT_DIR / f"light_{name}_output_0.pb")))
 

@@ -51,9 +51,28 @@ func.func @split(%x: tensor<1x4x?x16xf32, #graph.dims<S>>) -> tensor<1x?x256xf32
 
 // -----
 
-// An op whose lowering does not take symbolic dims yet is reported with them.
-func.func @conv(%x: tensor<?x3x8x8xf32, #graph.dims<N>>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
-  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.conv (symbolic sizes (N) not lowered yet)}}
-  %y = graph.conv %x, %w : (tensor<?x3x8x8xf32, #graph.dims<N>>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32, #graph.dims<N>>
-  func.return %y : tensor<?x4x6x6xf32, #graph.dims<N>>
+// Windows take a symbolic batch; symbolic image sizes are reported.
+func.func @conv(%x: tensor<?x3x?x8xf32, #graph.dims<N, H>>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x?x6xf32, #graph.dims<N, H - 2>> attributes {graph.symbols = {H = #graph.range<3, ?>, N = #graph.range<1, ?>}} {
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.conv (symbolic sizes (H) past the batch dim not lowered yet)}}
+  %y = graph.conv %x, %w : (tensor<?x3x?x8xf32, #graph.dims<N, H>>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x6xf32, #graph.dims<N, H - 2>>
+  func.return %y : tensor<?x4x?x6xf32, #graph.dims<N, H - 2>>
+}
+
+// -----
+
+// A Concat along a static axis takes symbolic dims elsewhere; along a
+// symbolic one the slabs' offsets would be run-time values.
+func.func @concat(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<?x3xf32, #graph.dims<N>>) -> tensor<?x5xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  %z = graph.concat %x, %y {axis = 1 : i64} : (tensor<?x2xf32, #graph.dims<N>>, tensor<?x3xf32, #graph.dims<N>>) -> tensor<?x5xf32, #graph.dims<N>>
+  func.return %z : tensor<?x5xf32, #graph.dims<N>>
+}
+// CHECK-LABEL: func.func @concat
+// CHECK:         tensor.concat dim(1) %x, %y : (tensor<?x2xf32, #graph.dims<N>>, tensor<?x3xf32, #graph.dims<N>>) -> tensor<?x5xf32, #graph.dims<N>>
+
+// -----
+
+func.func @concat_along(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.concat (symbolic sizes (N) along the axis not lowered yet)}}
+  %z = graph.concat %x, %y {axis = 0 : i64} : (tensor<?x2xf32, #graph.dims<N>>, tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>>
+  func.return %z : tensor<?x2xf32, #graph.dims<N + 4>>
 }

@@ -46,3 +46,25 @@ func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -
 // LLVM:      llvm.func @rows(%buffers: !llvm.ptr, %dims: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr)
 // LLVM:        %[[SLOT:.*]] = llvm.getelementptr inbounds %dims[0] : (!llvm.ptr) -> !llvm.ptr, i64
 // LLVM-NEXT:   %S = llvm.load %[[SLOT]] : !llvm.ptr -> i64
+
+// Ten columns and S rows: the output's fill is absorbed (the blocks start
+// from zero), so no column is left to the scalar body, neither in the whole
+// blocks of rows nor in the rows peeled at run time; the last block of
+// columns overlaps the first (arith.minsi), as in a static nest.
+func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>> attributes {ember.packed_buffers, graph.symbols = {S = #graph.range<1, 512>}} {
+  %y = graph.matmul %x, %w : (tensor<?x16xf32, #graph.dims<S>>, tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>>
+  func.return %y : tensor<?x10xf32, #graph.dims<S>>
+}
+
+// GEN-LABEL: func.func @narrow
+// GEN-NOT:     linalg.fill
+// GEN:         %[[FULL:.*]] = arith.subi
+// GEN:         "scf.parallel"(%c0, %[[FULL]], %c8)
+// GEN:         arith.minsi %{{.*}}, %c2 : index
+// GEN:         vector.store {{.*}}, %out0
+// GEN:         "scf.parallel"(%[[FULL]], %{{.*}}, %c1)
+// GEN:         arith.minsi %{{.*}}, %c2 : index
+// GEN:         vector.store {{.*}}, %out0
+// GEN-NOT:     memref.load %out0
+// GEN-NOT:     memref.store
+// GEN:         func.return

@@ -84,3 +84,27 @@ func.func @gemm(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
 // CHECK-LABEL: func.func @gemm
 // CHECK-NEXT:    %[[WT:.*]] = graph.constant dense<{{\[}}[1.000000e+00, 5.000000e+00, 9.000000e+00], [2.000000e+00, 6.000000e+00, 1.000000e+01], [3.000000e+00, 7.000000e+00, 1.100000e+01], [4.000000e+00, 8.000000e+00, 1.200000e+01]]> : tensor<4x3xf32>
 // CHECK-NEXT:    %y = graph.gemm %a, %[[WT]] : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+
+// -----
+
+// A Reshape to the shape of a tensor (as SqueezeNet ends) whose result type
+// has one symbolic dim: a Reshape to a constant shape, the symbol as -1, and
+// the Shape op dies. With two symbolic dims the computed shape stays.
+func.func @computed_shape(%x: tensor<?x1000xf32, #graph.dims<N>>, %like: tensor<?x1000x1x1xf32, #graph.dims<N>>) -> tensor<?x1000x1x1xf32, #graph.dims<N>> {
+  %shape = graph.shape %like : (tensor<?x1000x1x1xf32, #graph.dims<N>>) -> tensor<4xi64>
+  %y = graph.reshape %x, %shape : (tensor<?x1000xf32, #graph.dims<N>>, tensor<4xi64>) -> tensor<?x1000x1x1xf32, #graph.dims<N>>
+  func.return %y : tensor<?x1000x1x1xf32, #graph.dims<N>>
+}
+// CHECK-LABEL: func.func @computed_shape
+// CHECK-NOT:     graph.shape
+// CHECK:         %[[SHAPE:.*]] = graph.constant dense<[-1, 1000, 1, 1]> : tensor<4xi64>
+// CHECK:         %y = graph.reshape %x, %[[SHAPE]]
+
+func.func @two_symbols(%x: tensor<?x?xf32, #graph.dims<N, S>>, %like: tensor<?x?x1xf32, #graph.dims<N, S>>) -> tensor<?x?x1xf32, #graph.dims<N, S>> {
+  %shape = graph.shape %like : (tensor<?x?x1xf32, #graph.dims<N, S>>) -> tensor<3xi64>
+  %y = graph.reshape %x, %shape : (tensor<?x?xf32, #graph.dims<N, S>>, tensor<3xi64>) -> tensor<?x?x1xf32, #graph.dims<N, S>>
+  func.return %y : tensor<?x?x1xf32, #graph.dims<N, S>>
+}
+// CHECK-LABEL: func.func @two_symbols
+// CHECK:         %shape = graph.shape %like
+// CHECK:         graph.reshape %x, %shape
