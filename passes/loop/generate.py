@@ -452,9 +452,24 @@ class _MicroNestEmitter(_NestEmitter):
     def _run_time_rows(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                        indices: _Indices, rows: SSAValue, columns: int) -> None:  # fmt: skip
         """Blocks over a run-time number of rows: whole blocks of MR rows up
-        to `rows - rows mod MR`, then one row at a time."""
+        to `rows - rows mod MR`, then one row at a time. Where the blocks
+        start from a constant (`_across`), the last block instead starts at
+        `rows - MR` (`arith.minsi`), overlapping the one before as in a
+        static nest, when there are MR rows or more (an `arith.select` of the
+        loop's end: no branch); fewer run one at a time."""
         micro = self.micro
         parallel = micro.m in self.parallel
+        if micro.rows > 1 and self.micro_body.fresh:
+            block = self.bounds[micro.rows]
+            enough = builder.insert(arith.CmpiOp(rows, block, "sge")).results[0]
+            end = builder.insert(arith.SelectOp(enough, rows, self.bounds[0])).results[0]
+            last = builder.insert(arith.SubiOp(rows, block)).results[0]
+            row, inner = self._loop(builder, 0, end, micro.rows, parallel)
+            start = inner.insert(arith.MinSIOp(row, last)).results[0]
+            self._across(inner, tiles, indices, start, micro.rows, columns)
+            row, inner = self._loop(builder, end, rows, 1, parallel)
+            self._across(inner, tiles, indices, row, 1, columns)
+            return
         if micro.rows > 1:
             rest = builder.insert(arith.RemUIOp(rows, self.bounds[micro.rows])).results[0]
             full = builder.insert(arith.SubiOp(rows, rest)).results[0]

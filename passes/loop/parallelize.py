@@ -32,7 +32,9 @@ is the band's iterations linearised over the fewest leading dims that give
 every thread some chunks (`CHUNKS_PER_THREAD`), and the body recovers each
 dim's index from the linear one. A band with fewer iterations than threads
 (a batch of one) is not outlined: the outermost parallel loops inside it
-are considered instead.
+are considered instead. A trip count known only at run time (a symbolic
+batch) counts as 1 here, since it may be: the band is linearised over the
+dims after it too, its range computed at run time.
 
 Grain: a loop is outlined only if its estimated work (`estimated_work`: ops
 times trip counts; a dynamic trip count counts as large) is at least
@@ -231,13 +233,21 @@ class _IndexMath:
 def _split_prefix(dims: Sequence[Dim], threads: int) -> int | None:
     """How many leading dims of the band to linearise: the fewest whose
     iterations give each thread CHUNKS_PER_THREAD (all of them if the band
-    has fewer), or None if the whole band has fewer iterations than threads."""
-    iterations = 1.0
+    has fewer), or None if the whole band has fewer iterations than threads.
+    A trip count known only at run time may be 1 (a batch of one): it
+    counts as 1 here, so the dims after it are linearised too, and such a
+    band is always outlined."""
+    iterations = 1
+    dynamic = False
     for count, dim in enumerate(dims, start=1):
-        iterations *= _trip_or_dynamic(dim.static_trip_count())
+        trips = dim.static_trip_count()
+        if trips is None:
+            dynamic = True
+        else:
+            iterations *= trips
         if iterations >= threads * CHUNKS_PER_THREAD:
             return count
-    return len(dims) if iterations >= threads else None
+    return len(dims) if iterations >= threads or dynamic else None
 
 
 def launch_sites(

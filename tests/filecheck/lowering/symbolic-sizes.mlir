@@ -29,12 +29,17 @@ func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -
 // never tiled, and the micro-kernel runs its rows along S.
 // SCHED:     linalg.matmul {{.*}}schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 8, micro = [0, 1, 6, 16]>
 
-// The micro-kernel's whole blocks of 6 rows run to S - S mod 6, the last
-// rows one at a time; the other nests run to S.
-// GEN:         %[[REST:.*]] = arith.remui %S, %c6 : index
-// GEN-NEXT:    %[[FULL:.*]] = arith.subi %S, %[[REST]] : index
-// GEN-NEXT:    "scf.parallel"(%c0, %[[FULL]], %c6)
-// GEN:         "scf.parallel"(%[[FULL]], %S, %c1)
+// The micro-kernel's blocks start from zero (the fill absorbed): with 6 rows
+// or more, blocks of 6 cover S, the last starting at S - 6 (overlapping the
+// one before, as in a static nest); fewer rows run one at a time. The loop
+// ends are selected, not branched on. The other nests run to S.
+// GEN:         %[[ENOUGH:.*]] = arith.cmpi sge, %S, %c6 : index
+// GEN-NEXT:    %[[END:.*]] = arith.select %[[ENOUGH]], %S, %c0 : index
+// GEN-NEXT:    %[[LAST:.*]] = arith.subi %S, %c6 : index
+// GEN-NEXT:    "scf.parallel"(%c0, %[[END]], %c6)
+// GEN-NEXT:    ^bb0(%[[ROW:.*]]: index):
+// GEN-NEXT:      arith.minsi %[[ROW]], %[[LAST]] : index
+// GEN:         "scf.parallel"(%[[END]], %S, %c1)
 // GEN:         "scf.parallel"(%{{.*}}, %S, %{{.*}})
 
 // The arena's size is a formula in S: the buffers sized by S share one
@@ -48,9 +53,9 @@ func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -
 // LLVM-NEXT:   %S = llvm.load %[[SLOT]] : !llvm.ptr -> i64
 
 // Ten columns and S rows: the output's fill is absorbed (the blocks start
-// from zero), so no column is left to the scalar body, neither in the whole
-// blocks of rows nor in the rows peeled at run time; the last block of
-// columns overlaps the first (arith.minsi), as in a static nest.
+// from zero), so no column is left to the scalar body, neither in the blocks
+// of rows nor in the rows run one at a time; the last block of columns
+// overlaps the first (arith.minsi), as in a static nest.
 func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>> attributes {ember.packed_buffers, graph.symbols = {S = #graph.range<1, 512>}} {
   %y = graph.matmul %x, %w : (tensor<?x16xf32, #graph.dims<S>>, tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>>
   func.return %y : tensor<?x10xf32, #graph.dims<S>>
@@ -58,11 +63,11 @@ func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -
 
 // GEN-LABEL: func.func @narrow
 // GEN-NOT:     linalg.fill
-// GEN:         %[[FULL:.*]] = arith.subi
-// GEN:         "scf.parallel"(%c0, %[[FULL]], %c8)
+// GEN:         %[[END:.*]] = arith.select
+// GEN:         "scf.parallel"(%c0, %[[END]], %c8)
 // GEN:         arith.minsi %{{.*}}, %c2 : index
 // GEN:         vector.store {{.*}}, %out0
-// GEN:         "scf.parallel"(%[[FULL]], %{{.*}}, %c1)
+// GEN:         "scf.parallel"(%[[END]], %{{.*}}, %c1)
 // GEN:         arith.minsi %{{.*}}, %c2 : index
 // GEN:         vector.store {{.*}}, %out0
 // GEN-NOT:     memref.load %out0

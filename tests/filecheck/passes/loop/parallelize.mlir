@@ -285,3 +285,34 @@ func.func @marked(%a: memref<256x64xf32> {llvm.noalias}, %out: memref<256x64xf32
 
 // CHECK-LABEL: func.func @marked(
 // CHECK:       func.func private @marked_parallel0(%0: memref<256x64xf32> {llvm.noalias}, %1: memref<256x64xf32>, %2: index, %3: index) attributes {ember.kernel, ember.parallel_body}
+// -----
+
+// A run-time number of rows may be 1 (a batch of one): the band is
+// linearised over the columns as well, its size computed at run time.
+func.func @run_time_rows(%out: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %out, %c0 : memref<?x128xf32>
+  "scf.parallel"(%c0, %rows, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c128, %c2) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%j: index):
+      memref.store %zero, %out[%i, %j] : memref<?x128xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @run_time_rows(
+// CHECK:         %[[ROWS:.*]] = arith.maxsi
+// CHECK-NEXT:    %[[INNER:[0-9]+]] = arith.constant 64 : index
+// CHECK-NEXT:    %[[N:[0-9]+]] = arith.muli %[[ROWS]], %[[INNER]] : index
+// CHECK-NEXT:    func.call @run_time_rows_parallel0(%rows, %out, %{{.*}}, %[[N]]) {ember.parallel_threads = 4 : i64}
+// CHECK:       func.func private @run_time_rows_parallel0(
+// CHECK:           %i = arith.divui
+// CHECK-NEXT:      %j = arith.muli
