@@ -266,8 +266,10 @@ def _compile(args: argparse.Namespace) -> int:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
                                     _progress(args), dims=_dims(args))  # fmt: skip
-    for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest):
-        print(path)
+    for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest,
+                 deployed.entry_check):  # fmt: skip
+        if path is not None:
+            print(path)
     return 0
 
 

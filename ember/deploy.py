@@ -23,6 +23,17 @@ declares `void NAME_set_threads(int64_t threads)`, which changes that count
 for every later call (1: run on the calling thread alone; 0: back to the
 compiled count). A library compiled for one thread has no pool, and its
 `NAME_set_threads` does nothing.
+
+A model with symbolic dims (`N`, `S`) is compiled once for every size of
+them. Its `NAME_run` takes the shapes as well (a `NAME_shapes` struct: one
+`int64_t[rank]` per input and output) and the arena's size, returns an
+error code, and is wrapped by an entry check in C
+(`targets/cpu/entry_check.py`, written to `out/NAME_entry.c` and compiled
+into the library): `NAME_prepare` checks the inputs' shapes against the
+symbols and their ranges and gives the outputs' shapes and the arena the
+call needs, `NAME_error` the message of a failed check. `NAME.json` lists
+the symbols with their ranges, the dims as expressions over them and the
+arena's formula.
 """
 
 from __future__ import annotations
@@ -31,11 +42,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import llvmlite.binding as llvm
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
-from ember.compiler import TensorSpec, model_specs
-from ember.dialects.graph.symbolic import Range
+from ember.compiler import has_symbols, model_specs
+from ember.dialects.graph.dims import dim_text
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr, range_text
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
@@ -44,7 +59,15 @@ from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.cpu.aot import CField
 from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
+from ember.targets.cpu.entry_check import (
+    ERROR_CODES,
+    ERROR_DOCS,
+    CTensor,
+    EntryNames,
+    entry_check_source,
+)
 from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
+from ember.versions import SymbolicSpec, arena_formula, lower_generic, model_ranges, symbolic_specs
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -65,7 +88,10 @@ class DeployedModel:
     manifest: Path
     function: str
     buffers_struct: str
-    arena_bytes: int
+    arena_bytes: int | None
+    """None for a model with symbolic dims (its `NAME_prepare` says it)."""
+    entry_check: Path | None = None
+    """The C source of a symbolic model's entry check (compiled into the library)."""
 
 
 def _header_names(name: str) -> dict[str, str]:
@@ -77,13 +103,21 @@ def _header_names(name: str) -> dict[str, str]:
             "set_threads": f"{name}_set_threads"}  # fmt: skip
 
 
+def _symbolic_names(name: str) -> dict[str, str]:
+    """The further identifiers a symbolic model's header declares, by role."""
+    upper = name.upper()
+    return {"shapes": f"{name}_shapes", "prepare": f"{name}_prepare", "error": f"{name}_error",
+            "symbols": f"{upper}_NUM_SYMBOLS",
+            **{code: f"{upper}_{code}" for code in ERROR_CODES}}  # fmt: skip
+
+
 def _quoted(name: str) -> str:
     """An ONNX name as a JSON string (ASCII, escapes visible) for a comment."""
     return json.dumps(name)
 
 
 def buffer_fields(
-    inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec], taken: Sequence[str]
+    inputs: Sequence[SymbolicSpec], outputs: Sequence[SymbolicSpec], taken: Sequence[str]
 ) -> list[CField]:
     """The members of the buffers struct: inputs then outputs, each named by
     `CNames` (distinct from `taken`, the header's own names)."""
@@ -95,38 +129,13 @@ def buffer_fields(
                 raise EmberError(
                     f"{kind} '{spec.name}' has dtype {spec.dtype}, which has no C type here"
                 )
-            shape = ", ".join(map(str, spec.shape))
+            shape = ", ".join(map(dim_text, spec.dims))
             fields.append(CField(f"{const}{C_TYPES[spec.dtype]} *", names.claim(spec.name, kind),
                                  f"{kind} {_quoted(spec.name)}: {spec.dtype}[{shape}]"))  # fmt: skip
     return fields
 
 
-def compile_to_directory(
-    model: ModelSource,
-    out_dir: str | Path,
-    name: str = "model",
-    input_shapes: Mapping[str, Sequence[int]] | None = None,
-    options: Options = DEFAULT_OPTIONS,
-    report: CompileReport | None = None,
-    dims: Mapping[str, Range] | None = None,
-) -> DeployedModel:
-    """Compiles `model` ahead of time into `out_dir` (see the module doc);
-    `report` collects the seconds per stage (and tells its listener);
-    `input_shapes` and `dims` are `import_onnx`'s."""
-    from ember.targets.cpu import (
-        PTHREAD_LINK_ARGS,
-        CFunction,
-        CStruct,
-        emit_object,
-        host_target_machine,
-        link_shared_library,
-        link_thread_pool,
-        optimize,
-        parse_ir,
-        to_llvmlite,
-        write_c_header,
-    )
-
+def _output_directory(out_dir: str | Path, name: str) -> Path:
     if not is_c_identifier(name) or is_reserved(name):
         raise EmberError(
             f"--name '{name}' must be a C identifier that does not start with '_' "
@@ -140,63 +149,207 @@ def compile_to_directory(
         probe.unlink()
     except OSError as error:
         raise EmberError(f"{out}: cannot write the output directory: {error.strerror}") from None
-    report = report or CompileReport()
-    with report.stage("import"):
-        module = import_onnx(model, input_shapes, dims)
-    func = entry_function(module)
-    inputs, outputs = model_specs(func)
-    if not outputs:
-        raise EmberError("the model has no outputs, so there is nothing to deploy")
-    header_names = _header_names(name)
-    function, struct = header_names["function"], header_names["struct"]
-    guard = f"EMBER_{name.upper()}_H"
-    fields = buffer_fields(inputs, outputs, [guard, *header_names.values()])
-    make_entry(func, function)  # the header's struct is the packed buffers array
-    blob = lower_to_llvm(module, report, options)
+    return out
+
+
+def _object_code(module: ModuleOp, report: CompileReport, set_threads: str,
+                 hidden: str | None) -> tuple[bytes, bool, str]:  # fmt: skip
+    """The lowered module as an object file for this CPU, the thread pool
+    linked in; `hidden` names a function not to export. Returns the object,
+    whether the pool is in it, and the target triple."""
+    from ember.targets.cpu import (
+        emit_object,
+        host_target_machine,
+        link_thread_pool,
+        optimize,
+        parse_ir,
+        to_llvmlite,
+    )
+
     with report.stage("llvm-object"):
         machine = host_target_machine()
         with fewer_collections():
             llvm_text = str(to_llvmlite(module))
         llvm_module = parse_ir(llvm_text, machine)
-        pool = link_thread_pool(llvm_module, machine, header_names["set_threads"])
+        if hidden is not None:
+            llvm_module.get_function(hidden).visibility = llvm.Visibility.hidden
+        pool = link_thread_pool(llvm_module, machine, set_threads)
         optimize(llvm_module, machine)
-        library = link_shared_library(emit_object(llvm_module, machine), out / f"lib{name}.so",
-                                      PTHREAD_LINK_ARGS if pool else ())  # fmt: skip
-    arena = max(report.arena_bytes, 64)
-    doc = (
-        f"{name}: compiled by Ember for {machine.triple}.\n\n"
-        f"{function}(&buffers, weights, arena) runs the model once:\n"
-        f"  buffers  a {struct}: a pointer to each input and output, dense row-major\n"
-        f"  weights  the contents of {name}.weights ({header_names['weights']} bytes),\n"
-        "           64-byte aligned\n"
-        f"  arena    {header_names['arena']} bytes of scratch memory, 64-byte aligned;\n"
-        "           calls that share an arena must not overlap in time\n"
-        f"Parallel loops run on {options.threads} thread(s); "
-        f"{header_names['set_threads']} changes that.\n"
-        f'{name}.json maps each ONNX name to its member here ("c_name").'
+        return emit_object(llvm_module, machine), pool, machine.triple
+
+
+def compile_to_directory(
+    model: ModelSource,
+    out_dir: str | Path,
+    name: str = "model",
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    options: Options = DEFAULT_OPTIONS,
+    report: CompileReport | None = None,
+    dims: Mapping[str, Range] | None = None,
+) -> DeployedModel:
+    """Compiles `model` ahead of time into `out_dir` (see the module doc);
+    `report` collects the seconds per stage (and tells its listener);
+    `input_shapes` and `dims` are `import_onnx`'s. A model with symbolic
+    dims is compiled once for every size of them, with a C entry check
+    (`targets/cpu/entry_check.py`)."""
+    from ember.targets.cpu import (
+        PTHREAD_LINK_ARGS,
+        CFunction,
+        CStruct,
+        link_shared_library,
+        write_c_header,
     )
+
+    out = _output_directory(out_dir, name)
+    report = report or CompileReport()
+    with report.stage("import"):
+        module = import_onnx(model, input_shapes, dims)
+    func = entry_function(module)
+    symbolic = has_symbols(func)
+    if not symbolic:
+        model_specs(func)  # static shapes, element types with a NumPy dtype
+    inputs, outputs = symbolic_specs(func)
+    if not outputs:
+        raise EmberError("the model has no outputs, so there is nothing to deploy")
+    names = _header_names(name)
+    extra = _symbolic_names(name) if symbolic else {}
+    function, struct = names["function"], names["struct"]
+    kernel = f"{name}_kernel"
+    guard = f"EMBER_{name.upper()}_H"
+    fields = buffer_fields(inputs, outputs, [guard, kernel, *names.values(), *extra.values()])
+    ranges = model_ranges(func)
+    if symbolic:
+        blob = lower_generic(module, kernel, report, options)
+        arena: Dim = arena_formula(report)
+    else:
+        make_entry(func, function)  # the header's struct is the packed buffers array
+        blob = lower_to_llvm(module, report, options)
+        arena = max(report.arena_bytes, 64)
+    object_code, pool, triple = _object_code(module, report, names["set_threads"],
+                                             kernel if symbolic else None)  # fmt: skip
+    doc = f"{name}: compiled by Ember for {triple}.\n\n" + (
+        _symbolic_doc(name, names, extra, inputs, ranges, arena) if symbolic
+        else _static_doc(name, names)) + (
+        f"\nParallel loops run on {options.threads} thread(s); "
+        f"{names['set_threads']} changes that.\n"
+        f'{name}.json maps each ONNX name to its member here ("c_name").')  # fmt: skip
     struct_doc = (
         f"One pointer per input, then one per output, in the model's order: {function}\n"
-        f"reads it as an array of {header_names['inputs']} + {header_names['outputs']} pointers."
+        f"reads it as an array of {names['inputs']} + {names['outputs']} pointers."
     )
-    defines = {header_names["arena"]: arena, header_names["weights"]: int(blob.size),
-               header_names["inputs"]: len(inputs), header_names["outputs"]: len(outputs)}  # fmt: skip
-    set_threads = CFunction(header_names["set_threads"], [("int64_t", "threads")], (
+    defines = {names["weights"]: int(blob.size), names["inputs"]: len(inputs),
+               names["outputs"]: len(outputs)}  # fmt: skip
+    set_threads = CFunction(names["set_threads"], [("int64_t", "threads")], (
         f"Threads for the parallel loops of later calls (the calling thread and\n"
         f"workers of this library's pool): 1 runs on the calling thread alone, 0 or\n"
         f"less restores the count it was compiled for ({options.threads})."))  # fmt: skip
-    header = write_c_header(out / f"{name}.h", function, [(f"const {struct} *", "buffers"),
-                            ("const void *", "weights"), ("void *", "arena")], doc,
-                            defines, [CStruct(struct, fields, struct_doc)], [set_threads])  # fmt: skip
+    structs = [CStruct(struct, fields, struct_doc)]
+    entry_check: Path | None = None
+    if symbolic:
+        defines |= {extra["symbols"]: len(ranges),
+                    **{extra[code]: value for code, value in ERROR_CODES.items()}}  # fmt: skip
+        shape_fields = [CField("int64_t", f.name, f"{f.comment.split(':')[0]}", len(s.dims))
+                        for f, s in zip(fields, [*inputs, *outputs]) if s.dims]  # fmt: skip
+        structs.append(CStruct(extra["shapes"], shape_fields, (
+            "Each input's and output's shape, for the tensors of rank 1 or more (a\n"
+            f"scalar has no member): the caller sets the inputs', {extra['prepare']}\n"
+            "writes the outputs'.")))  # fmt: skip
+        functions = [
+            CFunction(extra["prepare"], [(f"{extra['shapes']} *", "shapes"),
+                                         ("size_t *", "arena_bytes")], (
+                "Checks the inputs' shapes in *shapes (see above), then writes the\n"
+                "outputs' shapes into it and the arena these shapes need into\n"
+                f"*arena_bytes (if not NULL). Returns {extra['OK']} or an error code."),
+                "int"),
+            CFunction(extra["error"], [], (
+                f"The message of this thread's last error from {extra['prepare']} or\n"
+                f"{function} (which input, axis and symbol, and why)."), "const char *"),
+            set_threads,
+        ]  # fmt: skip
+        params = [(f"const {struct} *", "buffers"), (f"const {extra['shapes']} *", "shapes"),
+                  ("const void *", "weights"), ("void *", "arena"), ("size_t", "arena_bytes")]  # fmt: skip
+        header = write_c_header(out / f"{name}.h", function, params, doc, defines, structs,
+                                functions, returns="int")  # fmt: skip
+        tensors = [CTensor(s.name, f.name, s.dims) for s, f in zip([*inputs, *outputs], fields)]
+        entry_names = EntryNames(header.name, extra["shapes"], struct, extra["prepare"], function,
+                                 extra["error"], kernel, f"{name.upper()}_")  # fmt: skip
+        entry_check = out / f"{name}_entry.c"
+        entry_check.write_text(entry_check_source(
+            entry_names, tensors[: len(inputs)], tensors[len(inputs):], ranges, arena))  # fmt: skip
+    else:
+        defines = {names["arena"]: int(arena), **defines}
+        params = [
+            (f"const {struct} *", "buffers"),
+            ("const void *", "weights"),
+            ("void *", "arena"),
+        ]
+        header = write_c_header(out / f"{name}.h", function, params, doc, defines, structs,
+                                [set_threads])  # fmt: skip
+    library = link_shared_library(object_code, out / f"lib{name}.so",
+                                  PTHREAD_LINK_ARGS if pool else (),
+                                  [entry_check] if entry_check else [])  # fmt: skip
     weights = out / f"{name}.weights"
     weights.write_bytes(blob.tobytes())
     manifest = out / f"{name}.json"
-    entries = [{"name": s.name, "c_name": f.name, "shape": list(s.shape), "dtype": str(s.dtype)}
-               for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
-    manifest.write_text(json.dumps({
+    entries = [{"name": s.name, "c_name": f.name, "shape": [_json_dim(d) for d in s.dims],
+                "dtype": str(s.dtype)} for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
+    contents: dict[str, Any] = {
         "function": function, "buffers_struct": struct, "library": library.name,
-        "weights": weights.name, "arena_bytes": arena, "threads": options.threads,
-        "set_threads": header_names["set_threads"],
-        "inputs": entries[: len(inputs)], "outputs": entries[len(inputs):],
-    }, indent=2) + "\n")  # fmt: skip
-    return DeployedModel(library, header, weights, manifest, function, struct, arena)
+        "weights": weights.name, "threads": options.threads, "set_threads": names["set_threads"],
+    }  # fmt: skip
+    if symbolic:
+        contents |= {"arena_formula": dim_text(arena), "shapes_struct": extra["shapes"],
+                     "prepare": extra["prepare"], "error": extra["error"],
+                     "symbols": [{"name": n, "range": list(r)} for n, r in sorted(ranges.items())],
+                     "error_codes": ERROR_CODES}  # fmt: skip
+    else:
+        contents["arena_bytes"] = arena
+    contents |= {"inputs": entries[: len(inputs)], "outputs": entries[len(inputs) :]}
+    manifest.write_text(json.dumps(contents, indent=2) + "\n")
+    return DeployedModel(library, header, weights, manifest, function, struct,
+                         None if symbolic else int(arena), entry_check)  # fmt: skip
+
+
+def _json_dim(dim: Dim) -> int | str:
+    return dim_text(dim) if isinstance(dim, SymExpr) else int(dim)
+
+
+def _static_doc(name: str, names: Mapping[str, str]) -> str:
+    return (
+        f"{names['function']}(&buffers, weights, arena) runs the model once:\n"
+        f"  buffers  a {names['struct']}: a pointer to each input and output, dense row-major\n"
+        f"  weights  the contents of {name}.weights ({names['weights']} bytes),\n"
+        "           64-byte aligned\n"
+        f"  arena    {names['arena']} bytes of scratch memory, 64-byte aligned;\n"
+        "           calls that share an arena must not overlap in time"
+    )
+
+
+def _symbolic_doc(name: str, names: Mapping[str, str], extra: Mapping[str, str],
+                  inputs: Sequence[SymbolicSpec], ranges: Mapping[str, Range],
+                  arena: Dim) -> str:  # fmt: skip
+    symbols = "".join(f"  {n:<8} {range_text(r)}\n" for n, r in sorted(ranges.items()))
+    shapes = "".join(f"  {s.describe()}\n" for s in inputs)
+    codes = "".join(f"  {extra[code]:<24} {value}: {ERROR_DOCS[code].replace('NAME', name)}\n"
+                    for code, value in ERROR_CODES.items())  # fmt: skip
+    return (
+        "The model is compiled once for every size of its symbols (their ranges):\n"
+        f"{symbols}"
+        f"and takes its inputs at these shapes:\n{shapes}"
+        "A symbol's size comes from the first input dim that is the symbol alone;\n"
+        "every other input dim must agree with the sizes, and each size must lie\n"
+        "in its range.\n\n"
+        f"{extra['prepare']}(&shapes, &arena_bytes) checks the inputs' shapes and\n"
+        "gives the outputs' and the arena's size; then\n"
+        f"{names['function']}(&buffers, &shapes, weights, arena, arena_bytes) runs the model:\n"
+        f"  buffers  a {names['struct']}: a pointer to each input and output, dense row-major\n"
+        f"  shapes   a {extra['shapes']}: each input's and output's shape\n"
+        f"  weights  the contents of {name}.weights ({names['weights']} bytes),\n"
+        "           64-byte aligned\n"
+        "  arena    arena_bytes of scratch memory, 64-byte aligned, at least\n"
+        f"           {dim_text(arena)} (and 64) bytes;\n"
+        "           calls that share an arena must not overlap in time\n"
+        f"Both check the shapes first and return {extra['OK']} or an error code, with\n"
+        f"{extra['error']}() the message (it names the input, the axis and the symbol):\n"
+        f"{codes}"
+    ).rstrip("\n")

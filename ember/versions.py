@@ -246,21 +246,44 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     """The generic version of a model with symbolic dims (see `GenericModel`)."""
     from ember.compiler import ENTRY_NAME
     from ember.reference import entry_function
-    from ember.targets.cpu.pipeline import jit_entry, lower_to_llvm, make_entry
+    from ember.targets.cpu.pipeline import jit_entry
 
     func = entry_function(module)
-    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+    ranges = model_ranges(func)
     inputs, outputs = symbolic_specs(func)
+    weights = lower_generic(module, ENTRY_NAME, report, options)
+    function = jit_entry(module, ENTRY_NAME, report, dims=True)
+    return GenericModel(EntryCheck(inputs, ranges), outputs, function, weights,
+                        arena_formula(report), report)  # fmt: skip
+
+
+def model_ranges(func: FuncOp) -> dict[str, Range]:
+    """The ranges of the entry function's symbols."""
+    return symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+
+
+def lower_generic(module: ModuleOp, entry: str, report: CompileReport,
+                  options: Options) -> np.ndarray:  # fmt: skip
+    """Lowers a model with symbolic dims to LLVM for every size, its entry
+    named `entry` (`f(buffers, dims, weights, arena)`), and returns the
+    weights; a model whose ops do not all lower with symbolic sizes yet is
+    an InputDependentError that says how to pin or specialise them."""
+    from ember.reference import entry_function
+    from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
+
+    func = entry_function(module)
     name, value_type = _first_symbolic(func)  # for the error below: lowering changes the types
-    make_entry(func, ENTRY_NAME)
+    make_entry(func, entry)
     try:
-        weights = lower_to_llvm(module, report, options)
+        return lower_to_llvm(module, report, options)
     except CompileError as error:
         why = f"the generic version for every size is not there yet ({error})"
         raise dynamic_shape_error(func, name, value_type, why) from None
-    function = jit_entry(module, ENTRY_NAME, report, dims=True)
-    arena = parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
-    return GenericModel(EntryCheck(inputs, ranges), outputs, function, weights, arena, report)
+
+
+def arena_formula(report: CompileReport) -> Dim:
+    """The arena the generic version needs, as a formula over the symbols."""
+    return parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
 
 
 def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
@@ -273,7 +296,7 @@ def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
     from ember.reference import entry_function
 
     func = entry_function(module)
-    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR))  # type: ignore[arg-type]
+    ranges = model_ranges(func)
     unknown = sorted(set(specialize) - set(ranges))
     if unknown:
         raise EmberError(

@@ -77,15 +77,23 @@ def find_c_compiler() -> str:
 
 
 def link_shared_library(
-    object_code: bytes, out_path: str | os.PathLike[str], extra_args: Sequence[str] = ()
+    object_code: bytes,
+    out_path: str | os.PathLike[str],
+    extra_args: Sequence[str] = (),
+    c_sources: Sequence[Path] = (),
 ) -> Path:
-    """Link `object_code` into the shared library `out_path` (with libm) and return its path."""
+    """Link `object_code` into the shared library `out_path` (with libm) and
+    return its path; `c_sources` (C11, e.g. an entry check) are compiled into
+    it, with their own directories on the include path."""
     out = Path(out_path)
     compiler = find_c_compiler()
+    includes = sorted({f"-I{source.parent}" for source in c_sources})
+    c_flags = ["-std=c11", "-O2", "-fPIC", *includes] if c_sources else []
     with tempfile.TemporaryDirectory(prefix="ember-link-") as scratch:
         obj = Path(scratch) / f"{out.stem}.o"
         obj.write_bytes(object_code)
-        command = [compiler, "-shared", "-o", str(out), str(obj), "-lm", *extra_args]
+        command = [compiler, "-shared", *c_flags, "-o", str(out), str(obj), *map(str, c_sources),
+                   "-lm", *extra_args]  # fmt: skip
         try:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         except OSError as exc:
@@ -101,20 +109,23 @@ def link_shared_library(
 
 @dataclass(frozen=True)
 class CField:
-    """One member of a struct in a header: `ctype name; /* comment */`."""
+    """One member of a struct in a header: `ctype name; /* comment */`, or
+    `ctype name[length];` for an array."""
 
     ctype: str
     name: str
     comment: str = ""
+    length: int | None = None
 
 
 @dataclass(frozen=True)
 class CFunction:
-    """`void name(params);` after the main declaration, with `comment` above it."""
+    """`returns name(params);` after the main declaration, with `comment` above it."""
 
     name: str
     params: Sequence[tuple[str, str]]
     comment: str = ""
+    returns: str = "void"
 
 
 @dataclass(frozen=True)
@@ -134,8 +145,9 @@ def write_c_header(
     defines: dict[str, int] | None = None,
     structs: Sequence[CStruct] = (),
     functions: Sequence[CFunction] = (),
+    returns: str = "void",
 ) -> Path:
-    """Write a header declaring `void function_name(params);`, usable from C and C++.
+    """Write a header declaring `returns function_name(params);`, usable from C and C++.
 
     `params` holds `(C type, name)` pairs, e.g. `("const float *", "input")`;
     `defines` adds integer macros (e.g. buffer sizes) and `structs` typedefs
@@ -167,12 +179,12 @@ def write_c_header(
     arguments = ", ".join(_declarator(ctype, name) for ctype, name in params) or "void"
     out.write_text(
         _comment(doc)
-        + f"#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n"
+        + f"#ifndef {guard}\n#define {guard}\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
         + "".join(f"#define {key} {value}\n" for key, value in defines.items())
         + ("\n" if defines else "")
         + '#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
         + "".join(map(_struct, structs))
-        + f"void {function_name}({arguments});\n\n"
+        + f"{_declarator(returns, function_name)}({arguments});\n\n"
         + "".join(map(_function, functions))
         + "#ifdef __cplusplus\n}\n#endif\n\n"
         f"#endif /* {guard} */\n"
@@ -194,7 +206,9 @@ def _comment(doc: str) -> str:
 
 def _struct(struct: CStruct) -> str:
     fields = "".join(
-        f"    {_declarator(field.ctype, field.name)};"
+        f"    {_declarator(field.ctype, field.name)}"
+        + ("" if field.length is None else f"[{field.length}]")
+        + ";"
         + (f"  /* {_comment_text(field.comment)} */" if field.comment else "")
         + "\n"
         for field in struct.fields
@@ -206,7 +220,8 @@ def _struct(struct: CStruct) -> str:
 
 def _function(function: CFunction) -> str:
     arguments = ", ".join(_declarator(ctype, name) for ctype, name in function.params) or "void"
-    return _comment(function.comment) + f"void {function.name}({arguments});\n\n"
+    declarator = _declarator(function.returns, function.name)
+    return _comment(function.comment) + f"{declarator}({arguments});\n\n"
 
 
 def _duplicates(names: Sequence[str]) -> set[str]:

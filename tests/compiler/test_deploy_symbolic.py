@@ -1,0 +1,139 @@
+"""`ember compile -o DIR` of a model with symbolic dims: one library runs at
+every size from a C program (matching onnxruntime), and its C entry check
+rejects shapes that do not fit with an error code and a message naming the
+input, the axis and the symbol."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.models import run_onnxruntime, transformer_encoder
+
+HIDDEN = 32
+
+C_PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "encoder.h"
+
+static void *read_file(const char *path, size_t bytes) {
+    void *data = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(data, 1, bytes, f) != bytes) { fprintf(stderr, "cannot read %s\n", path); exit(20); }
+    fclose(f);
+    return data;
+}
+
+/* usage: main WEIGHTS N S HIDDEN.bin MASK.bin OUT.bin [mask-seq | hidden-width | arena] */
+int main(int argc, char **argv) {
+    int64_t n = atoll(argv[2]), s = atoll(argv[3]);
+    const char *fault = argc > 7 ? argv[7] : "";
+    encoder_shapes shapes = {.hidden = {n, s, 32}, .mask = {n, s}};
+    if (!strcmp(fault, "mask-seq")) shapes.mask[1] = s + 1;
+    if (!strcmp(fault, "hidden-width")) shapes.hidden[2] = 31;
+    size_t arena_bytes = 0;
+    int code = encoder_prepare(&shapes, &arena_bytes);
+    if (code != ENCODER_OK) { fprintf(stderr, "prepare %d: %s\n", code, encoder_error()); return code; }
+    if (shapes.output[0] != n || shapes.output[1] != s || shapes.output[2] != 32) return 21;
+    void *weights = read_file(argv[1], ENCODER_WEIGHTS_BYTES);
+    float *hidden = read_file(argv[4], (size_t)(n * s * 32) * sizeof(float));
+    int64_t *mask = read_file(argv[5], (size_t)(n * s) * sizeof(int64_t));
+    float *output = malloc((size_t)(n * s * 32) * sizeof(float));
+    void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);
+    if (!strcmp(fault, "arena")) arena_bytes -= 1;
+    encoder_buffers buffers = {hidden, mask, output};
+    code = encoder_run(&buffers, &shapes, weights, arena, arena_bytes);
+    if (code != ENCODER_OK) { fprintf(stderr, "run %d: %s\n", code, encoder_error()); return code; }
+    FILE *f = fopen(argv[6], "wb");
+    fwrite(output, sizeof(float), (size_t)(n * s * 32), f);
+    fclose(f);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The encoder (symbols N and S, S in 1..64) compiled by the CLI, and
+    the C program built against it; returns the folder."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("needs a C compiler")
+    folder = tmp_path_factory.mktemp("symbolic")
+    model = transformer_encoder(seq="S", batch="N", hidden=HIDDEN, heads=2, ffn=64)
+    (folder / "encoder.onnx").write_bytes(model.SerializeToString())
+    result = subprocess.run([sys.executable, "-m", "ember.cli", "compile", str(folder / "encoder.onnx"),
+                             "-o", str(folder / "out"), "--name", "encoder", "--dim", "S=1..64"],
+                            capture_output=True, text=True)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (folder / "main.c").write_text(C_PROGRAM)
+    out = folder / "out"
+    subprocess.run([compiler, "-std=c11", "-Wall", "-Werror", "-O2", "-o", str(folder / "main"),
+                    str(folder / "main.c"), f"-I{out}", f"-L{out}", "-lencoder",
+                    f"-Wl,-rpath,{out}"], check=True)  # fmt: skip
+    return folder
+
+
+def _run(folder: Path, batch: int, seq: int, *fault: str) -> tuple[subprocess.CompletedProcess[str], dict[str, np.ndarray]]:  # fmt: skip
+    rng = np.random.default_rng(batch * 100 + seq)
+    feeds = {"hidden": rng.standard_normal((batch, seq, HIDDEN)).astype(np.float32),
+             "mask": (rng.random((batch, seq)) > 0.2).astype(np.int64)}  # fmt: skip
+    feeds["hidden"].tofile(folder / "hidden.bin")
+    feeds["mask"].tofile(folder / "mask.bin")
+    result = subprocess.run([str(folder / "main"), str(folder / "out" / "encoder.weights"), str(batch),
+                             str(seq), str(folder / "hidden.bin"), str(folder / "mask.bin"),
+                             str(folder / "y.bin"), *fault], capture_output=True, text=True)  # fmt: skip
+    return result, feeds
+
+
+@pytest.mark.parametrize(("batch", "seq"), [(1, 1), (1, 7), (3, 5), (2, 64)])
+def test_one_library_runs_at_every_size(deployed: Path, batch: int, seq: int) -> None:
+    import onnx
+
+    result, feeds = _run(deployed, batch, seq)
+    assert result.returncode == 0, result.stderr
+    got = np.fromfile(deployed / "y.bin", dtype=np.float32).reshape(batch, seq, HIDDEN)
+    (expected,) = run_onnxruntime(onnx.load(deployed / "encoder.onnx"), feeds)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("seq", "fault", "code", "message"), [
+    (7, "mask-seq", 1, "prepare 1: input 'mask' axis 1 is 8, but S is 7 from input 'hidden' axis 1"),
+    (65, "", 2, "prepare 2: input 'hidden' axis 1: S = 65 is outside its range 1..64"),
+    (7, "hidden-width", 1, "prepare 1: input 'hidden' [N, S, 32] axis 2 is 31, not 32"),
+    (7, "arena", 3, "run 3: arena_bytes is "),
+])  # fmt: skip
+def test_the_entry_check_rejects_shapes_that_do_not_fit(
+    deployed: Path, seq: int, fault: str, code: int, message: str
+) -> None:
+    result, _ = _run(deployed, 2, seq, *([fault] if fault else []))
+    assert result.returncode == code, result.stderr
+    assert result.stderr.startswith(message), result.stderr
+
+
+def test_header_and_manifest_list_the_symbols(deployed: Path) -> None:
+    out = deployed / "out"
+    manifest = json.loads((out / "encoder.json").read_text())
+    assert manifest["symbols"] == [{"name": "N", "range": [1, None]},
+                                   {"name": "S", "range": [1, 64]}]  # fmt: skip
+    assert manifest["inputs"][0]["shape"] == ["N", "S", HIDDEN]
+    assert manifest["prepare"] == "encoder_prepare"
+    assert "arena_bytes" not in manifest and "S" in manifest["arena_formula"]
+    header = (out / "encoder.h").read_text()
+    assert "int encoder_prepare(encoder_shapes *shapes, size_t *arena_bytes);" in header
+    assert '    int64_t mask[2];  /* input "mask" */' in header
+    assert " *   S        1..64\n" in header
+    assert "#define ENCODER_ERROR_RANGE 2\n" in header
+    library = ctypes.CDLL(str(out / "libencoder.so"))
+    for exported in ("encoder_prepare", "encoder_run", "encoder_error", "encoder_set_threads"):
+        assert hasattr(library, exported)
+    assert not hasattr(library, "encoder_kernel")  # only the entry check calls the kernel
