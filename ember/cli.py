@@ -68,6 +68,30 @@ def _dims(args: argparse.Namespace) -> dict[str, Range]:
     return dict(parse_dim_range(s) for s in args.dim)
 
 
+def parse_specialize(text: str) -> tuple[str, list[int]]:
+    """`N=1,8` -> ("N", [1, 8])."""
+    name, sep, sizes = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        values = [int(size) for size in sizes.split(",")]
+    except ValueError:
+        raise EmberError(
+            f"--specialize expects NAME=SIZE,SIZE,... (e.g. N=1,8), got '{text}'"
+        ) from None
+    if any(size < 0 for size in values):
+        raise EmberError(f"--specialize {name}: sizes cannot be negative, got '{sizes}'")
+    return name, values
+
+
+def _specialize(args: argparse.Namespace) -> dict[str, list[int]]:
+    sizes: dict[str, list[int]] = {}
+    for text in args.specialize:
+        name, values = parse_specialize(text)
+        sizes.setdefault(name, []).extend(v for v in values if v not in sizes.get(name, []))
+    return sizes
+
+
 def _model(args: argparse.Namespace) -> ModelSource:
     """The model the command names (its path, so that diagnostics name the
     file), or the loaded model with random weights if asked for."""
@@ -265,7 +289,8 @@ def _compile(args: argparse.Namespace) -> int:
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
-                                    _progress(args), dims=_dims(args))  # fmt: skip
+                                    _progress(args), dims=_dims(args),
+                                    specialize=_specialize(args))  # fmt: skip
     for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest,
                  deployed.entry_check):  # fmt: skip
         if path is not None:
@@ -433,6 +458,10 @@ def build_parser() -> argparse.ArgumentParser:
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=["cpu"], default="cpu")
+    compile_command.add_argument("--specialize", action="append", default=[], metavar="NAME=SIZES",
+                                 help="also compile static versions for these sizes of a symbol, "
+                                      "e.g. N=1,8 (give every symbol; a call at other sizes "
+                                      "runs the generic version)")  # fmt: skip
     optimisation_flags(compile_command)
     _threads_flag(compile_command, "; the library's NAME_set_threads changes it at run time")
 

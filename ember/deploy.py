@@ -57,17 +57,26 @@ from ember.frontends.onnx.loader import ModelSource
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
-from ember.targets.cpu.aot import CField
+from ember.targets.cpu.aot import CField, CFunction, CStruct, write_c_header
 from ember.targets.cpu.c_names import CNames, is_c_identifier, is_reserved
 from ember.targets.cpu.entry_check import (
     ERROR_CODES,
     ERROR_DOCS,
     CTensor,
+    CVersion,
     EntryNames,
     entry_check_source,
 )
 from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
-from ember.versions import SymbolicSpec, arena_formula, lower_generic, model_ranges, symbolic_specs
+from ember.versions import (
+    SymbolicSpec,
+    arena_formula,
+    lower_generic,
+    model_ranges,
+    specialized,
+    symbolic_specs,
+    version_sizes,
+)
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -152,10 +161,10 @@ def _output_directory(out_dir: str | Path, name: str) -> Path:
     return out
 
 
-def _object_code(module: ModuleOp, report: CompileReport, set_threads: str,
-                 hidden: str | None) -> tuple[bytes, bool, str]:  # fmt: skip
-    """The lowered module as an object file for this CPU, the thread pool
-    linked in; `hidden` names a function not to export. Returns the object,
+def _object_code(modules: Sequence[ModuleOp], report: CompileReport, set_threads: str,
+                 hidden: Sequence[str]) -> tuple[bytes, bool, str]:  # fmt: skip
+    """The lowered modules as one object file for this CPU, the thread pool
+    linked in; `hidden` names functions not to export. Returns the object,
     whether the pool is in it, and the target triple."""
     from ember.targets.cpu import (
         emit_object,
@@ -168,14 +177,70 @@ def _object_code(module: ModuleOp, report: CompileReport, set_threads: str,
 
     with report.stage("llvm-object"):
         machine = host_target_machine()
-        with fewer_collections():
-            llvm_text = str(to_llvmlite(module))
-        llvm_module = parse_ir(llvm_text, machine)
-        if hidden is not None:
-            llvm_module.get_function(hidden).visibility = llvm.Visibility.hidden
+        parsed = []
+        for module in modules:
+            with fewer_collections():
+                llvm_text = str(to_llvmlite(module))
+            parsed.append(parse_ir(llvm_text, machine))
+        llvm_module = parsed[0]
+        for other in parsed[1:]:  # each version's kernels are named after its entry
+            llvm_module.link_in(other)
+        for name in hidden:
+            llvm_module.get_function(name).visibility = llvm.Visibility.hidden
         pool = link_thread_pool(llvm_module, machine, set_threads)
         optimize(llvm_module, machine)
         return emit_object(llvm_module, machine), pool, machine.triple
+
+
+@dataclass
+class _Lowered:
+    """One version of a symbolic model, lowered to LLVM."""
+
+    module: ModuleOp
+    weights: np.ndarray
+    version: CVersion
+
+
+def _lower_versions(module: ModuleOp, name: str, specialize: Mapping[str, Sequence[int]],
+                    report: CompileReport, options: Options) -> list[_Lowered]:  # fmt: skip
+    """A static version per combination of `specialize`'s sizes, then the
+    generic one (left out where its ops do not lower with symbolic sizes
+    yet and there are static versions), their weights placed one after
+    another in one blob (64-byte aligned)."""
+    func = entry_function(module)
+    lowered: list[_Lowered] = []
+    offset = 0
+
+    def add(version_module: ModuleOp, weights: np.ndarray, kernel: str, arena: Dim,
+            sizes: Mapping[str, int] | None) -> None:  # fmt: skip
+        nonlocal offset
+        lowered.append(_Lowered(version_module, weights, CVersion(kernel, offset, arena, sizes)))
+        offset += -(-weights.size // 64) * 64
+
+    for index, sizes in enumerate(version_sizes(func, specialize) if specialize else []):
+        version = specialized(module, sizes)
+        version_report = CompileReport()
+        make_entry(entry_function(version), f"{name}_kernel_{index}")
+        weights = lower_to_llvm(version, version_report, options)
+        add(version, weights, f"{name}_kernel_{index}", max(version_report.arena_bytes, 64), sizes)
+    try:
+        weights = lower_generic(module, f"{name}_kernel", report, options)
+    except EmberError:
+        if not lowered:
+            raise
+        return lowered  # the static versions alone, as ember.compile's VersionedModel
+    add(module, weights, f"{name}_kernel", arena_formula(report), None)
+    return lowered
+
+
+def _weights_blob(lowered: Sequence[_Lowered]) -> np.ndarray:
+    """The versions' weights at their offsets."""
+    end = lowered[-1].version.weights_offset + lowered[-1].weights.size
+    blob = np.zeros(end, dtype=np.uint8)
+    for part in lowered:
+        start = part.version.weights_offset
+        blob[start : start + part.weights.size] = part.weights.view(np.uint8)
+    return blob
 
 
 def compile_to_directory(
@@ -186,19 +251,15 @@ def compile_to_directory(
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
     dims: Mapping[str, Range] | None = None,
+    specialize: Mapping[str, Sequence[int]] | None = None,
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener);
     `input_shapes` and `dims` are `import_onnx`'s. A model with symbolic
     dims is compiled once for every size of them, with a C entry check
-    (`targets/cpu/entry_check.py`)."""
-    from ember.targets.cpu import (
-        PTHREAD_LINK_ARGS,
-        CFunction,
-        CStruct,
-        link_shared_library,
-        write_c_header,
-    )
+    (`targets/cpu/entry_check.py`), and once more for each combination of
+    `specialize`'s sizes (`{"N": [1, 8]}`), the version the sizes select."""
+    from ember.targets.cpu import PTHREAD_LINK_ARGS, link_shared_library
 
     out = _output_directory(out_dir, name)
     report = report or CompileReport()
@@ -208,83 +269,55 @@ def compile_to_directory(
     symbolic = has_symbols(func)
     if not symbolic:
         model_specs(func)  # static shapes, element types with a NumPy dtype
+        if specialize:
+            raise EmberError("--specialize: the model has no symbolic dims (it is compiled for "
+                             "its one shape)")  # fmt: skip
     inputs, outputs = symbolic_specs(func)
     if not outputs:
         raise EmberError("the model has no outputs, so there is nothing to deploy")
-    names = _header_names(name)
-    extra = _symbolic_names(name) if symbolic else {}
-    function, struct = names["function"], names["struct"]
-    kernel = f"{name}_kernel"
+    names = _header_names(name) | (_symbolic_names(name) if symbolic else {})
     guard = f"EMBER_{name.upper()}_H"
-    fields = buffer_fields(inputs, outputs, [guard, kernel, *names.values(), *extra.values()])
-    ranges = model_ranges(func)
+    kernels = f"{name}_kernel"  # and {name}_kernel_0, 1, ...: never exported
+    fields = buffer_fields(inputs, outputs, [guard, kernels, *names.values()])
     if symbolic:
-        blob = lower_generic(module, kernel, report, options)
-        arena: Dim = arena_formula(report)
+        lowered = _lower_versions(module, name, specialize or {}, report, options)
+        blob = _weights_blob(lowered)
+        modules, hidden = [v.module for v in lowered], [v.version.kernel for v in lowered]
     else:
-        make_entry(func, function)  # the header's struct is the packed buffers array
+        make_entry(func, names["function"])  # the header's struct is the packed buffers array
         blob = lower_to_llvm(module, report, options)
-        arena = max(report.arena_bytes, 64)
-    object_code, pool, triple = _object_code(module, report, names["set_threads"],
-                                             kernel if symbolic else None)  # fmt: skip
-    doc = f"{name}: compiled by Ember for {triple}.\n\n" + (
-        _symbolic_doc(name, names, extra, inputs, ranges, arena) if symbolic
-        else _static_doc(name, names)) + (
-        f"\nParallel loops run on {options.threads} thread(s); "
-        f"{names['set_threads']} changes that.\n"
-        f'{name}.json maps each ONNX name to its member here ("c_name").')  # fmt: skip
-    struct_doc = (
-        f"One pointer per input, then one per output, in the model's order: {function}\n"
-        f"reads it as an array of {names['inputs']} + {names['outputs']} pointers."
-    )
-    defines = {names["weights"]: int(blob.size), names["inputs"]: len(inputs),
-               names["outputs"]: len(outputs)}  # fmt: skip
+        modules, hidden = [module], []
+    object_code, pool, triple = _object_code(modules, report, names["set_threads"], hidden)
     set_threads = CFunction(names["set_threads"], [("int64_t", "threads")], (
         f"Threads for the parallel loops of later calls (the calling thread and\n"
         f"workers of this library's pool): 1 runs on the calling thread alone, 0 or\n"
         f"less restores the count it was compiled for ({options.threads})."))  # fmt: skip
-    structs = [CStruct(struct, fields, struct_doc)]
+    header_parts = _HeaderParts(name, names, fields, inputs, outputs, int(blob.size),
+                                f"{name}: compiled by Ember for {triple}.\n\n", (
+        f"\nParallel loops run on {options.threads} thread(s); "
+        f"{names['set_threads']} changes that.\n"
+        f'{name}.json maps each ONNX name to its member here ("c_name").'), set_threads)  # fmt: skip
+    contents: dict[str, Any] = {
+        "function": names["function"], "buffers_struct": names["struct"],
+        "library": f"lib{name}.so", "weights": f"{name}.weights", "threads": options.threads,
+        "set_threads": names["set_threads"],
+    }  # fmt: skip
     entry_check: Path | None = None
+    arena: int | None = None
     if symbolic:
-        defines |= {extra["symbols"]: len(ranges),
-                    **{extra[code]: value for code, value in ERROR_CODES.items()}}  # fmt: skip
-        shape_fields = [CField("int64_t", f.name, f"{f.comment.split(':')[0]}", len(s.dims))
-                        for f, s in zip(fields, [*inputs, *outputs]) if s.dims]  # fmt: skip
-        structs.append(CStruct(extra["shapes"], shape_fields, (
-            "Each input's and output's shape, for the tensors of rank 1 or more (a\n"
-            f"scalar has no member): the caller sets the inputs', {extra['prepare']}\n"
-            "writes the outputs'.")))  # fmt: skip
-        functions = [
-            CFunction(extra["prepare"], [(f"{extra['shapes']} *", "shapes"),
-                                         ("size_t *", "arena_bytes")], (
-                "Checks the inputs' shapes in *shapes (see above), then writes the\n"
-                "outputs' shapes into it and the arena these shapes need into\n"
-                f"*arena_bytes (if not NULL). Returns {extra['OK']} or an error code."),
-                "int"),
-            CFunction(extra["error"], [], (
-                f"The message of this thread's last error from {extra['prepare']} or\n"
-                f"{function} (which input, axis and symbol, and why)."), "const char *"),
-            set_threads,
-        ]  # fmt: skip
-        params = [(f"const {struct} *", "buffers"), (f"const {extra['shapes']} *", "shapes"),
-                  ("const void *", "weights"), ("void *", "arena"), ("size_t", "arena_bytes")]  # fmt: skip
-        header = write_c_header(out / f"{name}.h", function, params, doc, defines, structs,
-                                functions, returns="int")  # fmt: skip
-        tensors = [CTensor(s.name, f.name, s.dims) for s, f in zip([*inputs, *outputs], fields)]
-        entry_names = EntryNames(header.name, extra["shapes"], struct, extra["prepare"], function,
-                                 extra["error"], kernel, f"{name.upper()}_")  # fmt: skip
+        versions = [v.version for v in lowered]
+        header = header_parts.symbolic(out, model_ranges(func), versions)
         entry_check = out / f"{name}_entry.c"
-        entry_check.write_text(entry_check_source(
-            entry_names, tensors[: len(inputs)], tensors[len(inputs):], ranges, arena))  # fmt: skip
+        tensors = [CTensor(s.name, f.name, s.dims) for s, f in zip([*inputs, *outputs], fields)]
+        entry_names = EntryNames(header.name, names["shapes"], names["struct"], names["prepare"],
+                                 names["function"], names["error"], f"{name.upper()}_")  # fmt: skip
+        entry_check.write_text(entry_check_source(entry_names, tensors[: len(inputs)],
+                               tensors[len(inputs):], model_ranges(func), versions))  # fmt: skip
+        contents |= _symbolic_manifest(names, model_ranges(func), versions)
     else:
-        defines = {names["arena"]: int(arena), **defines}
-        params = [
-            (f"const {struct} *", "buffers"),
-            ("const void *", "weights"),
-            ("void *", "arena"),
-        ]
-        header = write_c_header(out / f"{name}.h", function, params, doc, defines, structs,
-                                [set_threads])  # fmt: skip
+        arena = max(report.arena_bytes, 64)
+        header = header_parts.static(out, arena)
+        contents["arena_bytes"] = arena
     library = link_shared_library(object_code, out / f"lib{name}.so",
                                   PTHREAD_LINK_ARGS if pool else (),
                                   [entry_check] if entry_check else [])  # fmt: skip
@@ -293,21 +326,88 @@ def compile_to_directory(
     manifest = out / f"{name}.json"
     entries = [{"name": s.name, "c_name": f.name, "shape": [_json_dim(d) for d in s.dims],
                 "dtype": str(s.dtype)} for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
-    contents: dict[str, Any] = {
-        "function": function, "buffers_struct": struct, "library": library.name,
-        "weights": weights.name, "threads": options.threads, "set_threads": names["set_threads"],
-    }  # fmt: skip
-    if symbolic:
-        contents |= {"arena_formula": dim_text(arena), "shapes_struct": extra["shapes"],
-                     "prepare": extra["prepare"], "error": extra["error"],
-                     "symbols": [{"name": n, "range": list(r)} for n, r in sorted(ranges.items())],
-                     "error_codes": ERROR_CODES}  # fmt: skip
-    else:
-        contents["arena_bytes"] = arena
     contents |= {"inputs": entries[: len(inputs)], "outputs": entries[len(inputs) :]}
     manifest.write_text(json.dumps(contents, indent=2) + "\n")
-    return DeployedModel(library, header, weights, manifest, function, struct,
-                         None if symbolic else int(arena), entry_check)  # fmt: skip
+    return DeployedModel(library, header, weights, manifest, names["function"], names["struct"],
+                         arena, entry_check)  # fmt: skip
+
+
+def _symbolic_manifest(names: Mapping[str, str], ranges: Mapping[str, Range],
+                       versions: Sequence[CVersion]) -> dict[str, Any]:  # fmt: skip
+    """What `NAME.json` says of a symbolic model beyond its buffers."""
+    generic = [v for v in versions if v.sizes is None]
+    return {
+        "shapes_struct": names["shapes"], "prepare": names["prepare"], "error": names["error"],
+        "symbols": [{"name": n, "range": list(r)} for n, r in sorted(ranges.items())],
+        "arena_formula": dim_text(generic[0].arena) if generic else None,
+        "versions": [{"sizes": dict(v.sizes), "arena_bytes": v.arena}
+                     for v in versions if v.sizes is not None],
+        "error_codes": ERROR_CODES,
+    }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _HeaderParts:
+    """What the static and the symbolic header share."""
+
+    name: str
+    names: Mapping[str, str]
+    fields: list[CField]
+    inputs: Sequence[SymbolicSpec]
+    outputs: Sequence[SymbolicSpec]
+    weights_bytes: int
+    doc_head: str
+    doc_tail: str
+    set_threads: CFunction
+
+    def _write(self, out: Path, params: list[tuple[str, str]], doc: str, defines: dict[str, int],
+               structs: list[CStruct], functions: list[CFunction], returns: str = "void") -> Path:  # fmt: skip
+        names = self.names
+        struct_doc = (
+            f"One pointer per input, then one per output, in the model's order: "
+            f"{names['function']}\n"
+            f"reads it as an array of {names['inputs']} + {names['outputs']} pointers."
+        )
+        defines |= {names["weights"]: self.weights_bytes, names["inputs"]: len(self.inputs),
+                    names["outputs"]: len(self.outputs)}  # fmt: skip
+        buffers = CStruct(names["struct"], self.fields, struct_doc)
+        return write_c_header(out / f"{self.name}.h", names["function"], params,
+                              self.doc_head + doc + self.doc_tail, defines,
+                              [buffers, *structs], [*functions, self.set_threads], returns)  # fmt: skip
+
+    def static(self, out: Path, arena: int) -> Path:
+        names = self.names
+        params = [(f"const {names['struct']} *", "buffers"), ("const void *", "weights"),
+                  ("void *", "arena")]  # fmt: skip
+        return self._write(out, params, _static_doc(self.name, names), {names["arena"]: arena},
+                           [], [])  # fmt: skip
+
+    def symbolic(self, out: Path, ranges: Mapping[str, Range],
+                 versions: Sequence[CVersion]) -> Path:  # fmt: skip
+        names = self.names
+        shape_fields = [CField("int64_t", f.name, f"{f.comment.split(':')[0]}", len(s.dims))
+                        for f, s in zip(self.fields, [*self.inputs, *self.outputs]) if s.dims]  # fmt: skip
+        shapes = CStruct(names["shapes"], shape_fields, (
+            "Each input's and output's shape, for the tensors of rank 1 or more (a\n"
+            f"scalar has no member): the caller sets the inputs', {names['prepare']}\n"
+            "writes the outputs'."))  # fmt: skip
+        functions = [
+            CFunction(names["prepare"], [(f"{names['shapes']} *", "shapes"),
+                                         ("size_t *", "arena_bytes")], (
+                "Checks the inputs' shapes in *shapes (see above), then writes the\n"
+                "outputs' shapes into it and the arena these shapes need into\n"
+                f"*arena_bytes (if not NULL). Returns {names['OK']} or an error code."),
+                "int"),
+            CFunction(names["error"], [], (
+                f"The message of this thread's last error from {names['prepare']} or\n"
+                f"{names['function']} (which input, axis and symbol, and why)."), "const char *"),
+        ]  # fmt: skip
+        params = [(f"const {names['struct']} *", "buffers"), (f"const {names['shapes']} *", "shapes"),
+                  ("const void *", "weights"), ("void *", "arena"), ("size_t", "arena_bytes")]  # fmt: skip
+        defines = {names["symbols"]: len(ranges),
+                   **{names[code]: value for code, value in ERROR_CODES.items()}}  # fmt: skip
+        doc = _symbolic_doc(self.name, names, self.inputs, ranges, versions)
+        return self._write(out, params, doc, defines, [shapes], functions, "int")
 
 
 def _json_dim(dim: Dim) -> int | str:
@@ -325,31 +425,45 @@ def _static_doc(name: str, names: Mapping[str, str]) -> str:
     )
 
 
-def _symbolic_doc(name: str, names: Mapping[str, str], extra: Mapping[str, str],
-                  inputs: Sequence[SymbolicSpec], ranges: Mapping[str, Range],
-                  arena: Dim) -> str:  # fmt: skip
+def _symbolic_doc(name: str, names: Mapping[str, str], inputs: Sequence[SymbolicSpec],
+                  ranges: Mapping[str, Range], versions: Sequence[CVersion]) -> str:  # fmt: skip
     symbols = "".join(f"  {n:<8} {range_text(r)}\n" for n, r in sorted(ranges.items()))
     shapes = "".join(f"  {s.describe()}\n" for s in inputs)
-    codes = "".join(f"  {extra[code]:<24} {value}: {ERROR_DOCS[code].replace('NAME', name)}\n"
+    codes = "".join(f"  {names[code]:<24} {value}: {ERROR_DOCS[code].replace('NAME', name)}\n"
                     for code, value in ERROR_CODES.items())  # fmt: skip
+    static = [v for v in versions if v.sizes is not None]
+    generic = [v for v in versions if v.sizes is None]
+    chosen = "".join(f"  {', '.join(f'{n}={v}' for n, v in sorted(version.sizes.items())):<24}"
+                     f" arena {version.arena} bytes\n"
+                     for version in static if version.sizes is not None)  # fmt: skip
+    if generic and static:
+        which = (f"It holds a version compiled for each of these sizes:\n{chosen}"
+                 "and a generic one that runs at every other size, with an arena of\n"
+                 f"{dim_text(generic[0].arena)} (and at least 64) bytes.\n\n")  # fmt: skip
+    elif generic:
+        which = ("One generic version runs at every size, with an arena of\n"
+                 f"{dim_text(generic[0].arena)} (and at least 64) bytes.\n\n")  # fmt: skip
+    else:
+        which = (f"It holds a version for each of these sizes, and no other:\n{chosen}"
+                 "(its ops do not all lower with symbolic sizes yet).\n\n")  # fmt: skip
     return (
-        "The model is compiled once for every size of its symbols (their ranges):\n"
+        "The model is compiled for the sizes of its symbols (their ranges):\n"
         f"{symbols}"
         f"and takes its inputs at these shapes:\n{shapes}"
         "A symbol's size comes from the first input dim that is the symbol alone;\n"
         "every other input dim must agree with the sizes, and each size must lie\n"
-        "in its range.\n\n"
-        f"{extra['prepare']}(&shapes, &arena_bytes) checks the inputs' shapes and\n"
+        f"in its range. {which}"
+        f"{names['prepare']}(&shapes, &arena_bytes) checks the inputs' shapes and\n"
         "gives the outputs' and the arena's size; then\n"
         f"{names['function']}(&buffers, &shapes, weights, arena, arena_bytes) runs the model:\n"
         f"  buffers  a {names['struct']}: a pointer to each input and output, dense row-major\n"
-        f"  shapes   a {extra['shapes']}: each input's and output's shape\n"
+        f"  shapes   a {names['shapes']}: each input's and output's shape\n"
         f"  weights  the contents of {name}.weights ({names['weights']} bytes),\n"
         "           64-byte aligned\n"
-        "  arena    arena_bytes of scratch memory, 64-byte aligned, at least\n"
-        f"           {dim_text(arena)} (and 64) bytes;\n"
-        "           calls that share an arena must not overlap in time\n"
-        f"Both check the shapes first and return {extra['OK']} or an error code, with\n"
-        f"{extra['error']}() the message (it names the input, the axis and the symbol):\n"
+        f"  arena    arena_bytes of scratch memory, 64-byte aligned, at least what\n"
+        f"           {names['prepare']} says; calls that share an arena must not\n"
+        "           overlap in time\n"
+        f"Both check the shapes first and return {names['OK']} or an error code, with\n"
+        f"{names['error']}() the message (it names the input, the axis and the symbol):\n"
         f"{codes}"
     ).rstrip("\n")

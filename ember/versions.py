@@ -286,16 +286,9 @@ def arena_formula(report: CompileReport) -> Dim:
     return parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
 
 
-def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
-                     compile_one: Any) -> VersionedModel:  # fmt: skip
-    """One version per combination of `specialize`'s sizes, each compiled by
-    `compile_one(module)`, and the generic version (`compile_one` of the
-    symbolic module) as the fall-back where the model's ops lower with
-    symbolic sizes; every symbol of the model needs sizes."""
-    from ember.passes.graph.bind_symbols import bind_symbols
-    from ember.reference import entry_function
-
-    func = entry_function(module)
+def version_sizes(func: FuncOp, specialize: Mapping[str, Sequence[int]]) -> list[dict[str, int]]:
+    """Every combination of `specialize`'s sizes, checked: it names the
+    model's symbols, each of them."""
     ranges = model_ranges(func)
     unknown = sorted(set(specialize) - set(ranges))
     if unknown:
@@ -310,18 +303,39 @@ def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
             "(the CPU pipeline compiles static versions so far)"
         )
     names = sorted(specialize)
+    return [dict(zip(names, (int(s) for s in combination)))
+            for combination in itertools.product(*(specialize[n] for n in names))]  # fmt: skip
+
+
+def specialized(module: ModuleOp, sizes: Mapping[str, int]) -> ModuleOp:
+    """A copy of `module` with its symbols bound to these sizes (an
+    EmberError where a size contradicts the model)."""
+    from ember.passes.graph.bind_symbols import bind_symbols
+    from ember.reference import entry_function
+
+    version = module.clone()
+    try:
+        bind_symbols(entry_function(version), dict(sizes))
+    except DiagnosticException as error:
+        raise EmberError(f"specialize {_sizes_text(sizes)}: {error}") from None
+    return version
+
+
+def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
+                     compile_one: Any) -> VersionedModel:  # fmt: skip
+    """One version per combination of `specialize`'s sizes, each compiled by
+    `compile_one(module)`, and the generic version (`compile_one` of the
+    symbolic module) as the fall-back where the model's ops lower with
+    symbolic sizes; every symbol of the model needs sizes."""
+    from ember.reference import entry_function
+
+    func = entry_function(module)
     inputs, outputs = symbolic_specs(func)
     versions: dict[Sizes, CompiledModel] = {}
-    for combination in itertools.product(*(specialize[n] for n in names)):
-        sizes = dict(zip(names, (int(s) for s in combination)))
-        version = module.clone()
-        try:
-            bind_symbols(entry_function(version), sizes)
-        except DiagnosticException as error:
-            raise EmberError(f"specialize {_sizes_text(sizes)}: {error}") from None
-        versions[tuple(sorted(sizes.items()))] = compile_one(version)
+    for sizes in version_sizes(func, specialize):
+        versions[tuple(sorted(sizes.items()))] = compile_one(specialized(module, sizes))
     try:
         generic = compile_one(module.clone())
     except EmberError:  # an op whose lowering takes no symbolic sizes yet
         generic = None
-    return VersionedModel(EntryCheck(inputs, ranges), outputs, versions, generic)
+    return VersionedModel(EntryCheck(inputs, model_ranges(func)), outputs, versions, generic)

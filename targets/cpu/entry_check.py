@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from ember.dialects.graph.symbolic import SIZE_LIMIT, Dim, FloorDiv, Range, SymExpr, range_text
 from ember.targets.cpu.errors import CodegenError
 
-ERROR_CODES = {"OK": 0, "ERROR_SHAPE": 1, "ERROR_RANGE": 2, "ERROR_ARENA": 3, "ERROR_ARGUMENT": 4}
+ERROR_CODES = {"OK": 0, "ERROR_SHAPE": 1, "ERROR_RANGE": 2, "ERROR_ARENA": 3, "ERROR_ARGUMENT": 4,
+               "ERROR_VERSION": 5}  # fmt: skip
 """The return codes of `NAME_prepare` and `NAME_run`, as `NAME_<key>` macros."""
 
 ERROR_DOCS = {
@@ -44,6 +45,7 @@ ERROR_DOCS = {
     "ERROR_RANGE": "a symbol's size is outside its declared range",
     "ERROR_ARENA": "arena_bytes is less than NAME_prepare says the call needs",
     "ERROR_ARGUMENT": "a NULL pointer, or an output shape other than NAME_prepare's",
+    "ERROR_VERSION": "no version was compiled for these sizes (and there is no generic one)",
 }
 
 
@@ -59,6 +61,22 @@ class CTensor:
 
 
 @dataclass(frozen=True)
+class CVersion:
+    """One compiled version of the model: a hidden kernel and where its
+    weights start in the weights blob."""
+
+    kernel: str
+    weights_offset: int
+    arena: Dim
+    """Its arena in bytes: a number for a static version, a formula over the
+    symbols for the generic one."""
+    sizes: Mapping[str, int] | None = None
+    """The sizes of the symbols it was compiled for; None for the generic
+    version (every size, `kernel(buffers, dims, weights, arena)`; a static
+    one is `kernel(buffers, weights, arena)`)."""
+
+
+@dataclass(frozen=True)
 class EntryNames:
     """The C names the entry check defines or calls."""
 
@@ -68,7 +86,6 @@ class EntryNames:
     prepare: str
     run: str
     error: str
-    kernel: str
     codes: str
     """The prefix of the error-code macros (`MODEL_` for `MODEL_OK`)."""
 
@@ -172,10 +189,39 @@ def _bind(names: EntryNames, inputs: Sequence[CTensor], ranges: Mapping[str, Ran
     return lines
 
 
+def _select(names: EntryNames, versions: Sequence[CVersion], exprs: _Expressions) -> list[str]:
+    """The statements that choose the version for the bound sizes (into
+    `*version`, an index into `versions`) and its arena (into `needed`)."""
+    lines = ["int64_t needed = 0;"]
+    keyword = "if"
+    for index, version in enumerate(versions):
+        if version.sizes is None:
+            test = "" if keyword == "if" else "else "
+            lines.append(f"{test}{{ *version = {index}; needed = {exprs.of(version.arena)}; }}")
+            return lines
+        test = " && ".join(
+            f"{exprs.local[n]} == INT64_C({v})" for n, v in sorted(version.sizes.items())
+        )
+        lines.append(
+            f"{keyword} ({test}) {{ *version = {index}; needed = INT64_C({version.arena}); }}"
+        )
+        keyword = "else if"
+    compiled = "; ".join(", ".join(f"{n}={v}" for n, v in sorted(version.sizes.items()))
+                         for version in versions if version.sizes is not None)  # fmt: skip
+    bound = sorted(exprs.local)
+    message = _c_string("no version of the model for ") + ' ", " '.join(
+        _c_string(f"{n}=") + ' "%" PRId64 ' for n in bound) + _c_string(
+        f": it was compiled for {compiled}")  # fmt: skip
+    lines.append("else " + _fail(names, "ERROR_VERSION", message, *(exprs.local[n] for n in bound)))
+    return lines
+
+
 def _check_function(names: EntryNames, inputs: Sequence[CTensor], outputs: Sequence[CTensor],
-                    ranges: Mapping[str, Range], arena: Dim, exprs: _Expressions) -> str:  # fmt: skip
-    """`static int ember_check(shapes, out, arena)`: binds and checks the
-    inputs, writes the outputs' shapes into `out` and the arena into `arena`."""
+                    ranges: Mapping[str, Range], versions: Sequence[CVersion],
+                    exprs: _Expressions) -> str:  # fmt: skip
+    """`static int ember_check(shapes, out, arena, version)`: binds and
+    checks the inputs, writes the outputs' shapes into `out`, the version
+    these sizes run into `version` and its arena into `arena`."""
     body = ["ember_overflowed = 0;"]
     body += [f"int64_t {local} = 0;" for local in exprs.local.values()]
     body += [f"(void){local};" for local in exprs.local.values()]
@@ -189,7 +235,7 @@ def _check_function(names: EntryNames, inputs: Sequence[CTensor], outputs: Seque
                                 f"{axis} would be ") + ' "%" PRId64 '  # fmt: skip
             body.append(f"if (out->{tensor.member}[{axis}] < 0) "
                         + _fail(names, "ERROR_SHAPE", message, f"out->{tensor.member}[{axis}]"))  # fmt: skip
-    body.append(f"int64_t needed = {exprs.of(arena)};")
+    body += _select(names, versions, exprs)
     body.append(
         "if (ember_overflowed) "
         + _fail(
@@ -201,7 +247,7 @@ def _check_function(names: EntryNames, inputs: Sequence[CTensor], outputs: Seque
     body.append("*arena = (size_t)(needed < 64 ? 64 : needed);")
     body.append("return 0;")
     signature = (f"static int ember_check(const {names.shapes} *shapes, {names.shapes} *out, "
-                 "size_t *arena)")  # fmt: skip
+                 "size_t *arena, int *version)")  # fmt: skip
     return signature + " {\n" + "".join(f"    {line}\n" for line in body) + "}\n"
 
 
@@ -212,9 +258,24 @@ def _elements(member: str, rank: int, where: str) -> str:
     return product
 
 
+def _kernels(names: EntryNames, versions: Sequence[CVersion]) -> tuple[str, str]:
+    """The kernels' declarations, and the statements of `NAME_run` that call
+    the chosen one (`version`) with its part of the weights."""
+    declarations, calls = [], []
+    for index, version in enumerate(versions):
+        dims = "" if version.sizes is not None else "const int64_t *dims, "
+        declarations.append(f"void {version.kernel}(const {names.buffers} *buffers, {dims}"
+                            "const void *weights, void *arena);\n")  # fmt: skip
+        passed = "" if version.sizes is not None else "dims, "
+        calls.append(f"    if (version == {index}) {version.kernel}(buffers, {passed}"
+                     f"(const char *)weights + {version.weights_offset}, arena);\n")  # fmt: skip
+    return "".join(declarations), "".join(calls)
+
+
 def entry_check_source(names: EntryNames, inputs: Sequence[CTensor], outputs: Sequence[CTensor],
-                       ranges: Mapping[str, Range], arena: Dim) -> str:  # fmt: skip
-    """The C of `NAME_prepare`, `NAME_run` and `NAME_error` (module docstring)."""
+                       ranges: Mapping[str, Range], versions: Sequence[CVersion]) -> str:  # fmt: skip
+    """The C of `NAME_prepare`, `NAME_run` and `NAME_error` (module
+    docstring) for these versions, the generic one (if any) last."""
     symbols = sorted(set(ranges) | {s for t in (*inputs, *outputs) for d in t.dims
                                     if isinstance(d, SymExpr) for s in d.symbols()})  # fmt: skip
     exprs = _Expressions(symbols)
@@ -239,6 +300,7 @@ def entry_check_source(names: EntryNames, inputs: Sequence[CTensor], outputs: Se
     arena_message = (_c_string("arena_bytes is ") + ' "%zu" ' + _c_string(", but these shapes need ")
                      + ' "%zu" ' + _c_string(f" ({names.prepare} says how many)"))  # fmt: skip
     dims_array = ", ".join(run_time) or "0"
+    declarations, calls = _kernels(names, versions)
     return f"""/* The entry check of {names.header}: generated by Ember, see its comments. */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -248,9 +310,7 @@ def entry_check_source(names: EntryNames, inputs: Sequence[CTensor], outputs: Se
 
 #include "{names.header}"
 
-void {names.kernel}(const {names.buffers} *buffers, const int64_t *dims, const void *weights,
-    void *arena);
-
+{declarations}
 static _Thread_local char ember_message[512];
 
 static int ember_fail(int code, const char *format, ...) {{
@@ -279,15 +339,16 @@ static int64_t ember_floordiv(int64_t a, int64_t d) {{
     return a % d < 0 ? a / d - 1 : a / d;
 }}
 
-{_check_function(names, inputs, outputs, ranges, arena, exprs)}
+{_check_function(names, inputs, outputs, ranges, versions, exprs)}
 const char *{names.error}(void) {{
     return ember_message;
 }}
 
 int {names.prepare}({names.shapes} *shapes, size_t *arena_bytes) {{
     size_t arena = 0;
+    int version = 0;
     if (shapes == NULL) {_fail(names, "ERROR_ARGUMENT", _c_string("shapes is NULL"))}
-    int code = ember_check(shapes, shapes, &arena);
+    int code = ember_check(shapes, shapes, &arena, &version);
     if (code == 0 && arena_bytes != NULL) *arena_bytes = arena;
     return code;
 }}
@@ -295,14 +356,15 @@ int {names.prepare}({names.shapes} *shapes, size_t *arena_bytes) {{
 int {names.run}(const {names.buffers} *buffers, const {names.shapes} *shapes,
     const void *weights, void *arena, size_t arena_bytes) {{
     size_t needed = 0;
+    int version = 0;
     if (buffers == NULL || shapes == NULL || weights == NULL || arena == NULL)
         {_fail(names, "ERROR_ARGUMENT", _c_string("buffers, shapes, weights and arena must not be NULL"))}
     {names.shapes} expected = *shapes;
-    int code = ember_check(shapes, &expected, &needed);
+    int code = ember_check(shapes, &expected, &needed, &version);
     if (code != 0) return code;
 {output_checks}    if (arena_bytes < needed) {_fail(names, "ERROR_ARENA", arena_message, "arena_bytes", "needed")}
 {null_checks}    const int64_t dims[] = {{{dims_array}}};
-    {names.kernel}(buffers, dims, weights, arena);
-    return 0;
+    (void)dims;
+{calls}    return 0;
 }}
 """

@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
+from ember.dialects.graph.dims import parse_dim
 from tests.support.models import run_onnxruntime, transformer_encoder
 
 HIDDEN = 32
@@ -43,6 +46,7 @@ int main(int argc, char **argv) {
     size_t arena_bytes = 0;
     int code = encoder_prepare(&shapes, &arena_bytes);
     if (code != ENCODER_OK) { fprintf(stderr, "prepare %d: %s\n", code, encoder_error()); return code; }
+    printf("arena %zu\n", arena_bytes);
     if (shapes.output[0] != n || shapes.output[1] != s || shapes.output[2] != 32) return 21;
     void *weights = read_file(argv[1], ENCODER_WEIGHTS_BYTES);
     float *hidden = read_file(argv[4], (size_t)(n * s * 32) * sizeof(float));
@@ -61,26 +65,41 @@ int main(int argc, char **argv) {
 """
 
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The encoder (symbols N and S, S in 1..64) compiled by the CLI, and
-    the C program built against it; returns the folder."""
+def _build(folder: Path, model: onnx.ModelProto, name: str, program: str, *flags: str) -> Path:
+    """`model` compiled by the CLI into `folder/out` as `name`, and `program`
+    built against it as `folder/main`; returns the folder."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("needs a C compiler")
-    folder = tmp_path_factory.mktemp("symbolic")
-    model = transformer_encoder(seq="S", batch="N", hidden=HIDDEN, heads=2, ffn=64)
-    (folder / "encoder.onnx").write_bytes(model.SerializeToString())
-    result = subprocess.run([sys.executable, "-m", "ember.cli", "compile", str(folder / "encoder.onnx"),
-                             "-o", str(folder / "out"), "--name", "encoder", "--dim", "S=1..64"],
+    (folder / f"{name}.onnx").write_bytes(model.SerializeToString())
+    out = folder / "out"
+    result = subprocess.run([sys.executable, "-m", "ember.cli", "compile", str(folder / f"{name}.onnx"),
+                             "-o", str(out), "--name", name, *flags],
                             capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    (folder / "main.c").write_text(C_PROGRAM)
-    out = folder / "out"
+    (folder / "main.c").write_text(program)
     subprocess.run([compiler, "-std=c11", "-Wall", "-Werror", "-O2", "-o", str(folder / "main"),
-                    str(folder / "main.c"), f"-I{out}", f"-L{out}", "-lencoder",
+                    str(folder / "main.c"), f"-I{out}", f"-L{out}", f"-l{name}",
                     f"-Wl,-rpath,{out}"], check=True)  # fmt: skip
     return folder
+
+
+def _encoder() -> onnx.ModelProto:
+    return transformer_encoder(seq="S", batch="N", hidden=HIDDEN, heads=2, ffn=64)
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The encoder (symbols N and S, S in 1..64), generic only."""
+    return _build(tmp_path_factory.mktemp("symbolic"), _encoder(), "encoder", C_PROGRAM,
+                  "--dim", "S=1..64")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def versioned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The encoder with static versions for N=2 and S in {5, 7} besides the generic one."""
+    return _build(tmp_path_factory.mktemp("versioned"), _encoder(), "encoder", C_PROGRAM,
+                  "--specialize", "N=2", "--specialize", "S=5,7")  # fmt: skip
 
 
 def _run(folder: Path, batch: int, seq: int, *fault: str) -> tuple[subprocess.CompletedProcess[str], dict[str, np.ndarray]]:  # fmt: skip
@@ -95,15 +114,32 @@ def _run(folder: Path, batch: int, seq: int, *fault: str) -> tuple[subprocess.Co
     return result, feeds
 
 
+def _assert_matches_onnxruntime(folder: Path, batch: int, seq: int) -> int:
+    """Runs the program at these sizes, checks its output; returns its arena."""
+    result, feeds = _run(folder, batch, seq)
+    assert result.returncode == 0, result.stderr
+    got = np.fromfile(folder / "y.bin", dtype=np.float32).reshape(batch, seq, HIDDEN)
+    (expected,) = run_onnxruntime(onnx.load(folder / "encoder.onnx"), feeds)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    return int(result.stdout.split()[-1])
+
+
 @pytest.mark.parametrize(("batch", "seq"), [(1, 1), (1, 7), (3, 5), (2, 64)])
 def test_one_library_runs_at_every_size(deployed: Path, batch: int, seq: int) -> None:
-    import onnx
+    _assert_matches_onnxruntime(deployed, batch, seq)
 
-    result, feeds = _run(deployed, batch, seq)
-    assert result.returncode == 0, result.stderr
-    got = np.fromfile(deployed / "y.bin", dtype=np.float32).reshape(batch, seq, HIDDEN)
-    (expected,) = run_onnxruntime(onnx.load(deployed / "encoder.onnx"), feeds)
-    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+@pytest.mark.parametrize(("batch", "seq", "static"), [(2, 5, True), (2, 7, True), (1, 5, False),
+                                                      (3, 9, False)])  # fmt: skip
+def test_specialised_versions_run_where_the_sizes_match(
+    versioned: Path, batch: int, seq: int, static: bool
+) -> None:
+    arena = _assert_matches_onnxruntime(versioned, batch, seq)
+    manifest = json.loads((versioned / "out" / "encoder.json").read_text())
+    versions = {(v["sizes"]["N"], v["sizes"]["S"]): v["arena_bytes"] for v in manifest["versions"]}
+    assert sorted(versions) == [(2, 5), (2, 7)]
+    generic = max(parse_dim(manifest["arena_formula"]).evaluate({"N": batch, "S": seq}), 64)
+    assert arena == (versions[batch, seq] if static else generic)
 
 
 @pytest.mark.parametrize(("seq", "fault", "code", "message"), [
@@ -137,3 +173,58 @@ def test_header_and_manifest_list_the_symbols(deployed: Path) -> None:
     for exported in ("encoder_prepare", "encoder_run", "encoder_error", "encoder_set_threads"):
         assert hasattr(library, exported)
     assert not hasattr(library, "encoder_kernel")  # only the entry check calls the kernel
+
+
+SLICE_PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "tail.h"
+
+/* usage: main WEIGHTS N: runs x = 0, 1, 2, ... of shape [N, 4] and prints y */
+int main(int argc, char **argv) {
+    int64_t n = atoll(argv[2]);
+    tail_shapes shapes = {.x = {n, 4}};
+    size_t arena_bytes = 0;
+    int code = tail_prepare(&shapes, &arena_bytes);
+    if (code != TAIL_OK) { fprintf(stderr, "prepare %d: %s\n", code, tail_error()); return code; }
+    float *x = malloc((size_t)(n * 4) * sizeof(float)), *y = malloc((size_t)(n * 4) * sizeof(float));
+    for (int64_t i = 0; i < n * 4; ++i) x[i] = (float)i;
+    void *weights = aligned_alloc(64, 64), *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);
+    tail_buffers buffers = {x, y};
+    code = tail_run(&buffers, &shapes, weights, arena, arena_bytes);
+    if (code != TAIL_OK) { fprintf(stderr, "run %d: %s\n", code, tail_error()); return code; }
+    printf("%lld", (long long)shapes.y[0]);
+    for (int64_t i = 0; i < shapes.y[0] * 4; ++i) printf(" %g", y[i]);
+    printf("\n");
+    return 0;
+}
+"""
+
+
+def _slice_model() -> onnx.ModelProto:
+    """y = x[1:] over a symbolic batch: an op whose lowering takes no
+    symbolic size yet, so only specialised versions exist."""
+    constants = [numpy_helper.from_array(np.array([v], np.int64), n)
+                 for n, v in (("starts", 1), ("ends", 1 << 40), ("axes", 0))]  # fmt: skip
+    graph = helper.make_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"])],
+                              "tail", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["M", 4])],
+                              constants)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_without_a_generic_version_other_sizes_are_an_error(tmp_path: Path) -> None:
+    folder = _build(tmp_path, _slice_model(), "tail", SLICE_PROGRAM, "--specialize", "N=2,3")
+    weights = str(folder / "out" / "tail.weights")
+    done = subprocess.run([str(folder / "main"), weights, "3"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", *(str(v) for v in range(4, 12))]
+    other = subprocess.run([str(folder / "main"), weights, "4"], capture_output=True, text=True)
+    assert other.returncode == 5
+    assert (
+        other.stderr == "prepare 5: no version of the model for N=4: it was compiled for N=2; N=3\n"
+    )
+    assert (
+        "(its ops do not all lower with symbolic sizes yet)"
+        in (folder / "out" / "tail.h").read_text()
+    )
