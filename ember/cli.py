@@ -2,13 +2,19 @@
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
     ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2] [--threads N]
-    ember compile MODEL -o OUT_DIR [--name NAME] [-O0|-O1|-O2] [--layout L] [--threads N]
+    ember compile MODEL -o OUT_DIR [--name NAME] [--specialize N=1,8] [-O0|-O1|-O2] [--threads N]
     ember bench MODEL [--threads N] [--runs N] [-O2] [--profile [--plot FILE.png]]
 
 MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`);
 `--random-weights SEED` replaces its weights by seeded random values.
 `--threads N` (default: every core) splits parallel loops among N threads
 (bench: onnxruntime runs on N threads too).
+A model with symbolic dims (`N`, `S`) takes their ranges with `--dim
+S=1..512` or is pinned with `--dim N=8`. `run` binds them from the
+`--input` files' shapes (the entry check: files that disagree, or a size
+outside its range, are an error naming the input, axis and symbol) and runs
+the generic version, compiled once for every size; `compile` deploys the
+generic version, plus static ones for the sizes `--specialize` gives.
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them). User mistakes print `error: ...` and exit with status 1.
 """
@@ -153,13 +159,61 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
     return inputs
 
 
-def _input_shapes(args: argparse.Namespace, given: dict[str, np.ndarray]) -> dict[str, list[int]]:
-    """--input-shape overrides, plus the shapes of --input files for inputs
-    that have no override: a file fixes the model's dynamic dimensions."""
-    shapes = _shape_overrides(args)
-    for name, array in given.items():
-        shapes.setdefault(name, list(array.shape))
-    return shapes
+def _symbolic_inputs(
+    func: FuncOp, given: dict[str, np.ndarray], seed: int
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """For a model with symbolic dims: the given inputs, checked by the
+    entry check (which binds the symbols' sizes from them), plus seeded
+    random ones at the shapes those sizes give; returns them and the sizes."""
+    from ember.dialects.graph.symbolic import SymExpr, symbols_of
+    from ember.dialects.graph.types import format_shape
+    from ember.inputs import random_array
+    from ember.versions import EntryCheck, model_ranges, symbolic_specs
+
+    specs, _ = symbolic_specs(func)
+    _check_input_names(func, given)
+    known = [spec for spec in specs if spec.name in given]
+    for spec in known:
+        array = given[spec.name]
+        if array.dtype != spec.dtype or array.ndim != len(spec.dims):
+            raise _file_mismatch(spec.name, f"{spec.dtype}[{format_shape(spec.dims)}]", array)
+    sizes = EntryCheck(known, model_ranges(func)).bind([given[spec.name] for spec in known])
+    rng = np.random.default_rng(seed)
+    inputs: dict[str, np.ndarray] = {}
+    for spec in specs:
+        if spec.name in given:
+            inputs[spec.name] = given[spec.name]
+            continue
+        unbound = sorted(symbols_of(spec.dims) - set(sizes))
+        if unbound:
+            raise EmberError(
+                f"input {spec.describe()}: no --input gives {', '.join(unbound)}; give the size with "
+                f"--dim {unbound[0]}=SIZE, --input-shape {spec.name}=DIMS or an array with "
+                f"--input {spec.name}=FILE.npy"
+            )
+        shape = [d.evaluate(sizes) if isinstance(d, SymExpr) else d for d in spec.dims]
+        inputs[spec.name] = random_array(shape, spec.dtype, rng)
+    return inputs, sizes
+
+
+def _file_mismatch(name: str, shown: str, array: np.ndarray) -> EmberError:
+    from ember.dialects.graph.types import format_shape
+
+    return EmberError(
+        f"--input {name}: the model takes {shown}, the file holds "
+        f"{array.dtype}[{format_shape(list(array.shape))}]"
+    )
+
+
+def _check_input_names(func: FuncOp, given: dict[str, np.ndarray]) -> None:
+    from ember.reference import input_names
+
+    unknown = sorted(set(given) - set(input_names(func)))
+    if unknown:
+        raise EmberError(
+            f"--input names unknown input(s) {', '.join(unknown)}; "
+            f"the model takes {', '.join(input_names(func))}"
+        )
 
 
 def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
@@ -173,21 +227,16 @@ def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[
 
     rng = np.random.default_rng(seed)
     inputs: dict[str, np.ndarray] = {}
-    unknown = set(given)
     for name, arg in zip(input_names(func), func.body.block.args):
         shape, dtype = shape_of(arg.type), numpy_dtype(arg.type.element_type)  # type: ignore[attr-defined]
         shown = f"{dtype}[{format_shape(symbolic_shape(arg.type))}]"  # type: ignore[arg-type]
         if name in given:
-            unknown.discard(name)
             array = given[name]
             fits = len(array.shape) == len(shape) and all(
                 d in (DYNAMIC, n) for d, n in zip(shape, array.shape)
             )
             if array.dtype != dtype or not fits:
-                raise EmberError(
-                    f"--input {name}: the model takes {shown}, the file holds "
-                    f"{array.dtype}[{format_shape(list(array.shape))}]"
-                )
+                raise _file_mismatch(name, shown, array)
             inputs[name] = array
         elif DYNAMIC in shape:
             symbols = sorted(symbols_of(symbolic_shape(arg.type)))  # type: ignore[arg-type]
@@ -198,11 +247,7 @@ def _make_inputs(func: FuncOp, given: dict[str, np.ndarray], seed: int) -> dict[
             )
         else:
             inputs[name] = random_array(shape, dtype, rng)
-    if unknown:
-        raise EmberError(
-            f"--input names unknown input(s): {', '.join(sorted(unknown))}; "
-            f"the model takes {', '.join(input_names(func))}"
-        )
+    _check_input_names(func, given)
     return inputs
 
 
@@ -223,25 +268,29 @@ def describe_array(array: np.ndarray) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     import ember.reference
-    from ember.compiler import compile_module
+    from ember.compiler import has_symbols
     from ember.frontends.onnx import import_onnx
     from ember.reference import entry_function, output_names
+    from ember.versions import specialized
 
     model = _model(args)
     given = _load_inputs(args.input)
     report = _progress(args)
     with report.stage("import"):
-        module = import_onnx(model, _input_shapes(args, given), _dims(args))
+        module = import_onnx(model, _shape_overrides(args), _dims(args))
     func = entry_function(module)
     names = output_names(func)
-    inputs = _make_inputs(func, given, args.seed)
+    if has_symbols(func):
+        inputs, sizes = _symbolic_inputs(func, given, args.seed)
+    else:
+        inputs, sizes = _make_inputs(func, given, args.seed), {}
     if args.target == "reference":
         with report.stage("reference"):
-            outputs = ember.reference.run(module, inputs)
+            outputs = ember.reference.run(specialized(module, sizes) if sizes else module, inputs)
     else:
         if args.fusion_report:
             _print_fusion_report(args, module)
-        compiled = compile_module(module, report, options=_options(args))
+        compiled = _compile_for_run(module, sizes, report, _options(args))
         with report.stage("run"):
             outputs = compiled.run(inputs)
     print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
@@ -250,6 +299,26 @@ def _run(args: argparse.Namespace) -> int:
     if args.check:
         return _check_against_onnxruntime(model, inputs, outputs, names)
     return 0
+
+
+def _compile_for_run(module: Any, sizes: dict[str, int], report: CompileReport,
+                     options: Options) -> Any:  # fmt: skip
+    """The model compiled as `ember.compile` would: a symbolic model once
+    for every size (the generic version, whose entry check sees the inputs),
+    or, where its ops do not all lower with symbolic sizes yet, for these
+    sizes (said on stderr)."""
+    from ember.compiler import compile_module
+    from ember.errors import InputDependentError
+    from ember.versions import specialized
+
+    if not sizes:
+        return compile_module(module, report, options=options)
+    try:
+        return compile_module(module.clone(), report, options=options)
+    except InputDependentError as error:
+        given = ", ".join(f"{n}={v}" for n, v in sorted(sizes.items()))
+        print(f"ember: compiled for {given} only: {error}", file=sys.stderr)
+        return compile_module(specialized(module, sizes), report, options=options)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -441,8 +510,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run_command = model_command("run", "run the model on given or random inputs", _run)
     run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                             help="an input from a .npy file (fixes the input's dynamic "
-                                  "dimensions to the file's)")  # fmt: skip
+                             help="an input from a .npy file (its shape gives the "
+                                  "sizes of the model's symbolic dims)")  # fmt: skip
     run_command.add_argument("--target", choices=["cpu", "reference"], default="cpu",
                              help="cpu: compiled native code; reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",

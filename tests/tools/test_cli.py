@@ -157,8 +157,41 @@ def test_input_file_fixes_a_dynamic_dimension(tmp_path: Path) -> None:
     for target in ("cpu", "reference"):  # no size for the batch: say how to give one
         result = run("ember", "run", str(path), "--target", target)
         assert_one_line_error(
-            result, "input 'x' is float32[batchx3]", "--dim batch=SIZE", "--input-shape x="
+            result, "input 'x' float32[batch, 3]", "--dim batch=SIZE", "--input-shape x="
         )
+
+
+def test_input_files_that_disagree_get_the_entry_check_error(tmp_path: Path) -> None:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["N", 3]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])],
+    )  # fmt: skip
+    path = tmp_path / "add.onnx"
+    path.write_bytes(helper.make_model(graph).SerializeToString())
+    np.save(tmp_path / "a.npy", np.ones((4, 3), np.float32))
+    np.save(tmp_path / "b.npy", np.ones((5, 3), np.float32))
+    a, b = f"a={tmp_path / 'a.npy'}", f"b={tmp_path / 'b.npy'}"
+    assert_one_line_error(run("ember", "run", str(path), "--input", a, "--input", b),
+                          "input 'b' axis 0 is 5, but N is 4 from input 'a' axis 0")  # fmt: skip
+    assert_one_line_error(run("ember", "run", str(path), "--input", a, "--dim", "N=1..3"),
+                          "input 'a' axis 0: N = 4 is outside its range 1..3")  # fmt: skip
+    result = run("ember", "run", str(path), "--input", a, "--check", "-q")  # b drawn at N = 4
+    assert result.returncode == 0, result.stderr
+    assert "y: float32[4, 3]" in result.stdout and "-> ok" in result.stdout
+    out = str(tmp_path / "out")
+    assert_one_line_error(run("ember", "compile", str(path), "-o", out, "--specialize", "N=1,x"),
+                          "--specialize expects NAME=SIZE,SIZE,...")  # fmt: skip
+    assert_one_line_error(run("ember", "compile", str(path), "-o", out, "--specialize", "M=1"),
+                          "specialize names unknown symbol(s) M; the model's symbols are N")  # fmt: skip
+    assert_one_line_error(run("ember", "compile", "light:squeezenet", "-o", out, "--specialize",
+                              "N=1"), "--specialize: the model has no symbolic dims")  # fmt: skip
+    result = run("ember", "compile", str(path), "-o", out, "--specialize", "N=1,8", "-q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1].endswith("model_entry.c")
 
 
 @pytest.mark.parametrize(
