@@ -452,7 +452,7 @@ def _symbolic_doc(name: str, names: Mapping[str, str], inputs: Sequence[Symbolic
         f"and takes its inputs at these shapes:\n{shapes}"
         "A symbol's size comes from the first input dim that is the symbol alone;\n"
         "every other input dim must agree with the sizes, and each size must lie\n"
-        f"in its range. {which}"
+        f"in its range.\n\n{which}"
         f"{names['prepare']}(&shapes, &arena_bytes) checks the inputs' shapes and\n"
         "gives the outputs' and the arena's size; then\n"
         f"{names['function']}(&buffers, &shapes, weights, arena, arena_bytes) runs the model:\n"
