@@ -44,17 +44,22 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     if shutil.which("cc") is None:
         pytest.skip("needs a C compiler")
     folder = tmp_path_factory.mktemp("deploying")
-    (folder / "make_classifier.py").write_text(_block("python", "make_graph"))
-    (folder / "main.c").write_text(_block("c", "int main"))
+    (folder / "make_classifier.py").write_text(_block("python", '"classifier.onnx"'))
+    (folder / "main.c").write_text(_block("c", "classifier_run(&buffers"))
+    return folder, _run_steps(folder, _block("sh", "--name classifier"))
+
+
+def _run_steps(folder: Path, steps: str) -> str:
+    """Runs the shell block's lines in `folder`; returns the last one's output."""
     tools = {"python3": sys.executable, "ember": f"{sys.executable} -m ember.cli"}
     stdout = ""
-    for line in _block("sh", "ember compile").splitlines():
+    for line in steps.splitlines():
         program, _, rest = line.partition(" ")
         command = f"{tools.get(program, program)} {rest}"
         result = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True)
         assert result.returncode == 0, f"{line}: {result.stderr}"
         stdout = result.stdout
-    return folder, stdout
+    return stdout
 
 
 def _expected(folder: Path) -> dict[str, np.ndarray]:
@@ -78,7 +83,7 @@ def test_the_c_program_prints_what_onnxruntime_computes(example: tuple[Path, str
 def test_the_header_excerpt_is_what_ember_writes(example: tuple[Path, str]) -> None:
     folder, _ = example
     header = (folder / "out" / "classifier.h").read_text()
-    assert _block("c", "typedef struct") in header
+    assert _block("c", "typedef struct classifier_buffers") in header
     for macro in re.findall(r"`(CLASSIFIER_\w+)`", DOC.read_text()):
         assert f"#define {macro} " in header
 
@@ -93,7 +98,9 @@ def test_the_ctypes_script_prints_the_same(example: tuple[Path, str]) -> None:
 
 def test_the_build_command_is_warning_free(example: tuple[Path, str]) -> None:
     folder, _ = example
-    build = next(line for line in _block("sh", "cc ").splitlines() if line.startswith("cc "))
+    build = next(
+        line for line in _block("sh", "-lclassifier").splitlines() if line.startswith("cc ")
+    )
     build = build.replace('"$PWD/out"', str(folder / "out")).replace("-o main ", "-o strict ")
     strict = [*shlex.split(build), "-Wextra", "-pedantic", "-Werror"]
     subprocess.run(strict, cwd=folder, check=True)
@@ -102,3 +109,53 @@ def test_the_build_command_is_warning_free(example: tuple[Path, str]) -> None:
 def test_the_doc_is_linked_from_the_readme() -> None:
     readme = (DOC.parents[1] / "README.md").read_text()
     assert "docs/deploying.md" in readme
+
+
+@pytest.fixture(scope="module")
+def symbolic_example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The symbolic-dims section's steps; returns the folder and ./score's output."""
+    if shutil.which("cc") is None:
+        pytest.skip("needs a C compiler")
+    folder = tmp_path_factory.mktemp("deploying-symbolic")
+    (folder / "make_scorer.py").write_text(_block("python", '"scorer.onnx"'))
+    (folder / "score.c").write_text(_block("c", "scorer_prepare(&shapes"))
+    return folder, _run_steps(folder, _block("sh", "--name scorer"))
+
+
+def _scores(folder: Path, rows: int) -> np.ndarray:
+    x = np.fromfile(folder / "x5.bin", dtype=np.float32).reshape(5, 4)[:rows]
+    (scores,) = run_onnxruntime(onnx.load(folder / "scorer.onnx"), {"x": x})
+    return scores
+
+
+def test_the_symbolic_example_runs_at_any_batch(symbolic_example: tuple[Path, str]) -> None:
+    folder, stdout = symbolic_example
+    _assert_matches(_printed(stdout), {"scores": _scores(folder, 5)})
+    one = subprocess.run(["./score", "out/scorer.weights", "x5.bin", "1"], cwd=folder,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    _assert_matches(_printed(one.stdout), {"scores": _scores(folder, 1)})
+    manifest = (folder / "out" / "scorer.json").read_text()
+    assert '"sizes": {\n        "N": 1\n      }' in manifest  # the batch of one is a static version
+
+
+def test_the_symbolic_example_error_is_the_one_the_doc_shows(
+    symbolic_example: tuple[Path, str],
+) -> None:
+    folder, _ = symbolic_example
+    result = subprocess.run(["./score", "out/scorer.weights", "x5.bin", "65"], cwd=folder,
+                            capture_output=True, text=True)  # fmt: skip
+    assert result.returncode == 1
+    shown = re.search(r"prints `(error: [^`]*)`", " ".join(DOC.read_text().split()))
+    assert shown is not None and result.stderr.strip() == shown.group(1)
+
+
+def test_the_symbolic_api_in_the_doc_is_what_the_header_declares(
+    symbolic_example: tuple[Path, str],
+) -> None:
+    folder, _ = symbolic_example
+    header = " ".join((folder / "out" / "scorer.h").read_text().split())
+    for declaration in _block("c", "int NAME_prepare").split(";")[:-1]:
+        expected = " ".join(declaration.replace("NAME", "scorer").split()) + ";"
+        assert expected in header
+    for code in re.findall(r"`NAME_(ERROR_\w+|OK)`", DOC.read_text()):
+        assert f"#define SCORER_{code} " in header
