@@ -10,18 +10,21 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from onnx import ModelProto
 
-from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile
+from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module, has_symbols
 from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
+from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
 from ember.options import resolve_threads
+from ember.reference import entry_function
+from ember.versions import symbolic_specs
 
 if TYPE_CHECKING:
     from ember.machine_limits import MachineLimits
@@ -197,11 +200,14 @@ def benchmark_model(
     if runs < 1 or warmup < 0:
         raise EmberError(f"benchmark needs runs >= 1 and warmup >= 0 (got {runs}, {warmup})")
     proto = load_model(model)
+    report = report or CompileReport()
     start = time.perf_counter()
-    compiled = compile(proto, threads=threads, input_shapes=input_shapes, dims=dims,
-                       opt_level=options.opt_level, layout=options.layout,
-                       disabled=options.disabled, report=report,
-                       profile=options.profile)  # fmt: skip
+    with report.stage("import"):
+        module = import_onnx(proto, input_shapes, dims)
+    func = entry_function(module)
+    if has_symbols(func):  # before compiling: there is no shape to draw inputs of
+        _random_inputs(symbolic_specs(func)[0])
+    compiled = compile_module(module, report, replace(options, threads=threads))
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)
