@@ -131,14 +131,39 @@ def unsupported_reason(op: GraphOp) -> str | None:
     return "no lowering yet"
 
 
-def check_lowerable(module: Operation) -> None:
+def _unread_operands(op: Operation) -> set[int]:
+    """The indices of `op`'s operands that its lowering does not read."""
+    for family in FAMILIES:
+        if isinstance(op, GraphOp) and type(op) in family.unread:
+            groups = family.unread[type(op)](op)
+            return {i for i, v in enumerate(op.operands)
+                    if any(v in op.operand_group(g) for g in groups)}  # fmt: skip
+    return set()
+
+
+def values_never_read(module: Operation) -> frozenset[Operation]:
+    """The graph ops whose results only feed operands that no lowering
+    reads (and ops like them): the shape arithmetic behind a Slice's ends,
+    say. They are not lowered; they are dead once their users are."""
+    unused: set[Operation] = set()
+    for op in reversed(list(module.walk())):
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or not op.results:
+            continue
+        uses = [use for result in op.results for use in result.uses]
+        if uses and all(use.operation in unused or use.index in _unread_operands(use.operation)
+                        for use in uses):  # fmt: skip
+            unused.add(op)
+    return frozenset(unused)
+
+
+def check_lowerable(module: Operation, unused: frozenset[Operation] = frozenset()) -> None:
     """Raises a DiagnosticException naming the first op with a dynamic shape, or
-    listing every op that cannot be lowered, with the reasons. When the inputs
-    alone are to blame (a dynamic shape, operands that must be constants) it
-    is an `InputDependentDiagnostic`."""
+    listing every op that cannot be lowered, with the reasons (`unused` ops
+    are not lowered). When the inputs alone are to blame (a dynamic shape,
+    operands that must be constants) it is an `InputDependentDiagnostic`."""
     problems: dict[str, list[str]] = {}
     for op in module.walk():
-        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or op in unused:
             continue
         for value in (*op.operands, *op.results):
             if DYNAMIC in _shape(value):
@@ -195,9 +220,10 @@ class ConvertGraphToTensorPass(ModulePass):
     name = "convert-graph-to-tensor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        check_lowerable(op)
+        unused = values_never_read(op)
+        check_lowerable(op, unused)
         sizes: dict[FuncOp, SymbolSizes] = {}
-        patterns = GreedyRewritePatternApplier([family(sizes) for family in FAMILIES])
+        patterns = GreedyRewritePatternApplier([family(sizes, unused) for family in FAMILIES])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
         form_kernels(op)
         dce(op)

@@ -642,13 +642,19 @@ class FamilyPattern(RewritePattern):
     checks: ClassVar[Mapping[type[GraphOp], Check]] = {}
     symbolic: ClassVar[frozenset[type[GraphOp]]] = frozenset()
     """The op classes whose lowering takes symbolic dims (sizes known at run time)."""
+    unread: ClassVar[Mapping[type[GraphOp], Callable[[GraphOp], frozenset[str]]]] = {}
+    """Per op class, the operand groups of an op that its lowering does not
+    read (it takes what they say from the result type, e.g. a Slice's ends)."""
 
-    def __init__(self, sizes_by_function: dict[FuncOp, SymbolSizes] | None = None):
+    def __init__(self, sizes_by_function: dict[FuncOp, SymbolSizes] | None = None,
+                 unused: frozenset[Operation] = frozenset()):  # fmt: skip
         super().__init__()
         self.sizes_by_function = {} if sizes_by_function is None else sizes_by_function
+        self.unused = unused
+        """Ops left alone: what they compute only feeds unread operands."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp):
+        if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or op in self.unused:
             return
         lower = self.lowerings.get(type(op))
         if lower is None:

@@ -27,7 +27,7 @@ from ember.dialects.graph import (
     UnsqueezeOp,
     constant_value_of,
 )
-from ember.dialects.graph.symbolic import SymExpr, symbols_of
+from ember.dialects.graph.symbolic import SymExpr, UndecidedComparison, symbols_of
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
@@ -155,9 +155,28 @@ def _lower_slice(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _check_slice(op: GraphOp) -> str | None:
-    if _constant_operands(op, "starts", "ends", "axes", "steps"):
-        return None
-    return NeedsConstants("starts, ends, axes and steps must be constants")
+    """Starts, axes and steps must be constants; the ends need not be (the
+    result's type gives the sizes, which shape inference computed from
+    them). Along a symbolic axis a start must not depend on the size, and
+    steps must be positive."""
+    if not _constant_operands(op, "starts", "axes", "steps"):
+        return NeedsConstants("starts, axes and steps must be constants")
+    try:
+        params = _slice_starts_and_steps(op)
+    except UndecidedComparison as error:
+        return f"a start that depends on the symbolic sizes ({error})"
+    for (start, step), extent in zip(params, _shape(op.operand_group("data")[0])):
+        if isinstance(start, SymExpr):
+            return f"a start ({start}) that depends on the symbolic sizes"
+        if step < 0 and isinstance(extent, SymExpr):
+            return f"a negative step along the symbolic axis of size {extent}"
+    return None
+
+
+def _slice_unread(op: GraphOp) -> frozenset[str]:
+    """A Slice whose other operands are constants reads its ends from its
+    result type, not their value (`_lower_slice`)."""
+    return frozenset({"ends"}) if _check_slice(op) is None else frozenset()
 
 
 def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -169,7 +188,7 @@ def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     axis = _normalize_axis(op.attr("axis"), len(shape))
     out = _shape(op.results[0])
     constant = constant_value_of(indices)
-    if constant is None or constant.size > MAX_GATHER_INDICES:
+    if constant is None or constant.size > MAX_GATHER_INDICES or isinstance(shape[axis], SymExpr):
         gather = ember_linalg.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
                                          properties={"axis": IntegerAttr(axis, i64)})  # fmt: skip
         return [e.value(gather)]
@@ -199,6 +218,8 @@ def _check_gather(op: GraphOp) -> str | None:
         return None
     shape = _shape(data)
     axis = _normalize_axis(op.attr("axis"), len(shape))
+    if isinstance(shape[axis], SymExpr):  # read at run time, wrapped and clamped
+        return None
     flat = np.asarray(constant, dtype=np.int64).reshape(-1)
     outside = flat[(flat < -shape[axis]) | (flat >= shape[axis])]
     if outside.size == 0:
@@ -325,4 +346,5 @@ class DataMovementPattern(FamilyPattern):
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
-                          ConcatOp})  # fmt: skip
+                          ConcatOp, SliceOp, GatherOp})  # fmt: skip
+    unread = {SliceOp: _slice_unread}

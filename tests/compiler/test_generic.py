@@ -10,6 +10,7 @@ import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper
 
 import ember
 from ember.compiler import InputError
@@ -86,6 +87,44 @@ def test_mlp_with_a_dynamic_batch() -> None:
         x = np.random.default_rng(batch).standard_normal((batch, 32)).astype(np.float32)
         (expected,) = oracle.run(None, {"input": x})
         np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def _embeddings(positions: int = 64) -> onnx.ModelProto:
+    """A BERT-style embedding layer as exporters write it: token embeddings
+    gathered by `ids[N, S]`, plus position embeddings sliced to the sequence
+    length read off the ids' shape (Shape -> Gather -> Slice)."""
+    rng = np.random.default_rng(0)
+    weights = [onnx.numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+               for name, shape in (("tokens", (100, 16)), ("positions", (positions, 16)))]  # fmt: skip
+    weights += [onnx.numpy_helper.from_array(np.array([v], np.int64), name)
+                for name, v in (("zero", 0), ("one", 1))]  # fmt: skip
+    nodes = [
+        helper.make_node("Gather", ["tokens", "ids"], ["embedded"]),
+        helper.make_node("Shape", ["ids"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["length"], axis=0),
+        helper.make_node("Slice", ["positions", "zero", "length", "zero"], ["position"]),
+        helper.make_node("Add", ["embedded", "position"], ["sum"]),
+        helper.make_node("LayerNormalization", ["sum", "scale"], ["y"], axis=-1),
+    ]
+    weights.append(onnx.numpy_helper.from_array(np.full(16, 0.5, np.float32), "scale"))
+    graph = helper.make_graph(
+        nodes, "embeddings", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["N", "S"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "S", 16])], weights,
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_embeddings_with_a_dynamic_batch_and_sequence() -> None:
+    model = _embeddings()
+    compiled = ember.compile(model, dims={"S": (1, 64)}, threads=1)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch, seq in [(1, 1), (2, 7), (3, 64)]:
+        ids = np.random.default_rng(seq).integers(-100, 100, (batch, seq)).astype(np.int64)
+        (expected,) = oracle.run(None, {"ids": ids})
+        np.testing.assert_allclose(compiled(ids)[0], expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(InputError, match="S = 65 is outside its range 1..64"):
+        compiled(np.zeros((1, 65), np.int64))
 
 
 def _gemm(columns: int) -> onnx.ModelProto:

@@ -76,3 +76,49 @@ func.func @concat_along(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<4x2xf32>
   %z = graph.concat %x, %y {axis = 0 : i64} : (tensor<?x2xf32, #graph.dims<N>>, tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>>
   func.return %z : tensor<?x2xf32, #graph.dims<N + 4>>
 }
+
+// -----
+
+// A Slice whose ends are computed from a symbolic shape (the position ids
+// of a transformer, sliced to the sequence length) reads its sizes from its
+// result type: a tensor.extract_slice of run-time size S. The shape
+// arithmetic behind the ends is not lowered; it is dead once the Slice is.
+func.func @positions(%ids: tensor<?x?xi64, #graph.dims<N, S>>, %table: tensor<64x16xf32>) -> tensor<?x16xf32, #graph.dims<S>> attributes {graph.symbols = {N = #graph.range<1, ?>, S = #graph.range<1, 64>}} {
+  %zero = graph.constant dense<0> : tensor<1xi64>
+  %one = graph.constant dense<1> : tensor<1xi64>
+  %shape = graph.shape %ids : (tensor<?x?xi64, #graph.dims<N, S>>) -> tensor<2xi64>
+  %seq = graph.gather %shape, %one {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %p = graph.slice %table, %zero, %seq, axes %zero : (tensor<64x16xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x16xf32, #graph.dims<S>>
+  func.return %p : tensor<?x16xf32, #graph.dims<S>>
+}
+// CHECK-LABEL: func.func @positions
+// CHECK:         %S = tensor.dim {ember.symbol = "S"} %ids, %{{.*}}
+// CHECK-NOT:     graph.{{shape|gather|slice}}
+// CHECK:         tensor.extract_slice %table[0, 0] [%S, 16] [1, 1] : tensor<64x16xf32> to tensor<?x16xf32, #graph.dims<S>>
+// CHECK-NOT:     graph.{{shape|gather|slice}}
+
+// -----
+
+// A Gather with symbolic indices (an embedding lookup) reads them at run
+// time, as do constant indices along a symbolic axis.
+func.func @embed(%table: tensor<100x16xf32>, %ids: tensor<?x?xi64, #graph.dims<N, S>>, %x: tensor<?x4xf32, #graph.dims<N>>) -> (tensor<?x?x16xf32, #graph.dims<N, S>>, tensor<1x4xf32>) attributes {graph.symbols = {N = #graph.range<1, ?>, S = #graph.range<1, ?>}} {
+  %e = graph.gather %table, %ids : (tensor<100x16xf32>, tensor<?x?xi64, #graph.dims<N, S>>) -> tensor<?x?x16xf32, #graph.dims<N, S>>
+  %last = graph.constant dense<-1> : tensor<1xi64>
+  %l = graph.gather %x, %last : (tensor<?x4xf32, #graph.dims<N>>, tensor<1xi64>) -> tensor<1x4xf32>
+  func.return %e, %l : tensor<?x?x16xf32, #graph.dims<N, S>>, tensor<1x4xf32>
+}
+// CHECK-LABEL: func.func @embed
+// CHECK:         ember_linalg.gather {{.*}} -> tensor<?x?x16xf32, #graph.dims<N, S>>
+// CHECK:         ember_linalg.gather {{.*}} -> tensor<1x4xf32>
+
+// -----
+
+// A start that depends on a symbolic size (the last row of N) is reported.
+func.func @tail(%x: tensor<?x4xf32, #graph.dims<N>>) -> tensor<1x4xf32> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  %start = graph.constant dense<-1> : tensor<1xi64>
+  %end = graph.constant dense<9223372036854775807> : tensor<1xi64>
+  %axis = graph.constant dense<0> : tensor<1xi64>
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.slice (a start (N - 1) that depends on the symbolic sizes)}}
+  %t = graph.slice %x, %start, %end, axes %axis : (tensor<?x4xf32, #graph.dims<N>>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
+  func.return %t : tensor<1x4xf32>
+}
