@@ -243,19 +243,18 @@ class FunctionBufferizer:
     ) -> SSAValue:  # fmt: skip
         """The part of `buffer` (contiguous, offset 0) at `offsets` with
         `sizes` (a symbolic one given by its value) and `strides`, as a
-        `memref.subview`. Only the first dim of `buffer` may be dynamic: its
-        size enters no stride, so the view's layout stays static."""
+        `memref.subview`. A stride that a dynamic dim enters is dynamic in
+        the view's layout (`?`), and so is an offset along it; the LLVM
+        lowering computes them from the buffer's run-time sizes."""
         memref_type = buffer.type
         assert isinstance(memref_type, MemRefType)
         shape = memref_type.get_shape()
-        if DYNAMIC_INDEX in shape[1:]:
-            raise DiagnosticException(
-                f"convert-tensor-to-loop: a part of {memref_type}, whose strides are known "
-                "only at run time, is not lowered yet"
-            )
-        whole = _row_major_strides([1, *shape[1:]])
-        layout = StridedLayoutAttr([w * s for w, s in zip(whole, strides)],
-                                   sum(o * w for o, w in zip(offsets, whole)))  # fmt: skip
+        whole = [None if DYNAMIC_INDEX in shape[i + 1 :] else math.prod(shape[i + 1 :])
+                 for i in range(len(shape))]  # fmt: skip
+        view_strides = [None if w is None else w * s for w, s in zip(whole, strides)]
+        moved = [(o, w) for o, w in zip(offsets, whole) if o]
+        offset = None if any(w is None for _, w in moved) else sum(o * w for o, w in moved)  # type: ignore[operator]
+        layout = StridedLayoutAttr(view_strides, offset)
         static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in sizes]
         view_type = MemRefType(memref_type.element_type, static, layout)
         view = memref.SubviewOp(buffer, [], self.sizes.sizes(sizes), [], offsets, static,

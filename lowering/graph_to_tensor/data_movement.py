@@ -100,6 +100,16 @@ def _check_concat(op: GraphOp) -> str | None:
     return None
 
 
+def _check_split(op: GraphOp) -> str | None:
+    """The parts' offsets along the axis are constants: it must be static."""
+    x = op.operand_group("input")[0]
+    axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
+    names = symbols_of([_shape(x)[axis]])
+    if names:
+        return f"symbolic sizes ({', '.join(sorted(names))}) along the axis not lowered yet"
+    return None
+
+
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out = _shape(op.results[0])
     axis = _normalize_axis(op.attr("axis"), len(out))
@@ -342,9 +352,9 @@ class DataMovementPattern(FamilyPattern):
         PadOp: _lower_pad,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
-              ConcatOp: _check_concat,
+              ConcatOp: _check_concat, SplitOp: _check_split,
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
-                          ConcatOp, SliceOp, GatherOp})  # fmt: skip
+                          ConcatOp, SplitOp, SliceOp, GatherOp})  # fmt: skip
     unread = {SliceOp: _slice_unread}

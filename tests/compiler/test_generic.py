@@ -127,6 +127,42 @@ def test_embeddings_with_a_dynamic_batch_and_sequence() -> None:
         compiled(np.zeros((1, 65), np.int64))
 
 
+def _fused_attention() -> onnx.ModelProto:
+    """GPT-2's attention on `x[N, S, 16]`: one projection to q, k and v
+    together, Split along the last axis (a Slice takes v's first half too),
+    scores S x S."""
+    rng = np.random.default_rng(1)
+    weights = [onnx.numpy_helper.from_array(rng.standard_normal((16, 48)).astype(np.float32), "w"),
+               onnx.numpy_helper.from_array(np.array([16, 16, 16], np.int64), "parts")]  # fmt: skip
+    weights += [onnx.numpy_helper.from_array(np.array([v], np.int64), name)
+                for name, v in (("zero", 0), ("eight", 8), ("last", 2))]  # fmt: skip
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["qkv"]),
+        helper.make_node("Split", ["qkv", "parts"], ["q", "k", "v"], axis=2),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["scores"]),
+        helper.make_node("Softmax", ["scores"], ["weights"], axis=-1),
+        helper.make_node("Slice", ["v", "zero", "eight", "last"], ["half"]),
+        helper.make_node("MatMul", ["weights", "half"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "attention", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "S", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "S", 8])], weights,
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_split_and_slice_along_a_static_axis_of_a_symbolic_tensor() -> None:
+    model = _fused_attention()
+    compiled = ember.compile(model, threads=1)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch, seq in [(1, 1), (2, 7), (3, 20)]:
+        x = np.random.default_rng(seq).standard_normal((batch, seq, 16)).astype(np.float32)
+        (expected,) = oracle.run(None, {"x": x})
+        np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
+
+
 def _gemm(columns: int) -> onnx.ModelProto:
     rng = np.random.default_rng(columns)
     weights = [onnx.numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)

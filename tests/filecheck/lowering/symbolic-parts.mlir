@@ -1,0 +1,23 @@
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop | filecheck %s --check-prefix=BUF
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm' | filecheck %s --check-prefix=LLVM
+
+// A part of a buffer whose inner dims are symbolic (a Slice along the last
+// axis of N x S x 48) is a memref.subview whose layout has a run-time stride
+// (`?`, S * 48) where a symbolic dim enters it; the LLVM lowering computes
+// it from the buffer's sizes.
+func.func @part(%x: tensor<?x?x48xf32, #graph.dims<N, S>>) -> tensor<?x?x16xf32, #graph.dims<N, S>> attributes {graph.symbols = {N = #graph.range<1, ?>, S = #graph.range<1, ?>}} {
+  %s = graph.constant dense<8> : tensor<1xi64>
+  %e = graph.constant dense<24> : tensor<1xi64>
+  %a = graph.constant dense<2> : tensor<1xi64>
+  %y = graph.slice %x, %s, %e, axes %a : (tensor<?x?x48xf32, #graph.dims<N, S>>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x?x16xf32, #graph.dims<N, S>>
+  func.return %y : tensor<?x?x16xf32, #graph.dims<N, S>>
+}
+
+// BUF-LABEL: func.func @part
+// BUF:         %N = memref.dim %x, %{{.*}} {ember.symbol = "N"}
+// BUF:         %S = memref.dim %x, %{{.*}} {ember.symbol = "S"}
+// BUF:         %[[PART:.*]] = memref.subview %x[0, 0, 8] [%N, %S, 16] [1, 1, 1] : memref<?x?x48xf32> to memref<?x?x16xf32, strided<[?, 48, 1], offset: 8>>
+// BUF-NEXT:    linalg.copy ins(%[[PART]] : memref<?x?x16xf32, strided<[?, 48, 1], offset: 8>>) outs(%out0 : memref<?x?x16xf32>)
+
+// LLVM:        llvm.func @part
+// LLVM-NOT:    memref.
