@@ -83,7 +83,7 @@ from ember.dialects.schedule import (
     schedule_of,
     verify_schedule,
 )
-from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
+from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings, symbolic_size
 from ember.passes.loop.generate import outside_value, scalar_constant
 
 PASS_NAME = "convert-tensor-to-loop"
@@ -238,27 +238,29 @@ class FunctionBufferizer:
         self.nest.insert(linalg.CopyOp([source], [target], res=()))
 
     def _subview(
-        self, buffer: SSAValue, offsets: Sequence[int], sizes: Sequence[Dim],
+        self, buffer: SSAValue, offsets: Sequence[Dim], sizes: Sequence[Dim],
         strides: Sequence[int],
     ) -> SSAValue:  # fmt: skip
         """The part of `buffer` (contiguous, offset 0) at `offsets` with
-        `sizes` (a symbolic one given by its value) and `strides`, as a
-        `memref.subview`. A stride that a dynamic dim enters is dynamic in
-        the view's layout (`?`), and so is an offset along it; the LLVM
-        lowering computes them from the buffer's run-time sizes."""
+        `sizes` and `strides`, as a `memref.subview` (a symbolic offset or
+        size given by its value). A stride that a dynamic dim enters is
+        dynamic in the view's layout (`?`), and so is an offset along it or
+        a symbolic one; the LLVM lowering computes them at run time."""
         memref_type = buffer.type
         assert isinstance(memref_type, MemRefType)
         shape = memref_type.get_shape()
         whole = [None if DYNAMIC_INDEX in shape[i + 1 :] else math.prod(shape[i + 1 :])
                  for i in range(len(shape))]  # fmt: skip
         view_strides = [None if w is None else w * s for w, s in zip(whole, strides)]
-        moved = [(o, w) for o, w in zip(offsets, whole) if o]
-        offset = None if any(w is None for _, w in moved) else sum(o * w for o, w in moved)  # type: ignore[operator]
+        moved = [(o, w) for o, w in zip(offsets, whole) if isinstance(o, SymExpr) or o != 0]
+        offset = (None if any(w is None or isinstance(o, SymExpr) for o, w in moved)
+                  else sum(int(o) * w for o, w in moved if w is not None))  # fmt: skip
         layout = StridedLayoutAttr(view_strides, offset)
         static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in sizes]
+        static_offsets = [DYNAMIC_INDEX if isinstance(o, SymExpr) else o for o in offsets]
         view_type = MemRefType(memref_type.element_type, static, layout)
-        view = memref.SubviewOp(buffer, [], self.sizes.sizes(sizes), [], offsets, static,
-                                strides, view_type)  # fmt: skip
+        view = memref.SubviewOp(buffer, self.sizes.sizes(offsets), self.sizes.sizes(sizes), [],
+                                static_offsets, static, strides, view_type)  # fmt: skip
         return self.nest.insert(view).results[0]
 
     def _destination(self, init: SSAValue, result: SSAValue) -> SSAValue:
@@ -442,19 +444,28 @@ class FunctionBufferizer:
         offsets = op.static_offsets.get_values()
         sizes, strides = op.static_sizes.get_values(), op.static_strides.get_values()
         for offset, size, stride, extent in zip(offsets, sizes, strides, whole):
+            if DYNAMIC_INDEX in (offset, size) or extent < 0:
+                continue  # run-time values: shape inference proved them inside
             if offset < 0 or stride < 1 or (size > 0 and offset + (size - 1) * stride >= extent):
                 raise DiagnosticException(
                     f"convert-tensor-to-loop: {op.name} {list(offsets)} {list(sizes)} "
                     f"{list(strides)} leaves {tuple(whole)}"
                 )
 
+    @staticmethod
+    def _offsets(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> list[Dim]:
+        """The op's offsets, a dynamic one as its expression over the symbols."""
+        dynamic = iter(op.offsets)
+        return [symbolic_size(next(dynamic), f"convert-tensor-to-loop: an offset of {op.name}")
+                if o == DYNAMIC_INDEX else o for o in op.static_offsets.get_values()]  # fmt: skip
+
     def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
         self._check_slice(op, op.source.type.get_shape())  # type: ignore[attr-defined]
         source = self._buffer(op.source)
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
-        part = self._subview(source, op.static_offsets.get_values(),
-                             symbolic_shape(op.result.type), op.static_strides.get_values())  # fmt: skip
+        part = self._subview(source, self._offsets(op), symbolic_shape(op.result.type),
+                             op.static_strides.get_values())  # fmt: skip
         self._copy(part, target)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
@@ -473,10 +484,10 @@ class FunctionBufferizer:
         dim, offset = op.dim.value.data, 0
         for value in op.inputs:
             source = self._buffer(value)
-            shape = symbolic_shape(value.type)  # static along `dim`
-            offsets = [offset if d == dim else 0 for d in range(len(shape))]
+            shape = symbolic_shape(value.type)
+            offsets: list[Dim] = [offset if d == dim else 0 for d in range(len(shape))]
             self._copy(source, self._subview(target, offsets, shape, [1] * len(shape)))
-            offset += int(shape[dim])
+            offset = offset + shape[dim]
 
     def _gather(self, op: GatherOp) -> None:
         data, indices = self._buffer(op.data), self._buffer(op.indices)

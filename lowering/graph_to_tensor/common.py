@@ -474,17 +474,24 @@ class Emitter:
     def extract(
         self,
         x: SSAValue,
-        offsets: Sequence[int],
+        offsets: Sequence[Dim],
         sizes: Sequence[Dim],
         strides: Sequence[int] | None = None,
     ) -> SSAValue:
+        """`tensor.extract_slice`; a symbolic offset or size is given by its value."""
         strides = strides or [1] * len(sizes)
-        if tuple(sizes) == _shape(x) and not any(offsets) and all(s == 1 for s in strides):
+        at_zero = all(not isinstance(o, SymExpr) and o == 0 for o in offsets)
+        if tuple(sizes) == _shape(x) and at_zero and all(s == 1 for s in strides):
             return x
-        if any(isinstance(d, SymExpr) for d in sizes):  # a symbolic size given by its value
-            mixed = [self.sizes.size(d) if isinstance(d, SymExpr) else d for d in sizes]
+        if any(isinstance(d, SymExpr) for d in (*offsets, *sizes)):
+
+            def mixed(dims: Sequence[Dim]) -> list[SSAValue | int]:
+                return [self.sizes.size(d) if isinstance(d, SymExpr) else int(d) for d in dims]
+
             result_type = symbolic_type(_elem(x), sizes)
-            return self.value(tensor.ExtractSliceOp(x, offsets, mixed, strides, result_type))
+            return self.value(
+                tensor.ExtractSliceOp(x, mixed(offsets), mixed(sizes), strides, result_type)
+            )
         return self.value(tensor.ExtractSliceOp.from_static_parameters(x, offsets, sizes, strides))
 
     def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int]) -> SSAValue:

@@ -90,16 +90,6 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(moved, _shape(op.results[0]))]
 
 
-def _check_concat(op: GraphOp) -> str | None:
-    """The slabs along the axis must have static sizes (their offsets are
-    constants); other dims may be symbolic."""
-    axis = _normalize_axis(op.attr("axis"), len(_shape(op.results[0])))
-    names = symbols_of(_shape(v)[axis] for v in op.operands)
-    if names:
-        return f"symbolic sizes ({', '.join(sorted(names))}) along the axis not lowered yet"
-    return None
-
-
 def _check_split(op: GraphOp) -> str | None:
     """The parts' offsets along the axis are constants: it must be static."""
     x = op.operand_group("input")[0]
@@ -167,17 +157,15 @@ def _lower_slice(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _check_slice(op: GraphOp) -> str | None:
     """Starts, axes and steps must be constants; the ends need not be (the
     result's type gives the sizes, which shape inference computed from
-    them). Along a symbolic axis a start must not depend on the size, and
-    steps must be positive."""
+    them). A start may depend on a symbolic size (`x[-1:]` starts at
+    `N - 1`), and steps along a symbolic axis must be positive."""
     if not _constant_operands(op, "starts", "axes", "steps"):
         return NeedsConstants("starts, axes and steps must be constants")
     try:
         params = _slice_starts_and_steps(op)
     except UndecidedComparison as error:
         return f"a start that depends on the symbolic sizes ({error})"
-    for (start, step), extent in zip(params, _shape(op.operand_group("data")[0])):
-        if isinstance(start, SymExpr):
-            return f"a start ({start}) that depends on the symbolic sizes"
+    for (_, step), extent in zip(params, _shape(op.operand_group("data")[0])):
         if step < 0 and isinstance(extent, SymExpr):
             return f"a negative step along the symbolic axis of size {extent}"
     return None
@@ -352,7 +340,7 @@ class DataMovementPattern(FamilyPattern):
         PadOp: _lower_pad,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
-              ConcatOp: _check_concat, SplitOp: _check_split,
+              SplitOp: _check_split,
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,

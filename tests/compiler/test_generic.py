@@ -163,6 +163,42 @@ def test_split_and_slice_along_a_static_axis_of_a_symbolic_tensor() -> None:
         np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
 
 
+def _cache_and_last_token() -> onnx.ModelProto:
+    """A decoder's bookkeeping on `x[1, S, 8]`: a cache of 4 past positions
+    concatenated along the sequence (`S + 4` rows, twice: `2 * S + 4`), and
+    the last position's row (`x[:, -1:]`, a start of `2 * S + 3`)."""
+    rng = np.random.default_rng(2)
+    weights = [
+        onnx.numpy_helper.from_array(rng.standard_normal((1, 4, 8)).astype(np.float32), "past")
+    ]
+    weights += [onnx.numpy_helper.from_array(np.array([v], np.int64), name)
+                for name, v in (("minus_one", -1), ("end", 1 << 40), ("one", 1))]  # fmt: skip
+    nodes = [
+        helper.make_node("Concat", ["x", "past", "x"], ["cache"], axis=1),
+        helper.make_node("Slice", ["cache", "minus_one", "end", "one"], ["last"]),
+        helper.make_node("Tanh", ["cache"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "cache", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "S", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, None, 8]),
+         helper.make_tensor_value_info("last", TensorProto.FLOAT, [1, 1, 8])], weights,
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_concat_and_slice_at_offsets_that_depend_on_the_sizes() -> None:
+    model = _cache_and_last_token()
+    compiled = ember.compile(model, threads=1)
+    assert isinstance(compiled, GenericModel)
+    assert [o.describe() for o in compiled.outputs] == ["'y' float32[1, 2 * S + 4, 8]",
+                                                        "'last' float32[1, 1, 8]"]  # fmt: skip
+    oracle = _oracle(model)
+    for seq in (1, 7, 33):
+        x = np.random.default_rng(seq).standard_normal((1, seq, 8)).astype(np.float32)
+        for got, expected in zip(compiled(x), oracle.run(None, {"x": x})):
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
 def _gemm(columns: int) -> onnx.ModelProto:
     rng = np.random.default_rng(columns)
     weights = [onnx.numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)

@@ -61,7 +61,8 @@ func.func @conv(%x: tensor<?x3x?x8xf32, #graph.dims<N, H>>, %w: tensor<4x3x3x3xf
 // -----
 
 // A Concat along a static axis takes symbolic dims elsewhere; along a
-// symbolic one the slabs' offsets would be run-time values.
+// symbolic one the slabs' offsets are run-time values (the bufferized
+// copies' subviews take them).
 func.func @concat(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<?x3xf32, #graph.dims<N>>) -> tensor<?x5xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
   %z = graph.concat %x, %y {axis = 1 : i64} : (tensor<?x2xf32, #graph.dims<N>>, tensor<?x3xf32, #graph.dims<N>>) -> tensor<?x5xf32, #graph.dims<N>>
   func.return %z : tensor<?x5xf32, #graph.dims<N>>
@@ -72,10 +73,11 @@ func.func @concat(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<?x3xf32, #grap
 // -----
 
 func.func @concat_along(%x: tensor<?x2xf32, #graph.dims<N>>, %y: tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
-  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.concat (symbolic sizes (N) along the axis not lowered yet)}}
   %z = graph.concat %x, %y {axis = 0 : i64} : (tensor<?x2xf32, #graph.dims<N>>, tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>>
   func.return %z : tensor<?x2xf32, #graph.dims<N + 4>>
 }
+// CHECK-LABEL: func.func @concat_along
+// CHECK:         tensor.concat dim(0) %x, %y : (tensor<?x2xf32, #graph.dims<N>>, tensor<4x2xf32>) -> tensor<?x2xf32, #graph.dims<N + 4>>
 
 // -----
 
@@ -113,12 +115,30 @@ func.func @embed(%table: tensor<100x16xf32>, %ids: tensor<?x?xi64, #graph.dims<N
 
 // -----
 
-// A start that depends on a symbolic size (the last row of N) is reported.
+// A start that depends on a symbolic size (the last row of N, `x[-1:]`) is
+// an offset computed from the symbol.
 func.func @tail(%x: tensor<?x4xf32, #graph.dims<N>>) -> tensor<1x4xf32> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
   %start = graph.constant dense<-1> : tensor<1xi64>
   %end = graph.constant dense<9223372036854775807> : tensor<1xi64>
   %axis = graph.constant dense<0> : tensor<1xi64>
-  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.slice (a start (N - 1) that depends on the symbolic sizes)}}
   %t = graph.slice %x, %start, %end, axes %axis : (tensor<?x4xf32, #graph.dims<N>>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
   func.return %t : tensor<1x4xf32>
+}
+// CHECK-LABEL: func.func @tail
+// CHECK:         %[[MINUS:.*]] = arith.constant -1 : index
+// CHECK:         %N = tensor.dim {ember.symbol = "N"} %x
+// CHECK-NEXT:    %[[LAST:.*]] = arith.addi %[[MINUS]], %N : index
+// CHECK-NEXT:    tensor.extract_slice %x[%[[LAST]], 0] [1, 4] [1, 1] : tensor<?x4xf32, #graph.dims<N>> to tensor<1x4xf32>
+
+// -----
+
+// A negative step along a symbolic axis is reported.
+func.func @reverse(%x: tensor<?x4xf32, #graph.dims<N>>) -> tensor<?x4xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  %start = graph.constant dense<-1> : tensor<1xi64>
+  %end = graph.constant dense<-9223372036854775807> : tensor<1xi64>
+  %axis = graph.constant dense<0> : tensor<1xi64>
+  %step = graph.constant dense<-1> : tensor<1xi64>
+  // expected-error @+1 {{convert-graph-to-tensor: cannot lower 1 op: graph.slice (a negative step along the symbolic axis of size N)}}
+  %t = graph.slice %x, %start, %end, axes %axis, steps %step : (tensor<?x4xf32, #graph.dims<N>>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x4xf32, #graph.dims<N>>
+  func.return %t : tensor<?x4xf32, #graph.dims<N>>
 }

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop | filecheck %s --check-prefix=BUF
-// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm' | filecheck %s --check-prefix=LLVM
+// RUN: ember-opt %s -p convert-graph-to-tensor,convert-tensor-to-loop --split-input-file | filecheck %s --check-prefix=BUF
+// RUN: ember-opt %s -p 'convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell},loop-generate,loop-pack-weights,loop-plan-memory,loop-outline-kernels,convert-loop-to-llvm' --split-input-file | filecheck %s --check-prefix=LLVM
 
 // A part of a buffer whose inner dims are symbolic (a Slice along the last
 // axis of N x S x 48) is a memref.subview whose layout has a run-time stride
@@ -20,4 +20,20 @@ func.func @part(%x: tensor<?x?x48xf32, #graph.dims<N, S>>) -> tensor<?x?x16xf32,
 // BUF-NEXT:    linalg.copy ins(%[[PART]] : memref<?x?x16xf32, strided<[?, 48, 1], offset: 8>>) outs(%out0 : memref<?x?x16xf32>)
 
 // LLVM:        llvm.func @part
+// LLVM-NOT:    memref.
+
+// -----
+
+// A Concat along a symbolic axis copies each input to a run-time offset.
+func.func @grow(%x: tensor<1x?x8xf32, #graph.dims<S>>, %past: tensor<1x4x8xf32>) -> tensor<1x?x8xf32, #graph.dims<S + 4>> attributes {graph.symbols = {S = #graph.range<1, ?>}} {
+  %y = graph.concat %x, %past {axis = 1 : i64} : (tensor<1x?x8xf32, #graph.dims<S>>, tensor<1x4x8xf32>) -> tensor<1x?x8xf32, #graph.dims<S + 4>>
+  func.return %y : tensor<1x?x8xf32, #graph.dims<S + 4>>
+}
+
+// BUF-LABEL: func.func @grow
+// BUF:         %S = memref.dim %x, %{{.*}} {ember.symbol = "S"}
+// BUF:         memref.subview %out0[0, 0, 0] [1, %S, 8] [1, 1, 1] : memref<1x?x8xf32> to memref<1x?x8xf32, strided<[?, 8, 1]>>
+// BUF:         memref.subview %out0[0, %S, 0] [1, 4, 8] [1, 1, 1] : memref<1x?x8xf32> to memref<1x4x8xf32, strided<[?, 8, 1], offset: ?>>
+
+// LLVM:        llvm.func @grow
 // LLVM-NOT:    memref.
