@@ -27,7 +27,7 @@ from ember.dialects.graph import (
     UnsqueezeOp,
     constant_value_of,
 )
-from ember.dialects.graph.symbolic import SymExpr, UndecidedComparison, symbols_of
+from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
     Emitter,
@@ -90,16 +90,6 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.reshape(moved, _shape(op.results[0]))]
 
 
-def _check_split(op: GraphOp) -> str | None:
-    """The parts' offsets along the axis are constants: it must be static."""
-    x = op.operand_group("input")[0]
-    axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
-    names = symbols_of([_shape(x)[axis]])
-    if names:
-        return f"symbolic sizes ({', '.join(sorted(names))}) along the axis not lowered yet"
-    return None
-
-
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out = _shape(op.results[0])
     axis = _normalize_axis(op.attr("axis"), len(out))
@@ -113,10 +103,10 @@ def _lower_split(e: Emitter, op: GraphOp) -> list[SSAValue]:
     axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
     parts, offset = [], 0
     for result in op.results:
-        offsets = [0] * len(_shape(x))
+        offsets: list[Dim] = [0] * len(_shape(x))
         offsets[axis] = offset
         parts.append(e.extract(x, offsets, _shape(result)))
-        offset += _shape(result)[axis]
+        offset = offset + _shape(result)[axis]  # symbolic along a symbolic axis
     return parts
 
 
@@ -340,7 +330,6 @@ class DataMovementPattern(FamilyPattern):
         PadOp: _lower_pad,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
-              SplitOp: _check_split,
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,

@@ -199,6 +199,23 @@ def test_concat_and_slice_at_offsets_that_depend_on_the_sizes() -> None:
             np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+def test_split_along_a_symbolic_axis() -> None:
+    nodes = [helper.make_node("Concat", ["x", "x"], ["twice"], axis=1),  # 2 * S rows
+             helper.make_node("Split", ["twice"], ["a", "b"], axis=1, num_outputs=2),
+             helper.make_node("Sub", ["a", "b"], ["zero"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "halves", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "S", 3])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("zero", "b")],
+    )  # fmt: skip
+    compiled = ember.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]))
+    assert isinstance(compiled, GenericModel)
+    for seq in (1, 5):
+        x = np.random.default_rng(seq).standard_normal((2, seq, 3)).astype(np.float32)
+        zero, b = compiled(x)
+        np.testing.assert_array_equal(b, x)  # the second half starts at offset S
+        np.testing.assert_array_equal(zero, np.zeros_like(x))
+
+
 def _gemm(columns: int) -> onnx.ModelProto:
     rng = np.random.default_rng(columns)
     weights = [onnx.numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)

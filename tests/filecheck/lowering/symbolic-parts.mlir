@@ -37,3 +37,22 @@ func.func @grow(%x: tensor<1x?x8xf32, #graph.dims<S>>, %past: tensor<1x4x8xf32>)
 
 // LLVM:        llvm.func @grow
 // LLVM-NOT:    memref.
+
+// -----
+
+// Split along a symbolic axis: the second part starts at a run-time offset.
+func.func @halves(%x: tensor<2x?xf32, #graph.dims<S>>) -> (tensor<2x?xf32, #graph.dims<S>>, tensor<2x?xf32, #graph.dims<S>>) attributes {graph.symbols = {S = #graph.range<1, ?>}} {
+  %xx = graph.concat %x, %x {axis = 1 : i64} : (tensor<2x?xf32, #graph.dims<S>>, tensor<2x?xf32, #graph.dims<S>>) -> tensor<2x?xf32, #graph.dims<2 * S>>
+  %a, %b = graph.split %xx {axis = 1 : i64, num_outputs = 2 : i64} : (tensor<2x?xf32, #graph.dims<2 * S>>) -> (tensor<2x?xf32, #graph.dims<S>>, tensor<2x?xf32, #graph.dims<S>>)
+  func.return %a, %b : tensor<2x?xf32, #graph.dims<S>>, tensor<2x?xf32, #graph.dims<S>>
+}
+
+// BUF-LABEL: func.func @halves
+// BUF:         %S = memref.dim %x, %{{.*}} {ember.symbol = "S"}
+// BUF:         memref.subview %[[XX:.*]][0, 0] [2, %S] [1, 1] : memref<2x?xf32> to memref<2x?xf32, strided<[?, 1]>>
+// BUF:         memref.subview %[[XX]][0, %S] [2, %S] [1, 1] : memref<2x?xf32> to memref<2x?xf32, strided<[?, 1], offset: ?>>
+// BUF:         %[[B:.*]] = memref.subview %[[XX]][0, %S] [2, %S] [1, 1] : memref<2x?xf32> to memref<2x?xf32, strided<[?, 1], offset: ?>>
+// BUF-NEXT:    linalg.copy ins(%[[B]] : memref<2x?xf32, strided<[?, 1], offset: ?>>) outs(%out1 : memref<2x?xf32>)
+
+// LLVM:        llvm.func @halves
+// LLVM-NOT:    memref.
