@@ -211,10 +211,22 @@ class CompiledModel:
         return results
 
 
+def first_symbolic(func: FuncOp) -> tuple[str, TensorType] | None:
+    """The name and type of the entry function's first input (else output)
+    with symbolic dims; None where it has none."""
+    from ember.reference import input_names, output_names
+
+    names = [*input_names(func), *output_names(func)]
+    types = [*func.function_type.inputs.data, *func.function_type.outputs.data]
+    for name, value_type in zip(names, types):
+        if isinstance(value_type, TensorType) and symbols_of(symbolic_shape(value_type)):
+            return name, value_type
+    return None
+
+
 def has_symbols(func: FuncOp) -> bool:
     """Whether the entry function's inputs or outputs have symbolic dims."""
-    types = (*func.function_type.inputs.data, *func.function_type.outputs.data)
-    return any(isinstance(t, TensorType) and symbols_of(symbolic_shape(t)) for t in types)
+    return first_symbolic(func) is not None
 
 
 def compile_module(

@@ -31,6 +31,7 @@ from ember.compiler import (
     as_array,
     check_count,
     dynamic_shape_error,
+    first_symbolic,
     in_order,
 )
 from ember.dialects.graph.dims import (
@@ -40,7 +41,7 @@ from ember.dialects.graph.dims import (
     symbol_ranges,
     symbolic_shape,
 )
-from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text, symbols_of
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
 from ember.dialects.graph.types import numpy_dtype
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError
@@ -75,19 +76,6 @@ def symbolic_specs(func: FuncOp) -> tuple[list[SymbolicSpec], list[SymbolicSpec]
     function_type = func.function_type
     return (specs(input_names(func), function_type.inputs.data),
             specs(output_names(func), function_type.outputs.data))  # fmt: skip
-
-
-def _first_symbolic(func: FuncOp) -> tuple[str, TensorType]:
-    """The name and type of the entry function's first input (else output)
-    with symbolic dims."""
-    from ember.reference import input_names, output_names
-
-    names = [*input_names(func), *output_names(func)]
-    types = [*func.function_type.inputs.data, *func.function_type.outputs.data]
-    for name, value_type in zip(names, types):
-        if isinstance(value_type, TensorType) and symbols_of(symbolic_shape(value_type)):
-            return name, value_type
-    raise AssertionError("a generic version of a model without symbolic dims")
 
 
 class EntryCheck:
@@ -272,7 +260,9 @@ def lower_generic(module: ModuleOp, entry: str, report: CompileReport,
     from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
 
     func = entry_function(module)
-    name, value_type = _first_symbolic(func)  # for the error below: lowering changes the types
+    first = first_symbolic(func)  # for the error below: lowering changes the types
+    assert first is not None, "a generic version of a model without symbolic dims"
+    name, value_type = first
     make_entry(func, entry)
     try:
         return lower_to_llvm(module, report, options)
