@@ -14,7 +14,8 @@ S=1..512` or is pinned with `--dim N=8`. `run` binds them from the
 `--input` files' shapes (the entry check: files that disagree, or a size
 outside its range, are an error naming the input, axis and symbol) and runs
 the generic version, compiled once for every size; `compile` deploys the
-generic version, plus static ones for the sizes `--specialize` gives.
+generic version, plus static ones for the sizes `--specialize` gives
+(default `auto`: every symbol at the low end of its range; `none`).
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them). User mistakes print `error: ...` and exit with status 1.
 """
@@ -90,7 +91,15 @@ def parse_specialize(text: str) -> tuple[str, list[int]]:
     return name, values
 
 
-def _specialize(args: argparse.Namespace) -> dict[str, list[int]]:
+def _specialize(args: argparse.Namespace) -> dict[str, list[int]] | str:
+    """`--specialize`'s sizes per symbol, or `auto` (also without the flag) or `none`."""
+    words = [text for text in args.specialize if text in ("auto", "none")]
+    if words:
+        if len(args.specialize) > 1:
+            raise EmberError(f"--specialize {words[0]} cannot be combined with other --specialize")
+        return words[0]
+    if not args.specialize:
+        return "auto"
     sizes: dict[str, list[int]] = {}
     for text in args.specialize:
         name, values = parse_specialize(text)
@@ -528,9 +537,11 @@ def build_parser() -> argparse.ArgumentParser:
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=["cpu"], default="cpu")
     compile_command.add_argument("--specialize", action="append", default=[], metavar="NAME=SIZES",
-                                 help="also compile static versions for these sizes of a symbol, "
-                                      "e.g. N=1,8 (give every symbol; a call at other sizes "
-                                      "runs the generic version)")  # fmt: skip
+                                 help="a model with symbolic dims: also compile static versions "
+                                      "for these sizes of a symbol, e.g. N=1,8 (give every "
+                                      "symbol; a call at other sizes runs the generic version); "
+                                      "default auto: one version with each symbol at the low "
+                                      "end of its range; none: the generic version alone")  # fmt: skip
     optimisation_flags(compile_command)
     _threads_flag(compile_command, "; the library's NAME_set_threads changes it at run time")
 

@@ -255,7 +255,7 @@ def compile(  # noqa: A001 - the public name the API promises
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     dims: Mapping[str, Range] | None = None,
-    specialize: Mapping[str, Sequence[int]] | None = None,
+    specialize: Mapping[str, Sequence[int]] | str | None = None,
     opt_level: int = 2,
     layout: str = DEFAULT_LAYOUT,
     disabled: Sequence[str] = (),
@@ -269,7 +269,8 @@ def compile(  # noqa: A001 - the public name the API promises
     `specialize` (`{"N": [1, 8]}`) compiles one static version per
     combination of sizes of the model's symbols and returns an
     `ember.versions.VersionedModel`, which runs the one its inputs' sizes
-    select.
+    select (the generic version at other sizes); `"auto"` is one version
+    with each symbol at the low end of its range.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
     times every kernel call (read with `CompiledModel.profile()`). Only `cpu`
@@ -291,7 +292,7 @@ def compile(  # noqa: A001 - the public name the API promises
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
     options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)
-    if specialize:
+    if specialize and specialize != "none":
         from ember.versions import compile_versions
 
         return compile_versions(module, specialize,

@@ -69,6 +69,7 @@ from ember.targets.cpu.entry_check import (
 )
 from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
 from ember.versions import (
+    Specialize,
     SymbolicSpec,
     arena_formula,
     lower_generic,
@@ -201,7 +202,7 @@ class _Lowered:
     version: CVersion
 
 
-def _lower_versions(module: ModuleOp, name: str, specialize: Mapping[str, Sequence[int]],
+def _lower_versions(module: ModuleOp, name: str, specialize: Specialize,
                     report: CompileReport, options: Options) -> list[_Lowered]:  # fmt: skip
     """A static version per combination of `specialize`'s sizes, then the
     generic one (left out where its ops do not lower with symbolic sizes
@@ -217,7 +218,7 @@ def _lower_versions(module: ModuleOp, name: str, specialize: Mapping[str, Sequen
         lowered.append(_Lowered(version_module, weights, CVersion(kernel, offset, arena, sizes)))
         offset += -(-weights.size // 64) * 64
 
-    for index, sizes in enumerate(version_sizes(func, specialize) if specialize else []):
+    for index, sizes in enumerate(version_sizes(func, specialize)):
         version = specialized(module, sizes)
         version_report = CompileReport()
         make_entry(entry_function(version), f"{name}_kernel_{index}")
@@ -251,14 +252,16 @@ def compile_to_directory(
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
     dims: Mapping[str, Range] | None = None,
-    specialize: Mapping[str, Sequence[int]] | None = None,
+    specialize: Specialize = "auto",
 ) -> DeployedModel:
     """Compiles `model` ahead of time into `out_dir` (see the module doc);
     `report` collects the seconds per stage (and tells its listener);
     `input_shapes` and `dims` are `import_onnx`'s. A model with symbolic
     dims is compiled once for every size of them, with a C entry check
     (`targets/cpu/entry_check.py`), and once more for each combination of
-    `specialize`'s sizes (`{"N": [1, 8]}`), the version the sizes select."""
+    `specialize`'s sizes (`{"N": [1, 8]}`), the version the sizes select;
+    the default, `"auto"`, is `versions.AUTO_DOC`, and `"none"` leaves
+    the generic version alone."""
     from ember.targets.cpu import PTHREAD_LINK_ARGS, link_shared_library
 
     out = _output_directory(out_dir, name)
@@ -269,7 +272,7 @@ def compile_to_directory(
     symbolic = has_symbols(func)
     if not symbolic:
         model_specs(func)  # static shapes, element types with a NumPy dtype
-        if specialize:
+        if specialize not in ("auto", "none", {}):
             raise EmberError("--specialize: the model has no symbolic dims (it is compiled for "
                              "its one shape)")  # fmt: skip
     inputs, outputs = symbolic_specs(func)
@@ -280,7 +283,7 @@ def compile_to_directory(
     kernels = f"{name}_kernel"  # and {name}_kernel_0, 1, ...: never exported
     fields = buffer_fields(inputs, outputs, [guard, kernels, *names.values()])
     if symbolic:
-        lowered = _lower_versions(module, name, specialize or {}, report, options)
+        lowered = _lower_versions(module, name, specialize, report, options)
         blob = _weights_blob(lowered)
         modules, hidden = [v.module for v in lowered], [v.version.kernel for v in lowered]
     else:

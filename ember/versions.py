@@ -276,10 +276,26 @@ def arena_formula(report: CompileReport) -> Dim:
     return parse_dim(report.arena_formula) if report.arena_formula else report.arena_bytes
 
 
-def version_sizes(func: FuncOp, specialize: Mapping[str, Sequence[int]]) -> list[dict[str, int]]:
+Specialize = Mapping[str, Sequence[int]] | str
+"""Sizes per symbol (`{"N": [1, 8]}`), or `"auto"` (`AUTO_DOC`) or `"none"`."""
+
+AUTO_DOC = "one static version with every symbol at the low end of its range (a batch of one)"
+
+
+def version_sizes(func: FuncOp, specialize: Specialize) -> list[dict[str, int]]:
     """Every combination of `specialize`'s sizes, checked: it names the
-    model's symbols, each of them."""
+    model's symbols, each of them. `"auto"` is the low end of each symbol's
+    range (1 at least), where a generic version's run-time sizes cost the
+    most; `"none"` is no static version."""
     ranges = model_ranges(func)
+    if specialize == "none":
+        return []
+    if specialize == "auto":
+        return [{name: max(low, 1) for name, (low, _) in sorted(ranges.items())}] if ranges else []
+    if isinstance(specialize, str):
+        raise EmberError(
+            f"specialize must be sizes per symbol, 'auto' or 'none', got {specialize!r}"
+        )
     unknown = sorted(set(specialize) - set(ranges))
     if unknown:
         raise EmberError(
@@ -311,7 +327,7 @@ def specialized(module: ModuleOp, sizes: Mapping[str, int]) -> ModuleOp:
     return version
 
 
-def compile_versions(module: ModuleOp, specialize: Mapping[str, Sequence[int]],
+def compile_versions(module: ModuleOp, specialize: Specialize,
                      compile_one: Any) -> VersionedModel:  # fmt: skip
     """One version per combination of `specialize`'s sizes, each compiled by
     `compile_one(module)`, and the generic version (`compile_one` of the

@@ -156,6 +156,26 @@ def test_the_entry_check_rejects_shapes_that_do_not_fit(
     assert result.stderr.startswith(message), result.stderr
 
 
+def test_by_default_a_static_version_runs_at_the_low_end_of_the_ranges(deployed: Path) -> None:
+    manifest = json.loads((deployed / "out" / "encoder.json").read_text())
+    ((sizes, arena),) = [(v["sizes"], v["arena_bytes"]) for v in manifest["versions"]]
+    assert sizes == {"N": 1, "S": 1}
+    assert _assert_matches_onnxruntime(deployed, 1, 1) == arena
+    generic = parse_dim(manifest["arena_formula"]).evaluate({"N": 1, "S": 2})
+    assert _assert_matches_onnxruntime(deployed, 1, 2) == max(generic, 64)
+
+
+def test_specialize_none_is_the_generic_version_alone(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    model = tmp_path / "encoder.onnx"
+    model.write_bytes(_encoder().SerializeToString())
+    result = subprocess.run([sys.executable, "-m", "ember.cli", "compile", str(model), "-o", str(out),
+                             "--specialize", "none", "-q"], capture_output=True, text=True)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "model.json").read_text())["versions"] == []
+    assert "One generic version runs at every size" in (out / "model.h").read_text()
+
+
 def test_header_and_manifest_list_the_symbols(deployed: Path) -> None:
     out = deployed / "out"
     manifest = json.loads((out / "encoder.json").read_text())

@@ -14,6 +14,7 @@ from onnx import TensorProto, helper
 
 import ember
 from ember.compiler import InputError
+from ember.errors import EmberError
 from ember.versions import GenericModel, VersionedModel
 from tests.support.models import (
     light_model_path,
@@ -345,6 +346,19 @@ def test_declared_ranges_are_checked_at_entry() -> None:
     compiled = ember.compile(model, dims={"N": (1, 4)}, threads=1)
     with pytest.raises(InputError, match=r"N = 5 is outside its range 1\.\.4"):
         compiled(np.zeros((5, 8), np.float32))
+
+
+def test_auto_specializes_at_the_low_end_of_each_range() -> None:
+    model = mlp(batch="N", sizes=(8, 4))  # type: ignore[arg-type]
+    compiled = ember.compile(model, dims={"N": (2, 64)}, specialize="auto", threads=1)
+    assert isinstance(compiled, VersionedModel)
+    assert list(compiled.versions) == [(("N", 2),)] and compiled.generic is not None
+    x = np.ones((2, 8), np.float32)
+    assert compiled.version_for([x]) is compiled.versions[(("N", 2),)]
+    assert compiled.version_for([np.ones((3, 8), np.float32)]) is compiled.generic
+    assert isinstance(ember.compile(model, specialize="none", threads=1), GenericModel)
+    with pytest.raises(EmberError, match="specialize must be sizes per symbol, 'auto' or 'none'"):
+        ember.compile(model, specialize="all")
 
 
 def test_specialised_versions_fall_back_to_the_generic_one() -> None:
