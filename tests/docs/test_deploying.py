@@ -38,15 +38,26 @@ def _printed(stdout: str) -> dict[str, np.ndarray]:
     return {name: np.array(values, dtype=np.float32) for name, values in rows.items()}
 
 
+def _run_example(
+    factory: pytest.TempPathFactory, name: str, sources: dict[str, tuple[str, str]]
+) -> tuple[Path, str]:
+    """Writes each source file (the doc's block of that language holding
+    that text), runs the shell block that compiles `--name name` in a
+    scratch folder; returns it and the last step's output."""
+    if shutil.which("cc") is None:
+        pytest.skip("needs a C compiler")
+    folder = factory.mktemp(name)
+    for file, (language, containing) in sources.items():
+        (folder / file).write_text(_block(language, containing))
+    return folder, _run_steps(folder, _block("sh", f"--name {name}"))
+
+
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The doc's steps, run in a scratch folder; returns it and ./main's output."""
-    if shutil.which("cc") is None:
-        pytest.skip("needs a C compiler")
-    folder = tmp_path_factory.mktemp("deploying")
-    (folder / "make_classifier.py").write_text(_block("python", '"classifier.onnx"'))
-    (folder / "main.c").write_text(_block("c", "classifier_run(&buffers"))
-    return folder, _run_steps(folder, _block("sh", "--name classifier"))
+    return _run_example(tmp_path_factory, "classifier", {
+        "make_classifier.py": ("python", '"classifier.onnx"'),
+        "main.c": ("c", "classifier_run(&buffers")})  # fmt: skip
 
 
 def _run_steps(folder: Path, steps: str) -> str:
@@ -114,12 +125,9 @@ def test_the_doc_is_linked_from_the_readme() -> None:
 @pytest.fixture(scope="module")
 def symbolic_example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The symbolic-dims section's steps; returns the folder and ./score's output."""
-    if shutil.which("cc") is None:
-        pytest.skip("needs a C compiler")
-    folder = tmp_path_factory.mktemp("deploying-symbolic")
-    (folder / "make_scorer.py").write_text(_block("python", '"scorer.onnx"'))
-    (folder / "score.c").write_text(_block("c", "scorer_prepare(&shapes"))
-    return folder, _run_steps(folder, _block("sh", "--name scorer"))
+    return _run_example(tmp_path_factory, "scorer", {
+        "make_scorer.py": ("python", '"scorer.onnx"'),
+        "score.c": ("c", "scorer_prepare(&shapes")})  # fmt: skip
 
 
 def _scores(folder: Path, rows: int) -> np.ndarray:
