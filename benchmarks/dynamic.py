@@ -7,9 +7,11 @@ For each model, at each thread count: one generic compile (the sizes left
 symbolic) and, for each size, a static compile (the symbol pinned to it
 with `dims=`), all run
 in this process with onnxruntime, their runs alternating in rounds. The
-table gives each one's median latency and the ratios generic / static and
-static / onnxruntime, and checks that the generic version's outputs match
-the static one's.
+table gives each one's median latency and the ratios generic / static,
+versioned / static (a `VersionedModel` holding that static version and the
+generic one: the entry check and the choice of version) and static /
+onnxruntime, and checks that the generic version's outputs match the
+static one's.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from ember.benchmarking import (  # noqa: E402
     timed_calls,
 )
 from ember.compiler import compile as ember_compile  # noqa: E402
+from ember.frontends.onnx import import_onnx  # noqa: E402
+from ember.reference import entry_function  # noqa: E402
+from ember.versions import EntryCheck, VersionedModel, model_ranges  # noqa: E402
 from tests.support.models import (  # noqa: E402
     mlp,
     resnet50_with_a_dynamic_batch,
@@ -85,11 +90,14 @@ def _row(case: Case, proto: onnx.ModelProto, generic: Any, size: int, threads: i
     """The table's row for one size: the generic version, a static compile
     at that size and onnxruntime, their runs alternating."""
     static = ember_compile(proto, threads=threads, dims={case.symbol: (size, size)})
+    versioned = VersionedModel(EntryCheck(generic.inputs, model_ranges(entry_function(
+        import_onnx(proto)))), generic.outputs, {((case.symbol, size),): static}, generic)  # fmt: skip
     session = onnxruntime_session(proto, threads)
     inputs = case.inputs(size)
     calls = {
         "generic": lambda: generic.run(inputs),
         "static": lambda: static.run(inputs),
+        "versioned": lambda: versioned.run(inputs),
         "ort": lambda: run_onnxruntime(session, inputs),
     }
     times: dict[str, list[float]] = {key: [] for key in calls}
@@ -99,9 +107,9 @@ def _row(case: Case, proto: onnx.ModelProto, generic: Any, size: int, threads: i
             outputs[key] = timed_calls(call, block, times[key], True)
     difference = max(float(np.max(np.abs(a - b), initial=0))
                      for a, b in zip(outputs["generic"], outputs["static"]))  # fmt: skip
-    g, s, o = (_median_ms(times[k]) for k in ("generic", "static", "ort"))
+    g, s, v, o = (_median_ms(times[k]) for k in ("generic", "static", "versioned", "ort"))
     return (f"{case.name:28} {threads:>2} {case.symbol}={size:<5} {g:9.3f} {s:9.3f} "
-            f"{o:9.3f} {g / s:8.2f}x {s / o:8.2f}x {difference:9.1e}")  # fmt: skip
+            f"{o:9.3f} {g / s:8.2f}x {v / s:8.2f}x {s / o:8.2f}x {difference:9.1e}")  # fmt: skip
 
 
 def measure(case: Case, threads: int, runs: int) -> list[str]:
@@ -119,7 +127,7 @@ def main() -> None:
     words = [w for w in args.k.split(",") if w]
     cases = [c for c in CASES if not words or any(w in c.name for w in words)]
     print(f"{'model':28} {'th':>2} {'size':7} {'generic':>9} {'static':>9} {'ort':>9} "
-          f"{'gen/stat':>9} {'stat/ort':>9} {'max diff':>9}   (ms)")  # fmt: skip
+          f"{'gen/stat':>9} {'ver/stat':>9} {'stat/ort':>9} {'max diff':>9}   (ms)")  # fmt: skip
     for threads in (int(t) for t in args.threads.split(",")):
         for case in cases:
             for row in measure(case, threads, args.runs):

@@ -140,7 +140,39 @@ def as_array(spec: InputSpec, array: Any) -> np.ndarray:
     return array
 
 
-class CompiledModel:
+class Profiled:
+    """The kernel profile of a compiled model whose arena holds the counters
+    (`compile(..., profile=True)`): needs `report`, `_arena` and `_lock`."""
+
+    report: CompileReport
+    _arena: np.ndarray
+    _lock: threading.Lock
+
+    def profile(self) -> list[Any]:
+        """Per kernel function, slowest first: calls, seconds and static cost
+        (`ember.targets.cpu.profile.KernelProfile`) over every call since
+        compiling or `reset_profile`; needs `compile(..., profile=True)`."""
+        from ember.targets.cpu.profile import read_profile
+
+        offset = self._profile_offset()
+        with self._lock:
+            return read_profile(self._arena, offset, self.report.kernel_costs)
+
+    def reset_profile(self) -> None:
+        """Zeroes the profile's counters."""
+        from ember.targets.cpu.profile import counters
+
+        offset = self._profile_offset()
+        with self._lock:
+            counters(self._arena, offset, len(self.report.kernel_costs))[:] = 0
+
+    def _profile_offset(self) -> int:
+        if self.report.profile_offset is None:
+            raise EmberError("the model was compiled without a profile (compile with profile=True)")
+        return self.report.profile_offset
+
+
+class CompiledModel(Profiled):
     """A model compiled to native code: call it with NumPy arrays.
 
     `model(x, y)` takes inputs in the model's order, `model.run({"x": x})`
@@ -177,29 +209,6 @@ class CompiledModel:
         if array.shape != spec.shape:
             raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
         return np.ascontiguousarray(array)
-
-    def profile(self) -> list[Any]:
-        """Per kernel function, slowest first: calls, seconds and static cost
-        (`ember.targets.cpu.profile.KernelProfile`) over every call since
-        compiling or `reset_profile`; needs `compile(..., profile=True)`."""
-        from ember.targets.cpu.profile import read_profile
-
-        offset = self._profile_offset()
-        with self._lock:
-            return read_profile(self._arena, offset, self.report.kernel_costs)
-
-    def reset_profile(self) -> None:
-        """Zeroes the profile's counters."""
-        from ember.targets.cpu.profile import counters
-
-        offset = self._profile_offset()
-        with self._lock:
-            counters(self._arena, offset, len(self.report.kernel_costs))[:] = 0
-
-    def _profile_offset(self) -> int:
-        if self.report.profile_offset is None:
-            raise EmberError("the model was compiled without a profile (compile with profile=True)")
-        return self.report.profile_offset
 
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]

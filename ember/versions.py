@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.compiler import (
     CompiledModel,
     InputError,
+    Profiled,
     as_array,
     check_count,
     dynamic_shape_error,
@@ -168,7 +169,7 @@ class VersionedModel:
         return self(*in_order(self.inputs, feeds))
 
 
-class GenericModel:
+class GenericModel(Profiled):
     """A model compiled once for every size of its symbols: its entry takes
     the buffers' run-time sizes (`dims`: each input's, then each output's
     symbolic dims, in order) and an arena of the size its formula gives
@@ -209,8 +210,10 @@ class GenericModel:
         dims = np.array(run_time or [0], dtype=np.int64)
         needed = self.arena_bytes(sizes)
         with self._lock:
-            if needed > self._arena.size:
-                self._arena = aligned_zeros(needed)
+            if needed > self._arena.size:  # what it held (a profile's counters) moves along
+                grown = aligned_zeros(needed)
+                grown[: self._arena.size] = self._arena
+                self._arena = grown
             self._buffers[:] = [a.ctypes.data for a in (*contiguous, *results)]
             self._function(ctypes.addressof(self._buffers), dims.ctypes.data,
                            self._weights.ctypes.data, self._arena.ctypes.data)  # fmt: skip

@@ -29,6 +29,7 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
     FunctionType,
@@ -43,8 +44,10 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.graph.dims import parse_dim
 from ember.dialects.loop import (
     ARENA_ARG,
     KERNEL_ATTR,
@@ -79,6 +82,8 @@ def _grow_arena(func: FuncOp, nbytes: int) -> tuple[SSAValue, int]:
                 f"loop-instrument-kernels: @{func.sym_name.data}: the arena is used by "
                 f"{use.operation.name}, not only by memref.view; cannot grow it for the counters"
             )
+    if size == DYNAMIC_INDEX:  # sized by a formula: the counters go first
+        return _grow_arena_in_front(func, arena, nbytes), 0
     offset = align(size)
     grown = func.body.block.insert_arg(MemRefType(i8, [offset + nbytes]), arena.index)
     grown.name_hint = arena.name_hint
@@ -89,6 +94,24 @@ def _grow_arena(func: FuncOp, nbytes: int) -> tuple[SSAValue, int]:
     )
     func.attributes[ARENA_BYTES_ATTR] = IntegerAttr(offset + nbytes, i64)
     return grown, offset
+
+
+def _grow_arena_in_front(func: FuncOp, arena: SSAValue, nbytes: int) -> SSAValue:
+    """An arena of run-time size (its bytes a formula over the symbols,
+    `loop.arena_bytes`) grown by `nbytes` at its start: every view of it
+    moves up by that much (aligned), and the formula grows by as much."""
+    shift = align(nbytes)
+    for use in list(arena.uses):
+        view = use.operation
+        assert isinstance(view, memref.ViewOp)
+        moved = arith.ConstantOp(IntegerAttr(shift, IndexType()))
+        total = arith.AddiOp(view.byte_shift, moved.result)
+        Rewriter.insert_op([moved, total], InsertPoint.before(view))
+        view.operands = [view.source, total.result, *view.operands[2:]]
+    formula = func.attributes.get(ARENA_BYTES_ATTR)
+    if isinstance(formula, StringAttr):
+        func.attributes[ARENA_BYTES_ATTR] = StringAttr(str(parse_dim(formula.data) + shift))
+    return arena
 
 
 def _index(value: int) -> arith.ConstantOp:

@@ -21,7 +21,7 @@ from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
 M, K, N = 96, 80, 64
 
 
-def matmul_relu(m: int = M, k: int = K, n: int = N) -> onnx.ModelProto:
+def matmul_relu(m: int | str = M, k: int = K, n: int = N) -> onnx.ModelProto:
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["a", "b"], ["c"]), helper.make_node("Relu", ["c"], ["d"])],
         "matmul_relu",
@@ -74,6 +74,20 @@ def test_kernel_times_add_up_to_about_the_whole_call() -> None:
         total += time.perf_counter() - start
     kernels = sum(row.seconds for row in compiled.profile())
     assert 0.5 * total < kernels < 1.05 * total
+
+
+def test_the_generic_version_keeps_its_counters_as_its_arena_grows() -> None:
+    # A symbolic row count: the arena is a formula, the counters lie at its
+    # start, and growing the arena for a larger size carries them along.
+    compiled = ember.compile(matmul_relu(m="M"), opt_level=0, profile=True)  # type: ignore[arg-type]
+    assert compiled.report.profile_offset == 0
+    for rows in (2, 200, 3):
+        a, b = _inputs(rows)
+        np.testing.assert_allclose(compiled(a, b)[0], np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+    assert {row.calls for row in compiled.profile()} == {3}
+    compiled.reset_profile()
+    compiled(*_inputs(5))
+    assert {row.calls for row in compiled.profile()} == {1}
 
 
 def test_shared_kernels_count_every_call() -> None:

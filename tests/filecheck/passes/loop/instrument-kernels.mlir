@@ -111,6 +111,31 @@ func.func private @k(%x: memref<?xf32>, %n: index) attributes {ember.kernel} {
 
 // -----
 
+// An arena whose size is a formula over the symbols (a generic version's)
+// has no end known at compile time: the counters go first, every view of
+// the arena moves up by their (aligned) bytes, and the formula grows by as
+// much.
+func.func @main(%a: memref<?xf32>, %n: index, %arena: memref<?xi8> {ember.arena}) attributes {loop.arena_bytes = "4 * N"} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][%n] : memref<?xi8> to memref<?xf32>
+  func.call @k(%t, %n) : (memref<?xf32>, index) -> ()
+  func.return
+}
+func.func private @k(%x: memref<?xf32>, %n: index) attributes {ember.kernel} {
+  func.return
+}
+
+// CHECK-LABEL: func.func @main(%a: memref<?xf32>, %n: index, %arena: memref<?xi8> {ember.arena})
+// CHECK-SAME:    loop.arena_bytes = "4 * N + 64"
+// CHECK-SAME:    ember.profile_offset = 0 : i64
+// CHECK:         memref.view %arena[%{{.*}}][] : memref<?xi8> to memref<1x2xi64>
+// CHECK:         %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %[[SHIFT:.*]] = arith.constant 64 : index
+// CHECK-NEXT:    %[[MOVED:.*]] = arith.addi %c0, %[[SHIFT]] : index
+// CHECK-NEXT:    memref.view %arena[%[[MOVED]]][%n] : memref<?xi8> to memref<?xf32>
+
+// -----
+
 // Must not fire: a function that calls no kernel (here a plain function
 // call) is left as it is, arena included.
 func.func @main(%a: memref<4xf32>, %arena: memref<64xi8> {ember.arena}) {
