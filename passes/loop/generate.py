@@ -456,7 +456,10 @@ class _MicroNestEmitter(_NestEmitter):
         start from a constant (`_across`), the last block instead starts at
         `rows - MR` (`arith.minsi`), overlapping the one before as in a
         static nest, when there are MR rows or more (an `arith.select` of the
-        loop's end: no branch); fewer run one at a time."""
+        loop's end: no branch); fewer (but one at least) run as one block of
+        MR rows whose rows past the last are the last again (`arith.minsi`
+        of each row's point), computed and stored to the same values: the
+        operands are read once, as for MR rows, not once per row."""
         micro = self.micro
         parallel = micro.m in self.parallel
         if micro.rows > 1 and self.micro_body.fresh:
@@ -467,8 +470,15 @@ class _MicroNestEmitter(_NestEmitter):
             row, inner = self._loop(builder, 0, end, micro.rows, parallel)
             start = inner.insert(arith.MinSIOp(row, last)).results[0]
             self._across(inner, tiles, indices, start, micro.rows, columns)
-            row, inner = self._loop(builder, end, rows, 1, parallel)
-            self._across(inner, tiles, indices, row, 1, columns)
+            if columns < micro.columns:  # the scalar columns take no clamped rows
+                row, inner = self._loop(builder, end, rows, 1, parallel)
+                self._across(inner, tiles, indices, row, 1, columns)
+                return
+            few = builder.insert(arith.CmpiOp(end, rows, "slt")).results[0]  # 0 < rows < MR
+            count = builder.insert(arith.SelectOp(few, self.bounds[1], self.bounds[0])).results[0]
+            _, inner = self._loop(builder, 0, count, 1, False)
+            final = inner.insert(arith.SubiOp(rows, self.bounds[1])).results[0]
+            self._overlapping_columns(inner, tiles, indices, 0, micro.rows, columns, final)
             return
         if micro.rows > 1:
             rest = builder.insert(arith.RemUIOp(rows, self.bounds[micro.rows])).results[0]
@@ -508,17 +518,18 @@ class _MicroNestEmitter(_NestEmitter):
 
     def _overlapping_columns(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                              indices: _Indices, row: SSAValue | int, rows: int,
-                             columns: int) -> None:  # fmt: skip
+                             columns: int, last_row: SSAValue | None = None) -> None:  # fmt: skip
         """The blocks of `rows` rows from point `row` of m across n as
-        `_overlapping_blocks` lays them out along n."""
+        `_overlapping_blocks` lays them out along n (rows past `last_row`,
+        if given, are that row again)."""
         micro = self.micro
         spare = overlap_vectors(columns, micro.columns, micro.width)
         full = columns // micro.columns * micro.columns if spare else columns
         column, body = self._block_loop(builder, micro.n, full, columns, micro.columns)
-        self._kernel(body, tiles, indices, row, rows, column, micro.vectors)
+        self._kernel(body, tiles, indices, row, rows, column, micro.vectors, last_row)
         if spare:
             start = columns - spare * micro.width
-            self._kernel(builder, tiles, indices, row, rows, start, spare)
+            self._kernel(builder, tiles, indices, row, rows, start, spare, last_row)
 
     def _block_loop(self, builder: LoopNestBuilder, dim: int, covered: int, extent: int,
                     size: int) -> tuple[SSAValue, LoopNestBuilder]:  # fmt: skip
@@ -561,9 +572,18 @@ class _MicroNestEmitter(_NestEmitter):
         return self._index(builder, tiles.get(dim), point), point
 
     def _kernel(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
-                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int) -> None:  # fmt: skip
+                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int,
+                last_row: SSAValue | None = None) -> None:  # fmt: skip
         micro = self.micro
-        row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
+        if last_row is None:
+            row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
+        else:  # clamped: rows past the last are the last again
+            assert row == 0, "a clamped block starts at the first row"
+            row_points = []
+            for r in range(rows):  # the block runs with one row at least: row 0 is there
+                point = (self.bounds[0] if r == 0 else
+                         builder.insert(arith.MinSIOp(self.bounds[r], last_row)).results[0])  # fmt: skip
+                row_points.append((self._index(builder, tiles.get(micro.m), point), point))
         column_points = [self._point(builder, micro.n, tiles, column, j * micro.width)
                          for j in range(vectors)]  # fmt: skip
 

@@ -31,15 +31,23 @@ func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -
 
 // The micro-kernel's blocks start from zero (the fill absorbed): with 6 rows
 // or more, blocks of 6 cover S, the last starting at S - 6 (overlapping the
-// one before, as in a static nest); fewer rows run one at a time. The loop
-// ends are selected, not branched on. The other nests run to S.
+// one before, as in a static nest); fewer rows (1 to 5) run as one block of
+// 6 whose rows past S - 1 are row S - 1 again, so the weights are read once,
+// not once per row. The loop ends are selected, not branched on. The other
+// nests run to S.
 // GEN:         %[[ENOUGH:.*]] = arith.cmpi sge, %S, %c6 : index
 // GEN-NEXT:    %[[END:.*]] = arith.select %[[ENOUGH]], %S, %c0 : index
 // GEN-NEXT:    %[[LAST:.*]] = arith.subi %S, %c6 : index
 // GEN-NEXT:    "scf.parallel"(%c0, %[[END]], %c6)
 // GEN-NEXT:    ^bb0(%[[ROW:.*]]: index):
 // GEN-NEXT:      arith.minsi %[[ROW]], %[[LAST]] : index
-// GEN:         "scf.parallel"(%[[END]], %S, %c1)
+// GEN:         %[[FEW:.*]] = arith.cmpi slt, %[[END]], %S : index
+// GEN-NEXT:    %[[ONCE:.*]] = arith.select %[[FEW]], %c1, %c0 : index
+// GEN-NEXT:    scf.for %{{.*}} = %c0 to %[[ONCE]] step %c1 {
+// GEN-NEXT:      %[[FINAL:.*]] = arith.subi %S, %c1 : index
+// GEN:             arith.minsi %c1, %[[FINAL]] : index
+// GEN:             arith.minsi %c5, %[[FINAL]] : index
+// GEN-NOT:       "scf.parallel"(%[[END]], %S, %c1)
 // GEN:         "scf.parallel"(%{{.*}}, %S, %{{.*}})
 
 // The arena's size is a formula in S: the buffers sized by S share one
@@ -54,7 +62,7 @@ func.func @rows(%x: tensor<1x?x16xf32, #graph.dims<S>>, %w: tensor<16x32xf32>) -
 
 // Ten columns and S rows: the output's fill is absorbed (the blocks start
 // from zero), so no column is left to the scalar body, neither in the blocks
-// of rows nor in the rows run one at a time; the last block of columns
+// of rows nor in the block for fewer rows; the last block of columns
 // overlaps the first (arith.minsi), as in a static nest.
 func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>> attributes {ember.packed_buffers, graph.symbols = {S = #graph.range<1, 512>}} {
   %y = graph.matmul %x, %w : (tensor<?x16xf32, #graph.dims<S>>, tensor<16x10xf32>) -> tensor<?x10xf32, #graph.dims<S>>
@@ -67,7 +75,7 @@ func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -
 // GEN:         "scf.parallel"(%c0, %[[END]], %c8)
 // GEN:         arith.minsi %{{.*}}, %c2 : index
 // GEN:         vector.store {{.*}}, %out0
-// GEN:         "scf.parallel"(%[[END]], %{{.*}}, %c1)
+// GEN:         scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
 // GEN:         arith.minsi %{{.*}}, %c2 : index
 // GEN:         vector.store {{.*}}, %out0
 // GEN-NOT:     memref.load %out0
