@@ -86,34 +86,39 @@ class EntryCheck:
     def __init__(self, inputs: Sequence[SymbolicSpec], ranges: Mapping[str, Range]):
         self.inputs = list(inputs)
         self.ranges = dict(ranges)
+        # Per input, what each axis is: a symbol alone (bound or checked), a
+        # static size, or an expression to evaluate once the symbols are bound.
+        self._lone = [[(axis, d.lone_symbol()) for axis, d in enumerate(spec.dims)
+                       if isinstance(d, SymExpr) and d.lone_symbol() is not None]
+                      for spec in self.inputs]  # fmt: skip
+        self._rest = [[(axis, d) for axis, d in enumerate(spec.dims)
+                       if not (isinstance(d, SymExpr) and d.lone_symbol() is not None)]
+                      for spec in self.inputs]  # fmt: skip
 
     def bind(self, arrays: Sequence[np.ndarray]) -> dict[str, int]:
         sizes: dict[str, int] = {}
         source: dict[str, str] = {}
-        for spec, array in zip(self.inputs, arrays):
+        for spec, array, lone in zip(self.inputs, arrays, self._lone):
             if array.dtype != spec.dtype:
                 raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
             if array.ndim != len(spec.dims):
                 raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
-            for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):
-                name = dim.lone_symbol() if isinstance(dim, SymExpr) else None
-                if name is None:
-                    continue
-                where = f"input '{spec.name}' axis {axis}"
-                if name in sizes and sizes[name] != size:
-                    raise InputError(
-                        f"{where} is {size}, but {name} is {sizes[name]} from {source[name]}"
-                    )
+            for axis, name in lone:
+                size = array.shape[axis]
                 if name not in sizes:
-                    sizes[name], source[name] = size, where
+                    sizes[name], source[name] = size, f"input '{spec.name}' axis {axis}"
+                elif sizes[name] != size:
+                    raise InputError(f"input '{spec.name}' axis {axis} is {size}, but {name} is "
+                                     f"{sizes[name]} from {source[name]}")  # fmt: skip
         for name, size in sizes.items():
             bounds = self.ranges.get(name, (0, None))
             if not in_range(size, bounds):
                 raise InputError(
                     f"{source[name]}: {name} = {size} is outside its range {range_text(bounds)}"
                 )
-        for spec, array in zip(self.inputs, arrays):
-            for axis, (dim, size) in enumerate(zip(spec.dims, array.shape)):
+        for spec, array, rest in zip(self.inputs, arrays, self._rest):
+            for axis, dim in rest:
+                size = array.shape[axis]
                 expected = dim.substitute(sizes) if isinstance(dim, SymExpr) else dim
                 if isinstance(expected, SymExpr):
                     unbound = ", ".join(sorted(expected.symbols() - set(sizes)))
@@ -191,6 +196,7 @@ class GenericModel(Profiled):
         self._arena = aligned_zeros(ALIGNMENT)
         self._buffers = (ctypes.c_void_p * (len(check.inputs) + len(outputs)))()
         self._lock = threading.Lock()
+        self._plans: dict[Sizes, tuple[list[tuple[int, ...]], np.ndarray, int]] = {}
 
     def arena_bytes(self, sizes: Mapping[str, int]) -> int:
         """The arena these sizes of the symbols need."""
@@ -201,14 +207,9 @@ class GenericModel(Profiled):
         check_count(self.inputs, arrays)
         arrays = tuple(as_array(s, a) for s, a in zip(self.inputs, arrays))
         sizes = self._check.bind(arrays)
-        shapes = [_shape_at(spec, sizes) for spec in self.outputs]
+        shapes, dims, needed = self._plan(sizes)
         results = [np.empty(shape, dtype=spec.dtype) for spec, shape in zip(self.outputs, shapes)]
         contiguous = [np.ascontiguousarray(a) for a in arrays]
-        run_time = [size for spec, shape in zip([*self.inputs, *self.outputs],
-                                                [*(a.shape for a in contiguous), *shapes])
-                    for dim, size in zip(spec.dims, shape) if isinstance(dim, SymExpr)]  # fmt: skip
-        dims = np.array(run_time or [0], dtype=np.int64)
-        needed = self.arena_bytes(sizes)
         with self._lock:
             if needed > self._arena.size:  # what it held (a profile's counters) moves along
                 grown = aligned_zeros(needed)
@@ -221,6 +222,25 @@ class GenericModel(Profiled):
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         return self(*in_order(self.inputs, feeds))
+
+    def _plan(self, sizes: dict[str, int]) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
+        """For these sizes: the outputs' shapes, the entry's `dims` and the
+        arena's bytes, computed once per binding (the last few are kept)."""
+        key = tuple(sorted(sizes.items()))
+        plan = self._plans.get(key)
+        if plan is None:
+            shapes = [_shape_at(spec, sizes) for spec in self.outputs]
+            run_time = [d.evaluate(sizes) for spec in (*self.inputs, *self.outputs)
+                        for d in spec.dims if isinstance(d, SymExpr)]  # fmt: skip
+            plan = (shapes, np.array(run_time or [0], dtype=np.int64), self.arena_bytes(sizes))
+            if len(self._plans) >= PLANS_KEPT:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = plan
+        return plan
+
+
+PLANS_KEPT = 64
+"""How many bindings of the symbols a generic version keeps the plan of."""
 
 
 def _shape_at(spec: SymbolicSpec, sizes: Mapping[str, int]) -> tuple[int, ...]:

@@ -456,10 +456,11 @@ class _MicroNestEmitter(_NestEmitter):
         start from a constant (`_across`), the last block instead starts at
         `rows - MR` (`arith.minsi`), overlapping the one before as in a
         static nest, when there are MR rows or more (an `arith.select` of the
-        loop's end: no branch); fewer (but one at least) run as one block of
-        MR rows whose rows past the last are the last again (`arith.minsi`
-        of each row's point), computed and stored to the same values: the
-        operands are read once, as for MR rows, not once per row."""
+        loop's end: no branch). Fewer rows (1 to MR - 1) run as one block of
+        exactly that many rows, as a static nest of that size would, with as
+        many accumulators as a whole block (more vectors per row), so that
+        the operands are read once, not once per row: a block per count,
+        each a loop of zero or one trip."""
         micro = self.micro
         parallel = micro.m in self.parallel
         if micro.rows > 1 and self.micro_body.fresh:
@@ -475,10 +476,15 @@ class _MicroNestEmitter(_NestEmitter):
                 self._across(inner, tiles, indices, row, 1, columns)
                 return
             few = builder.insert(arith.CmpiOp(end, rows, "slt")).results[0]  # 0 < rows < MR
-            count = builder.insert(arith.SelectOp(few, self.bounds[1], self.bounds[0])).results[0]
-            _, inner = self._loop(builder, 0, count, 1, False)
-            final = inner.insert(arith.SubiOp(rows, self.bounds[1])).results[0]
-            self._overlapping_columns(inner, tiles, indices, 0, micro.rows, columns, final)
+            left = builder.insert(arith.SelectOp(few, rows, self.bounds[0])).results[0]
+            for size in range(1, micro.rows):
+                exact = builder.insert(arith.CmpiOp(left, self.bounds[size], "eq")).results[0]
+                count = builder.insert(arith.SelectOp(exact, self.bounds[1], self.bounds[0]))
+                _, inner = self._loop(builder, 0, count.results[0], 1, False)
+                # As many accumulators as a whole block: fewer rows, more vectors each.
+                wide = min(micro.vectors * micro.rows // size, columns // micro.width)
+                self._overlapping_columns(inner, tiles, indices, 0, size, columns,
+                                          vectors=max(wide, micro.vectors))  # fmt: skip
             return
         if micro.rows > 1:
             rest = builder.insert(arith.RemUIOp(rows, self.bounds[micro.rows])).results[0]
@@ -518,18 +524,20 @@ class _MicroNestEmitter(_NestEmitter):
 
     def _overlapping_columns(self, builder: LoopNestBuilder, tiles: dict[int, _Tile],
                              indices: _Indices, row: SSAValue | int, rows: int,
-                             columns: int, last_row: SSAValue | None = None) -> None:  # fmt: skip
+                             columns: int, vectors: int | None = None) -> None:  # fmt: skip
         """The blocks of `rows` rows from point `row` of m across n as
-        `_overlapping_blocks` lays them out along n (rows past `last_row`,
-        if given, are that row again)."""
+        `_overlapping_blocks` lays them out along n (blocks of `vectors`
+        vectors, if given, instead of NR's)."""
         micro = self.micro
-        spare = overlap_vectors(columns, micro.columns, micro.width)
-        full = columns // micro.columns * micro.columns if spare else columns
-        column, body = self._block_loop(builder, micro.n, full, columns, micro.columns)
-        self._kernel(body, tiles, indices, row, rows, column, micro.vectors, last_row)
+        vectors = vectors or micro.vectors
+        block = vectors * micro.width
+        spare = overlap_vectors(columns, block, micro.width)
+        full = columns // block * block if spare else columns
+        column, body = self._block_loop(builder, micro.n, full, columns, block)
+        self._kernel(body, tiles, indices, row, rows, column, vectors)
         if spare:
             start = columns - spare * micro.width
-            self._kernel(builder, tiles, indices, row, rows, start, spare, last_row)
+            self._kernel(builder, tiles, indices, row, rows, start, spare)
 
     def _block_loop(self, builder: LoopNestBuilder, dim: int, covered: int, extent: int,
                     size: int) -> tuple[SSAValue, LoopNestBuilder]:  # fmt: skip
@@ -572,18 +580,9 @@ class _MicroNestEmitter(_NestEmitter):
         return self._index(builder, tiles.get(dim), point), point
 
     def _kernel(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
-                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int,
-                last_row: SSAValue | None = None) -> None:  # fmt: skip
+                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int) -> None:  # fmt: skip
         micro = self.micro
-        if last_row is None:
-            row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
-        else:  # clamped: rows past the last are the last again
-            assert row == 0, "a clamped block starts at the first row"
-            row_points = []
-            for r in range(rows):  # the block runs with one row at least: row 0 is there
-                point = (self.bounds[0] if r == 0 else
-                         builder.insert(arith.MinSIOp(self.bounds[r], last_row)).results[0])  # fmt: skip
-                row_points.append((self._index(builder, tiles.get(micro.m), point), point))
+        row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
         column_points = [self._point(builder, micro.n, tiles, column, j * micro.width)
                          for j in range(vectors)]  # fmt: skip
 
