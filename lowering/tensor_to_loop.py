@@ -2,7 +2,7 @@
 structured ops on buffers.
 
 The tensor level is upstream `linalg` and `tensor` ops plus
-`ember_linalg.gather`. Every tensor value gets a buffer:
+`ember_linalg.gather` and `ember_linalg.scatter`. Every tensor value gets a buffer:
 
 - function arguments become `memref` arguments; each result becomes one more
   `memref` argument (the caller's output buffer) and the function returns
@@ -24,7 +24,8 @@ every other attribute. Data movement becomes structured copies on buffers:
 a value from being overwritten, a returned value that lives elsewhere), into
 or out of a `memref.subview` for `tensor.pad`, `tensor.extract_slice`,
 `tensor.insert_slice` and `tensor.concat`, and `ember_linalg.gather` on
-memrefs. No loop is made here: `loop-generate` turns each of these ops into
+memrefs (`ember_linalg.scatter` updates its result's buffer in place, which
+starts as its target's, or a copy of it). No loop is made here: `loop-generate` turns each of these ops into
 the loop nest its schedule (or the default) describes.
 
 `tensor.empty` and `linalg.fill` are materialised lazily, by the op that
@@ -71,7 +72,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
-from ember.dialects.ember_linalg import GatherOp
+from ember.dialects.ember_linalg import GatherOp, ScatterOp
 from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.symbolic import Dim, SymExpr
@@ -103,7 +104,7 @@ class Pending:
     fill: FloatAttr | IntegerAttr | None
 
 
-ON_BUFFERS = (*STRUCTURED_OPS, linalg.FillOp, linalg.CopyOp, GatherOp)
+ON_BUFFERS = (*STRUCTURED_OPS, linalg.FillOp, linalg.CopyOp, GatherOp, ScatterOp)
 """The ops bufferization leaves on buffers (for `loop-generate`)."""
 
 
@@ -331,6 +332,8 @@ class FunctionBufferizer:
                 self._concat(op)
             case GatherOp():
                 self._gather(op)
+            case ScatterOp():
+                self._scatter(op)
             case loop.KernelOp():
                 self._kernel(op)
             case _:
@@ -494,7 +497,17 @@ class FunctionBufferizer:
         result = op.destination
         target = self._new_buffer(result)
         self.buffers[result] = target
-        self.nest.insert(GatherOp.on_buffers(data, indices, target, op.axis))
+        self.nest.insert(GatherOp.on_buffers(data, indices, target, op.maps()))
+
+    def _scatter(self, op: ScatterOp) -> None:
+        """The scatter in place on its result's buffer, which starts with the
+        target's contents (`_destination`)."""
+        assert op.result is not None
+        updates, indices = self._buffer(op.updates), self._buffer(op.indices)
+        target = self._destination(op.target, op.result)
+        self.buffers[op.result] = target
+        self.nest.insert(ScatterOp.build_scatter(updates, indices, target, op.maps(),
+                                                 op.combine.clone()))  # fmt: skip
 
     def _return(self, op: ReturnOp, output_args: Sequence[SSAValue]) -> None:
         for value, out in zip(op.arguments, output_args):

@@ -25,6 +25,7 @@ from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
+    SymShape,
     UnknownValueError,
     broadcast_shapes,
     result,
@@ -48,6 +49,9 @@ from ember.dialects.graph.types import (
     element_type_from_numpy,
     format_shape,
 )
+
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+"""ScatterElements'/ScatterND's `reduction` values (ONNX opset 18)."""
 
 
 def _unknown(rank: int) -> list[int]:
@@ -360,6 +364,100 @@ def gather(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("data"), [*data[:axis], *indices, *data[axis + 1 :]])
 
 
+def _index_type(ctx: ShapeContext, name: str = "indices") -> None:
+    if ctx.element_type(name) not in (i64, IntegerType(32)):
+        raise ShapeError(f"{name} must be i64 or i32, got {ctx.type(name)}")
+
+
+def _fits(inner: Sequence[Dim], outer: Sequence[Dim], what: str) -> None:
+    """Each known dim of `inner` must be at most the same dim of `outer`."""
+    for axis, (a, b) in enumerate(zip(inner, outer)):
+        if DYNAMIC not in (a, b) and a > b:
+            raise ShapeError(f"{what} exceeds the data along axis {axis} ({a} > {b})")
+
+
+def gather_elements(ctx: ShapeContext) -> list[TensorType]:
+    data, indices = ctx.shape("data"), ctx.shape("indices")
+    _index_type(ctx)
+    if not data or len(indices) != len(data):
+        raise ShapeError(f"indices must have the rank of data ({len(data)}), got {len(indices)}")
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(data))
+    _fits([d for a, d in enumerate(indices) if a != axis],
+          [d for a, d in enumerate(data) if a != axis], "indices")  # fmt: skip
+    return result(ctx.element_type("data"), indices)
+
+
+def _tuples(ctx: ShapeContext, batch: int) -> tuple[SymShape, SymShape, int]:
+    """(data, indices, the tuple depth) of GatherND/ScatterND: the indices'
+    last dim, a constant from 1 to the data's rank past the batch dims."""
+    data, indices = ctx.shape("data"), ctx.shape("indices")
+    _index_type(ctx)
+    if not data or not indices:
+        raise ShapeError("data and indices must have rank >= 1")
+    if not 0 <= batch < min(len(data), len(indices)):
+        raise ShapeError(f"batch_dims ({batch}) must be below the ranks of data and indices")
+    depth = indices[-1]
+    if not isinstance(depth, int) or depth == DYNAMIC:
+        raise ShapeError("the last dim of indices (the tuple depth) must be a constant")
+    if not 1 <= depth <= len(data) - batch:
+        raise ShapeError(f"the tuple depth ({depth}) must be from 1 to {len(data) - batch}")
+    for axis in range(batch):
+        if DYNAMIC not in (data[axis], indices[axis]) and data[axis] != indices[axis]:
+            raise ShapeError(f"data and indices differ in batch dim {axis}")
+    return data, indices, depth
+
+
+def gather_nd(ctx: ShapeContext) -> list[TensorType]:
+    batch = ctx.attr("batch_dims")
+    data, indices, depth = _tuples(ctx, batch)
+    return result(ctx.element_type("data"), [*indices[:-1], *data[batch + depth :]])
+
+
+def _scatter_reduction(ctx: ShapeContext) -> None:
+    if ctx.attr("reduction") not in SCATTER_REDUCTIONS:
+        raise ShapeError(f"unknown reduction '{ctx.attr('reduction')}'")
+    if ctx.element_type("updates") != ctx.element_type("data"):
+        raise ShapeError(f"updates ({ctx.type('updates')}) and data ({ctx.type('data')}) differ")
+
+
+def scatter_elements(ctx: ShapeContext) -> list[TensorType]:
+    data, indices, updates = ctx.shape("data"), ctx.shape("indices"), ctx.shape("updates")
+    _index_type(ctx)
+    _scatter_reduction(ctx)
+    if not data or len(indices) != len(data):
+        raise ShapeError(f"indices must have the rank of data ({len(data)}), got {len(indices)}")
+    if any(DYNAMIC not in (a, b) and a != b for a, b in zip(indices, updates)) or (
+        len(updates) != len(indices)
+    ):
+        raise ShapeError(f"updates {format_shape(updates)} must have the shape of indices "
+                         f"{format_shape(indices)}")  # fmt: skip
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(data))
+    _fits([d for a, d in enumerate(indices) if a != axis],
+          [d for a, d in enumerate(data) if a != axis], "indices")  # fmt: skip
+    return result(ctx.element_type("data"), data)
+
+
+def scatter_nd(ctx: ShapeContext) -> list[TensorType]:
+    data, indices, depth = _tuples(ctx, 0)
+    _scatter_reduction(ctx)
+    updates, expected = ctx.shape("updates"), [*indices[:-1], *data[depth:]]
+    if len(updates) != len(expected) or any(
+        DYNAMIC not in (a, b) and a != b for a, b in zip(updates, expected)
+    ):
+        raise ShapeError(f"updates {format_shape(updates)} must have shape "
+                         f"{format_shape(expected)}")  # fmt: skip
+    return result(ctx.element_type("data"), data)
+
+
+def trilu(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("input")
+    if len(shape) < 2:
+        raise ShapeError(f"input must have rank >= 2, got {len(shape)}")
+    if ctx.has("k") and (ctx.element_type("k") != i64 or ctx.shape("k") not in ((), (1,))):
+        raise ShapeError(f"k must be an i64 scalar, got {ctx.type('k')}")
+    return result(ctx.element_type("input"), shape)
+
+
 def pad(ctx: ShapeContext) -> list[TensorType]:
     data = ctx.shape("data")
     if ctx.attr("mode") not in ("constant", "reflect", "edge", "wrap"):
@@ -554,6 +652,21 @@ SPECS = [
            [one("output")], slice_op, summary="Strided slice along the given axes."),
     OpSpec("Gather", [one("data"), one("indices")], [one("output")], gather,
            attributes=(int_attr("axis", 0),), summary="Takes entries along axis by index."),
+    OpSpec("GatherElements", [one("data"), one("indices")], [one("output")], gather_elements,
+           attributes=(int_attr("axis", 0),),
+           summary="Takes one entry per index, along axis, at the index's own position."),
+    OpSpec("GatherND", [one("data"), one("indices")], [one("output")], gather_nd,
+           attributes=(int_attr("batch_dims", 0),),
+           summary="Takes slices of data addressed by index tuples (indices' last axis)."),
+    OpSpec("ScatterElements", [one("data"), one("indices"), one("updates")], [one("output")],
+           scatter_elements, attributes=(int_attr("axis", 0), string_attr("reduction", "none")),
+           summary="data with each update written (or combined) at its index along axis."),
+    OpSpec("ScatterND", [one("data"), one("indices"), one("updates")], [one("output")],
+           scatter_nd, attributes=(string_attr("reduction", "none"),),
+           summary="data with slices written (or combined) where index tuples address."),
+    OpSpec("Trilu", [one("input"), opt("k")], [one("output")], trilu,
+           attributes=(int_attr("upper", 1),),
+           summary="Keeps the upper (or lower) triangle of the last two dims, from diagonal k."),
     OpSpec("Pad", [one("data"), one("pads"), opt("constant_value"), opt("axes")],
            [one("output")], pad, attributes=(string_attr("mode", "constant"),),
            summary="Pads with a constant, or by reflecting, repeating or wrapping edges."),
@@ -621,6 +734,26 @@ class SliceOp(GraphOp): ...
 
 @graph_op(SPECS)
 class GatherOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GatherElementsOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GatherNDOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ScatterElementsOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ScatterNDOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TriluOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -3,7 +3,7 @@
     outputs = run_tensor_module(module, {"input": array})
 
 Runs `func.func @main` (or the only function) made of `graph.constant`,
-upstream `linalg` and `tensor` ops, `ember_linalg.gather`, scalar `arith`
+upstream `linalg` and `tensor` ops, `ember_linalg.gather`/`scatter`, scalar `arith`
 ops (fill values, reshape shapes), `loop.kernel` (its region runs in
 order; its results are what its `loop.yield` yields) and `func.return`;
 `arith`/`math` ops appear inside the bodies of `linalg.generic`. A generic is evaluated on
@@ -39,6 +39,7 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -55,10 +56,18 @@ from xdsl.ir.affine import (
     AffineDimExpr,
     AffineExpr,
     AffineMap,
+    AffineSymExpr,
 )
 
 from ember.dialects import loop
-from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps, iterator_kinds
+from ember.dialects.ember_linalg import (
+    GatherOp,
+    ScatterOp,
+    addressed_axes,
+    generalize,
+    indexing_maps,
+    iterator_kinds,
+)
 from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.types import array_from_dense, numpy_dtype
 from ember.errors import EmberError
@@ -168,7 +177,7 @@ class _Space:
         view = self._read_projection(x, amap, fixed)
         if view is not None:
             return view
-        index = [self._evaluate(expr, fixed) for expr in amap.results]
+        index = [self.evaluate(expr, fixed) for expr in amap.results]
         for i, extent in zip(index, x.shape):
             if np.size(i) and (np.min(i) < 0 or np.max(i) >= extent):
                 raise InterpreterError("linalg.generic: an indexing map reads out of bounds")
@@ -207,9 +216,9 @@ class _Space:
 
     def position(self, dim: int, fixed: dict[int, int]) -> np.ndarray | int:
         """The index along `dim` at every point of the space (`linalg.index`)."""
-        return self._evaluate(AffineExpr.dimension(dim), fixed)
+        return self.evaluate(AffineExpr.dimension(dim), fixed)
 
-    def _evaluate(self, expr: AffineExpr, fixed: dict[int, int]) -> np.ndarray | int:
+    def evaluate(self, expr: AffineExpr, fixed: dict[int, int]) -> np.ndarray | int:
         if isinstance(expr, AffineConstantExpr):
             return expr.value
         if isinstance(expr, AffineDimExpr):
@@ -219,7 +228,7 @@ class _Space:
             shape[self.axis[expr.position]] = self.bounds[expr.position]
             return np.arange(self.bounds[expr.position]).reshape(shape)
         if isinstance(expr, AffineBinaryOpExpr):
-            lhs, rhs = self._evaluate(expr.lhs, fixed), self._evaluate(expr.rhs, fixed)
+            lhs, rhs = self.evaluate(expr.lhs, fixed), self.evaluate(expr.rhs, fixed)
             match expr.kind:
                 case AffineBinaryOpKind.Add:
                     return lhs + rhs
@@ -300,8 +309,9 @@ def run_body(
 
 
 def _typed(value: Any, element_type: Attribute) -> np.ndarray:
+    """`value` as an array of `element_type` (`index` as int64, as on a 64-bit target)."""
     array = np.asarray(value)
-    dtype = numpy_dtype(element_type)
+    dtype = np.dtype(np.int64) if isinstance(element_type, IndexType) else numpy_dtype(element_type)
     return array if array.dtype == dtype else array.astype(dtype)
 
 
@@ -640,14 +650,62 @@ def _conv2d(op: Operation, a: Arrays) -> Arrays:
     return [init + y.transpose(0, 3, 1, 2)]
 
 
+def _addressed(
+    op: GatherOp | ScatterOp, space_shape: tuple[int, ...], indices: np.ndarray,
+    shape: tuple[int, ...],
+) -> tuple[tuple[np.ndarray, ...], np.ndarray]:  # fmt: skip
+    """For every point of the op's space: the element of a tensor of `shape`
+    that it addresses (index values wrapped and clamped, as the op says), and
+    whether its index values were in range."""
+    space = _Space(list(space_shape), list(range(len(space_shape))))
+
+    def at(expr: AffineExpr) -> np.ndarray:
+        return np.broadcast_to(space.evaluate(expr, {}), space_shape)
+
+    index_maps, data_map = op.maps()
+    axes = addressed_axes(data_map)
+    values: list[np.ndarray] = []
+    in_range = np.ones(space_shape, dtype=bool)
+    for j, amap in enumerate(index_maps):
+        raw = indices[tuple(at(e) for e in amap.results)].astype(np.int64)
+        extent = shape[axes[j]]
+        wrapped = np.where(raw < 0, raw + extent, raw)
+        in_range &= (wrapped >= 0) & (wrapped < extent)
+        values.append(np.clip(wrapped, 0, max(extent - 1, 0)))
+    element = tuple(values[e.position] if isinstance(e, AffineSymExpr) else at(e)
+                    for e in data_map.results)  # fmt: skip
+    return element, in_range
+
+
 def _gather(op: Operation, a: Arrays) -> Arrays:
-    """np.take with negative indices wrapped and the rest clamped, as the op says."""
     assert isinstance(op, GatherOp)
     data, indices = a
-    axis = op.axis.value.data
-    extent = data.shape[axis]
-    wrapped = np.where(indices < 0, indices + extent, indices)
-    return [np.take(data, np.clip(wrapped, 0, extent - 1), axis=axis)]
+    element, _ = _addressed(op, tuple(_result_type(op).get_shape()), indices, data.shape)
+    return [np.asarray(data[element])]
+
+
+def _scatter(op: Operation, a: Arrays) -> Arrays:
+    """The updates applied in order: points that land on an element already
+    updated wait for the next round, so each round's targets are distinct and
+    run the combine body as arrays."""
+    assert isinstance(op, ScatterOp)
+    updates, indices, target = a
+    element, in_range = _addressed(op, updates.shape, indices, target.shape)
+    result = np.array(target)
+    if not result.size:
+        return [result]
+    flat = np.ravel_multi_index(element, target.shape)[in_range]
+    values = updates[in_range]
+    order = np.argsort(flat, kind="stable")
+    ranks = np.empty(len(flat), dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(flat[order])) + 1] if len(flat) else np.zeros(0, int)
+    ranks[order] = np.arange(len(flat)) - np.repeat(starts, np.diff(np.r_[starts, len(flat)]))
+    view = result.reshape(-1)
+    for round_ in range(int(ranks.max()) + 1 if len(flat) else 0):
+        chosen = ranks == round_
+        (combined,) = run_body(op.combine.block, [values[chosen], view[flat[chosen]]])
+        view[flat[chosen]] = combined
+    return [result]
 
 
 def _concat(op: Operation, a: Arrays) -> Arrays:
@@ -668,4 +726,5 @@ _TENSOR_OPS: dict[type[Operation], Callable[[Operation, Arrays], Arrays]] = {
     linalg.MatmulOp: _matmul,
     linalg.Conv2DNchwFchwOp: _conv2d,
     GatherOp: _gather,
+    ScatterOp: _scatter,
 }

@@ -168,6 +168,11 @@ def _cast_like(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs={"to": target})])
 
 
+def _scatter(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """Scatter (opsets 9 and 10) is ScatterElements under its old name."""
+    return Upgraded([replace(node, op_type="ScatterElements")])
+
+
 def _constant(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     attrs = node.attrs
     forms = {
@@ -199,6 +204,7 @@ RULES: dict[str, Rule] = {
     "BatchNormalization": _batch_norm,
     "Constant": _constant,
     "CastLike": _cast_like,
+    "Scatter": _scatter,
 } | {
     name: _axes_to_input(18)
     for name in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
@@ -206,7 +212,7 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-REWRITTEN_OPS = {"CastLike"}
+REWRITTEN_OPS = {"CastLike", "Scatter"}
 """ONNX ops with no `graph` op of their own, rewritten here into ops that have one."""
 
 

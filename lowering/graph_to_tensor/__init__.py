@@ -43,7 +43,11 @@ function that lowers it:
   `tensor.extract_slice` and `tensor.pad` (Pad in edge, reflect or wrap mode:
   slices of the input, some copied with reversed or broadcast maps, inserted
   around it axis by axis); other Gathers are `ember_linalg.gather` (indices
-  read at run time).
+  read at run time); Trilu is a select generic on the positions
+  (`linalg.index`) of its last two dims.
+- indexed: GatherElements and GatherND are `ember_linalg.gather`,
+  ScatterElements and ScatterND `ember_linalg.scatter` (its combine region
+  the reduction), each with the affine maps of its addressing.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -98,6 +102,7 @@ from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, Need
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
+from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
@@ -110,6 +115,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ElementwisePattern,
     ShapeQueryPattern,
     DataMovementPattern,
+    IndexedPattern,
     WindowPattern,
     ContractionPattern,
     NormalizationPattern,

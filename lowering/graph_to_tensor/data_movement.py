@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 
 from ember.dialects import ember_linalg
@@ -24,12 +25,14 @@ from ember.dialects.graph import (
     SqueezeOp,
     TileOp,
     TransposeOp,
+    TriluOp,
     UnsqueezeOp,
     constant_value_of,
 )
 from ember.dialects.graph.symbolic import Dim, SymExpr, UndecidedComparison
 from ember.lowering.graph_to_tensor.common import (
     MAX_GATHER_INDICES,
+    Body,
     Emitter,
     FamilyPattern,
     NeedsConstants,
@@ -177,9 +180,8 @@ def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out = _shape(op.results[0])
     constant = constant_value_of(indices)
     if constant is None or constant.size > MAX_GATHER_INDICES or isinstance(shape[axis], SymExpr):
-        gather = ember_linalg.GatherOp.build(operands=[data, indices], result_types=[op.result_types[0]],
-                                         properties={"axis": IntegerAttr(axis, i64)})  # fmt: skip
-        return [e.value(gather)]
+        maps = ember_linalg.along_axis(len(shape), axis, len(_shape(indices)))
+        return [e.value(ember_linalg.GatherOp.on_tensors(data, indices, op.result_types[0], maps))]
     picks = [i + shape[axis] if i < 0 else i for i in _int_constant(indices)]
     sizes = [1 if i == axis else d for i, d in enumerate(shape)]
 
@@ -218,6 +220,26 @@ def _check_gather(op: GraphOp) -> str | None:
         f"constant index {int(outside[0])}{of} is out of range for axis {axis} of size "
         f"{shape[axis]}"
     )
+
+
+def _lower_trilu(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """result = x where (column - row) >= k (upper; <= k lower), else 0: one
+    generic reading the positions of its last two dims (`linalg.index`); k is
+    folded in when it is a constant, else read as a scalar input."""
+    x, ks = op.operand_group("input")[0], op.operand_group("k")
+    shape, t = _shape(x), _elem(x)
+    rank = len(shape)
+    known = constant_value_of(ks[0]) if ks else np.zeros((), np.int64)
+    inputs = [x] if known is not None else [x, ks[0]]
+    relation = "ge" if op.attr("upper") else "le"
+
+    def keep(b: Body, args: list[SSAValue]) -> SSAValue:
+        row, column = (b.emit(linalg.IndexOp(d)) for d in (rank - 2, rank - 1))
+        offset = b.emit(arith.IndexCastOp(b.emit(arith.SubiOp(column, row)), i64))
+        k = b.const(int(np.asarray(known).reshape(())), i64) if known is not None else args[1]
+        return b.select(b.cmp(relation, offset, k), args[0], b.const(0, t))
+
+    return [e.parallel(inputs, shape, t, keep)]
 
 
 def _lower_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -312,7 +334,8 @@ def _check_reshape(op: GraphOp) -> str | None:
 
 
 class DataMovementPattern(FamilyPattern):
-    """Reshapes, transposes, broadcasts, slices, concatenation, padding, gathers."""
+    """Reshapes, transposes, broadcasts, slices, concatenation, padding, gathers,
+    triangles."""
 
     lowerings = {
         ReshapeOp: _lower_reshape,
@@ -328,10 +351,11 @@ class DataMovementPattern(FamilyPattern):
         SliceOp: _lower_slice,
         GatherOp: _lower_gather,
         PadOp: _lower_pad,
+        TriluOp: _lower_trilu,
     }
     checks = {SliceOp: _check_slice, PadOp: _check_pad, GatherOp: _check_gather,
               **{op_class: _check_reshape
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
-                          ConcatOp, SplitOp, SliceOp, GatherOp})  # fmt: skip
+                          ConcatOp, SplitOp, SliceOp, GatherOp, TriluOp})  # fmt: skip
     unread = {SliceOp: _slice_unread}

@@ -107,7 +107,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -118,7 +118,13 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_linalg import GatherOp, generalize, indexing_maps
+from ember.dialects.ember_linalg import (
+    GatherOp,
+    ScatterOp,
+    addressed_axes,
+    generalize,
+    indexing_maps,
+)
 from ember.dialects.loop_nests import Bound, LoopNestBuilder, buffer_shape, buffer_size
 from ember.dialects.schedule import (
     PARALLEL,
@@ -1086,24 +1092,83 @@ def _emit_copy(nest: LoopNestBuilder, op: linalg.CopyOp) -> None:
     target.store(body, source.load(body, ivs), ivs)
 
 
+class _Addressing:
+    """The index values of a gather's or scatter's point, as loop-level IR:
+    each loaded through its index map, made non-negative (a negative index
+    counts from the end) and clamped to its axis of the addressed buffer,
+    plus whether every one was in range before the clamp."""
+
+    def __init__(self, nest: LoopNestBuilder, op: GatherOp | ScatterOp, addressed: SSAValue):
+        self.index_maps, self.data_map = op.maps()
+        self.indices = _Access(op.indices)
+        axes = addressed_axes(self.data_map)
+        self.extents = [buffer_size(addressed, axes[j], nest.builder)
+                        for j in range(len(self.index_maps))]  # fmt: skip
+        self.lasts = [extent - 1 if isinstance(extent, int) else
+                      nest.insert(arith.SubiOp(extent, nest.index(1))).results[0]
+                      for extent in self.extents]  # fmt: skip
+        self.checked = isinstance(op, ScatterOp)
+
+    def element(
+        self, body: LoopNestBuilder, ivs: Sequence[SSAValue]
+    ) -> tuple[list[SSAValue], SSAValue | None]:
+        """(the addressed element's indices, for a scatter whether the point's
+        index values were all in range)."""
+        zero = body.index(0)
+        values: list[SSAValue] = []
+        in_range: SSAValue | None = None
+        for amap, extent, last in zip(self.index_maps, self.extents, self.lasts):
+            raw = self.indices.load(body, [body.affine(e, ivs) for e in amap.results])
+            index = body.insert(arith.IndexCastOp(raw, IndexType())).results[0]
+            size = body.bound(extent)
+            negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
+            wrapped = body.insert(arith.AddiOp(index, size)).results[0]
+            index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
+            if self.checked:
+                inside = body.insert(arith.CmpiOp(index, size, "ult")).results[0]
+                in_range = inside if in_range is None else (
+                    body.insert(arith.AndIOp(in_range, inside)).results[0])  # fmt: skip
+            index = body.insert(arith.MaxSIOp(index, zero)).results[0]
+            values.append(body.insert(arith.MinSIOp(index, body.bound(last))).results[0])
+        element = [values[e.position] if isinstance(e, AffineSymExpr) else body.affine(e, ivs)
+                   for e in self.data_map.results]  # fmt: skip
+        return element, in_range
+
+
 def _emit_gather(nest: LoopNestBuilder, op: GatherOp) -> None:
-    """One nest over the result; the index is loaded, made non-negative and
-    clamped to the axis before data is read."""
-    data, indices, target = _Access(op.data), _Access(op.indices), _Access(op.destination)
-    axis, rank = op.axis.value.data, len(_shape(op.indices))
-    extent = buffer_size(op.data, axis, nest.builder)
-    last = extent - 1 if isinstance(extent, int) else (
-        nest.insert(arith.SubiOp(extent, nest.index(1))).results[0])  # fmt: skip
+    """One nest over the result; each point reads the element its clamped
+    index values address."""
+    data, target = _Access(op.data), _Access(op.destination)
+    addressing = _Addressing(nest, op, op.data)
     ivs, body = _elementwise_nest(nest, buffer_shape(op.destination, nest.builder))
-    raw = indices.load(body, ivs[axis : axis + rank])
-    index = body.insert(arith.IndexCastOp(raw, IndexType())).results[0]
-    zero = body.index(0)
-    negative = body.insert(arith.CmpiOp(index, zero, "slt")).results[0]
-    wrapped = body.insert(arith.AddiOp(index, body.bound(extent))).results[0]
-    index = body.insert(arith.SelectOp(negative, wrapped, index)).results[0]
-    index = body.insert(arith.MaxSIOp(index, zero)).results[0]
-    index = body.insert(arith.MinSIOp(index, body.bound(last))).results[0]
-    target.store(body, data.load(body, [*ivs[:axis], index, *ivs[axis + rank :]]), ivs)
+    element, _ = addressing.element(body, ivs)
+    target.store(body, data.load(body, element), ivs)
+
+
+def _emit_scatter(nest: LoopNestBuilder, op: ScatterOp) -> None:
+    """One sequential nest over the updates (repeated targets combine in
+    order); each point combines its update with the element it addresses
+    and stores the result there, or stores the element back unchanged where
+    an index was out of range (no branch, and no write outside the target)."""
+    updates, target = _Access(op.updates), _Access(op.target)
+    addressing = _Addressing(nest, op, op.target)
+    shape = buffer_shape(op.updates, nest.builder)
+    ivs, inner = nest.nest(shape, [False] * len(shape))
+    body = LoopNestBuilder(inner)
+    element, in_range = addressing.element(body, ivs)
+    assert in_range is not None
+    current = target.load(body, element)
+    block = op.combine.block
+    mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, (updates.load(body, ivs), current)))
+    for scalar_op in block.ops:
+        if isinstance(scalar_op, linalg.YieldOp):
+            combined = mapping.get(scalar_op.arguments[0], scalar_op.arguments[0])
+            kept = body.insert(arith.SelectOp(in_range, combined, current)).results[0]
+            target.store(body, kept, element)
+        else:
+            clone = scalar_op.clone(value_mapper=mapping)
+            body.insert(clone)
+            mapping.update(zip(scalar_op.results, clone.results))
 
 
 _DEAD_WITH_THE_OP = (memref.SubviewOp, memref.AllocOp, arith.ConstantOp, arith.BitcastOp)
@@ -1223,9 +1288,16 @@ class GenerateGatherLoops(RewritePattern):
             _generate(op, rewriter, lambda nest: _emit_gather(nest, op))
 
 
+class GenerateScatterLoops(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ScatterOp, rewriter: PatternRewriter) -> None:
+        if on_buffers(op):
+            _generate(op, rewriter, lambda nest: _emit_scatter(nest, op))
+
+
 class LoopGeneratePass(ModulePass):
     """Replaces every structured op on buffers (`linalg.generic`/`matmul`/
-    `conv_2d_nchw_fchw`/`fill`/`copy`, `ember_linalg.gather`) by loops: the
+    `conv_2d_nchw_fchw`/`fill`/`copy`, `ember_linalg.gather`/`scatter`) by loops: the
     nest of its schedule, or of the default. Ops on tensors are left alone.
     A contraction marked with `loop.epilogue = N` (`loop-fuse-epilogues`)
     applies the N elementwise generics after it to its micro-kernels'
@@ -1236,7 +1308,8 @@ class LoopGeneratePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         structured = GenerateStructuredLoops()
         patterns = GreedyRewritePatternApplier([structured, GenerateFillLoops(),
-                                                GenerateCopyLoops(), GenerateGatherLoops()])  # fmt: skip
+                                                GenerateCopyLoops(), GenerateGatherLoops(),
+                                                GenerateScatterLoops()])  # fmt: skip
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
 
 

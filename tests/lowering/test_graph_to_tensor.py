@@ -502,6 +502,49 @@ TENSOR_CASES = [
     case("Pad", [ints(0, 9, 3, 4), i64(0, 1, 0, 2)], {"mode": "edge"}, id="edge-int"),
 ]  # fmt: skip
 
+
+def _tuples_of(*extents: int, count: int, key: str) -> np.ndarray:
+    """`count` index tuples into axes of `extents`, negatives among them."""
+    rng = _rng("tuples", extents, count, key)
+    return np.stack([rng.integers(-n, n, count) for n in extents], -1).astype(np.int64)
+
+
+def _distinct_rows(extent: int, count: int, width: int) -> np.ndarray:
+    """For a scatter without a reduction: each column's indices distinct."""
+    rng = _rng("distinct", extent, count, width)
+    return np.stack([rng.permutation(extent)[:count] - extent * (c % 2)
+                     for c in range(width)], -1).astype(np.int64)  # fmt: skip
+
+
+# Indices read at run time (graph inputs), negatives and repeats among them.
+INDEXED_CASES = [
+    case("GatherElements", [randn(3, 4), ints(-3, 3, 2, 4, dtype=np.int64)], id="axis0"),
+    case("GatherElements", [randn(3, 4, 5), ints(-4, 4, 2, 6, 3, dtype=np.int64)],
+         {"axis": 1}, id="smaller-indices"),
+    case("GatherElements", [ints(0, 99, 2, 5), ints(-5, 5, 2, 3, dtype=np.int32)],
+         {"axis": -1}, id="int32"),
+    case("GatherND", [randn(4, 5, 3), _tuples_of(4, 5, count=6, key="a").reshape(2, 3, 2)],
+         id="pairs"),
+    case("GatherND", [randn(4, 5), _tuples_of(4, 5, count=3, key="b")], id="scalars"),
+    case("GatherND", [randn(2, 5, 3, 2), _tuples_of(5, 3, count=8, key="c").reshape(2, 4, 2)],
+         {"batch_dims": 1}, id="batch"),
+    case("ScatterElements", [randn(4, 3), _distinct_rows(4, 2, 3), randn(2, 3)], id="none"),
+    *[case("ScatterElements", [randn(3, 5), ints(-5, 5, 3, 4, dtype=np.int64), randn(3, 4)],
+           {"axis": 1, "reduction": how}, id=how) for how in ("add", "mul", "max", "min")],
+    case("ScatterElements", [ints(0, 9, 4, 3), ints(-4, 4, 5, 3, dtype=np.int64),
+                             ints(0, 9, 5, 3)], {"reduction": "add"}, id="int-repeats"),
+    case("ScatterND", [randn(5, 3), _distinct_rows(5, 3, 1), randn(3, 3)], id="rows"),
+    case("ScatterND", [randn(4, 5), _tuples_of(4, 5, count=7, key="d"), randn(7)],
+         {"reduction": "add"}, id="elements-add"),
+    *[case("ScatterND", [randn(4, 2, 3), ints(-4, 4, 2, 3, 1, dtype=np.int64), randn(2, 3, 2, 3)],
+           {"reduction": how}, id=how) for how in ("mul", "max", "min")],
+    case("Trilu", [randn(2, 4, 6)]),
+    case("Trilu", [randn(5, 3), np.array(-1, np.int64)], {"upper": 0}, id="lower-k-input"),
+    case("Trilu", [randn(3, 4, 4), Const(np.array(2, np.int64))], id="k-constant"),
+    case("Trilu", [bools(6, 6), Const(np.array(1, np.int64))], {"upper": 1}, id="bool-mask"),
+    case("Trilu", [ints(-9, 9, 4, 7), np.array(9, np.int64)], {"upper": 0}, id="k-past-end"),
+]  # fmt: skip
+
 _R = randn(2, 3, 4, scale=2.0)
 
 REDUCE_CASES = [
@@ -532,7 +575,7 @@ REDUCE_CASES = [
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
-             + TENSOR_CASES + REDUCE_CASES)  # fmt: skip
+             + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -593,6 +636,7 @@ def test_opset17_model() -> None:
 
 
 COMPILED_CASES = [
+    *INDEXED_CASES,
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
          {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),
     case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 2]},
@@ -615,7 +659,8 @@ def test_compiled_agrees_with_onnxruntime(
     op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
     tol: tuple[float, float], opset: int, fold: bool,
 ) -> None:  # fmt: skip
-    """1-D and 3-D windows and the edge/reflect/wrap Pad modes, compiled end to end."""
+    """1-D and 3-D windows, the edge/reflect/wrap Pad modes, and gathers,
+    scatters and triangles with indices read at run time, compiled end to end."""
     model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
     expected = run_onnxruntime(model, feeds)
     got = ember.compile(model).run(feeds)

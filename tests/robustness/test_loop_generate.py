@@ -35,16 +35,16 @@ def _one_error_line(err: str) -> str:
     [
         # a tensor and a memref mixed
         ("tensor<9x4xf32>", "memref<2xi64>",
-         "ember_linalg.gather %t[%i] outs(%o : memref<2x4xf32>) {axis = 0 : i64} : tensor<9x4xf32>, memref<2xi64>",
+         "ember_linalg.gather %t[%i] outs(%o : memref<2x4xf32>) {index_maps = [affine_map<(d0, d1) -> (d0)>], data_map = affine_map<(d0, d1)[s0] -> (s0, d1)>} : tensor<9x4xf32>, memref<2xi64>",
          "must both be tensors (with a result) or both memrefs"),
         # memrefs with no destination
         ("memref<9x4xf32>", "memref<2xi64>",
-         "%r = ember_linalg.gather %t[%i] {axis = 0 : i64} : memref<9x4xf32>, memref<2xi64> -> tensor<2x4xf32>",
+         "%r = ember_linalg.gather %t[%i] {index_maps = [affine_map<(d0, d1) -> (d0)>], data_map = affine_map<(d0, d1)[s0] -> (s0, d1)>} : memref<9x4xf32>, memref<2xi64> -> tensor<2x4xf32>",
          "must both be tensors (with a result) or both memrefs"),
         # a destination of the wrong shape
         ("memref<9x3xf32>", "memref<2xi64>",
-         "ember_linalg.gather %t[%i] outs(%o : memref<2x4xf32>) {axis = 0 : i64} : memref<9x3xf32>, memref<2xi64>",
-         "result shape (2, 4) should be (2, 3)"),
+         "ember_linalg.gather %t[%i] outs(%o : memref<2x4xf32>) {index_maps = [affine_map<(d0, d1) -> (d0)>], data_map = affine_map<(d0, d1)[s0] -> (s0, d1)>} : memref<9x3xf32>, memref<2xi64>",
+         "reaches outside (9, 3)"),
     ],
     ids=["mixed", "no destination", "wrong shape"],
 )  # fmt: skip

@@ -31,12 +31,12 @@ BAD_TENSOR_IR: list[tuple[str, str, str, str]] = [
      _GENERIC.format(maps="affine_map<(d0) -> (d0 + 1)>, affine_map<(d0) -> (d0)>"), "",
      "inferred input/output operand #0 has shape's dimension #0 to be greater than or equal "
      "to 5, but found 4"),
-    ("gather-axis", """
-func.func @f(%t: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<4x2xf32> {
-  %g = ember_linalg.gather %t[%i] {axis = 5 : i64} : tensor<4x3xf32>, tensor<2xi64> -> tensor<4x2xf32>
-  func.return %g : tensor<4x2xf32>
+    ("gather-symbol-in-an-expression", """
+func.func @f(%t: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %g = ember_linalg.gather %t[%i] {index_maps = [affine_map<(d0, d1) -> (d0)>], data_map = affine_map<(d0, d1)[s0] -> (s0 + 1, d1)>} : tensor<4x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+  func.return %g : tensor<2x3xf32>
 }
-""", "", "ember_linalg.gather: axis 5 is out of range for rank 2"),
+""", "", "ember_linalg.gather: each symbol of data_map (d0, d1)[s0] -> ((s0 + 1), d1) must be one whole result, once"),
     ("slice-out-of-bounds", """
 func.func @f(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
   %s = tensor.extract_slice %x[1, 7] [2, 3] [1, 1] : tensor<4x8xf32> to tensor<2x3xf32>

@@ -130,6 +130,85 @@ def gather(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.take(x, idx, axis=axis)]
 
 
+def _in_range(idx: np.ndarray, extent: np.ndarray | int, op: str) -> np.ndarray:
+    """Indices with negatives counted from the end; a ValueError (ONNX: an
+    invalid model) for any still outside [0, extent)."""
+    wrapped = np.where(idx < 0, idx + extent, idx)
+    if np.any((wrapped < 0) | (wrapped >= extent)):
+        raise ValueError(f"{op}: an index is out of range")
+    return wrapped
+
+
+@register("GatherElements")
+def gather_elements(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, idx = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
+    axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
+    idx = _in_range(idx, x.shape[axis], "GatherElements")
+    part = x[tuple(slice(None) if a == axis else slice(0, n) for a, n in enumerate(idx.shape))]
+    return [np.take_along_axis(part, idx, axis=axis)]
+
+
+def _tuples(x: np.ndarray, idx: np.ndarray, batch: int, op: str) -> np.ndarray:
+    """GatherND/ScatterND indices as [batch points, tuples, depth], in range."""
+    depth = idx.shape[-1]
+    extents = np.asarray(x.shape[batch : batch + depth])
+    groups = math.prod(x.shape[:batch])
+    return _in_range(idx.astype(np.int64), extents, op).reshape(groups, -1, depth)
+
+
+@register("GatherND")
+def gather_nd(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, idx = np.asarray(inputs[0]), np.asarray(inputs[1])
+    batch = int(attrs.get("batch_dims", 0))
+    tuples = _tuples(x, idx, batch, "GatherND")
+    grouped = x.reshape(tuples.shape[0], *x.shape[batch:])
+    picked = [group[tuple(t.T)] for group, t in zip(grouped, tuples)]
+    out_shape = (*idx.shape[:-1], *x.shape[batch + idx.shape[-1] :])
+    return [np.stack(picked).reshape(out_shape) if picked else np.zeros(out_shape, x.dtype)]
+
+
+_SCATTER = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+"""ONNX Scatter* reductions as ufuncs, applied with `ufunc.at` (repeats combine)."""
+
+
+def _scatter(out: np.ndarray, at: tuple[np.ndarray, ...], updates: np.ndarray, how: str) -> None:
+    if how == "none":
+        out[at] = updates
+    elif how in _SCATTER:
+        _SCATTER[how].at(out, at, updates)
+    else:
+        raise ValueError(f"unknown reduction '{how}'")
+
+
+@register("ScatterElements")
+def scatter_elements(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, idx, updates = (np.asarray(v) for v in inputs[:3])
+    axis = norm_axis(int(attrs.get("axis", 0)), x.ndim)
+    at = list(np.indices(idx.shape, sparse=True))
+    at[axis] = _in_range(idx.astype(np.int64), x.shape[axis], "ScatterElements")
+    out = x.copy()
+    _scatter(out, tuple(np.broadcast_arrays(*at)), updates, attrs.get("reduction", "none"))
+    return [out]
+
+
+@register("ScatterND")
+def scatter_nd(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, idx, updates = (np.asarray(v) for v in inputs[:3])
+    (tuples,) = _tuples(x, idx, 0, "ScatterND")
+    out = x.copy()
+    rows = updates.reshape(len(tuples), *x.shape[idx.shape[-1] :])
+    _scatter(out, tuple(tuples.T), rows, attrs.get("reduction", "none"))
+    return [out]
+
+
+@register("Trilu")
+def trilu(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, k = np.asarray(inputs[0]), arg(inputs, 1)
+    diagonal = 0 if k is None else int(np.asarray(k).reshape(()))
+    keep = np.triu if int(attrs.get("upper", 1)) else np.tril
+    return [keep(x, diagonal)]
+
+
 @register("Squeeze")
 def squeeze(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x, axes = np.asarray(inputs[0]), ints(arg(inputs, 1))

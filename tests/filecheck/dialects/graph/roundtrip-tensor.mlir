@@ -5,7 +5,8 @@
 // i1, scalar, hex form for more than 16 elements), shape ops, Reshape, Transpose,
 // Squeeze/Unsqueeze, Expand, Tile, Concat (1-3 operands), Split (2 and 3
 // results, explicit sizes, uneven num_outputs, a single result), Slice (each
-// subset of axes/steps), Gather, Pad (optional constant_value and axes), Range.
+// subset of axes/steps), Gather, Pad (optional constant_value and axes), Range;
+// then (@indexed) GatherElements, GatherND, ScatterElements, ScatterND, Trilu.
 
 func.func @tensor(%x: tensor<1x64x7x7xf32>, %seq: tensor<?x16x512xf32>, %ids: tensor<2x?xi64>, %table: tensor<30522x768xf32>, %dyn_shape: tensor<3xi64>, %n: tensor<i64>) -> tensor<1x3136xf32> {
   // Constants: a splat, a short list, an i1 tensor, a scalar, and data long
@@ -157,3 +158,24 @@ func.func @tensor(%x: tensor<1x64x7x7xf32>, %seq: tensor<?x16x512xf32>, %ids: te
 // CHECK-NEXT:    %dyn_range = graph.range %r0, %n, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
 // CHECK-NEXT:    func.return %flat : tensor<1x3136xf32>
 // CHECK-NEXT:  }
+
+// Gathers and scatters with run-time indices, and Trilu.
+func.func @indexed(%x: tensor<4x5xf32>, %ie: tensor<2x5xi64>, %ind: tensor<3x2xi64>, %b: tensor<2x6x3xf32>, %ib: tensor<2x4x1xi64>, %u: tensor<2x5xf32>, %urow: tensor<3xf32>, %k: tensor<i64>, %mask: tensor<?x?xi1, #graph.dims<S, S>>) -> (tensor<2x5xf32>, tensor<3xf32>, tensor<2x4x3xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<?x?xi1, #graph.dims<S, S>>) {
+  %ge = graph.gather_elements %x, %ie : (tensor<4x5xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  %gnd = graph.gather_nd %x, %ind : (tensor<4x5xf32>, tensor<3x2xi64>) -> tensor<3xf32>
+  %gb = graph.gather_nd %b, %ib {batch_dims = 1 : i64} : (tensor<2x6x3xf32>, tensor<2x4x1xi64>) -> tensor<2x4x3xf32>
+  %se = graph.scatter_elements %x, %ie, %u {axis = 0 : i64, reduction = "add"} : (tensor<4x5xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<4x5xf32>
+  %snd = graph.scatter_nd %x, %ind, %urow {reduction = "max"} : (tensor<4x5xf32>, tensor<3x2xi64>, tensor<3xf32>) -> tensor<4x5xf32>
+  %tri = graph.trilu %x, k %k {upper = 0 : i64} : (tensor<4x5xf32>, tensor<i64>) -> tensor<4x5xf32>
+  %causal = graph.trilu %mask : (tensor<?x?xi1, #graph.dims<S, S>>) -> tensor<?x?xi1, #graph.dims<S, S>>
+  func.return %ge, %gnd, %gb, %se, %snd, %tri, %causal : tensor<2x5xf32>, tensor<3xf32>, tensor<2x4x3xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<?x?xi1, #graph.dims<S, S>>
+}
+
+// CHECK-LABEL: func.func @indexed(
+// CHECK-NEXT:    %ge = graph.gather_elements %x, %ie : (tensor<4x5xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %gnd = graph.gather_nd %x, %ind : (tensor<4x5xf32>, tensor<3x2xi64>) -> tensor<3xf32>
+// CHECK-NEXT:    %gb = graph.gather_nd %b, %ib {batch_dims = 1 : i64} : (tensor<2x6x3xf32>, tensor<2x4x1xi64>) -> tensor<2x4x3xf32>
+// CHECK-NEXT:    %se = graph.scatter_elements %x, %ie, %u {axis = 0 : i64, reduction = "add"} : (tensor<4x5xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<4x5xf32>
+// CHECK-NEXT:    %snd = graph.scatter_nd %x, %ind, %urow {reduction = "max"} : (tensor<4x5xf32>, tensor<3x2xi64>, tensor<3xf32>) -> tensor<4x5xf32>
+// CHECK-NEXT:    %tri = graph.trilu %x, k %k {upper = 0 : i64} : (tensor<4x5xf32>, tensor<i64>) -> tensor<4x5xf32>
+// CHECK-NEXT:    %causal = graph.trilu %mask : (tensor<?x?xi1, #graph.dims<S, S>>) -> tensor<?x?xi1, #graph.dims<S, S>>

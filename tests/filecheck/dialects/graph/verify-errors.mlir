@@ -763,3 +763,58 @@ func.func @reflect_wide(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
 
 // CHECK:      sym_name = "reflect_wide"
 // CHECK:      Operation does not verify: graph.pad: reflect pads [4, 0] of axis 1 must be smaller than its extent 4
+
+// -----
+
+// GatherElements: indices have the rank of the data.
+func.func @gather_elements_rank(%x: tensor<4x5xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  %y = graph.gather_elements %x, %i : (tensor<4x5xf32>, tensor<2xi64>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// CHECK:      sym_name = "gather_elements_rank"
+// CHECK:      Operation does not verify: graph.gather_elements: indices must have the rank of data (2), got 1
+
+// -----
+
+// GatherND: the tuple depth cannot exceed the data's rank past the batch dims.
+func.func @gather_nd_depth(%x: tensor<2x4x5xf32>, %i: tensor<2x3x3xi64>) -> tensor<2x3xf32> {
+  %y = graph.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x4x5xf32>, tensor<2x3x3xi64>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// CHECK:      sym_name = "gather_nd_depth"
+// CHECK:      Operation does not verify: graph.gather_nd: the tuple depth (3) must be from 1 to 2
+
+// -----
+
+// ScatterND: updates have the shape indices[:-1] + data[depth:].
+func.func @scatter_nd_updates(%x: tensor<4x5xf32>, %i: tensor<3x1xi64>, %u: tensor<3x4xf32>) -> tensor<4x5xf32> {
+  %y = graph.scatter_nd %x, %i, %u : (tensor<4x5xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<4x5xf32>
+  func.return %y : tensor<4x5xf32>
+}
+
+// CHECK:      sym_name = "scatter_nd_updates"
+// CHECK:      Operation does not verify: graph.scatter_nd: updates 3x4 must have shape 3x5
+
+// -----
+
+// ScatterElements: only ONNX's reductions.
+func.func @scatter_reduction(%x: tensor<4x5xf32>, %i: tensor<2x5xi64>, %u: tensor<2x5xf32>) -> tensor<4x5xf32> {
+  %y = graph.scatter_elements %x, %i, %u {reduction = "mean"} : (tensor<4x5xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<4x5xf32>
+  func.return %y : tensor<4x5xf32>
+}
+
+// CHECK:      sym_name = "scatter_reduction"
+// CHECK:      Operation does not verify: graph.scatter_elements: unknown reduction 'mean'
+
+// -----
+
+// Trilu: at least two dims.
+func.func @trilu_rank(%x: tensor<5xf32>) -> tensor<5xf32> {
+  %y = graph.trilu %x : (tensor<5xf32>) -> tensor<5xf32>
+  func.return %y : tensor<5xf32>
+}
+
+// CHECK:      sym_name = "trilu_rank"
+// CHECK:      Operation does not verify: graph.trilu: input must have rank >= 2, got 1

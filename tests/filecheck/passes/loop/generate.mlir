@@ -94,7 +94,7 @@ func.func @copies(%x: memref<4x8xf32>, %y: memref<3x6xf32>, %u: memref<3xui8>) {
 
 // A gather on buffers: one nest over what it writes.
 func.func @gather(%table: memref<100x16xf32>, %ids: memref<5xi64>, %out: memref<5x16xf32>) {
-  ember_linalg.gather %table[%ids] outs(%out : memref<5x16xf32>) {axis = 0 : i64} : memref<100x16xf32>, memref<5xi64>
+  ember_linalg.gather %table[%ids] outs(%out : memref<5x16xf32>) {index_maps = [affine_map<(d0, d1) -> (d0)>], data_map = affine_map<(d0, d1)[s0] -> (s0, d1)>} : memref<100x16xf32>, memref<5xi64>
   func.return
 }
 
