@@ -76,7 +76,7 @@ from ember.dialects.ember_linalg import GatherOp, ScatterOp
 from ember.dialects.graph import ConstantOp
 from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.symbolic import Dim, SymExpr
-from ember.dialects.loop_nests import LoopNestBuilder
+from ember.dialects.loop_nests import LoopNestBuilder, buffer_size, constant_index
 from ember.dialects.schedule import (
     STRUCTURED_OPS,
     describe,
@@ -302,8 +302,11 @@ class FunctionBufferizer:
                 self.buffers[op.results[0]] = weight.results[0]
             case arith.ConstantOp() | arith.BitcastOp():
                 pass  # a fill value or a reshape's shape: read where it is used
-            case tensor.DimOp() | arith.MuliOp() | arith.AddiOp() | arith.FloorDivSIOp():
+            case (tensor.DimOp() | arith.MuliOp() | arith.AddiOp() | arith.FloorDivSIOp()
+                  | arith.IndexCastOp()):  # fmt: skip
                 pass  # a symbolic size: the types say it (`self.sizes` makes it here)
+            case tensor.FromElementsOp():
+                self._from_elements(op)
             case tensor.EmptyOp():
                 self.buffers[op.tensor] = Pending(op.tensor.type, None)  # type: ignore[arg-type]
             case linalg.FillOp():
@@ -498,6 +501,33 @@ class FunctionBufferizer:
         target = self._new_buffer(result)
         self.buffers[result] = target
         self.nest.insert(GatherOp.on_buffers(data, indices, target, op.maps()))
+
+    def _from_elements(self, op: tensor.FromElementsOp) -> None:
+        """A buffer of the elements (the symbolic dims of a Shape, used as
+        data), each stored where the function starts."""
+        target = self._new_buffer(op.result)
+        self.buffers[op.result] = target
+        for position, element in enumerate(op.elements):
+            self.nest.store(self._scalar(element), target, [self.nest.index(position)])
+
+    def _scalar(self, value: SSAValue) -> SSAValue:
+        """The loop-level value of a scalar computed outside any body: the
+        tensor level's ops again, a `tensor.dim` read from the buffer (its
+        size where static)."""
+        owner = value.owner
+        if isinstance(owner, tensor.DimOp):
+            index = constant_index(owner.index)
+            assert index is not None, "a tensor.dim of a constant dim"
+            return self.nest.bound(buffer_size(self._buffer(owner.source), index,
+                                               self.nest.builder))  # fmt: skip
+        if not isinstance(owner, arith.ConstantOp | arith.IndexCastOp | arith.MuliOp
+                          | arith.AddiOp | arith.FloorDivSIOp):  # fmt: skip
+            raise DiagnosticException(
+                f"{PASS_NAME}: tensor.from_elements of a value it cannot compute here "
+                f"({getattr(owner, 'name', 'a block argument')})"
+            )
+        clone = owner.clone(value_mapper={v: self._scalar(v) for v in owner.operands})
+        return self.nest.insert(clone).results[0]
 
     def _scatter(self, op: ScatterOp) -> None:
         """The scatter in place on its result's buffer, which starts with the

@@ -170,6 +170,13 @@ def _slice_unread(op: GraphOp) -> frozenset[str]:
     return frozenset({"ends"}) if _check_slice(op) is None else frozenset()
 
 
+def _shape_unread(op: GraphOp) -> frozenset[str]:
+    """Reshape and Expand take their result shape from the result type, not
+    the value of their `shape` operand (shape inference computed the type
+    from it, symbols included)."""
+    return frozenset({"shape"})
+
+
 def _lower_gather(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Up to MAX_GATHER_INDICES constant indices: one `tensor.extract_slice` per
     index, inserted in order, then a reshape. Otherwise `ember_linalg.gather`,
@@ -358,4 +365,4 @@ class DataMovementPattern(FamilyPattern):
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
                           ConcatOp, SplitOp, SliceOp, GatherOp, TriluOp})  # fmt: skip
-    unread = {SliceOp: _slice_unread}
+    unread = {SliceOp: _slice_unread, ReshapeOp: _shape_unread, ExpandOp: _shape_unread}

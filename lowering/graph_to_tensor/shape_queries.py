@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    i64,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 
 from ember.dialects.graph import (
@@ -20,8 +24,9 @@ from ember.dialects.graph import (
     constant_value_of,
 )
 from ember.dialects.graph.symbolic import SymExpr
-from ember.dialects.graph.types import dense_from_array
+from ember.dialects.graph.types import dense_from_array, is_float
 from ember.lowering.graph_to_tensor.common import (
+    Body,
     Emitter,
     FamilyPattern,
     NeedsConstants,
@@ -34,8 +39,15 @@ from ember.lowering.graph_to_tensor.common import (
 
 
 def _lower_shape(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A `graph.constant` of the dims; where some are symbolic (their values
+    used as data, say in index arithmetic), a `tensor.from_elements` of the
+    sizes, each an `arith.index_cast` of its index value."""
     dims = _shape(op.operands[0])[op.attr("start") : op.attr("end")]
-    return [e.constant(np.array(dims, dtype=np.int64))]
+    if not any(isinstance(d, SymExpr) for d in dims):
+        return [e.constant(np.array(dims, dtype=np.int64))]
+    elements = [e.value(arith.IndexCastOp(e.sizes.size(d), i64)) if isinstance(d, SymExpr)
+                else e.value(arith.ConstantOp(IntegerAttr(d, i64))) for d in dims]  # fmt: skip
+    return [e.value(tensor.FromElementsOp(*elements))]
 
 
 def _lower_size(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -66,24 +78,48 @@ def _constant_of_shape_unread(op: GraphOp) -> frozenset[str]:
 
 
 def _lower_range(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A `graph.constant` of the values; with a limit computed at run time
+    (`Range(0, S)`, the position ids of a sequence) a generic writing
+    start + i * delta at each position i (the size is the result type's,
+    which shape inference computed from the limit)."""
     from ember.reference.evaluate import evaluate
 
     arrays = [constant_value_of(v) for v in op.operands]
-    return [e.constant(evaluate(op, arrays)[0])]
+    if all(a is not None for a in arrays):
+        return [e.constant(evaluate(op, arrays)[0])]
+    t = _elem(op.results[0])
+    start, delta = (np.asarray(a).reshape(()).item() for a in (arrays[0], arrays[2]))
+
+    def value(b: Body, args: list[SSAValue]) -> SSAValue:
+        position = b.emit(linalg.IndexOp(0))
+        if is_float(t):
+            i = b.emit(arith.SIToFPOp(b.emit(arith.IndexCastOp(position, i64)), t))
+        else:
+            i = b.emit(arith.IndexCastOp(position, t))
+        return b.add(b.const(start, t), b.mul(i, b.const(delta, t)))
+
+    return [e.parallel([], _shape(op.results[0]), t, value)]
 
 
 def _check_range(op: GraphOp) -> str | None:
-    if _constant_operands(op, "start", "limit", "delta"):
+    if _constant_operands(op, "start", "delta"):
         return None
-    return NeedsConstants("non-constant operands")
+    return NeedsConstants("start and delta must be constants")
+
+
+def _range_unread(op: GraphOp) -> frozenset[str]:
+    """A Range with constant start and delta reads its size from its result type."""
+    return frozenset({"limit"}) if _check_range(op) is None else frozenset()
 
 
 class ShapeQueryPattern(FamilyPattern):
     """Shape, Size, ConstantOfShape and Range become `graph.constant`s (a
-    ConstantOfShape of symbolic sizes a fill)."""
+    Shape of symbolic dims a `tensor.from_elements` of their sizes, a
+    ConstantOfShape of symbolic sizes a fill, a Range to a limit computed at
+    run time a generic)."""
 
     lowerings = {ShapeOp: _lower_shape, SizeOp: _lower_size,
                  ConstantOfShapeOp: _lower_constant_of_shape, RangeOp: _lower_range}  # fmt: skip
     checks = {RangeOp: _check_range}
-    symbolic = frozenset({ConstantOfShapeOp})
-    unread = {ConstantOfShapeOp: _constant_of_shape_unread}
+    symbolic = frozenset({ShapeOp, ConstantOfShapeOp, RangeOp})
+    unread = {ConstantOfShapeOp: _constant_of_shape_unread, RangeOp: _range_unread}

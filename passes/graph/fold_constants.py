@@ -10,9 +10,11 @@ elements, so its result is never larger than its operand: it folds whatever
 its size, and a splat stays a splat. Other results are folded only when their
 shapes are static and they hold at most `max-elements` elements in all, and
 no splat operand would expand to more than that, so folding never blows up
-memory. Constants left without uses are removed. Ops
-with any non-constant operand, or with results of unknown shape, are left
-alone.
+memory. Shape and Size of a value whose shape is static fold whatever the
+value (its dims are known; once an input's sizes are pinned, the shape
+arithmetic exporters build from them folds away). Constants left without
+uses are removed. Other ops with any non-constant operand, or with results
+of unknown shape, are left alone.
 """
 
 from __future__ import annotations
@@ -26,13 +28,21 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp,
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
 )
 from xdsl.transforms.dead_code_elimination import dce
 
-from ember.dialects.graph import ConstantOfShapeOp, ConstantOp, GraphOp, LayoutTransformOp
+from ember.dialects.graph import (
+    ConstantOfShapeOp,
+    ConstantOp,
+    GraphOp,
+    LayoutTransformOp,
+    ShapeOp,
+    SizeOp,
+)
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, dense_from_array
 from ember.errors import EmberError
 from ember.passes.graph.builders import constant_op
@@ -131,6 +141,24 @@ class FoldConstantOperands(RewritePattern):
         return [dense_from_array(a) for a in outputs]
 
 
+class FoldStaticShapes(RewritePattern):
+    """Shape and Size of a value whose type has a static shape."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ShapeOp | SizeOp) or isinstance(op.operands[0].owner, ConstantOp):
+            return  # a constant operand folds with the others
+        shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
+        if DYNAMIC in shape:
+            return
+        if isinstance(op, ShapeOp):
+            value = np.array(shape[op.attr("start") : op.attr("end")], dtype=np.int64)
+        else:
+            value = np.array(math.prod(shape), dtype=np.int64)
+        new = constant_op(dense_from_array(value))
+        new.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace(op, [new], [new.results[0]])
+
+
 @dataclass(frozen=True)
 class FoldConstantsPass(ModulePass):
     """Replaces `graph` ops with all-constant operands by their values."""
@@ -142,5 +170,8 @@ class FoldConstantsPass(ModulePass):
     folds into a splat whatever its size)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FoldConstantOperands(self.max_elements)).rewrite_module(op)
+        patterns = GreedyRewritePatternApplier(
+            [FoldStaticShapes(), FoldConstantOperands(self.max_elements)]
+        )
+        PatternRewriteWalker(patterns).rewrite_module(op)
         dce(op)

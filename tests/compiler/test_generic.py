@@ -373,3 +373,47 @@ def test_specialised_versions_fall_back_to_the_generic_one() -> None:
         assert (chosen is versioned.generic) == (batch == 5)
         (expected,) = oracle.run(None, {"input": x})
         np.testing.assert_allclose(versioned(x)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def _flat_mask_lookup() -> onnx.ModelProto:
+    """The legacy exporter's `mask[batch_idx, kv_idx]`: the mask flattened
+    and gathered at b * S + s, with b and s from Range over the sizes (Shape
+    values used as data), and position ids Range(0, S) added as floats."""
+    n = helper.make_node
+    c = helper.make_tensor
+    nodes = [
+        n("Shape", ["mask"], ["shape"]),
+        n("Constant", [], ["zero"], value=c("z", TensorProto.INT64, [], [0])),
+        n("Constant", [], ["one"], value=c("o", TensorProto.INT64, [], [1])),
+        n("Gather", ["shape", "zero"], ["batch"], axis=0),
+        n("Gather", ["shape", "one"], ["seq"], axis=0),
+        n("Range", ["zero", "batch", "one"], ["rows"]),
+        n("Range", ["zero", "seq", "one"], ["columns"]),
+        n("Constant", [], ["axis1"], value=c("a", TensorProto.INT64, [1], [1])),
+        n("Unsqueeze", ["rows", "axis1"], ["rows2"]),
+        n("Mul", ["rows2", "seq"], ["starts"]),
+        n("Add", ["starts", "columns"], ["flat_index"]),
+        n("Constant", [], ["minus1"], value=c("m", TensorProto.INT64, [1], [-1])),
+        n("Reshape", ["mask", "minus1"], ["flat"]),
+        n("Gather", ["flat", "flat_index"], ["picked"], axis=0),
+        n("Cast", ["picked"], ["picked_f"], to=TensorProto.FLOAT),
+        n("Cast", ["columns"], ["positions"], to=TensorProto.FLOAT),
+        n("Add", ["picked_f", "positions"], ["out"]),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "flat_mask_lookup",
+        [helper.make_tensor_value_info("mask", TensorProto.BOOL, ["B", "S"])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["B", "S"])],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_shape_values_used_as_data() -> None:
+    model = _flat_mask_lookup()
+    compiled = ember.compile(model, threads=1)
+    assert isinstance(compiled, GenericModel)
+    for batch, seq in [(1, 1), (2, 5), (3, 17)]:
+        mask = np.random.default_rng(seq).random((batch, seq)) > 0.5
+        (expected,) = _oracle(model).run(None, {"mask": mask})
+        (got,) = compiled.run({"mask": mask})
+        np.testing.assert_array_equal(got, expected)

@@ -142,3 +142,34 @@ func.func @reverse(%x: tensor<?x4xf32, #graph.dims<N>>) -> tensor<?x4xf32, #grap
   %t = graph.slice %x, %start, %end, axes %axis, steps %step : (tensor<?x4xf32, #graph.dims<N>>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x4xf32, #graph.dims<N>>
   func.return %t : tensor<?x4xf32, #graph.dims<N>>
 }
+
+// -----
+
+// Shape values used as data: a Shape of symbolic dims is a tensor.from_elements
+// of their sizes; a Range to a computed limit (position ids) a generic on
+// linalg.index, its size the result type's; a ConstantOfShape of symbolic
+// sizes a fill. The shape arithmetic between them (Gather, Concat) only
+// feeds operands that are not read, and is not lowered.
+func.func @shape_values(%x: tensor<?x?xi1, #graph.dims<B, S>>) -> (tensor<2xi64>, tensor<?xi64, #graph.dims<S>>, tensor<?x?xf32, #graph.dims<S, S>>) attributes {graph.symbols = {B = #graph.range<1, ?>, S = #graph.range<1, ?>}} {
+  %shape = graph.shape %x : (tensor<?x?xi1, #graph.dims<B, S>>) -> tensor<2xi64>
+  %zero = graph.constant dense<0> : tensor<i64>
+  %one = graph.constant dense<1> : tensor<i64>
+  %s = graph.gather %shape, %one {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %positions = graph.range %zero, %s, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64, #graph.dims<S>>
+  %square = graph.shape %x {start = 1 : i64} : (tensor<?x?xi1, #graph.dims<B, S>>) -> tensor<1xi64>
+  %twice = graph.concat %square, %square {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %ones = graph.constant_of_shape %twice {value = dense<1.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<?x?xf32, #graph.dims<S, S>>
+  func.return %shape, %positions, %ones : tensor<2xi64>, tensor<?xi64, #graph.dims<S>>, tensor<?x?xf32, #graph.dims<S, S>>
+}
+
+// CHECK-LABEL: func.func @shape_values
+// CHECK:         %B = tensor.dim {ember.symbol = "B"} %x
+// CHECK:         %S = tensor.dim {ember.symbol = "S"} %x
+// CHECK-NEXT:    %[[B64:.*]] = arith.index_cast %B : index to i64
+// CHECK-NEXT:    %[[S64:.*]] = arith.index_cast %S : index to i64
+// CHECK-NEXT:    %shape = tensor.from_elements %[[B64]], %[[S64]] : tensor<2xi64>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%S) : tensor<?xi64, #graph.dims<S>>
+// CHECK-NEXT:    %positions = linalg.generic {{.*}} outs(%[[E]] : tensor<?xi64, #graph.dims<S>>)
+// CHECK:           linalg.index 0 : index
+// CHECK-NOT:     = graph.
+// CHECK:         %ones = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x?xf32, #graph.dims<S, S>>)

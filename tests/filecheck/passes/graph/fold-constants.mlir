@@ -104,3 +104,34 @@ func.func @splat_operand() -> tensor<1x1xf32> {
 // LIMIT-LABEL: func.func @splat_operand
 // LIMIT-NEXT:    %s = graph.constant dense<2.000000e+00> : tensor<2x3xf32>
 // LIMIT-NEXT:    %r = graph.reduce_sum %s
+
+// -----
+
+// Shape and Size of a value whose shape is static fold whatever the value,
+// and the arithmetic on them with it (sizes pinned: the position ids Range(0, S)
+// an exporter computes become a constant).
+func.func @static_shape(%x: tensor<2x7xi64>) -> (tensor<7xi64>, tensor<i64>) {
+  %shape = graph.shape %x : (tensor<2x7xi64>) -> tensor<2xi64>
+  %zero = graph.constant dense<0> : tensor<i64>
+  %one = graph.constant dense<1> : tensor<i64>
+  %s = graph.gather %shape, %one {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %positions = graph.range %zero, %s, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<7xi64>
+  %size = graph.size %x : (tensor<2x7xi64>) -> tensor<i64>
+  func.return %positions, %size : tensor<7xi64>, tensor<i64>
+}
+
+// CHECK-LABEL: func.func @static_shape
+// CHECK-NEXT:    %positions = graph.constant dense<[0, 1, 2, 3, 4, 5, 6]> : tensor<7xi64>
+// CHECK-NEXT:    %size = graph.constant dense<14> : tensor<i64>
+// CHECK-NEXT:    func.return %positions, %size
+
+// -----
+
+// Must not fire: a Shape of symbolic dims is not a constant.
+func.func @symbolic_shape(%x: tensor<?x17xi64, #graph.dims<N>>) -> tensor<2xi64> attributes {graph.symbols = {N = #graph.range<1, ?>}} {
+  %shape = graph.shape %x : (tensor<?x17xi64, #graph.dims<N>>) -> tensor<2xi64>
+  func.return %shape : tensor<2xi64>
+}
+
+// CHECK-LABEL: func.func @symbolic_shape
+// CHECK-NEXT:    %shape = graph.shape %x
