@@ -95,6 +95,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
+from ember.dialects.graph.dims import SYMBOLS_ATTR, symbol_ranges
+from ember.dialects.graph.symbolic import range_text
 from ember.dialects.graph.types import DYNAMIC
 from ember.dialects.symbol_sizes import SymbolSizes
 from ember.errors import InputDependentDiagnostic
@@ -162,6 +164,22 @@ def values_never_read(module: Operation) -> frozenset[Operation]:
     return frozenset(unused)
 
 
+def _undecided_hint(op: Operation) -> str:
+    """In a function with symbols, an unknown size is one shape inference
+    could not decide from their ranges (a Slice to `S` of an axis of 512 has
+    min(S, 512) elements): say that a narrower range may decide it."""
+    func = op.parent_op()
+    while func is not None and not isinstance(func, FuncOp):
+        func = func.parent_op()
+    ranges = symbol_ranges(func.attributes.get(SYMBOLS_ATTR)) if func is not None else {}
+    if not ranges:
+        return ""
+    listing = ", ".join(f"{name}={range_text(bounds)}" for name, bounds in sorted(ranges.items()))
+    return (f" (shape inference could not decide this size from the symbols' ranges, "
+            f"{listing}: a narrower range, e.g. --dim NAME=1..512 or dims={{NAME: (1, 512)}}, "
+            "may decide it)")  # fmt: skip
+
+
 def check_lowerable(module: Operation, unused: frozenset[Operation] = frozenset()) -> None:
     """Raises a DiagnosticException naming the first op with a dynamic shape, or
     listing every op that cannot be lowered, with the reasons (`unused` ops
@@ -175,7 +193,7 @@ def check_lowerable(module: Operation, unused: frozenset[Operation] = frozenset(
             if DYNAMIC in _shape(value):
                 raise InputDependentDiagnostic(
                     f"{PASS_NAME}: {op.name} has dynamic shape {value.type}; the CPU pipeline "
-                    "needs static shapes"
+                    f"needs static shapes{_undecided_hint(op)}"
                 )
         reason = unsupported_reason(op)
         if reason is not None and reason not in problems.get(op.name, []):

@@ -173,3 +173,15 @@ func.func @shape_values(%x: tensor<?x?xi1, #graph.dims<B, S>>) -> (tensor<2xi64>
 // CHECK:           linalg.index 0 : index
 // CHECK-NOT:     = graph.
 // CHECK:         %ones = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x?xf32, #graph.dims<S, S>>)
+
+// -----
+
+// A size shape inference could not decide from the symbols' ranges (an
+// exporter's Slice to `S` of a 512-row table has min(S, 512) rows) is `?`;
+// the error says that a narrower range may decide it.
+func.func @undecided(%ids: tensor<1x?xi64, #graph.dims<S>>, %rows: tensor<1x?xi64>) -> tensor<1x?xi64> attributes {graph.symbols = {S = #graph.range<1, ?>}} {
+  %y = graph.neg %rows : (tensor<1x?xi64>) -> tensor<1x?xi64>
+  func.return %y : tensor<1x?xi64>
+}
+
+// CHECK: {{^}}convert-graph-to-tensor: graph.neg has dynamic shape tensor<1x?xi64>; the CPU pipeline needs static shapes (shape inference could not decide this size from the symbols' ranges, S=1..: a narrower range, e.g. --dim NAME=1..512 or dims={NAME: (1, 512)}, may decide it){{$}}
