@@ -72,7 +72,9 @@ def parse_dim_range(text: str) -> tuple[str, Range]:
 
 
 def _dims(args: argparse.Namespace) -> dict[str, Range]:
-    return dict(parse_dim_range(s) for s in args.dim)
+    """The --dim ranges, over those a `.pt2` model's export proved (`_model`
+    reads them first)."""
+    return {**getattr(args, "exported_ranges", {}), **dict(parse_dim_range(s) for s in args.dim)}
 
 
 def parse_specialize(text: str) -> tuple[str, list[int]]:
@@ -109,11 +111,16 @@ def _specialize(args: argparse.Namespace) -> dict[str, list[int]] | str:
 
 def _model(args: argparse.Namespace) -> ModelSource:
     """The model the command names (its path, so that diagnostics name the
-    file), or the loaded model with random weights if asked for."""
+    file), or the loaded model with random weights if asked for; a `.pt2`
+    file (`torch.export.save`) exported to ONNX, its symbols' ranges kept
+    for `_dims`."""
     from ember.frontends.onnx.loader import load_model
+    from ember.frontends.torch import is_pt2_path, load_pt2, onnx_from_torch
     from ember.models import resolve_model, with_random_weights
 
-    path = resolve_model(args.model)
+    path: ModelSource = resolve_model(args.model)
+    if is_pt2_path(path):
+        path, args.exported_ranges = onnx_from_torch(load_pt2(path))
     if args.random_weights is None:
         return path
     return with_random_weights(load_model(path), args.random_weights)

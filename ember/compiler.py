@@ -34,6 +34,7 @@ from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
+from ember.frontends.torch import resolve_source
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.reference import entry_function
@@ -259,8 +260,8 @@ def compile_module(
 
 
 def compile(  # noqa: A001 - the public name the API promises
-    model: ModelSource,
-    target: str = "cpu",
+    model: ModelSource | Any,
+    target: str | Sequence[Any] = "cpu",
     threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     dims: Mapping[str, Range] | None = None,
@@ -270,8 +271,14 @@ def compile(  # noqa: A001 - the public name the API promises
     disabled: Sequence[str] = (),
     report: CompileReport | None = None,
     profile: bool = False,
+    example_inputs: Sequence[Any] | None = None,
+    dynamic_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
 ) -> CompiledModel | VersionedModel:
-    """Compiles an ONNX model (path, bytes or ModelProto) for `target`.
+    """Compiles an ONNX model (path, bytes or ModelProto) for `target`; or a
+    PyTorch one: `ember.compile(module, example_inputs)` (an `nn.Module`,
+    with `dynamic_shapes` as `torch.export` takes them), an `ExportedProgram`
+    or a `.pt2` path, through `torch.onnx.export(dynamo=True)` (see
+    `ember.frontends.torch`; `torch.export.Dim`s become symbols).
 
     `input_shapes` overrides input shapes and `dims` gives symbolic dims
     their ranges or pins them (`{"N": (8, 8)}`), as `import_onnx` says.
@@ -288,6 +295,10 @@ def compile(  # noqa: A001 - the public name the API promises
     thread and workers of a pool that all compiled models share; 1 compiles
     serial code.
     """
+    if not isinstance(target, str):  # ember.compile(module, example_inputs)
+        if example_inputs is not None:
+            raise EmberError("example_inputs given twice")
+        target, example_inputs = "cpu", target
     if target != "cpu":
         raise EmberError(f"target '{target}' is not available yet (available: cpu)")
     threads = resolve_threads(threads)
@@ -297,6 +308,7 @@ def compile(  # noqa: A001 - the public name the API promises
         raise EmberError(f"disabled must be a sequence of pass names, got the string {disabled!r}")
     report = report or CompileReport()
     with report.stage("import"):
+        model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
         module = import_onnx(model, input_shapes, dims)
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")

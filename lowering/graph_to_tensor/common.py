@@ -686,8 +686,9 @@ Groups = list[list[int]]
 def regrouping(source: Shape, target: Shape) -> tuple[Groups, Groups] | None:
     """The dims of `source` and of `target` in groups of equal products, in
     order (`[a, b, c] -> [a * b, c]`: `[[0, 1], [2]]` and `[[0], [1]]`), each
-    group one dim on at least one side; None where the sizes do not regroup
-    (a symbol that must be split). Dims of size 1 join the group before
+    group one dim on at least one side unless its sizes are static (`[2, 32]
+    -> [8, 8]`); None where the sizes do not regroup (a symbol that must be
+    split). Dims of size 1 join the group before
     them (the first group, at the start)."""
 
     def significant(shape: Shape) -> list[int]:
@@ -712,8 +713,9 @@ def regrouping(source: Shape, target: Shape) -> tuple[Groups, Groups] | None:
                 j += 1
             else:
                 return None
-        if len(a) > 1 and len(b) > 1:
-            return None
+        static = not any(isinstance(d, SymExpr) for d in (pa, pb))
+        if len(a) > 1 and len(b) > 1 and not static:
+            return None  # static dims regroup many to many ([S, 2, 32] as [S, 8, 8])
         sources.append(a)
         targets.append(b)
     if i < len(src) or j < len(dst):

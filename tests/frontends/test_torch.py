@@ -1,0 +1,147 @@
+"""PyTorch models through `ember.frontends.torch`: an `nn.Module` with example
+inputs, `torch.export.Dim`s as symbols with their ranges, `.pt2` files from
+Python and the command line, and the legacy exporter's ops (Trilu). Every
+result is compared with PyTorch itself. Skipped without torch
+(`pip install -e '.[torch]'`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ember
+from ember.compiler import InputError
+from ember.errors import EmberError
+from ember.versions import GenericModel
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnxscript")
+Dim = torch.export.Dim
+
+
+class _Block(torch.nn.Module):
+    """A MobileNetV2-style block: ReLU6, Hardswish, SiLU, a depthwise conv."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.expand = torch.nn.Conv2d(4, 16, 1)
+        self.depthwise = torch.nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.project = torch.nn.Conv2d(16, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.nn.functional.relu6(self.expand(x))
+        y = torch.nn.functional.hardswish(self.depthwise(y))
+        return x + torch.nn.functional.silu(self.project(y))
+
+
+class _Attention(torch.nn.Module):
+    """nn.MultiheadAttention with a key-padding mask and a causal mask (triu)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x: torch.Tensor, padding: torch.Tensor) -> torch.Tensor:
+        seq = x.shape[1]
+        causal = torch.triu(torch.ones(seq, seq, dtype=torch.bool), diagonal=1)
+        out, _ = self.attention(x, x, x, key_padding_mask=padding, attn_mask=causal,
+                                need_weights=False)  # fmt: skip
+        return out
+
+
+def _same(got: np.ndarray, expected: torch.Tensor) -> None:
+    np.testing.assert_allclose(got, expected.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_a_module_with_example_inputs() -> None:
+    torch.manual_seed(0)
+    block, x = _Block().eval(), torch.randn(2, 4, 9, 9)
+    compiled = ember.compile(block, (x,))
+    (got,) = compiled(x.numpy())
+    _same(got, block(x))
+
+
+def test_dims_become_symbols_with_their_ranges() -> None:
+    torch.manual_seed(1)
+    block = _Block().eval()
+    batch = Dim("batch", min=1, max=16)
+    compiled = ember.compile(block, example_inputs=(torch.randn(2, 4, 8, 8),),
+                             dynamic_shapes={"x": {0: batch}})  # fmt: skip
+    assert isinstance(compiled, GenericModel)
+    assert [str(d) for d in compiled.inputs[0].dims] == ["batch", "4", "8", "8"]
+    for n in (1, 3, 16):
+        x = torch.randn(n, 4, 8, 8)
+        (got,) = compiled(x.numpy())
+        _same(got, block(x))
+    with pytest.raises(InputError, match="batch = 17 is outside its range 1..16"):
+        compiled(np.zeros((17, 4, 8, 8), np.float32))
+
+
+def test_attention_with_padding_and_causal_masks_at_every_length() -> None:
+    torch.manual_seed(2)
+    attention = _Attention().eval()
+    seq = Dim("seq", min=2, max=64)
+    example = (torch.randn(2, 5, 32), torch.zeros(2, 5, dtype=torch.bool))
+    compiled = ember.compile(attention, example,
+                             dynamic_shapes={"x": {1: seq}, "padding": {1: seq}})  # fmt: skip
+    for length in (2, 7, 33):
+        x = torch.randn(2, length, 32)
+        padding = torch.zeros(2, length, dtype=torch.bool)
+        padding[1, length // 2 :] = True
+        (got,) = compiled(x.numpy(), padding.numpy())
+        _same(got, attention(x, padding))
+
+
+def test_the_legacy_exporter_trilu(tmp_path: Path) -> None:
+    """The legacy exporter (opset 17) writes a causal mask as Trilu."""
+    torch.manual_seed(3)
+    attention = _Attention().eval()
+    x, padding = torch.randn(1, 6, 32), torch.zeros(1, 6, dtype=torch.bool)
+    path = tmp_path / "legacy.onnx"
+    torch.onnx.export(attention, (x, padding), str(path), dynamo=False, opset_version=17,
+                      input_names=["x", "padding"])  # fmt: skip
+    assert "Trilu" in {node.op_type for node in __import__("onnx").load(str(path)).graph.node}
+    (got,) = ember.compile(str(path))(x.numpy(), padding.numpy())
+    _same(got, attention(x, padding))
+
+
+def test_a_pt2_file_from_python_and_the_command_line(tmp_path: Path) -> None:
+    torch.manual_seed(4)
+    block = _Block().eval()
+    program = torch.export.export(block, (torch.randn(2, 4, 8, 8),),
+                                  dynamic_shapes={"x": {0: Dim("batch", min=1, max=8)}})  # fmt: skip
+    path = tmp_path / "block.pt2"
+    torch.export.save(program, str(path))
+    compiled = ember.compile(str(path))
+    assert isinstance(compiled, GenericModel)
+    symbol = str(compiled.inputs[0].dims[0])
+    x = torch.randn(3, 4, 8, 8)
+    (got,) = compiled(x.numpy())
+    _same(got, block(x))
+    run = subprocess.run([sys.executable, "-m", "ember.cli", "run", str(path), "--dim",
+                          f"{symbol}=3", "--check"], capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "-> ok" in run.stdout
+
+
+def test_mistakes_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(EmberError, match="needs example_inputs"):
+        ember.compile(_Block())
+    with pytest.raises(EmberError, match="example_inputs and dynamic_shapes are for PyTorch"):
+        ember.compile(b"not a module", example_inputs=(1,))
+    bad = tmp_path / "bad.pt2"
+    bad.write_bytes(b"not an archive")
+    with pytest.raises(EmberError, match="bad.pt2: not a torch.export archive"):
+        ember.compile(str(bad))
+
+
+def test_without_torch_the_error_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ember.frontends import torch as frontend
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails
+    with pytest.raises(EmberError, match=r"pip install -e '\.\[torch\]'"):
+        frontend.load_pt2(__file__)
