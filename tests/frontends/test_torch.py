@@ -145,3 +145,30 @@ def test_without_torch_the_error_says_how_to_install(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails
     with pytest.raises(EmberError, match=r"pip install -e '\.\[torch\]'"):
         frontend.load_pt2(__file__)
+
+
+class _Indexing(torch.nn.Module):
+    """torch.gather, scatter, scatter_add and index assignment."""
+
+    def forward(
+        self, x: torch.Tensor, i: torch.Tensor, u: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        rows = x.clone()
+        rows[i[:, 0]] = 7.0
+        return torch.gather(x, 1, i), x.scatter(1, i, u), x.scatter_add(0, i, u), rows
+
+
+@pytest.mark.parametrize("dynamo", [True, False])
+def test_gathers_and_scatters_from_both_exporters(tmp_path: Path, dynamo: bool) -> None:
+    module = _Indexing()
+    x, u = torch.randn(4, 5), torch.randn(4, 2)
+    i = torch.tensor([[0, 1], [2, 3], [3, 0], [1, 1]])
+    if dynamo:
+        compiled = ember.compile(module, (x, i, u))
+    else:
+        path = tmp_path / "indexing.onnx"
+        torch.onnx.export(module, (x, i, u), str(path), dynamo=False, opset_version=17)
+        compiled = ember.compile(str(path))
+    for got, expected in zip(compiled(x.numpy(), i.numpy(), u.numpy()), module(x, i, u),
+                             strict=True):  # fmt: skip
+        np.testing.assert_array_equal(got, expected.numpy())
