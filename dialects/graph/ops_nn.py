@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import TensorType
 
@@ -119,6 +121,69 @@ def conv(ctx: ShapeContext) -> list[TensorType]:
     ):
         raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(symbolic_shape(bias))}")
     return result(element_type, [x[0], w[0], *spatial_output(ctx, x, list(kernel))])
+
+
+def transposed_pads(
+    spatial: Sequence[int], kernel: Sequence[int], attr: Callable[[str], Any]
+) -> tuple[list[int], list[int], list[int], list[tuple[int, int]]]:
+    """ConvTranspose's strides, dilations, output padding and (begin, end)
+    pads, as ONNX defines them: from `output_shape` or `auto_pad` SAME_* the
+    total padding s*(n-1) + output_padding + (k-1)*d + 1 - out is split
+    (SAME_UPPER puts the smaller half first), else `pads` (VALID: none)."""
+    rank = len(spatial)
+    strides = list(attr("strides") or [1] * rank)
+    dilations = list(attr("dilations") or [1] * rank)
+    extra = list(attr("output_padding") or [0] * rank)
+    wanted = attr("output_shape")
+    auto_pad = attr("auto_pad")
+    if wanted or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        targets = list(wanted)[-rank:] if wanted else [n * st for n, st in zip(spatial, strides)]
+        pads = []
+        for n, k, st, d, o, out in zip(spatial, kernel, strides, dilations, extra, targets):
+            total = st * (n - 1) + o + (k - 1) * d + 1 - out
+            half = total // 2
+            pads.append((half, total - half) if auto_pad == "SAME_UPPER" else (total - half, half))
+    elif auto_pad == "VALID":
+        pads = [(0, 0)] * rank
+    else:
+        flat = list(attr("pads") or [0] * (2 * rank))
+        pads = list(zip(flat[:rank], flat[rank:]))
+    return strides, dilations, extra, pads
+
+
+def conv_transpose(ctx: ShapeContext) -> list[TensorType]:
+    x, w = ctx.shape("X"), ctx.shape("W")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W"), *ctx.types("B")])
+    if len(x) < 3 or len(w) != len(x):
+        raise ShapeError(
+            f"X ({format_shape(x)}) and W ({format_shape(w)}) must have the same rank >= 3"
+        )
+    group = ctx.attr("group")
+    if group < 1:
+        raise ShapeError(f"group must be positive, got {group}")
+    if not dims_compatible(x[1], w[0]):
+        raise ShapeError(f"input channels ({x[1]}) must equal the weight's first dim ({w[0]})")
+    if w[0] != DYNAMIC and w[0] % group:
+        raise ShapeError(f"input channels ({w[0]}) must be divisible by group ({group})")
+    filters = w[1] * group if w[1] != DYNAMIC else DYNAMIC
+    bias = ctx.optional_type("B")
+    if bias is not None and (
+        len(symbolic_shape(bias)) != 1 or not dims_compatible(symbolic_shape(bias)[0], filters)
+    ):
+        raise ShapeError(
+            f"bias must have shape {filters}, got {format_shape(symbolic_shape(bias))}"
+        )
+    kernel = list(ctx.attr("kernel_shape") or w[2:])
+    if DYNAMIC in (*x[2:], *kernel):
+        return result(element_type, [x[0], filters, *[DYNAMIC] * (len(x) - 2)])
+    strides, dilations, extra, pads = transposed_pads(x[2:], kernel, ctx.attr)
+    if any(o >= max(st, d) for o, st, d in zip(extra, strides, dilations)):
+        raise ShapeError(f"output_padding {extra} must be smaller than the stride or dilation")
+    spatial = [st * (n - 1) + o + (k - 1) * d + 1 - lo - hi for n, k, st, d, o, (lo, hi)
+               in zip(x[2:], kernel, strides, dilations, extra, pads)]  # fmt: skip
+    if any(n < 1 for n in spatial):
+        raise ShapeError(f"the padding leaves no output ({spatial})")
+    return result(element_type, [x[0], filters, *spatial])
 
 
 def pool(ctx: ShapeContext) -> list[TensorType]:
@@ -259,6 +324,11 @@ SPECS = [
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("group", 1),
                        ints_attr("kernel_shape")),
            summary="N-d convolution (NCHW), with groups, strides, dilations and padding."),
+    OpSpec("ConvTranspose", [one("X"), one("W"), opt("B")], [one("Y")], conv_transpose,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("group", 1),
+                       ints_attr("kernel_shape"), ints_attr("output_padding"),
+                       ints_attr("output_shape")),
+           summary="N-d transposed convolution (NCHW), the gradient of Conv with respect to X."),
     OpSpec("MaxPool", [one("X")], [one("Y")], pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        ints_attr("kernel_shape", required=True), int_attr("storage_order", 0)),
@@ -311,6 +381,10 @@ SPECS = [
 
 @graph_op(SPECS)
 class ConvOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ConvTransposeOp(GraphOp): ...
 
 
 @graph_op(SPECS)

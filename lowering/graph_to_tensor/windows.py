@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
@@ -15,11 +16,14 @@ from xdsl.ir import SSAValue
 from ember.dialects.graph import (
     AveragePoolOp,
     ConvOp,
+    ConvTransposeOp,
     GlobalAveragePoolOp,
     GlobalMaxPoolOp,
     GraphOp,
     MaxPoolOp,
+    constant_value_of,
 )
+from ember.dialects.graph.ops_nn import transposed_pads
 from ember.dialects.graph.symbolic import symbols_of
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
@@ -28,6 +32,7 @@ from ember.lowering.graph_to_tensor.common import (
     Emitter,
     FamilyPattern,
     Shape,
+    _copy,
     _dim,
     _dims_map,
     _elem,
@@ -158,6 +163,66 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     else:
         y = _conv_generic(e, padded, w, init, strides, dilations)
     return [e.reshape(_add_bias(e, op, y), out)]
+
+
+def _lower_conv_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """A stride-1 convolution, as TVM decomposes one: the input spread out by
+    the strides (a strided `tensor.insert_slice` into a fill of 0) and padded
+    by (k - 1) * d - pad on each side (output_padding more at the end; a
+    negative amount crops), by the kernel flipped with its channel dims
+    swapped per group (a copy generic, or a constant for constant weights);
+    then the bias per channel."""
+    x, w = op.operand_group("X")[0], op.operand_group("W")[0]
+    (batch, channels, *spatial), (_, _, *kernel) = _shape(x), _shape(w)
+    t, groups, out = _elem(x), op.attr("group"), _shape(op.results[0])
+    strides, dilations, extra, pads = transposed_pads(spatial, kernel, op.attr)
+    low = [(k - 1) * d - lo for k, d, (lo, _) in zip(kernel, dilations, pads)]
+    high = [(k - 1) * d - hi + o for k, d, o, (_, hi) in zip(kernel, dilations, extra, pads)]
+    spread = [st * (n - 1) + 1 for st, n in zip(strides, spatial)]
+    room = [n + max(lo, 0) + max(hi, 0) for n, lo, hi in zip(spread, low, high)]
+    zeros = e.fill(0, [batch, channels, *room], t)
+    spread_x = e.value(tensor.InsertSliceOp.from_static_parameters(
+        x, zeros, [0, 0, *[max(lo, 0) for lo in low]], list(_shape(x)), [1, 1, *strides]))  # fmt: skip
+    padded = e.extract(spread_x, [0, 0, *[max(-lo, 0) for lo in low]],
+                       [batch, channels, *[n + lo + hi for n, lo, hi in zip(spread, low, high)]])  # fmt: skip
+    flipped = _flipped_kernel(e, w, groups)
+    ones = [1] * len(spatial)
+    if groups > 1:
+        geometry = _grouped_geometry(padded, flipped, out, groups, ones, dilations,
+                                     [(0, 0)] * len(spatial))  # fmt: skip
+        bias = op.operand_group("B")
+        return [grouped_conv(e, "NCHW", padded, flipped, bias[0] if bias else None, geometry, out)]
+    init = e.fill(0, out, t)
+    if len(out) == 4:
+        conv = linalg.Conv2DNchwFchwOp([padded, flipped], [init], [init.type], strides=_ints(ones),
+                                       dilations=_ints(dilations))  # fmt: skip
+        y = e.value(conv)
+    else:
+        y = _conv_generic(e, padded, flipped, init, ones, dilations)
+    return [_add_bias(e, op, y)]
+
+
+def _flipped_kernel(e: Emitter, w: SSAValue, groups: int) -> SSAValue:
+    """ConvTranspose's W[C, F/g, k...] as Conv's W'[F, C/g, k...]:
+    W'[g * F/g + f, c, k...] = W[g * C/g + c, f, K - 1 - k...]."""
+    channels, per_group, *kernel = _shape(w)
+    shape = [per_group * groups, channels // groups, *kernel]
+    constant = constant_value_of(w)
+    if constant is not None:
+        grouped = constant.reshape(groups, channels // groups, per_group, *kernel)
+        flipped = np.flip(grouped, axis=tuple(range(3, 3 + len(kernel))))
+        return e.constant(np.ascontiguousarray(flipped.transpose(0, 2, 1, *range(3, 3 + len(kernel)))
+                                               .reshape(shape)))  # fmt: skip
+    f, c = _dim(0), _dim(1)
+    read = [(f // per_group) * (channels // groups) + c, f % per_group,
+            *[_dim(2 + i) * -1 + (k - 1) for i, k in enumerate(kernel)]]  # fmt: skip
+    return e.parallel([w], shape, _elem(w), _copy, maps=[_map(len(shape), read)])
+
+
+def _check_conv_transpose(op: GraphOp) -> str | None:
+    if op.attr("group") > 1 and len(_shape(op.results[0])) != 4:
+        return "groups in a transposed convolution that is not 2-D"
+    return None
 
 
 def _add_bias(e: Emitter, op: GraphOp, y: SSAValue) -> SSAValue:
@@ -303,10 +368,12 @@ def check_batch_only(op: GraphOp) -> str | None:
 
 
 class WindowPattern(FamilyPattern):
-    """Convolution and pooling."""
+    """Convolution (and transposed convolution, static sizes) and pooling."""
 
-    lowerings = {ConvOp: _lower_conv, MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
+    lowerings = {ConvOp: _lower_conv, ConvTransposeOp: _lower_conv_transpose,
+                 MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
                  GlobalAveragePoolOp: _lower_global_pool,
                  GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip
-    checks = dict.fromkeys(lowerings, check_batch_only)
-    symbolic = frozenset(lowerings)
+    checks = {**dict.fromkeys(lowerings, check_batch_only),
+              ConvTransposeOp: _check_conv_transpose}  # fmt: skip
+    symbolic = frozenset(lowerings) - {ConvTransposeOp}

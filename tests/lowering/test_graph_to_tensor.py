@@ -327,6 +327,18 @@ _SIGNAL = randn(2, 3, 11)
 _VOLUME = randn(1, 2, 5, 6, 7)
 
 WINDOW_CASES = [
+    case("ConvTranspose", [randn(1, 4, 6, 6), Const(randn(4, 5, 3, 3)), randn(5)],
+         {"strides": [2, 2], "pads": [1, 1, 1, 1], "output_padding": [1, 1]}, tol=LINALG_TOL),
+    case("ConvTranspose", [randn(2, 4, 5, 6), randn(4, 3, 3, 2)],
+         {"strides": [2, 3], "dilations": [1, 2]}, tol=LINALG_TOL, id="weights-input"),
+    case("ConvTranspose", [randn(1, 4, 7, 7), Const(randn(4, 2, 4, 4))],
+         {"strides": [2, 2], "group": 2, "pads": [1, 1, 1, 1]}, tol=LINALG_TOL, id="groups"),
+    case("ConvTranspose", [randn(1, 3, 5, 5), Const(randn(3, 2, 3, 3))], {"pads": [3, 0, 3, 0]},
+         tol=LINALG_TOL, id="cropped"),
+    case("ConvTranspose", [randn(1, 2, 9), Const(randn(2, 3, 3))],
+         {"strides": [2], "auto_pad": "SAME_UPPER"}, tol=LINALG_TOL, id="1d-same"),
+    case("ConvTranspose", [randn(1, 2, 3, 4, 4), Const(randn(2, 2, 2, 2, 2))],
+         {"strides": [1, 2, 2], "output_shape": [3, 8, 9]}, tol=LINALG_TOL, id="3d-output-shape"),
     case("Conv", [randn(1, 3, 8, 8), randn(5, 3, 3, 3)], tol=LINALG_TOL),
     case("Conv", [randn(2, 3, 8, 8), randn(5, 3, 3, 3), randn(5)], {"pads": [1, 1, 1, 1]},
          id="pads-bias", tol=LINALG_TOL),
@@ -637,6 +649,7 @@ def test_opset17_model() -> None:
 
 COMPILED_CASES = [
     *INDEXED_CASES,
+    *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
          {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),
     case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 2]},
@@ -659,7 +672,7 @@ def test_compiled_agrees_with_onnxruntime(
     op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int,
     tol: tuple[float, float], opset: int, fold: bool,
 ) -> None:  # fmt: skip
-    """1-D and 3-D windows, the edge/reflect/wrap Pad modes, and gathers,
+    """1-D and 3-D windows, transposed convolutions, the edge/reflect/wrap Pad modes, and gathers,
     scatters and triangles with indices read at run time, compiled end to end."""
     model, feeds = single_node_model(op_type, inputs, attrs, outputs, opset)
     expected = run_onnxruntime(model, feeds)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ember.dialects.graph.ops_nn import transposed_pads
+
 from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
 
 Pads = list[tuple[int, int]]
@@ -74,6 +76,36 @@ def conv(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     y = y.transpose(1, 0, 2 + nd, *range(2, 2 + nd)).reshape(n, m, *out)
     if bias is not None:
         y = y + np.asarray(bias).reshape(-1, *[1] * nd)
+    return [np.ascontiguousarray(y, dtype=x.dtype)]
+
+
+@register("ConvTranspose")
+def conv_transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each input element times the kernel, added into the output at
+    stride * position + dilation * offset (a scatter of Conv's gather), then
+    the pads cropped off the full result."""
+    x, w, bias = np.asarray(inputs[0]), np.asarray(inputs[1]), arg(inputs, 2)
+    nd, group = x.ndim - 2, int(attrs.get("group", 1))
+    n, channels, *spatial = x.shape
+    kernel = list(w.shape[2:])
+    strides, dilations, extra, pads = transposed_pads(spatial, kernel, attrs.get)
+    full = [s * (i - 1) + o + (k - 1) * d + 1 + max(0, -lo) + max(0, -hi)
+            for i, k, s, d, o, (lo, hi) in zip(spatial, kernel, strides, dilations, extra, pads)]  # fmt: skip
+    per_group = w.shape[1]
+    out = np.zeros((n, group * per_group, *full), dtype=np.float64)
+    xs = x.reshape(n, group, channels // group, *spatial).astype(np.float64)
+    ws = w.reshape(group, channels // group, per_group, *kernel).astype(np.float64)
+    for offset in np.ndindex(*kernel):
+        # (N, G, Cout/G, *spatial): every input position's share at this offset
+        part = np.einsum("ngc...,gcf->ngf...", xs, ws[(slice(None), slice(None), slice(None),
+                                                       *offset)])  # fmt: skip
+        at = tuple(slice(max(0, -lo) + k * d, max(0, -lo) + k * d + s * (i - 1) + 1, s)
+                   for k, d, s, i, (lo, _) in zip(offset, dilations, strides, spatial, pads))  # fmt: skip
+        out[(slice(None), slice(None), *at)] += part.reshape(n, group * per_group, *spatial)
+    crop = tuple(slice(max(lo, 0), f - max(hi, 0)) for (lo, hi), f in zip(pads, full))
+    y = out[(slice(None), slice(None), *crop)]
+    if bias is not None:
+        y = y + np.asarray(bias, dtype=np.float64).reshape(-1, *[1] * nd)
     return [np.ascontiguousarray(y, dtype=x.dtype)]
 
 

@@ -818,3 +818,14 @@ func.func @trilu_rank(%x: tensor<5xf32>) -> tensor<5xf32> {
 
 // CHECK:      sym_name = "trilu_rank"
 // CHECK:      Operation does not verify: graph.trilu: input must have rank >= 2, got 1
+
+// -----
+
+// ConvTranspose: output_padding must be smaller than the stride.
+func.func @conv_transpose_output_padding(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x9x9xf32> {
+  %y = graph.conv_transpose %x, %w {output_padding = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x9x9xf32>
+  func.return %y : tensor<1x2x9x9xf32>
+}
+
+// CHECK:      sym_name = "conv_transpose_output_padding"
+// CHECK:      Operation does not verify: graph.conv_transpose: output_padding [2, 2] must be smaller than the stride or dilation

@@ -1,0 +1,21 @@
+// RUN: ember-opt %s -p convert-graph-to-tensor --split-input-file | filecheck %s
+// RUN: ember-opt %s | ember-opt | filecheck %s --check-prefix=ROUNDTRIP
+
+// A transposed convolution is a stride-1 convolution of the input spread out
+// by the strides: a strided tensor.insert_slice into a fill of 0, at the
+// padding (k - 1) * d - pad = 1 from the start (output_padding adds one at
+// the end), by a weight whose dims are swapped and whose kernel is flipped:
+// W'[f, c, ky, kx] = W[c, f, 2 - ky, 2 - kx], here a generic (the weight is
+// an input; a constant one is flipped at compile time).
+func.func @upsample(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32> {
+  %y = graph.conv_transpose %x, %w {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  func.return %y : tensor<1x2x6x6xf32>
+}
+
+// ROUNDTRIP: %y = graph.conv_transpose %x, %w {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+
+// CHECK-LABEL: func.func @upsample
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK-NEXT:    %[[S:.*]] = tensor.insert_slice %x into %[[Z]][0, 0, 1, 1] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x8x8xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ((((d0 floordiv 2) * 4) + d1), (d0 mod 2), ((d2 * -1) + 2), ((d3 * -1) + 2))>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%w : tensor<4x2x3x3xf32>)
+// CHECK:         linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[S]], %{{.*}} : tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) outs(%{{.*}} : tensor<1x2x6x6xf32>)
