@@ -5,7 +5,8 @@
     ember compile MODEL -o OUT_DIR [--name NAME] [--specialize N=1,8] [-O0|-O1|-O2] [--threads N]
     ember bench MODEL [--threads N] [--runs N] [-O2] [--profile [--plot FILE.png]]
 
-MODEL is an ONNX file or `light:NAME` (a model that ships with `onnx`);
+MODEL is an ONNX file, a `.pt2` file from `torch.export.save` (with the
+`torch` extra), or `light:NAME` (a model that ships with `onnx`);
 `--random-weights SEED` replaces its weights by seeded random values.
 `--threads N` (default: every core) splits parallel loops among N threads
 (bench: onnxruntime runs on N threads too).
@@ -489,7 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
     ) -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
         command.set_defaults(handler=handler)
-        command.add_argument("model", help="ONNX file, or light:NAME for a model shipped with onnx")
+        command.add_argument(
+            "model",
+            help="ONNX file, .pt2 file (torch.export.save), or light:NAME for a model shipped with onnx",
+        )
         command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                              help="override an input's shape, e.g. data=1x3x224x224 "
                                   "(? = unknown)")  # fmt: skip
