@@ -4,7 +4,8 @@
 
 The models: every light model (random weights, seed 0), the MLP (batch
 64, 784-1024-1024-10), the BERT-base-like encoder layer and a GPT block
-(both seq 128, hidden 768). For each, at each thread count, both engines
+(both seq 128, hidden 768), and all-MiniLM-L6-v2 exported from PyTorch
+(where `.[pretrained]` is installed; seq 128). For each, at each thread count, both engines
 run in this process with their runs alternating (`benchmark_model`); the
 table gives the compile seconds, the median latencies, their ratio (Ember /
 onnxruntime, below 1: Ember is faster) and Ember's speed-up from the first
@@ -40,6 +41,8 @@ from tests.support.models import (  # noqa: E402
     LIGHT_MODELS,
     gpt_block,
     light_model_path,
+    minilm_available,
+    minilm_onnx,
     mlp,
     transformer_encoder,
     with_random_weights,
@@ -57,8 +60,11 @@ MODELS: dict[str, ModelMaker] = {
     "mlp": mlp,
     "transformer_encoder": transformer_encoder,
     "gpt_block": gpt_block,
+    **({"minilm": minilm_onnx} if minilm_available() else {}),
 }
-"""Each model by name, built only when selected (random weights take time)."""
+"""Each model by name, built only when selected (random weights take time);
+all-MiniLM-L6-v2 (its trained weights, one sentence of 128 tokens) where
+torch, transformers and its weights package are installed."""
 
 
 @dataclass

