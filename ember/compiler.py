@@ -131,9 +131,12 @@ def in_order(specs: Sequence[InputSpec], feeds: Mapping[str, Any]) -> list[Any]:
 
 
 def as_array(spec: InputSpec, array: Any) -> np.ndarray:
-    """The input as an array (a NumPy scalar is a 0-d array), or an InputError."""
+    """The input as an array (a NumPy scalar is a 0-d array, a CPU
+    `torch.Tensor` the array it views), or an InputError."""
     if isinstance(array, np.generic):
         array = np.asarray(array)
+    if type(array).__module__ == "torch" and type(array).__name__ == "Tensor":
+        array = array.detach().cpu().numpy()
     if not isinstance(array, np.ndarray):
         raise InputError(
             f"input {spec.describe()}: expected a NumPy array, got {type(array).__name__}"

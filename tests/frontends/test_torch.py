@@ -63,6 +63,8 @@ def test_a_module_with_example_inputs() -> None:
     compiled = ember.compile(block, (x,))
     (got,) = compiled(x.numpy())
     _same(got, block(x))
+    (from_tensor,) = compiled(x.requires_grad_())  # a torch.Tensor is taken as its array
+    np.testing.assert_array_equal(from_tensor, got)
 
 
 def test_dims_become_symbols_with_their_ranges() -> None:
