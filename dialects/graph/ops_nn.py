@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.dims import symbolic_shape
@@ -96,7 +97,9 @@ def spatial_output(ctx: ShapeContext, input_shape: Shape, kernel: list[int]) -> 
     ]  # fmt: skip
 
 
-def conv(ctx: ShapeContext) -> list[TensorType]:
+def _conv_operands(ctx: ShapeContext) -> tuple[Shape, Shape, Attribute, int]:
+    """(X's shape, W's shape, the element type, group) of Conv and
+    ConvTranspose, after the checks they share."""
     x, w = ctx.shape("X"), ctx.shape("W")
     element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W"), *ctx.types("B")])
     if len(x) < 3 or len(w) != len(x):
@@ -106,6 +109,21 @@ def conv(ctx: ShapeContext) -> list[TensorType]:
     group = ctx.attr("group")
     if group < 1:
         raise ShapeError(f"group must be positive, got {group}")
+    return x, w, element_type, group
+
+
+def _check_bias(ctx: ShapeContext, channels: Dim) -> None:
+    bias = ctx.optional_type("B")
+    if bias is not None and (
+        len(symbolic_shape(bias)) != 1 or not dims_compatible(symbolic_shape(bias)[0], channels)
+    ):
+        raise ShapeError(
+            f"bias must have shape {channels}, got {format_shape(symbolic_shape(bias))}"
+        )
+
+
+def conv(ctx: ShapeContext) -> list[TensorType]:
+    x, w, element_type, group = _conv_operands(ctx)
     if not dims_compatible(x[1], w[1] * group if w[1] != DYNAMIC else DYNAMIC):
         raise ShapeError(
             f"input channels ({x[1]}) must equal weight channels ({w[1]}) x group ({group})"
@@ -115,11 +133,7 @@ def conv(ctx: ShapeContext) -> list[TensorType]:
     kernel = ctx.attr("kernel_shape") or list(w[2:])
     if list(kernel) != list(w[2:]) and DYNAMIC not in w[2:]:
         raise ShapeError(f"kernel_shape {kernel} does not match the weight's {list(w[2:])}")
-    bias = ctx.optional_type("B")
-    if bias is not None and (
-        len(symbolic_shape(bias)) != 1 or not dims_compatible(symbolic_shape(bias)[0], w[0])
-    ):
-        raise ShapeError(f"bias must have shape {w[0]}, got {format_shape(symbolic_shape(bias))}")
+    _check_bias(ctx, w[0])
     return result(element_type, [x[0], w[0], *spatial_output(ctx, x, list(kernel))])
 
 
@@ -152,27 +166,13 @@ def transposed_pads(
 
 
 def conv_transpose(ctx: ShapeContext) -> list[TensorType]:
-    x, w = ctx.shape("X"), ctx.shape("W")
-    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W"), *ctx.types("B")])
-    if len(x) < 3 or len(w) != len(x):
-        raise ShapeError(
-            f"X ({format_shape(x)}) and W ({format_shape(w)}) must have the same rank >= 3"
-        )
-    group = ctx.attr("group")
-    if group < 1:
-        raise ShapeError(f"group must be positive, got {group}")
+    x, w, element_type, group = _conv_operands(ctx)
     if not dims_compatible(x[1], w[0]):
         raise ShapeError(f"input channels ({x[1]}) must equal the weight's first dim ({w[0]})")
     if w[0] != DYNAMIC and w[0] % group:
         raise ShapeError(f"input channels ({w[0]}) must be divisible by group ({group})")
     filters = w[1] * group if w[1] != DYNAMIC else DYNAMIC
-    bias = ctx.optional_type("B")
-    if bias is not None and (
-        len(symbolic_shape(bias)) != 1 or not dims_compatible(symbolic_shape(bias)[0], filters)
-    ):
-        raise ShapeError(
-            f"bias must have shape {filters}, got {format_shape(symbolic_shape(bias))}"
-        )
+    _check_bias(ctx, filters)
     kernel = list(ctx.attr("kernel_shape") or w[2:])
     if DYNAMIC in (*x[2:], *kernel):
         return result(element_type, [x[0], filters, *[DYNAMIC] * (len(x) - 2)])
