@@ -8,7 +8,10 @@ entry check guarantees that every argument holding the symbol agrees): a
 symbols (`2 * S`, `(H + 1) floordiv 2`) is `arith` on those values. Each
 value is made once, at the top of the function's entry block, in the order
 first asked for, so every op that needs the size of `S` uses the same SSA
-value (what lets `loop-fuse` see that two nests have the same bounds).
+value (what lets `loop-fuse` see that two nests have the same bounds). A
+symbol already read at the top of the block (by an earlier pass, say
+`convert-conv-to-winograd` before `convert-graph-to-tensor`) is taken as it
+is, not read again.
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ def symbol_bindings(argument_types: Sequence[Attribute]) -> dict[str, tuple[int,
 
 class SymbolSizes:
     """Index values of sizes in one function (see the module docstring).
-    `bindings` says where each symbol is read: (argument number, dim) in
-    `block`'s arguments."""
+    `bindings` says where each symbol not yet read in `block` is read:
+    (argument number, dim) in `block`'s arguments."""
 
     def __init__(self, block: Block, bindings: dict[str, tuple[int, int]], read_dim: ReadDim,
                  where: str):  # fmt: skip
@@ -60,6 +63,7 @@ class SymbolSizes:
         self.where = where
         self.values: dict[Dim, SSAValue] = {}
         self.last: Operation | None = None
+        self._reuse(symbol_values(block))
 
     def size(self, dim: Dim) -> SSAValue:
         """The `index` value of `dim` (an int or an expression over symbols)."""
@@ -78,6 +82,17 @@ class SymbolSizes:
         """The values of the symbolic dims of `shape`, in order (what a
         `tensor.empty` or `memref.alloc` of that shape takes)."""
         return [self.size(d) for d in shape if isinstance(d, SymExpr)]
+
+    def _reuse(self, values: dict[str, SSAValue]) -> None:
+        """Takes the symbols' values as already read (by the ops that define
+        them, at the top of the block); new ops go after them."""
+        for name, value in values.items():
+            self.values[SymExpr.symbol(name)] = value
+            owner = value.owner
+            if isinstance(owner, Operation) and (
+                self.last is None or self.last.is_before_in_block(owner)
+            ):
+                self.last = owner
 
     def _insert(self, op: Operation) -> SSAValue:
         point = (InsertPoint.after(self.last) if self.last is not None
@@ -98,17 +113,6 @@ class SymbolSizes:
         value = self._insert(read)
         value.name_hint = name
         return value
-
-    def seed(self, values: dict[str, SSAValue]) -> None:
-        """Takes the symbols' values as already read (by the ops that define
-        them, at the top of the block); new ops go after them."""
-        for name, value in values.items():
-            self.values[SymExpr.symbol(name)] = value
-            owner = value.owner
-            if isinstance(owner, Operation) and (
-                self.last is None or self.last.is_before_in_block(owner)
-            ):
-                self.last = owner
 
     def _atom(self, atom: str | FloorDiv) -> SSAValue:
         if isinstance(atom, str):

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from onnx import ModelProto
 
-from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module, has_symbols
+from ember.compiler import (
+    DEFAULT_OPTIONS,
+    CompileReport,
+    InputSpec,
+    Options,
+    compile_module,
+    has_symbols,
+)
 from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx import import_onnx
@@ -100,23 +107,21 @@ class BenchmarkResult:
         )
 
 
-def _random_inputs(specs: Sequence[object], seed: int = 0) -> dict[str, np.ndarray]:
+def _random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded random inputs of the specs' shapes; an input with symbolic dims
     (a generic version's) has none to draw, which is an error naming them."""
     rng = np.random.default_rng(seed)
     inputs = {}
     for spec in specs:
-        dims = getattr(spec, "dims", ())
-        symbols = sorted(symbols_of(dims))
-        if symbols:
-            described = spec.describe()  # type: ignore[attr-defined]
+        shape = [d for d in spec.dims if isinstance(d, int)]
+        if len(shape) < len(spec.dims):
+            symbols = sorted(symbols_of(spec.dims))
             raise EmberError(
-                f"input {described} has a dynamic shape; a benchmark runs random inputs "
+                f"input {spec.describe()} has a dynamic shape; a benchmark runs random inputs "
                 f"of one shape: give it with --dim {symbols[0]}=SIZE or --input-shape NAME=DIMS "
                 "(dims= or input_shapes= in Python)"
             )
-        shape, dtype = spec.shape, spec.dtype  # type: ignore[attr-defined]
-        inputs[spec.name] = random_array(shape, dtype, rng)  # type: ignore[attr-defined]
+        inputs[spec.name] = random_array(shape, spec.dtype, rng)
     return inputs
 
 

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
 from ember.dialects.graph.dims import symbolic_shape
-from ember.dialects.graph.symbolic import Range, symbols_of
+from ember.dialects.graph.symbolic import Dim, Range, symbols_of
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError, InputDependentError
@@ -55,6 +55,12 @@ class TensorSpec:
     name: str
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """The shape, as `InputSpec` reads it (a symbolic spec's dims may be
+        expressions)."""
+        return self.shape
 
     def describe(self) -> str:
         return f"'{self.name}' {self.dtype}{list(self.shape)}"
@@ -103,9 +109,19 @@ def model_specs(func: FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
 
 
 class InputSpec(Protocol):
-    """What the input checks read of an input: its name and how to show it."""
+    """What the input checks read of an input, a compiled model's
+    (`TensorSpec`) or a generic version's (`ember.versions.SymbolicSpec`):
+    its name, dims (sizes, or expressions over the symbols), dtype and how
+    to show it."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dims(self) -> tuple[Dim, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
 
     def describe(self) -> str: ...
 
@@ -288,8 +304,9 @@ def compile(  # noqa: A001 - the public name the API promises
     `specialize` (`{"N": [1, 8]}`) compiles one static version per
     combination of sizes of the model's symbols and returns an
     `ember.versions.VersionedModel`, which runs the one its inputs' sizes
-    select (the generic version at other sizes); `"auto"` is one version
-    with each symbol at the low end of its range.
+    select (the generic version at other sizes, compiled at the first of
+    them); `"auto"` is one version with each symbol at the low end of its
+    range.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
     times every kernel call (read with `CompiledModel.profile()`). Only `cpu`

@@ -8,7 +8,10 @@ returns a `VersionedModel`. A call binds every symbol from the inputs' shapes
 its size, each other dim must equal what the sizes make of it, and each size
 must lie in its symbol's range; a mismatch is an `InputError` naming the
 input, the axis and the symbol. The version compiled for those sizes runs; a
-size no version was compiled for is an `InputError` that lists the versions.
+size no version was compiled for runs the generic version, compiled at the
+first such call (a full compile saved where the static versions cover every
+call), or is an `InputError` that lists the versions where the model's ops
+do not all lower with symbolic sizes yet.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,18 +141,35 @@ def _sizes_text(sizes: Mapping[str, int]) -> str:
 class VersionedModel:
     """A model compiled for chosen sizes of its symbols: call it as a
     `CompiledModel`; the version for the inputs' sizes runs (see the module
-    docstring). `versions` maps each binding to its `CompiledModel`."""
+    docstring). `versions` maps each binding to its `CompiledModel`; the
+    generic version is `generic`, or made by `compile_generic` when first
+    needed."""
 
     def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec],
-                 versions: dict[Sizes, CompiledModel],
-                 generic: GenericModel | None = None):  # fmt: skip
+                 versions: dict[Sizes, CompiledModel], generic: GenericModel | None = None,
+                 compile_generic: Callable[[], GenericModel] | None = None):  # fmt: skip
         self.inputs = check.inputs
         self.outputs = outputs
         self.versions = versions
-        self.generic = generic
-        """The version for every other size (None where the model has ops
-        whose lowering does not take symbolic sizes yet)."""
+        self._generic = generic
+        self._compile_generic = compile_generic
+        self._generic_error: EmberError | None = None
+        self._lock = threading.Lock()
         self._check = check
+
+    @property
+    def generic(self) -> GenericModel | None:
+        """The version for every other size, compiled on first use (None where
+        the model has ops whose lowering does not take symbolic sizes yet)."""
+        if self._compile_generic is not None:
+            with self._lock:  # one compile, however many threads miss at once
+                if self._compile_generic is not None:
+                    try:
+                        self._generic = self._compile_generic()
+                    except EmberError as error:
+                        self._generic_error = error
+                    self._compile_generic = None
+        return self._generic
 
     def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel | GenericModel:
         """The version compiled for these inputs' sizes, else the generic one
@@ -159,13 +179,14 @@ class VersionedModel:
         key = tuple(sorted(sizes.items()))
         if key in self.versions:
             return self.versions[key]
-        if self.generic is not None:
-            return self.generic
+        generic = self.generic
+        if generic is not None:
+            return generic
         compiled = "; ".join(_sizes_text(dict(k)) for k in self.versions)
         raise InputError(
             f"no version of the model for {_sizes_text(sizes)}: it was compiled for "
             f"{compiled} (compile with specialize= for more sizes)"
-        )
+        ) from self._generic_error
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return self.version_for(arrays)(*arrays)
@@ -355,7 +376,8 @@ def compile_versions(module: ModuleOp, specialize: Specialize,
     """One version per combination of `specialize`'s sizes, each compiled by
     `compile_one(module)`, and the generic version (`compile_one` of the
     symbolic module) as the fall-back where the model's ops lower with
-    symbolic sizes; every symbol of the model needs sizes."""
+    symbolic sizes, compiled at the first call no static version takes (now
+    where there are none); every symbol of the model needs sizes."""
     from ember.reference import entry_function
 
     func = entry_function(module)
@@ -363,8 +385,8 @@ def compile_versions(module: ModuleOp, specialize: Specialize,
     versions: dict[Sizes, CompiledModel] = {}
     for sizes in version_sizes(func, specialize):
         versions[tuple(sorted(sizes.items()))] = compile_one(specialized(module, sizes))
-    try:
-        generic = compile_one(module.clone())
-    except EmberError:  # an op whose lowering takes no symbolic sizes yet
-        generic = None
-    return VersionedModel(EntryCheck(inputs, model_ranges(func)), outputs, versions, generic)
+    versioned = VersionedModel(EntryCheck(inputs, model_ranges(func)), outputs, versions,
+                               compile_generic=lambda: compile_one(module.clone()))  # fmt: skip
+    if not versions:  # the generic version alone: compiled now, as without specialize
+        versioned.generic  # noqa: B018
+    return versioned

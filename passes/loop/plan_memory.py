@@ -67,7 +67,7 @@ from ember.dialects.loop import (
     byte_size,
     marked_argument,
 )
-from ember.dialects.symbol_sizes import SymbolSizes, symbol_values, symbolic_size
+from ember.dialects.symbol_sizes import SymbolSizes, symbolic_size
 from ember.passes.loop.fuse import VIEW_OPS
 
 PASS_NAME = "loop-plan-memory"
@@ -275,7 +275,6 @@ def plan_function(func: FuncOp) -> tuple[Dim, Dim]:
     block.insert_ops_before(constants, block.first_op)  # type: ignore[arg-type]
     by_offset: dict[Dim, SSAValue] = {o: c.result for o, c in zip(constant_offsets, constants)}
     sizes = SymbolSizes(block, {}, memref.DimOp, PASS_NAME)
-    sizes.seed(symbol_values(block))
     for offset in offsets:
         if offset not in by_offset:
             by_offset[offset] = sizes.size(offset)

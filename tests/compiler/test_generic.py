@@ -5,17 +5,22 @@ versions fall back to it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
+from xdsl.dialects.builtin import ModuleOp
 
 import ember
-from ember.compiler import InputError
-from ember.errors import EmberError
-from ember.versions import GenericModel, VersionedModel
+from ember.compiler import InputError, compile_module, has_symbols
+from ember.errors import CompileError, EmberError
+from ember.options import Options
+from ember.reference import entry_function
+from ember.versions import GenericModel, VersionedModel, compile_versions
 from tests.support.models import (
     light_model_path,
     mlp,
@@ -373,6 +378,38 @@ def test_specialised_versions_fall_back_to_the_generic_one() -> None:
         assert (chosen is versioned.generic) == (batch == 5)
         (expected,) = oracle.run(None, {"input": x})
         np.testing.assert_allclose(versioned(x)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("lowers", [True, False], ids=["generic", "no-generic"])
+def test_the_generic_version_is_compiled_at_the_first_size_no_static_one_takes(lowers: bool
+                                                                               ) -> None:  # fmt: skip
+    """The static versions are compiled at once, the generic one at the first
+    miss and only then; a generic version that does not lower is tried once
+    and every miss is the InputError that lists the versions."""
+    model = mlp(batch="N", sizes=(16, 8))  # type: ignore[arg-type]
+    compiled: list[str] = []
+
+    def compile_one(module: ModuleOp) -> Any:
+        symbolic = has_symbols(entry_function(module))
+        compiled.append("generic" if symbolic else "static")
+        if symbolic and not lowers:
+            raise CompileError("symbolic sizes (N) not lowered yet")
+        return compile_module(module, None, Options(threads=1))
+
+    versioned = compile_versions(ember.import_onnx(model), {"N": [1, 8]}, compile_one)
+    assert compiled == ["static", "static"]
+    for batch in (1, 8, 1):
+        versioned(np.ones((batch, 16), np.float32))
+    assert compiled == ["static", "static"]
+    for batch in (5, 3):
+        x = np.ones((batch, 16), np.float32)
+        if lowers:
+            assert versioned(x)[0].shape == (batch, 8)
+        else:
+            with pytest.raises(InputError, match=f"no version of the model for N={batch}"):
+                versioned(x)
+    assert compiled == ["static", "static", "generic"]
+    assert isinstance(versioned.generic, GenericModel) == lowers
 
 
 def _flat_mask_lookup() -> onnx.ModelProto:

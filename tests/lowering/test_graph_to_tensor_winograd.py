@@ -12,18 +12,25 @@ read from the wrong tile or tap is off by the output's own magnitude.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
+from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.func import FuncOp
 
 import ember
 from ember.dialects.graph import ConvNHWCOp
+from ember.dialects.symbol_sizes import SYMBOL_ATTR
+from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.graph_to_tensor.winograd import (
     FILTER_TRANSFORM,
     INPUT_TRANSFORM,
     OUTPUT_TRANSFORM,
+    ConvertConvToWinogradPass,
     rejection,
     transform_weights,
     winograd_multiplies,
@@ -73,9 +80,10 @@ def _only_conv(model: onnx.ModelProto) -> ConvNHWCOp:
     return conv
 
 
-def conv_model(n: int, c: int, f: int, h: int, w: int, pads: list[int], bias: bool,
+def conv_model(n: int | str, c: int, f: int, h: int, w: int, pads: list[int], bias: bool,
                relu: bool, seed: int = 0) -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:  # fmt: skip
-    """x [n, c, h, w] -> Conv 3x3 (pads: top, left, bottom, right) [-> Relu]."""
+    """x [n, c, h, w] -> Conv 3x3 (pads: top, left, bottom, right) [-> Relu];
+    a string `n` is a batch known only at run time."""
     rng = np.random.default_rng(seed)
     weights = (rng.standard_normal((f, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
     b = rng.standard_normal(f).astype(np.float32) if bias else np.zeros(f, np.float32)
@@ -170,6 +178,23 @@ def test_disabling_the_pass_keeps_the_direct_convolution() -> None:
     (winograd,) = ember.compile(model)(x)
     assert relative_error(direct, want) < RELATIVE_TOLERANCE
     assert relative_error(winograd, want) < RELATIVE_TOLERANCE
+
+
+def test_a_symbolic_batch_is_read_once_by_winograd_and_the_lowering_after_it() -> None:
+    """convert-graph-to-tensor takes the read of N that Winograd made at the
+    top of the function instead of reading N a second time."""
+    model, _, _ = conv_model("N", 32, 32, 12, 12, [1, 1, 1, 1], True, True)
+    assert winograd_convs(model) == 1
+    module = ember.import_onnx(model)
+    for module_pass in (*graph_passes(2), ConvertConvToWinogradPass(), ConvertGraphToTensorPass()):
+        module_pass.apply(Context(), module)
+    (func,) = [op for op in module.walk() if isinstance(op, FuncOp)]
+    reads = Counter(
+        name.data
+        for op in func.body.block.ops
+        if isinstance(name := op.attributes.get(SYMBOL_ATTR), StringAttr)
+    )
+    assert reads == {"N": 1}
 
 
 # ---------------------------------------------------------- whole networks

@@ -1,5 +1,6 @@
 // RUN: ember-opt %s -p "graph-layout{layout=NHWC}" | filecheck %s --check-prefix=LAYOUT
 // RUN: ember-opt %s -p "graph-layout{layout=NHWC},graph-fold-constants,convert-conv-to-winograd" | filecheck %s --check-prefix=WINO
+// RUN: ember-opt %s -p "graph-layout{layout=NHWC},graph-fold-constants,convert-conv-to-winograd,convert-graph-to-tensor" | filecheck %s --check-prefix=TENSOR
 // RUN: ember-opt %s -p "graph-layout{layout=NHWC},graph-fold-constants,convert-conv-to-winograd,convert-graph-to-tensor,convert-tensor-to-loop" | filecheck %s --check-prefix=BUF
 // RUN: ember-opt %s -p "graph-layout{layout=NHWC},graph-fold-constants,convert-conv-to-winograd,convert-graph-to-tensor,convert-tensor-to-loop,tensor-default-schedule{cpu=haswell}" | filecheck %s --check-prefix=SCHED
 
@@ -34,6 +35,12 @@ func.func @pointwise(%x: tensor<?x16x16x16xf32, #graph.dims<N>>) -> tensor<?x32x
 // A 1x1 convolution stays direct.
 // WINO-LABEL:  func.func @pointwise
 // WINO:          graph.conv_nhwc
+
+// convert-graph-to-tensor takes Winograd's read of N: N is read once.
+// TENSOR-LABEL: func.func @conv
+// TENSOR:         %N = tensor.dim {ember.symbol = "N"} %x
+// TENSOR-NOT:     ember.symbol
+// TENSOR-LABEL: func.func @pointwise
 
 // The padded input is copied into a subview of run-time size N.
 // BUF-LABEL:   func.func @conv
