@@ -24,6 +24,10 @@ from ember.frontends.onnx.upgrade import MAX_OPSET
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
 
+_FLOAT_SHAPE_OPERANDS = {"Resize": (1, 2), "Upsample": (1,)}
+"""Float operands that decide shapes or sampling (Resize's roi and scales):
+baked in too when an input feeds them."""
+
 
 class EmberRep(BackendRep):
     """A compiled model; `run` takes inputs in order (or by name in a dict).
@@ -34,7 +38,8 @@ class EmberRep(BackendRep):
     `repeats` or `sizes` input), or it has symbolic sizes on ops the generic
     version does not lower yet, compiling is deferred to `run`: the model is
     specialised to the shapes of the given arrays and to the values of its
-    small integer inputs, compiled, and cached for the next run with the same
+    small integer inputs (and of float inputs that feed `_FLOAT_SHAPE_OPERANDS`),
+    compiled, and cached for the next run with the same
     shapes and values.
     """
 
@@ -58,8 +63,11 @@ class EmberRep(BackendRep):
         return namedtupledict("Outputs", [s.name for s in compiled.outputs])(*outputs)
 
     def _specialize(self, feeds: dict[str, np.ndarray]) -> tuple[ember.CompiledModel, list[str]]:
+        shaping = _float_shape_inputs(self.model)
         baked = {
-            n: a for n, a in feeds.items() if a.dtype.kind in "iu" and a.size <= SPECIALIZE_LIMIT
+            n: a
+            for n, a in feeds.items()
+            if a.size <= SPECIALIZE_LIMIT and (a.dtype.kind in "iu" or n in shaping)
         }
         key = tuple(
             (n, a.shape, str(a.dtype), a.tobytes() if n in baked else b"")
@@ -75,6 +83,15 @@ class EmberRep(BackendRep):
             compiled = ember.compile(model, input_shapes=shapes)
             self._specialized[key] = (compiled, [i.name for i in kept_inputs])
         return self._specialized[key]
+
+
+def _float_shape_inputs(model: onnx.ModelProto) -> set[str]:
+    return {
+        node.input[i]
+        for node in model.graph.node
+        for i in _FLOAT_SHAPE_OPERANDS.get(node.op_type, ())
+        if i < len(node.input)
+    }
 
 
 def _input_names(model: onnx.ModelProto) -> list[str]:

@@ -7,6 +7,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_nn`: Conv, pooling, normalisation, Gemm/MatMul, Softmax, Flatten
 - `ops_tensor`: Constant, shape ops, Reshape, Slice, Gather, Pad, Concat, Split
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
+- `ops_resize`: Resize, and the sampling tables it means
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -20,7 +21,14 @@ from collections.abc import Sequence
 
 from xdsl.ir import Dialect
 
-from ember.dialects.graph import ops_elementwise, ops_layout, ops_nn, ops_reduce, ops_tensor
+from ember.dialects.graph import (
+    ops_elementwise,
+    ops_layout,
+    ops_nn,
+    ops_reduce,
+    ops_resize,
+    ops_tensor,
+)
 from ember.dialects.graph.base import GraphOp, class_name_of
 from ember.dialects.graph.dims import DimsAttr, RangeAttr
 from ember.dialects.graph.fused import FusedOp, YieldOp
@@ -124,6 +132,7 @@ from ember.dialects.graph.ops_reduce import (
     ReduceSumOp,
     ReduceSumSquareOp,
 )
+from ember.dialects.graph.ops_resize import ResizeOp
 from ember.dialects.graph.ops_tensor import (
     ConcatOp,
     ConstantOfShapeOp,
@@ -156,12 +165,13 @@ ALL_SPECS: list[OpSpec] = [
     *ops_nn.SPECS,
     *ops_tensor.SPECS,
     *ops_reduce.SPECS,
+    *ops_resize.SPECS,
     *ops_layout.SPECS,
 ]
 
 
 def _classes_by_name() -> dict[str, type[GraphOp]]:
-    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_layout)
+    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_resize, ops_layout)
     return {
         name: value
         for module in modules
@@ -278,6 +288,7 @@ __all__ = [
     "RangeOp",
     "ReciprocalOp",
     "ReduceL1Op",
+    "ResizeOp",
     "ReduceL2Op",
     "ReduceLogSumExpOp",
     "ReduceMaxOp",

@@ -173,6 +173,20 @@ def _scatter(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     return Upgraded([replace(node, op_type="ScatterElements")])
 
 
+def _resize(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """Upsample (opsets 7-9) and Resize-10 take (X, scales) and sample
+    asymmetrically, nearest rounding down: Resize with those attributes."""
+    if node.op_type == "Resize" and opset >= 11:
+        return Upgraded([node])
+    upgraded = _with_inputs_from_attrs(node, [("scales", 1, None)], np.float32)
+    old = upgraded.nodes[0]
+    attrs = {"mode": old.attrs.get("mode", "nearest"),
+             "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}  # fmt: skip
+    inputs = [old.inputs[0], "", old.input(1)]
+    return Upgraded([replace(old, op_type="Resize", inputs=inputs, attrs=attrs)],
+                    upgraded.constants)  # fmt: skip
+
+
 def _constant(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     attrs = node.attrs
     forms = {
@@ -205,6 +219,8 @@ RULES: dict[str, Rule] = {
     "Constant": _constant,
     "CastLike": _cast_like,
     "Scatter": _scatter,
+    "Resize": _resize,
+    "Upsample": _resize,
 } | {
     name: _axes_to_input(18)
     for name in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
@@ -212,7 +228,7 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-REWRITTEN_OPS = {"CastLike", "Scatter"}
+REWRITTEN_OPS = {"CastLike", "Scatter", "Upsample"}
 """ONNX ops with no `graph` op of their own, rewritten here into ops that have one."""
 
 

@@ -50,6 +50,10 @@ function that lowers it:
 - indexed: GatherElements and GatherND are `ember_linalg.gather`,
   ScatterElements and ScatterND `ember_linalg.scatter` (its combine region
   the reduction), each with the affine maps of its addressing.
+- resize: one step per resized axis with its sampling tables as constants:
+  a gather by the index vector (nearest), or a gather by the `[out, taps]`
+  index table and a reduction generic weighting the taps (linear, cubic);
+  a select generic puts crop-and-resize's extrapolation value outside.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -110,6 +114,7 @@ from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
+from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
 
@@ -120,6 +125,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ShapeQueryPattern,
     DataMovementPattern,
     IndexedPattern,
+    ResizePattern,
     WindowPattern,
     ContractionPattern,
     NormalizationPattern,

@@ -494,10 +494,15 @@ class Emitter:
             )
         return self.value(tensor.ExtractSliceOp.from_static_parameters(x, offsets, sizes, strides))
 
-    def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int]) -> SSAValue:
-        return self.value(
-            tensor.InsertSliceOp.from_static_parameters(source, dest, offsets, _shape(source))
-        )
+    def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int],
+               strides: Sequence[int] | None = None) -> SSAValue:  # fmt: skip
+        """`tensor.insert_slice` of all of `source` at static `offsets`; its
+        symbolic sizes are given by their values."""
+        shape = _shape(source)
+        static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else int(d) for d in shape]
+        sizes = [self.sizes.size(d) for d in shape if isinstance(d, SymExpr)]
+        return self.value(tensor.InsertSliceOp.get(source, dest, static, offsets, strides,
+                                                   sizes=sizes))  # fmt: skip
 
     def generic(
         self,

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
@@ -181,8 +180,7 @@ def _lower_conv_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
     spread = [st * (n - 1) + 1 for st, n in zip(strides, spatial)]
     room = [n + max(lo, 0) + max(hi, 0) for n, lo, hi in zip(spread, low, high)]
     zeros = e.fill(0, [batch, channels, *room], t)
-    spread_x = e.value(tensor.InsertSliceOp.from_static_parameters(
-        x, zeros, [0, 0, *[max(lo, 0) for lo in low]], list(_shape(x)), [1, 1, *strides]))  # fmt: skip
+    spread_x = e.insert(x, zeros, [0, 0, *[max(lo, 0) for lo in low]], [1, 1, *strides])
     padded = e.extract(spread_x, [0, 0, *[max(-lo, 0) for lo in low]],
                        [batch, channels, *[n + lo + hi for n, lo, hi in zip(spread, low, high)]])  # fmt: skip
     flipped = _flipped_kernel(e, w, groups)
@@ -368,7 +366,7 @@ def check_batch_only(op: GraphOp) -> str | None:
 
 
 class WindowPattern(FamilyPattern):
-    """Convolution (and transposed convolution, static sizes) and pooling."""
+    """Convolution, transposed convolution and pooling."""
 
     lowerings = {ConvOp: _lower_conv, ConvTransposeOp: _lower_conv_transpose,
                  MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
@@ -376,4 +374,4 @@ class WindowPattern(FamilyPattern):
                  GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip
     checks = {**dict.fromkeys(lowerings, check_batch_only),
               ConvTransposeOp: _check_conv_transpose}  # fmt: skip
-    symbolic = frozenset(lowerings) - {ConvTransposeOp}
+    symbolic = frozenset(lowerings)

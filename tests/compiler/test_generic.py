@@ -296,6 +296,43 @@ def test_a_convolutional_net_runs_at_every_batch(opt_level: int) -> None:
         np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
 
 
+def _decoder() -> onnx.ModelProto:
+    """A U-Net style decoder step on a batch of `N`: a transposed convolution
+    (stride 2, two groups) next to a bilinear upsampling of the same input,
+    joined along the channels, then a 3x3 convolution."""
+    rng = np.random.default_rng(1)
+    shapes = {"wt": (8, 4, 2, 2), "bt": (8,), "wc": (4, 16, 3, 3)}
+    weights = [onnx.numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32), n)
+               for n, s in shapes.items()]  # fmt: skip
+    weights.append(onnx.numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"))
+    node = onnx.helper.make_node
+    nodes = [
+        node("ConvTranspose", ["x", "wt", "bt"], ["up"], strides=[2, 2], group=2),
+        node("Resize", ["x", "", "scales"], ["big"], mode="linear"),
+        node("Concat", ["up", "big"], ["cat"], axis=1),
+        node("Conv", ["cat", "wc"], ["y"], pads=[1, 1, 1, 1]),
+    ]
+    graph = onnx.helper.make_graph(
+        nodes, "decoder",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 8, 5, 6])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 4, 10, 12])],
+        weights,
+    )  # fmt: skip
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 19)])
+
+
+@pytest.mark.parametrize("opt_level", [1, 2])
+def test_a_decoder_runs_at_every_batch(opt_level: int) -> None:
+    model = _decoder()
+    compiled = ember.compile(model, threads=1, opt_level=opt_level)
+    assert isinstance(compiled, GenericModel)
+    oracle = _oracle(model)
+    for batch in (1, 4):
+        x = np.random.default_rng(batch).standard_normal((batch, 8, 5, 6)).astype(np.float32)
+        (expected,) = oracle.run(None, {"x": x})
+        np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
+
+
 def test_symbolic_image_sizes_are_not_lowered_yet() -> None:
     model = _cnn()
     model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"

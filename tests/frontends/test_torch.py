@@ -174,3 +174,39 @@ def test_gathers_and_scatters_from_both_exporters(tmp_path: Path, dynamo: bool) 
     for got, expected in zip(compiled(x.numpy(), i.numpy(), u.numpy()), module(x, i, u),
                              strict=True):  # fmt: skip
         np.testing.assert_array_equal(got, expected.numpy())
+
+
+class _Decoder(torch.nn.Module):
+    """A decoder head: upsampling by every interpolation PyTorch offers, a
+    transposed convolution and a skip connection."""
+
+    def __init__(self, mode: str, align_corners: bool | None) -> None:
+        super().__init__()
+        self.mode, self.align_corners = mode, align_corners
+        self.up = torch.nn.ConvTranspose2d(4, 4, 2, stride=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scaled = torch.nn.functional.interpolate(x, scale_factor=2, mode=self.mode,
+                                                 align_corners=self.align_corners)  # fmt: skip
+        sized = torch.nn.functional.interpolate(x, size=(5, 11), mode=self.mode,
+                                                align_corners=self.align_corners)  # fmt: skip
+        return torch.relu(self.up(x) + scaled), sized
+
+
+@pytest.mark.parametrize("mode, align_corners", [("nearest", None), ("bilinear", False),
+                                                  ("bilinear", True), ("bicubic", False)])  # fmt: skip
+@pytest.mark.parametrize("dynamo", [True, False])
+def test_upsampling_from_both_exporters(tmp_path: Path, mode: str, align_corners: bool | None,
+                                        dynamo: bool) -> None:  # fmt: skip
+    torch.manual_seed(5)
+    module, x = _Decoder(mode, align_corners).eval(), torch.randn(2, 4, 6, 7)
+    if dynamo:
+        compiled = ember.compile(module, (x,), dynamic_shapes={"x": {0: Dim("batch", max=8)}})
+        inputs = [x, torch.randn(3, 4, 6, 7)]
+    else:
+        path = tmp_path / "decoder.onnx"
+        torch.onnx.export(module, (x,), str(path), dynamo=False, opset_version=17)
+        compiled, inputs = ember.compile(str(path)), [x]
+    for sample in inputs:
+        for got, expected in zip(compiled(sample.numpy()), module(sample), strict=True):
+            _same(got, expected)

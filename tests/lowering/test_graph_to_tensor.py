@@ -555,6 +555,17 @@ INDEXED_CASES = [
     case("Trilu", [randn(3, 4, 4), Const(np.array(2, np.int64))], id="k-constant"),
     case("Trilu", [bools(6, 6), Const(np.array(1, np.int64))], {"upper": 1}, id="bool-mask"),
     case("Trilu", [ints(-9, 9, 4, 7), np.array(9, np.int64)], {"upper": 0}, id="k-past-end"),
+    case("Resize", [randn(1, 2, 3, 4), None, Const(np.array([1, 1, 2, 1.5], F32))],
+         {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}, id="nearest"),
+    case("Resize", [randn(2, 3, 5), None, None, i64(4, 7)], {"axes": [2, 1], "mode": "linear"},
+         id="linear-axes"),
+    case("Resize", [randn(1, 1, 6, 6), None, Const(np.array([1, 1, 0.6, 1.3], F32))],
+         {"mode": "cubic", "exclude_outside": 1}, id="cubic"),
+    case("Resize", [randn(1, 1, 4, 5), Const(np.array([0.1, -0.2, 0.8, 1.1], F32)), None,
+                    i64(3, 4)],
+         {"axes": [2, 3], "mode": "linear", "extrapolation_value": -1.0,
+          "coordinate_transformation_mode": "tf_crop_and_resize"}, id="crop"),
+    case("Resize", [ints(0, 9, 2, 6), None, None, i64(3, 4)], id="int"),
 ]  # fmt: skip
 
 _R = randn(2, 3, 4, scale=2.0)

@@ -1,4 +1,5 @@
-"""Neural-network kernels: convolution, pooling, normalisation, Gemm/MatMul, Softmax, Flatten.
+"""Neural-network kernels: convolution, pooling, normalisation, Gemm/MatMul, Softmax,
+Flatten, Resize.
 
 Convolution is an im2col over ``sliding_window_view`` followed by one batched matmul over
 groups, so it runs at BLAS speed in the input dtype.
@@ -13,6 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ember.dialects.graph.ops_nn import transposed_pads
+from ember.dialects.graph.ops_resize import Sampling, resize_plan, resize_targets
 
 from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
 
@@ -261,3 +263,29 @@ def flatten(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if not 0 <= axis <= x.ndim:
         raise ValueError(f"Flatten: axis {axis} out of range for rank {x.ndim}")
     return [x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))]
+
+
+@register("Resize")
+def resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Applies the sampling tables of `ops_resize` one axis at a time, in float64."""
+    x = np.asarray(inputs[0])
+    roi, scales, sizes = (None if v is None else np.asarray(v) for v in
+                          (arg(inputs, 1), arg(inputs, 2), arg(inputs, 3)))  # fmt: skip
+    sampling = Sampling.of(dict(attrs))
+    crop = roi if sampling.transform == "tf_crop_and_resize" else None
+    targets = resize_targets(x.shape, ints(attrs.get("axes")), crop, scales, sizes,
+                             attrs.get("keep_aspect_ratio_policy", "stretch"))  # fmt: skip
+    y = wide(x)
+    for samples in resize_plan(x.shape, targets, sampling):
+        axis = samples.axis
+        picks = samples.picks()
+        if picks is not None:
+            y = np.take(y, picks, axis=axis)
+        else:
+            taken = np.take(y, samples.indices, axis=axis)  # [..., out, taps, ...]
+            weights = samples.weights.reshape(samples.weights.shape + (1,) * (x.ndim - axis - 1))
+            y = (taken * weights).sum(axis=axis + 1)
+        if samples.outside is not None:
+            mask = samples.outside.reshape((-1,) + (1,) * (x.ndim - axis - 1))
+            y = np.where(mask, float(attrs.get("extrapolation_value", 0.0)), y)
+    return [y.astype(x.dtype)]

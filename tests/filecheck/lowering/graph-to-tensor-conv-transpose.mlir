@@ -19,3 +19,18 @@ func.func @upsample(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<
 // CHECK-NEXT:    %[[S:.*]] = tensor.insert_slice %x into %[[Z]][0, 0, 1, 1] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x8x8xf32>
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ((((d0 floordiv 2) * 4) + d1), (d0 mod 2), ((d2 * -1) + 2), ((d3 * -1) + 2))>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%w : tensor<4x2x3x3xf32>)
 // CHECK:         linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[S]], %{{.*}} : tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) outs(%{{.*}} : tensor<1x2x6x6xf32>)
+
+// -----
+
+// A symbolic batch: the fill and the insert take its size as a value.
+func.func @symbolic_batch(%x: tensor<?x4x3x3xf32, #graph.dims<N>>, %w: tensor<4x2x2x2xf32>) -> tensor<?x2x6x6xf32, #graph.dims<N>> attributes {graph.symbols = {N = #graph.range<1, 8>}} {
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 2, 2>} : (tensor<?x4x3x3xf32, #graph.dims<N>>, tensor<4x2x2x2xf32>) -> tensor<?x2x6x6xf32, #graph.dims<N>>
+  func.return %y : tensor<?x2x6x6xf32, #graph.dims<N>>
+}
+
+// CHECK-LABEL: func.func @symbolic_batch
+// CHECK:         %N = tensor.dim {ember.symbol = "N"} %x
+// CHECK:         %[[E:.*]] = tensor.empty(%N) : tensor<?x4x7x7xf32, #graph.dims<N>>
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : {{.*}})
+// CHECK-NEXT:    %{{.*}} = tensor.insert_slice %x into %[[Z]][0, 0, 1, 1] [%N, 4, 3, 3] [1, 1, 2, 2] : tensor<?x4x3x3xf32, #graph.dims<N>> into tensor<?x4x7x7xf32, #graph.dims<N>>
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<?x2x6x6xf32, #graph.dims<N>>)
