@@ -8,6 +8,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_tensor`: Constant, shape ops, Reshape, Slice, Gather, Pad, Concat, Split
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
 - `ops_resize`: Resize, and the sampling tables it means
+- `ops_recurrent`: RNN, GRU and LSTM
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -25,6 +26,7 @@ from ember.dialects.graph import (
     ops_elementwise,
     ops_layout,
     ops_nn,
+    ops_recurrent,
     ops_reduce,
     ops_resize,
     ops_tensor,
@@ -119,6 +121,7 @@ from ember.dialects.graph.ops_nn import (
     MaxPoolOp,
     SoftmaxOp,
 )
+from ember.dialects.graph.ops_recurrent import GRUOp, LSTMOp, RNNOp
 from ember.dialects.graph.ops_reduce import (
     ArgMaxOp,
     ArgMinOp,
@@ -166,12 +169,14 @@ ALL_SPECS: list[OpSpec] = [
     *ops_tensor.SPECS,
     *ops_reduce.SPECS,
     *ops_resize.SPECS,
+    *ops_recurrent.SPECS,
     *ops_layout.SPECS,
 ]
 
 
 def _classes_by_name() -> dict[str, type[GraphOp]]:
-    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_resize, ops_layout)
+    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_resize, ops_recurrent,
+               ops_layout)
     return {
         name: value
         for module in modules
@@ -289,6 +294,9 @@ __all__ = [
     "ReciprocalOp",
     "ReduceL1Op",
     "ResizeOp",
+    "RNNOp",
+    "GRUOp",
+    "LSTMOp",
     "ReduceL2Op",
     "ReduceLogSumExpOp",
     "ReduceMaxOp",

@@ -15,6 +15,7 @@ Attribute kinds map ONNX attribute types onto builtin attributes:
 | `FLOAT`  | FLOAT              | `1.0e-05 : f32`              | `float`             |
 | `FLOATS` | FLOATS             | `array<f32: 1.0, 2.0>`       | `list[float]`       |
 | `STRING` | STRING             | `"NOTSET"`                   | `str`               |
+| `STRINGS`| STRINGS            | `["Sigmoid", "Tanh"]`        | `list[str]`         |
 | `TENSOR` | TENSOR             | `dense<...> : tensor<...>`   | `numpy.ndarray`     |
 | `TYPE`   | data type enum     | `f32`                        | element type        |
 """
@@ -65,6 +66,7 @@ class AttrKind(Enum):
     FLOAT = "float"
     FLOATS = "floats"
     STRING = "string"
+    STRINGS = "strings"
     TENSOR = "tensor"
     TYPE = "type"
 
@@ -97,6 +99,10 @@ def floats_attr(name: str, default: list[float] | None = None) -> AttrSpec:
 
 def string_attr(name: str, default: str | None = None) -> AttrSpec:
     return AttrSpec(name, AttrKind.STRING, default)
+
+
+def strings_attr(name: str, default: list[str] | None = None) -> AttrSpec:
+    return AttrSpec(name, AttrKind.STRINGS, default)
 
 
 def tensor_attr(name: str, *, required: bool = False) -> AttrSpec:

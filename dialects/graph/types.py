@@ -17,6 +17,7 @@ import numpy as np
 from onnx import TensorProto
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -208,6 +209,9 @@ def attribute_from_value(kind: AttrKind, value: Any) -> Attribute:
             return DenseArrayBase.from_list(f32, [float(v) for v in value])
         case AttrKind.STRING:
             return StringAttr(value.decode() if isinstance(value, bytes) else str(value))
+        case AttrKind.STRINGS:
+            return ArrayAttr([StringAttr(v.decode() if isinstance(v, bytes) else str(v))
+                              for v in value])  # fmt: skip
         case AttrKind.TENSOR:
             return dense_from_array(np.asarray(value))
         case AttrKind.TYPE:
@@ -230,6 +234,9 @@ def value_from_attribute(kind: AttrKind, attr: Attribute) -> Any:
         case AttrKind.STRING:
             assert isinstance(attr, StringAttr)
             return attr.data
+        case AttrKind.STRINGS:
+            assert isinstance(attr, ArrayAttr)
+            return [s.data for s in attr.data if isinstance(s, StringAttr)]
         case AttrKind.TENSOR:
             if isinstance(attr, DenseResourceAttr):
                 raise ElidedConstantError(
@@ -252,6 +259,7 @@ def attribute_constraint(kind: AttrKind) -> Any:
         AttrKind.FLOAT: FloatAttr,
         AttrKind.FLOATS: DenseArrayBase,
         AttrKind.STRING: StringAttr,
+        AttrKind.STRINGS: ArrayAttr,
         AttrKind.TENSOR: DenseIntOrFPElementsAttr,
         AttrKind.TYPE: TypeAttribute,
     }[kind]

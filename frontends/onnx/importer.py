@@ -411,6 +411,8 @@ class OnnxImporter:
             op_class.build(operands=operands, result_types=results, properties=properties)
         )
         for name, value in zip(node.outputs, op.results):
+            if not name:  # an output the node does not give (LSTM's Y, say)
+                continue
             value.name_hint = sanitize_name(name)
             self.values[name] = value
         values = propagate_value(op, context)

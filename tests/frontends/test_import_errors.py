@@ -60,7 +60,7 @@ def test_every_unsupported_op_is_listed_with_its_nodes() -> None:
         [
             helper.make_node("Relu", ["x"], ["a"], name="ok"),
             helper.make_node("NonMaxSuppression", ["a", "a"], ["b"], name="nms1"),
-            helper.make_node("Resize", ["a"], ["c"], name="resize"),
+            helper.make_node("TopK", ["a", "k"], ["c", "i"], name="topk"),
             helper.make_node("NonMaxSuppression", ["c", "c"], ["d"], name="nms2"),
             helper.make_node("FancyOp", ["d"], ["y"], domain="com.example", name="fancy"),
         ],
@@ -70,7 +70,7 @@ def test_every_unsupported_op_is_listed_with_its_nodes() -> None:
         ember.import_onnx(model)
     message = str(error.value)
     assert "NonMaxSuppression (nodes 'nms1', 'nms2')" in message
-    assert "Resize (node 'resize')" in message
+    assert "TopK (node 'topk')" in message
     assert "com.example.FancyOp (node 'fancy')" in message
     assert "\n" not in message
 

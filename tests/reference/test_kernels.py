@@ -839,3 +839,52 @@ def test_property_slice(params: tuple[tuple[int, ...], list[np.ndarray]]) -> Non
     shape, args = params
     x = np.arange(int(np.prod(shape)), dtype=F32).reshape(shape)
     check("Slice", [x, *args], tol=0.0)
+
+
+def _recurrent_inputs(op: str, rng: np.random.Generator, *, steps: int = 5, batch: int = 3,
+                      features: int = 4, hidden: int = 6, directions: int = 1,
+                      lengths: list[int] | None = None, states: bool = False,
+                      peepholes: bool = False, layout: int = 0) -> list[np.ndarray | None]:  # fmt: skip
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op] * hidden
+    x = randn(rng, *((batch, steps) if layout else (steps, batch)), features)
+    state = (batch, directions, hidden) if layout else (directions, batch, hidden)
+    inputs = [x, randn(rng, directions, gates, features, scale=0.5),
+              randn(rng, directions, gates, hidden, scale=0.5),
+              randn(rng, directions, 2 * gates, scale=0.3),
+              None if lengths is None else np.array(lengths, np.int32),
+              randn(rng, *state) if states else None]  # fmt: skip
+    if op == "LSTM":
+        inputs += [randn(rng, *state) if states else None,
+                   randn(rng, directions, 3 * hidden, scale=0.3) if peepholes else None]  # fmt: skip
+    return inputs
+
+
+RECURRENT_CASES = [
+    pytest.param({}, {}, id="defaults"),
+    pytest.param({"direction": "reverse"}, {"lengths": [5, 2, 4], "states": True}, id="reverse-lens"),
+    pytest.param({"direction": "bidirectional"}, {"directions": 2, "lengths": [1, 5, 3]},
+                 id="bidirectional-lens"),
+    pytest.param({"clip": 0.7}, {"states": True}, id="clip"),
+    pytest.param({"activations": "per cell", "activation_alpha": [0.3], "activation_beta": [0.4]},
+                 {}, id="activations"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("attrs, shape", RECURRENT_CASES)
+def test_recurrent(op: str, attrs: dict[str, Any], shape: dict[str, Any]) -> None:
+    attrs = dict(attrs)
+    per = {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    if attrs.get("activations") == "per cell":  # HardSigmoid reads the alpha and beta
+        attrs["activations"] = ["HardSigmoid", "Softsign", "Tanh"][:per]
+    rng = rng_for("recurrent", op, repr(attrs), repr(shape))
+    inputs = _recurrent_inputs(op, rng, **shape)
+    check(op, inputs, {**attrs, "hidden_size": 6}, n_outputs=3 if op == "LSTM" else 2, tol=1e-5)
+
+
+def test_gru_linear_before_reset_and_lstm_peepholes() -> None:
+    rng = rng_for("gru-lstm")
+    check("GRU", _recurrent_inputs("GRU", rng, states=True),
+          {"hidden_size": 6, "linear_before_reset": 1}, n_outputs=2)  # fmt: skip
+    check("LSTM", _recurrent_inputs("LSTM", rng, states=True, peepholes=True, lengths=[5, 3, 1]),
+          {"hidden_size": 6}, n_outputs=3)  # fmt: skip
