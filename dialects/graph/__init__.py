@@ -175,8 +175,15 @@ ALL_SPECS: list[OpSpec] = [
 
 
 def _classes_by_name() -> dict[str, type[GraphOp]]:
-    modules = (ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_resize, ops_recurrent,
-               ops_layout)
+    modules = (
+        ops_elementwise,
+        ops_nn,
+        ops_tensor,
+        ops_reduce,
+        ops_resize,
+        ops_recurrent,
+        ops_layout,
+    )
     return {
         name: value
         for module in modules

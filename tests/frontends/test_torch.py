@@ -210,3 +210,29 @@ def test_upsampling_from_both_exporters(tmp_path: Path, mode: str, align_corners
     for sample in inputs:
         for got, expected in zip(compiled(sample.numpy()), module(sample), strict=True):
             _same(got, expected)
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("dynamo", [True, False])
+def test_recurrent_layers_import_and_run_in_the_reference_interpreter(
+    tmp_path: Path, layer: str, dynamo: bool
+) -> None:
+    """Two bidirectional layers, batch first, from both exporters (not compiled yet)."""
+    import onnx
+
+    from ember.frontends.torch import onnx_from_torch
+    from ember.reference import run
+
+    torch.manual_seed(6)
+    module = getattr(torch.nn, layer)(4, 6, num_layers=2, batch_first=True, bidirectional=True)
+    x = torch.randn(3, 5, 4)
+    if dynamo:
+        model, _ = onnx_from_torch(module.eval(), (x,))
+    else:
+        path = tmp_path / "recurrent.onnx"
+        torch.onnx.export(module.eval(), (x,), str(path), dynamo=False, opset_version=17)
+        model = onnx.load(str(path))
+    (name,) = [i.name for i in model.graph.input
+               if i.name not in {t.name for t in model.graph.initializer}]  # fmt: skip
+    got = run(ember.import_onnx(model), {name: x.numpy()})
+    _same(got[0], module(x)[0])
