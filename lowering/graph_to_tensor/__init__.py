@@ -18,9 +18,12 @@ function that lowers it:
 - windows: Conv (2-D, one group) is `tensor.pad` (explicit or resolved
   auto_pad) + `linalg.fill` 0 + `linalg.conv_2d_nchw_fchw`, then a bias
   generic; grouped and 3-D convolutions are one generic in place of the
-  named op. ConvTranspose is a stride-1 convolution of its input spread out
-  by the strides (a strided `tensor.insert_slice` into a fill of 0) by the
-  flipped kernel. MaxPool and AveragePool pad (NaN, which the max skips, or 0;
+  named op. ConvTranspose with constant weights, strides and neither groups
+  nor dilations runs by phases: per output phase (position mod stride) a
+  stride-1 convolution by that phase's taps, inserted with the stride into
+  the whole output, then cropped. Otherwise it is a stride-1 convolution of
+  its input spread out by the strides (a strided `tensor.insert_slice` into
+  a fill of 0) by the flipped kernel. MaxPool and AveragePool pad (NaN, which the max skips, or 0;
   ceil_mode is extra high padding) and run one pooling generic (the window
   dims get their extent from a window-shaped `tensor.empty`), averages
   divided by the window size or, when windows see different numbers of

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -165,8 +166,9 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _lower_conv_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """A stride-1 convolution, as TVM decomposes one: the input spread out by
-    the strides (a strided `tensor.insert_slice` into a fill of 0) and padded
+    """By phases (`_by_phases`) where the weights are constant and strided,
+    with one group, no dilation and no negative pads. Otherwise a stride-1
+    convolution, as TVM decomposes one: the input spread out by the strides (a strided `tensor.insert_slice` into a fill of 0) and padded
     by (k - 1) * d - pad on each side (output_padding more at the end; a
     negative amount crops), by the kernel flipped with its channel dims
     swapped per group (a copy generic, or a constant for constant weights);
@@ -175,6 +177,15 @@ def _lower_conv_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
     (batch, channels, *spatial), (_, _, *kernel) = _shape(x), _shape(w)
     t, groups, out = _elem(x), op.attr("group"), _shape(op.results[0])
     strides, dilations, extra, pads = transposed_pads(spatial, kernel, op.attr)
+    weights = constant_value_of(w)
+    if (
+        weights is not None
+        and groups == 1
+        and all(d == 1 for d in dilations)
+        and all(lo >= 0 and hi >= 0 for lo, hi in pads)
+        and any(st > 1 for st in strides)
+    ):
+        return [_add_bias(e, op, _by_phases(e, x, weights, strides, extra, pads, out))]
     low = [(k - 1) * d - lo for k, d, (lo, _) in zip(kernel, dilations, pads)]
     high = [(k - 1) * d - hi + o for k, d, o, (_, hi) in zip(kernel, dilations, extra, pads)]
     spread = [st * (n - 1) + 1 for st, n in zip(strides, spatial)]
@@ -198,6 +209,42 @@ def _lower_conv_transpose(e: Emitter, op: GraphOp) -> list[SSAValue]:
     else:
         y = _conv_generic(e, padded, flipped, init, ones, dilations)
     return [_add_bias(e, op, y)]
+
+
+def _by_phases(e: Emitter, x: SSAValue, weights: np.ndarray, strides: Sequence[int],
+               extra: Sequence[int], pads: Pads, out: Sequence[Any]) -> SSAValue:  # fmt: skip
+    """A strided transposed convolution (constant weights, no dilation or
+    groups) without the zeros: the outputs at phase r (position = r mod
+    stride, per axis) come only from the kernel taps r, r + stride, ..., so
+    each phase is a stride-1 "full" convolution of X (padded by taps - 1) by
+    those taps, flipped, written into its phase of the whole output (a
+    strided `tensor.insert_slice`), which is then cropped by the pads."""
+    (batch, _, *spatial), kernel = _shape(x), weights.shape[2:]
+    rank, t = len(spatial), _elem(x)
+    whole = [(n - 1) * st + k + o for n, st, k, o in zip(spatial, strides, kernel, extra)]
+    y = e.fill(0, [batch, weights.shape[1], *whole], t)
+    padded_for: dict[tuple[int, ...], SSAValue] = {}  # phases with as many taps share it
+    for phase in itertools.product(*(range(st) for st in strides)):
+        taps = weights[(slice(None), slice(None),
+                        *(slice(r, None, st) for r, st in zip(phase, strides)))]  # fmt: skip
+        reach = list(taps.shape[2:])
+        if 0 in reach:  # a phase no tap reaches (kernel shorter than the stride)
+            continue
+        flipped = np.flip(taps, axis=tuple(range(2, 2 + rank))).transpose(1, 0, *range(2, 2 + rank))
+        if tuple(reach) not in padded_for:
+            margin = [0, 0, *[j - 1 for j in reach]]
+            padded_for[tuple(reach)] = e.pad(x, margin, margin, 0.0)
+        padded = padded_for[tuple(reach)]
+        init = e.fill(0, [batch, flipped.shape[0], *[n + j - 1 for n, j in zip(spatial, reach)]], t)
+        kernel_value = e.constant(np.ascontiguousarray(flipped))
+        ones = [1] * rank
+        if rank == 2:
+            part = e.value(linalg.Conv2DNchwFchwOp([padded, kernel_value], [init], [init.type],
+                                                   strides=_ints(ones), dilations=_ints(ones)))  # fmt: skip
+        else:
+            part = _conv_generic(e, padded, kernel_value, init, ones, ones)
+        y = e.insert(part, y, [0, 0, *phase], [1, 1, *strides])
+    return e.extract(y, [0, 0, *[lo for lo, _ in pads]], list(out))
 
 
 def _flipped_kernel(e: Emitter, w: SSAValue, groups: int) -> SSAValue:

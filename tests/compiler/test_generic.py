@@ -297,19 +297,28 @@ def test_a_convolutional_net_runs_at_every_batch(opt_level: int) -> None:
 
 
 def _decoder() -> onnx.ModelProto:
-    """A U-Net style decoder step on a batch of `N`: a transposed convolution
-    (stride 2, two groups) next to a bilinear upsampling of the same input,
-    joined along the channels, then a 3x3 convolution."""
+    """A U-Net style decoder step on a batch of `N`: transposed convolutions
+    (stride 2; two groups, and one group by phases) next to a bilinear
+    upsampling of the same input, joined along the channels, then a 3x3
+    convolution."""
     rng = np.random.default_rng(1)
-    shapes = {"wt": (8, 4, 2, 2), "bt": (8,), "wc": (4, 16, 3, 3)}
+    shapes = {"wt": (8, 4, 2, 2), "bt": (8,), "wp": (8, 3, 3, 3), "wc": (4, 19, 3, 3)}
     weights = [onnx.numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32), n)
                for n, s in shapes.items()]  # fmt: skip
     weights.append(onnx.numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"))
     node = onnx.helper.make_node
     nodes = [
         node("ConvTranspose", ["x", "wt", "bt"], ["up"], strides=[2, 2], group=2),
+        node(
+            "ConvTranspose",
+            ["x", "wp"],
+            ["phases"],
+            strides=[2, 2],
+            pads=[1, 1, 1, 1],
+            output_padding=[1, 1],
+        ),
         node("Resize", ["x", "", "scales"], ["big"], mode="linear"),
-        node("Concat", ["up", "big"], ["cat"], axis=1),
+        node("Concat", ["up", "phases", "big"], ["cat"], axis=1),
         node("Conv", ["cat", "wc"], ["y"], pads=[1, 1, 1, 1]),
     ]
     graph = onnx.helper.make_graph(

@@ -337,6 +337,8 @@ WINDOW_CASES = [
          tol=LINALG_TOL, id="cropped"),
     case("ConvTranspose", [randn(1, 2, 9), Const(randn(2, 3, 3))],
          {"strides": [2], "auto_pad": "SAME_UPPER"}, tol=LINALG_TOL, id="1d-same"),
+    case("ConvTranspose", [randn(2, 3, 4, 5), Const(randn(3, 2, 1, 2))], {"strides": [2, 3]},
+         tol=LINALG_TOL, id="kernel-shorter-than-stride"),
     case("ConvTranspose", [randn(1, 2, 3, 4, 4), Const(randn(2, 2, 2, 2, 2))],
          {"strides": [1, 2, 2], "output_shape": [3, 8, 9]}, tol=LINALG_TOL, id="3d-output-shape"),
     case("Conv", [randn(1, 3, 8, 8), randn(5, 3, 3, 3)], tol=LINALG_TOL),

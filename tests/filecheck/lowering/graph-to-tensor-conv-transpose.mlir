@@ -34,3 +34,29 @@ func.func @symbolic_batch(%x: tensor<?x4x3x3xf32, #graph.dims<N>>, %w: tensor<4x
 // CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : {{.*}})
 // CHECK-NEXT:    %{{.*}} = tensor.insert_slice %x into %[[Z]][0, 0, 1, 1] [%N, 4, 3, 3] [1, 1, 2, 2] : tensor<?x4x3x3xf32, #graph.dims<N>> into tensor<?x4x7x7xf32, #graph.dims<N>>
 // CHECK:         linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<?x2x6x6xf32, #graph.dims<N>>)
+
+// -----
+
+// Constant weights, stride 2: by phases, without the zeros. The outputs at
+// each (row, column) phase come from the taps of that phase alone: a
+// stride-1 convolution of X padded by taps - 1 (phases with as many taps
+// share the pad), by those taps flipped, inserted at the phase with stride
+// 2; then the pads crop.
+func.func @by_phases(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x6x6xf32> {
+  %w = graph.constant dense<1.0> : tensor<2x1x3x2xf32>
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 0>} : (tensor<1x2x3x3xf32>, tensor<2x1x3x2xf32>) -> tensor<1x1x6x6xf32>
+  func.return %y : tensor<1x1x6x6xf32>
+}
+
+// CHECK-LABEL: func.func @by_phases
+// CHECK:         %[[P:.*]] = tensor.pad %x low[0, 0, 1, 0] high[0, 0, 1, 0]
+// CHECK:         %[[C0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %{{.*}} : tensor<1x2x5x3xf32>, tensor<1x2x2x1xf32>)
+// CHECK-NEXT:    %[[Y0:.*]] = tensor.insert_slice %[[C0]] into %{{.*}}[0, 0, 0, 0] [1, 1, 4, 3] [1, 1, 2, 2] : tensor<1x1x4x3xf32> into tensor<1x1x7x6xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[C1:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %{{.*}} : tensor<1x2x5x3xf32>, tensor<1x2x2x1xf32>)
+// CHECK-NEXT:    %[[Y1:.*]] = tensor.insert_slice %[[C1]] into %[[Y0]][0, 0, 0, 1]
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%x, %{{.*}} : tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>)
+// CHECK-NEXT:    tensor.insert_slice {{.*}}[0, 0, 1, 0] [1, 1, 3, 3] [1, 1, 2, 2]
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%x, %{{.*}} : tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>)
+// CHECK-NEXT:    %[[Y3:.*]] = tensor.insert_slice {{.*}}[0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 2, 2]
+// CHECK-NEXT:    %y = tensor.extract_slice %[[Y3]][0, 0, 1, 0] [1, 1, 6, 6] [1, 1, 1, 1] : tensor<1x1x7x6xf32> to tensor<1x1x6x6xf32>
