@@ -283,17 +283,23 @@ def _cnn() -> onnx.ModelProto:
     return onnx.helper.make_model(graph, opset_imports=opsets, ir_version=8)
 
 
-@pytest.mark.parametrize("opt_level", [1, 2])
-def test_a_convolutional_net_runs_at_every_batch(opt_level: int) -> None:
-    # -O2 lays the activations out as NHWC with the batch symbolic.
-    model = _cnn()
+def _runs_at_every_batch(model: onnx.ModelProto, image: tuple[int, ...],
+                         batches: tuple[int, ...], opt_level: int) -> None:  # fmt: skip
+    """One generic compile of `model` (input x of [N, *image]) matches
+    onnxruntime at each batch."""
     compiled = ember.compile(model, threads=1, opt_level=opt_level)
     assert isinstance(compiled, GenericModel)
     oracle = _oracle(model)
-    for batch in (1, 3, 8):
-        x = np.random.default_rng(batch).standard_normal((batch, 3, 16, 16)).astype(np.float32)
+    for batch in batches:
+        x = np.random.default_rng(batch).standard_normal((batch, *image)).astype(np.float32)
         (expected,) = oracle.run(None, {"x": x})
         np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("opt_level", [1, 2])
+def test_a_convolutional_net_runs_at_every_batch(opt_level: int) -> None:
+    # -O2 lays the activations out as NHWC with the batch symbolic.
+    _runs_at_every_batch(_cnn(), (3, 16, 16), (1, 3, 8), opt_level)
 
 
 def _decoder() -> onnx.ModelProto:
@@ -332,14 +338,7 @@ def _decoder() -> onnx.ModelProto:
 
 @pytest.mark.parametrize("opt_level", [1, 2])
 def test_a_decoder_runs_at_every_batch(opt_level: int) -> None:
-    model = _decoder()
-    compiled = ember.compile(model, threads=1, opt_level=opt_level)
-    assert isinstance(compiled, GenericModel)
-    oracle = _oracle(model)
-    for batch in (1, 4):
-        x = np.random.default_rng(batch).standard_normal((batch, 8, 5, 6)).astype(np.float32)
-        (expected,) = oracle.run(None, {"x": x})
-        np.testing.assert_allclose(compiled(x)[0], expected, rtol=1e-4, atol=1e-5)
+    _runs_at_every_batch(_decoder(), (8, 5, 6), (1, 4), opt_level)
 
 
 def test_symbolic_image_sizes_are_not_lowered_yet() -> None:
