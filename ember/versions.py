@@ -45,7 +45,14 @@ from ember.dialects.graph.dims import (
     symbol_ranges,
     symbolic_shape,
 )
-from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
+from ember.dialects.graph.symbolic import (
+    SIZE_LIMIT,
+    Dim,
+    Range,
+    SymExpr,
+    in_range,
+    range_text,
+)
 from ember.dialects.graph.types import numpy_dtype
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import CompileError, EmberError
@@ -98,14 +105,19 @@ class EntryCheck:
                        if not (isinstance(d, SymExpr) and d.lone_symbol() is not None)]
                       for spec in self.inputs]  # fmt: skip
 
-    def bind(self, arrays: Sequence[np.ndarray]) -> dict[str, int]:
-        sizes: dict[str, int] = {}
-        source: dict[str, str] = {}
-        for spec, array, lone in zip(self.inputs, arrays, self._lone):
+    def check_types(self, arrays: Sequence[np.ndarray]) -> None:
+        """An InputError unless each input has its dtype and rank."""
+        for spec, array in zip(self.inputs, arrays):
             if array.dtype != spec.dtype:
                 raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
             if array.ndim != len(spec.dims):
                 raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
+
+    def bind(self, arrays: Sequence[np.ndarray]) -> dict[str, int]:
+        sizes: dict[str, int] = {}
+        source: dict[str, str] = {}
+        self.check_types(arrays)
+        for spec, array, lone in zip(self.inputs, arrays, self._lone):
             for axis, name in lone:
                 size = array.shape[axis]
                 if name not in sizes:
@@ -199,25 +211,41 @@ class GenericModel(Profiled):
     """A model compiled once for every size of its symbols: its entry takes
     the buffers' run-time sizes (`dims`: each input's, then each output's
     symbolic dims, in order) and an arena of the size its formula gives
-    (`report.arena_formula`). A call binds the symbols from the inputs
-    (`EntryCheck.bind`, so a mismatch is an `InputError` before anything
-    runs), allocates the outputs at the shapes the symbols give, grows the
-    arena if these sizes need more and runs the code. Calls are serialised
-    (the arena is shared scratch memory)."""
+    (`report.arena_formula`).
 
-    def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec], function: Any,
+    The bookkeeping of a call is generated into the JIT module with the
+    kernel (`targets/cpu/jit_entry_check.py`, the C library's entry check
+    as LLVM IR): at the first call with these input shapes, `ember_prepare`
+    binds the symbols, checks the shapes and ranges and gives the outputs'
+    shapes and the arena's bytes, kept per input shapes (the last
+    `PLANS_KEPT`); every call then checks the dtypes, allocates the outputs,
+    grows the arena if these sizes need more and calls `ember_run`, which
+    repeats the checks natively, builds `dims` and runs the kernel. A failed
+    check returns only a code, so Python then runs `EntryCheck.bind` to
+    raise the `InputError` naming the input, the axis and the symbol, before
+    anything runs. Calls are serialised (the arena is shared scratch
+    memory)."""
+
+    def __init__(self, check: EntryCheck, outputs: list[SymbolicSpec], jit: Any,
                  weights: np.ndarray, arena: Dim, report: CompileReport):  # fmt: skip
+        from ember.targets.cpu.jit_entry_check import PREPARE, RUN
+
         self.inputs = check.inputs
         self.outputs = outputs
         self.report = report
         self._check = check
-        self._function = function
+        self._jit = jit  # keeps the code alive
+        self._prepare = jit.function(PREPARE, ctypes.c_int, [ctypes.c_void_p] * 2)
+        self._run = jit.function(RUN, ctypes.c_int, [ctypes.c_void_p] * 4 + [ctypes.c_int64])
         self._weights = weights
+        self._weights_address = weights.ctypes.data
         self._arena_formula = arena
         self._arena = aligned_zeros(ALIGNMENT)
+        self._arena_address = self._arena.ctypes.data
         self._buffers = (ctypes.c_void_p * (len(check.inputs) + len(outputs)))()
+        self._buffers_address = ctypes.addressof(self._buffers)
         self._lock = threading.Lock()
-        self._plans: dict[Sizes, tuple[list[tuple[int, ...]], np.ndarray, int]] = {}
+        self._plans: dict[tuple[tuple[int, ...], ...], _Plan] = {}
 
     def arena_bytes(self, sizes: Mapping[str, int]) -> int:
         """The arena these sizes of the symbols need."""
@@ -226,42 +254,87 @@ class GenericModel(Profiled):
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         check_count(self.inputs, arrays)
-        arrays = tuple(as_array(s, a) for s, a in zip(self.inputs, arrays))
-        sizes = self._check.bind(arrays)
-        shapes, dims, needed = self._plan(sizes)
-        results = [np.empty(shape, dtype=spec.dtype) for spec, shape in zip(self.outputs, shapes)]
+        arrays = tuple(a if type(a) is np.ndarray else as_array(s, a)
+                       for s, a in zip(self.inputs, arrays))  # fmt: skip
+        for spec, array in zip(self.inputs, arrays):
+            if array.dtype != spec.dtype:
+                self._check.check_types(arrays)
+        key = tuple(a.shape for a in arrays)
+        plan = self._plans.get(key) or self._plan(arrays, key)
+        results = [np.empty(shape, dtype=spec.dtype)
+                   for spec, shape in zip(self.outputs, plan.outputs)]  # fmt: skip
         contiguous = [np.ascontiguousarray(a) for a in arrays]
         with self._lock:
-            if needed > self._arena.size:  # what it held (a profile's counters) moves along
-                grown = aligned_zeros(needed)
+            if plan.arena > self._arena.size:  # what it held (a profile's counters) moves along
+                grown = aligned_zeros(plan.arena)
                 grown[: self._arena.size] = self._arena
-                self._arena = grown
-            self._buffers[:] = [a.ctypes.data for a in (*contiguous, *results)]
-            self._function(ctypes.addressof(self._buffers), dims.ctypes.data,
-                           self._weights.ctypes.data, self._arena.ctypes.data)  # fmt: skip
+                self._arena, self._arena_address = grown, grown.ctypes.data
+            self._buffers[:] = [_address(a) for a in (*contiguous, *results)]
+            code = self._run(self._buffers_address, plan.shapes_address, self._weights_address,
+                             self._arena_address, self._arena.size)  # fmt: skip
+        if code:
+            raise InputError(f"the generic version's entry check failed (code {code}) for "
+                             f"input shapes {[list(shape) for shape in key]}")  # fmt: skip
         return results
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         return self(*in_order(self.inputs, feeds))
 
-    def _plan(self, sizes: dict[str, int]) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
-        """For these sizes: the outputs' shapes, the entry's `dims` and the
-        arena's bytes, computed once per binding (the last few are kept)."""
-        key = tuple(sorted(sizes.items()))
-        plan = self._plans.get(key)
-        if plan is None:
-            shapes = [_shape_at(spec, sizes) for spec in self.outputs]
-            run_time = [d.evaluate(sizes) for spec in (*self.inputs, *self.outputs)
-                        for d in spec.dims if isinstance(d, SymExpr)]  # fmt: skip
-            plan = (shapes, np.array(run_time or [0], dtype=np.int64), self.arena_bytes(sizes))
-            if len(self._plans) >= PLANS_KEPT:
-                self._plans.pop(next(iter(self._plans)))
-            self._plans[key] = plan
+    def _plan(self, arrays: Sequence[np.ndarray], key: tuple[tuple[int, ...], ...]) -> _Plan:
+        """For these input shapes (`key`): `ember_prepare`'s output shapes and
+        arena, or the InputError of the Python entry check where it fails."""
+        self._check.check_types(arrays)  # the ranks, so that the shapes fit the layout
+        ranks = [len(spec.dims) for spec in self.outputs]
+        shapes = np.array([*(d for shape in key for d in shape), *[0] * sum(ranks), 0],
+                          dtype=np.int64)  # fmt: skip
+        arena = ctypes.c_int64()
+        if self._prepare(shapes.ctypes.data, ctypes.addressof(arena)):
+            self._raise_entry_error(arrays)
+        at, outputs = sum(len(shape) for shape in key), []
+        for rank in ranks:
+            outputs.append(tuple(int(d) for d in shapes[at : at + rank]))
+            at += rank
+        plan = _Plan(shapes, shapes.ctypes.data, outputs, arena.value)
+        if len(self._plans) >= PLANS_KEPT:
+            self._plans.pop(next(iter(self._plans)))
+        self._plans[key] = plan
         return plan
+
+    def _raise_entry_error(self, arrays: Sequence[np.ndarray]) -> None:
+        """The InputError for inputs the generated check refused: the Python
+        entry check's, which names the input, the axis and the symbol."""
+        sizes = self._check.bind(arrays)
+        for spec in self.outputs:
+            _shape_at(spec, sizes)
+        raise InputError(
+            f"{_sizes_text(sizes)}: these sizes make a shape or the arena too large "
+            f"(past {SIZE_LIMIT} or int64)"
+        )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What `ember_prepare` gave for one set of input shapes."""
+
+    shapes: np.ndarray
+    """Every input's and output's dims, as `ember_run` takes them."""
+    shapes_address: int
+    outputs: list[tuple[int, ...]]
+    arena: int
 
 
 PLANS_KEPT = 64
-"""How many bindings of the symbols a generic version keeps the plan of."""
+"""How many sets of input shapes a generic version keeps the plan of."""
+
+
+def _address(array: np.ndarray) -> int:
+    """The address of a contiguous array's data (through the buffer protocol,
+    a fifth of the cost of `array.ctypes.data`, where the array is writable
+    and not empty)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError, BufferError):
+        return array.ctypes.data
 
 
 def _shape_at(spec: SymbolicSpec, sizes: Mapping[str, int]) -> tuple[int, ...]:
@@ -278,15 +351,20 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     """The generic version of a model with symbolic dims (see `GenericModel`)."""
     from ember.compiler import ENTRY_NAME
     from ember.reference import entry_function
+    from ember.targets.cpu.jit_entry_check import add_entry_check
     from ember.targets.cpu.pipeline import jit_entry
 
     func = entry_function(module)
     ranges = model_ranges(func)
     inputs, outputs = symbolic_specs(func)
     weights = lower_generic(module, ENTRY_NAME, report, options)
-    function = jit_entry(module, ENTRY_NAME, report, dims=True)
-    return GenericModel(EntryCheck(inputs, ranges), outputs, function, weights,
-                        arena_formula(report), report)  # fmt: skip
+    arena = arena_formula(report)
+    function = jit_entry(module, ENTRY_NAME, report, dims=True, add_functions=lambda llvm_module:
+                         add_entry_check(llvm_module, ENTRY_NAME, [s.dims for s in inputs],
+                                         [s.dims for s in outputs], ranges, arena))  # fmt: skip
+    return GenericModel(EntryCheck(inputs, ranges), outputs,
+                        function._ember_jit_module,  # type: ignore[attr-defined]
+                        weights, arena, report)  # fmt: skip
 
 
 def model_ranges(func: FuncOp) -> dict[str, Range]:

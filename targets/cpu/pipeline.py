@@ -37,6 +37,7 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import groupby
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
@@ -239,14 +240,20 @@ def make_entry(func: FuncOp, name: str) -> None:
     func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()
 
 
-def jit_entry(module: ModuleOp, name: str, report: CompileReport,
-              dims: bool = False) -> Callable[..., None]:  # fmt: skip
+def jit_entry(module: ModuleOp, name: str, report: CompileReport, dims: bool = False,
+              add_functions: Callable[[Any], None] | None = None) -> Callable[..., None]:  # fmt: skip
     """The entry function `name` of a lowered module, JIT-compiled for this
     CPU, as a ctypes function of (buffers, weights, arena) pointers, or with
-    `dims` (buffers with run-time sizes) of (buffers, dims, weights, arena)."""
+    `dims` (buffers with run-time sizes) of (buffers, dims, weights, arena).
+    `add_functions` may add functions to the llvmlite module first (the
+    generic version's entry check); the ctypes function's
+    `_ember_jit_module` (a `JitModule`) gives them."""
     with report.stage("llvm-jit"):
         with report.timed_pass("llvm-ir-text"), fewer_collections():
-            llvm_ir = str(to_llvmlite(module))
+            llvm_module = to_llvmlite(module)
+            if add_functions is not None:
+                add_functions(llvm_module)
+            llvm_ir = str(llvm_module)
         with report.timed_pass("llvm-jit"):
             jit = JitModule(llvm_ir)
     for phase in ("parse", "optimize", "codegen", "link"):
