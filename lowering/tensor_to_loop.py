@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects import arith, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -108,12 +108,19 @@ ON_BUFFERS = (*STRUCTURED_OPS, linalg.FillOp, linalg.CopyOp, GatherOp, ScatterOp
 """The ops bufferization leaves on buffers (for `loop-generate`)."""
 
 
-def _with_kernel_bodies(block: Block) -> Iterator[Operation]:
-    """The ops of `block`, each kernel followed by the ops of its body."""
+def _with_bodies(block: Block) -> Iterator[Operation]:
+    """The ops of `block`, each kernel or `scf.for` followed by the ops of its
+    body (and theirs)."""
     for op in block.ops:
         yield op
-        if isinstance(op, loop.KernelOp):
-            yield from op.body.block.ops
+        if isinstance(op, loop.KernelOp | scf.ForOp):
+            yield from _with_bodies(op.body.block)
+
+
+def _defined_in(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    block_op = owner.parent_op() if isinstance(owner, Block) else owner
+    return block_op is not None and op.is_ancestor(block_op)
 
 
 def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
@@ -150,6 +157,10 @@ class FunctionBufferizer:
         self.outputs: dict[SSAValue, SSAValue] = {}
         self.materialised: list[tuple[SSAValue, Pending]] = []
         """Each empty or filled tensor given a buffer, in order (see `_kernel`)."""
+        self.steps: dict[SSAValue, SSAValue] = {}
+        """The induction variable of each `scf.for` on tensors, its loop's on buffers."""
+        self.allocs: LoopNestBuilder | None = None
+        """Inside an `scf.for`: where allocs go (in front of the outermost one)."""
 
     def run(self) -> None:
         old_block = self.func.body.block
@@ -168,9 +179,14 @@ class FunctionBufferizer:
         self.nest = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
         self.sizes = SymbolSizes(block, symbol_bindings([a.type for a in old_block.args]),
                                  memref.DimOp, PASS_NAME)  # fmt: skip
-        for op in _with_kernel_bodies(old_block):
+        for op in _with_bodies(old_block):
             for operand in op.operands:
                 self.uses[operand] = self.uses.get(operand, 0) + 1
+            if isinstance(op, scf.ForOp):  # read again at every step: never written in place
+                for inner in op.body.walk():
+                    for operand in inner.operands:
+                        if not _defined_in(operand, op):
+                            self.uses[operand] = self.uses.get(operand, 0) + 1
         for op in list(old_block.ops):
             if isinstance(op, ReturnOp):
                 self._return(op, output_args)
@@ -217,7 +233,8 @@ class FunctionBufferizer:
         sized by their values."""
         assert isinstance(value_type, TensorType)
         sizes = self.sizes.sizes(symbolic_shape(value_type))
-        return self.nest.insert(memref.AllocOp(sizes, [], memref_of(value_type))).results[0]
+        nest = self.allocs or self.nest
+        return nest.insert(memref.AllocOp(sizes, [], memref_of(value_type))).results[0]
 
     def _buffer(self, value: SSAValue) -> SSAValue:
         """The buffer holding `value`, materialising a pending empty/fill."""
@@ -239,28 +256,31 @@ class FunctionBufferizer:
         self.nest.insert(linalg.CopyOp([source], [target], res=()))
 
     def _subview(
-        self, buffer: SSAValue, offsets: Sequence[Dim], sizes: Sequence[Dim],
+        self, buffer: SSAValue, offsets: Sequence[Dim | SSAValue], sizes: Sequence[Dim],
         strides: Sequence[int],
     ) -> SSAValue:  # fmt: skip
         """The part of `buffer` (contiguous, offset 0) at `offsets` with
         `sizes` and `strides`, as a `memref.subview` (a symbolic offset or
-        size given by its value). A stride that a dynamic dim enters is
-        dynamic in the view's layout (`?`), and so is an offset along it or
-        a symbolic one; the LLVM lowering computes them at run time."""
+        size given by its value, an offset that is a loop's step by that
+        `index` value). A stride that a dynamic dim enters is dynamic in the
+        view's layout (`?`), and so is an offset along it or one that is not
+        a constant; the LLVM lowering computes them at run time."""
         memref_type = buffer.type
         assert isinstance(memref_type, MemRefType)
         shape = memref_type.get_shape()
         whole = [None if DYNAMIC_INDEX in shape[i + 1 :] else math.prod(shape[i + 1 :])
                  for i in range(len(shape))]  # fmt: skip
         view_strides = [None if w is None else w * s for w, s in zip(whole, strides)]
-        moved = [(o, w) for o, w in zip(offsets, whole) if isinstance(o, SymExpr) or o != 0]
-        offset = (None if any(w is None or isinstance(o, SymExpr) for o, w in moved)
+        moved = [(o, w) for o, w in zip(offsets, whole) if not isinstance(o, int) or o != 0]
+        offset = (None if any(w is None or not isinstance(o, int) for o, w in moved)
                   else sum(int(o) * w for o, w in moved if w is not None))  # fmt: skip
         layout = StridedLayoutAttr(view_strides, offset)
         static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in sizes]
-        static_offsets = [DYNAMIC_INDEX if isinstance(o, SymExpr) else o for o in offsets]
+        static_offsets = [o if isinstance(o, int) else DYNAMIC_INDEX for o in offsets]
+        dynamic = [o if isinstance(o, SSAValue) else self.sizes.size(o)
+                   for o in offsets if not isinstance(o, int)]  # fmt: skip
         view_type = MemRefType(memref_type.element_type, static, layout)
-        view = memref.SubviewOp(buffer, self.sizes.sizes(offsets), self.sizes.sizes(sizes), [],
+        view = memref.SubviewOp(buffer, dynamic, self.sizes.sizes(sizes), [],
                                 static_offsets, static, strides, view_type)  # fmt: skip
         return self.nest.insert(view).results[0]
 
@@ -339,6 +359,8 @@ class FunctionBufferizer:
                 self._scatter(op)
             case loop.KernelOp():
                 self._kernel(op)
+            case scf.ForOp():
+                self._for(op)
             case _:
                 raise DiagnosticException(f"convert-tensor-to-loop: cannot bufferize '{op.name}'")
 
@@ -372,6 +394,49 @@ class FunctionBufferizer:
         del self.materialised[materialised:]
         for result in op.outs:
             _hoist_buffer(self.buffers[result], kernel)  # type: ignore[arg-type]
+
+    def _for(self, op: scf.ForOp) -> None:
+        """An `scf.for` on buffers without iter_args: each carried value lives
+        in one buffer for the whole loop (starting with its init's contents),
+        which the body reads and, at its end, gets the yielded value (copied
+        unless it was computed in place). The body's allocs go in front of
+        the outermost loop, so that `loop-plan-memory` places them."""
+        carried = [self._destination(init, result) for init, result in zip(op.iter_args, op.res)]
+        materialised = len(self.materialised)
+        for result, buffer in zip(op.res, carried):
+            self.buffers[result] = buffer
+        where = "convert-tensor-to-loop: a bound of scf.for"
+        bounds = [self.sizes.size(symbolic_size(v, where)) for v in (op.lb, op.ub, op.step)]
+        body = Block(arg_types=[INDEX])
+        body.add_op(scf.YieldOp())
+        on_buffers = self.nest.insert(scf.ForOp(*bounds, [], body))
+        old = op.body.block
+        self.steps[old.args[0]] = body.args[0]
+        body.args[0].name_hint = old.args[0].name_hint
+        for arg, buffer in zip(old.args[1:], carried):
+            self.buffers[arg] = buffer
+        around, allocs = self.nest, self.allocs
+        self.allocs = allocs or LoopNestBuilder(Builder(InsertPoint.before(on_buffers)))
+        self.nest = LoopNestBuilder(Builder(InsertPoint.before(body.last_op)))  # type: ignore[arg-type]
+        yielded = old.last_op
+        assert isinstance(yielded, scf.YieldOp)
+        for inner in old.ops:
+            if inner is not yielded:
+                self._lower(inner)
+        for value, buffer in zip(yielded.arguments, carried):
+            source = self._buffer(value)
+            if source is not buffer:
+                if source in carried:
+                    raise DiagnosticException(
+                        "convert-tensor-to-loop: scf.for yields one carried value in "
+                        "another's place"
+                    )
+                self._copy(source, buffer)
+        self.nest, self.allocs = around, allocs
+        for value, empty in self.materialised[materialised:]:
+            if not op.is_ancestor(value.owner):  # type: ignore[arg-type]
+                self.buffers[value] = empty  # filled in the body: a use after it fills its own
+        del self.materialised[materialised:]
 
     def _structured(self, op: linalg.GenericOp | linalg.MatmulOp | linalg.Conv2DNchwFchwOp) -> None:
         """The same op on buffers: its inputs' buffers, its results' buffers
@@ -458,12 +523,18 @@ class FunctionBufferizer:
                     f"{list(strides)} leaves {tuple(whole)}"
                 )
 
-    @staticmethod
-    def _offsets(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> list[Dim]:
-        """The op's offsets, a dynamic one as its expression over the symbols."""
+    def _offsets(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> list[Dim | SSAValue]:
+        """The op's offsets, a dynamic one as its expression over the symbols
+        or as the step of the loop around it."""
         dynamic = iter(op.offsets)
-        return [symbolic_size(next(dynamic), f"convert-tensor-to-loop: an offset of {op.name}")
-                if o == DYNAMIC_INDEX else o for o in op.static_offsets.get_values()]  # fmt: skip
+
+        def offset(value: SSAValue) -> Dim | SSAValue:
+            if value in self.steps:
+                return self.steps[value]
+            return symbolic_size(value, f"convert-tensor-to-loop: an offset of {op.name}")
+
+        return [offset(next(dynamic)) if o == DYNAMIC_INDEX else o
+                for o in op.static_offsets.get_values()]  # fmt: skip
 
     def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
         self._check_slice(op, op.source.type.get_shape())  # type: ignore[attr-defined]
@@ -479,8 +550,8 @@ class FunctionBufferizer:
         target = self._destination(op.dest, op.result)
         self.buffers[op.result] = target
         source = self._buffer(op.source)
-        part = self._subview(target, op.static_offsets.get_values(),
-                             symbolic_shape(op.source.type), op.static_strides.get_values())  # fmt: skip
+        part = self._subview(target, self._offsets(op), symbolic_shape(op.source.type),
+                             op.static_strides.get_values())  # fmt: skip
         self._copy(source, part)
 
     def _concat(self, op: tensor.ConcatOp) -> None:

@@ -116,6 +116,7 @@ from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
 from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
+from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
@@ -134,6 +135,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     NormalizationPattern,
     ReductionPattern,
     LayoutPattern,
+    RecurrentPattern,
 )
 
 

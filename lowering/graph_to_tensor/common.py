@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -382,6 +382,21 @@ class Emitter:
     rewriter: PatternRewriter
     op: GraphOp
     sizes_by_function: dict[FuncOp, SymbolSizes] = field(default_factory=dict)
+    block: Block | None = None
+    """Where new ops go when not in front of the op: the end of this block
+    (the body of a loop the lowering builds, `inside`)."""
+
+    def inside(self, block: Block) -> Emitter:
+        """An emitter appending to `block`."""
+        return replace(self, block=block)
+
+    def emit(self, new: Operation) -> Operation:
+        """Inserts `new` (in front of the op, or at the end of `block`)."""
+        if self.block is None:
+            self.rewriter.insert(new)
+        else:
+            self.block.add_op(new)
+        return new
 
     @property
     def sizes(self) -> SymbolSizes:
@@ -389,8 +404,7 @@ class Emitter:
         return function_sizes(self.op, self.sizes_by_function)
 
     def value(self, new: Operation) -> SSAValue:
-        self.rewriter.insert(new)
-        return new.results[0]
+        return self.emit(new).results[0]
 
     def scalar(self, value: float, t: Attribute) -> SSAValue:
         """An `arith.constant` of type `t` (an unsigned one is the signless
@@ -474,19 +488,21 @@ class Emitter:
     def extract(
         self,
         x: SSAValue,
-        offsets: Sequence[Dim],
+        offsets: Sequence[Dim | SSAValue],
         sizes: Sequence[Dim],
         strides: Sequence[int] | None = None,
     ) -> SSAValue:
-        """`tensor.extract_slice`; a symbolic offset or size is given by its value."""
+        """`tensor.extract_slice`; a symbolic offset or size is given by its
+        value, and an offset may be an `index` value (a loop's step)."""
         strides = strides or [1] * len(sizes)
-        at_zero = all(not isinstance(o, SymExpr) and o == 0 for o in offsets)
+        at_zero = all(isinstance(o, int) and o == 0 for o in offsets)
         if tuple(sizes) == _shape(x) and at_zero and all(s == 1 for s in strides):
             return x
-        if any(isinstance(d, SymExpr) for d in (*offsets, *sizes)):
+        if any(not isinstance(d, int) for d in (*offsets, *sizes)):
 
-            def mixed(dims: Sequence[Dim]) -> list[SSAValue | int]:
-                return [self.sizes.size(d) if isinstance(d, SymExpr) else int(d) for d in dims]
+            def mixed(dims: Sequence[Dim | SSAValue]) -> list[SSAValue | int]:
+                return [d if isinstance(d, SSAValue) else
+                        self.sizes.size(d) if isinstance(d, SymExpr) else int(d) for d in dims]  # fmt: skip
 
             result_type = symbolic_type(_elem(x), sizes)
             return self.value(
@@ -494,15 +510,18 @@ class Emitter:
             )
         return self.value(tensor.ExtractSliceOp.from_static_parameters(x, offsets, sizes, strides))
 
-    def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int],
+    def insert(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int | SSAValue],
                strides: Sequence[int] | None = None) -> SSAValue:  # fmt: skip
-        """`tensor.insert_slice` of all of `source` at static `offsets`; its
-        symbolic sizes are given by their values."""
+        """`tensor.insert_slice` of all of `source` at `offsets` (ints, or
+        `index` values such as a loop's step); its symbolic sizes are given
+        by their values."""
         shape = _shape(source)
         static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else int(d) for d in shape]
         sizes = [self.sizes.size(d) for d in shape if isinstance(d, SymExpr)]
-        return self.value(tensor.InsertSliceOp.get(source, dest, static, offsets, strides,
-                                                   sizes=sizes))  # fmt: skip
+        static_offsets = [o if isinstance(o, int) else DYNAMIC_INDEX for o in offsets]
+        dynamic = [o for o in offsets if isinstance(o, SSAValue)]
+        return self.value(tensor.InsertSliceOp.get(source, dest, static, static_offsets, strides,
+                                                   offsets=dynamic, sizes=sizes))  # fmt: skip
 
     def generic(
         self,
@@ -517,9 +536,7 @@ class Emitter:
         block = Block(arg_types=[_elem(v) for v in (*inputs, *outputs)])
         values = body(Body(block, self.op), list(block.args))
         block.add_op(linalg.YieldOp(*values))
-        new = generic(inputs, outputs, maps, iterators, Region(block))
-        self.rewriter.insert(new)
-        return list(new.results)
+        return list(self.emit(generic(inputs, outputs, maps, iterators, Region(block))).results)
 
     def parallel(
         self,
