@@ -36,6 +36,17 @@ values the body never reads (a pooling window, which only gives its dims
 their extent) still needs a memref of its shape: if it has no buffer yet it
 gets an alloc of its own, which `loop-generate` erases with the op.
 
+An `scf.for` on tensors (a recurrent op's loop over time) becomes an
+`scf.for` on buffers without iter_args: each carried value gets one buffer
+for the whole loop, starting with its init's contents (`_destination`),
+which the body reads and which, at the end of each step, gets the yielded
+value (copied, unless the body computed it in place, as an
+`tensor.insert_slice` into the carried value is). The body's allocs stand
+in front of the outermost loop (`loop-plan-memory` places top-level
+allocs), a slice at the induction variable is a `memref.subview` at that
+value, and a value from outside the loop is never written in place in it
+(the next step reads it again).
+
 A `loop.kernel` on tensors becomes a `loop.kernel` on buffers (no results)
 holding what its ops bufferize to, its intermediate allocs included. Each
 of its results gets its buffer in front of the kernel, as a destination the

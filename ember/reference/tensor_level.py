@@ -5,7 +5,9 @@
 Runs `func.func @main` (or the only function) made of `graph.constant`,
 upstream `linalg` and `tensor` ops, `ember_linalg.gather`/`scatter`, scalar `arith`
 ops (fill values, reshape shapes), `loop.kernel` (its region runs in
-order; its results are what its `loop.yield` yields) and `func.return`;
+order; its results are what its `loop.yield` yields), `scf.for` on tensors
+(its body once per step, carrying what `scf.yield` yields; slices may be
+at its induction variable) and `func.return`;
 `arith`/`math` ops appear inside the bodies of `linalg.generic`. A generic is evaluated on
 whole arrays:
 
@@ -35,8 +37,9 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -95,10 +98,12 @@ def _run_block(block: Block, env: dict[SSAValue, np.ndarray], generalize: bool) 
     """Runs `block`'s ops in order, binding their results in `env` (a kernel's
     region sees the values around it); returns what its terminator passes on."""
     for op in block.ops:
-        if isinstance(op, ReturnOp | loop.YieldOp):
+        if isinstance(op, ReturnOp | loop.YieldOp | scf.YieldOp):
             return [env[v] for v in op.operands]
         if isinstance(op, loop.KernelOp):
             outputs = _run_block(op.body.block, env, generalize)
+        elif isinstance(op, scf.ForOp):
+            outputs = _run_for(op, env, generalize)
         else:
             outputs = run_op(op, [env[v] for v in op.operands], generalize=generalize)
         for index, (array, declared) in enumerate(zip(outputs, op.result_types)):
@@ -107,6 +112,20 @@ def _run_block(block: Block, env: dict[SSAValue, np.ndarray], generalize: bool) 
                 array = check_result(op.name, index, array, declared)
             env[op.results[index]] = array
     raise InterpreterError("the entry function has no return")
+
+
+def _run_for(op: scf.ForOp, env: dict[SSAValue, np.ndarray], generalize: bool) -> Arrays:
+    """`scf.for` on tensors: its body once per step, the carried values
+    passed from each step's yield to the next."""
+    start, stop, step = (int(env[v]) for v in (op.lb, op.ub, op.step))
+    carried = [env[v] for v in op.iter_args]
+    body = op.body.block
+    for position in range(start, stop, step):
+        env[body.args[0]] = np.array(position)
+        for arg, value in zip(body.args[1:], carried):
+            env[arg] = value
+        carried = _run_block(body, env, generalize)
+    return carried
 
 
 def run_op(op: Operation, operands: Arrays, *, generalize: bool = False) -> Arrays:
@@ -321,7 +340,8 @@ Scalar = Callable[[Operation, Arrays], Any]
 
 
 def _result_dtype(op: Operation) -> np.dtype[Any]:
-    return numpy_dtype(op.results[0].type)
+    t = op.results[0].type
+    return np.dtype(np.int64) if isinstance(t, IndexType) else numpy_dtype(t)
 
 
 def _signed(a: np.ndarray) -> np.ndarray:
@@ -375,6 +395,8 @@ def _attribute_value(attr: Attribute) -> float | int | bool:
         return float(attr.value.data)
     if isinstance(attr, IntegerAttr):
         value = attr.value.data
+        if isinstance(attr.type, IndexType):
+            return int(value)
         return bool(value) if attr.type.width.data == 1 else int(value)  # type: ignore[attr-defined]
     raise InterpreterError(f"unsupported scalar attribute {attr}")
 
@@ -585,9 +607,16 @@ def _pad(op: Operation, a: Arrays) -> Arrays:
     return [np.pad(a[0], list(zip(low, high)), constant_values=value)]
 
 
-def _slices(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> tuple[slice, ...]:
-    offsets = op.static_offsets.get_values()
-    sizes, strides = op.static_sizes.get_values(), op.static_strides.get_values()
+def _slices(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, a: Arrays) -> tuple[slice, ...]:
+    """The op's slices, each dynamic offset, size or stride read from its
+    operand (after the source, or the source and destination)."""
+    dynamic = iter(int(v) for v in a[1 if isinstance(op, tensor.ExtractSliceOp) else 2 :])
+
+    def values(static: Sequence[int]) -> list[int]:
+        return [next(dynamic) if v == DYNAMIC_INDEX else v for v in static]
+
+    offsets = values(op.static_offsets.get_values())
+    sizes, strides = values(op.static_sizes.get_values()), values(op.static_strides.get_values())
     return tuple(
         slice(o, o + (s - 1) * st + 1 if s > 0 else o, st)
         for o, s, st in zip(offsets, sizes, strides)
@@ -596,14 +625,14 @@ def _slices(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> tuple[slice, ..
 
 def _extract_slice(op: Operation, a: Arrays) -> Arrays:
     assert isinstance(op, tensor.ExtractSliceOp)
-    return [np.array(a[0][_slices(op)])]
+    return [np.array(a[0][_slices(op, a)])]
 
 
 def _insert_slice(op: Operation, a: Arrays) -> Arrays:
     assert isinstance(op, tensor.InsertSliceOp)
-    source, dest = a
+    source, dest = a[:2]
     result = dest.copy()
-    result[_slices(op)] = source
+    result[_slices(op, a)] = source
     return [result]
 
 

@@ -57,6 +57,11 @@ function that lowers it:
   a gather by the index vector (nearest), or a gather by the `[out, taps]`
   index table and a reduction generic weighting the taps (linear, cubic);
   a select generic puts crop-and-resize's extrapolation value outside.
+- recurrent: RNN, GRU and LSTM are one `scf.for` over the time steps per
+  direction, carrying the states and Y as tensors: the input projection of
+  every step is one matmul before it; each step multiplies the state by
+  R^T and computes the cell in one generic (`sequence_lens` as a mask; a
+  backwards direction reverses each batch entry's steps by a gather).
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;

@@ -6,7 +6,7 @@ first and the outputs back at the end. Then, per direction:
 
 - A backwards direction runs forwards over its input reversed per batch
   entry: an `ember_linalg.gather` of X by `rev[t, b] = t < len[b] ? len[b]
-  - 1 - t : t` (`len` the `sequence_lens`, or the number of steps), a
+  - 1 - t : t` (`len` the `sequence_lens` clamped into [0, T], or T), a
   generic over `linalg.index`; its Y is gathered back by the same table.
 - The input projection of every step at once: X as `[T * B, I]` times W^T
   (one `linalg.matmul`) plus W's bias, `[T, B, G * H]` for G gates.
@@ -170,47 +170,45 @@ def _by_gate(e: Emitter, value: SSAValue, d: int, start: int, size: int,
     return e.reshape(e.extract(value, [d, start], [1, size]), [rows, hidden])
 
 
-def _step_index(e: Emitter, table: SSAValue, space: Sequence[Dim], read: AffineMap,
-                body: Callable[[Body, SSAValue, SSAValue], SSAValue], t: Attribute) -> SSAValue:  # fmt: skip
-    """A generic over `[T, B]` of `body(b, step, length)`, the step (i64) from
-    `linalg.index` and the length (i64) read from `table` through `read`."""
+def _by_step(e: Emitter, op: GraphOp, steps: Dim, batch: Dim,
+             body: Callable[[Body, SSAValue, SSAValue], SSAValue], t: Attribute) -> SSAValue:  # fmt: skip
+    """A generic over `[T, B]` of `body(b, step, length)` (both i64): the step
+    from `linalg.index`, the length each batch entry's `sequence_lens`
+    clamped into [0, T] (T without them)."""
+    if isinstance(steps, SymExpr):
+        count = e.value(arith.IndexCastOp(e.sizes.size(steps), i64))
+        total = e.value(tensor.FromElementsOp(count))
+    else:
+        total = e.constant(np.array([steps], np.int64))
+    lens = _operand(op, "sequence_lens")
+    tables = [total] if lens is None else [total, lens]
+    maps = [_map(2, [0]), _dims_map(2, [1])][: len(tables)]
 
     def value(b: Body, args: list[SSAValue]) -> SSAValue:
         step = b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(0)), i64))
-        return body(b, step, b.convert(args[0], i64))
+        length = args[0]
+        if lens is not None:
+            length = b.min(b.max(b.convert(args[1], i64), b.const(0, i64)), length)
+        return body(b, step, length)
 
-    return e.parallel([table], space, t, value, maps=[read])
-
-
-def _lengths(e: Emitter, op: GraphOp, steps: Dim) -> tuple[SSAValue, AffineMap]:
-    """Each batch entry's number of steps and the map reading it over `[T, B]`."""
-    lens = _operand(op, "sequence_lens")
-    if lens is not None:
-        return lens, _dims_map(2, [1])
-    if isinstance(steps, SymExpr):
-        count = e.value(arith.IndexCastOp(e.sizes.size(steps), i64))
-        return e.value(tensor.FromElementsOp(count)), _map(2, [0])
-    return e.constant(np.array([steps], np.int64)), _map(2, [0])
+    return e.parallel(tables, [steps, batch], t, value, maps=maps)
 
 
 def _reversed_steps(e: Emitter, op: GraphOp, steps: Dim, batch: Dim) -> SSAValue:
     """`rev[t, b]`: the step a backwards direction reads at step t."""
-    lengths, read = _lengths(e, op, steps)
 
     def rev(b: Body, step: SSAValue, length: SSAValue) -> SSAValue:
         last = b.sub(b.sub(length, b.const(1, i64)), step)
         return b.select(b.cmp("lt", step, length), last, step)
 
-    return _step_index(e, lengths, [steps, batch], read, rev, i64)
+    return _by_step(e, op, steps, batch, rev, i64)
 
 
 def _active(e: Emitter, op: GraphOp, steps: Dim, batch: Dim) -> SSAValue | None:
     """`t < len[b]` over `[T, B]`, with `sequence_lens` (else every step runs)."""
     if _operand(op, "sequence_lens") is None:
         return None
-    lengths, read = _lengths(e, op, steps)
-    return _step_index(e, lengths, [steps, batch], read,
-                       lambda b, step, length: b.cmp("lt", step, length), i1)  # fmt: skip
+    return _by_step(e, op, steps, batch, lambda b, step, length: b.cmp("lt", step, length), i1)
 
 
 def _by_steps(e: Emitter, x: SSAValue, rev: SSAValue) -> SSAValue:

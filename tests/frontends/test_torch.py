@@ -214,25 +214,26 @@ def test_upsampling_from_both_exporters(tmp_path: Path, mode: str, align_corners
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("dynamo", [True, False])
-def test_recurrent_layers_import_and_run_in_the_reference_interpreter(
-    tmp_path: Path, layer: str, dynamo: bool
-) -> None:
-    """Two bidirectional layers, batch first, from both exporters (not compiled yet)."""
-    import onnx
-
-    from ember.frontends.torch import onnx_from_torch
-    from ember.reference import run
-
+def test_recurrent_layers_from_both_exporters(tmp_path: Path, layer: str, dynamo: bool) -> None:
+    """Two bidirectional layers, batch first; from dynamo with a symbolic
+    batch and sequence length (one loop over the steps, run at each; dynamo
+    unrolls nn.RNN into per-step MatMul and Tanh, its length fixed)."""
     torch.manual_seed(6)
     module = getattr(torch.nn, layer)(4, 6, num_layers=2, batch_first=True, bidirectional=True)
+    module.eval()
     x = torch.randn(3, 5, 4)
     if dynamo:
-        model, _ = onnx_from_torch(module.eval(), (x,))
+        unrolled = layer == "RNN"
+        dims = {0: Dim("batch", max=8), **({} if unrolled else {1: Dim("steps", max=32)})}
+        compiled = ember.compile(module, (x,), dynamic_shapes={"input": dims})
+        inputs = [x, torch.randn(1, 5, 4)] if unrolled else [x, torch.randn(1, 9, 4),
+                                                              torch.randn(4, 1, 4)]  # fmt: skip
     else:
         path = tmp_path / "recurrent.onnx"
-        torch.onnx.export(module.eval(), (x,), str(path), dynamo=False, opset_version=17)
-        model = onnx.load(str(path))
-    (name,) = [i.name for i in model.graph.input
-               if i.name not in {t.name for t in model.graph.initializer}]  # fmt: skip
-    got = run(ember.import_onnx(model), {name: x.numpy()})
-    _same(got[0], module(x)[0])
+        torch.onnx.export(module, (x,), str(path), dynamo=False, opset_version=17)
+        compiled, inputs = ember.compile(str(path)), [x]
+    for sample in inputs:
+        got = compiled(sample.numpy())
+        y, state = module(sample)
+        _same(got[0], y)
+        _same(got[1], state[0] if layer == "LSTM" else state)

@@ -570,6 +570,48 @@ INDEXED_CASES = [
     case("Resize", [ints(0, 9, 2, 6), None, None, i64(3, 4)], id="int"),
 ]  # fmt: skip
 
+
+def _recurrent(op_type: str, gates: int, directions: int, *, layout: int = 0, lens: bool = False,
+               states: int = 0, peepholes: bool = False, constant: bool = True,
+               attrs: dict[str, Any] | None = None, id: str) -> Any:  # fmt: skip
+    """T=4, B=3, I=5, H=2; W, R and B constants or inputs."""
+    steps, batch, hidden = 4, 3, 2
+    def weight(*shape: int) -> Any:
+        value = randn(*shape, scale=0.6, key=(op_type, id, shape))
+        return Const(value) if constant else value
+    state = [batch, directions, hidden] if layout else [directions, batch, hidden]
+    inputs = [randn(batch, steps, 5) if layout else randn(steps, batch, 5),
+              weight(directions, gates * hidden, 5), weight(directions, gates * hidden, hidden),
+              weight(directions, 2 * gates * hidden),
+              np.array([4, 1, 3], np.int32) if lens else None,
+              *[randn(*state, key=(id, k)) for k in range(states)]]  # fmt: skip
+    if peepholes:
+        inputs += [None] * (7 - len(inputs)) + [weight(directions, 3 * hidden)]
+    direction = "bidirectional" if directions == 2 else (attrs or {}).get("direction", "forward")
+    return case(op_type, inputs, {"hidden_size": hidden, "layout": layout, **(attrs or {}),
+                                  "direction": direction},
+                id=id, outputs=3 if op_type == "LSTM" else 2, opset=22)  # fmt: skip
+
+
+RECURRENT_CASES = [
+    _recurrent("RNN", 1, 1, id="forward"),
+    _recurrent("RNN", 1, 2, lens=True, states=1, constant=False, id="bidirectional-lens-inputs"),
+    _recurrent("RNN", 1, 1, attrs={"direction": "reverse", "activations": ["Relu"], "clip": 1.5},
+               id="reverse-relu-clip"),
+    _recurrent("GRU", 3, 2, lens=True, id="bidirectional-lens"),
+    _recurrent("GRU", 3, 1, layout=1, states=1, attrs={"linear_before_reset": 1},
+               id="batch-first-linear-before-reset"),
+    _recurrent("GRU", 3, 1, constant=False, attrs={"activations": ["HardSigmoid", "Softsign"],
+               "activation_alpha": [0.3], "activation_beta": [0.4]}, id="activations-inputs"),
+    _recurrent("LSTM", 4, 1, states=2, peepholes=True, id="peepholes"),
+    _recurrent("LSTM", 4, 2, layout=1, lens=True, states=2, id="batch-first-bidirectional-lens"),
+    _recurrent("LSTM", 4, 1, constant=False, peepholes=True,
+               attrs={"input_forget": 1, "clip": 0.7, "direction": "reverse",
+                      "activations": ["Sigmoid", "Elu", "ScaledTanh"],
+                      "activation_alpha": [0.9, 1.2], "activation_beta": [0.8]},
+               id="reverse-input-forget-inputs"),
+]  # fmt: skip
+
 _R = randn(2, 3, 4, scale=2.0)
 
 REDUCE_CASES = [
@@ -600,7 +642,7 @@ REDUCE_CASES = [
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
-             + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES)  # fmt: skip
+             + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),

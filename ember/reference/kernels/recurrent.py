@@ -1,8 +1,8 @@
 """Recurrent kernels: RNN, GRU and LSTM, a loop over the time steps per direction.
 
-Each batch entry runs its own `sequence_lens` steps (a reverse direction
-starts at its last one); past them its outputs are zero and its states
-stay. The cells are ONNX's equations, in float64, with `clip` applied to
+Each batch entry runs its own `sequence_lens` steps, clamped into [0, T]
+(a reverse direction starts at its last one); past them its outputs are
+zero and its states stay. The cells are ONNX's equations, in float64, with `clip` applied to
 every gate's input before its activation (as onnxruntime does: not to the
 cell state LSTM's output function reads).
 """
@@ -88,7 +88,8 @@ def recurrent(op_type: str, inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     functions = cell_activations(op_type, direction, attrs.get("activations"),
                                  attrs.get("activation_alpha"), attrs.get("activation_beta"))  # fmt: skip
     clip = attrs.get("clip")
-    lengths = np.full(batch, steps) if lens is None else np.asarray(lens, np.int64)
+    # lengths outside [0, steps] (onnxruntime rejects them) are clamped into it
+    lengths = np.full(batch, steps) if lens is None else np.clip(np.asarray(lens, np.int64), 0, steps)
     y = np.zeros((steps, directions, batch, hidden))
     y_h, y_c = np.zeros((directions, batch, hidden)), np.zeros((directions, batch, hidden))
     rows = np.arange(batch)

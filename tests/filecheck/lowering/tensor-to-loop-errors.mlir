@@ -86,4 +86,21 @@ func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK:      {{^}}convert-tensor-to-loop: cannot bufferize 'linalg.exp'{{$}}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// An scf.for whose body yields one carried value in another's place: each
+// carried value has one buffer, so the swap would read what it overwrote.
+func.func @swapped(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %lo = arith.constant 0 : index
+  %hi = arith.constant 3 : index
+  %one = arith.constant 1 : index
+  %x, %y = scf.for %i = %lo to %hi step %one iter_args(%p = %a, %q = %b) -> (tensor<4xf32>, tensor<4xf32>) {
+    scf.yield %q, %p : tensor<4xf32>, tensor<4xf32>
+  }
+  func.return %x : tensor<4xf32>
+}
+
+// CHECK:      {{^}}convert-tensor-to-loop: scf.for yields one carried value in another's place{{$}}
 // CHECK-NOT:  {{.}}
