@@ -83,14 +83,18 @@ ACTIVATIONS: dict[str, ScalarFn] = {
     "Sigmoid": lambda b, v, a: _sigmoid(b, [v], f32),
     "Affine": lambda b, v, a: b.add(b.mul(_const(b, a.alpha), v), _const(b, a.beta)),
     "LeakyRelu": lambda b, v, a: b.select(_negative(b, v), b.mul(_const(b, a.alpha), v), v),
-    "ThresholdedRelu": lambda b, v, a: b.select(b.cmp("gt", v, _const(b, a.alpha)), v,
-                                                _const(b, 0)),  # fmt: skip
-    "ScaledTanh": lambda b, v, a: b.mul(_const(b, a.alpha),
-                                        b.math(xmath.TanhOp, b.mul(_const(b, a.beta), v))),  # fmt: skip
-    "HardSigmoid": lambda b, v, a: _clamp01(b, b.add(b.mul(_const(b, a.alpha), v),
-                                                     _const(b, a.beta))),  # fmt: skip
-    "Elu": lambda b, v, a: b.select(_negative(b, v),
-                                    b.mul(_const(b, a.alpha), b.math(xmath.ExpM1Op, v)), v),  # fmt: skip
+    "ThresholdedRelu": lambda b, v, a: b.select(
+        b.cmp("gt", v, _const(b, a.alpha)), v, _const(b, 0)
+    ),
+    "ScaledTanh": lambda b, v, a: b.mul(
+        _const(b, a.alpha), b.math(xmath.TanhOp, b.mul(_const(b, a.beta), v))
+    ),
+    "HardSigmoid": lambda b, v, a: _clamp01(
+        b, b.add(b.mul(_const(b, a.alpha), v), _const(b, a.beta))
+    ),
+    "Elu": lambda b, v, a: b.select(
+        _negative(b, v), b.mul(_const(b, a.alpha), b.math(xmath.ExpM1Op, v)), v
+    ),
     "Softsign": lambda b, v, a: _softsign(b, [v], f32),
     "Softplus": lambda b, v, a: _softplus_of(b, v),
 }
@@ -166,7 +170,9 @@ def _by_gate(e: Emitter, value: SSAValue, d: int, start: int, size: int,
     array = constant_value_of(value)
     rows = size // hidden
     if array is not None:
-        return e.constant(np.ascontiguousarray(array[d, start : start + size].reshape(rows, hidden)))
+        return e.constant(
+            np.ascontiguousarray(array[d, start : start + size].reshape(rows, hidden))
+        )
     return e.reshape(e.extract(value, [d, start], [1, size]), [rows, hidden])
 
 

@@ -576,9 +576,11 @@ def _recurrent(op_type: str, gates: int, directions: int, *, layout: int = 0, le
                attrs: dict[str, Any] | None = None, id: str) -> Any:  # fmt: skip
     """T=4, B=3, I=5, H=2; W, R and B constants or inputs."""
     steps, batch, hidden = 4, 3, 2
+
     def weight(*shape: int) -> Any:
         value = randn(*shape, scale=0.6, key=(op_type, id, shape))
         return Const(value) if constant else value
+
     state = [batch, directions, hidden] if layout else [directions, batch, hidden]
     inputs = [randn(batch, steps, 5) if layout else randn(steps, batch, 5),
               weight(directions, gates * hidden, 5), weight(directions, gates * hidden, hidden),

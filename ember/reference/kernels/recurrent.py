@@ -89,7 +89,9 @@ def recurrent(op_type: str, inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
                                  attrs.get("activation_alpha"), attrs.get("activation_beta"))  # fmt: skip
     clip = attrs.get("clip")
     # lengths outside [0, steps] (onnxruntime rejects them) are clamped into it
-    lengths = np.full(batch, steps) if lens is None else np.clip(np.asarray(lens, np.int64), 0, steps)
+    lengths = (
+        np.full(batch, steps) if lens is None else np.clip(np.asarray(lens, np.int64), 0, steps)
+    )
     y = np.zeros((steps, directions, batch, hidden))
     y_h, y_c = np.zeros((directions, batch, hidden)), np.zeros((directions, batch, hidden))
     rows = np.arange(batch)
