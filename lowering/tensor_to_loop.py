@@ -594,12 +594,16 @@ class FunctionBufferizer:
 
     def _scalar(self, value: SSAValue) -> SSAValue:
         """The loop-level value of a scalar computed outside any body: the
-        tensor level's ops again, a `tensor.dim` read from the buffer (its
-        size where static)."""
+        tensor level's ops again, a `tensor.dim` of a symbolic size the
+        function's value of it (`self.sizes`, read once at the top), of
+        another size read from the buffer (its size where static)."""
         owner = value.owner
         if isinstance(owner, tensor.DimOp):
             index = constant_index(owner.index)
             assert index is not None, "a tensor.dim of a constant dim"
+            dim = symbolic_shape(owner.source.type)[index]  # type: ignore[arg-type]
+            if isinstance(dim, SymExpr):
+                return self.sizes.size(dim)
             return self.nest.bound(buffer_size(self._buffer(owner.source), index,
                                                self.nest.builder))  # fmt: skip
         if not isinstance(owner, arith.ConstantOp | arith.IndexCastOp | arith.MuliOp

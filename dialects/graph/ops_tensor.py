@@ -46,6 +46,7 @@ from ember.dialects.graph.types import (
     DYNAMIC,
     UnsupportedTypeError,
     array_from_dense,
+    dense_from_array,
     element_type_from_numpy,
     format_shape,
 )
@@ -681,7 +682,18 @@ SPECS = [
 
 
 @graph_op(SPECS)
-class ConstantOfShapeOp(GraphOp): ...
+class ConstantOfShapeOp(GraphOp):
+    def element(self) -> np.ndarray:
+        """The one element every position holds: `value`, by default a float32 zero."""
+        value = self.attr("value")
+        return np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(1)
+
+    def splat(self) -> DenseIntOrFPElementsAttr:
+        """The result as a splat constant (one element stored, whatever the
+        shape): what folding and lowering a static ConstantOfShape make."""
+        result_type = self.result_types[0]
+        assert isinstance(result_type, TensorType)
+        return DenseIntOrFPElementsAttr(result_type, dense_from_array(self.element()).data)
 
 
 @graph_op(SPECS)

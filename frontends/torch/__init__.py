@@ -13,10 +13,10 @@ an `EmberError` that says how to install it.
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -65,21 +65,31 @@ def load_pt2(path: str | os.PathLike[str]) -> Any:
         raise ModelLoadError(f"{path}: not a torch.export archive ({error})") from None
 
 
+_QUIET_LOCK = threading.Lock()
+"""Held by `_quiet`, so that two exports at once do not restore each other's
+logger levels and warning filters out of order."""
+
+
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """The exporter's progress lines and warnings (torchvision missing,
-    deprecations) are not the user's concern here; errors still raise."""
+    """The exporter's warnings (torchvision missing, deprecations) are not the
+    user's concern here; errors still raise. (Its progress lines are off by
+    `verbose=False`: stdout is left alone.) The logger levels and the
+    warning filter are process-wide: while an export runs, other threads'
+    warnings, and their records below ERROR on these loggers, are dropped
+    too."""
     loggers = [logging.getLogger(name) for name in ("torch.onnx", "torch.export", "onnxscript")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
+    with _QUIET_LOCK:
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                yield
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
 
 
 def onnx_from_torch(

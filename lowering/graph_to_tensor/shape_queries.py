@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    i64,
-)
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 
@@ -23,8 +20,8 @@ from ember.dialects.graph import (
     SizeOp,
     constant_value_of,
 )
-from ember.dialects.graph.symbolic import SymExpr
-from ember.dialects.graph.types import dense_from_array, is_float
+from ember.dialects.graph.symbolic import Dim, SymExpr
+from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
     Emitter,
@@ -38,12 +35,16 @@ from ember.lowering.graph_to_tensor.common import (
 # ---------------------------------------------------------- shape queries
 
 
+def _symbolic(dims: Sequence[Dim]) -> bool:
+    return any(isinstance(d, SymExpr) for d in dims)
+
+
 def _lower_shape(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """A `graph.constant` of the dims; where some are symbolic (their values
     used as data, say in index arithmetic), a `tensor.from_elements` of the
     sizes, each an `arith.index_cast` of its index value."""
     dims = _shape(op.operands[0])[op.attr("start") : op.attr("end")]
-    if not any(isinstance(d, SymExpr) for d in dims):
+    if not _symbolic(dims):
         return [e.constant(np.array(dims, dtype=np.int64))]
     elements = [e.value(arith.IndexCastOp(e.sizes.size(d), i64)) if isinstance(d, SymExpr)
                 else e.value(arith.ConstantOp(IntegerAttr(d, i64))) for d in dims]  # fmt: skip
@@ -58,23 +59,16 @@ def _lower_constant_of_shape(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """A splat `graph.constant` (one element stored); for symbolic sizes
     (the shape computed from symbolic dims) a `linalg.fill` of the result's
     shape, which shape inference computed from the shape operand."""
-    value = op.attr("value")
-    element = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(1)
-    result_type = op.result_types[0]
-    shape = _shape(op.results[0])
-    if _symbolic(op):
-        return [e.fill(element.item(), shape, _elem(op.results[0]))]
-    attr = DenseIntOrFPElementsAttr(result_type, dense_from_array(element).data)  # type: ignore[arg-type]
-    return [e.value(ConstantOp.build(result_types=[result_type], properties={"value": attr}))]
-
-
-def _symbolic(op: GraphOp) -> bool:
-    return any(isinstance(d, SymExpr) for d in _shape(op.results[0]))
+    assert isinstance(op, ConstantOfShapeOp)
+    if _symbolic(_shape(op.results[0])):
+        return [e.fill(op.element().item(), _shape(op.results[0]), _elem(op.results[0]))]
+    splat = ConstantOp.build(result_types=op.result_types, properties={"value": op.splat()})
+    return [e.value(splat)]
 
 
 def _constant_of_shape_unread(op: GraphOp) -> frozenset[str]:
     """A ConstantOfShape of symbolic sizes reads them from its result type."""
-    return frozenset({"input"}) if _symbolic(op) else frozenset()
+    return frozenset({"input"}) if _symbolic(_shape(op.results[0])) else frozenset()
 
 
 def _lower_range(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -96,7 +90,11 @@ def _lower_range(e: Emitter, op: GraphOp) -> list[SSAValue]:
             i = b.emit(arith.SIToFPOp(b.emit(arith.IndexCastOp(position, i64)), t))
         else:
             i = b.emit(arith.IndexCastOp(position, t))
-        return b.add(b.const(start, t), b.mul(i, b.const(delta, t)))
+        scaled = i if delta == 1 else b.mul(i, b.const(delta, t))
+        # 0.0 + x is x but for x = -0.0 (0 * a negative float delta)
+        if start == 0 and (delta > 0 or not is_float(t)):
+            return scaled
+        return b.add(b.const(start, t), scaled)
 
     return [e.parallel([], _shape(op.results[0]), t, value)]
 

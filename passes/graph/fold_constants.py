@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -54,10 +54,6 @@ def static_element_count(value_type: object) -> int | None:
         return None
     shape = value_type.get_shape()
     return None if DYNAMIC in shape else math.prod(shape)
-
-
-def _splat(value_type: TensorType, element: np.ndarray) -> DenseIntOrFPElementsAttr:
-    return DenseIntOrFPElementsAttr(value_type, BytesAttr(element.reshape(1).tobytes()))
 
 
 def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
@@ -90,7 +86,7 @@ class FoldConstantOperands(RewritePattern):
         if any(c is None for c in counts):
             return
         if isinstance(op, ConstantOfShapeOp):
-            attrs = self._splats(op)
+            attrs = [op.splat()]
         elif isinstance(op, REARRANGING_OPS):
             attrs = self._rearranged(op, owners)
         elif sum(c for c in counts if c is not None) > self.max_elements:
@@ -113,14 +109,6 @@ class FoldConstantOperands(RewritePattern):
         assert isinstance(value, DenseIntOrFPElementsAttr)
         count = static_element_count(value.get_type())
         return _is_splat(value) and count is not None and count > max_elements
-
-    @staticmethod
-    def _splats(op: GraphOp) -> list[DenseIntOrFPElementsAttr]:
-        value = op.attr("value")
-        element = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(1)
-        result_type = op.result_types[0]
-        assert isinstance(result_type, TensorType)
-        return [_splat(result_type, element)]
 
     @staticmethod
     def _rearranged(op: GraphOp, owners: list[Operation]) -> list[DenseIntOrFPElementsAttr]:

@@ -67,6 +67,15 @@ def test_a_module_with_example_inputs() -> None:
     np.testing.assert_array_equal(from_tensor, got)
 
 
+def test_the_export_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    """`verbose=False` keeps the exporter's progress lines off stdout, which the
+    frontend does not redirect (another thread's prints would vanish)."""
+    from ember.frontends.torch import onnx_from_torch
+
+    onnx_from_torch(torch.nn.ReLU(), (torch.randn(2, 3),))
+    assert capfd.readouterr().out == ""
+
+
 def test_dims_become_symbols_with_their_ranges() -> None:
     torch.manual_seed(1)
     block = _Block().eval()

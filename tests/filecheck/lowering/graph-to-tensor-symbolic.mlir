@@ -170,9 +170,43 @@ func.func @shape_values(%x: tensor<?x?xi1, #graph.dims<B, S>>) -> (tensor<2xi64>
 // CHECK-NEXT:    %shape = tensor.from_elements %[[B64]], %[[S64]] : tensor<2xi64>
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty(%S) : tensor<?xi64, #graph.dims<S>>
 // CHECK-NEXT:    %positions = linalg.generic {{.*}} outs(%[[E]] : tensor<?xi64, #graph.dims<S>>)
-// CHECK:           linalg.index 0 : index
+// CHECK:           %[[P:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[I:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK-NEXT:      linalg.yield %[[I]] : i64
 // CHECK-NOT:     = graph.
 // CHECK:         %ones = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x?xf32, #graph.dims<S, S>>)
+
+// -----
+
+// A Range to a computed limit writes start + i * delta, without the add of a
+// start of 0 or the mul by a delta of 1.
+func.func @range_steps(%x: tensor<?xi1, #graph.dims<S>>) -> (tensor<?xi64, #graph.dims<S>>, tensor<?xi64, #graph.dims<S>>) attributes {graph.symbols = {S = #graph.range<1, ?>}} {
+  %shape = graph.shape %x : (tensor<?xi1, #graph.dims<S>>) -> tensor<1xi64>
+  %zero = graph.constant dense<0> : tensor<i64>
+  %one = graph.constant dense<1> : tensor<i64>
+  %two = graph.constant dense<2> : tensor<i64>
+  %three = graph.constant dense<3> : tensor<i64>
+  %s = graph.gather %shape, %zero {axis = 0 : i64} : (tensor<1xi64>, tensor<i64>) -> tensor<i64>
+  %s_plus_3 = graph.add %s, %three : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %twice_s = graph.mul %s, %two : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %shifted = graph.range %three, %s_plus_3, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64, #graph.dims<S>>
+  %evens = graph.range %zero, %twice_s, %two : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64, #graph.dims<S>>
+  func.return %shifted, %evens : tensor<?xi64, #graph.dims<S>>, tensor<?xi64, #graph.dims<S>>
+}
+
+// CHECK-LABEL: func.func @range_steps
+// CHECK:         %shifted = linalg.generic
+// CHECK:           %[[P:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[I:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK-NEXT:      %[[START:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:      %[[V:.*]] = arith.addi %[[START]], %[[I]] : i64
+// CHECK-NEXT:      linalg.yield %[[V]] : i64
+// CHECK:         %evens = linalg.generic
+// CHECK:           %[[P2:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[I2:.*]] = arith.index_cast %[[P2]] : index to i64
+// CHECK-NEXT:      %[[DELTA:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:      %[[V2:.*]] = arith.muli %[[I2]], %[[DELTA]] : i64
+// CHECK-NEXT:      linalg.yield %[[V2]] : i64
 
 // -----
 

@@ -85,18 +85,21 @@ func.func @narrow(%x: tensor<?x16xf32, #graph.dims<S>>, %w: tensor<16x10xf32>) -
 // GEN:         func.return
 
 // A tensor.from_elements of sizes (a Shape's values used as data) is a buffer
-// the function fills where it starts: each size read from its tensor's buffer.
+// the function fills where it starts: each size the function's value of its
+// symbol, read once at the top, not read from the buffer again.
 func.func @shape_values(%x: tensor<?x?xi1, #graph.dims<B, S>>) -> tensor<2xi64> attributes {graph.symbols = {B = #graph.range<1, ?>, S = #graph.range<1, ?>}} {
   %shape = graph.shape %x : (tensor<?x?xi1, #graph.dims<B, S>>) -> tensor<2xi64>
   func.return %shape : tensor<2xi64>
 }
 
 // BUF-LABEL: func.func @shape_values(%x: memref<?x?xi1>, %out0: memref<2xi64>)
-// BUF:         %[[B:.*]] = memref.dim %x, %{{.*}} : memref<?x?xi1>
-// BUF-NEXT:    %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
+// BUF:         %B = memref.dim %x, %{{.*}} {ember.symbol = "B"} : memref<?x?xi1>
+// BUF:         %S = memref.dim %x, %{{.*}} {ember.symbol = "S"} : memref<?x?xi1>
+// BUF-NEXT:    %[[B64:.*]] = arith.index_cast %B : index to i64
 // BUF-NEXT:    %[[C0:.*]] = arith.constant 0 : index
 // BUF-NEXT:    memref.store %[[B64]], %out0[%[[C0]]] : memref<2xi64>
-// BUF:         %[[S:.*]] = memref.dim %x, %{{.*}} : memref<?x?xi1>
-// BUF-NEXT:    %[[S64:.*]] = arith.index_cast %[[S]] : index to i64
+// BUF-NEXT:    %[[S64:.*]] = arith.index_cast %S : index to i64
 // BUF-NEXT:    %[[C1:.*]] = arith.constant 1 : index
 // BUF-NEXT:    memref.store %[[S64]], %out0[%[[C1]]] : memref<2xi64>
+// BUF-NOT:     memref.dim
+// BUF:         func.return
