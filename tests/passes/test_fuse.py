@@ -79,7 +79,7 @@ def test_every_level_matches_onnxruntime(name: str) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4, err_msg=f"-O{level}")
 
 
-@pytest.mark.parametrize("name", ["resnet50", "encoder"])
+@pytest.mark.parametrize("name", [pytest.param("resnet50", marks=pytest.mark.slow), "encoder"])
 def test_fusion_runs_fewer_kernels(name: str) -> None:
     module = ember.import_onnx(MODELS[name])
     unfused = count_kernel_calls(module.clone(), Options(opt_level=1))
