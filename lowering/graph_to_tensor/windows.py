@@ -264,12 +264,6 @@ def _flipped_kernel(e: Emitter, w: SSAValue, groups: int) -> SSAValue:
     return e.parallel([w], shape, _elem(w), _copy, maps=[_map(len(shape), read)])
 
 
-def _check_conv_transpose(op: GraphOp) -> str | None:
-    if op.attr("group") > 1 and len(_shape(op.results[0])) != 4:
-        return "groups in a transposed convolution that is not 2-D"
-    return None
-
-
 def _add_bias(e: Emitter, op: GraphOp, y: SSAValue) -> SSAValue:
     """`y` plus the convolution's bias B (if it has one) per channel (dim 1)."""
     bias = op.operand_group("B")
@@ -419,6 +413,5 @@ class WindowPattern(FamilyPattern):
                  MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
                  GlobalAveragePoolOp: _lower_global_pool,
                  GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip
-    checks = {**dict.fromkeys(lowerings, check_batch_only),
-              ConvTransposeOp: _check_conv_transpose}  # fmt: skip
+    checks = dict.fromkeys(lowerings, check_batch_only)
     symbolic = frozenset(lowerings)
