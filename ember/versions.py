@@ -173,6 +173,13 @@ class VersionedModel:
     def generic(self) -> GenericModel | None:
         """The version for every other size, compiled on first use (None where
         the model has ops whose lowering does not take symbolic sizes yet)."""
+        self.compile_generic()
+        return self._generic
+
+    def compile_generic(self) -> None:
+        """Compiles the generic version now, if it is not compiled yet (a
+        model whose ops do not lower with symbolic sizes keeps the error for
+        the first call that needs it)."""
         if self._compile_generic is not None:
             with self._lock:  # one compile, however many threads miss at once
                 if self._compile_generic is not None:
@@ -181,7 +188,6 @@ class VersionedModel:
                     except EmberError as error:
                         self._generic_error = error
                     self._compile_generic = None
-        return self._generic
 
     def version_for(self, arrays: Sequence[np.ndarray]) -> CompiledModel | GenericModel:
         """The version compiled for these inputs' sizes, else the generic one
@@ -352,19 +358,17 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     from ember.compiler import ENTRY_NAME
     from ember.reference import entry_function
     from ember.targets.cpu.jit_entry_check import add_entry_check
-    from ember.targets.cpu.pipeline import jit_entry
+    from ember.targets.cpu.pipeline import jit_library
 
     func = entry_function(module)
     ranges = model_ranges(func)
     inputs, outputs = symbolic_specs(func)
     weights = lower_generic(module, ENTRY_NAME, report, options)
     arena = arena_formula(report)
-    function = jit_entry(module, ENTRY_NAME, report, dims=True, add_functions=lambda llvm_module:
-                         add_entry_check(llvm_module, ENTRY_NAME, [s.dims for s in inputs],
-                                         [s.dims for s in outputs], ranges, arena))  # fmt: skip
-    return GenericModel(EntryCheck(inputs, ranges), outputs,
-                        function._ember_jit_module,  # type: ignore[attr-defined]
-                        weights, arena, report)  # fmt: skip
+    jit = jit_library(module, report, add_functions=lambda llvm_module: add_entry_check(
+        llvm_module, ENTRY_NAME, [s.dims for s in inputs], [s.dims for s in outputs], ranges,
+        arena))  # fmt: skip
+    return GenericModel(EntryCheck(inputs, ranges), outputs, jit, weights, arena, report)
 
 
 def model_ranges(func: FuncOp) -> dict[str, Range]:
@@ -466,5 +470,5 @@ def compile_versions(module: ModuleOp, specialize: Specialize,
     versioned = VersionedModel(EntryCheck(inputs, model_ranges(func)), outputs, versions,
                                compile_generic=lambda: compile_one(module.clone()))  # fmt: skip
     if not versions:  # the generic version alone: compiled now, as without specialize
-        versioned.generic  # noqa: B018
+        versioned.compile_generic()
     return versioned

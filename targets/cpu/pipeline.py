@@ -240,14 +240,11 @@ def make_entry(func: FuncOp, name: str) -> None:
     func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()
 
 
-def jit_entry(module: ModuleOp, name: str, report: CompileReport, dims: bool = False,
-              add_functions: Callable[[Any], None] | None = None) -> Callable[..., None]:  # fmt: skip
-    """The entry function `name` of a lowered module, JIT-compiled for this
-    CPU, as a ctypes function of (buffers, weights, arena) pointers, or with
-    `dims` (buffers with run-time sizes) of (buffers, dims, weights, arena).
-    `add_functions` may add functions to the llvmlite module first (the
-    generic version's entry check); the ctypes function's
-    `_ember_jit_module` (a `JitModule`) gives them."""
+def jit_library(module: ModuleOp, report: CompileReport,
+                add_functions: Callable[[Any], None] | None = None) -> JitModule:  # fmt: skip
+    """A lowered module JIT-compiled for this CPU; `add_functions` may add
+    functions to the llvmlite module first (the generic version's entry
+    check, `ember_prepare` and `ember_run`)."""
     with report.stage("llvm-jit"):
         with report.timed_pass("llvm-ir-text"), fewer_collections():
             llvm_module = to_llvmlite(module)
@@ -258,4 +255,10 @@ def jit_entry(module: ModuleOp, name: str, report: CompileReport, dims: bool = F
             jit = JitModule(llvm_ir)
     for phase in ("parse", "optimize", "codegen", "link"):
         report.pass_seconds[f"llvm-{phase}"] = getattr(jit.times, f"{phase}_s")
-    return jit.function(name, None, [ctypes.c_void_p] * (4 if dims else 3))
+    return jit
+
+
+def jit_entry(module: ModuleOp, name: str, report: CompileReport) -> Callable[..., None]:
+    """The entry function `name` of a lowered module, JIT-compiled for this
+    CPU, as a ctypes function of (buffers, weights, arena) pointers."""
+    return jit_library(module, report).function(name, None, [ctypes.c_void_p] * 3)
