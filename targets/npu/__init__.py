@@ -1,2 +1,2 @@
-"""The NPU target: Ember's accelerator and its instruction set (`isa`,
-specified in docs/npu-isa.md)."""
+"""The NPU target: Ember's accelerator's binary encoding (`isa`; the machine
+itself is `ember.dialects.npu.machine`, specified in docs/npu-isa.md)."""

@@ -1,156 +1,32 @@
-"""The Ember NPU's instruction set (docs/npu-isa.md is its specification).
+"""The NPU's binary encoding (docs/npu-isa.md, "Instructions"): every
+instruction 16 bytes, little-endian, its fields packed from bit 16 in the
+order `FORMATS` gives them.
 
-- `NpuParams`: the machine's sizes (matrix unit, scratchpad, accumulator,
-  DRAM, DMA) and what follows from them (lines, rows, banks).
-- `FORMATS`: per opcode its mnemonic, the module that runs it and its
-  fields with their widths, in encoding order.
-- `Instruction`: one instruction as plain data (mnemonic, field values as
-  unsigned ints or, for signed fields, ints; the four dependency flags);
-  `encode`/`decode` turn it into and from its 16 bytes, `encode_program`
-  and `decode_program` a whole binary (ending in `finish`), each malformed
-  binary an `NpuBinaryError` naming the instruction and its byte offset.
-- `check_instruction` and `check_program`: the hardware's limits (sizes at
-  most `dim`, addresses inside the memories and aligned, an operand in one
-  bank, element types where they may be) and the dependency tokens (each
-  module's flags, every pop fed by a push, no token left over, no
-  deadlock), as `NpuProgramError`s naming the instruction.
+`encode`/`decode` turn an `Instruction` into and from its bytes,
+`encode_program` and `decode_program` a whole binary (ending in `finish`);
+a malformed binary (truncated, an unknown opcode, reserved or trailing bits
+set, no `finish`) is an `NpuBinaryError` naming the instruction and its
+byte offset, and a value that does not fit its field an `NpuProgramError`.
 """
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
+from ember.dialects.npu.machine import (
+    BY_MNEMONIC,
+    FIELDS_START,
+    FLAGS,
+    FORMATS,
+    INSTRUCTION_BYTES,
+    Instruction,
+    NpuProgramError,
+)
 from ember.errors import EmberError
-
-INSTRUCTION_BYTES = 16
-FIELDS_START = 16
-"""The first bit of an instruction's fields (after opcode, flags, reserved)."""
-FLAGS = ("pop_prev", "pop_next", "push_prev", "push_next")
-"""The dependency flags, at bits 8-11."""
-
-MODULES = ("load", "compute", "store")
 
 
 class NpuBinaryError(EmberError):
     """A binary that is not a well-formed NPU program."""
-
-
-class NpuProgramError(EmberError):
-    """A program that breaks the machine's limits or its dependency rules."""
-
-
-@dataclass(frozen=True)
-class ElementType:
-    code: int
-    name: str
-    bytes: int
-
-
-ELEMENT_TYPES = (ElementType(0, "int8", 1), ElementType(1, "bf16", 2), ElementType(2, "f32", 4),
-                 ElementType(3, "int32", 4))  # fmt: skip
-INT8, BF16, F32, INT32 = ELEMENT_TYPES
-SCRATCHPAD_TYPES = frozenset({INT8.code, BF16.code, F32.code})
-ACCUMULATOR_TYPES = frozenset({F32.code, INT32.code})
-
-ALU_OPS = ("add", "sub", "mul", "max", "min", "relu", "shift", "move")
-
-
-@dataclass(frozen=True)
-class NpuParams:
-    """The machine's sizes (docs/npu-isa.md, "Parameters")."""
-
-    dim: int = 16
-    scratchpad_bytes: int = 256 * 1024
-    scratchpad_banks: int = 4
-    accumulator_bytes: int = 64 * 1024
-    dram_bytes: int = 1 << 32
-    dma_bytes_per_cycle: int = 16
-    dma_latency: int = 64
-
-    @property
-    def scratchpad_lines(self) -> int:
-        """SP addresses: lines of `dim` bytes."""
-        return self.scratchpad_bytes // self.dim
-
-    @property
-    def bank_lines(self) -> int:
-        return self.scratchpad_lines // self.scratchpad_banks
-
-    @property
-    def accumulator_rows(self) -> int:
-        """ACC addresses: rows of `dim` 32-bit values."""
-        return self.accumulator_bytes // (4 * self.dim)
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    bits: int
-    signed: bool = False
-
-
-@dataclass(frozen=True)
-class Format:
-    opcode: int
-    mnemonic: str
-    module: str | None
-    """The module that runs it (None: `finish`, which ends them all)."""
-    fields: tuple[Field, ...]
-
-
-def _fields(*specs: tuple[str, int] | tuple[str, int, bool]) -> tuple[Field, ...]:
-    return tuple(Field(*spec) for spec in specs)
-
-
-_SIZES = (("rows", 6), ("cols", 6))
-FORMATS: dict[int, Format] = {f.opcode: f for f in (
-    Format(0x10, "load", "load", _fields(("dram_addr", 32), ("stride", 16), ("local", 16),
-                                         *_SIZES, ("to_acc", 1), ("elem", 2))),
-    Format(0x20, "store", "store", _fields(("dram_addr", 32), ("stride", 16), ("local", 16),
-                                           *_SIZES, ("from_acc", 1), ("elem", 2))),
-    Format(0x21, "config_store", "store", _fields(("scale", 32), ("zero_point", 8, True),
-                                                  ("relu", 1))),
-    Format(0x30, "gemm", "compute", _fields(("a", 16), ("b", 16), ("c", 16), ("m", 6), ("k", 6),
-                                            ("n", 6), ("accumulate", 1), ("elem", 2))),
-    Format(0x40, "alu", "compute", _fields(("op", 4), ("src", 16), ("src2", 16), ("dst", 16),
-                                           *_SIZES, ("use_imm", 1), ("elem", 2), ("imm", 32))),
-    Format(0x7F, "finish", None, ()),
-)}  # fmt: skip
-BY_MNEMONIC = {f.mnemonic: f for f in FORMATS.values()}
-
-for _format in FORMATS.values():
-    assert FIELDS_START + sum(f.bits for f in _format.fields) <= 8 * INSTRUCTION_BYTES
-
-
-def f32_bits(value: float) -> int:
-    """The bits of `value` as an IEEE single (the `scale` and `imm` fields)."""
-    return int.from_bytes(struct.pack("<f", value), "little")
-
-
-def bits_f32(bits: int) -> float:
-    return float(struct.unpack("<f", bits.to_bytes(4, "little"))[0])
-
-
-@dataclass(frozen=True)
-class Instruction:
-    mnemonic: str
-    fields: Mapping[str, int] = field(default_factory=dict)
-    flags: frozenset[str] = frozenset()
-
-    @property
-    def format(self) -> Format:
-        return BY_MNEMONIC[self.mnemonic]
-
-    def __getitem__(self, name: str) -> int:
-        return self.fields[name]
-
-    def describe(self) -> str:
-        """`gemm a=0 b=64 ... [pop_prev]`, as messages name it."""
-        values = " ".join(f"{f.name}={self.fields[f.name]}" for f in self.format.fields)
-        flags = "".join(f" [{f}]" for f in FLAGS if f in self.flags)
-        return f"{self.mnemonic}{' ' if values else ''}{values}{flags}"
 
 
 def encode(instruction: Instruction) -> bytes:
@@ -229,168 +105,4 @@ def decode_program(data: bytes) -> list[Instruction]:
     return program
 
 
-# ---------------------------------------------------------------- limits
-
-
-def _element(code: int) -> ElementType:
-    return ELEMENT_TYPES[code]
-
-
-def _sizes(inst: Instruction, names: Sequence[str], params: NpuParams) -> list[str]:
-    return [f"{name} = {inst[name]} is not in 1..{params.dim}" for name in names
-            if not 1 <= inst[name] <= params.dim]  # fmt: skip
-
-
-def _scratchpad(what: str, line: int, rows: int, elem: int, params: NpuParams) -> list[str]:
-    """An SP operand of `rows` rows of type `elem` from `line`: aligned,
-    inside SP and in one bank."""
-    lines = _element(elem).bytes
-    end = line + rows * lines
-    if line % lines:
-        return [f"{what} at SP line {line} is not aligned to its rows of {lines} lines"]
-    if end > params.scratchpad_lines:
-        return [f"{what} (SP lines {line}..{end - 1}) overflows the scratchpad "
-                f"({params.scratchpad_lines} lines)"]  # fmt: skip
-    if line // params.bank_lines != (end - 1) // params.bank_lines:
-        return [f"{what} (SP lines {line}..{end - 1}) crosses a bank boundary (banks of "
-                f"{params.bank_lines} lines)"]  # fmt: skip
-    return []
-
-
-def _accumulator(what: str, row: int, rows: int, params: NpuParams) -> list[str]:
-    if row + rows > params.accumulator_rows:
-        return [f"{what} (ACC rows {row}..{row + rows - 1}) overflows the accumulator "
-                f"({params.accumulator_rows} rows)"]  # fmt: skip
-    return []
-
-
-def _dma(inst: Instruction, params: NpuParams, to_local: bool) -> list[str]:
-    into_acc = inst["to_acc" if to_local else "from_acc"]
-    problems = _sizes(inst, ("rows", "cols"), params)
-    if problems:
-        return problems
-    elem = _element(inst["elem"])
-    last = inst["dram_addr"] + (inst["rows"] - 1) * inst["stride"] + inst["cols"] * elem.bytes
-    if last > params.dram_bytes:
-        problems.append(f"DRAM bytes {inst['dram_addr']}..{last - 1} are outside DRAM")
-    if into_acc:
-        allowed = ACCUMULATOR_TYPES if to_local else {INT8.code, F32.code, INT32.code}
-        if elem.code not in allowed:
-            problems.append(f"elem {elem.name} with the accumulator")
-        problems += _accumulator("the rows", inst["local"], inst["rows"], params)
-    elif elem.code not in SCRATCHPAD_TYPES:
-        problems.append(f"elem {elem.name} in the scratchpad")
-    else:
-        problems += _scratchpad("the rows", inst["local"], inst["rows"], elem.code, params)
-    return problems
-
-
-def _gemm(inst: Instruction, params: NpuParams) -> list[str]:
-    problems = _sizes(inst, ("m", "k", "n"), params)
-    if problems:
-        return problems
-    if inst["elem"] not in SCRATCHPAD_TYPES:
-        return [f"elem {_element(inst['elem']).name} on the matrix unit"]
-    return (_scratchpad("A", inst["a"], inst["m"], inst["elem"], params)
-            + _scratchpad("B", inst["b"], inst["k"], inst["elem"], params)
-            + _accumulator("C", inst["c"], inst["m"], params))  # fmt: skip
-
-
-def _alu(inst: Instruction, params: NpuParams) -> list[str]:
-    problems = _sizes(inst, ("rows", "cols"), params)
-    if inst["op"] >= len(ALU_OPS):
-        problems.append(f"op {inst['op']} is not one of 0..{len(ALU_OPS) - 1}")
-    if inst["elem"] not in ACCUMULATOR_TYPES:
-        problems.append(f"elem {_element(inst['elem']).name} on the vector unit")
-    elif inst["op"] == ALU_OPS.index("shift") and inst["elem"] != INT32.code:
-        problems.append("shift of f32")
-    if problems:
-        return problems
-    operands = [("src", inst["src"]), ("dst", inst["dst"])]
-    if not inst["use_imm"]:
-        operands.append(("src2", inst["src2"]))
-    return [p for name, row in operands for p in _accumulator(name, row, inst["rows"], params)]
-
-
-_CHECKS = {"load": lambda i, p: _dma(i, p, True), "store": lambda i, p: _dma(i, p, False),
-           "gemm": _gemm, "alu": _alu}  # fmt: skip
-
-
-def _flags(inst: Instruction) -> list[str]:
-    module = inst.format.module
-    forbidden = {"load": {"pop_prev", "push_prev"}, "store": {"pop_next", "push_next"},
-                 None: set(FLAGS)}.get(module, set())  # fmt: skip
-    return [f"{flag} on a {module or 'finish'} instruction" for flag in FLAGS
-            if flag in inst.flags and flag in forbidden]  # fmt: skip
-
-
-def check_instruction(inst: Instruction, params: NpuParams, index: int = 0) -> None:
-    """Raises an NpuProgramError naming instruction `index` if it breaks a limit."""
-    check = _CHECKS.get(inst.mnemonic)
-    problems = _flags(inst) + (check(inst, params) if check is not None else [])
-    if problems:
-        raise NpuProgramError(f"instruction {index} ({inst.describe()}): {'; '.join(problems)}")
-
-
-def _queues(module: str) -> dict[str, tuple[str, str]]:
-    """Each flag of `module`'s instructions as (queue, 'pop'/'push'), a queue
-    named by its (from, to) modules."""
-    position = MODULES.index(module)
-    prev = MODULES[position - 1] if position > 0 else None
-    after = MODULES[position + 1] if position + 1 < len(MODULES) else None
-    result = {}
-    if prev is not None:
-        result["pop_prev"] = (f"{prev}->{module}", "pop")
-        result["push_prev"] = (f"{module}->{prev}", "push")
-    if after is not None:
-        result["pop_next"] = (f"{after}->{module}", "pop")
-        result["push_next"] = (f"{module}->{after}", "push")
-    return result
-
-
-def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
-    """Every instruction within the limits, `finish` last, and the tokens
-    consistent: the modules, each in its own order and each instruction's
-    pops before it runs, can run every instruction (a pop no push feeds is a
-    deadlock) and leave no token in a queue."""
-    if not program or program[-1].mnemonic != "finish":
-        raise NpuProgramError("an NPU program ends in finish")
-    for index, inst in enumerate(program):
-        if inst.mnemonic == "finish" and index != len(program) - 1:
-            raise NpuProgramError(f"instruction {index}: finish before the end of the program")
-        check_instruction(inst, params, index)
-    streams = {m: [(i, inst) for i, inst in enumerate(program) if inst.format.module == m]
-               for m in MODULES}  # fmt: skip
-    heads = dict.fromkeys(MODULES, 0)
-    tokens: dict[str, int] = {}
-    progress = True
-    while progress:
-        progress = False
-        for module in MODULES:
-            queues = _queues(module)
-            while heads[module] < len(streams[module]):
-                _, inst = streams[module][heads[module]]
-                pops = [queues[f][0] for f in inst.flags if queues[f][1] == "pop"]
-                if any(tokens.get(q, 0) == 0 for q in pops):
-                    break
-                for queue in pops:
-                    tokens[queue] -= 1
-                for flag in inst.flags:
-                    if queues[flag][1] == "push":
-                        tokens[queues[flag][0]] = tokens.get(queues[flag][0], 0) + 1
-                heads[module] += 1
-                progress = True
-    stuck = [streams[m][heads[m]] for m in MODULES if heads[m] < len(streams[m])]
-    if stuck:
-        index, inst = min(stuck, key=lambda s: s[0])
-        raise NpuProgramError(f"instruction {index} ({inst.describe()}) waits for a token "
-                              "that no instruction gives: the program deadlocks")  # fmt: skip
-    left = {q: n for q, n in tokens.items() if n}
-    if left:
-        listing = ", ".join(f"{n} on {q}" for q, n in sorted(left.items()))
-        raise NpuProgramError(f"tokens left at finish: {listing} (every push needs its pop)")
-
-
-__all__ = ["ALU_OPS", "ELEMENT_TYPES", "FORMATS", "Instruction", "NpuBinaryError", "NpuParams",
-           "NpuProgramError", "bits_f32", "check_instruction", "check_program", "decode",
-           "decode_program", "encode", "encode_program", "f32_bits"]  # fmt: skip
+__all__ = ["NpuBinaryError", "decode", "decode_program", "encode", "encode_program"]

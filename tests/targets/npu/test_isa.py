@@ -1,6 +1,7 @@
 """The NPU's instruction set: encodings round-trip, malformed binaries and
 programs that break a limit or the dependency rules are rejected with a
-message naming the instruction, and docs/npu-isa.md says what `isa.py` does."""
+message naming the instruction, and docs/npu-isa.md says what
+`dialects/npu/machine.py` and `targets/npu/isa.py` do."""
 
 from __future__ import annotations
 
@@ -10,24 +11,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ember.targets.npu.isa import (
+from ember.dialects.npu.machine import (
     ALU_OPS,
     ELEMENT_TYPES,
     FLAGS,
     FORMATS,
     INSTRUCTION_BYTES,
     Instruction,
-    NpuBinaryError,
     NpuParams,
     NpuProgramError,
     bits_f32,
     check_instruction,
     check_program,
+    f32_bits,
+)
+from ember.targets.npu.isa import (
+    NpuBinaryError,
     decode,
     decode_program,
     encode,
     encode_program,
-    f32_bits,
 )
 
 PARAMS = NpuParams()
