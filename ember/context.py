@@ -17,14 +17,16 @@ from xdsl.dialects.vector import Vector
 from ember.dialects.ember_linalg import EmberLinalg
 from ember.dialects.graph import Graph
 from ember.dialects.loop import Loop
+from ember.dialects.npu.ops import Npu
 
 
 def make_context() -> Context:
     """A context that knows `builtin`, `func`, `arith`, `math`, `memref`, `scf`,
     `llvm`, `vector` (the micro-kernels' vector code), the tensor level's upstream
-    `linalg` and `tensor`, and Ember's dialects."""
+    `linalg` and `tensor`, and Ember's dialects (`graph`, `ember_linalg`,
+    `loop`, `npu`)."""
     ctx = Context()
     for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, LLVM, Vector, Linalg, Tensor,
-                    Graph, EmberLinalg, Loop):  # fmt: skip
+                    Graph, EmberLinalg, Loop, Npu):  # fmt: skip
         ctx.load_dialect(dialect)
     return ctx

@@ -376,8 +376,14 @@ def ember_dialects() -> dict[str, Callable[[], Any]]:
     upstream op (the tensor level's `linalg` and `tensor` included) still parses."""
     from ember.dialects.ember_linalg import EmberLinalg
     from ember.dialects.loop import Loop
+    from ember.dialects.npu.ops import Npu
 
-    return {"graph": lambda: Graph, "ember_linalg": lambda: EmberLinalg, "loop": lambda: Loop}
+    return {
+        "graph": lambda: Graph,
+        "ember_linalg": lambda: EmberLinalg,
+        "loop": lambda: Loop,
+        "npu": lambda: Npu,
+    }
 
 
 def _diagnose(error: BaseException, input_name: str) -> str | None:

@@ -1,2 +1,3 @@
-"""The `npu` dialect's machine: the NPU's parameters, instruction formats and
-limits (`machine`; docs/npu-isa.md)."""
+"""The `npu` dialect (`ops`: one op per NPU instruction, in an
+`npu.program`) and the machine it targets as data (`machine`: parameters,
+instruction formats, limits and dependency rules; docs/npu-isa.md)."""

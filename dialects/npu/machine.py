@@ -309,6 +309,6 @@ def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
         raise NpuProgramError(f"tokens left at finish: {listing} (every push needs its pop)")
 
 
-__all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS",
+__all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
            "INSTRUCTION_BYTES", "Instruction", "NpuParams", "NpuProgramError", "bits_f32",
            "check_instruction", "check_program", "f32_bits"]  # fmt: skip

@@ -1,2 +1,3 @@
-"""The NPU target: Ember's accelerator's binary encoding (`isa`; the machine
-itself is `ember.dialects.npu.machine`, specified in docs/npu-isa.md)."""
+"""The NPU target: the binary encoding of its instructions (`isa`) and the
+assembler and disassembler between `npu.program`s and binaries
+(`assembler`); docs/npu-isa.md specifies the machine."""
