@@ -150,7 +150,7 @@ def instruction_op(instruction: Instruction) -> NpuInstructionOp:
     """The op of `instruction`."""
     properties: dict[str, Any] = {name: IntegerAttr(value, i64)
                                   for name, value in instruction.fields.items()}  # fmt: skip
-    properties |= {flag: UnitAttr() for flag in instruction.flags}
+    properties |= {flag: UnitAttr() for flag in FLAGS if flag in instruction.flags}
     return INSTRUCTION_OPS[instruction.mnemonic].create(properties=properties)
 
 
