@@ -266,36 +266,112 @@ def _queues(module: str) -> dict[str, tuple[str, str]]:
     return result
 
 
-def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
-    """Every instruction within the limits, `finish` last, and the tokens
-    consistent: the modules, each in its own order and each instruction's
-    pops before it runs, can run every instruction (a pop no push feeds is a
-    deadlock) and leave no token in a queue."""
-    if not program or program[-1].mnemonic != "finish":
-        raise NpuProgramError("an NPU program ends in finish")
-    for index, inst in enumerate(program):
-        if inst.mnemonic == "finish" and index != len(program) - 1:
-            raise NpuProgramError(f"instruction {index}: finish before the end of the program")
-        check_instruction(inst, params, index)
+Location = tuple[str, int]
+"""A scratchpad line ("sp", line) or an accumulator row ("acc", row)."""
+
+
+def accesses(inst: Instruction) -> tuple[set[Location], set[Location]]:
+    """The SP lines and ACC rows `inst` reads and writes."""
+
+    def sp(line: int, rows: int, elem: int) -> set[Location]:
+        return {("sp", line + i) for i in range(rows * ELEMENT_TYPES[elem].bytes)}
+
+    def acc(row: int, rows: int) -> set[Location]:
+        return {("acc", row + i) for i in range(rows)}
+
+    name = inst.mnemonic
+    if name in ("load", "store"):
+        into_acc = inst["to_acc" if name == "load" else "from_acc"]
+        rows = acc(inst["local"], inst["rows"]) if into_acc else \
+            sp(inst["local"], inst["rows"], inst["elem"])  # fmt: skip
+        return (set(), rows) if name == "load" else (rows, set())
+    if name == "gemm":
+        c = acc(inst["c"], inst["m"])
+        reads = sp(inst["a"], inst["m"], inst["elem"]) | sp(inst["b"], inst["k"], inst["elem"])
+        return (reads | c if inst["accumulate"] else reads), c
+    if name == "alu":
+        reads = acc(inst["src"], inst["rows"])
+        if not inst["use_imm"]:
+            reads |= acc(inst["src2"], inst["rows"])
+        return reads, acc(inst["dst"], inst["rows"])
+    return set(), set()
+
+
+@dataclass
+class _Clock:
+    """An instruction's vector clock: per module, how many of its
+    instructions happen before (or are) this one."""
+
+    counts: dict[str, int]
+
+    def join(self, other: _Clock) -> None:
+        for module, count in other.counts.items():
+            self.counts[module] = max(self.counts.get(module, 0), count)
+
+
+def _race(first: tuple[int, str, _Clock], module: str, clock: _Clock) -> bool:
+    """Whether instruction `first` is not ordered before the one of `module`
+    whose clock is `clock` (another module's instructions are ordered only
+    through tokens)."""
+    _, first_module, first_clock = first
+    return first_module != module and clock.counts.get(first_module, 0) < \
+        first_clock.counts[first_module]  # fmt: skip
+
+
+def run_order(program: Sequence[Instruction]) -> list[int]:
+    """An order the modules can run the program in (each module in its own
+    order, an instruction once its pops have tokens), checking the tokens on
+    the way: a pop no push feeds is a deadlock, a token left at the end an
+    error, and two instructions of different modules that touch the same SP
+    line or ACC row (one of them writing it) must be ordered by tokens: a
+    hazard is an error naming both."""
     streams = {m: [(i, inst) for i, inst in enumerate(program) if inst.format.module == m]
                for m in MODULES}  # fmt: skip
     heads = dict.fromkeys(MODULES, 0)
-    tokens: dict[str, int] = {}
+    tokens: dict[str, list[_Clock]] = {}
+    clocks = {m: _Clock({}) for m in MODULES}
+    writers: dict[Location, tuple[int, str, _Clock]] = {}
+    readers: dict[Location, list[tuple[int, str, _Clock]]] = {}
+    order: list[int] = []
+
+    def hazard(earlier: int, later: int, location: Location, what: str) -> NpuProgramError:
+        memory, address = location
+        place = f"{'SP line' if memory == 'sp' else 'ACC row'} {address}"
+        return NpuProgramError(
+            f"instruction {later} ({program[later].describe()}) {what} {place}, which "
+            f"instruction {earlier} ({program[earlier].describe()}) uses, with no token "
+            "between them: a dependency is missing")  # fmt: skip
+
     progress = True
     while progress:
         progress = False
         for module in MODULES:
             queues = _queues(module)
             while heads[module] < len(streams[module]):
-                _, inst = streams[module][heads[module]]
-                pops = [queues[f][0] for f in inst.flags if queues[f][1] == "pop"]
-                if any(tokens.get(q, 0) == 0 for q in pops):
+                index, inst = streams[module][heads[module]]
+                pops = [queues[f][0] for f in FLAGS if f in inst.flags and queues[f][1] == "pop"]
+                if any(not tokens.get(q) for q in pops):
                     break
+                clock = clocks[module]
                 for queue in pops:
-                    tokens[queue] -= 1
-                for flag in inst.flags:
-                    if queues[flag][1] == "push":
-                        tokens[queues[flag][0]] = tokens.get(queues[flag][0], 0) + 1
+                    clock.join(tokens[queue].pop(0))
+                clock.counts[module] = clock.counts.get(module, 0) + 1
+                stamp = (index, module, _Clock(dict(clock.counts)))
+                reads, writes = accesses(inst)
+                for location in sorted(reads):
+                    writer = writers.get(location)
+                    if writer is not None and _race(writer, module, clock):
+                        raise hazard(writer[0], index, location, "reads")
+                    readers.setdefault(location, []).append(stamp)
+                for location in sorted(writes):
+                    for earlier in [writers.get(location), *readers.get(location, [])]:
+                        if earlier is not None and _race(earlier, module, clock):
+                            raise hazard(earlier[0], index, location, "writes")
+                    writers[location], readers[location] = stamp, []
+                for flag in FLAGS:
+                    if flag in inst.flags and queues[flag][1] == "push":
+                        tokens.setdefault(queues[flag][0], []).append(_Clock(dict(clock.counts)))
+                order.append(index)
                 heads[module] += 1
                 progress = True
     stuck = [streams[m][heads[m]] for m in MODULES if heads[m] < len(streams[m])]
@@ -303,12 +379,25 @@ def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
         index, inst = min(stuck, key=lambda s: s[0])
         raise NpuProgramError(f"instruction {index} ({inst.describe()}) waits for a token "
                               "that no instruction gives: the program deadlocks")  # fmt: skip
-    left = {q: n for q, n in tokens.items() if n}
+    left = {q: len(queued) for q, queued in tokens.items() if queued}
     if left:
         listing = ", ".join(f"{n} on {q}" for q, n in sorted(left.items()))
         raise NpuProgramError(f"tokens left at finish: {listing} (every push needs its pop)")
+    return order
+
+
+def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
+    """Every instruction within the limits, `finish` last, and the tokens
+    consistent and sufficient (`run_order`)."""
+    if not program or program[-1].mnemonic != "finish":
+        raise NpuProgramError("an NPU program ends in finish")
+    for index, inst in enumerate(program):
+        if inst.mnemonic == "finish" and index != len(program) - 1:
+            raise NpuProgramError(f"instruction {index}: finish before the end of the program")
+        check_instruction(inst, params, index)
+    run_order(program)
 
 
 __all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
            "INSTRUCTION_BYTES", "Instruction", "NpuParams", "NpuProgramError", "bits_f32",
-           "check_instruction", "check_program", "f32_bits"]  # fmt: skip
+           "accesses", "check_instruction", "check_program", "f32_bits", "run_order"]  # fmt: skip

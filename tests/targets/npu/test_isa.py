@@ -144,7 +144,13 @@ def test_limits_are_checked(instruction: Instruction, message: str) -> None:
 
 @pytest.mark.parametrize(("program", "message"), [
     ([gemm(flags="pop_prev"), FINISH], r"instruction 0 \(gemm .*\) waits for a token .* deadlocks"),
-    ([load(flags="push_next"), gemm(), FINISH], "tokens left at finish: 1 on load->compute"),
+    ([load(flags="push_next"), FINISH], "tokens left at finish: 1 on load->compute"),
+    ([load(flags="push_next"), gemm(), FINISH],
+     r"instruction 1 \(gemm .*\) reads SP line 0, which instruction 0 \(load .*\) uses, with no "
+     "token between them: a dependency is missing"),
+    ([load(to_acc=1, elem=3, flags="push_next"), gemm(flags="pop_prev push_next"),
+      store(flags="pop_prev"), gemm(accumulate=1), FINISH],
+     r"ACC row 0, which instruction \d \((gemm|store) .* a dependency is missing"),
     ([load(flags="pop_next"), gemm(flags="pop_prev push_prev"), FINISH], "deadlocks"),
     ([load()], "ends in finish"),
     ([FINISH, load(), FINISH], "instruction 0: finish before the end"),
@@ -156,7 +162,8 @@ def test_dependency_errors_are_rejected(program: list[Instruction], message: str
 
 def test_tokens_flow_both_ways() -> None:
     """Double buffering: compute gives each buffer back (push_prev) and the
-    load that reuses it waits for that (pop_next)."""
+    load that reuses it waits for that (pop_next); without the wait the load
+    may overwrite a buffer a gemm still reads."""
 
     def program(last_load_waits: bool) -> list[Instruction]:
         return [load(local=0, flags="push_next"), load(local=256, flags="push_next"),
@@ -167,7 +174,8 @@ def test_tokens_flow_both_ways() -> None:
                 store(flags="pop_prev"), FINISH]  # fmt: skip
 
     check_program(program(True), PARAMS)
-    with pytest.raises(NpuProgramError, match="tokens left at finish: 1 on compute->load"):
+    with pytest.raises(NpuProgramError, match=r"instruction 5 \(load .*\) writes SP line 256, "
+                       r"which instruction 3 \(gemm .*\) uses"):  # fmt: skip
         check_program(program(False), PARAMS)
 
 

@@ -70,3 +70,17 @@ npu.program "unfinished" {
 }
 
 // CHECK: Operation does not verify: npu.program @unfinished: an NPU program ends in finish
+
+// -----
+
+// The tokens match, but the gemm reads B before the load that fills it is
+// known to be done (it waits only for the first load's token).
+npu.program "hazard" {
+  npu.load {dram_addr = 0 : i64, stride = 16 : i64, local = 0 : i64, rows = 16 : i64, cols = 16 : i64, to_acc = 0 : i64, elem = 0 : i64, push_next}
+  npu.load {dram_addr = 256 : i64, stride = 16 : i64, local = 256 : i64, rows = 16 : i64, cols = 16 : i64, to_acc = 0 : i64, elem = 0 : i64, push_next}
+  npu.gemm {a = 0 : i64, b = 256 : i64, c = 0 : i64, m = 16 : i64, k = 16 : i64, n = 16 : i64, accumulate = 0 : i64, elem = 0 : i64, pop_prev}
+  npu.gemm {a = 0 : i64, b = 0 : i64, c = 16 : i64, m = 16 : i64, k = 16 : i64, n = 16 : i64, accumulate = 0 : i64, elem = 0 : i64, pop_prev}
+  npu.finish
+}
+
+// CHECK: Operation does not verify: npu.program @hazard: instruction 2 (gemm {{.*}}) reads SP line 256, which instruction 1 (load {{.*}}) uses, with no token between them: a dependency is missing
