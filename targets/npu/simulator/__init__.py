@@ -1,0 +1,1 @@
+"""The NPU simulator: `functional` runs programs exactly on NumPy memories."""
