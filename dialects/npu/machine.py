@@ -250,7 +250,7 @@ def check_instruction(inst: Instruction, params: NpuParams, index: int = 0) -> N
         raise NpuProgramError(f"instruction {index} ({inst.describe()}): {'; '.join(problems)}")
 
 
-def _queues(module: str) -> dict[str, tuple[str, str]]:
+def queues_of(module: str) -> dict[str, tuple[str, str]]:
     """Each flag of `module`'s instructions as (queue, 'pop'/'push'), a queue
     named by its (from, to) modules."""
     position = MODULES.index(module)
@@ -346,7 +346,7 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
     while progress:
         progress = False
         for module in MODULES:
-            queues = _queues(module)
+            queues = queues_of(module)
             while heads[module] < len(streams[module]):
                 index, inst = streams[module][heads[module]]
                 pops = [queues[f][0] for f in FLAGS if f in inst.flags and queues[f][1] == "pop"]
@@ -400,4 +400,5 @@ def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
 
 __all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
            "INSTRUCTION_BYTES", "Instruction", "NpuParams", "NpuProgramError", "bits_f32",
-           "accesses", "check_instruction", "check_program", "f32_bits", "run_order"]  # fmt: skip
+           "MODULES", "accesses", "check_instruction", "check_program", "f32_bits", "queues_of",
+           "run_order"]  # fmt: skip

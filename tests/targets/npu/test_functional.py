@@ -9,34 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember.dialects.npu.machine import Instruction, NpuParams, NpuProgramError, f32_bits
+from ember.dialects.npu.machine import NpuParams, NpuProgramError, f32_bits
 from ember.targets.npu.isa import encode_program
 from ember.targets.npu.simulator.functional import run_program
-
-DIM = 16
-FINISH = Instruction("finish")
-
-
-def _i(mnemonic: str, flags: str = "", **fields: int) -> Instruction:
-    return Instruction(mnemonic, fields, frozenset(flags.split()))
-
-
-def load(dram: int, local: int, rows: int, cols: int, elem: int, stride: int, to_acc: int = 0,
-         flags: str = "") -> Instruction:  # fmt: skip
-    return _i("load", flags, dram_addr=dram, stride=stride, local=local, rows=rows, cols=cols,
-              to_acc=to_acc, elem=elem)  # fmt: skip
-
-
-def store(dram: int, local: int, rows: int, cols: int, elem: int, stride: int, from_acc: int = 1,
-          flags: str = "") -> Instruction:  # fmt: skip
-    return _i("store", flags, dram_addr=dram, stride=stride, local=local, rows=rows, cols=cols,
-              from_acc=from_acc, elem=elem)  # fmt: skip
-
-
-def gemm(a: int, b: int, c: int, m: int, k: int, n: int, elem: int, accumulate: int = 0,
-         flags: str = "") -> Instruction:  # fmt: skip
-    return _i("gemm", flags, a=a, b=b, c=c, m=m, k=k, n=n, accumulate=accumulate, elem=elem)
-
+from tests.support.npu_programs import FINISH, gemm, load, store, tiled_matmul
+from tests.support.npu_programs import instruction as _i
 
 def _dram(*arrays: np.ndarray, size: int = 1 << 16) -> tuple[np.ndarray, list[int]]:
     dram, offsets, at = np.zeros(size, np.uint8), [], 0
@@ -66,47 +43,15 @@ def test_one_int8_tile_requantised() -> None:
     np.testing.assert_array_equal(dram[out : out + 16 * 12].view(np.int8).reshape(16, 12), want)
 
 
-def _tiled_matmul(m: int, k: int, n: int, at_a: int, at_b: int, out: int) -> list[Instruction]:
-    """C = A B (int8, row-major in DRAM) over DIM x DIM tiles: per output tile,
-    the k tiles of A and B loaded into two alternating SP buffers (a load
-    waits until the gemm that read its buffer gave it back), accumulated in
-    ACC, stored as int32."""
-    program, pending = [], 0  # tokens compute->load not yet taken
-    buffers = [(0, 512), (1024, 1536)]
-    step = 0
-    for i in range(0, m, DIM):
-        for j in range(0, n, DIM):
-            tiles = list(range(0, k, DIM))
-            for t, p in enumerate(tiles):
-                sp_a, sp_b = buffers[step % 2]
-                rows, kk, cols = min(DIM, m - i), min(DIM, k - p), min(DIM, n - j)
-                wait = "pop_next " if step >= 2 else ""
-                program.append(load(at_a + i * k + p, sp_a, rows, kk, 0, k, flags=wait.strip()))
-                program.append(load(at_b + p * n + j, sp_b, kk, cols, 0, n, flags="push_next"))
-                last = t == len(tiles) - 1
-                flags = "pop_prev push_prev" + (" push_next" if last else "")
-                program.append(gemm(sp_a, sp_b, 0, rows, kk, cols, 0, accumulate=int(t > 0),
-                                    flags=flags))  # fmt: skip
-                pending += 1 - (1 if step >= 2 else 0)
-                step += 1
-            program.append(store(out + 4 * (i * n + j), 0, min(DIM, m - i), min(DIM, n - j), 3,
-                                 4 * n, flags="pop_prev push_prev"))  # fmt: skip
-            # the next tile's first gemm overwrites ACC: wait for this store
-            program.append(_i("alu", "pop_next", op=7, src=64, src2=64, dst=64, rows=1, cols=1,
-                              use_imm=1, elem=3, imm=0))  # fmt: skip
-    for _ in range(pending):  # the buffers given back that no load took
-        program.append(load(0, 2048, 1, 1, 0, 1, flags="pop_next"))
-    return [*program, FINISH]
-
-
-def test_a_tiled_int8_matmul_is_exact() -> None:
+@pytest.mark.parametrize("buffers", [1, 2])
+def test_a_tiled_int8_matmul_is_exact(buffers: int) -> None:
     rng = np.random.default_rng(1)
     m, k, n = 64, 48, 80
     a = rng.integers(-128, 128, (m, k), dtype=np.int8)
     b = rng.integers(-128, 128, (k, n), dtype=np.int8)
     dram, (at_a, at_b) = _dram(a, b)
     out = 16384
-    run_program(_tiled_matmul(m, k, n, at_a, at_b, out), dram)
+    run_program(tiled_matmul(m, k, n, at_a, at_b, out, buffers), dram)
     got = dram[out : out + 4 * m * n].view(np.int32).reshape(m, n)
     np.testing.assert_array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
 
