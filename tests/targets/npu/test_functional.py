@@ -15,6 +15,7 @@ from ember.targets.npu.simulator.functional import run_program
 from tests.support.npu_programs import FINISH, gemm, load, store, tiled_matmul
 from tests.support.npu_programs import instruction as _i
 
+
 def _dram(*arrays: np.ndarray, size: int = 1 << 16) -> tuple[np.ndarray, list[int]]:
     dram, offsets, at = np.zeros(size, np.uint8), [], 0
     for array in arrays:
