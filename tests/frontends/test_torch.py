@@ -224,8 +224,9 @@ def test_upsampling_from_both_exporters(tmp_path: Path, mode: str, align_corners
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("dynamo", [True, False])
 def test_recurrent_layers_from_both_exporters(tmp_path: Path, layer: str, dynamo: bool) -> None:
-    """Two bidirectional layers, batch first; from dynamo with a symbolic
-    batch and sequence length (one loop over the steps, run at each; dynamo
+    """Two bidirectional layers, batch first, matching PyTorch (and, from the
+    legacy exporter's file, onnxruntime); from dynamo with a symbolic batch
+    and sequence length (one loop over the steps, run at each; dynamo
     unrolls nn.RNN into per-step MatMul and Tanh, its length fixed)."""
     torch.manual_seed(6)
     module = getattr(torch.nn, layer)(4, 6, num_layers=2, batch_first=True, bidirectional=True)
@@ -241,6 +242,12 @@ def test_recurrent_layers_from_both_exporters(tmp_path: Path, layer: str, dynamo
         path = tmp_path / "recurrent.onnx"
         torch.onnx.export(module, (x,), str(path), dynamo=False, opset_version=17)
         compiled, inputs = ember.compile(str(path)), [x]
+        import onnxruntime as ort
+
+        session = ort.InferenceSession(str(path))
+        want = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+        for got, expected in zip(compiled(x.numpy()), want, strict=True):
+            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
     for sample in inputs:
         got = compiled(sample.numpy())
         y, state = module(sample)

@@ -29,7 +29,7 @@ from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.passes.graph.optimize import graph_passes
 from ember.reference.tensor_level import run_tensor_module
 from tests.support.models import (
-    SLOW_IN_REFERENCE,
+    SLOW_IN_PASS_TESTS,
     light_model_params,
     light_model_path,
     mlp,
@@ -752,7 +752,7 @@ def _check_model(model: onnx.ModelProto, tol: tuple[float, float]) -> None:
     check_lowering(model, random_inputs(model), tol)
 
 
-@pytest.mark.parametrize("name", light_model_params(SLOW_IN_REFERENCE))
+@pytest.mark.parametrize("name", light_model_params(SLOW_IN_PASS_TESTS))
 def test_light_model(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)))
     _check_model(model, LINALG_TOL)

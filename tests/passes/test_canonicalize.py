@@ -13,7 +13,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 import ember
 from ember.passes.graph.canonicalize import CanonicalizePass
 from tests.support.models import (
-    SLOW_IN_REFERENCE,
+    SLOW_IN_PASS_TESTS,
     light_model_params,
     light_model_path,
     random_inputs,
@@ -36,7 +36,7 @@ def _canonicalized_outputs(model: onnx.ModelProto, inputs: dict) -> tuple[list, 
     return before, ember.reference.run(module, inputs), divisions_before, _divisions(module)
 
 
-@pytest.mark.parametrize("name", light_model_params(SLOW_IN_REFERENCE))
+@pytest.mark.parametrize("name", light_model_params(SLOW_IN_PASS_TESTS))
 def test_light_models_unchanged(name: str) -> None:
     model = with_random_weights(onnx.load(light_model_path(name)), seed=2)
     before, after, _, _ = _canonicalized_outputs(model, random_inputs(model, seed=3))

@@ -22,6 +22,7 @@ from ember.context import make_context
 from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
 from tests.support.models import (
     LIGHT_MODELS,
+    SLOW_IN_PASS_TESTS,
     light_model_path,
     random_inputs,
     run_onnxruntime,
@@ -29,7 +30,8 @@ from tests.support.models import (
 )
 
 LIGHT_MODELS_WITH_BATCHNORM = [
-    name for name in LIGHT_MODELS
+    pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_IN_PASS_TESTS else [])
+    for name in LIGHT_MODELS
     if any(n.op_type == "BatchNormalization" for n in onnx.load(light_model_path(name)).graph.node)
 ]  # fmt: skip
 

@@ -16,7 +16,7 @@ from ember.passes.graph.fuse import anchor_kind
 from ember.passes.graph.optimize import graph_passes
 from tests.support.models import (
     LIGHT_MODELS,
-    SLOW_IN_REFERENCE,
+    SLOW_IN_PASS_TESTS,
     light_model_path,
     mlp,
     random_inputs,
@@ -39,7 +39,7 @@ MODELS = _models()
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_IN_REFERENCE else [])
+    [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_IN_PASS_TESTS else [])
      for name in sorted(MODELS)],
 )  # fmt: skip
 def test_fused_graph_means_the_same(name: str) -> None:

@@ -34,7 +34,7 @@ from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
 from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.layout import LayoutPass
 from tests.support.models import (
-    SLOW_IN_REFERENCE,
+    SLOW_IN_PASS_TESTS,
     light_model_params,
     light_model_path,
     random_inputs,
@@ -137,7 +137,7 @@ def _imported(model: onnx.ModelProto) -> ModuleOp:
 
 @pytest.mark.parametrize(
     "name",
-    light_model_params(SLOW_IN_REFERENCE),
+    light_model_params(SLOW_IN_PASS_TESTS),
 )
 def test_light_models_unchanged_with_conversions_at_boundaries(name: str) -> None:
     model, inputs = _light(name)

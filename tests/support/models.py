@@ -24,6 +24,10 @@ SLOW_TO_COMPILE = frozenset({"densenet121", "inception_v1", "inception_v2", "vgg
 its 330 MB of weights): `slow` tests."""
 SLOW_IN_REFERENCE = frozenset({"bvlc_alexnet", "vgg19", "zfnet512"})
 """Light models the NumPy reference interpreter runs in 5 s or more."""
+SLOW_IN_PASS_TESTS = SLOW_IN_REFERENCE | {"densenet121", "inception_v2", "resnet50"}
+"""Light models a pass's test runs through the reference interpreter before
+and after the pass in 3 s or more (2 busy cores): `slow` there. The default
+suite still compiles each of them end to end against onnxruntime."""
 
 
 def light_model_params(slow: Collection[str]) -> list[Any]:
