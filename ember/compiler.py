@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from ember.versions import VersionedModel
 
 ENTRY_NAME = "ember_main"
+TARGETS = ("cpu", "npu")
+"""`npu` runs in the simulator (`ember.targets.npu.runtime.NpuModel`)."""
 
 
 class InputError(EmberError):
@@ -309,8 +311,9 @@ def compile(  # noqa: A001 - the public name the API promises
     range.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
-    times every kernel call (read with `CompiledModel.profile()`). Only `cpu`
-    exists so far. `threads` (default: every core this process may use) is
+    times every kernel call (read with `CompiledModel.profile()`). `target`
+    `npu` runs the NPU's share of the model in its simulator and the rest
+    on this CPU (`ember.targets.npu.runtime`). `threads` (default: every core this process may use) is
     how many threads each parallel loop worth it is split among: the calling
     thread and workers of a pool that all compiled models share; 1 compiles
     serial code.
@@ -319,8 +322,8 @@ def compile(  # noqa: A001 - the public name the API promises
         if example_inputs is not None:
             raise EmberError("example_inputs given twice")
         target, example_inputs = "cpu", target
-    if target != "cpu":
-        raise EmberError(f"target '{target}' is not available yet (available: cpu)")
+    if target not in TARGETS:
+        raise EmberError(f"target '{target}' is not available (available: {', '.join(TARGETS)})")
     threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
@@ -333,6 +336,12 @@ def compile(  # noqa: A001 - the public name the API promises
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
     options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)
+    if target == "npu":
+        if specialize and specialize != "none":
+            raise EmberError("the NPU target compiles one static version (no specialize)")
+        from ember.targets.npu.runtime import compile_npu
+
+        return compile_npu(module, report, options)  # type: ignore[return-value]
     if specialize and specialize != "none":
         from ember.versions import compile_versions
 
@@ -350,6 +359,7 @@ __all__ = [
     "InputError",
     "Options",
     "StageListener",
+    "TARGETS",
     "TensorSpec",
     "compile",
     "compile_module",

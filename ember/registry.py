@@ -13,6 +13,8 @@ from xdsl.passes import ModulePass
 def all_passes() -> dict[str, type[ModulePass]]:
     """Every Ember pass class by its name (imported on demand: a CLI that
     registers them need not load every lowering up front)."""
+    from ember.lowering.graph_to_npu import ConvertGraphToNpuPass
+    from ember.lowering.graph_to_npu.partition import PartitionNpuPass
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
@@ -65,5 +67,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         InstrumentKernelsPass,
         ParallelizePass,
         MarkNoAliasPass,
+        PartitionNpuPass,
+        ConvertGraphToNpuPass,
     ]
     return {p.name: p for p in passes}

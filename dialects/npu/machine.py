@@ -29,6 +29,8 @@ FLAGS = ("pop_prev", "pop_next", "push_prev", "push_next")
 """The dependency flags, at bits 8-11."""
 
 MODULES = ("load", "compute", "store")
+MAX_STRIDE = (1 << 16) - 1
+"""The DMA's row stride is 16 bits: a matrix row of more bytes cannot move."""
 
 
 class NpuProgramError(EmberError):
@@ -399,6 +401,6 @@ def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
 
 
 __all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
-           "INSTRUCTION_BYTES", "Instruction", "NpuParams", "NpuProgramError", "bits_f32",
+           "INSTRUCTION_BYTES", "Instruction", "MAX_STRIDE", "NpuParams", "NpuProgramError", "bits_f32",
            "MODULES", "accesses", "check_instruction", "check_program", "f32_bits", "queues_of",
            "run_order"]  # fmt: skip

@@ -53,6 +53,7 @@ from ember.dialects.npu.machine import (
     check_instruction,
     check_program,
 )
+from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 
 
 class NpuInstructionOp(IRDLOperation):
@@ -206,7 +207,7 @@ class ProgramOp(IRDLOperation):
             raise VerifyException(f"npu.program @{self.sym_name.data}: {error}") from None
 
 
-Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values()], [])
+Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values(), SegmentOp, YieldOp, LaunchOp], [])
 
 __all__ = ["INSTRUCTION_OPS", "AluOp", "ConfigStoreOp", "FinishOp", "GemmOp", "LoadOp", "Npu",
            "NpuInstructionOp", "ProgramOp", "StoreOp", "instruction_op", "npu_instruction"]  # fmt: skip

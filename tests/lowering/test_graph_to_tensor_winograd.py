@@ -211,8 +211,11 @@ def with_logits(model: onnx.ModelProto) -> onnx.ModelProto:
 
 @pytest.mark.parametrize(
     ("name", "convs"),
-    [("squeezenet", 8), pytest.param("resnet50", 11, marks=pytest.mark.slow),
-     pytest.param("vgg19", 15, marks=pytest.mark.slow)],  # fmt: skip
+    [
+        ("squeezenet", 8),
+        pytest.param("resnet50", 11, marks=pytest.mark.slow),
+        pytest.param("vgg19", 15, marks=pytest.mark.slow),
+    ],  # fmt: skip
 )
 def test_network_logits_match_onnxruntime(name: str, convs: int) -> None:
     model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=5))

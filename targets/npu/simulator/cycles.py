@@ -66,7 +66,8 @@ class CycleReport:
         return self.macs / (self.cycles * self.dim * self.dim) if self.cycles else 0.0
 
 
-def _dma_bytes(inst: Instruction) -> int:
+def dma_bytes(inst: Instruction) -> int:
+    """The bytes a load or store moves."""
     return inst["rows"] * inst["cols"] * ELEMENT_TYPES[inst["elem"]].bytes
 
 
@@ -92,7 +93,7 @@ def cycle_model(program: Sequence[Instruction], params: NpuParams | None = None)
                 start = max(start, tokens[queues[flag][0]].pop(0))
         name = inst.mnemonic
         if name in ("load", "store"):
-            size = _dma_bytes(inst)
+            size = dma_bytes(inst)
             duration = math.ceil(size / params.dma_bytes_per_cycle)
             next_free = start + duration
             end = next_free + params.dma_latency
@@ -126,4 +127,4 @@ def cycle_model(program: Sequence[Instruction], params: NpuParams | None = None)
     return CycleReport(cycles, busy, macs, loaded, stored, params.dim, ends)
 
 
-__all__ = ["ALU_LATENCY", "CycleReport", "cycle_model"]
+__all__ = ["ALU_LATENCY", "CycleReport", "cycle_model", "dma_bytes"]

@@ -1,0 +1,190 @@
+"""`graph-partition-npu`: which graph ops run on the NPU (host/device
+partitioning), as `npu.segment` regions in the IR.
+
+A segment is a run of consecutive ops of the entry function that the NPU
+lowering takes, each with the weights it reads cloned in; every other op
+stays where it is and runs on the host (the CPU pipeline), so a model the
+NPU runs only partly still runs whole. The NPU takes (float32, static
+shapes; every row it moves at most 65,535 bytes, the DMA's stride):
+
+| op | when |
+|---|---|
+| MatMul | A of rank >= 2 (its leading dims are rows), B of rank 2 |
+| Gemm | not transposed (a constant B under transB is transposed when the graph is simplified), alpha = beta = 1, C absent or a constant row of N values |
+| Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
+| Relu | of the only use of a product in the segment: applied in the accumulator |
+
+A run ends at the first op the NPU does not take (constants do not end
+one). The segments are named `npu0`, `npu1`, ... in order; what the
+partition chose is listed by `ember compile --target npu` and
+`NpuModel.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from ember.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, ReluOp
+from ember.dialects.graph.ops_tensor import constant_value_of
+from ember.dialects.npu.machine import MAX_STRIDE
+from ember.dialects.npu.segment import SegmentOp, YieldOp
+from ember.reference import entry_function
+
+
+def _shape(value: SSAValue) -> list[int] | None:
+    """The static shape of a float32 tensor, else None."""
+    t = value.type
+    if not isinstance(t, TensorType) or not isinstance(t.element_type, Float32Type):
+        return None
+    shape = list(t.get_shape())
+    return None if any(d < 0 for d in shape) else shape
+
+
+def _rows_fit(*sizes: int) -> bool:
+    return all(size * 4 <= MAX_STRIDE for size in sizes)
+
+
+def _matmul_ok(op: MatMulOp) -> bool:
+    a, b, y = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
+    return (a is not None and b is not None and y is not None and len(a) >= 2 and len(b) == 2
+            and a[-1] == b[0] and _rows_fit(b[0], b[1]))  # fmt: skip
+
+
+def bias_row(value: SSAValue, n: int) -> bool:
+    """Whether `value` is a constant row of `n` float32 values ([n] or [1, n])."""
+    shape, array = _shape(value), constant_value_of(value)
+    return shape in ([n], [1, n]) and array is not None
+
+
+def _gemm_ok(op: GemmOp) -> bool:
+    a, b = _shape(op.operand_group("A")[0]), _shape(op.operand_group("B")[0])
+    if a is None or b is None or len(a) != 2 or len(b) != 2 or _shape(op.results[0]) is None:
+        return False
+    if op.attr("transA") or op.attr("transB") or op.attr("alpha") != 1.0:
+        return False
+    c = op.operand_group("C")
+    if c and (op.attr("beta") != 1.0 or not bias_row(c[0], b[1])):
+        return False
+    return a[1] == b[0] and _rows_fit(b[0], b[1])
+
+
+@dataclass
+class _Tail:
+    """A product's last value so far in the run, and what it has absorbed."""
+
+    bias: bool
+    relu: bool = False
+
+
+@dataclass
+class _Run:
+    ops: list[Operation] = field(default_factory=list)
+    tails: dict[SSAValue, _Tail] = field(default_factory=dict)
+
+
+def _single_use(value: SSAValue) -> bool:
+    return value.has_one_use()
+
+
+def _takes(op: Operation, run: _Run) -> bool:
+    """Whether `op` joins the run (updating its tails)."""
+    if isinstance(op, MatMulOp | GemmOp):
+        if not (_matmul_ok(op) if isinstance(op, MatMulOp) else _gemm_ok(op)):
+            return False
+        run.tails[op.results[0]] = _Tail(
+            bias=bool(isinstance(op, GemmOp) and op.operand_group("C"))
+        )
+        return True
+    if isinstance(op, AddOp):
+        for mine, other in ((0, 1), (1, 0)):
+            tail = run.tails.get(op.operands[mine])
+            shape = _shape(op.operands[mine])
+            if (tail is not None and not tail.bias and not tail.relu and shape is not None
+                    and _single_use(op.operands[mine]) and _shape(op.results[0]) == shape
+                    and bias_row(op.operands[other], shape[-1])):  # fmt: skip
+                del run.tails[op.operands[mine]]
+                run.tails[op.results[0]] = _Tail(bias=True)
+                return True
+        return False
+    if isinstance(op, ReluOp):
+        tail = run.tails.get(op.operands[0])
+        if tail is None or tail.relu or not _single_use(op.operands[0]):
+            return False
+        del run.tails[op.operands[0]]
+        run.tails[op.results[0]] = _Tail(tail.bias, relu=True)
+        return True
+    return False
+
+
+def _segment(run: Sequence[Operation], name: str) -> None:
+    """Replaces the run by an `npu.segment` holding it (and its constants)."""
+    inside = set(run)
+    inputs: list[SSAValue] = []
+    constants: list[Operation] = []
+    for op in run:
+        for operand in op.operands:
+            owner = operand.owner
+            if isinstance(owner, ConstantOp):
+                if owner not in constants:
+                    constants.append(owner)
+            elif owner not in inside and operand not in inputs:
+                inputs.append(operand)
+    outputs = [r for op in run for r in op.results
+               if any(use.operation not in inside for use in r.uses)]  # fmt: skip
+    block = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args, strict=True))
+    for op in [*constants, *run]:
+        clone = op.clone(value_mapper=mapping)
+        block.add_op(clone)
+        mapping.update(zip(op.results, clone.results, strict=True))
+    block.add_op(YieldOp(*[mapping[v] for v in outputs]))
+    segment = SegmentOp(name, inputs, [v.type for v in outputs], Region(block))
+    last, block = run[-1], run[-1].parent
+    assert block is not None
+    block.insert_op_after(segment, last)
+    for old, new in zip(outputs, segment.results, strict=True):
+        old.replace_all_uses_with(new)
+    for op in reversed(run):
+        block.erase_op(op)
+    for constant in constants:
+        if constant.parent is block and not constant.results[0].uses:
+            block.erase_op(constant)
+
+
+def partition(func: FuncOp) -> list[SegmentOp]:
+    """Forms the segments of `func` (see the module docstring)."""
+    runs: list[list[Operation]] = []
+    run = _Run()
+    for op in list(func.body.block.ops):
+        if isinstance(op, ConstantOp):
+            continue
+        if not isinstance(op, ReturnOp) and _takes(op, run):
+            run.ops.append(op)
+            continue
+        if run.ops:
+            runs.append(run.ops)
+        run = _Run()
+    for index, ops in enumerate(runs):
+        _segment(ops, f"npu{index}")
+    return [op for op in func.body.block.ops if isinstance(op, SegmentOp)]
+
+
+@dataclass(frozen=True)
+class PartitionNpuPass(ModulePass):
+    """Wraps the runs of graph ops the NPU takes into `npu.segment`s; the rest
+    stays on the host."""
+
+    name = "graph-partition-npu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        partition(entry_function(op))
+
+
+__all__ = ["PartitionNpuPass", "bias_row", "partition"]

@@ -1,0 +1,208 @@
+"""A model compiled for the NPU: its segments run in the simulator, the rest
+on the host (the CPU pipeline), in the model's order.
+
+`compile_npu(module)` simplifies the graph (`graph-optimize` at level 1:
+folding, canonicalisation, BatchNorm folding), partitions it
+(`graph-partition-npu`), lowers every `npu.segment` to an NPU program
+(`convert-graph-to-npu`) and compiles each run of host ops between them
+as a model of its own with the CPU pipeline. An `NpuModel` is called like
+a `CompiledModel`; each call runs the steps in order, passing tensors by
+value: a host step through its compiled function, a device step by
+writing its inputs into a copy of its DRAM image, running its program in
+the functional simulator (in the order checked at compile time) and
+reading its outputs back. The cycle model times every program once, at
+compile time (its timing does not depend on the data): `NpuModel.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from ember.compiler import (
+    CompiledModel,
+    TensorSpec,
+    check_count,
+    compile_module,
+    has_symbols,
+    in_order,
+    model_specs,
+)
+from ember.dialects.graph import ConstantOp
+from ember.dialects.npu.machine import NpuParams, run_order
+from ember.dialects.npu.segment import SegmentOp
+from ember.errors import EmberError
+from ember.lowering.graph_to_npu import NpuKernel, lower_segment
+from ember.lowering.graph_to_npu.partition import partition
+from ember.options import DEFAULT_OPTIONS, Options
+from ember.reference import entry_function
+from ember.report import CompileReport
+from ember.targets.npu.report import NpuReport, kernel_report
+from ember.targets.npu.simulator.functional import Machine
+
+
+@dataclass
+class HostStep:
+    """Host ops between two segments, compiled for the CPU."""
+
+    model: CompiledModel
+    args: list[int]
+    results: list[int]
+    ops: list[str]
+
+
+@dataclass
+class DeviceStep:
+    kernel: NpuKernel
+    order: list[int]
+    """The instructions in an order the modules can run them in (checked)."""
+    args: list[int]
+    results: list[int]
+
+    def run(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        kernel = self.kernel
+        dram = kernel.image.copy()
+        for place, array in zip(kernel.inputs, arrays, strict=True):
+            data = np.ascontiguousarray(array, dtype=place.dtype).reshape(-1).view(np.uint8)
+            dram[place.address : place.address + place.nbytes] = data
+        machine = Machine(kernel.params, dram)
+        for index in self.order:
+            machine.execute(kernel.program[index], index)
+        return [dram[p.address:p.address + p.nbytes].view(p.dtype).reshape(p.shape).copy()
+                for p in kernel.outputs]  # fmt: skip
+
+
+class NpuModel:
+    """A model compiled for the NPU (see the module docstring): call it with
+    NumPy arrays, as a `CompiledModel`."""
+
+    def __init__(self, inputs: list[TensorSpec], outputs: list[TensorSpec], arg_ids: list[int],
+                 result_ids: list[int], steps: list[HostStep | DeviceStep], report: NpuReport):  # fmt: skip
+        self.inputs = inputs
+        self.outputs = outputs
+        self._args = arg_ids
+        self._results = result_ids
+        self.steps = steps
+        self.report = report
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        check_count(self.inputs, arrays)
+        return self._execute([CompiledModel._checked(s, a) for s, a in zip(self.inputs, arrays)])
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        arrays = in_order(self.inputs, feeds)
+        return self._execute([CompiledModel._checked(s, a) for s, a in zip(self.inputs, arrays)])
+
+    def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        env = dict(zip(self._args, arrays, strict=True))
+        for step in self.steps:
+            given = [env[i] for i in step.args]
+            got = step.model(*given) if isinstance(step, HostStep) else step.run(given)
+            env.update(zip(step.results, got, strict=True))
+        return [np.array(env[i], copy=True) for i in self._results]
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.ids: dict[SSAValue, int] = {}
+
+    def __call__(self, value: SSAValue) -> int:
+        return self.ids.setdefault(value, len(self.ids))
+
+
+def _host_module(ops: Sequence[Operation], later: set[SSAValue]) -> tuple[ModuleOp, list[SSAValue],
+                                                                          list[SSAValue]]:  # fmt: skip
+    """A graph module of `ops` (with the constants they read): its arguments
+    are the values they read from before, its results those `later` needs."""
+    inside = set(ops)
+    args: list[SSAValue] = []
+    constants: list[Operation] = []
+    for op in ops:
+        for operand in op.operands:
+            if isinstance(operand.owner, ConstantOp):
+                if operand.owner not in constants:
+                    constants.append(operand.owner)
+            elif operand.owner not in inside and operand not in args:
+                args.append(operand)
+    results = [r for op in ops for r in op.results if r in later]
+    block = Block(arg_types=[v.type for v in args])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args, strict=True))
+    for op in [*constants, *ops]:
+        clone = op.clone(value_mapper=mapping)
+        block.add_op(clone)
+        mapping.update(zip(op.results, clone.results, strict=True))
+    block.add_op(ReturnOp(*[mapping[v] for v in results]))
+    func = FuncOp("main", ([v.type for v in args], [v.type for v in results]), Region(block))
+    return ModuleOp([func]), args, results
+
+
+def compile_npu(module: ModuleOp, report: CompileReport | None = None,
+                options: Options = DEFAULT_OPTIONS, params: NpuParams | None = None) -> NpuModel:  # fmt: skip
+    """Compiles graph IR for the NPU and the host (see the module docstring)."""
+    from xdsl.context import Context
+
+    from ember.passes.graph.optimize import graph_passes
+
+    params = params or NpuParams()
+    report = report or CompileReport()
+    func = entry_function(module)
+    if has_symbols(func):
+        raise EmberError("the NPU target compiles static shapes only (give --input-shape or dims)")
+    inputs, outputs = model_specs(func)
+    with report.stage("graph"):
+        for graph_pass in graph_passes(1, "none", options.disabled):
+            graph_pass.apply(Context(), module)
+    with report.stage("npu"):
+        partition(func)
+        ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
+        terminator = func.body.block.last_op
+        assert isinstance(terminator, ReturnOp)
+        needed_after: list[set[SSAValue]] = []
+        needed = set(terminator.operands)
+        for op in reversed(ops):  # what each op's successors (and the return) read
+            needed_after.append(set(needed))
+            needed |= set(op.operands)
+        needed_after.reverse()
+    ids = _Ids()
+    steps: list[HostStep | DeviceStep] = []
+    kernels = []
+    group: list[Operation] = []
+
+    def flush(later: set[SSAValue]) -> None:
+        if not group:
+            return
+        host, args, results = _host_module(group, later)
+        with report.stage("host"):
+            model = compile_module(host, None, options)
+        if not isinstance(model, CompiledModel):
+            raise EmberError("the NPU target's host parts compile static shapes only")
+        steps.append(HostStep(model, [ids(v) for v in args], [ids(v) for v in results],
+                              [op.name for op in group]))  # fmt: skip
+        group.clear()
+
+    for index, op in enumerate(ops):
+        if not isinstance(op, SegmentOp):
+            group.append(op)
+            continue
+        flush(needed_after[index - 1] if index else set())
+        with report.stage("npu"):
+            kernel = lower_segment(op, params)
+            order = run_order(kernel.program)
+        kernels.append(kernel)
+        steps.append(DeviceStep(kernel, order, [ids(v) for v in op.inputs],
+                                [ids(v) for v in op.results]))  # fmt: skip
+    flush(needed_after[-1] if ops else set())
+    arg_ids = [ids(a) for a in func.body.block.args]
+    host_ops = [name for step in steps if isinstance(step, HostStep) for name in step.ops]
+    with report.stage("cycles"):
+        npu_report = NpuReport([kernel_report(k) for k in kernels], host_ops)
+    result_ids = [ids(v) for v in terminator.operands]
+    return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
+
+
+__all__ = ["DeviceStep", "HostStep", "NpuModel", "compile_npu"]
