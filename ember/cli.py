@@ -1,9 +1,9 @@
 """The `ember` command: import, run, compile and benchmark models.
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
-    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|reference] [-O2] [--threads N]
-    ember compile MODEL -o OUT_DIR [--name NAME] [--specialize N=1,8] [-O0|-O1|-O2] [--threads N]
-    ember bench MODEL [--threads N] [--runs N] [-O2] [--profile [--plot FILE.png]]
+    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|npu|reference] [-O2] [--threads N]
+    ember compile MODEL -o OUT_DIR [--target cpu|npu] [--name NAME] [--specialize N=1,8] [-O0|-O1|-O2]
+    ember bench MODEL [--target cpu|npu] [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
 
 MODEL is an ONNX file, a `.pt2` file from `torch.export.save` (with the
 `torch` extra), or `light:NAME` (a model that ships with `onnx`);
@@ -17,6 +17,11 @@ outside its range, are an error naming the input, axis and symbol) and runs
 the generic version, compiled once for every size; `compile` deploys the
 generic version, plus static ones for the sizes `--specialize` gives
 (default `auto`: every symbol at the low end of its range; `none`).
+`--target npu` runs the model's matrix products on the NPU simulator and
+the rest on this CPU (`run --check` compares with onnxruntime and the
+reference interpreter; `compile` writes the programs, their DRAM images
+and a manifest; `bench` prints cycles and utilisation per layer, `--plot`
+draws them).
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them). User mistakes print `error: ...` and exit with status 1.
 """
@@ -304,6 +309,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.target == "reference":
         with report.stage("reference"):
             outputs = ember.reference.run(specialized(module, sizes) if sizes else module, inputs)
+    elif args.target == "npu":
+        from ember.targets.npu.runtime import compile_npu
+
+        reference = module.clone()
+        npu_model = compile_npu(module, report, _options(args))
+        with report.stage("run"):
+            outputs = npu_model.run(inputs)
     else:
         if args.fusion_report:
             _print_fusion_report(args, module)
@@ -313,9 +325,13 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
     for name, array in zip(names, outputs):
         print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
-    if args.check:
-        return _check_against_onnxruntime(model, inputs, outputs, names)
-    return 0
+    if not args.check:
+        return 0
+    status = _check_against_onnxruntime(model, inputs, outputs, names)
+    if args.target == "npu":
+        expected = ember.reference.run(reference, inputs)
+        status = max(status, _compare("reference", outputs, expected, names))
+    return status
 
 
 def _compile_for_run(module: Any, sizes: dict[str, int], report: CompileReport,
@@ -372,6 +388,8 @@ def _compile(args: argparse.Namespace) -> int:
 
     shapes = _shape_overrides(args)
     model = _model(args)
+    if args.target == "npu":
+        return _compile_npu(args, model, shapes)
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
@@ -384,11 +402,55 @@ def _compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compile_npu(args: argparse.Namespace, model: ModelSource, shapes: Any) -> int:
+    from ember.frontends.onnx import import_onnx
+    from ember.targets.npu.deploy import write_npu_directory
+    from ember.targets.npu.runtime import compile_npu
+
+    if args.specialize:
+        raise EmberError("--specialize applies to --target cpu (the NPU compiles static shapes)")
+    report = _progress(args)
+    with report.stage("import"):
+        module = import_onnx(model, shapes, _dims(args))
+    compiled = compile_npu(module, report, _options(args))
+    for path in write_npu_directory(compiled, args.output, args.name):
+        print(path)
+    return 0
+
+
+def _bench_npu(args: argparse.Namespace) -> int:
+    """The per-layer cycles of the model on the NPU (the cycle model's,
+    which do not depend on the data), and with --plot their picture."""
+    from ember.frontends.onnx import import_onnx
+    from ember.targets.npu.runtime import compile_npu
+
+    if args.profile:
+        raise EmberError("--profile times CPU kernels; on the NPU the table has every layer")
+    if args.plot is not None:
+        from ember.roofline import check_plot_target
+
+        check_plot_target(args.plot)
+    report = _progress(args)
+    with report.stage("import"):
+        module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+    compiled = compile_npu(module, report, _options(args))
+    print(f"{args.model} on the NPU ({compiled.report.cycles:,} cycles in all):")
+    print(compiled.report.table())
+    if args.plot is not None:
+        from ember.targets.npu.plot import plot_cycles
+
+        plot_cycles(compiled.report, args.plot, title=args.model)
+        print(f"cycles: {args.plot}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ember.benchmarking import benchmark_model
 
+    if args.target == "npu":
+        return _bench_npu(args)
     if args.plot is not None:
         from ember.roofline import check_plot_target
 
@@ -415,10 +477,17 @@ def _check_against_onnxruntime(
     from ember.frontends.onnx.loader import load_model
 
     expected = run_onnxruntime(onnxruntime_session(load_model(model)), inputs)
+    return _compare("onnxruntime", outputs, expected, names)
+
+
+def _compare(peer: str, outputs: Sequence[np.ndarray], expected: Sequence[np.ndarray],
+             names: Sequence[str]) -> int:  # fmt: skip
+    """Prints each output's error against `peer`'s; 1 if any is off."""
     worst = 0
+    label = "" if peer == "onnxruntime" else f" against {peer}"
     for name, got, want in zip(names, outputs, expected):
         if got.shape != want.shape:
-            print(f"  check {name}: shape {list(got.shape)}, onnxruntime {list(want.shape)} "
+            print(f"  check {name}{label}: shape {list(got.shape)}, {peer} {list(want.shape)} "
                   "-> MISMATCH")  # fmt: skip
             worst = 1
             continue
@@ -426,7 +495,7 @@ def _check_against_onnxruntime(
         rel = error / np.maximum(np.abs(want), 1e-12)
         ok = np.allclose(got, want, rtol=1e-3, atol=1e-4, equal_nan=True)
         worst = max(worst, 0 if ok else 1)
-        print(f"  check {name}: max abs error {float(np.nanmax(error, initial=0)):.3g}, "
+        print(f"  check {name}{label}: max abs error {float(np.nanmax(error, initial=0)):.3g}, "
               f"max rel error {float(np.nanmax(rel, initial=0)):.3g} -> "
               f"{'ok' if ok else 'MISMATCH'}")  # fmt: skip
     return worst
@@ -532,8 +601,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                              help="an input from a .npy file (its shape gives the "
                                   "sizes of the model's symbolic dims)")  # fmt: skip
-    run_command.add_argument("--target", choices=["cpu", "reference"], default="cpu",
-                             help="cpu: compiled native code; reference: the NumPy interpreter")  # fmt: skip
+    run_command.add_argument("--target", choices=["cpu", "npu", "reference"], default="cpu",
+                             help="cpu: compiled native code; npu: the NPU simulator (and the "
+                                  "CPU for the rest); reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
     run_command.add_argument("--seed", type=_non_negative, default=0,
@@ -546,7 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
-    compile_command.add_argument("--target", choices=["cpu"], default="cpu")
+    compile_command.add_argument("--target", choices=["cpu", "npu"], default="cpu",
+                                 help="npu: the NPU programs, DRAM images and a manifest")  # fmt: skip
     compile_command.add_argument("--specialize", action="append", default=[], metavar="NAME=SIZES",
                                  help="a model with symbolic dims: also compile static versions "
                                       "for these sizes of a symbol, e.g. N=1,8 (give every "
@@ -563,8 +634,11 @@ def build_parser() -> argparse.ArgumentParser:
                                help="time each kernel function of Ember's code: calls, time, "
                                     "GFLOP/s, %% of the measured peak")  # fmt: skip
     bench_command.add_argument("--plot", metavar="FILE.png", default=None,
-                               help="with --profile: draw the kernels' roofline (needs "
-                                    "matplotlib: pip install 'ember[plot]')")  # fmt: skip
+                               help="with --profile: draw the kernels' roofline; with --target "
+                                    "npu: the cycles per layer (needs matplotlib: pip install "
+                                    "'ember[plot]')")  # fmt: skip
+    bench_command.add_argument("--target", choices=["cpu", "npu"], default="cpu",
+                               help="npu: cycles and utilisation per layer on the NPU")  # fmt: skip
     optimisation_flags(bench_command)
     return parser
 

@@ -266,7 +266,7 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
         if product.relu and product.out != INT8:
             for (i, j), row in tile_row.items():
                 tail = builder.emit("alu", op=ALU_OPS.index("relu"), src=row, src2=row, dst=row,
-                                    rows=rows[i], cols=cols[j], use_imm=0, elem=acc_elem)  # fmt: skip
+                                    rows=rows[i], cols=cols[j], use_imm=0, elem=acc_elem, imm=0)  # fmt: skip
         builder.flag(tail, "push_next")
         stores = [builder.emit(
             "store", dram_addr=product.c + ((bi + i) * dim * product.n + (bj + j) * dim) * ob,

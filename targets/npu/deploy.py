@@ -1,0 +1,60 @@
+"""`ember compile --target npu -o OUT`: each NPU segment's program binary
+and DRAM image, and a manifest saying how to run them.
+
+    OUT/NAME.npu0.bin       the program (docs/npu-isa.md; `disassemble` reads it)
+    OUT/NAME.npu0.dram      its DRAM image: the weights in place, zeros elsewhere
+    OUT/NAME.npu.json       the manifest
+
+The manifest lists the machine's parameters and, per segment, its files,
+the DRAM address, shape and type of every operand and result, and its
+cycles and utilisation per layer (the cycle model's figures); and the ops
+that run on the host, which `ember run --target npu` compiles for the CPU
+(they are not part of these files).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from ember.lowering.graph_to_npu import Placement
+from ember.targets.npu.isa import encode_program
+from ember.targets.npu.runtime import DeviceStep, NpuModel
+
+
+def _placement(place: Placement) -> dict[str, object]:
+    return {"address": place.address, "shape": list(place.shape), "dtype": place.dtype.name}
+
+
+def write_npu_directory(model: NpuModel, output: str | Path, name: str) -> list[Path]:
+    """Writes the files above; returns their paths, the manifest last."""
+    folder = Path(output)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    segments = []
+    kernels = [step.kernel for step in model.steps if isinstance(step, DeviceStep)]
+    for kernel, cycles in zip(kernels, model.report.segments, strict=True):
+        binary = folder / f"{name}.{kernel.name}.bin"
+        image = folder / f"{name}.{kernel.name}.dram"
+        binary.write_bytes(encode_program(kernel.program))
+        image.write_bytes(kernel.image.tobytes())
+        written += [binary, image]
+        segments.append({
+            "name": kernel.name, "program": binary.name, "dram_image": image.name,
+            "dram_bytes": int(kernel.image.size),
+            "inputs": [_placement(p) for p in kernel.inputs],
+            "outputs": [_placement(p) for p in kernel.outputs],
+            "cycles": cycles.cycles, "utilization": round(cycles.utilization, 4),
+            "layers": [{"ops": layer.ops, "shape": layer.shape, "schedule": layer.schedule,
+                        "cycles": layer.cycles, "utilization": round(layer.utilization, 4)}
+                       for layer in cycles.layers],
+        })  # fmt: skip
+    params = dataclasses.asdict(kernels[0].params) if kernels else {}
+    manifest = folder / f"{name}.npu.json"
+    manifest.write_text(json.dumps({"params": params, "segments": segments,
+                                    "host_ops": model.report.host_ops}, indent=2) + "\n")  # fmt: skip
+    return [*written, manifest]
+
+
+__all__ = ["write_npu_directory"]

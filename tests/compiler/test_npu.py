@@ -1,0 +1,106 @@
+"""Models compiled for the NPU (`ember.compile(model, target="npu")`): the
+NPU's segments run in the simulator, the rest on the CPU; checked against
+onnxruntime and the reference interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import ember
+from ember.compiler import InputError
+from ember.errors import EmberError
+from ember.targets.npu.runtime import DeviceStep, HostStep
+from tests.support.models import mlp, random_inputs, run_onnxruntime, transformer_encoder
+
+
+def _check(model: onnx.ModelProto, tolerance: float = 1e-5) -> ember.compiler.CompiledModel:
+    inputs = random_inputs(model, seed=1)
+    compiled = ember.compile(model, target="npu")
+    want = run_onnxruntime(model, inputs)
+    got = compiled.run(inputs)
+    reference = ember.reference.run(ember.import_onnx(model), inputs)
+    for g, w, r in zip(got, want, reference, strict=True):
+        np.testing.assert_allclose(g, w, rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(g, r, rtol=tolerance, atol=tolerance)
+    return compiled
+
+
+def test_an_mlp_runs_its_layers_on_the_npu_and_softmax_on_the_host() -> None:
+    compiled = _check(mlp(batch=8, sizes=(64, 128, 10)))
+    assert [type(s) for s in compiled.steps] == [DeviceStep, HostStep]
+    report = compiled.report
+    (segment,) = report.segments
+    assert [layer.ops for layer in segment.layers] == ["graph.gemm %fc0, graph.relu %relu0",
+                                                       "graph.gemm %fc1"]  # fmt: skip
+    assert report.host_ops == ["graph.softmax"]
+    assert sum(layer.macs for layer in segment.layers) == 8 * (64 * 128 + 128 * 10)
+    assert sum(layer.cycles for layer in segment.layers) < segment.cycles
+    table = report.table()
+    assert "graph.gemm %fc1" in table and "on the host: graph.softmax" in table
+
+
+def test_a_transformer_encoder_runs_its_projections_on_the_npu() -> None:
+    """MatMuls of [1, S, H] activations by weights are NPU products (rows =
+    the leading dims); attention, layer norm and the rest stay on the host."""
+    model = transformer_encoder(seq=16, hidden=32, heads=2, ffn=64)
+    compiled = _check(model, tolerance=2e-5)
+    devices = [s for s in compiled.steps if isinstance(s, DeviceStep)]
+    assert len(devices) >= 3
+    assert any(isinstance(s, HostStep) for s in compiled.steps)
+
+
+def _two_layers_with_tanh_between() -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    w1 = numpy_helper.from_array(rng.standard_normal((24, 40)).astype(np.float32), "w1")
+    w2 = numpy_helper.from_array(rng.standard_normal((40, 8)).astype(np.float32), "w2")
+    bias = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "bias")
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Tanh", ["h"], ["t"]),
+             helper.make_node("MatMul", ["t", "w2"], ["p"]),
+             helper.make_node("Add", ["p", "bias"], ["y"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "two", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 8]),
+         helper.make_tensor_value_info("h", TensorProto.FLOAT, [5, 40])], [w1, w2, bias])  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_host_ops_between_segments_split_the_model() -> None:
+    """NPU, host, NPU; an intermediate that is also an output leaves its
+    segment."""
+    compiled = _check(_two_layers_with_tanh_between())
+    assert [type(s) for s in compiled.steps] == [DeviceStep, HostStep, DeviceStep]
+    assert compiled.report.host_ops == ["graph.tanh"]
+    assert compiled.report.segments[1].layers[0].ops == "graph.matmul %p, graph.add %y"
+
+
+def test_a_model_without_npu_work_runs_on_the_host() -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["y"])], "host",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])  # fmt: skip
+    compiled = _check(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert [type(s) for s in compiled.steps] == [HostStep]
+    assert compiled.report.segments == []
+
+
+def test_inputs_are_checked_as_on_the_cpu() -> None:
+    compiled = ember.compile(mlp(batch=2, sizes=(8, 4)), target="npu")
+    with pytest.raises(InputError, match="got shape"):
+        compiled(np.zeros((3, 8), np.float32))
+    with pytest.raises(InputError, match="takes 1 inputs"):
+        compiled()
+
+
+def test_symbolic_shapes_and_versions_are_refused_with_a_reason() -> None:
+    model = mlp(batch=2, sizes=(8, 4))
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    with pytest.raises(EmberError, match="static shapes only"):
+        ember.compile(model, target="npu")
+    with pytest.raises(EmberError, match="no specialize"):
+        ember.compile(model, target="npu", specialize={"N": [1]})
+    with pytest.raises(EmberError, match="available: cpu, npu"):
+        ember.compile(model, target="tpu")

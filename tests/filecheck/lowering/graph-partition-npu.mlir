@@ -1,0 +1,87 @@
+// RUN: ember-opt %s --split-input-file -p graph-partition-npu | filecheck %s
+
+// graph-partition-npu: runs of MatMul/Gemm (with a bias Add and a Relu
+// after them) become npu.segment regions, their weights cloned in; every
+// other op stays on the host, and a host op ends a run. The later chunks
+// are ops the NPU must not take.
+
+func.func @mlp(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w0 = graph.constant dense<1.0> : tensor<3x4xf32>
+  %b0 = graph.constant dense<0.5> : tensor<4xf32>
+  %w1 = graph.constant dense<2.0> : tensor<4x2xf32>
+  %h = graph.gemm %x, %w0, C %b0 : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %r = graph.relu %h : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y = graph.gemm %r, %w1 : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  %s = graph.softmax %y {axis = -1 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return %s : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @mlp(
+// CHECK-NEXT:    %y = npu.segment "npu0" (%x) : (tensor<2x3xf32>) -> tensor<2x2xf32> {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<2x3xf32>):
+// CHECK-NEXT:      %[[W0:.*]] = graph.constant dense<1.000000e+00> : tensor<3x4xf32>
+// CHECK-NEXT:      %[[B0:.*]] = graph.constant dense<5.000000e-01> : tensor<4xf32>
+// CHECK-NEXT:      %[[W1:.*]] = graph.constant dense<2.000000e+00> : tensor<4x2xf32>
+// CHECK-NEXT:      %[[H:.*]] = graph.gemm %[[X]], %[[W0]], C %[[B0]]
+// CHECK-NEXT:      %[[R:.*]] = graph.relu %[[H]]
+// CHECK-NEXT:      %[[Y:.*]] = graph.gemm %[[R]], %[[W1]]
+// CHECK-NEXT:      npu.yield %[[Y]] : tensor<2x2xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %s = graph.softmax %y
+// CHECK-NEXT:    func.return %s
+
+// -----
+
+func.func @split(%x: tensor<1x2x3xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>) {
+  %w = graph.constant dense<1.0> : tensor<3x4xf32>
+  %b = graph.constant dense<0.25> : tensor<1x4xf32>
+  %w2 = graph.constant dense<1.0> : tensor<4x4xf32>
+  %m = graph.matmul %x, %w : (tensor<1x2x3xf32>, tensor<3x4xf32>) -> tensor<1x2x4xf32>
+  %a = graph.add %m, %b : (tensor<1x2x4xf32>, tensor<1x4xf32>) -> tensor<1x2x4xf32>
+  %t = graph.tanh %a : (tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %m2 = graph.matmul %t, %w2 : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  func.return %m2, %a : tensor<1x2x4xf32>, tensor<1x2x4xf32>
+}
+
+// A MatMul's bias Add joins it; Tanh ends the run; the Add's result leaves
+// the first segment for Tanh and for the return.
+// CHECK-LABEL: func.func @split(
+// CHECK-NEXT:    %a = npu.segment "npu0" (%x) : (tensor<1x2x3xf32>) -> tensor<1x2x4xf32> {
+// CHECK:           graph.matmul
+// CHECK-NEXT:      %[[A:.*]] = graph.add
+// CHECK-NEXT:      npu.yield %[[A]]
+// CHECK:         %t = graph.tanh %a
+// CHECK-NEXT:    %m2 = npu.segment "npu1" (%t)
+// CHECK:         func.return %m2, %a
+
+// -----
+
+func.func @not_taken(%x: tensor<2x3xf32>, %v: tensor<4x3xf32>, %c: tensor<4xf32>, %d: tensor<?x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<?x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = graph.constant dense<1.0> : tensor<3x4xf32>
+  %t = graph.gemm %x, %v {transB = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  %s = graph.gemm %x, %w {alpha = 5.000000e-01 : f32} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %e = graph.gemm %x, %w, C %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %q = graph.matmul %d, %w : (tensor<?x3xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
+  %u = graph.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %p = graph.matmul %u, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %r = graph.relu %p : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %o = graph.add %p, %r : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %t, %s, %e, %q, %o, %r : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<?x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// Not taken: B transposed and not a constant, alpha != 1, a bias that is
+// not a constant, a symbolic dim; a Relu of a product used twice stays on
+// the host (the product itself is a segment), as does an Add of two
+// products.
+// CHECK-LABEL: func.func @not_taken(
+// CHECK-NEXT:    %w = graph.constant
+// CHECK-NEXT:    %t = graph.gemm %x, %v {transB = 1 : i64}
+// CHECK-NEXT:    %s = graph.gemm %x, %w {alpha = 5.000000e-01 : f32}
+// CHECK-NEXT:    %e = graph.gemm %x, %w, C %c
+// CHECK-NEXT:    %q = graph.matmul %d, %w
+// CHECK-NEXT:    %u = graph.exp %x
+// CHECK-NEXT:    %p = npu.segment "npu0" (%u)
+// CHECK:         graph.matmul
+// CHECK:         %r = graph.relu %p
+// CHECK-NEXT:    %o = graph.add %p, %r
+// CHECK-NOT:     npu.segment
