@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 
 from ember.dialects.npu.machine import F32, INT8, INT32, ElementType, NpuParams
 from ember.lowering.graph_to_npu.matmul import (
-    Matmul,
     MatmulSchedule,
     ProgramBuilder,
     default_schedule,
+    dense,
     emit_products,
 )
 from ember.targets.npu.simulator.cycles import cycle_model
@@ -69,7 +69,7 @@ def product_cycles(size: int, elem: ElementType, params: NpuParams,
                    schedule: MatmulSchedule | None = None) -> int:  # fmt: skip
     out = INT32 if elem == INT8 else F32
     square = size * size * elem.bytes
-    product = Matmul("mm", size, size, size, 1024, 1024 + square, 1024 + 2 * square, elem=elem,
+    product = dense("mm", size, size, size, 1024, 1024 + square, 1024 + 2 * square, elem=elem,
                      out=out)  # fmt: skip
     builder = ProgramBuilder(params, {F32.code: 0})
     emit_products(builder, [product], [schedule or default_schedule(product, params)])
@@ -80,7 +80,7 @@ def compare(size: int, elem: ElementType) -> Comparison:
     params = NpuParams()
     fast = replace(params, dma_bytes_per_cycle=FAST_DMA, dma_latency=1)
     out = INT32 if elem == INT8 else F32
-    chosen = default_schedule(Matmul("mm", size, size, size, 0, 0, 0, elem=elem, out=out), params)
+    chosen = default_schedule(dense("mm", size, size, size, 0, 0, 0, elem=elem, out=out), params)
     single = replace(chosen, buffers=1)
     return Comparison(size, elem.name, product_cycles(size, elem, fast),
                       scale_sim_ws_cycles(size, size, size, params.dim, params.dim),

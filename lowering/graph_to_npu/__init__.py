@@ -42,7 +42,9 @@ from ember.lowering.graph_to_npu.matmul import (
     Matmul,
     MatmulSchedule,
     ProgramBuilder,
+    RowMajor,
     default_schedule,
+    dense,
     emit_products,
 )
 
@@ -156,8 +158,8 @@ def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKer
             bias = None
             if isinstance(op, GemmOp) and op.operand_group("C"):
                 bias = constant(op.operand_group("C")[0]).address
-            products.append(Matmul(_label(op), m, k, n, place(a).address, place(b).address,
-                                   out.address, bias))  # fmt: skip
+            products.append(dense(_label(op), m, k, n, place(a).address, place(b).address,
+                                  out.address, bias))  # fmt: skip
             labels.append([_label(op)])
             places[op.results[0]] = out
             producer[op.results[0]] = len(products) - 1
@@ -166,7 +168,8 @@ def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKer
             index = producer.pop(tail)
             if isinstance(op, AddOp):
                 row = next(v for v in op.operands if v is not tail)
-                change = {"bias": constant(row).address}
+                n = products[index].n
+                change = {"bias": RowMajor(constant(row).address, 4 * n, 4)}
             else:
                 change = {"relu": True}
             products[index] = dataclasses.replace(products[index], **change)  # type: ignore[arg-type]

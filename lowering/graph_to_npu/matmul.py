@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from ember.dialects.npu.machine import (
     ALU_OPS,
@@ -54,30 +55,131 @@ from ember.lowering.graph_to_npu.scratchpad import Operand, allocate
 
 
 @dataclass(frozen=True)
+class Piece:
+    """One DMA of a tile: `rows` rows of `cols` elements, row r from
+    `dram_addr + r * stride`, at row `first` of the tile."""
+
+    dram_addr: int
+    stride: int
+    rows: int
+    cols: int
+    first: int = 0
+
+
+class Access(Protocol):
+    """Where a matrix operand's elements live in DRAM."""
+
+    def pieces(self, row: int, rows: int, col: int, cols: int) -> list[Piece]:
+        """The DMAs that move the tile of `rows` x `cols` at (`row`, `col`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RowMajor:
+    """A dense matrix: row r at `address + r * row_bytes`."""
+
+    address: int
+    row_bytes: int
+    elem_bytes: int
+
+    def pieces(self, row: int, rows: int, col: int, cols: int) -> list[Piece]:
+        start = self.address + row * self.row_bytes + col * self.elem_bytes
+        return [Piece(start, self.row_bytes, rows, cols)]
+
+
+@dataclass(frozen=True)
+class Planes:
+    """One NCHW image as a matrix read in place: row r = (c, i, j), a channel
+    and a position in a `kernel` window (dilated by `dilation`), column
+    n = (y, x), a position of the `width`-wide output; the element is the
+    image's at (c, y + i * dh + top, x + j * dw + left) in its stored
+    planes (`plane_bytes` apart, rows `pitch_bytes` apart; `offset` =
+    (top, left) places the window in the stored halo). With a 1 x 1 kernel
+    it is the image itself, channels by pixels (a convolution's output);
+    with a kernel, a stride-1 convolution's im2col matrix, never built.
+    A tile's columns lie in one output row (see `Matmul.col_tiles`)."""
+
+    address: int
+    plane_bytes: int
+    pitch_bytes: int
+    width: int
+    elem_bytes: int
+    offset: tuple[int, int] = (0, 0)
+    kernel: tuple[int, int] = (1, 1)
+    dilation: tuple[int, int] = (1, 1)
+
+    def _address(self, row: int, col: int) -> int:
+        channel, window = divmod(row, self.kernel[0] * self.kernel[1])
+        i, j = divmod(window, self.kernel[1])
+        y, x = divmod(col, self.width)
+        return (self.address + channel * self.plane_bytes
+                + (y + i * self.dilation[0] + self.offset[0]) * self.pitch_bytes
+                + (x + j * self.dilation[1] + self.offset[1]) * self.elem_bytes)  # fmt: skip
+
+    def pieces(self, row: int, rows: int, col: int, cols: int) -> list[Piece]:
+        """Maximal runs of rows whose addresses step by one stride the DMA
+        can take (a 3 x 3 window: three rows a dilation apart per channel
+        and kernel row; 1 x 1: every row a plane apart)."""
+        starts = [self._address(row + t, col) for t in range(rows)]
+        pieces: list[Piece] = []
+        t = 0
+        while t < rows:
+            step = starts[t + 1] - starts[t] if t + 1 < rows else 0
+            end = t + 1
+            if 0 <= step <= MAX_STRIDE:
+                while end < rows and starts[end] - starts[end - 1] == step:
+                    end += 1
+            pieces.append(Piece(starts[t], step if end - t > 1 else 0, end - t, cols, t))
+            t = end
+        return pieces
+
+
+@dataclass(frozen=True)
 class Matmul:
-    """One product: `c[m, n] = a[m, k] b[k, n] (+ bias[n]) (ReLU)`, row-major
-    in DRAM at byte addresses `a`, `b`, `c` (and `bias`)."""
+    """One product: `c[m, n] = a[m, k] b[k, n] (+ bias) (ReLU)`, its operands
+    where `a`, `b` and `c` say (`bias`: n values added to every row, or
+    with `bias_per_row` m values, one per row)."""
 
     name: str
     m: int
     k: int
     n: int
-    a: int
-    b: int
-    c: int
-    bias: int | None = None
+    a: Access
+    b: Access
+    c: Access
+    bias: Access | None = None
     relu: bool = False
     elem: ElementType = F32
-    """A's and B's type (int8, bf16 or f32); a bias has the accumulator's."""
+    """A's and B's type (int8, bf16 or f32); a bias has the same."""
     out: ElementType = F32
     """C's type: f32 for float products; int8 (requantised) or int32 for int8."""
     scale: float = 1.0
     zero_point: int = 0
     """int8 out: C = clamp(round(relu?(acc) * scale) + zero_point)."""
+    bias_per_row: bool = False
+    col_tiles: tuple[tuple[int, int], ...] | None = None
+    """The column tiles (first column, width): by default every `dim`
+    columns; a convolution's stay within output rows."""
 
     @property
     def macs(self) -> int:
         return self.m * self.k * self.n
+
+    def column_tiles(self, dim: int) -> list[tuple[int, int]]:
+        if self.col_tiles is not None:
+            return list(self.col_tiles)
+        return [(j, min(dim, self.n - j)) for j in range(0, self.n, dim)]
+
+
+def dense(name: str, m: int, k: int, n: int, a: int, b: int, c: int, bias: int | None = None,
+          **options: Any) -> Matmul:  # fmt: skip
+    """A product of dense row-major matrices at DRAM addresses `a`, `b`, `c`
+    (and a bias row of n values)."""
+    elem, out = options.get("elem", F32), options.get("out", F32)
+    eb = elem.bytes
+    return Matmul(name, m, k, n, RowMajor(a, k * eb, eb), RowMajor(b, n * eb, eb),
+                  RowMajor(c, n * out.bytes, out.bytes),
+                  None if bias is None else RowMajor(bias, n * eb, eb), **options)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,11 +202,10 @@ def check_matmul(product: Matmul, params: NpuParams) -> str | None:
         return f"{product.out.name} results of {product.elem.name} operands"
     if product.bias is not None and product.elem == INT8:
         return "a bias on an int8 product"
-    rows = {"A": product.k * product.elem.bytes, "B": product.n * product.elem.bytes,
-            "C": product.n * product.out.bytes}  # fmt: skip
-    for what, size in rows.items():
-        if size > MAX_STRIDE:
-            return f"rows of {what} of {size} bytes (the DMA strides at most {MAX_STRIDE})"
+    for what, access in (("A", product.a), ("B", product.b), ("C", product.c)):
+        if isinstance(access, RowMajor) and access.row_bytes > MAX_STRIDE:
+            return (f"rows of {what} of {access.row_bytes} bytes (the DMA strides at most "
+                    f"{MAX_STRIDE})")  # fmt: skip
     return None
 
 
@@ -119,7 +220,8 @@ def _fits(schedule: MatmulSchedule, params: NpuParams) -> bool:
 
 def estimate_cycles(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> int:
     """Per k step of every block, the longer of its loads and its gemms."""
-    dim, tiles_m, tiles_n = params.dim, _tiles(product.m, params.dim), _tiles(product.n, params.dim)
+    dim, tiles_m = params.dim, _tiles(product.m, params.dim)
+    tiles_n = len(product.column_tiles(dim))
     steps = _tiles(product.k, dim) + (product.bias is not None)
     tile_bytes = dim * dim * product.elem.bytes
     total = 0
@@ -135,7 +237,7 @@ def default_schedule(product: Matmul, params: NpuParams) -> MatmulSchedule:
     """The block the accumulator holds (two regions) that `estimate_cycles`
         says is fastest; on a tie, the one with more tiles per block (it loads
     less, and the estimate leaves out the DMA's latency)."""
-    tiles_m, tiles_n = _tiles(product.m, params.dim), _tiles(product.n, params.dim)
+    tiles_m, tiles_n = _tiles(product.m, params.dim), len(product.column_tiles(params.dim))
     best: tuple[int, int, MatmulSchedule] | None = None
     for bm in range(1, tiles_m + 1):
         for bn in range(1, tiles_n + 1):
@@ -179,9 +281,21 @@ def _sp_plan(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> di
                 for slot in range(schedule.buffers)
                 for side, count in (("a", schedule.block_m), ("b", schedule.block_n))
                 for t in range(count)]  # fmt: skip
-    if product.bias is not None:
-        operands.append(Operand("ones", lines, product.elem.bytes))
+    if product.bias is not None:  # a column of dim ones, or a row
+        ones = product.elem.bytes if product.bias_per_row else lines
+        operands.append(Operand("ones", ones, product.elem.bytes))
     return allocate(operands, params)
+
+
+def _gemm_operands(product: Matmul, sp: dict[str, int], slot: int, bias_step: bool, i: int,
+                   j: int) -> tuple[int, int]:  # fmt: skip
+    """The SP lines of A and B of tile (i, j)'s gemm (the bias step: the
+    ones and the bias, on the side `bias_per_row` says)."""
+    if bias_step and not product.bias_per_row:
+        return sp["ones"], sp[f"b{slot}.{j}"]
+    if bias_step:
+        return sp[f"a{slot}.{i}"], sp["ones"]
+    return sp[f"a{slot}.{i}"], sp[f"b{slot}.{j}"]
 
 
 def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedule,
@@ -199,63 +313,69 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
     first = builder.products == 0
     builder.products += 1
     sp = _sp_plan(product, schedule, params)
-    eb, ob = product.elem.bytes, product.out.bytes
+    eb = product.elem.bytes
     acc_elem = (INT32 if product.elem == INT8 else F32).code
     if product.out == INT8:
         builder.emit("config_store", scale=f32_bits(product.scale), zero_point=product.zero_point,
                      relu=int(product.relu))  # fmt: skip
-    tiles_m, tiles_n = _tiles(product.m, dim), _tiles(product.n, dim)
+    tiles_m, col_tiles = _tiles(product.m, dim), product.column_tiles(dim)
     blocks = [(bi, bj) for bi in range(0, tiles_m, schedule.block_m)
-              for bj in range(0, tiles_n, schedule.block_n)]  # fmt: skip
+              for bj in range(0, len(col_tiles), schedule.block_n)]  # fmt: skip
     k_steps: list[int | None] = [*range(0, product.k, dim)]
     if product.bias is not None:
         k_steps.append(None)  # the bias step
     total_steps = len(blocks) * len(k_steps)
     region_rows = schedule.block_m * schedule.block_n * dim
+    line_rows = product.elem.bytes  # SP lines per row of an operand
+
+    def load(piece: Piece, local: int) -> int:
+        return builder.emit("load", dram_addr=piece.dram_addr, stride=piece.stride,
+                            local=local + piece.first * line_rows, rows=piece.rows,
+                            cols=piece.cols, to_acc=0, elem=product.elem.code)  # fmt: skip
+
     step = 0
     for b, (bi, bj) in enumerate(blocks):
-        rows = [
-            min(dim, product.m - t * dim) for t in range(bi, min(bi + schedule.block_m, tiles_m))
-        ]
-        cols = [
-            min(dim, product.n - t * dim) for t in range(bj, min(bj + schedule.block_n, tiles_n))
-        ]
+        row_tiles = [(t * dim, min(dim, product.m - t * dim))
+                     for t in range(bi, min(bi + schedule.block_m, tiles_m))]  # fmt: skip
+        cols = col_tiles[bj : bj + schedule.block_n]
         region = (b % schedule.regions) * region_rows
         tile_row = {(i, j): region + (i * schedule.block_n + j) * dim
-                    for i in range(len(rows)) for j in range(len(cols))}  # fmt: skip
+                    for i in range(len(row_tiles)) for j in range(len(cols))}  # fmt: skip
         for s, p in enumerate(k_steps):
             slot = step % schedule.buffers
             loads = []
-            if step == 0 and product.bias is not None:  # the ones column, loaded once
-                loads.append(builder.emit(
-                    "load", dram_addr=builder.ones[product.elem.code], stride=eb, local=sp["ones"],
-                    rows=dim, cols=1, to_acc=0, elem=product.elem.code))  # fmt: skip
-            if p is None:
-                for j, width in enumerate(cols):
-                    loads.append(builder.emit(
-                        "load", dram_addr=product.bias + (bj + j) * dim * eb, stride=0,  # type: ignore[operator]
-                        local=sp[f"b{slot}.{j}"], rows=1, cols=width, to_acc=0, elem=product.elem.code))  # fmt: skip
+            if step == 0 and product.bias is not None:  # the ones, loaded once
+                ones = builder.ones[product.elem.code]
+                shape = (1, dim) if product.bias_per_row else (dim, 1)
+                loads.append(load(Piece(ones, eb, *shape), sp["ones"]))
+            if p is None:  # the bias: a k = 1 product with the ones
                 depth = 1
+                assert product.bias is not None
+                if product.bias_per_row:
+                    for i, (row, height) in enumerate(row_tiles):
+                        loads += [load(piece, sp[f"a{slot}.{i}"])
+                                  for piece in product.bias.pieces(row, height, 0, 1)]  # fmt: skip
+                else:
+                    for j, (col, width) in enumerate(cols):
+                        loads += [load(piece, sp[f"b{slot}.{j}"])
+                                  for piece in product.bias.pieces(0, 1, col, width)]  # fmt: skip
             else:
                 depth = min(dim, product.k - p)
-                for i, height in enumerate(rows):
-                    loads.append(builder.emit(
-                        "load", dram_addr=product.a + ((bi + i) * dim * product.k + p) * eb,
-                        stride=product.k * eb, local=sp[f"a{slot}.{i}"], rows=height, cols=depth,
-                        to_acc=0, elem=product.elem.code))  # fmt: skip
-                for j, width in enumerate(cols):
-                    loads.append(builder.emit(
-                        "load", dram_addr=product.b + (p * product.n + (bj + j) * dim) * eb,
-                        stride=product.n * eb, local=sp[f"b{slot}.{j}"], rows=depth, cols=width,
-                        to_acc=0, elem=product.elem.code))  # fmt: skip
+                for i, (row, height) in enumerate(row_tiles):
+                    loads += [load(piece, sp[f"a{slot}.{i}"])
+                              for piece in product.a.pieces(row, height, p, depth)]  # fmt: skip
+                for j, (col, width) in enumerate(cols):
+                    loads += [load(piece, sp[f"b{slot}.{j}"])
+                              for piece in product.b.pieces(p, depth, col, width)]  # fmt: skip
             if step >= schedule.buffers or (step == 0 and not first):
                 builder.flag(loads[0], "pop_next")  # the slot given back, or the relay
             builder.flag(loads[-1], "push_next")
+            operands = [(i, j, *_gemm_operands(product, sp, slot, p is None, i, j))
+                        for i in range(len(row_tiles)) for j in range(len(cols))]  # fmt: skip
             gemms = [builder.emit(
-                "gemm", a=sp["ones"] if p is None else sp[f"a{slot}.{i}"], b=sp[f"b{slot}.{j}"],
-                c=tile_row[i, j], m=height, k=depth, n=width, accumulate=int(s > 0),
-                elem=product.elem.code)
-                for i, height in enumerate(rows) for j, width in enumerate(cols)]  # fmt: skip
+                "gemm", a=a, b=b_line, c=tile_row[i, j], m=row_tiles[i][1], k=depth,
+                n=cols[j][1], accumulate=int(s > 0), elem=product.elem.code)
+                for i, j, a, b_line in operands]  # fmt: skip
             builder.flag(gemms[0], "pop_prev")
             if s == 0 and b >= schedule.regions:
                 builder.flag(gemms[0], "pop_next")  # the region's last store is done
@@ -266,13 +386,15 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
         if product.relu and product.out != INT8:
             for (i, j), row in tile_row.items():
                 tail = builder.emit("alu", op=ALU_OPS.index("relu"), src=row, src2=row, dst=row,
-                                    rows=rows[i], cols=cols[j], use_imm=0, elem=acc_elem, imm=0)  # fmt: skip
+                                    rows=row_tiles[i][1], cols=cols[j][1], use_imm=0,
+                                    elem=acc_elem, imm=0)  # fmt: skip
         builder.flag(tail, "push_next")
         stores = [builder.emit(
-            "store", dram_addr=product.c + ((bi + i) * dim * product.n + (bj + j) * dim) * ob,
-            stride=product.n * ob, local=row, rows=rows[i], cols=cols[j], from_acc=1,
-            elem=product.out.code)
-            for (i, j), row in tile_row.items()]  # fmt: skip
+            "store", dram_addr=piece.dram_addr, stride=piece.stride, local=row + piece.first,
+            rows=piece.rows, cols=piece.cols, from_acc=1, elem=product.out.code)
+            for (i, j), row in tile_row.items()
+            for piece in product.c.pieces(row_tiles[i][0], row_tiles[i][1], cols[j][0],
+                                          cols[j][1])]  # fmt: skip
         builder.flag(stores[0], "pop_prev")
         if b + schedule.regions < len(blocks) or (b == len(blocks) - 1 and more_follow):
             builder.flag(stores[-1], "push_prev")  # the region back, or the relay's token
@@ -299,5 +421,5 @@ def emit_products(builder: ProgramBuilder, products: Sequence[Matmul],
     return ranges
 
 
-__all__ = ["Matmul", "MatmulSchedule", "ProgramBuilder", "check_matmul",
+__all__ = ["Access", "Matmul", "MatmulSchedule", "Piece", "Planes", "RowMajor", "dense", "ProgramBuilder", "check_matmul",
            "default_schedule", "emit_matmul", "emit_products", "emit_relay", "estimate_cycles"]  # fmt: skip

@@ -61,8 +61,8 @@ from ember.lowering.graph_to_tensor.windows import (
     Pads,
     _divide_by_counts,
     _pool_padding,
-    _window_params,
     check_batch_only,
+    window_params,
     window_step,
 )
 
@@ -145,7 +145,7 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     data_layout, weight_layout = _layouts(op)
     axes = _spatial_axes(data_layout)
     kernel = [_shape(w)[i] for i in _spatial_axes(weight_layout)]
-    strides, dilations, pads = _window_params(op.attr, [_shape(x)[a] for a in axes], kernel)
+    strides, dilations, pads = window_params(op.attr, [_shape(x)[a] for a in axes], kernel)
     padded = _pad_axes(e, x, axes, pads, 0)
     bias = op.operand_group("B")
     groups = op.attribute_values().get("group", 1)

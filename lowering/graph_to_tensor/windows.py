@@ -74,7 +74,7 @@ def _unit_height(shape: Shape) -> Shape:
     return (*shape[:2], 1, *shape[2:]) if len(shape) == 3 else shape
 
 
-def _window_params(
+def window_params(
     attr: AttrFn, spatial: Shape, kernel: Sequence[int]
 ) -> tuple[list[int], list[int], Pads]:
     """Strides, dilations and (begin, end) pads of a window, auto_pad resolved."""
@@ -148,7 +148,7 @@ def _lower_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     out, t = _shape(op.results[0]), _elem(x)
     x, w = e.reshape(x, _unit_height(_shape(x))), e.reshape(w, _unit_height(_shape(w)))
     shape = _unit_height(out)
-    strides, dilations, pads = _window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
+    strides, dilations, pads = window_params(_window_attr(op), _shape(x)[2:], _shape(w)[2:])
     groups = op.attr("group")
     if groups > 1:
         geometry = _grouped_geometry(x, w, shape, groups, strides, dilations, pads)
@@ -278,7 +278,7 @@ def _pool_padding(attr: AttrFn, spatial: Shape) -> tuple[list[int], list[int], P
     """Strides, dilations, the explicit pads, and the pads that also make room
     for every ceil_mode window (extra high padding)."""
     kernel = attr("kernel_shape")
-    strides, dilations, pads = _window_params(attr, spatial, kernel)
+    strides, dilations, pads = window_params(attr, spatial, kernel)
     ceil_mode = bool(attr("ceil_mode")) and attr("auto_pad") == "NOTSET"
     full: Pads = []
     for n, k, s, d, (low, high) in zip(spatial, kernel, strides, dilations, pads):

@@ -85,7 +85,7 @@ from ember.lowering.graph_to_tensor.common import (
     _matmul,
     _shape,
 )
-from ember.lowering.graph_to_tensor.windows import _window_params
+from ember.lowering.graph_to_tensor.windows import window_params
 
 TILE = 4
 """Output tile size m of F(m x m, 3 x 3)."""
@@ -229,7 +229,7 @@ def lower_winograd(e: Emitter, op: GraphOp) -> list[SSAValue]:
     _, oh, ow, filters = out
     weights = constant_value_of(w)
     assert weights is not None
-    _, _, pads = _window_params(op.attr, (height, width), (KERNEL, KERNEL))
+    _, _, pads = window_params(op.attr, (height, width), (KERNEL, KERNEL))
     th, tw = -(-oh // TILE), -(-ow // TILE)
     extra = (th * TILE - oh, tw * TILE - ow)
     padded = e.pad(x, [0, pads[0][0], pads[1][0], 0],

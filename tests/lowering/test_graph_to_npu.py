@@ -15,6 +15,7 @@ from ember.lowering.graph_to_npu.matmul import (
     ProgramBuilder,
     check_matmul,
     default_schedule,
+    dense,
     emit_products,
 )
 from ember.lowering.graph_to_npu.scratchpad import Operand, allocate
@@ -61,8 +62,8 @@ def _float_product(image: Image, rng: np.random.Generator, m: int, k: int, n: in
     b = rng.standard_normal((k, n)).astype(np.float32)
     row = rng.standard_normal(n).astype(np.float32)
     want = a.astype(np.float64) @ b + (row if bias else 0)
-    product = Matmul("mm", m, k, n, image.put(a), image.put(b), image.room((m, n), np.float32),
-                     image.put(row) if bias else None, relu)  # fmt: skip
+    product = dense("mm", m, k, n, image.put(a), image.put(b), image.room((m, n), np.float32),
+                     image.put(row) if bias else None, relu=relu)  # fmt: skip
     return product, np.maximum(want, 0) if relu else want
 
 
@@ -75,7 +76,7 @@ def test_float_products_match_numpy(m: int, k: int, n: int, bias: bool, relu: bo
     image = Image()
     product, want = _float_product(image, np.random.default_rng(m * k + n), m, k, n, bias, relu)
     run_program(_program([product]), image.dram)
-    got = image.get(product.c, (m, n), np.float32)
+    got = image.get(product.c.address, (m, n), np.float32)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
 
 
@@ -85,7 +86,7 @@ def test_every_schedule_computes_the_same(schedule: MatmulSchedule) -> None:
     image = Image()
     product, want = _float_product(image, np.random.default_rng(1), 70, 40, 50, True, True)
     run_program(_program([product], [schedule]), image.dram)
-    np.testing.assert_allclose(image.get(product.c, (70, 50), np.float32), want, rtol=1e-5,
+    np.testing.assert_allclose(image.get(product.c.address, (70, 50), np.float32), want, rtol=1e-5,
                                atol=1e-4)  # fmt: skip
 
 
@@ -94,15 +95,16 @@ def test_int8_products_are_exact() -> None:
     a = rng.integers(-128, 128, (45, 70), dtype=np.int8)
     b = rng.integers(-128, 128, (70, 38), dtype=np.int8)
     image = Image()
-    wide = Matmul("mm", 45, 70, 38, image.put(a), image.put(b), image.room((45, 38), np.int32),
+    wide = dense("mm", 45, 70, 38, image.put(a), image.put(b), image.room((45, 38), np.int32),
                   elem=INT8, out=INT32)  # fmt: skip
-    narrow = Matmul("q", 45, 70, 38, wide.a, wide.b, image.room((45, 38), np.int8), relu=True,
-                    elem=INT8, out=INT8, scale=1 / 512, zero_point=3)  # fmt: skip
+    narrow = dense("q", 45, 70, 38, wide.a.address, wide.b.address,
+                   image.room((45, 38), np.int8), relu=True, elem=INT8, out=INT8, scale=1 / 512,
+                   zero_point=3)  # fmt: skip
     run_program(_program([wide, narrow]), image.dram)
     exact = a.astype(np.int64) @ b.astype(np.int64)
-    np.testing.assert_array_equal(image.get(wide.c, (45, 38), np.int32), exact)
+    np.testing.assert_array_equal(image.get(wide.c.address, (45, 38), np.int32), exact)
     requantised = np.clip(np.round(np.maximum(exact, 0).astype(np.float32) / 512) + 3, -128, 127)
-    np.testing.assert_array_equal(image.get(narrow.c, (45, 38), np.int8), requantised)
+    np.testing.assert_array_equal(image.get(narrow.c.address, (45, 38), np.int8), requantised)
 
 
 def test_a_chain_reads_what_the_product_before_it_stored() -> None:
@@ -112,18 +114,22 @@ def test_a_chain_reads_what_the_product_before_it_stored() -> None:
     image = Image()
     first, hidden = _float_product(image, rng, 20, 36, 48, True, True)
     w = rng.standard_normal((48, 24)).astype(np.float32)
-    second = Matmul("mm2", 20, 48, 24, first.c, image.put(w), image.room((20, 24), np.float32))
+    second = dense(
+        "mm2", 20, 48, 24, first.c.address, image.put(w), image.room((20, 24), np.float32)
+    )
     program = _program([first, second])
     check_program(program, PARAMS)
     run_program(program, image.dram)
-    np.testing.assert_allclose(image.get(second.c, (20, 24), np.float32), hidden @ w, rtol=1e-4,
+    np.testing.assert_allclose(image.get(second.c.address, (20, 24), np.float32), hidden @ w, rtol=1e-4,
                                atol=1e-4)  # fmt: skip
 
 
 def test_a_chain_without_its_relay_is_rejected() -> None:
     image = Image()
     first, _ = _float_product(image, np.random.default_rng(4), 16, 16, 16, False, False)
-    second = dataclasses.replace(first, a=first.c, c=image.room((16, 16), np.float32))
+    second = dense(
+        "mm2", 16, 16, 16, first.c.address, first.b.address, image.room((16, 16), np.float32)
+    )
     program = _program([first, second])
     relay = next(i for i, inst in enumerate(program) if inst.mnemonic == "alu")
     with pytest.raises(NpuProgramError, match="waits for a token|missing|left"):
@@ -133,7 +139,7 @@ def test_a_chain_without_its_relay_is_rejected() -> None:
 def test_double_buffering_overlaps_the_loads() -> None:
     """The same 128^3 int8 product with one SP buffer and with two: the
     second overlaps each step's loads with the gemms of the one before."""
-    product = Matmul("mm", 128, 128, 128, 1024, 1024 + 128 * 128, 1024 + 2 * 128 * 128,
+    product = dense("mm", 128, 128, 128, 1024, 1024 + 128 * 128, 1024 + 2 * 128 * 128,
                      elem=INT8, out=INT32)  # fmt: skip
     single = cycle_model(_program([product], [MatmulSchedule(4, 4, buffers=1)]))
     double = cycle_model(_program([product], [MatmulSchedule(4, 4, buffers=2)]))
@@ -143,7 +149,7 @@ def test_double_buffering_overlaps_the_loads() -> None:
 
 
 def test_the_default_schedule_fits_the_accumulator_and_reuses_tiles() -> None:
-    product = Matmul("mm", 512, 512, 512, 0, 0, 0, elem=INT8, out=INT32)
+    product = dense("mm", 512, 512, 512, 0, 0, 0, elem=INT8, out=INT32)
     schedule = default_schedule(product, PARAMS)
     rows = schedule.block_m * schedule.block_n * PARAMS.dim * schedule.regions
     assert rows < PARAMS.accumulator_rows
@@ -158,7 +164,9 @@ def test_the_default_schedule_fits_the_accumulator_and_reuses_tiles() -> None:
     ({"elem": INT8, "out": INT32, "bias": 0}, "a bias on an int8 product"),
 ])  # fmt: skip
 def test_what_the_npu_cannot_run_is_named(change: dict, reason: str) -> None:
-    product = dataclasses.replace(Matmul("mm", 4, 4, 4, 0, 0, 0), **change)
+    sizes = {"m": 4, "k": change.pop("k", 4), "n": 4}
+    product = dense("mm", *sizes.values(), 0, 0, 0, change.pop("bias", None))
+    product = dataclasses.replace(product, **change)
     assert reason in (check_matmul(product, PARAMS) or "")
     with pytest.raises(NpuProgramError, match=f"mm: the NPU cannot run {reason}"):
         _program([product])

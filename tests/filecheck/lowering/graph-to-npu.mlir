@@ -25,7 +25,7 @@ func.func @layer(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:    npu.load {dram_addr = 192 : i64, stride = 12 : i64, local = [[A:[0-9]+]] : i64, rows = 2 : i64, cols = 3 : i64, to_acc = 0 : i64, elem = 2 : i64}
 // CHECK-NEXT:    npu.load {dram_addr = 64 : i64, stride = 16 : i64, local = [[B:[0-9]+]] : i64, rows = 3 : i64, cols = 4 : i64, to_acc = 0 : i64, elem = 2 : i64, push_next}
 // CHECK-NEXT:    npu.gemm {a = [[A]] : i64, b = [[B]] : i64, c = 0 : i64, m = 2 : i64, k = 3 : i64, n = 4 : i64, accumulate = 0 : i64, elem = 2 : i64, pop_prev}
-// CHECK-NEXT:    npu.load {dram_addr = 128 : i64, stride = 0 : i64, local = [[BIAS:[0-9]+]] : i64, rows = 1 : i64, cols = 4 : i64, to_acc = 0 : i64, elem = 2 : i64, push_next}
+// CHECK-NEXT:    npu.load {dram_addr = 128 : i64, stride = 16 : i64, local = [[BIAS:[0-9]+]] : i64, rows = 1 : i64, cols = 4 : i64, to_acc = 0 : i64, elem = 2 : i64, push_next}
 // CHECK-NEXT:    npu.gemm {a = [[ONES]] : i64, b = [[BIAS]] : i64, c = 0 : i64, m = 2 : i64, k = 1 : i64, n = 4 : i64, accumulate = 1 : i64, elem = 2 : i64, pop_prev}
 // CHECK-NEXT:    npu.alu {op = 5 : i64, src = 0 : i64, src2 = 0 : i64, dst = 0 : i64, rows = 2 : i64, cols = 4 : i64, use_imm = 0 : i64, elem = 2 : i64, imm = 0 : i64, push_next}
 // CHECK-NEXT:    npu.store {dram_addr = 256 : i64, stride = 16 : i64, local = 0 : i64, rows = 2 : i64, cols = 4 : i64, from_acc = 1 : i64, elem = 2 : i64, pop_prev}
