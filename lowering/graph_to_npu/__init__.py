@@ -33,7 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, ReluOp
+from ember.dialects.graph import AddOp, ConstantOp, ConvOp, GemmOp, MatMulOp, ReluOp
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import F32, Instruction, NpuParams, NpuProgramError
 from ember.dialects.npu.ops import ProgramOp, instruction_op
@@ -41,12 +41,14 @@ from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 from ember.lowering.graph_to_npu.matmul import (
     Matmul,
     MatmulSchedule,
+    Planes,
     ProgramBuilder,
     RowMajor,
     default_schedule,
     dense,
     emit_products,
 )
+from ember.lowering.graph_to_tensor.windows import window_params
 
 ALIGN = 64
 
@@ -58,19 +60,60 @@ class Placement:
     address: int
     shape: tuple[int, ...]
     dtype: np.dtype
+    halo: tuple[int, int] = (0, 0)
+    """NCHW images: the zero rows and columns stored around each plane."""
+
+    @property
+    def stored_shape(self) -> tuple[int, ...]:
+        if self.halo == (0, 0):
+            return self.shape
+        *outer, height, width = self.shape
+        return (*outer, height + 2 * self.halo[0], width + 2 * self.halo[1])
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        """The bytes it takes in DRAM (with its halo)."""
+        return int(np.prod(self.stored_shape, dtype=np.int64)) * self.dtype.itemsize
+
+    @property
+    def pitch_bytes(self) -> int:
+        return self.stored_shape[-1] * self.dtype.itemsize
+
+    @property
+    def plane_bytes(self) -> int:
+        return self.stored_shape[-2] * self.pitch_bytes
+
+    @property
+    def image_bytes(self) -> int:
+        return self.stored_shape[-3] * self.plane_bytes
+
+    def store(self, array: np.ndarray) -> np.ndarray:
+        """`array` as its DRAM bytes (padded with the halo)."""
+        array = np.ascontiguousarray(array, dtype=self.dtype)
+        if self.halo != (0, 0):
+            (h, w), outer = self.halo, [(0, 0)] * (array.ndim - 2)
+            array = np.pad(array, [*outer, (h, h), (w, w)])
+        return array.reshape(-1).view(np.uint8)
+
+    def load(self, data: np.ndarray) -> np.ndarray:
+        """The tensor from its DRAM bytes (the halo cut off)."""
+        stored = data.view(self.dtype).reshape(self.stored_shape)
+        if self.halo != (0, 0):
+            (h, w) = self.halo
+            stored = stored[..., h : stored.shape[-2] - h, w : stored.shape[-1] - w]
+        return stored.copy()
 
 
 @dataclass(frozen=True)
 class Layer:
-    """One product of a segment, for reports: the graph ops it runs, its
-    schedule and its instructions' indices in the program."""
+    """One layer of a segment, for reports: the graph ops it runs (one
+    product, or one per image of a convolution), its schedule and its
+    instructions' indices in the program."""
 
     ops: str
-    product: Matmul
+    shape: str
+    """m x k x n and the type (`batch x ...` for a convolution's images)."""
+    macs: int
     schedule: MatmulSchedule
     instructions: range
 
@@ -96,10 +139,9 @@ class _Dram:
         self.chunks: list[tuple[int, bytes]] = []
         self.top = 0
 
-    def place(
-        self, shape: tuple[int, ...], dtype: np.dtype, data: np.ndarray | None = None
-    ) -> Placement:
-        placement = Placement(self.top, shape, np.dtype(dtype))
+    def place(self, shape: tuple[int, ...], dtype: np.dtype, data: np.ndarray | None = None,
+              halo: tuple[int, int] = (0, 0)) -> Placement:  # fmt: skip
+        placement = Placement(self.top, shape, np.dtype(dtype), halo)
         if data is not None:
             self.chunks.append((self.top, np.ascontiguousarray(data, dtype=dtype).tobytes()))
         self.top += -(-max(placement.nbytes, 1) // ALIGN) * ALIGN
@@ -122,73 +164,154 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(value.type.get_shape())
 
 
-def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKernel:
-    """The segment's program and memory (see the module docstring)."""
-    params = params or NpuParams()
-    dram = _Dram()
-    ones = dram.place((params.dim,), np.dtype(np.float32), np.ones(params.dim, np.float32))
-    places: dict[SSAValue, Placement] = {}
-    products: list[Matmul] = []
-    labels: list[list[str]] = []
-    producer: dict[SSAValue, int] = {}  # a product's current result -> its index
+def _halos(ops: list[Operation]) -> dict[SSAValue, tuple[int, int]]:
+    """The zero border each value's image is stored with: the widest padding
+    a convolution reading it (or what aliases it: a Relu's result is its
+    operand's storage) asks for, per side."""
+    root: dict[SSAValue, SSAValue] = {}
+    halos: dict[SSAValue, tuple[int, int]] = {}
+    for op in ops:
+        if isinstance(op, AddOp | ReluOp):
+            tail = next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
+            root[op.results[0]] = root.get(tail, tail)
+        elif isinstance(op, ConvOp):
+            x = op.operands[0]
+            _, _, pads = window_params(op.attr, _shape(x)[2:], _shape(op.operands[1])[2:])
+            x = root.get(x, x)
+            old = halos.get(x, (0, 0))
+            halos[x] = (max(old[0], *pads[0]), max(old[1], *pads[1]))
+    return {value: halos.get(root.get(value, value), (0, 0))
+            for value in {*halos, *root}}  # fmt: skip
 
-    def constant(value: SSAValue) -> Placement:
-        if value not in places:
+
+class _Lowering:
+    """One segment's products and memory, op by op."""
+
+    def __init__(self, segment: SegmentOp, params: NpuParams):
+        self.segment = segment
+        self.params = params
+        self.dram = _Dram()
+        self.ones = self.dram.place((params.dim,), np.dtype(np.float32),
+                                    np.ones(params.dim, np.float32))  # fmt: skip
+        self.places: dict[SSAValue, Placement] = {}
+        self.products: list[Matmul] = []
+        self.layers: list[tuple[list[str], list[int]]] = []
+        self.producer: dict[SSAValue, int] = {}  # a result -> its layer
+        self.ops = [op for op in segment.block.ops if not isinstance(op, ConstantOp | YieldOp)]
+        self.halos = _halos(self.ops)
+
+    def constant(self, value: SSAValue) -> Placement:
+        if value not in self.places:
             array = constant_value_of(value)
             assert array is not None
-            places[value] = dram.place(array.shape, array.dtype, array)
-        return places[value]
+            self.places[value] = self.dram.place(array.shape, array.dtype, array)
+        return self.places[value]
 
-    def place(value: SSAValue) -> Placement:
-        return constant(value) if isinstance(value.owner, ConstantOp) else places[value]
+    def place(self, value: SSAValue) -> Placement:
+        if isinstance(value.owner, ConstantOp):
+            return self.constant(value)
+        if value not in self.places:
+            self.places[value] = self.dram.place(_shape(value), np.dtype(np.float32),
+                                                 halo=self.halos.get(value, (0, 0)))  # fmt: skip
+        return self.places[value]
 
-    ops = [op for op in segment.block.ops if not isinstance(op, ConstantOp | YieldOp)]
-    for op in ops:  # the weights first, then the activations
-        for operand in op.operands:
-            if isinstance(operand.owner, ConstantOp):
-                constant(operand)
-    for arg in segment.block.args:
-        places[arg] = dram.place(_shape(arg), np.dtype(np.float32))
-    for op in ops:
-        if isinstance(op, MatMulOp | GemmOp):
-            a, b = op.operands[0], op.operands[1]
-            m, k = int(np.prod(_shape(a)[:-1])), _shape(a)[-1]
-            n = _shape(b)[1]
-            out = dram.place(_shape(op.results[0]), np.dtype(np.float32))
-            bias = None
-            if isinstance(op, GemmOp) and op.operand_group("C"):
-                bias = constant(op.operand_group("C")[0]).address
-            products.append(dense(_label(op), m, k, n, place(a).address, place(b).address,
-                                  out.address, bias))  # fmt: skip
-            labels.append([_label(op)])
-            places[op.results[0]] = out
-            producer[op.results[0]] = len(products) - 1
-        elif isinstance(op, AddOp | ReluOp):
-            tail = next(v for v in op.operands if v in producer)
-            index = producer.pop(tail)
+    def layer(self, op: Operation, products: list[Matmul]) -> None:
+        self.layers.append(([_label(op)], [*range(len(self.products), len(self.products)
+                                                  + len(products))]))  # fmt: skip
+        self.products += products
+        self.producer[op.results[0]] = len(self.layers) - 1
+
+    def matmul(self, op: MatMulOp | GemmOp) -> None:
+        a, b = op.operands[0], op.operands[1]
+        m, k = int(np.prod(_shape(a)[:-1])), _shape(a)[-1]
+        n = _shape(b)[1]
+        bias = None
+        if isinstance(op, GemmOp) and op.operand_group("C"):
+            bias = self.constant(op.operand_group("C")[0]).address
+        out = self.place(op.results[0])
+        self.layer(op, [dense(_label(op), m, k, n, self.place(a).address, self.place(b).address,
+                              out.address, bias)])  # fmt: skip
+
+    def conv(self, op: ConvOp) -> None:
+        """Per image, `Y[F, OH*OW] = W[F, C*KH*KW] X_col` with X_col read in
+        place (`Planes` through the kernel window) and the bias per row."""
+        x, w = op.operands[0], op.operands[1]
+        (batch, channels, height, width), (filters, _, kh, kw) = _shape(x), _shape(w)
+        _, dilations, pads = window_params(op.attr, (height, width), (kh, kw))
+        _, _, out_h, out_w = _shape(op.results[0])
+        source, out, weights = self.place(x), self.place(op.results[0]), self.place(w)
+        bias = op.operand_group("B")
+        dim, k = self.params.dim, channels * kh * kw
+        tiles = tuple((y * out_w + x0, min(dim, out_w - x0))
+                      for y in range(out_h) for x0 in range(0, out_w, dim))  # fmt: skip
+        products = []
+        for image in range(batch):
+            b = Planes(source.address + image * source.image_bytes, source.plane_bytes,
+                       source.pitch_bytes, out_w, 4,
+                       (source.halo[0] - pads[0][0], source.halo[1] - pads[1][0]), (kh, kw),
+                       (dilations[0], dilations[1]))  # fmt: skip
+            c = Planes(out.address + image * out.image_bytes, out.plane_bytes, out.pitch_bytes,
+                       out_w, 4, out.halo)  # fmt: skip
+            products.append(Matmul(
+                _label(op), filters, k, out_h * out_w, RowMajor(weights.address, 4 * k, 4), b, c,
+                RowMajor(self.constant(bias[0]).address, 4, 4) if bias else None,
+                bias_per_row=True, col_tiles=tiles))  # fmt: skip
+        self.layer(op, products)
+
+    def epilogue(self, op: AddOp | ReluOp) -> None:
+        tail = next(v for v in op.operands if v in self.producer)
+        layer = self.producer.pop(tail)
+        names, indices = self.layers[layer]
+        for index in indices:
+            product = self.products[index]
             if isinstance(op, AddOp):
                 row = next(v for v in op.operands if v is not tail)
-                n = products[index].n
-                change = {"bias": RowMajor(constant(row).address, 4 * n, 4)}
+                change = {"bias": RowMajor(self.constant(row).address, 4 * product.n, 4)}
             else:
                 change = {"relu": True}
-            products[index] = dataclasses.replace(products[index], **change)  # type: ignore[arg-type]
-            labels[index].append(_label(op))
-            places[op.results[0]] = places[tail]
-            producer[op.results[0]] = index
-        else:
-            raise NpuProgramError(f"npu.segment @{segment.sym_name.data}: {op.name} is not an "
-                                  "op the NPU lowering takes")  # fmt: skip
-    schedules = [default_schedule(p, params) for p in products]
-    builder = ProgramBuilder(params, {F32.code: ones.address})
-    ranges = emit_products(builder, products, schedules)
-    terminator = segment.block.last_op
-    assert isinstance(terminator, YieldOp)
-    layers = [Layer(", ".join(names), product, schedule, indices)
-              for names, product, schedule, indices in zip(labels, products, schedules, ranges)]  # fmt: skip
-    return NpuKernel(segment.sym_name.data, params, builder.finish(), dram.image(),
-                     [places[a] for a in segment.block.args],
-                     [places[v] for v in terminator.values], layers)  # fmt: skip
+            self.products[index] = dataclasses.replace(product, **change)  # type: ignore[arg-type]
+        names.append(_label(op))
+        self.places[op.results[0]] = self.places[tail]
+        self.producer[op.results[0]] = layer
+
+    def lower(self) -> NpuKernel:
+        for op in self.ops:  # the weights first, then the activations
+            for operand in op.operands:
+                if isinstance(operand.owner, ConstantOp):
+                    self.constant(operand)
+        for arg in self.segment.block.args:
+            self.place(arg)
+        for op in self.ops:
+            if isinstance(op, MatMulOp | GemmOp):
+                self.matmul(op)
+            elif isinstance(op, ConvOp):
+                self.conv(op)
+            elif isinstance(op, AddOp | ReluOp):
+                self.epilogue(op)
+            else:
+                raise NpuProgramError(f"npu.segment @{self.segment.sym_name.data}: {op.name} is "
+                                      "not an op the NPU lowering takes")  # fmt: skip
+        schedules = [default_schedule(p, self.params) for p in self.products]
+        builder = ProgramBuilder(self.params, {F32.code: self.ones.address})
+        ranges = emit_products(builder, self.products, schedules)
+        layers = []
+        for names, indices in self.layers:
+            first = self.products[indices[0]]
+            macs = sum(self.products[i].macs for i in indices)
+            shape = f"{first.m}x{first.k}x{first.n} {first.elem.name}"
+            layers.append(Layer(", ".join(names), f"{len(indices)} x {shape}" if len(indices) > 1
+                                else shape, macs, schedules[indices[0]],
+                                range(ranges[indices[0]].start, ranges[indices[-1]].stop)))  # fmt: skip
+        terminator = self.segment.block.last_op
+        assert isinstance(terminator, YieldOp)
+        return NpuKernel(self.segment.sym_name.data, self.params, builder.finish(),
+                         self.dram.image(), [self.places[a] for a in self.segment.block.args],
+                         [self.places[v] for v in terminator.values], layers)  # fmt: skip
+
+
+def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKernel:
+    """The segment's program and memory (see the module docstring)."""
+    return _Lowering(segment, params or NpuParams()).lower()
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 |---|---|
 | MatMul | A of rank >= 2 (its leading dims are rows), B of rank 2 |
 | Gemm | not transposed (a constant B under transB is transposed when the graph is simplified), alpha = beta = 1, C absent or a constant row of N values |
+| Conv | 2-D, one group, stride 1 (any kernel, padding, dilation), constant weights and bias; each image one product `W[F, C*KH*KW] X_col`, X_col read in place |
 | Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
-| Relu | of the only use of a product in the segment: applied in the accumulator |
+| Relu | of the only use of a product or convolution in the segment: applied in the accumulator |
 
 A run ends at the first op the NPU does not take (constants do not end
 one). The segments are named `npu0`, `npu1`, ... in order; what the
@@ -31,7 +32,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from ember.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, ReluOp
+from ember.dialects.graph import AddOp, ConstantOp, ConvOp, GemmOp, MatMulOp, ReluOp
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import MAX_STRIDE
 from ember.dialects.npu.segment import SegmentOp, YieldOp
@@ -55,6 +56,19 @@ def _matmul_ok(op: MatMulOp) -> bool:
     a, b, y = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
     return (a is not None and b is not None and y is not None and len(a) >= 2 and len(b) == 2
             and a[-1] == b[0] and _rows_fit(b[0], b[1]))  # fmt: skip
+
+
+def _conv_ok(op: ConvOp) -> bool:
+    """2-D, one group, stride 1, constant weights (and bias)."""
+    x, w, y = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
+    if x is None or w is None or y is None or len(x) != 4 or len(w) != 4:
+        return False
+    if op.attr("group") != 1 or any(s != 1 for s in op.attr("strides") or [1, 1]):
+        return False
+    bias = op.operand_group("B")
+    if constant_value_of(op.operands[1]) is None or (bias and constant_value_of(bias[0]) is None):
+        return False
+    return _rows_fit(w[1] * w[2] * w[3])
 
 
 def bias_row(value: SSAValue, n: int) -> bool:
@@ -95,6 +109,11 @@ def _single_use(value: SSAValue) -> bool:
 
 def _takes(op: Operation, run: _Run) -> bool:
     """Whether `op` joins the run (updating its tails)."""
+    if isinstance(op, ConvOp):
+        if not _conv_ok(op):
+            return False
+        run.tails[op.results[0]] = _Tail(bias=True)  # a bias Add would be per channel
+        return True
     if isinstance(op, MatMulOp | GemmOp):
         if not (_matmul_ok(op) if isinstance(op, MatMulOp) else _gemm_ok(op)):
             return False

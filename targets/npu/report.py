@@ -51,10 +51,8 @@ def kernel_report(kernel: NpuKernel) -> SegmentCycles:
         end = max(timing.ends[i] for i in layer.instructions)
         moved = sum(dma_bytes(kernel.program[i]) for i in layer.instructions
                     if kernel.program[i].mnemonic in ("load", "store"))  # fmt: skip
-        p = layer.product
-        layers.append(LayerCycles(kernel.name, layer.ops, f"{p.m}x{p.k}x{p.n} {p.elem.name}",
-                                  layer.schedule.describe(), end - previous, p.macs, moved,
-                                  kernel.params.dim))  # fmt: skip
+        layers.append(LayerCycles(kernel.name, layer.ops, layer.shape, layer.schedule.describe(),
+                                  end - previous, layer.macs, moved, kernel.params.dim))  # fmt: skip
         previous = end
     return SegmentCycles(kernel.name, timing.cycles, timing.utilization, timing.bytes_loaded,
                          timing.bytes_stored, len(kernel.program), layers)  # fmt: skip

@@ -68,13 +68,11 @@ class DeviceStep:
         kernel = self.kernel
         dram = kernel.image.copy()
         for place, array in zip(kernel.inputs, arrays, strict=True):
-            data = np.ascontiguousarray(array, dtype=place.dtype).reshape(-1).view(np.uint8)
-            dram[place.address : place.address + place.nbytes] = data
+            dram[place.address : place.address + place.nbytes] = place.store(array)
         machine = Machine(kernel.params, dram)
         for index in self.order:
             machine.execute(kernel.program[index], index)
-        return [dram[p.address:p.address + p.nbytes].view(p.dtype).reshape(p.shape).copy()
-                for p in kernel.outputs]  # fmt: skip
+        return [p.load(dram[p.address : p.address + p.nbytes]) for p in kernel.outputs]
 
 
 class NpuModel:
