@@ -310,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
         with report.stage("reference"):
             outputs = ember.reference.run(specialized(module, sizes) if sizes else module, inputs)
     elif args.target == "npu":
-        from ember.targets.npu.runtime import compile_npu
+        from ember.npu import compile_npu
 
         reference = module.clone()
         npu_model = compile_npu(module, report, _options(args))
@@ -404,8 +404,8 @@ def _compile(args: argparse.Namespace) -> int:
 
 def _compile_npu(args: argparse.Namespace, model: ModelSource, shapes: Any) -> int:
     from ember.frontends.onnx import import_onnx
+    from ember.npu import DeviceStep, compile_npu
     from ember.targets.npu.deploy import write_npu_directory
-    from ember.targets.npu.runtime import compile_npu
 
     if args.specialize:
         raise EmberError("--specialize applies to --target cpu (the NPU compiles static shapes)")
@@ -413,7 +413,8 @@ def _compile_npu(args: argparse.Namespace, model: ModelSource, shapes: Any) -> i
     with report.stage("import"):
         module = import_onnx(model, shapes, _dims(args))
     compiled = compile_npu(module, report, _options(args))
-    for path in write_npu_directory(compiled, args.output, args.name):
+    kernels = [step.kernel for step in compiled.steps if isinstance(step, DeviceStep)]
+    for path in write_npu_directory(kernels, compiled.report, args.output, args.name):
         print(path)
     return 0
 
@@ -422,7 +423,7 @@ def _bench_npu(args: argparse.Namespace) -> int:
     """The per-layer cycles of the model on the NPU (the cycle model's,
     which do not depend on the data), and with --plot their picture."""
     from ember.frontends.onnx import import_onnx
-    from ember.targets.npu.runtime import compile_npu
+    from ember.npu import compile_npu
 
     if args.profile:
         raise EmberError("--profile times CPU kernels; on the NPU the table has every layer")
@@ -437,7 +438,7 @@ def _bench_npu(args: argparse.Namespace) -> int:
     print(f"{args.model} on the NPU ({compiled.report.cycles:,} cycles in all):")
     print(compiled.report.table())
     if args.plot is not None:
-        from ember.targets.npu.plot import plot_cycles
+        from ember.npu_plot import plot_cycles
 
         plot_cycles(compiled.report, args.plot, title=args.model)
         print(f"cycles: {args.plot}")

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 ENTRY_NAME = "ember_main"
 TARGETS = ("cpu", "npu")
-"""`npu` runs in the simulator (`ember.targets.npu.runtime.NpuModel`)."""
+"""`npu` runs in the simulator (`ember.npu.NpuModel`)."""
 
 
 class InputError(EmberError):
@@ -313,7 +313,7 @@ def compile(  # noqa: A001 - the public name the API promises
     (see `Options`); `report` collects the seconds per stage; `profile`
     times every kernel call (read with `CompiledModel.profile()`). `target`
     `npu` runs the NPU's share of the model in its simulator and the rest
-    on this CPU (`ember.targets.npu.runtime`). `threads` (default: every core this process may use) is
+    on this CPU (`ember.npu`). `threads` (default: every core this process may use) is
     how many threads each parallel loop worth it is split among: the calling
     thread and workers of a pool that all compiled models share; 1 compiles
     serial code.
@@ -339,7 +339,7 @@ def compile(  # noqa: A001 - the public name the API promises
     if target == "npu":
         if specialize and specialize != "none":
             raise EmberError("the NPU target compiles one static version (no specialize)")
-        from ember.targets.npu.runtime import compile_npu
+        from ember.npu import compile_npu
 
         return compile_npu(module, report, options)  # type: ignore[return-value]
     if specialize and specialize != "none":

@@ -18,23 +18,24 @@ import dataclasses
 import json
 from pathlib import Path
 
-from ember.lowering.graph_to_npu import Placement
+from ember.lowering.graph_to_npu import NpuKernel, Placement
 from ember.targets.npu.isa import encode_program
-from ember.targets.npu.runtime import DeviceStep, NpuModel
+from ember.targets.npu.report import NpuReport
 
 
 def _placement(place: Placement) -> dict[str, object]:
     return {"address": place.address, "shape": list(place.shape), "dtype": place.dtype.name}
 
 
-def write_npu_directory(model: NpuModel, output: str | Path, name: str) -> list[Path]:
-    """Writes the files above; returns their paths, the manifest last."""
+def write_npu_directory(kernels: list[NpuKernel], report: NpuReport, output: str | Path,
+                        name: str) -> list[Path]:  # fmt: skip
+    """Writes the files above for a model's segments (`kernels`, in order)
+    and its report; returns their paths, the manifest last."""
     folder = Path(output)
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     segments = []
-    kernels = [step.kernel for step in model.steps if isinstance(step, DeviceStep)]
-    for kernel, cycles in zip(kernels, model.report.segments, strict=True):
+    for kernel, cycles in zip(kernels, report.segments, strict=True):
         binary = folder / f"{name}.{kernel.name}.bin"
         image = folder / f"{name}.{kernel.name}.dram"
         binary.write_bytes(encode_program(kernel.program))
@@ -53,7 +54,7 @@ def write_npu_directory(model: NpuModel, output: str | Path, name: str) -> list[
     params = dataclasses.asdict(kernels[0].params) if kernels else {}
     manifest = folder / f"{name}.npu.json"
     manifest.write_text(json.dumps({"params": params, "segments": segments,
-                                    "host_ops": model.report.host_ops}, indent=2) + "\n")  # fmt: skip
+                                    "host_ops": report.host_ops}, indent=2) + "\n")  # fmt: skip
     return [*written, manifest]
 
 

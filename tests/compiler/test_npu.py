@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 import ember
 from ember.compiler import InputError
 from ember.errors import EmberError
-from ember.targets.npu.runtime import DeviceStep, HostStep
+from ember.npu import DeviceStep, HostStep
 from tests.support.models import mlp, random_inputs, run_onnxruntime, transformer_encoder
 
 
@@ -104,3 +104,47 @@ def test_symbolic_shapes_and_versions_are_refused_with_a_reason() -> None:
         ember.compile(model, target="npu", specialize={"N": [1]})
     with pytest.raises(EmberError, match="available: cpu, npu"):
         ember.compile(model, target="tpu")
+
+
+def _cnn(batch: int = 2) -> onnx.ModelProto:
+    """conv 3x3 (pads 1) + ReLU, conv 3x3 dilated 2 with asymmetric pads,
+    a 1x1 conv, max pool (host), conv 5x5 valid."""
+    rng = np.random.default_rng(3)
+
+    def weight(name: str, *shape: int) -> onnx.TensorProto:
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name)
+
+    inits = [weight("w1", 12, 3, 3, 3), weight("b1", 12), weight("w2", 16, 12, 3, 3),
+             weight("w3", 20, 16, 1, 1), weight("b3", 20), weight("w4", 8, 20, 5, 5)]  # fmt: skip
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[2, 1, 2, 3], dilations=[2, 2]),
+             helper.make_node("Conv", ["c2", "w3", "b3"], ["c3"]),
+             helper.make_node("Relu", ["c3"], ["r3"]),
+             helper.make_node("MaxPool", ["r3"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p", "w4"], ["y"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 22, 20])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_convolutions_run_on_the_npu_around_a_host_pool() -> None:
+    compiled = _check(_cnn(), tolerance=2e-5)
+    assert [type(s) for s in compiled.steps] == [DeviceStep, HostStep, DeviceStep]
+    first, second = compiled.report.segments
+    assert [layer.ops for layer in first.layers] == [
+        "graph.conv %c1, graph.relu %r1",
+        "graph.conv %c2",
+        "graph.conv %c3, graph.relu %r3",
+    ]
+    assert first.layers[0].shape == "2 x 12x27x440 f32"  # per image: F x C*KH*KW x OH*OW
+    assert compiled.report.host_ops == ["graph.max_pool"]
+    assert second.layers[0].macs == 2 * 8 * (20 * 5 * 5) * (7 * 6)
+
+
+def test_strided_and_grouped_convolutions_stay_on_the_host() -> None:
+    model = _cnn(batch=1)
+    model.graph.node[2].attribute.append(helper.make_attribute("strides", [2, 2]))
+    compiled = _check(model, tolerance=2e-5)
+    assert "graph.conv" in compiled.report.host_ops

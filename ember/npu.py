@@ -34,7 +34,7 @@ from ember.compiler import (
     model_specs,
 )
 from ember.dialects.graph import ConstantOp
-from ember.dialects.npu.machine import NpuParams, run_order
+from ember.dialects.npu.machine import NpuParams
 from ember.dialects.npu.segment import SegmentOp
 from ember.errors import EmberError
 from ember.lowering.graph_to_npu import NpuKernel, lower_segment
@@ -42,8 +42,8 @@ from ember.lowering.graph_to_npu.partition import partition
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
+from ember.targets.npu.device import DeviceProgram
 from ember.targets.npu.report import NpuReport, kernel_report
-from ember.targets.npu.simulator.functional import Machine
 
 
 @dataclass
@@ -58,21 +58,16 @@ class HostStep:
 
 @dataclass
 class DeviceStep:
-    kernel: NpuKernel
-    order: list[int]
-    """The instructions in an order the modules can run them in (checked)."""
+    program: DeviceProgram
     args: list[int]
     results: list[int]
 
+    @property
+    def kernel(self) -> NpuKernel:
+        return self.program.kernel
+
     def run(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        kernel = self.kernel
-        dram = kernel.image.copy()
-        for place, array in zip(kernel.inputs, arrays, strict=True):
-            dram[place.address : place.address + place.nbytes] = place.store(array)
-        machine = Machine(kernel.params, dram)
-        for index in self.order:
-            machine.execute(kernel.program[index], index)
-        return [p.load(dram[p.address : p.address + p.nbytes]) for p in kernel.outputs]
+        return self.program.run(arrays)
 
 
 class NpuModel:
@@ -189,10 +184,9 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
             continue
         flush(needed_after[index - 1] if index else set())
         with report.stage("npu"):
-            kernel = lower_segment(op, params)
-            order = run_order(kernel.program)
-        kernels.append(kernel)
-        steps.append(DeviceStep(kernel, order, [ids(v) for v in op.inputs],
+            program = DeviceProgram.compile(lower_segment(op, params))
+        kernels.append(program.kernel)
+        steps.append(DeviceStep(program, [ids(v) for v in op.inputs],
                                 [ids(v) for v in op.results]))  # fmt: skip
     flush(needed_after[-1] if ops else set())
     arg_ids = [ids(a) for a in func.body.block.args]

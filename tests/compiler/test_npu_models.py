@@ -1,0 +1,43 @@
+"""Light CNNs compiled for the NPU at their full input size (random weights;
+logits, before Softmax squashes an error), against onnxruntime and the
+reference interpreter: slow (ResNet-50's program runs about 15 s in the
+simulator)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import ember
+from ember.npu import DeviceStep
+from tests.support.models import (
+    light_model_path,
+    random_inputs,
+    run_onnxruntime,
+    with_random_weights,
+)
+
+
+def with_logits(model: onnx.ModelProto) -> onnx.ModelProto:
+    softmax = model.graph.node[-1] if model.graph.node[-1].op_type == "Softmax" else next(
+        n for n in model.graph.node if n.op_type == "Softmax")  # fmt: skip
+    model.graph.output.append(helper.make_tensor_value_info(softmax.input[0], TensorProto.FLOAT,
+                                                            None))  # fmt: skip
+    return model
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "segments"), [("squeezenet", 9), ("resnet50", 20)])
+def test_light_cnn_on_the_npu(name: str, segments: int) -> None:
+    model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
+    inputs = random_inputs(model, seed=8)
+    compiled = ember.compile(model, target="npu")
+    assert sum(isinstance(s, DeviceStep) for s in compiled.steps) >= segments
+    got = compiled.run(inputs)[-1]
+    want = run_onnxruntime(model, inputs)[-1]
+    reference = ember.reference.run(ember.import_onnx(model), inputs)[-1]
+    scale = float(np.abs(want).max())
+    assert float(np.abs(got - want).max()) < 1e-4 * scale
+    assert float(np.abs(got - reference).max()) < 1e-4 * scale
