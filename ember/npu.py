@@ -185,14 +185,14 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
         flush(needed_after[index - 1] if index else set())
         with report.stage("npu"):
             program = DeviceProgram.compile(lower_segment(op, params))
-        kernels.append(program.kernel)
+        kernels.append(program)
         steps.append(DeviceStep(program, [ids(v) for v in op.inputs],
                                 [ids(v) for v in op.results]))  # fmt: skip
     flush(needed_after[-1] if ops else set())
     arg_ids = [ids(a) for a in func.body.block.args]
     host_ops = [name for step in steps if isinstance(step, HostStep) for name in step.ops]
     with report.stage("cycles"):
-        npu_report = NpuReport([kernel_report(k) for k in kernels], host_ops)
+        npu_report = NpuReport([kernel_report(p.kernel, p.order) for p in kernels], host_ops)
     result_ids = [ids(v) for v in terminator.operands]
     return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
 

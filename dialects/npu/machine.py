@@ -271,53 +271,51 @@ def queues_of(module: str) -> dict[str, tuple[str, str]]:
 Location = tuple[str, int]
 """A scratchpad line ("sp", line) or an accumulator row ("acc", row)."""
 
+Span = tuple[str, int, int]
+"""SP lines or ACC rows [start, stop): ("sp" | "acc", start, stop)."""
 
-def accesses(inst: Instruction) -> tuple[set[Location], set[Location]]:
-    """The SP lines and ACC rows `inst` reads and writes."""
 
-    def sp(line: int, rows: int, elem: int) -> set[Location]:
-        return {("sp", line + i) for i in range(rows * ELEMENT_TYPES[elem].bytes)}
+def access_spans(inst: Instruction) -> tuple[list[Span], list[Span]]:
+    """The SP lines and ACC rows `inst` reads and writes, as spans."""
 
-    def acc(row: int, rows: int) -> set[Location]:
-        return {("acc", row + i) for i in range(rows)}
+    def sp(line: int, rows: int, elem: int) -> Span:
+        return ("sp", line, line + rows * ELEMENT_TYPES[elem].bytes)
+
+    def acc(row: int, rows: int) -> Span:
+        return ("acc", row, row + rows)
 
     name = inst.mnemonic
     if name in ("load", "store"):
         into_acc = inst["to_acc" if name == "load" else "from_acc"]
         rows = acc(inst["local"], inst["rows"]) if into_acc else \
             sp(inst["local"], inst["rows"], inst["elem"])  # fmt: skip
-        return (set(), rows) if name == "load" else (rows, set())
+        return ([], [rows]) if name == "load" else ([rows], [])
     if name == "gemm":
         c = acc(inst["c"], inst["m"])
-        reads = sp(inst["a"], inst["m"], inst["elem"]) | sp(inst["b"], inst["k"], inst["elem"])
-        return (reads | c if inst["accumulate"] else reads), c
+        reads = [sp(inst["a"], inst["m"], inst["elem"]), sp(inst["b"], inst["k"], inst["elem"])]
+        return ([*reads, c] if inst["accumulate"] else reads), [c]
     if name == "alu":
-        reads = acc(inst["src"], inst["rows"])
+        reads = [acc(inst["src"], inst["rows"])]
         if not inst["use_imm"]:
-            reads |= acc(inst["src2"], inst["rows"])
-        return reads, acc(inst["dst"], inst["rows"])
-    return set(), set()
+            reads.append(acc(inst["src2"], inst["rows"]))
+        return reads, [acc(inst["dst"], inst["rows"])]
+    return [], []
 
 
-@dataclass
-class _Clock:
-    """An instruction's vector clock: per module, how many of its
-    instructions happen before (or are) this one."""
-
-    counts: dict[str, int]
-
-    def join(self, other: _Clock) -> None:
-        for module, count in other.counts.items():
-            self.counts[module] = max(self.counts.get(module, 0), count)
+def accesses(inst: Instruction) -> tuple[set[Location], set[Location]]:
+    """The SP lines and ACC rows `inst` reads and writes."""
+    reads, writes = access_spans(inst)
+    return ({(m, i) for m, a, b in reads for i in range(a, b)},
+            {(m, i) for m, a, b in writes for i in range(a, b)})  # fmt: skip
 
 
-def _race(first: tuple[int, str, _Clock], module: str, clock: _Clock) -> bool:
-    """Whether instruction `first` is not ordered before the one of `module`
-    whose clock is `clock` (another module's instructions are ordered only
-    through tokens)."""
-    _, first_module, first_clock = first
-    return first_module != module and clock.counts.get(first_module, 0) < \
-        first_clock.counts[first_module]  # fmt: skip
+_ACC_BASE = 1 << 20
+"""Locations as ints: SP line L is L, ACC row R is _ACC_BASE + R."""
+
+
+def _where(location: int) -> str:
+    return (f"ACC row {location - _ACC_BASE}" if location >= _ACC_BASE
+            else f"SP line {location}")  # fmt: skip
 
 
 def run_order(program: Sequence[Instruction]) -> list[int]:
@@ -326,61 +324,89 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
     the way: a pop no push feeds is a deadlock, a token left at the end an
     error, and two instructions of different modules that touch the same SP
     line or ACC row (one of them writing it) must be ordered by tokens: a
-    hazard is an error naming both."""
-    streams = {m: [(i, inst) for i, inst in enumerate(program) if inst.format.module == m]
-               for m in MODULES}  # fmt: skip
-    heads = dict.fromkeys(MODULES, 0)
-    tokens: dict[str, list[_Clock]] = {}
-    clocks = {m: _Clock({}) for m in MODULES}
-    writers: dict[Location, tuple[int, str, _Clock]] = {}
-    readers: dict[Location, list[tuple[int, str, _Clock]]] = {}
-    order: list[int] = []
+    hazard is an error naming both.
 
-    def hazard(earlier: int, later: int, location: Location, what: str) -> NpuProgramError:
-        memory, address = location
-        place = f"{'SP line' if memory == 'sp' else 'ACC row'} {address}"
+    Each instruction gets a vector clock (per module, how many of its
+    instructions happen before it or are it) through the tokens it pops;
+    instruction e of module M is ordered before one whose clock is t iff
+    t[M] >= e's own count. Per location the last writer and, per module,
+    the latest reader since that write are enough to find every hazard."""
+    count = len(MODULES)
+    module_of = {m: i for i, m in enumerate(MODULES)}
+    streams: list[list[int]] = [[] for _ in MODULES]
+    for i, inst in enumerate(program):
+        if inst.format.module is not None:
+            streams[module_of[inst.format.module]].append(i)
+    heads = [0] * count
+    tokens: dict[str, list[tuple[int, ...]]] = {}
+    clocks = [[0] * count for _ in MODULES]
+    writers: dict[int, tuple[int, int, int]] = {}  # location -> (module, count, index)
+    readers: dict[int, list[tuple[int, int]]] = {}  # location -> per module (count, index)
+    order: list[int] = []
+    flag_queues = [queues_of(m) for m in MODULES]
+
+    def hazard(earlier: int, later: int, location: int, what: str) -> NpuProgramError:
         return NpuProgramError(
-            f"instruction {later} ({program[later].describe()}) {what} {place}, which "
-            f"instruction {earlier} ({program[earlier].describe()}) uses, with no token "
+            f"instruction {later} ({program[later].describe()}) {what} {_where(location)}, "
+            f"which instruction {earlier} ({program[earlier].describe()}) uses, with no token "
             "between them: a dependency is missing")  # fmt: skip
+
+    def locations(spans: list[Span]) -> list[int]:
+        return [i + (_ACC_BASE if m == "acc" else 0) for m, a, b in spans for i in range(a, b)]
 
     progress = True
     while progress:
         progress = False
-        for module in MODULES:
-            queues = queues_of(module)
-            while heads[module] < len(streams[module]):
-                index, inst = streams[module][heads[module]]
+        for me in range(count):
+            queues = flag_queues[me]
+            clock = clocks[me]
+            stream = streams[me]
+            while heads[me] < len(stream):
+                index = stream[heads[me]]
+                inst = program[index]
                 pops = [queues[f][0] for f in FLAGS if f in inst.flags and queues[f][1] == "pop"]
                 if any(not tokens.get(q) for q in pops):
                     break
-                clock = clocks[module]
                 for queue in pops:
-                    clock.join(tokens[queue].pop(0))
-                clock.counts[module] = clock.counts.get(module, 0) + 1
-                stamp = (index, module, _Clock(dict(clock.counts)))
-                reads, writes = accesses(inst)
-                for location in sorted(reads):
+                    given = tokens[queue].pop(0)
+                    for m in range(count):
+                        if given[m] > clock[m]:
+                            clock[m] = given[m]
+                clock[me] += 1
+                mine = clock[me]
+                read_spans, write_spans = access_spans(inst)
+                for location in locations(read_spans):
                     writer = writers.get(location)
-                    if writer is not None and _race(writer, module, clock):
-                        raise hazard(writer[0], index, location, "reads")
-                    readers.setdefault(location, []).append(stamp)
-                for location in sorted(writes):
-                    for earlier in [writers.get(location), *readers.get(location, [])]:
-                        if earlier is not None and _race(earlier, module, clock):
-                            raise hazard(earlier[0], index, location, "writes")
-                    writers[location], readers[location] = stamp, []
+                    if writer is not None and writer[0] != me and clock[writer[0]] < writer[1]:
+                        raise hazard(writer[2], index, location, "reads")
+                    seen = readers.get(location)
+                    if seen is None:
+                        seen = readers[location] = [(0, -1)] * count
+                    seen[me] = (mine, index)
+                for location in locations(write_spans):
+                    writer = writers.get(location)
+                    if writer is not None and writer[0] != me and clock[writer[0]] < writer[1]:
+                        raise hazard(writer[2], index, location, "writes")
+                    seen = readers.get(location)
+                    if seen is not None:
+                        for m in range(count):
+                            if m != me and seen[m][0] > clock[m]:
+                                raise hazard(seen[m][1], index, location, "writes")
+                        del readers[location]
+                    writers[location] = (me, mine, index)
+                snapshot = None
                 for flag in FLAGS:
                     if flag in inst.flags and queues[flag][1] == "push":
-                        tokens.setdefault(queues[flag][0], []).append(_Clock(dict(clock.counts)))
+                        snapshot = snapshot or tuple(clock)
+                        tokens.setdefault(queues[flag][0], []).append(snapshot)
                 order.append(index)
-                heads[module] += 1
+                heads[me] += 1
                 progress = True
-    stuck = [streams[m][heads[m]] for m in MODULES if heads[m] < len(streams[m])]
+    stuck = [streams[m][heads[m]] for m in range(count) if heads[m] < len(streams[m])]
     if stuck:
-        index, inst = min(stuck, key=lambda s: s[0])
-        raise NpuProgramError(f"instruction {index} ({inst.describe()}) waits for a token "
-                              "that no instruction gives: the program deadlocks")  # fmt: skip
+        index = min(stuck)
+        raise NpuProgramError(f"instruction {index} ({program[index].describe()}) waits for a "
+                              "token that no instruction gives: the program deadlocks")  # fmt: skip
     left = {q: len(queued) for q, queued in tokens.items() if queued}
     if left:
         listing = ", ".join(f"{n} on {q}" for q, n in sorted(left.items()))
@@ -388,19 +414,19 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
     return order
 
 
-def check_program(program: Sequence[Instruction], params: NpuParams) -> None:
+def check_program(program: Sequence[Instruction], params: NpuParams) -> list[int]:
     """Every instruction within the limits, `finish` last, and the tokens
-    consistent and sufficient (`run_order`)."""
+    consistent and sufficient; returns `run_order`'s order."""
     if not program or program[-1].mnemonic != "finish":
         raise NpuProgramError("an NPU program ends in finish")
     for index, inst in enumerate(program):
         if inst.mnemonic == "finish" and index != len(program) - 1:
             raise NpuProgramError(f"instruction {index}: finish before the end of the program")
         check_instruction(inst, params, index)
-    run_order(program)
+    return run_order(program)
 
 
 __all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
            "INSTRUCTION_BYTES", "Instruction", "MAX_STRIDE", "NpuParams", "NpuProgramError", "bits_f32",
-           "MODULES", "accesses", "check_instruction", "check_program", "f32_bits", "queues_of",
+           "MODULES", "access_spans", "accesses", "check_instruction", "check_program", "f32_bits", "queues_of",
            "run_order"]  # fmt: skip

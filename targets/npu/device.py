@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ember.dialects.npu.machine import check_program, run_order
+from ember.dialects.npu.machine import check_program
 from ember.lowering.graph_to_npu import NpuKernel
 from ember.targets.npu.simulator.functional import Machine
 
@@ -27,8 +27,7 @@ class DeviceProgram:
 
     @classmethod
     def compile(cls, kernel: NpuKernel) -> DeviceProgram:
-        check_program(kernel.program, kernel.params)
-        return cls(kernel, run_order(kernel.program))
+        return cls(kernel, check_program(kernel.program, kernel.params))
 
     def run(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         kernel = self.kernel

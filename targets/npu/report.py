@@ -10,6 +10,7 @@ share of its peak while the layer runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ember.lowering.graph_to_npu import NpuKernel
@@ -43,8 +44,9 @@ class SegmentCycles:
     layers: list[LayerCycles]
 
 
-def kernel_report(kernel: NpuKernel) -> SegmentCycles:
-    timing = cycle_model(kernel.program, kernel.params)
+def kernel_report(kernel: NpuKernel, order: Sequence[int] | None = None) -> SegmentCycles:
+    """`order`: the program's checked order, if it has been checked."""
+    timing = cycle_model(kernel.program, kernel.params, order)
     layers = []
     previous = 0
     for layer in kernel.layers:

@@ -39,7 +39,6 @@ from ember.dialects.npu.machine import (
     NpuParams,
     check_program,
     queues_of,
-    run_order,
 )
 
 ALU_LATENCY = 4
@@ -71,18 +70,21 @@ def dma_bytes(inst: Instruction) -> int:
     return inst["rows"] * inst["cols"] * ELEMENT_TYPES[inst["elem"]].bytes
 
 
-def cycle_model(program: Sequence[Instruction], params: NpuParams | None = None) -> CycleReport:
-    """The cycles of a program (checked first, as `run_program` does)."""
+def cycle_model(program: Sequence[Instruction], params: NpuParams | None = None,
+                order: Sequence[int] | None = None) -> CycleReport:  # fmt: skip
+    """The cycles of a program, checked first as `run_program` does (unless
+    `order` is the order `check_program` gave for it)."""
     params = params or NpuParams()
     instructions = list(program)
-    check_program(instructions, params)
+    if order is None:
+        order = check_program(instructions, params)
     free = dict.fromkeys(MODULES, 0)
     busy = dict.fromkeys(MODULES, 0)
     tokens: dict[str, list[int]] = {}
     gemms_done = 0  # when every gemm issued so far has its results in ACC
     ends = [0] * len(instructions)
     macs = loaded = stored = 0
-    for index in run_order(instructions):
+    for index in order:
         inst = instructions[index]
         module = inst.format.module
         assert module is not None

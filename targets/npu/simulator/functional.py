@@ -43,7 +43,6 @@ from ember.dialects.npu.machine import (
     NpuProgramError,
     bits_f32,
     check_program,
-    run_order,
 )
 from ember.targets.npu.isa import decode_program
 
@@ -184,9 +183,9 @@ def run_program(program: Sequence[Instruction] | bytes, dram: np.ndarray,
     returns the machine (its scratchpad and accumulator as they end)."""
     params = params or NpuParams()
     instructions = decode_program(program) if isinstance(program, bytes) else list(program)
-    check_program(instructions, params)
+    order = check_program(instructions, params)
     machine = Machine(params, dram)
-    for index in run_order(instructions):
+    for index in order:
         machine.execute(instructions[index], index)
     return machine
 
