@@ -9,6 +9,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
+- `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -26,6 +27,7 @@ from ember.dialects.graph import (
     ops_elementwise,
     ops_layout,
     ops_nn,
+    ops_quantize,
     ops_recurrent,
     ops_reduce,
     ops_resize,
@@ -121,6 +123,7 @@ from ember.dialects.graph.ops_nn import (
     MaxPoolOp,
     SoftmaxOp,
 )
+from ember.dialects.graph.ops_quantize import DequantizeLinearOp, QuantizeLinearOp
 from ember.dialects.graph.ops_recurrent import GRUOp, LSTMOp, RNNOp
 from ember.dialects.graph.ops_reduce import (
     ArgMaxOp,
@@ -170,6 +173,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_reduce.SPECS,
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
+    *ops_quantize.SPECS,
     *ops_layout.SPECS,
 ]
 
@@ -182,6 +186,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_reduce,
         ops_resize,
         ops_recurrent,
+        ops_quantize,
         ops_layout,
     )
     return {
@@ -215,6 +220,7 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
+    "DequantizeLinearOp",
     "ALL_SPECS",
     "DimsAttr",
     "RangeAttr",
@@ -300,6 +306,7 @@ __all__ = [
     "RangeOp",
     "ReciprocalOp",
     "ReduceL1Op",
+    "QuantizeLinearOp",
     "ResizeOp",
     "RNNOp",
     "GRUOp",

@@ -10,6 +10,8 @@ are exactly Ember's (`linalg.matmul`, `linalg.conv_2d_nchw_fchw`,
 pattern per op family, each driven by a table from ONNX op type to the
 function that lowers it:
 
+- quantisation (QuantizeLinear, DequantizeLinear): one all-parallel generic
+  each, a per-axis scale and zero point reshaped to broadcast along the axis.
 - elementwise (unary, binary, variadic Sum/Max/Min/Mean, Where, Cast, Clip,
   PRelu, Pow, Mod, comparisons, logic, IsNaN, Identity/Dropout): ONE
   all-parallel generic writing into a `tensor.empty`. Broadcasting lives in
@@ -121,6 +123,7 @@ from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
 from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
+from ember.lowering.graph_to_tensor.quantize import QuantizePattern
 from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
@@ -141,6 +144,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ReductionPattern,
     LayoutPattern,
     RecurrentPattern,
+    QuantizePattern,
 )
 
 

@@ -829,3 +829,25 @@ func.func @conv_transpose_output_padding(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2
 
 // CHECK:      sym_name = "conv_transpose_output_padding"
 // CHECK:      Operation does not verify: graph.conv_transpose: output_padding [2, 2] must be smaller than the stride or dilation
+
+// -----
+
+// QuantizeLinear: a per-axis scale has one value per element of the axis.
+func.func @quantize_axis(%x: tensor<1x3x4x4xf32>, %s: tensor<4xf32>) -> tensor<1x3x4x4xui8> {
+  %q = graph.quantize_linear %x, %s {axis = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<4xf32>) -> tensor<1x3x4x4xui8>
+  func.return %q : tensor<1x3x4x4xui8>
+}
+
+// CHECK:      sym_name = "quantize_axis"
+// CHECK:      Operation does not verify: graph.quantize_linear: y_scale has 4 values, axis 1 has 3
+
+// -----
+
+// DequantizeLinear: blocked quantisation is not modelled.
+func.func @dequantize_blocked(%x: tensor<4x8xi8>, %s: tensor<4x2xf32>) -> tensor<4x8xf32> {
+  %y = graph.dequantize_linear %x, %s {block_size = 4 : i64} : (tensor<4x8xi8>, tensor<4x2xf32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// CHECK:      sym_name = "dequantize_blocked"
+// CHECK:      Operation does not verify: graph.dequantize_linear: blocked quantisation (block_size > 0) is not supported

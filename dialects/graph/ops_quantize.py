@@ -1,0 +1,83 @@
+"""`graph.quantize_linear`, `graph.dequantize_linear`: ONNX's linear
+quantisation (opset 21), per tensor or per axis.
+
+    QuantizeLinear:   y = saturate(round_half_even(x / y_scale) + y_zero_point)
+    DequantizeLinear: y = (x - x_zero_point) * x_scale
+
+The scale and zero point are scalars or single values (per tensor) or 1-D
+along `axis` (per axis); blocked quantisation (`block_size` > 0) is not modelled (the shape
+rule says so). QuantizeLinear's result has the zero point's type (int8,
+uint8, int16, uint16), or `output_dtype`'s, uint8 by default; saturation
+clamps to that type's range. DequantizeLinear gives the scale's type. These
+are the ops `onnxruntime.quantization.quantize_static` puts around the
+Convs, MatMuls and Gemms of a float model (its QDQ format).
+"""
+
+from __future__ import annotations
+
+from onnx import TensorProto
+from xdsl.dialects.builtin import TensorType
+
+from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.shapes import ShapeContext, result
+from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
+from ember.dialects.graph.types import element_type_from_onnx
+
+QUANTIZED_TYPES = ("int8", "uint8", "int16", "uint16")
+
+
+def _parameters(ctx: ShapeContext, scale: str, zero_point: str, data: str) -> None:
+    """Scalar or 1-D along `axis`; the zero point shaped as the scale."""
+    if ctx.attr("block_size"):
+        raise ctx.error("blocked quantisation (block_size > 0) is not supported")
+    rank = ctx.rank(data)
+    shape = ctx.shape(scale)
+    if len(shape) > 1:
+        raise ctx.error(f"{scale} must be a scalar or 1-D, got rank {len(shape)}")
+    if len(shape) == 1 and rank and shape[0] != 1:  # one value is per tensor
+        axis = ctx.normalize_axis(ctx.attr("axis"), rank)
+        along = ctx.shape(data)[axis]
+        if isinstance(along, int) and isinstance(shape[0], int) and along >= 0 \
+                and shape[0] >= 0 and shape[0] != along:  # fmt: skip
+            raise ctx.error(f"{scale} has {shape[0]} values, axis {axis} has {along}")
+    if ctx.has(zero_point):
+        points = ctx.shape(zero_point)
+        if len(points) > 1 or (list(points) != list(shape) and [*points, *shape] not in ([1], [])):
+            raise ctx.error(
+                f"{zero_point} must have {scale}'s shape (or hold one value as it does)"
+            )
+
+
+def quantize(ctx: ShapeContext) -> list[TensorType]:
+    _parameters(ctx, "y_scale", "y_zero_point", "x")
+    if ctx.has("y_zero_point"):
+        out = ctx.element_type("y_zero_point")
+    elif ctx.attr("output_dtype"):
+        out = element_type_from_onnx(ctx.attr("output_dtype"))
+    else:
+        out = element_type_from_onnx(TensorProto.UINT8)
+    return result(out, ctx.shape("x"))
+
+
+def dequantize(ctx: ShapeContext) -> list[TensorType]:
+    _parameters(ctx, "x_scale", "x_zero_point", "x")
+    return result(ctx.element_type("x_scale"), ctx.shape("x"))
+
+
+SPECS = [
+    OpSpec("QuantizeLinear", [one("x"), one("y_scale"), opt("y_zero_point")], [one("y")],
+           quantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0),
+                                 int_attr("output_dtype", 0), int_attr("saturate", 1)),
+           summary="saturate(round(x / y_scale) + y_zero_point), per tensor or per axis."),
+    OpSpec("DequantizeLinear", [one("x"), one("x_scale"), opt("x_zero_point")], [one("y")],
+           dequantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0)),
+           summary="(x - x_zero_point) * x_scale, per tensor or per axis."),
+]  # fmt: skip
+
+
+@graph_op(SPECS)
+class QuantizeLinearOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DequantizeLinearOp(GraphOp): ...
