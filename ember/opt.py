@@ -44,6 +44,7 @@ from xdsl.utils.hints import isa, type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ember.dialects.graph import Graph
+from ember.dialects.npu.machine import NpuProgramError
 from ember.errors import EmberError, first_line
 from ember.pass_catalogue import describe_pass, pass_line, pass_options
 from ember.printing import DEFAULT_ELISION_LIMIT, make_printer
@@ -104,6 +105,15 @@ class EmberOptMain(xDSLOptMain):
         self.ember_passes = all_passes()
         for name, pass_class in self.ember_passes.items():
             self.register_pass(name, lambda pass_class=pass_class: pass_class)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["npu-hex"] = _write_npu_hex
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        self.available_frontends["npu"] = lambda stream: _read_npu(stream.read(), binary=True)
+        self.available_frontends["npuhex"] = lambda stream: _read_npu(stream.read(), binary=False)
 
     def xdsl_pass_names(self) -> list[str]:
         return sorted(name for name in self.available_passes if name not in self.ember_passes)
@@ -262,7 +272,11 @@ class EmberOptMain(xDSLOptMain):
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         """As xDSL's, but text that is not UTF-8 is a located error, not a
-        `UnicodeDecodeError` from deep in the lexer."""
+        `UnicodeDecodeError` from deep in the lexer; an NPU binary (`.npu`) is
+        bytes, disassembled."""
+        kind = self.args.frontend or file_extension
+        if kind in ("npu", "npuhex"):
+            return self._npu_input(chunk, binary=kind == "npu")
         data = chunk.read()
         try:
             data.decode("utf-8")
@@ -280,6 +294,17 @@ class EmberOptMain(xDSLOptMain):
             # a dimension beyond 64 bits. Python's advice on them is no help here.
             reason = first_line(error).split(";")[0]
             raise OptError(self.get_input_name(), f"cannot parse the input: {reason}") from None
+
+    def _npu_input(self, chunk: IO[bytes], binary: bool) -> ModuleOp:
+        from ember.targets.npu.isa import NpuBinaryError
+
+        name = os.path.basename(self.get_input_name()).rsplit(".", 1)[0] or "program"
+        try:
+            return _read_npu(chunk.read(), binary, name)
+        except UnicodeDecodeError:
+            raise OptError(self.get_input_name(), "an .npuhex file is text") from None
+        except (NpuBinaryError, NpuProgramError) as error:
+            raise OptError(self.get_input_name(), str(error)) from None
 
     def print_ir(self, module: ModuleOp, stream: IO[str]) -> None:
         printer = make_printer(
@@ -309,6 +334,37 @@ class EmberOptMain(xDSLOptMain):
             raise OptError(
                 self.get_input_name(), f"-t {target}: {first_line(error)}{hint}"
             ) from None
+
+
+def _read_npu(data: bytes | str, binary: bool, name: str = "program") -> ModuleOp:
+    """A module of the programs in an NPU binary (one program, called `name`)
+    or hex file (targets/npu/hexfile.py), disassembled."""
+    from ember.targets.npu.assembler import disassemble
+    from ember.targets.npu.hexfile import from_hex
+
+    if binary:
+        assert isinstance(data, bytes)
+        programs = [(name, data)]
+    else:
+        text = data.decode() if isinstance(data, bytes) else data
+        programs = from_hex(text)
+    return ModuleOp([disassemble(code, name) for name, code in programs])
+
+
+def _write_npu_hex(module: ModuleOp, stream: IO[str]) -> None:
+    """-t npu-hex: every `npu.program` of the module assembled, as hex lines."""
+    from ember.dialects.npu.ops import ProgramOp
+    from ember.targets.npu.assembler import assemble
+    from ember.targets.npu.hexfile import to_hex
+
+    programs = [op for op in module.walk() if isinstance(op, ProgramOp)]
+    if not programs:
+        raise ValueError("the module has no npu.program (lower it first: -p "
+                         "graph-partition-npu,convert-graph-to-npu)")  # fmt: skip
+    try:
+        stream.write(to_hex([(p.sym_name.data, assemble(p)) for p in programs]))
+    except NpuProgramError as error:
+        raise ValueError(str(error)) from None
 
 
 # What to do when a target cannot print the IR it was given.

@@ -1,7 +1,7 @@
 """`ember compile --target npu -o OUT`: each NPU segment's program binary
 and DRAM image, and a manifest saying how to run them.
 
-    OUT/NAME.npu0.bin       the program (docs/npu-isa.md; `disassemble` reads it)
+    OUT/NAME.npu0.npu       the program (docs/npu-isa.md; `ember-opt OUT/NAME.npu0.npu` disassembles it)
     OUT/NAME.npu0.dram      its DRAM image: the weights in place, zeros elsewhere
     OUT/NAME.npu.json       the manifest
 
@@ -36,7 +36,7 @@ def write_npu_directory(kernels: list[NpuKernel], report: NpuReport, output: str
     written: list[Path] = []
     segments = []
     for kernel, cycles in zip(kernels, report.segments, strict=True):
-        binary = folder / f"{name}.{kernel.name}.bin"
+        binary = folder / f"{name}.{kernel.name}.npu"
         image = folder / f"{name}.{kernel.name}.dram"
         binary.write_bytes(encode_program(kernel.program))
         image.write_bytes(kernel.image.tobytes())

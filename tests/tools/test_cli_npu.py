@@ -40,7 +40,7 @@ def test_compile_writes_programs_images_and_a_manifest(model: str, tmp_path: Pat
     out = tmp_path / "out"
     assert main(["compile", model, "--target", "npu", "-o", str(out), "-q"]) == 0
     printed = capsys.readouterr().out.split()
-    assert [Path(p).name for p in printed] == ["model.npu0.bin", "model.npu0.dram",
+    assert [Path(p).name for p in printed] == ["model.npu0.npu", "model.npu0.dram",
                                                "model.npu.json"]  # fmt: skip
     manifest = json.loads((out / "model.npu.json").read_text())
     assert manifest["host_ops"] == ["graph.softmax"]
