@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from ember.compiler import (
     CompiledModel,
@@ -38,7 +38,7 @@ from ember.dialects.npu.machine import NpuParams
 from ember.dialects.npu.segment import SegmentOp
 from ember.errors import EmberError
 from ember.lowering.graph_to_npu import NpuKernel, lower_segment
-from ember.lowering.graph_to_npu.partition import partition
+from ember.lowering.graph_to_npu.partition import outline, partition
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
@@ -112,23 +112,8 @@ def _host_module(ops: Sequence[Operation], later: set[SSAValue]) -> tuple[Module
                                                                           list[SSAValue]]:  # fmt: skip
     """A graph module of `ops` (with the constants they read): its arguments
     are the values they read from before, its results those `later` needs."""
-    inside = set(ops)
-    args: list[SSAValue] = []
-    constants: list[Operation] = []
-    for op in ops:
-        for operand in op.operands:
-            if isinstance(operand.owner, ConstantOp):
-                if operand.owner not in constants:
-                    constants.append(operand.owner)
-            elif operand.owner not in inside and operand not in args:
-                args.append(operand)
+    block, args, mapping, _ = outline(ops)
     results = [r for op in ops for r in op.results if r in later]
-    block = Block(arg_types=[v.type for v in args])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args, strict=True))
-    for op in [*constants, *ops]:
-        clone = op.clone(value_mapper=mapping)
-        block.add_op(clone)
-        mapping.update(zip(op.results, clone.results, strict=True))
     block.add_op(ReturnOp(*[mapping[v] for v in results]))
     func = FuncOp("main", ([v.type for v in args], [v.type for v in results]), Region(block))
     return ModuleOp([func]), args, results

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -77,16 +77,23 @@ class FusedOp(IRDLOperation):
         return self.body.block
 
     def verify_(self) -> None:
-        args = self.block.args
-        if [a.type for a in args] != [v.type for v in self.inputs]:
-            raise VerifyException(
-                "graph.fused: the block arguments must have the operands' types, in order"
-            )
-        terminator = self.block.last_op
-        if not isinstance(terminator, YieldOp):
-            raise VerifyException("graph.fused: the body must end in graph.yield")
-        if [v.type for v in terminator.values] != [r.type for r in self.outputs]:
-            raise VerifyException("graph.fused: graph.yield must yield the results' types")
+        verify_isolated_body(self, YieldOp)
+
+
+def verify_isolated_body(op: Operation, terminator_class: type[Operation]) -> None:
+    """A region op isolated from above (`graph.fused`, `npu.segment`): its
+    block's arguments have its operands' types, in order, and the block ends
+    in `terminator_class`, whose operands have the op's result types."""
+    block = op.regions[0].block
+    if [a.type for a in block.args] != [v.type for v in op.operands]:
+        raise VerifyException(
+            f"{op.name}: the block arguments must have the operands' types, in order"
+        )
+    terminator = block.last_op
+    if not isinstance(terminator, terminator_class):
+        raise VerifyException(f"{op.name}: the body must end in {terminator_class.name}")
+    if [v.type for v in terminator.operands] != [r.type for r in op.results]:
+        raise VerifyException(f"{op.name}: {terminator_class.name} must yield the results' types")
 
 
 @irdl_op_definition
@@ -105,4 +112,4 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[values])
 
 
-__all__ = ["FusedOp", "YieldOp"]
+__all__ = ["FusedOp", "YieldOp", "verify_isolated_body"]

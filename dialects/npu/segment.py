@@ -41,6 +41,8 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.graph.fused import verify_isolated_body
+
 
 @irdl_op_definition
 class SegmentOp(IRDLOperation):
@@ -69,15 +71,7 @@ class SegmentOp(IRDLOperation):
         return self.body.block
 
     def verify_(self) -> None:
-        if [a.type for a in self.block.args] != [v.type for v in self.inputs]:
-            raise VerifyException(
-                "npu.segment: the block arguments must have the operands' types, in order"
-            )
-        terminator = self.block.last_op
-        if not isinstance(terminator, YieldOp):
-            raise VerifyException("npu.segment: the body must end in npu.yield")
-        if [v.type for v in terminator.values] != [r.type for r in self.outputs]:
-            raise VerifyException("npu.segment: npu.yield must yield the results' types")
+        verify_isolated_body(self, YieldOp)
 
 
 @irdl_op_definition

@@ -142,12 +142,17 @@ def _takes(op: Operation, run: _Run) -> bool:
     return False
 
 
-def _segment(run: Sequence[Operation], name: str) -> None:
-    """Replaces the run by an `npu.segment` holding it (and its constants)."""
-    inside = set(run)
+def outline(ops: Sequence[Operation]) -> tuple[Block, list[SSAValue], dict[SSAValue, SSAValue],
+                                               list[Operation]]:  # fmt: skip
+    """A block holding clones of `ops` and of the constants they read (for a
+    region isolated from above, or a function): its arguments are the other
+    values they read from outside, in order of first use. Returns the block
+    (no terminator yet), those values, the map from originals to clones and
+    the constants."""
+    inside = set(ops)
     inputs: list[SSAValue] = []
     constants: list[Operation] = []
-    for op in run:
+    for op in ops:
         for operand in op.operands:
             owner = operand.owner
             if isinstance(owner, ConstantOp):
@@ -155,14 +160,21 @@ def _segment(run: Sequence[Operation], name: str) -> None:
                     constants.append(owner)
             elif owner not in inside and operand not in inputs:
                 inputs.append(operand)
-    outputs = [r for op in run for r in op.results
-               if any(use.operation not in inside for use in r.uses)]  # fmt: skip
     block = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args, strict=True))
-    for op in [*constants, *run]:
+    for op in [*constants, *ops]:
         clone = op.clone(value_mapper=mapping)
         block.add_op(clone)
         mapping.update(zip(op.results, clone.results, strict=True))
+    return block, inputs, mapping, constants
+
+
+def _segment(run: Sequence[Operation], name: str) -> None:
+    """Replaces the run by an `npu.segment` holding it (and its constants)."""
+    inside = set(run)
+    block, inputs, mapping, constants = outline(run)
+    outputs = [r for op in run for r in op.results
+               if any(use.operation not in inside for use in r.uses)]  # fmt: skip
     block.add_op(YieldOp(*[mapping[v] for v in outputs]))
     segment = SegmentOp(name, inputs, [v.type for v in outputs], Region(block))
     last, block = run[-1], run[-1].parent
@@ -206,4 +218,4 @@ class PartitionNpuPass(ModulePass):
         partition(entry_function(op))
 
 
-__all__ = ["PartitionNpuPass", "bias_row", "partition"]
+__all__ = ["PartitionNpuPass", "bias_row", "outline", "partition"]
