@@ -601,6 +601,26 @@ def _recurrent(op_type: str, gates: int, directions: int, *, layout: int = 0, le
                 id=id, outputs=3 if op_type == "LSTM" else 2, opset=22)  # fmt: skip
 
 
+QUANTIZE_CASES = [
+    case("QuantizeLinear", [_X * 20, Const(np.array(0.05, F32)), Const(np.array(-3, np.int8))],
+         id="int8-saturating"),
+    case("QuantizeLinear", [_X, Const(np.array(0.02, F32))], id="uint8-default"),
+    case("QuantizeLinear", [_X, np.array(0.03, F32), np.array(120, np.uint8)], id="inputs"),
+    case("QuantizeLinear", [_X, Const(np.array([0.01, 0.02, 0.04], F32)),
+                            Const(np.array([0, 5, -5], np.int8))], {"axis": 1}, id="per-axis"),
+    case("QuantizeLinear", [_X, Const(np.array(0.001, F32)), Const(np.array(-100, np.int16))],
+         id="int16"),
+    case("DequantizeLinear", [ints(-128, 128, 2, 3, 4, dtype=np.int8), Const(np.array(0.1, F32)),
+                              Const(np.array(7, np.int8))], id="int8"),
+    case("DequantizeLinear", [ints(0, 256, 2, 3, 4, dtype=np.uint8), np.array(0.5, F32),
+                              np.array(128, np.uint8)], id="uint8-inputs"),
+    case("DequantizeLinear", [ints(-70000, 70000, 12), Const(np.array(0.001, F32))],
+         id="int32-bias"),
+    case("DequantizeLinear", [ints(-128, 128, 2, 3, 4, dtype=np.int8),
+                              Const(np.array([0.5, 0.25, 0.125, 1.0], F32))], {"axis": -1},
+         id="per-axis-last"),
+]  # fmt: skip
+
 RECURRENT_CASES = [
     _recurrent("RNN", 1, 1, id="forward"),
     _recurrent("RNN", 1, 2, lens=True, states=1, constant=False, id="bidirectional-lens-inputs"),
@@ -650,7 +670,8 @@ REDUCE_CASES = [
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
-             + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES)  # fmt: skip
+             + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
+             + QUANTIZE_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
