@@ -13,9 +13,14 @@ gemms. `default_schedule` picks the block that the cycle estimate
 (`estimate_cycles`: per step, the longer of its DMA and its gemms) says is
 fastest, among those the accumulator holds.
 
-A bias (a row of n values added to every row of C) is one more k step: the
-gemm multiplies a resident column of ones (m x 1, loaded once) by the bias
-row (1 x n), so it costs one gemm per tile and no vector-unit pass. A ReLU
+A bias (a row of n values added to every row of C, or with `bias_per_row`
+a column of m values) is one more k step. For floats the gemm multiplies a
+resident column of ones (m x 1, loaded once) by the bias row (1 x n), or
+the bias column by a row of ones, so it costs one gemm per tile and no
+vector-unit pass. An int8 product's bias is int32, which the matrix unit
+cannot take: its step loads the block's bias tiles into accumulator slots
+(next to the regions, given back to the loads like scratchpad slots) and
+adds them with one `alu` per tile. A ReLU
 is one `alu` per tile on the accumulator (float), or part of the store's
 requantisation (int8 out).
 
@@ -200,8 +205,6 @@ def check_matmul(product: Matmul, params: NpuParams) -> str | None:
         return f"{product.elem.name} operands"
     if product.out not in ((INT8, INT32) if product.elem == INT8 else (F32,)):
         return f"{product.out.name} results of {product.elem.name} operands"
-    if product.bias is not None and product.elem == INT8:
-        return "a bias on an int8 product"
     for what, access in (("A", product.a), ("B", product.b), ("C", product.c)):
         if isinstance(access, RowMajor) and access.row_bytes > MAX_STRIDE:
             return (f"rows of {what} of {access.row_bytes} bytes (the DMA strides at most "
@@ -213,9 +216,19 @@ def _tiles(size: int, dim: int) -> int:
     return -(-size // dim)
 
 
-def _fits(schedule: MatmulSchedule, params: NpuParams) -> bool:
-    rows = schedule.block_m * schedule.block_n * params.dim * schedule.regions
-    return rows <= params.accumulator_rows - 1  # the last row is the relays'
+def _bias_tiles(product: Matmul, schedule: MatmulSchedule) -> int:
+    """Accumulator tiles per slot for an int8 product's int32 bias (one per
+    row tile of a block, or per column tile), added by the vector unit."""
+    if product.bias is None or product.elem != INT8:
+        return 0
+    return schedule.block_m if product.bias_per_row else schedule.block_n
+
+
+def _fits(schedule: MatmulSchedule, params: NpuParams, product: Matmul | None = None) -> bool:
+    tiles = schedule.block_m * schedule.block_n * schedule.regions
+    if product is not None:
+        tiles += schedule.buffers * _bias_tiles(product, schedule)
+    return tiles * params.dim <= params.accumulator_rows - 1  # the last row is the relays'
 
 
 def estimate_cycles(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> int:
@@ -242,7 +255,7 @@ def default_schedule(product: Matmul, params: NpuParams) -> MatmulSchedule:
     for bm in range(1, tiles_m + 1):
         for bn in range(1, tiles_n + 1):
             schedule = MatmulSchedule(bm, bn)
-            if not _fits(schedule, params):
+            if not _fits(schedule, params, product):
                 break
             key = (estimate_cycles(product, schedule, params), -bm * bn)
             if best is None or key < best[:2]:
@@ -281,7 +294,7 @@ def _sp_plan(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> di
                 for slot in range(schedule.buffers)
                 for side, count in (("a", schedule.block_m), ("b", schedule.block_n))
                 for t in range(count)]  # fmt: skip
-    if product.bias is not None:  # a column of dim ones, or a row
+    if product.bias is not None and product.elem != INT8:  # a column of dim ones, or a row
         ones = product.elem.bytes if product.bias_per_row else lines
         operands.append(Operand("ones", ones, product.elem.bytes))
     return allocate(operands, params)
@@ -298,6 +311,46 @@ def _gemm_operands(product: Matmul, sp: dict[str, int], slot: int, bias_step: bo
     return sp[f"a{slot}.{i}"], sp[f"b{slot}.{j}"]
 
 
+def _bias_slot(product: Matmul, schedule: MatmulSchedule, slot: int, tile: int, dim: int) -> int:
+    """The ACC row of an int8 product's bias tile `tile` in load slot `slot`
+    (after the regions)."""
+    base = schedule.block_m * schedule.block_n * schedule.regions * dim
+    return base + (slot * _bias_tiles(product, schedule) + tile) * dim
+
+
+def _int8_bias_loads(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedule,
+                     slot: int, row_tiles: list[tuple[int, int]],
+                     cols: list[tuple[int, int]]) -> list[int]:  # fmt: skip
+    """A block's bias tiles into the accumulator (int32). Per row tile
+    (`bias_per_row`): its rows, `dim` values each, from an access whose
+    rows repeat each row's bias; per column tile: the block's tallest row
+    count of its columns, from an access with stride 0 (the row repeated)."""
+    assert product.bias is not None
+    dim = builder.params.dim
+    if product.bias_per_row:
+        tiles = [(row, height, 0, dim) for row, height in row_tiles]
+    else:
+        tiles = [(0, row_tiles[0][1], col, width) for col, width in cols]
+    return [builder.emit("load", dram_addr=piece.dram_addr, stride=piece.stride,
+                         local=_bias_slot(product, schedule, slot, t, dim) + piece.first,
+                         rows=piece.rows, cols=piece.cols, to_acc=1, elem=INT32.code)
+            for t, (row, rows, col, width) in enumerate(tiles)
+            for piece in product.bias.pieces(row, rows, col, width)]  # fmt: skip
+
+
+def _int8_bias_adds(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedule, slot: int,
+                    row_tiles: list[tuple[int, int]], cols: list[tuple[int, int]],
+                    tile_row: dict[tuple[int, int], int]) -> list[int]:  # fmt: skip
+    """tile += its bias tile, on the vector unit (int32)."""
+    dim = builder.params.dim
+    return [builder.emit("alu", op=ALU_OPS.index("add"), src=row,
+                         src2=_bias_slot(product, schedule, slot, i if product.bias_per_row
+                                         else j, dim),
+                         dst=row, rows=row_tiles[i][1], cols=cols[j][1], use_imm=0,
+                         elem=INT32.code, imm=0)
+            for (i, j), row in tile_row.items()]  # fmt: skip
+
+
 def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedule,
                 more_follow: bool = False) -> range:  # fmt: skip
     """Appends the instructions of `product` (after the builder's earlier
@@ -307,7 +360,7 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
     problem = check_matmul(product, params)
     if problem is not None:
         raise NpuProgramError(f"{product.name}: the NPU cannot run {problem}")
-    if not _fits(schedule, params):
+    if not _fits(schedule, params, product):
         raise NpuProgramError(f"{product.name}: {schedule.describe()} overflow the accumulator")
     start = len(builder.instructions)
     first = builder.products == 0
@@ -344,11 +397,13 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
         for s, p in enumerate(k_steps):
             slot = step % schedule.buffers
             loads = []
-            if step == 0 and product.bias is not None:  # the ones, loaded once
+            if step == 0 and product.bias is not None and product.elem != INT8:  # the ones, once
                 ones = builder.ones[product.elem.code]
                 shape = (1, dim) if product.bias_per_row else (dim, 1)
                 loads.append(load(Piece(ones, eb, *shape), sp["ones"]))
-            if p is None:  # the bias: a k = 1 product with the ones
+            if p is None and product.elem == INT8:  # the int32 bias, into ACC
+                loads += _int8_bias_loads(builder, product, schedule, slot, row_tiles, cols)
+            elif p is None:  # the bias: a k = 1 product with the ones
                 depth = 1
                 assert product.bias is not None
                 if product.bias_per_row:
@@ -370,6 +425,14 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
             if step >= schedule.buffers or (step == 0 and not first):
                 builder.flag(loads[0], "pop_next")  # the slot given back, or the relay
             builder.flag(loads[-1], "push_next")
+            if p is None and product.elem == INT8:
+                gemms = _int8_bias_adds(builder, product, schedule, slot, row_tiles, cols,
+                                        tile_row)  # fmt: skip
+                builder.flag(gemms[0], "pop_prev")
+                if step + schedule.buffers < total_steps:
+                    builder.flag(gemms[-1], "push_prev")
+                step += 1
+                continue
             operands = [(i, j, *_gemm_operands(product, sp, slot, p is None, i, j))
                         for i in range(len(row_tiles)) for j in range(len(cols))]  # fmt: skip
             gemms = [builder.emit(
