@@ -104,6 +104,9 @@ _SIZES = (("rows", 6), ("cols", 6))
 FORMATS: dict[int, Format] = {f.opcode: f for f in (
     Format(0x10, "load", "load", _fields(("dram_addr", 32), ("stride", 16), ("local", 16),
                                          *_SIZES, ("to_acc", 1), ("elem", 2))),
+    Format(0x11, "load_strided", "load", _fields(("dram_addr", 32), ("stride", 16),
+                                                 ("local", 16), *_SIZES, ("to_acc", 1),
+                                                 ("elem", 2), ("step", 8))),
     Format(0x20, "store", "store", _fields(("dram_addr", 32), ("stride", 16), ("local", 16),
                                            *_SIZES, ("from_acc", 1), ("elem", 2))),
     Format(0x21, "config_store", "store", _fields(("scale", 32), ("zero_point", 8, True),
@@ -115,6 +118,14 @@ FORMATS: dict[int, Format] = {f.opcode: f for f in (
     Format(0x7F, "finish", None, ()),
 )}  # fmt: skip
 BY_MNEMONIC = {f.mnemonic: f for f in FORMATS.values()}
+LOADS = ("load", "load_strided")
+"""The load module's DMA instructions (a strided one takes every `step`-th element)."""
+
+
+def element_step(inst: Instruction) -> int:
+    """Elements between a DMA row's consecutive elements in DRAM (1: dense)."""
+    return inst["step"] if inst.mnemonic == "load_strided" else 1
+
 
 for _format in FORMATS.values():
     assert FIELDS_START + sum(f.bits for f in _format.fields) <= 8 * INSTRUCTION_BYTES
@@ -190,7 +201,11 @@ def _dma(inst: Instruction, params: NpuParams, to_local: bool) -> list[str]:
     if problems:
         return problems
     elem = _element(inst["elem"])
-    last = inst["dram_addr"] + (inst["rows"] - 1) * inst["stride"] + inst["cols"] * elem.bytes
+    step = element_step(inst)
+    if step < 1:
+        return [f"step = {step}: a strided load takes every step-th element, step >= 1"]
+    last = (inst["dram_addr"] + (inst["rows"] - 1) * inst["stride"]
+            + ((inst["cols"] - 1) * step + 1) * elem.bytes)  # fmt: skip
     if last > params.dram_bytes:
         problems.append(f"DRAM bytes {inst['dram_addr']}..{last - 1} are outside DRAM")
     if into_acc:
@@ -232,7 +247,8 @@ def _alu(inst: Instruction, params: NpuParams) -> list[str]:
     return [p for name, row in operands for p in _accumulator(name, row, inst["rows"], params)]
 
 
-_CHECKS = {"load": lambda i, p: _dma(i, p, True), "store": lambda i, p: _dma(i, p, False),
+_CHECKS = {"load": lambda i, p: _dma(i, p, True), "load_strided": lambda i, p: _dma(i, p, True),
+           "store": lambda i, p: _dma(i, p, False),
            "gemm": _gemm, "alu": _alu}  # fmt: skip
 
 
@@ -285,11 +301,11 @@ def access_spans(inst: Instruction) -> tuple[list[Span], list[Span]]:
         return ("acc", row, row + rows)
 
     name = inst.mnemonic
-    if name in ("load", "store"):
-        into_acc = inst["to_acc" if name == "load" else "from_acc"]
+    if name in (*LOADS, "store"):
+        into_acc = inst["to_acc" if name in LOADS else "from_acc"]
         rows = acc(inst["local"], inst["rows"]) if into_acc else \
             sp(inst["local"], inst["rows"], inst["elem"])  # fmt: skip
-        return ([], [rows]) if name == "load" else ([rows], [])
+        return ([], [rows]) if name in LOADS else ([rows], [])
     if name == "gemm":
         c = acc(inst["c"], inst["m"])
         reads = [sp(inst["a"], inst["m"], inst["elem"]), sp(inst["b"], inst["k"], inst["elem"])]
@@ -427,6 +443,6 @@ def check_program(program: Sequence[Instruction], params: NpuParams) -> list[int
 
 
 __all__ = ["ALU_OPS", "BY_MNEMONIC", "ELEMENT_TYPES", "FIELDS_START", "FLAGS", "FORMATS", "Format",
-           "INSTRUCTION_BYTES", "Instruction", "MAX_STRIDE", "NpuParams", "NpuProgramError", "bits_f32",
+           "INSTRUCTION_BYTES", "Instruction", "LOADS", "MAX_STRIDE", "element_step", "NpuParams", "NpuProgramError", "bits_f32",
            "MODULES", "access_spans", "accesses", "check_instruction", "check_program", "f32_bits", "queues_of",
            "run_order"]  # fmt: skip

@@ -117,6 +117,11 @@ class LoadOp(NpuInstructionOp):
     """DMA: rows of DRAM into the scratchpad or the accumulator."""
 
 
+@npu_instruction("load_strided")
+class LoadStridedOp(NpuInstructionOp):
+    """DMA: rows of every `step`-th DRAM element into the scratchpad or the accumulator."""
+
+
 @npu_instruction("store")
 class StoreOp(NpuInstructionOp):
     """DMA: rows of the scratchpad or the accumulator into DRAM."""
@@ -143,7 +148,8 @@ class FinishOp(NpuInstructionOp):
 
 
 INSTRUCTION_OPS: dict[str, type[NpuInstructionOp]] = {
-    op.FORMAT.mnemonic: op for op in (LoadOp, StoreOp, ConfigStoreOp, GemmOp, AluOp, FinishOp)
+    op.FORMAT.mnemonic: op
+    for op in (LoadOp, LoadStridedOp, StoreOp, ConfigStoreOp, GemmOp, AluOp, FinishOp)
 }
 
 
@@ -209,5 +215,5 @@ class ProgramOp(IRDLOperation):
 
 Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values(), SegmentOp, YieldOp, LaunchOp], [])
 
-__all__ = ["INSTRUCTION_OPS", "AluOp", "ConfigStoreOp", "FinishOp", "GemmOp", "LoadOp", "Npu",
+__all__ = ["INSTRUCTION_OPS", "AluOp", "ConfigStoreOp", "FinishOp", "GemmOp", "LoadOp", "LoadStridedOp", "Npu",
            "NpuInstructionOp", "ProgramOp", "StoreOp", "instruction_op", "npu_instruction"]  # fmt: skip

@@ -234,10 +234,11 @@ class _Lowering:
 
     def conv(self, op: ConvOp) -> None:
         """Per image, `Y[F, OH*OW] = W[F, C*KH*KW] X_col` with X_col read in
-        place (`Planes` through the kernel window) and the bias per row."""
+        place (`Planes` through the kernel window, strided) and the bias per
+        row."""
         x, w = op.operands[0], op.operands[1]
         (batch, channels, height, width), (filters, _, kh, kw) = _shape(x), _shape(w)
-        _, dilations, pads = window_params(op.attr, (height, width), (kh, kw))
+        strides, dilations, pads = window_params(op.attr, (height, width), (kh, kw))
         _, _, out_h, out_w = _shape(op.results[0])
         source, out, weights = self.place(x), self.place(op.results[0]), self.place(w)
         bias = op.operand_group("B")
@@ -249,7 +250,7 @@ class _Lowering:
             b = Planes(source.address + image * source.image_bytes, source.plane_bytes,
                        source.pitch_bytes, out_w, 4,
                        (source.halo[0] - pads[0][0], source.halo[1] - pads[1][0]), (kh, kw),
-                       (dilations[0], dilations[1]))  # fmt: skip
+                       (dilations[0], dilations[1]), (strides[0], strides[1]))  # fmt: skip
             c = Planes(out.address + image * out.image_bytes, out.plane_bytes, out.pitch_bytes,
                        out_w, 4, out.halo)  # fmt: skip
             products.append(Matmul(

@@ -69,6 +69,8 @@ class Piece:
     rows: int
     cols: int
     first: int = 0
+    step: int = 1
+    """Elements between a row's elements in DRAM (`load_strided` when not 1)."""
 
 
 class Access(Protocol):
@@ -97,12 +99,14 @@ class Planes:
     """One NCHW image as a matrix read in place: row r = (c, i, j), a channel
     and a position in a `kernel` window (dilated by `dilation`), column
     n = (y, x), a position of the `width`-wide output; the element is the
-    image's at (c, y + i * dh + top, x + j * dw + left) in its stored
-    planes (`plane_bytes` apart, rows `pitch_bytes` apart; `offset` =
-    (top, left) places the window in the stored halo). With a 1 x 1 kernel
-    it is the image itself, channels by pixels (a convolution's output);
-    with a kernel, a stride-1 convolution's im2col matrix, never built.
-    A tile's columns lie in one output row (see `Matmul.col_tiles`)."""
+    image's at (c, y * sh + i * dh + top, x * sw + j * dw + left) in its
+    stored planes (`plane_bytes` apart, rows `pitch_bytes` apart; `offset`
+    = (top, left) places the window in the stored halo; `strides` =
+    (sh, sw)). With a 1 x 1 kernel it is the image itself, channels by
+    pixels (a convolution's output); with a kernel, a convolution's im2col
+    matrix, never built: a row of a tile is consecutive input elements
+    (every sw-th: a strided load). A tile's columns lie in one output row
+    (see `Matmul.col_tiles`)."""
 
     address: int
     plane_bytes: int
@@ -112,14 +116,16 @@ class Planes:
     offset: tuple[int, int] = (0, 0)
     kernel: tuple[int, int] = (1, 1)
     dilation: tuple[int, int] = (1, 1)
+    strides: tuple[int, int] = (1, 1)
 
     def _address(self, row: int, col: int) -> int:
         channel, window = divmod(row, self.kernel[0] * self.kernel[1])
         i, j = divmod(window, self.kernel[1])
         y, x = divmod(col, self.width)
         return (self.address + channel * self.plane_bytes
-                + (y + i * self.dilation[0] + self.offset[0]) * self.pitch_bytes
-                + (x + j * self.dilation[1] + self.offset[1]) * self.elem_bytes)  # fmt: skip
+                + (y * self.strides[0] + i * self.dilation[0] + self.offset[0]) * self.pitch_bytes
+                + (x * self.strides[1] + j * self.dilation[1] + self.offset[1])
+                * self.elem_bytes)  # fmt: skip
 
     def pieces(self, row: int, rows: int, col: int, cols: int) -> list[Piece]:
         """Maximal runs of rows whose addresses step by one stride the DMA
@@ -134,7 +140,8 @@ class Planes:
             if 0 <= step <= MAX_STRIDE:
                 while end < rows and starts[end] - starts[end - 1] == step:
                     end += 1
-            pieces.append(Piece(starts[t], step if end - t > 1 else 0, end - t, cols, t))
+            pieces.append(Piece(starts[t], step if end - t > 1 else 0, end - t, cols, t,
+                                self.strides[1]))  # fmt: skip
             t = end
         return pieces
 
@@ -382,9 +389,11 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
     line_rows = product.elem.bytes  # SP lines per row of an operand
 
     def load(piece: Piece, local: int) -> int:
-        return builder.emit("load", dram_addr=piece.dram_addr, stride=piece.stride,
-                            local=local + piece.first * line_rows, rows=piece.rows,
-                            cols=piece.cols, to_acc=0, elem=product.elem.code)  # fmt: skip
+        strided = {"step": piece.step} if piece.step != 1 else {}
+        return builder.emit("load_strided" if strided else "load", dram_addr=piece.dram_addr,
+                            stride=piece.stride, local=local + piece.first * line_rows,
+                            rows=piece.rows, cols=piece.cols, to_acc=0, elem=product.elem.code,
+                            **strided)  # fmt: skip
 
     step = 0
     for b, (bi, bj) in enumerate(blocks):

@@ -11,7 +11,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 |---|---|
 | MatMul | A of rank >= 2 (its leading dims are rows), B of rank 2 |
 | Gemm | not transposed (a constant B under transB is transposed when the graph is simplified), alpha = beta = 1, C absent or a constant row of N values |
-| Conv | 2-D, one group, stride 1 (any kernel, padding, dilation), constant weights and bias; each image one product `W[F, C*KH*KW] X_col`, X_col read in place |
+| Conv | 2-D, one group (any kernel, stride, padding, dilation), constant weights and bias; each image one product `W[F, C*KH*KW] X_col`, X_col read in place (strided loads for a column stride) |
 | Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
 | Relu | of the only use of a product or convolution in the segment: applied in the accumulator |
 
@@ -38,6 +38,9 @@ from ember.dialects.npu.machine import MAX_STRIDE
 from ember.dialects.npu.segment import SegmentOp, YieldOp
 from ember.reference import entry_function
 
+MAX_STEP = 255
+"""`load_strided`'s step field: the widest column stride a convolution may have."""
+
 
 def _shape(value: SSAValue) -> list[int] | None:
     """The static shape of a float32 tensor, else None."""
@@ -59,11 +62,13 @@ def _matmul_ok(op: MatMulOp) -> bool:
 
 
 def _conv_ok(op: ConvOp) -> bool:
-    """2-D, one group, stride 1, constant weights (and bias)."""
+    """2-D, one group, constant weights (and bias), a column stride the
+    strided load takes."""
     x, w, y = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
     if x is None or w is None or y is None or len(x) != 4 or len(w) != 4:
         return False
-    if op.attr("group") != 1 or any(s != 1 for s in op.attr("strides") or [1, 1]):
+    strides = op.attr("strides") or [1, 1]
+    if op.attr("group") != 1 or not 1 <= strides[-1] <= MAX_STEP:
         return False
     bias = op.operand_group("B")
     if constant_value_of(op.operands[1]) is None or (bias and constant_value_of(bias[0]) is None):

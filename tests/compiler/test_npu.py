@@ -143,8 +143,37 @@ def test_convolutions_run_on_the_npu_around_a_host_pool() -> None:
     assert second.layers[0].macs == 2 * 8 * (20 * 5 * 5) * (7 * 6)
 
 
-def test_strided_and_grouped_convolutions_stay_on_the_host() -> None:
+@pytest.mark.parametrize(("kernel", "strides", "pads"), [
+    (3, [2, 2], [1, 1, 1, 1]), (7, [2, 2], [3, 3, 3, 3]), (1, [2, 2], [0, 0, 0, 0]),
+    (3, [1, 3], [0, 1, 2, 1]), (3, [3, 1], [1, 1, 1, 1]),
+])  # fmt: skip
+def test_strided_convolutions_read_their_windows_with_strided_loads(
+    kernel: int, strides: list[int], pads: list[int]
+) -> None:
+    """ResNet's 7x7/2 stem and 1x1/2 shortcut, and uneven strides: a column
+    stride reads each tile row with `load_strided`."""
+    rng = np.random.default_rng(kernel)
+    inits = [numpy_helper.from_array(rng.standard_normal((12, 4, kernel, kernel)).astype(
+        np.float32) * 0.3, "w"), numpy_helper.from_array(rng.standard_normal(12).astype(np.float32), "b")]  # fmt: skip
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], strides=strides, pads=pads),
+             helper.make_node("Relu", ["y"], ["r"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "strided", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 19, 23])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, None)], inits)  # fmt: skip
+    compiled = _check(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                      tolerance=2e-5)  # fmt: skip
+    (step,) = compiled.steps
+    assert isinstance(step, DeviceStep)
+    strided = [i for i in step.kernel.program if i.mnemonic == "load_strided"]
+    assert bool(strided) == (strides[1] > 1)
+    assert all(i["step"] == strides[1] for i in strided)
+
+
+def test_grouped_convolutions_stay_on_the_host() -> None:
     model = _cnn(batch=1)
-    model.graph.node[2].attribute.append(helper.make_attribute("strides", [2, 2]))
+    w2 = next(t for t in model.graph.initializer if t.name == "w2")
+    halved = numpy_helper.to_array(w2)[:, :6]
+    w2.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(halved), "w2"))
+    model.graph.node[2].attribute.append(helper.make_attribute("group", 2))
     compiled = _check(model, tolerance=2e-5)
     assert "graph.conv" in compiled.report.host_ops

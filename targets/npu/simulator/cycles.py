@@ -6,7 +6,7 @@ free and the tokens the instruction pops have arrived (a token arrives when
 the instruction that pushes it ends). Per instruction (docs/npu-isa.md,
 "Timing"):
 
-- `load`, `store`: the module's DMA engine issues the bytes at
+- `load`, `load_strided`, `store`: the module's DMA engine issues the bytes at
   `dma_bytes_per_cycle` (busy ceil(bytes / bandwidth) cycles, then free
   for the next request) and the data is there `dma_latency` cycles after
   the last of them, so back-to-back transfers stream at the bandwidth;
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ember.dialects.npu.machine import (
     ELEMENT_TYPES,
     FLAGS,
+    LOADS,
     MODULES,
     Instruction,
     NpuParams,
@@ -94,12 +95,12 @@ def cycle_model(program: Sequence[Instruction], params: NpuParams | None = None,
             if flag in inst.flags and queues[flag][1] == "pop":
                 start = max(start, tokens[queues[flag][0]].pop(0))
         name = inst.mnemonic
-        if name in ("load", "store"):
+        if name in (*LOADS, "store"):
             size = dma_bytes(inst)
             duration = math.ceil(size / params.dma_bytes_per_cycle)
             next_free = start + duration
             end = next_free + params.dma_latency
-            if name == "load":
+            if name in LOADS:
                 loaded += size
             else:
                 stored += size

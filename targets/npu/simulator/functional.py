@@ -101,6 +101,23 @@ class Machine:
         for r, part in enumerate(self._dram_rows(inst, index)):
             target[r, :cols] = self.dram[part].view(_DTYPES[elem])
 
+    def _load_strided(self, inst: Instruction, index: int) -> None:
+        """As `load`, row r's element c from dram_addr + r * stride + c * step
+        elements."""
+        elem, cols, step = inst["elem"], inst["cols"], inst["step"]
+        size = ELEMENT_TYPES[elem].bytes
+        target = (self._acc_rows(inst["local"], inst["rows"], elem) if inst["to_acc"]
+                  else self._sp_rows(inst["local"], inst["rows"], elem))  # fmt: skip
+        target[...] = 0
+        offsets = (np.arange(cols)[:, None] * step * size + np.arange(size)).reshape(-1)
+        for r in range(inst["rows"]):
+            start = inst["dram_addr"] + r * inst["stride"]
+            if start + offsets[-1] >= len(self.dram):
+                raise NpuProgramError(f"instruction {index} ({inst.describe()}): DRAM bytes up "
+                                      f"to {start + offsets[-1]} are outside the "
+                                      f"{len(self.dram)}-byte DRAM image")  # fmt: skip
+            target[r, :cols] = self.dram[start + offsets].view(_DTYPES[elem])
+
     def _store(self, inst: Instruction, index: int) -> None:
         elem, cols, rows = inst["elem"], inst["cols"], inst["rows"]
         if not inst["from_acc"]:

@@ -114,3 +114,40 @@ def test_programs_that_cannot_run_do_not() -> None:
         run_program(outside, dram)
     with pytest.raises(NpuProgramError, match="rows = 16 is not in 1..8"):
         run_program([load(0, 0, 16, 16, 0, 16), FINISH], dram, NpuParams(dim=8))
+
+
+@pytest.mark.parametrize(("elem", "dtype", "to_acc"), [(0, np.int8, 0), (2, np.float32, 0),
+                                                       (2, np.float32, 1)])  # fmt: skip
+def test_a_strided_load_takes_every_step_th_element(elem: int, dtype: type, to_acc: int) -> None:
+    """Rows 40 bytes apart, every third element: the same as NumPy's
+    slicing, into the scratchpad or the accumulator (then stored back)."""
+    source = np.arange(600).astype(dtype)
+    dram, (at,) = _dram(source)
+    size = np.dtype(dtype).itemsize
+    rows, cols, step, stride = 5, 7, 3, 40
+    out = 8192
+    local = 0 if to_acc else 2048
+    program = [_i("load_strided", "push_next", dram_addr=at + 2 * size, stride=stride,
+                  local=local, rows=rows, cols=cols, to_acc=to_acc, elem=elem, step=step),
+               _i("alu", "pop_prev push_next", op=7, src=1000, src2=1000, dst=1000, rows=1,
+                  cols=1, use_imm=1, elem=2, imm=0),
+               store(out, local, rows, cols, elem, cols * size, from_acc=to_acc,
+                     flags="pop_prev"), FINISH]  # fmt: skip
+    run_program(encode_program(program), dram)
+    flat = source.view(np.uint8)
+    want = np.stack([flat[2 * size + r * stride:][:(cols - 1) * step * size + size]
+                     .view(dtype)[::step] for r in range(rows)])  # fmt: skip
+    got = dram[out : out + rows * cols * size].view(dtype).reshape(rows, cols)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_strided_load_past_dram_or_with_step_0_is_rejected() -> None:
+    dram = np.zeros(1024, np.uint8)
+    program = [_i("load_strided", dram_addr=0, stride=16, local=0, rows=1, cols=16, to_acc=0,
+                  elem=0, step=0), FINISH]  # fmt: skip
+    with pytest.raises(NpuProgramError, match="step = 0"):
+        run_program(program, dram)
+    program[0] = _i("load_strided", dram_addr=0, stride=16, local=0, rows=1, cols=16, to_acc=0,
+                    elem=0, step=100)  # fmt: skip
+    with pytest.raises(NpuProgramError, match="outside the 1024-byte DRAM image"):
+        run_program(program, dram)

@@ -21,6 +21,12 @@ npu.program "small" attributes {dim = 8 : i64} {
   npu.finish
 }
 
+// A strided load: every second element of four rows 64 bytes apart.
+npu.program "strided" {
+  npu.load_strided {dram_addr = 0 : i64, stride = 64 : i64, local = 0 : i64, rows = 4 : i64, cols = 16 : i64, to_acc = 0 : i64, elem = 2 : i64, step = 2 : i64}
+  npu.finish
+}
+
 // CHECK:      npu.program "tile" {
 // CHECK-NEXT:   npu.load {dram_addr = 0 : i64, stride = 16 : i64, local = 0 : i64, rows = 16 : i64, cols = 16 : i64, to_acc = 0 : i64, elem = 0 : i64}
 // CHECK-NEXT:   npu.load {dram_addr = 256 : i64, {{.*}}, push_next}
@@ -32,5 +38,9 @@ npu.program "small" attributes {dim = 8 : i64} {
 // CHECK-NEXT: }
 // CHECK-NEXT: npu.program "small" attributes {dim = 8 : i64} {
 // CHECK-NEXT:   npu.alu {op = 0 : i64, {{.*}}, rows = 8 : i64, cols = 8 : i64, {{.*}}}
+// CHECK-NEXT:   npu.finish
+// CHECK-NEXT: }
+// CHECK-NEXT: npu.program "strided" {
+// CHECK-NEXT:   npu.load_strided {dram_addr = 0 : i64, stride = 64 : i64, local = 0 : i64, rows = 4 : i64, cols = 16 : i64, to_acc = 0 : i64, elem = 2 : i64, step = 2 : i64}
 // CHECK-NEXT:   npu.finish
 // CHECK-NEXT: }
