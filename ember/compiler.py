@@ -194,7 +194,35 @@ class Profiled:
         return self.report.profile_offset
 
 
-class CompiledModel(Profiled):
+class CheckedCalls:
+    """`model(x, y)` and `model.run({"x": x})` for a compiled model whose
+    `_execute` takes its inputs checked (count, dtype, shape) and
+    contiguous, in the model's order."""
+
+    inputs: list[TensorSpec]
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        check_count(self.inputs, arrays)
+        return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        arrays = in_order(self.inputs, feeds)
+        return self._execute([self._checked(s, a) for s, a in zip(self.inputs, arrays)])
+
+    @staticmethod
+    def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
+        array = as_array(spec, array)
+        if array.dtype != spec.dtype:
+            raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
+        if array.shape != spec.shape:
+            raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
+        return np.ascontiguousarray(array)
+
+    def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError
+
+
+class CompiledModel(CheckedCalls, Profiled):
     """A model compiled to native code: call it with NumPy arrays.
 
     `model(x, y)` takes inputs in the model's order, `model.run({"x": x})`
@@ -214,23 +242,6 @@ class CompiledModel(Profiled):
         self._arena = aligned_zeros(max(arena_bytes, ALIGNMENT))
         self._buffers = (ctypes.c_void_p * (len(inputs) + len(outputs)))()
         self._lock = threading.Lock()
-
-    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        check_count(self.inputs, arrays)
-        return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
-
-    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        arrays = in_order(self.inputs, feeds)
-        return self._execute([self._checked(s, a) for s, a in zip(self.inputs, arrays)])
-
-    @staticmethod
-    def _checked(spec: TensorSpec, array: Any) -> np.ndarray:
-        array = as_array(spec, array)
-        if array.dtype != spec.dtype:
-            raise InputError(f"input {spec.describe()}: got dtype {array.dtype}")
-        if array.shape != spec.shape:
-            raise InputError(f"input {spec.describe()}: got shape {list(array.shape)}")
-        return np.ascontiguousarray(array)
 
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
@@ -354,6 +365,7 @@ __all__ = [
     "DEFAULT_OPTIONS",
     "ENTRY_NAME",
     "OPTIONAL_PASSES",
+    "CheckedCalls",
     "CompileReport",
     "CompiledModel",
     "InputError",

@@ -16,7 +16,7 @@ compile time (its timing does not depend on the data): `NpuModel.report`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,12 +25,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, Region, SSAValue
 
 from ember.compiler import (
+    CheckedCalls,
     CompiledModel,
     TensorSpec,
-    check_count,
     compile_module,
     has_symbols,
-    in_order,
     model_specs,
 )
 from ember.dialects.graph import ConstantOp
@@ -70,7 +69,7 @@ class DeviceStep:
         return self.program.run(arrays)
 
 
-class NpuModel:
+class NpuModel(CheckedCalls):
     """A model compiled for the NPU (see the module docstring): call it with
     NumPy arrays, as a `CompiledModel`."""
 
@@ -82,14 +81,6 @@ class NpuModel:
         self._results = result_ids
         self.steps = steps
         self.report = report
-
-    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        check_count(self.inputs, arrays)
-        return self._execute([CompiledModel._checked(s, a) for s, a in zip(self.inputs, arrays)])
-
-    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        arrays = in_order(self.inputs, feeds)
-        return self._execute([CompiledModel._checked(s, a) for s, a in zip(self.inputs, arrays)])
 
     def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         env = dict(zip(self._args, arrays, strict=True))
