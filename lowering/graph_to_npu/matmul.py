@@ -434,20 +434,16 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
             if step >= schedule.buffers or (step == 0 and not first):
                 builder.flag(loads[0], "pop_next")  # the slot given back, or the relay
             builder.flag(loads[-1], "push_next")
-            if p is None and product.elem == INT8:
+            if p is None and product.elem == INT8:  # the compute of a step: adds, or gemms
                 gemms = _int8_bias_adds(builder, product, schedule, slot, row_tiles, cols,
                                         tile_row)  # fmt: skip
-                builder.flag(gemms[0], "pop_prev")
-                if step + schedule.buffers < total_steps:
-                    builder.flag(gemms[-1], "push_prev")
-                step += 1
-                continue
-            operands = [(i, j, *_gemm_operands(product, sp, slot, p is None, i, j))
-                        for i in range(len(row_tiles)) for j in range(len(cols))]  # fmt: skip
-            gemms = [builder.emit(
-                "gemm", a=a, b=b_line, c=tile_row[i, j], m=row_tiles[i][1], k=depth,
-                n=cols[j][1], accumulate=int(s > 0), elem=product.elem.code)
-                for i, j, a, b_line in operands]  # fmt: skip
+            else:
+                operands = [(i, j, *_gemm_operands(product, sp, slot, p is None, i, j))
+                            for i in range(len(row_tiles)) for j in range(len(cols))]  # fmt: skip
+                gemms = [builder.emit(
+                    "gemm", a=a, b=b_line, c=tile_row[i, j], m=row_tiles[i][1], k=depth,
+                    n=cols[j][1], accumulate=int(s > 0), elem=product.elem.code)
+                    for i, j, a, b_line in operands]  # fmt: skip
             builder.flag(gemms[0], "pop_prev")
             if s == 0 and b >= schedule.regions:
                 builder.flag(gemms[0], "pop_next")  # the region's last store is done

@@ -33,7 +33,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ember.dialects.graph import AddOp, ConstantOp, ConvOp, GemmOp, MatMulOp, ReluOp
-from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import MAX_STRIDE
 from ember.dialects.npu.segment import SegmentOp, YieldOp
 from ember.reference import entry_function
@@ -71,15 +70,14 @@ def _conv_ok(op: ConvOp) -> bool:
     if op.attr("group") != 1 or not 1 <= strides[-1] <= MAX_STEP:
         return False
     bias = op.operand_group("B")
-    if constant_value_of(op.operands[1]) is None or (bias and constant_value_of(bias[0]) is None):
+    if not all(isinstance(v.owner, ConstantOp) for v in (op.operands[1], *bias)):
         return False
     return _rows_fit(w[1] * w[2] * w[3])
 
 
 def bias_row(value: SSAValue, n: int) -> bool:
     """Whether `value` is a constant row of `n` float32 values ([n] or [1, n])."""
-    shape, array = _shape(value), constant_value_of(value)
-    return shape in ([n], [1, n]) and array is not None
+    return _shape(value) in ([n], [1, n]) and isinstance(value.owner, ConstantOp)
 
 
 def _gemm_ok(op: GemmOp) -> bool:

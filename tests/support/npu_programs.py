@@ -1,5 +1,6 @@
-"""Hand-written NPU programs for the simulator's tests (no lowering makes
-them yet): instruction builders and a tiled int8 matmul."""
+"""Hand-written NPU programs for the simulator's tests, independent of the
+lowering (lowering/graph_to_npu/ makes its own): instruction builders and
+a tiled int8 matmul."""
 
 from __future__ import annotations
 
