@@ -21,9 +21,11 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.bind_symbols import BindSymbolsPass
     from ember.passes.graph.canonicalize import CanonicalizePass
+    from ember.passes.graph.expand_qlinear import ExpandQLinearPass
     from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.fuse import FusePass
+    from ember.passes.graph.fuse_qdq import FuseQdqPass
     from ember.passes.graph.infer_shapes import InferShapesPass
     from ember.passes.graph.layout import LayoutPass
     from ember.passes.graph.optimize import GraphOptimizePass
@@ -46,6 +48,8 @@ def all_passes() -> dict[str, type[ModulePass]]:
         FoldBatchNormPass,
         FoldConstantsPass,
         FusePass,
+        FuseQdqPass,
+        ExpandQLinearPass,
         InferShapesPass,
         BindSymbolsPass,
         LayoutPass,

@@ -10,6 +10,8 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
+- `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
+  onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -27,6 +29,7 @@ from ember.dialects.graph import (
     ops_elementwise,
     ops_layout,
     ops_nn,
+    ops_qlinear,
     ops_quantize,
     ops_recurrent,
     ops_reduce,
@@ -123,6 +126,7 @@ from ember.dialects.graph.ops_nn import (
     MaxPoolOp,
     SoftmaxOp,
 )
+from ember.dialects.graph.ops_qlinear import QGemmOp, QLinearConvOp, QLinearMatMulOp
 from ember.dialects.graph.ops_quantize import DequantizeLinearOp, QuantizeLinearOp
 from ember.dialects.graph.ops_recurrent import GRUOp, LSTMOp, RNNOp
 from ember.dialects.graph.ops_reduce import (
@@ -174,6 +178,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
     *ops_quantize.SPECS,
+    *ops_qlinear.SPECS,
     *ops_layout.SPECS,
 ]
 
@@ -187,6 +192,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_resize,
         ops_recurrent,
         ops_quantize,
+        ops_qlinear,
         ops_layout,
     )
     return {
@@ -221,6 +227,9 @@ Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
     "DequantizeLinearOp",
+    "QGemmOp",
+    "QLinearConvOp",
+    "QLinearMatMulOp",
     "ALL_SPECS",
     "DimsAttr",
     "RangeAttr",

@@ -120,7 +120,17 @@ EMBER_DOMAIN = "ember"
 """Ops of Ember's own (layout changes, laid-out convolutions): never imported from
 ONNX, and not checked against ONNX's schemas."""
 
-_MNEMONIC_OVERRIDES = {"MatMul": "matmul", "PRelu": "prelu", "LRN": "lrn", "IsNaN": "is_nan"}
+ORT_DOMAIN = "com.microsoft"
+"""onnxruntime's contrib ops that Ember's own passes form (QGemm): not imported
+from ONNX files, and checked against onnxruntime's schemas."""
+
+_MNEMONIC_OVERRIDES = {
+    "MatMul": "matmul",
+    "QLinearMatMul": "qlinear_matmul",
+    "PRelu": "prelu",
+    "LRN": "lrn",
+    "IsNaN": "is_nan",
+}
 
 
 def mnemonic_of(onnx_type: str) -> str:

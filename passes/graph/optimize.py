@@ -2,8 +2,8 @@
 
 | level | passes |
 |---|---|
-| 0 | `graph-infer-shapes`, `graph-fold-constants`, `dce` (what lowering needs) |
-| 1 | `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point) |
+| 0 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-fold-constants`, `dce` (what lowering needs) |
+| 1 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point) |
 | 2 | level 1, then `graph-layout` (NHWC unless `layout` says otherwise; `none` keeps NCHW; a function whose conversions would cost too much stays NCHW) and `graph-simplify` again, then `graph-fuse` |
 
 `disabled` leaves passes out, by name (`graph-fuse`, `graph-layout`, or one
@@ -43,6 +43,7 @@ def graph_passes(
     level: int, layout: str = DEFAULT_LAYOUT, disabled: tuple[str, ...] = ()
 ) -> list[ModulePass]:
     """The graph-level passes of optimisation `level` (see the module docstring)."""
+    from ember.passes.graph.expand_qlinear import ExpandQLinearPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.fuse import FusePass
     from ember.passes.graph.infer_shapes import InferShapesPass
@@ -55,8 +56,9 @@ def graph_passes(
             f"graph-optimize: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'"
         )
     if level == 0:
-        return [InferShapesPass(), FoldConstantsPass(), DeadCodeElimination()]
-    passes: list[ModulePass] = [InferShapesPass(), SimplifyPass(skip=disabled)]
+        return [ExpandQLinearPass(), InferShapesPass(), FoldConstantsPass(),
+                DeadCodeElimination()]  # fmt: skip
+    passes: list[ModulePass] = [ExpandQLinearPass(), InferShapesPass(), SimplifyPass(skip=disabled)]
     if level == 2:
         if layout != "none" and "graph-layout" not in disabled:
             from ember.passes.graph.layout import LayoutPass

@@ -1,6 +1,7 @@
-"""The `graph` op table agrees with ONNX's opset-21 schemas and the kernels.
-Ember's own ops (domain `ember`) have no ONNX schema; they must not be
-importable from ONNX."""
+"""The `graph` op table agrees with ONNX's opset-21 schemas (onnxruntime's for
+its contrib ops, domain `com.microsoft`) and the kernels. Ember's own ops
+(domain `ember`) have no schema; neither they nor the contrib ops Ember's
+passes form may be imported from ONNX."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from onnx import TensorProto, helper
 
 import ember
 from ember.dialects.graph import OPS, OPS_BY_ONNX_TYPE
-from ember.dialects.graph.spec import EMBER_DOMAIN, ONNX_DOMAIN, Arity
+from ember.dialects.graph.spec import EMBER_DOMAIN, ONNX_DOMAIN, ORT_DOMAIN, Arity, OpSpec
 from ember.errors import UnsupportedModelError
 from ember.reference.kernels import KERNELS, schema_defaults
 
@@ -20,29 +21,36 @@ NOT_MODELLED_INPUTS = {"Dropout": {"ratio", "training_mode"}}
 
 ONNX_OPS = [op for op in OPS if op.SPEC.domain == ONNX_DOMAIN]
 EMBER_OPS = [op for op in OPS if op.SPEC.domain == EMBER_DOMAIN]
+ORT_OPS = [op for op in OPS if op.SPEC.domain == ORT_DOMAIN]
 
 
 def test_every_op_has_a_known_domain() -> None:
-    assert len(ONNX_OPS) + len(EMBER_OPS) == len(OPS)
+    assert len(ONNX_OPS) + len(EMBER_OPS) + len(ORT_OPS) == len(OPS)
 
 
-@pytest.mark.parametrize("op", ONNX_OPS, ids=lambda op: op.name)
+def _schema(spec: OpSpec):  # noqa: ANN202 (onnx's or onnxruntime's schema class)
+    if spec.domain == ORT_DOMAIN:
+        from onnxruntime.capi.onnxruntime_pybind11_state import get_all_operator_schema
+
+        return next(s for s in get_all_operator_schema()
+                    if s.name == spec.onnx_type and s.domain == ORT_DOMAIN)  # fmt: skip
+    return onnx.defs.get_schema(spec.onnx_type, 21)
+
+
+@pytest.mark.parametrize("op", ONNX_OPS + ORT_OPS, ids=lambda op: op.name)
 def test_spec_matches_onnx_schema(op) -> None:
     spec = op.SPEC
-    schema = onnx.defs.get_schema(spec.onnx_type, 21)
+    schema = _schema(spec)
     inputs = [
         i.name for i in schema.inputs if i.name not in NOT_MODELLED_INPUTS.get(spec.onnx_type, ())
     ]
     assert [o.name for o in spec.operands] == inputs
     assert [r.name for r in spec.results] == [o.name for o in schema.outputs][: len(spec.results)]
     for operand, formal in zip(spec.operands, schema.inputs):
-        expected = {
-            onnx.defs.OpSchema.FormalParameterOption.Single: Arity.SINGLE,
-            onnx.defs.OpSchema.FormalParameterOption.Optional: Arity.OPTIONAL,
-            onnx.defs.OpSchema.FormalParameterOption.Variadic: Arity.VARIADIC,
-        }[formal.option]
+        expected = {"Single": Arity.SINGLE, "Optional": Arity.OPTIONAL,
+                    "Variadic": Arity.VARIADIC}[formal.option.name]  # fmt: skip
         assert operand.arity is expected, operand.name
-    defaults = schema_defaults(spec.onnx_type)
+    defaults = schema_defaults(spec.onnx_type) if spec.domain == ONNX_DOMAIN else {}
     for attr in spec.attributes:
         assert attr.name in schema.attributes, attr.name
         if attr.name in defaults and attr.kind.value != "tensor":
@@ -56,7 +64,7 @@ def test_every_op_has_a_reference_kernel(op) -> None:
     assert op.SPEC.onnx_type in KERNELS
 
 
-@pytest.mark.parametrize("op", EMBER_OPS, ids=lambda op: op.name)
+@pytest.mark.parametrize("op", EMBER_OPS + ORT_OPS, ids=lambda op: op.name)
 def test_ember_ops_are_not_importable(op) -> None:
     assert op not in OPS_BY_ONNX_TYPE.values()
     node = helper.make_node(op.SPEC.onnx_type, ["x"], ["y"])

@@ -1,4 +1,6 @@
-"""QuantizeLinear and DequantizeLinear (opset 21; per tensor or per axis).
+"""QuantizeLinear and DequantizeLinear (opset 21; per tensor or per axis), and
+the quantised products QLinearConv, QLinearMatMul and QGemm (integer
+accumulation, one requantisation: `ember.dialects.graph.ops_qlinear`).
 
 QuantizeLinear divides in float32 and rounds half to even before adding
 the zero point and saturating, as ONNX's reference and onnxruntime do;
@@ -11,7 +13,10 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from ._registry import Attrs, Inputs, register
+from ember.dialects.graph.ops_qlinear import requant_multiplier, requantize
+
+from ._registry import Attrs, Inputs, arg, register
+from .nn import conv
 
 
 def _along(parameter: np.ndarray, rank: int, axis: int) -> np.ndarray:
@@ -51,3 +56,68 @@ def dequantize_linear(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if zero_point is not None:
         shifted = shifted - _along(zero_point.astype(np.int64), x.ndim, axis)
     return [(shifted.astype(np.float32) * _along(scale, x.ndim, axis)).astype(scale.dtype)]
+
+
+def _centred(x: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
+    """`x - zero_point` in int64 (the zero point shaped to broadcast)."""
+    if zero_point is None:
+        return x.astype(np.int64)
+    return x.astype(np.int64) - np.asarray(zero_point, np.int64)
+
+
+def _per_channel(parameter: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    parameter = np.asarray(parameter)
+    return parameter.reshape(shape) if parameter.size > 1 else parameter.reshape(())
+
+
+def _output(acc: np.ndarray, x_scale: np.ndarray, w_scale: np.ndarray, y_scale: np.ndarray | None,
+            y_zero_point: np.ndarray | None, shape: tuple[int, ...], alpha: float = 1.0) -> np.ndarray:  # fmt: skip
+    """The int64 accumulator requantised (or, without y_scale, QGemm's float32)."""
+    w_scale = _per_channel(w_scale, shape)
+    if y_scale is None:
+        return (acc.astype(np.float32) * (np.float32(alpha) * np.float32(x_scale)
+                                          * w_scale.astype(np.float32))).astype(np.float32)  # fmt: skip
+    dtype = np.dtype(np.uint8) if y_zero_point is None else y_zero_point.dtype
+    point = np.zeros((), dtype) if y_zero_point is None else y_zero_point
+    return requantize(acc, requant_multiplier(x_scale, w_scale, y_scale), point, dtype)
+
+
+@register("QLinearConv")
+def qlinear_conv(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, x_scale, x_point, w, w_scale, w_point, y_scale, y_point = inputs[:8]
+    bias = arg(inputs, 8)
+    assert x is not None and w is not None and x_scale is not None and w_scale is not None
+    channel = (-1, *[1] * (w.ndim - 1))
+    window = _centred(x, x_point)
+    weights = _centred(w, None if w_point is None else _per_channel(w_point, channel))
+    acc = conv([window, weights, None if bias is None else bias.astype(np.int64)], attrs)[0]
+    return [_output(acc, x_scale, w_scale, y_scale, y_point, (-1, *[1] * (x.ndim - 2)))]
+
+
+@register("QLinearMatMul")
+def qlinear_matmul(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    a, a_scale, a_point, b, b_scale, b_point, y_scale, y_point = inputs[:8]
+    assert a is not None and b is not None and a_scale is not None and b_scale is not None
+    b_point = None if b_point is None else _per_channel(b_point, (-1,))
+    acc = np.matmul(_centred(a, a_point), _centred(b, b_point))
+    return [_output(acc, a_scale, b_scale, y_scale, y_point, (-1,))]
+
+
+@register("QGemm")
+def qgemm(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    a, a_scale, a_point, b, b_scale, b_point = inputs[:6]
+    bias, y_scale, y_point = arg(inputs, 6), arg(inputs, 7), arg(inputs, 8)
+    assert a is not None and b is not None and a_scale is not None and b_scale is not None
+    b_axis = 0 if attrs.get("transB", 0) else -1  # the output column's axis of B
+    b_shape = (-1, 1) if b_axis == 0 else (-1,)
+    a_int = _centred(a, a_point)
+    b_int = _centred(b, None if b_point is None else _per_channel(b_point, b_shape))
+    acc = np.matmul(a_int.T if attrs.get("transA", 0) else a_int,
+                    b_int.T if attrs.get("transB", 0) else b_int)  # fmt: skip
+    if bias is not None:
+        acc = acc + bias.astype(np.int64)
+    alpha = float(attrs.get("alpha", 1.0))
+    if y_scale is None:
+        return [_output(acc, a_scale, b_scale, None, None, (-1,), alpha)]
+    return [_output(acc, np.float32(alpha) * np.float32(a_scale), b_scale, y_scale, y_point,
+                    (-1,))]  # fmt: skip
