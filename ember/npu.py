@@ -1,7 +1,9 @@
 """A model compiled for the NPU: its segments run in the simulator, the rest
 on the host (the CPU pipeline), in the model's order.
 
-`compile_npu(module)` simplifies the graph (`graph-optimize` at level 1:
+`compile_npu(module)` turns a QDQ model's DequantizeLinear -> product ->
+QuantizeLinear chains into quantised products (`graph-fuse-qdq`: int8
+matrix-unit work), simplifies the graph (`graph-optimize` at level 1:
 folding, canonicalisation, BatchNorm folding), partitions it
 (`graph-partition-npu`), lowers every `npu.segment` to an NPU program
 (`convert-graph-to-npu`) and compiles each run of host ops between them
@@ -115,6 +117,7 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
     """Compiles graph IR for the NPU and the host (see the module docstring)."""
     from xdsl.context import Context
 
+    from ember.passes.graph.fuse_qdq import FuseQdqPass
     from ember.passes.graph.optimize import graph_passes
 
     params = params or NpuParams()
@@ -124,7 +127,8 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
         raise EmberError("the NPU target compiles static shapes only (give --input-shape or dims)")
     inputs, outputs = model_specs(func)
     with report.stage("graph"):
-        for graph_pass in graph_passes(1, "none", options.disabled):
+        passes = [FuseQdqPass(), *graph_passes(1, "none", options.disabled, expand_qlinear=False)]
+        for graph_pass in passes:
             graph_pass.apply(Context(), module)
     with report.stage("npu"):
         partition(func)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
@@ -33,9 +34,19 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph import AddOp, ConstantOp, ConvOp, GemmOp, MatMulOp, ReluOp
+from ember.dialects.graph import (
+    AddOp,
+    ConstantOp,
+    ConvOp,
+    GemmOp,
+    MatMulOp,
+    QGemmOp,
+    QLinearConvOp,
+    QLinearMatMulOp,
+    ReluOp,
+)
 from ember.dialects.graph.ops_tensor import constant_value_of
-from ember.dialects.npu.machine import F32, Instruction, NpuParams, NpuProgramError
+from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
 from ember.dialects.npu.ops import ProgramOp, instruction_op
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 from ember.lowering.graph_to_npu.matmul import (
@@ -47,6 +58,12 @@ from ember.lowering.graph_to_npu.matmul import (
     default_schedule,
     dense,
     emit_products,
+)
+from ember.lowering.graph_to_npu.quantised import (
+    QUANTISED_PRODUCTS,
+    int8_product,
+    int8_zero_point,
+    is_int8,
 )
 from ember.lowering.graph_to_tensor.windows import window_params
 
@@ -61,7 +78,9 @@ class Placement:
     shape: tuple[int, ...]
     dtype: np.dtype
     halo: tuple[int, int] = (0, 0)
-    """NCHW images: the zero rows and columns stored around each plane."""
+    """NCHW images: the rows and columns of padding stored around each plane."""
+    fill: int = 0
+    """The padding's value: 0, or an int8 image's zero point (the quantised 0.0)."""
 
     @property
     def stored_shape(self) -> tuple[int, ...]:
@@ -92,7 +111,7 @@ class Placement:
         array = np.ascontiguousarray(array, dtype=self.dtype)
         if self.halo != (0, 0):
             (h, w), outer = self.halo, [(0, 0)] * (array.ndim - 2)
-            array = np.pad(array, [*outer, (h, h), (w, w)])
+            array = np.pad(array, [*outer, (h, h), (w, w)], constant_values=self.fill)
         return array.reshape(-1).view(np.uint8)
 
     def load(self, data: np.ndarray) -> np.ndarray:
@@ -140,8 +159,10 @@ class _Dram:
         self.top = 0
 
     def place(self, shape: tuple[int, ...], dtype: np.dtype, data: np.ndarray | None = None,
-              halo: tuple[int, int] = (0, 0)) -> Placement:  # fmt: skip
-        placement = Placement(self.top, shape, np.dtype(dtype), halo)
+              halo: tuple[int, int] = (0, 0), fill: int = 0) -> Placement:  # fmt: skip
+        placement = Placement(self.top, shape, np.dtype(dtype), halo, fill)
+        if data is None and fill:  # the halo a producer's stores leave as it is
+            data = np.full(placement.stored_shape, fill, dtype)
         if data is not None:
             self.chunks.append((self.top, np.ascontiguousarray(data, dtype=dtype).tobytes()))
         self.top += -(-max(placement.nbytes, 1) // ALIGN) * ALIGN
@@ -164,23 +185,39 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(value.type.get_shape())
 
 
-def _halos(ops: list[Operation]) -> dict[SSAValue, tuple[int, int]]:
-    """The zero border each value's image is stored with: the widest padding
-    a convolution reading it (or what aliases it: a Relu's result is its
-    operand's storage) asks for, per side."""
+def _dtype(value: SSAValue) -> np.dtype:
+    """float32, or int8 (a quantised product's operand or result)."""
+    return np.dtype(np.int8) if is_int8(value) else np.dtype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Halo:
+    size: tuple[int, int] = (0, 0)
+    fill: int = 0
+
+
+def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
+    """The border each value's image is stored with: the widest padding a
+    convolution reading it (or what aliases it: a Relu's result is its
+    operand's storage) asks for, per side, of zeros or of the int8 zero
+    point its quantised convolutions read."""
     root: dict[SSAValue, SSAValue] = {}
-    halos: dict[SSAValue, tuple[int, int]] = {}
+    halos: dict[SSAValue, _Halo] = {}
     for op in ops:
         if isinstance(op, AddOp | ReluOp):
             tail = next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
             root[op.results[0]] = root.get(tail, tail)
-        elif isinstance(op, ConvOp):
-            x = op.operands[0]
-            _, _, pads = window_params(op.attr, _shape(x)[2:], _shape(op.operands[1])[2:])
+        elif isinstance(op, ConvOp | QLinearConvOp):
+            x, w = op.operands[0], op.operands[3 if isinstance(op, QLinearConvOp) else 1]
+            _, _, pads = window_params(op.attr, _shape(x)[2:], _shape(w)[2:])
             x = root.get(x, x)
-            old = halos.get(x, (0, 0))
-            halos[x] = (max(old[0], *pads[0]), max(old[1], *pads[1]))
-    return {value: halos.get(root.get(value, value), (0, 0))
+            old = halos.get(x, _Halo())
+            fill = int8_zero_point(op) if isinstance(op, QLinearConvOp) else 0
+            if x in halos and fill != old.fill and any(any(p) for p in pads):
+                raise NpuProgramError(f"{_label(op)}: its input is also padded with {old.fill}, "
+                                      f"not {fill}")  # fmt: skip
+            halos[x] = _Halo((max(old.size[0], *pads[0]), max(old.size[1], *pads[1])), fill)
+    return {value: halos.get(root.get(value, value), _Halo())
             for value in {*halos, *root}}  # fmt: skip
 
 
@@ -211,8 +248,9 @@ class _Lowering:
         if isinstance(value.owner, ConstantOp):
             return self.constant(value)
         if value not in self.places:
-            self.places[value] = self.dram.place(_shape(value), np.dtype(np.float32),
-                                                 halo=self.halos.get(value, (0, 0)))  # fmt: skip
+            halo = self.halos.get(value, _Halo())
+            self.places[value] = self.dram.place(_shape(value), _dtype(value), halo=halo.size,
+                                                 fill=halo.fill)  # fmt: skip
         return self.places[value]
 
     def layer(self, op: Operation, products: list[Matmul]) -> None:
@@ -236,28 +274,66 @@ class _Lowering:
         """Per image, `Y[F, OH*OW] = W[F, C*KH*KW] X_col` with X_col read in
         place (`Planes` through the kernel window, strided) and the bias per
         row."""
-        x, w = op.operands[0], op.operands[1]
+        bias = op.operand_group("B")
+        weights = self.place(op.operands[1])
+        k = int(np.prod(_shape(op.operands[1])[1:]))
+        self.convolution(op, RowMajor(weights.address, 4 * k, 4),
+                         RowMajor(self.constant(bias[0]).address, 4, 4) if bias else None)  # fmt: skip
+
+    def qconv(self, op: QLinearConvOp) -> None:
+        """As `conv`, int8 (see `quantised`): the weights int8, the folded
+        int32 bias per row (each row's value repeated across a tile, as the
+        accumulator loads it), the store requantising."""
+        product = int8_product(op)
+        filters, k = product.weights.shape[0], int(np.prod(product.weights.shape[1:]))
+        weights = self.dram.place((filters, k), np.dtype(np.int8), product.weights)
+        bias = None
+        if product.bias is not None:
+            rows = np.repeat(product.bias[:, None], self.params.dim, axis=1)
+            bias = RowMajor(self.dram.place(rows.shape, np.dtype(np.int32), rows).address,
+                            4 * self.params.dim, 4)  # fmt: skip
+        self.convolution(op, RowMajor(weights.address, k, 1), bias, elem=INT8, out=INT8,
+                         scale=product.multiplier, zero_point=product.y_zero_point)  # fmt: skip
+
+    def convolution(self, op: ConvOp | QLinearConvOp, weights: RowMajor, bias: RowMajor | None,
+                    **options: Any) -> None:  # fmt: skip
+        x, w = op.operands[0], op.operands[3 if isinstance(op, QLinearConvOp) else 1]
         (batch, channels, height, width), (filters, _, kh, kw) = _shape(x), _shape(w)
         strides, dilations, pads = window_params(op.attr, (height, width), (kh, kw))
         _, _, out_h, out_w = _shape(op.results[0])
-        source, out, weights = self.place(x), self.place(op.results[0]), self.place(w)
-        bias = op.operand_group("B")
+        source, out = self.place(x), self.place(op.results[0])
+        eb = source.dtype.itemsize
         dim, k = self.params.dim, channels * kh * kw
         tiles = tuple((y * out_w + x0, min(dim, out_w - x0))
                       for y in range(out_h) for x0 in range(0, out_w, dim))  # fmt: skip
         products = []
         for image in range(batch):
             b = Planes(source.address + image * source.image_bytes, source.plane_bytes,
-                       source.pitch_bytes, out_w, 4,
+                       source.pitch_bytes, out_w, eb,
                        (source.halo[0] - pads[0][0], source.halo[1] - pads[1][0]), (kh, kw),
                        (dilations[0], dilations[1]), (strides[0], strides[1]))  # fmt: skip
             c = Planes(out.address + image * out.image_bytes, out.plane_bytes, out.pitch_bytes,
-                       out_w, 4, out.halo)  # fmt: skip
-            products.append(Matmul(
-                _label(op), filters, k, out_h * out_w, RowMajor(weights.address, 4 * k, 4), b, c,
-                RowMajor(self.constant(bias[0]).address, 4, 4) if bias else None,
-                bias_per_row=True, col_tiles=tiles))  # fmt: skip
+                       out_w, eb, out.halo)  # fmt: skip
+            products.append(Matmul(_label(op), filters, k, out_h * out_w, weights, b, c, bias,
+                                   bias_per_row=True, col_tiles=tiles, **options))  # fmt: skip
         self.layer(op, products)
+
+    def qmatmul(self, op: QLinearMatMulOp | QGemmOp) -> None:
+        """An int8 product (see `quantised`): A's leading dims are its rows,
+        B's (transposed at compile time under transB) columns its output
+        channels, the folded int32 bias a row read for every row (stride 0)."""
+        product = int8_product(op)
+        a = op.operands[0]
+        m, (k, n) = int(np.prod(_shape(a)[:-1])), product.weights.shape
+        weights = self.dram.place((k, n), np.dtype(np.int8), product.weights)
+        bias = None
+        if product.bias is not None:
+            bias = RowMajor(self.dram.place((n,), np.dtype(np.int32), product.bias).address, 0, 4)
+        out = self.place(op.results[0])
+        self.layer(op, [Matmul(_label(op), m, k, n, RowMajor(self.place(a).address, k, 1),
+                               RowMajor(weights.address, n, 1), RowMajor(out.address, n, 1), bias,
+                               elem=INT8, out=INT8, scale=product.multiplier,
+                               zero_point=product.y_zero_point)])  # fmt: skip
 
     def epilogue(self, op: AddOp | ReluOp) -> None:
         tail = next(v for v in op.operands if v in self.producer)
@@ -278,7 +354,7 @@ class _Lowering:
     def lower(self) -> NpuKernel:
         for op in self.ops:  # the weights first, then the activations
             for operand in op.operands:
-                if isinstance(operand.owner, ConstantOp):
+                if isinstance(operand.owner, ConstantOp) and not isinstance(op, QUANTISED_PRODUCTS):
                     self.constant(operand)
         for arg in self.segment.block.args:
             self.place(arg)
@@ -287,6 +363,10 @@ class _Lowering:
                 self.matmul(op)
             elif isinstance(op, ConvOp):
                 self.conv(op)
+            elif isinstance(op, QLinearConvOp):
+                self.qconv(op)
+            elif isinstance(op, QLinearMatMulOp | QGemmOp):
+                self.qmatmul(op)
             elif isinstance(op, AddOp | ReluOp):
                 self.epilogue(op)
             else:

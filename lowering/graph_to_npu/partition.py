@@ -14,6 +14,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Conv | 2-D, one group (any kernel, stride, padding, dilation), constant weights and bias; each image one product `W[F, C*KH*KW] X_col`, X_col read in place (strided loads for a column stride) |
 | Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
 | Relu | of the only use of a product or convolution in the segment: applied in the accumulator |
+| QLinearConv, QLinearMatMul, QGemm | int8 throughout, per-tensor constant scales, weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
 
 A run ends at the first op the NPU does not take (constants do not end
 one). The segments are named `npu0`, `npu1`, ... in order; what the
@@ -32,19 +33,32 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from ember.dialects.graph import AddOp, ConstantOp, ConvOp, GemmOp, MatMulOp, ReluOp
+from ember.dialects.graph import (
+    AddOp,
+    ConstantOp,
+    ConvOp,
+    GemmOp,
+    MatMulOp,
+    QGemmOp,
+    QLinearConvOp,
+    QLinearMatMulOp,
+    ReluOp,
+)
 from ember.dialects.npu.machine import MAX_STRIDE
 from ember.dialects.npu.segment import SegmentOp, YieldOp
+from ember.lowering.graph_to_npu.quantised import QUANTISED_PRODUCTS, is_int8, why_not
 from ember.reference import entry_function
 
 MAX_STEP = 255
 """`load_strided`'s step field: the widest column stride a convolution may have."""
 
 
-def _shape(value: SSAValue) -> list[int] | None:
-    """The static shape of a float32 tensor, else None."""
+def _shape(value: SSAValue, int8: bool = False) -> list[int] | None:
+    """The static shape of a float32 (or with `int8`, an int8) tensor, else None."""
     t = value.type
-    if not isinstance(t, TensorType) or not isinstance(t.element_type, Float32Type):
+    if not isinstance(t, TensorType):
+        return None
+    if not (is_int8(value) if int8 else isinstance(t.element_type, Float32Type)):
         return None
     shape = list(t.get_shape())
     return None if any(d < 0 for d in shape) else shape
@@ -60,19 +74,33 @@ def _matmul_ok(op: MatMulOp) -> bool:
             and a[-1] == b[0] and _rows_fit(b[0], b[1]))  # fmt: skip
 
 
-def _conv_ok(op: ConvOp) -> bool:
+def _conv_ok(op: ConvOp | QLinearConvOp) -> bool:
     """2-D, one group, constant weights (and bias), a column stride the
     strided load takes."""
-    x, w, y = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
+    int8 = isinstance(op, QLinearConvOp)
+    weights = op.operands[3 if int8 else 1]
+    x, w, y = (_shape(v, int8) for v in (op.operands[0], weights, op.results[0]))
     if x is None or w is None or y is None or len(x) != 4 or len(w) != 4:
         return False
     strides = op.attr("strides") or [1, 1]
     if op.attr("group") != 1 or not 1 <= strides[-1] <= MAX_STEP:
         return False
     bias = op.operand_group("B")
-    if not all(isinstance(v.owner, ConstantOp) for v in (op.operands[1], *bias)):
+    if not all(isinstance(v.owner, ConstantOp) for v in (weights, *bias)):
         return False
     return _rows_fit(w[1] * w[2] * w[3])
+
+
+def _quantised_ok(op: QLinearConvOp | QLinearMatMulOp | QGemmOp) -> bool:
+    if why_not(op) is not None:
+        return False
+    if isinstance(op, QLinearConvOp):
+        return _conv_ok(op)
+    a, b = _shape(op.operands[0], int8=True), _shape(op.operands[3], int8=True)
+    if a is None or b is None or len(b) != 2 or len(a) < 2 or _shape(op.results[0], True) is None:
+        return False
+    k, n = (b[1], b[0]) if isinstance(op, QGemmOp) and op.attr("transB") else (b[0], b[1])
+    return a[-1] == k and _rows_fit(k, n)
 
 
 def bias_row(value: SSAValue, n: int) -> bool:
@@ -112,6 +140,11 @@ def _single_use(value: SSAValue) -> bool:
 
 def _takes(op: Operation, run: _Run) -> bool:
     """Whether `op` joins the run (updating its tails)."""
+    if isinstance(op, QUANTISED_PRODUCTS):
+        if not _quantised_ok(op):
+            return False
+        run.tails[op.results[0]] = _Tail(bias=True, relu=True)  # requantised: takes no epilogue
+        return True
     if isinstance(op, ConvOp):
         if not _conv_ok(op):
             return False

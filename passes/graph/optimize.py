@@ -40,9 +40,14 @@ light models need 0.001 or less and run 1-4x faster."""
 
 
 def graph_passes(
-    level: int, layout: str = DEFAULT_LAYOUT, disabled: tuple[str, ...] = ()
+    level: int,
+    layout: str = DEFAULT_LAYOUT,
+    disabled: tuple[str, ...] = (),
+    expand_qlinear: bool = True,
 ) -> list[ModulePass]:
-    """The graph-level passes of optimisation `level` (see the module docstring)."""
+    """The graph-level passes of optimisation `level` (see the module
+    docstring); without `expand_qlinear` quantised products stay (a target
+    that runs them, the NPU)."""
     from ember.passes.graph.expand_qlinear import ExpandQLinearPass
     from ember.passes.graph.fold_constants import FoldConstantsPass
     from ember.passes.graph.fuse import FusePass
@@ -55,10 +60,10 @@ def graph_passes(
         raise DiagnosticException(
             f"graph-optimize: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'"
         )
+    expand: list[ModulePass] = [ExpandQLinearPass()] if expand_qlinear else []
     if level == 0:
-        return [ExpandQLinearPass(), InferShapesPass(), FoldConstantsPass(),
-                DeadCodeElimination()]  # fmt: skip
-    passes: list[ModulePass] = [ExpandQLinearPass(), InferShapesPass(), SimplifyPass(skip=disabled)]
+        return [*expand, InferShapesPass(), FoldConstantsPass(), DeadCodeElimination()]
+    passes: list[ModulePass] = [*expand, InferShapesPass(), SimplifyPass(skip=disabled)]
     if level == 2:
         if layout != "none" and "graph-layout" not in disabled:
             from ember.passes.graph.layout import LayoutPass
