@@ -61,6 +61,7 @@ from ember.lowering.graph_to_npu.matmul import (
 )
 from ember.lowering.graph_to_npu.quantised import (
     QUANTISED_PRODUCTS,
+    QuantisedProduct,
     int8_product,
     int8_zero_point,
     is_int8,
@@ -236,6 +237,8 @@ class _Lowering:
         self.producer: dict[SSAValue, int] = {}  # a result -> its layer
         self.ops = [op for op in segment.block.ops if not isinstance(op, ConstantOp | YieldOp)]
         self.halos = _halos(self.ops)
+        self.int8: dict[Operation, tuple[RowMajor, RowMajor | None, dict[str, Any]]] = {}
+        """Per quantised product: its weights, bias and int8 Matmul options."""
 
     def constant(self, value: SSAValue) -> Placement:
         if value not in self.places:
@@ -280,20 +283,30 @@ class _Lowering:
         self.convolution(op, RowMajor(weights.address, 4 * k, 4),
                          RowMajor(self.constant(bias[0]).address, 4, 4) if bias else None)  # fmt: skip
 
-    def qconv(self, op: QLinearConvOp) -> None:
-        """As `conv`, int8 (see `quantised`): the weights int8, the folded
-        int32 bias per row (each row's value repeated across a tile, as the
-        accumulator loads it), the store requantising."""
+    def int8_weights(self, op: QuantisedProduct) -> None:
+        """A quantised product's int8 weights (a convolution's as W[F, C*KH*KW],
+        the products' as B[K, N]) and folded int32 bias into DRAM: a
+        convolution's per row, each row's value repeated across a tile as the
+        accumulator loads it; the products' a row read for every row (stride 0)."""
         product = int8_product(op)
-        filters, k = product.weights.shape[0], int(np.prod(product.weights.shape[1:]))
-        weights = self.dram.place((filters, k), np.dtype(np.int8), product.weights)
+        weights = product.weights.reshape(product.weights.shape[0], -1)
+        place = self.dram.place(weights.shape, np.dtype(np.int8), weights)
         bias = None
-        if product.bias is not None:
+        if product.bias is not None and isinstance(op, QLinearConvOp):
             rows = np.repeat(product.bias[:, None], self.params.dim, axis=1)
             bias = RowMajor(self.dram.place(rows.shape, np.dtype(np.int32), rows).address,
                             4 * self.params.dim, 4)  # fmt: skip
-        self.convolution(op, RowMajor(weights.address, k, 1), bias, elem=INT8, out=INT8,
-                         scale=product.multiplier, zero_point=product.y_zero_point)  # fmt: skip
+        elif product.bias is not None:
+            bias = RowMajor(self.dram.place(product.bias.shape, np.dtype(np.int32),
+                                            product.bias).address, 0, 4)  # fmt: skip
+        self.int8[op] = (RowMajor(place.address, weights.shape[1], 1), bias, {
+            "elem": INT8, "out": INT8, "scale": product.multiplier,
+            "zero_point": product.y_zero_point})  # fmt: skip
+
+    def qconv(self, op: QLinearConvOp) -> None:
+        """As `conv`, int8 (see `quantised`), the store requantising."""
+        weights, bias, options = self.int8[op]
+        self.convolution(op, weights, bias, **options)
 
     def convolution(self, op: ConvOp | QLinearConvOp, weights: RowMajor, bias: RowMajor | None,
                     **options: Any) -> None:  # fmt: skip
@@ -321,19 +334,13 @@ class _Lowering:
     def qmatmul(self, op: QLinearMatMulOp | QGemmOp) -> None:
         """An int8 product (see `quantised`): A's leading dims are its rows,
         B's (transposed at compile time under transB) columns its output
-        channels, the folded int32 bias a row read for every row (stride 0)."""
-        product = int8_product(op)
+        channels, the store requantising."""
+        weights, bias, options = self.int8[op]
         a = op.operands[0]
-        m, (k, n) = int(np.prod(_shape(a)[:-1])), product.weights.shape
-        weights = self.dram.place((k, n), np.dtype(np.int8), product.weights)
-        bias = None
-        if product.bias is not None:
-            bias = RowMajor(self.dram.place((n,), np.dtype(np.int32), product.bias).address, 0, 4)
+        m, k, n = int(np.prod(_shape(a)[:-1])), _shape(a)[-1], weights.row_bytes
         out = self.place(op.results[0])
         self.layer(op, [Matmul(_label(op), m, k, n, RowMajor(self.place(a).address, k, 1),
-                               RowMajor(weights.address, n, 1), RowMajor(out.address, n, 1), bias,
-                               elem=INT8, out=INT8, scale=product.multiplier,
-                               zero_point=product.y_zero_point)])  # fmt: skip
+                               weights, RowMajor(out.address, n, 1), bias, **options)])  # fmt: skip
 
     def epilogue(self, op: AddOp | ReluOp) -> None:
         tail = next(v for v in op.operands if v in self.producer)
@@ -353,8 +360,11 @@ class _Lowering:
 
     def lower(self) -> NpuKernel:
         for op in self.ops:  # the weights first, then the activations
+            if isinstance(op, QUANTISED_PRODUCTS):
+                self.int8_weights(op)
+                continue
             for operand in op.operands:
-                if isinstance(operand.owner, ConstantOp) and not isinstance(op, QUANTISED_PRODUCTS):
+                if isinstance(operand.owner, ConstantOp):
                     self.constant(operand)
         for arg in self.segment.block.args:
             self.place(arg)

@@ -17,6 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 import ember
 from tests.compiler.test_npu import _cnn
 from tests.support.models import mlp
+from tests.support.quantized import quantized
 
 
 def _qdq(scale: np.ndarray, zero_point: np.ndarray, axis: int) -> onnx.ModelProto:
@@ -52,36 +53,6 @@ def test_quantize_and_dequantize_match_onnxruntime(scale, zero_point, axis) -> N
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(r, w)
-
-
-class _Calibration:
-    """quantize_static's calibration data: a few seeded random inputs."""
-
-    def __init__(self, name: str, shape: list[int], count: int = 8):
-        rng = np.random.default_rng(0)
-        self.batches = iter([{name: rng.standard_normal(shape).astype(np.float32)}
-                             for _ in range(count)])  # fmt: skip
-
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        return next(self.batches, None)
-
-
-def quantized(model: onnx.ModelProto, folder: Path, per_channel: bool) -> Path:
-    from onnxruntime.quantization import (
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-
-    source, target = folder / "float.onnx", folder / "qdq.onnx"
-    onnx.save(model, source)
-    given = model.graph.input[0]
-    shape = [d.dim_value for d in given.type.tensor_type.shape.dim]
-    reader = _Calibration(given.name, shape)
-    quantize_static(str(source), str(target), reader, quant_format=QuantFormat.QDQ,  # type: ignore[arg-type]
-                    per_channel=per_channel, activation_type=QuantType.QInt8,
-                    weight_type=QuantType.QInt8)  # fmt: skip
-    return target
 
 
 @pytest.mark.parametrize("per_channel", [False, True])

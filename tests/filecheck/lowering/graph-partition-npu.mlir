@@ -85,3 +85,50 @@ func.func @not_taken(%x: tensor<2x3xf32>, %v: tensor<4x3xf32>, %c: tensor<4xf32>
 // CHECK:         %r = graph.relu %p
 // CHECK-NEXT:    %o = graph.add %p, %r
 // CHECK-NOT:     npu.segment
+
+// -----
+
+// Quantised products (graph-fuse-qdq's) join runs when they are int8 with
+// per-tensor constant scales and weights whose zero point is 0.
+func.func @quantised(%x: tensor<1x3x8x8xi8>) -> tensor<1x4x8x8xi8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<-3> : tensor<i8>
+  %w = graph.constant dense<1> : tensor<4x3x3x3xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %b = graph.constant dense<7> : tensor<4xi32>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<-128> : tensor<i8>
+  %w2 = graph.constant dense<1> : tensor<4x4x1x1xi8>
+  %y = graph.qlinear_conv %x, %sx, %zx, %w, %sw, %zw, %sy, %zy, B %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xi8>, tensor<f32>, tensor<i8>, tensor<4x3x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<4xi32>) -> tensor<1x4x8x8xi8>
+  %y2 = graph.qlinear_conv %y, %sy, %zy, %w2, %sw, %zw, %sy, %zy : (tensor<1x4x8x8xi8>, tensor<f32>, tensor<i8>, tensor<4x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  func.return %y2 : tensor<1x4x8x8xi8>
+}
+
+// CHECK-LABEL: func.func @quantised(
+// CHECK-NEXT:    %y2 = npu.segment "npu0" (%x) : (tensor<1x3x8x8xi8>) -> tensor<1x4x8x8xi8> {
+// CHECK:           graph.qlinear_conv
+// CHECK-NEXT:      %[[Y2:.*]] = graph.qlinear_conv
+// CHECK-NEXT:      npu.yield %[[Y2]] : tensor<1x4x8x8xi8>
+
+// -----
+
+// Not taken: a weight scale per output channel (the store has one
+// multiplier), weights with a zero point, uint8 activations.
+func.func @quantised_on_the_host(%x: tensor<2x6xi8>, %u: tensor<2x6xui8>) -> (tensor<2x3xi8>, tensor<2x3xi8>, tensor<2x3xi8>) {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %z = graph.constant dense<0> : tensor<i8>
+  %zu = graph.constant dense<128> : tensor<ui8>
+  %z1 = graph.constant dense<1> : tensor<i8>
+  %s3 = graph.constant dense<[0.5, 0.25, 0.125]> : tensor<3xf32>
+  %z3 = graph.constant dense<0> : tensor<3xi8>
+  %w = graph.constant dense<1> : tensor<6x3xi8>
+  %y1 = graph.qlinear_matmul %x, %s, %z, %w, %s3, %z3, %s, %z : (tensor<2x6xi8>, tensor<f32>, tensor<i8>, tensor<6x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  %y2 = graph.qlinear_matmul %x, %s, %z, %w, %s, %z1, %s, %z : (tensor<2x6xi8>, tensor<f32>, tensor<i8>, tensor<6x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  %y3 = graph.qlinear_matmul %u, %s, %zu, %w, %s, %z, %s, %z : (tensor<2x6xui8>, tensor<f32>, tensor<ui8>, tensor<6x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  func.return %y1, %y2, %y3 : tensor<2x3xi8>, tensor<2x3xi8>, tensor<2x3xi8>
+}
+
+// CHECK-LABEL: func.func @quantised_on_the_host(
+// CHECK-NOT:     npu.segment
+// CHECK:         func.return

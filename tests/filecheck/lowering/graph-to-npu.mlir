@@ -52,3 +52,35 @@ func.func @chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:    npu.load {dram_addr = [[H]] : i64, stride = 32 : i64, {{.*}}, pop_next}
 // CHECK:         npu.store {dram_addr = 576 : i64, {{.*}}, pop_prev}
 // CHECK-NEXT:    npu.finish
+
+// -----
+
+func.func @qgemm(%x: tensor<2x3xi8>) -> tensor<2x4xi8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<2> : tensor<i8>
+  %w = graph.constant dense<1> : tensor<4x3xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %c = graph.constant dense<[10, 20, 30, 40]> : tensor<4xi32>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<-5> : tensor<i8>
+  %y = graph.qgemm %x, %sx, %zx, %w, %sw, %zw, C %c, y_scale %sy, y_zero_point %zy {transB = 1 : i64} : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, tensor<4xi32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+  func.return %y : tensor<2x4xi8>
+}
+
+// A quantised product: the store requantises by 0.5 * 0.25 / 2.0 = 0.0625
+// (f32 bits 1031798784) and the zero point -5; int8 A and the transposed
+// weights (B at 64, 3 rows of 4) into the scratchpad; the int32 bias with
+// the activations' zero point folded in (at 128: C - 2 * 3 per column) read
+// with stride 0 into the accumulator and added by the vector unit.
+// CHECK-LABEL: func.func @qgemm(
+// CHECK-NEXT:    %y = npu.launch @npu0 (%x) {inputs = [192 : i64], outputs = [256 : i64]} : (tensor<2x3xi8>) -> tensor<2x4xi8>
+// CHECK:       npu.program "npu0" {
+// CHECK-NEXT:    npu.config_store {scale = 1031798784 : i64, zero_point = -5 : i64, relu = 0 : i64}
+// CHECK-NEXT:    npu.load {dram_addr = 192 : i64, stride = 3 : i64, local = [[A:[0-9]+]] : i64, rows = 2 : i64, cols = 3 : i64, to_acc = 0 : i64, elem = 0 : i64}
+// CHECK-NEXT:    npu.load {dram_addr = 64 : i64, stride = 4 : i64, local = [[B:[0-9]+]] : i64, rows = 3 : i64, cols = 4 : i64, to_acc = 0 : i64, elem = 0 : i64, push_next}
+// CHECK-NEXT:    npu.gemm {a = [[A]] : i64, b = [[B]] : i64, c = 0 : i64, m = 2 : i64, k = 3 : i64, n = 4 : i64, accumulate = 0 : i64, elem = 0 : i64, pop_prev}
+// CHECK-NEXT:    npu.load {dram_addr = 128 : i64, stride = 0 : i64, local = [[BIAS:[0-9]+]] : i64, rows = 2 : i64, cols = 4 : i64, to_acc = 1 : i64, elem = 3 : i64, push_next}
+// CHECK-NEXT:    npu.alu {op = 0 : i64, src = 0 : i64, src2 = [[BIAS]] : i64, dst = 0 : i64, rows = 2 : i64, cols = 4 : i64, use_imm = 0 : i64, elem = 3 : i64, imm = 0 : i64, pop_prev, push_next}
+// CHECK-NEXT:    npu.store {dram_addr = 256 : i64, stride = 4 : i64, local = 0 : i64, rows = 2 : i64, cols = 4 : i64, from_acc = 1 : i64, elem = 0 : i64, pop_prev}
+// CHECK-NEXT:    npu.finish

@@ -1,0 +1,111 @@
+"""QDQ models from onnxruntime's `quantize_static` on the NPU: their
+DequantizeLinear -> Conv/Gemm -> QuantizeLinear chains run as int8
+matrix-unit work (`graph-fuse-qdq`, then the partition). The NPU computes
+what the quantised products mean bit for bit (the reference interpreter on
+the fused graph); onnxruntime and the reference on the QDQ graph compute
+the products in float, so an accumulator near a rounding boundary may
+requantise to the neighbouring value there: a quantum of the output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import numpy_helper
+from xdsl.context import Context
+
+import ember
+from ember.npu import DeviceStep, NpuModel
+from ember.passes.graph.fuse_qdq import FuseQdqPass
+from tests.compiler.test_npu import _cnn
+from tests.compiler.test_npu_models import with_logits
+from tests.support.models import light_model_path, mlp, random_inputs, with_random_weights
+from tests.support.quantized import quantized
+
+
+def _fused_reference(model: onnx.ModelProto, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    module = ember.import_onnx(model)
+    FuseQdqPass().apply(Context(), module)
+    return ember.reference.run(module, inputs)
+
+
+def _quantum(model: onnx.ModelProto, output: str) -> float:
+    """The scale of the DequantizeLinear that gives `output`."""
+    node = next(n for n in model.graph.node if n.output[0] == output)
+    if node.op_type != "DequantizeLinear":  # Softmax and the like: its input's Q/DQ pair
+        node = next(n for n in model.graph.node if n.output[0] == node.input[0])
+    scale = next(t for t in model.graph.initializer if t.name == node.input[1])
+    return float(numpy_helper.to_array(scale).max())
+
+
+def _check(path: Path, equal_share: float) -> tuple[NpuModel, list[str]]:
+    """Runs the QDQ model at `path` on the NPU: equal to the fused graph's
+    reference, within a quantum of onnxruntime (op by op and with its fused
+    int8 kernels) and of the reference on the QDQ graph, and equal to them in
+    at least `equal_share` of the elements."""
+    model = onnx.load(path)
+    inputs = random_inputs(model, seed=8)
+    compiled = ember.compile(str(path), target="npu")
+    got = compiled.run(inputs)
+    feed = list(inputs.values())
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    peers = [ort.InferenceSession(str(path), options).run(None, inputs),
+             ort.InferenceSession(str(path)).run(None, inputs),
+             ember.reference.run(ember.import_onnx(model), feed)]  # fmt: skip
+    names = [o.name for o in model.graph.output]
+    for index, (name, exact) in enumerate(zip(names, _fused_reference(model, feed), strict=True)):
+        np.testing.assert_array_equal(got[index], exact)
+        quantum = _quantum(model, name)
+        for peer in peers:
+            assert float(np.abs(got[index] - peer[index]).max()) <= quantum * 1.001
+            assert np.mean(got[index] == peer[index]) >= equal_share
+    layers = [layer for segment in compiled.report.segments for layer in segment.layers]
+    return compiled, [layer.ops.split()[0] for layer in layers]
+
+
+def test_a_qdq_cnn_runs_its_convolutions_in_int8(tmp_path: Path) -> None:
+    """Padding (asymmetric, with the zero point), dilation, biases and the
+    absorbed Relus; the max pool between runs on the host."""
+    compiled, layers = _check(quantized(_cnn(batch=1), tmp_path, per_channel=False), 0.95)
+    assert layers == ["graph.qlinear_conv"] * 4
+    assert "graph.conv" not in compiled.report.host_ops
+    assert sum(isinstance(s, DeviceStep) for s in compiled.steps) == 2
+    assert all(layer.shape.endswith("int8") for s in compiled.report.segments
+               for layer in s.layers)  # fmt: skip
+
+
+def test_a_qdq_mlp_runs_its_gemms_in_int8(tmp_path: Path) -> None:
+    """Transposed weights and int32 biases (QGemm); the logits and the
+    Softmax after them compared."""
+    model = with_logits(mlp(batch=4, sizes=(32, 64, 10)))
+    _, layers = _check(quantized(model, tmp_path, per_channel=False), 0.8)
+    assert layers == ["graph.qgemm"] * 2
+
+
+def test_per_channel_weight_scales_stay_on_the_host(tmp_path: Path) -> None:
+    """The store requantises by one multiplier: convolutions with a scale per
+    output channel run on the CPU, as the CPU runs the QDQ model."""
+    path = quantized(_cnn(batch=1), tmp_path, per_channel=True)
+    compiled = ember.compile(str(path), target="npu")
+    assert not any(isinstance(s, DeviceStep) for s in compiled.steps)
+    assert "graph.qlinear_conv" in compiled.report.host_ops  # expanded for the CPU
+    x = random_inputs(onnx.load(path), seed=3)
+    np.testing.assert_array_equal(compiled.run(x)[0], ember.compile(str(path)).run(x)[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["squeezenet", "resnet50"])
+def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
+    """Full size, random weights, BatchNormalization folded by onnxruntime's
+    `quant_pre_process` as its documentation advises: every Conv and Gemm
+    an int8 NPU layer; pools, concatenations and residual sums on the host."""
+    model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
+    path = quantized(model, tmp_path, per_channel=False, preprocess=True)
+    compiled, layers = _check(path, 0.6)
+    products = sum(n.op_type in ("Conv", "Gemm") for n in model.graph.node)
+    assert len(layers) == products
+    assert set(layers) <= {"graph.qlinear_conv", "graph.qgemm"}
