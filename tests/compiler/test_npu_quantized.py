@@ -41,9 +41,9 @@ def _quantum(model: onnx.ModelProto, output: str) -> float:
     return float(numpy_helper.to_array(scale).max())
 
 
-def _check(path: Path, equal_share: float) -> tuple[NpuModel, list[str]]:
+def _check(path: Path, equal_share: float, quanta: int = 1) -> tuple[NpuModel, list[str]]:
     """Runs the QDQ model at `path` on the NPU: equal to the fused graph's
-    reference, within a quantum of onnxruntime (op by op and with its fused
+    reference, within `quanta` of onnxruntime (op by op and with its fused
     int8 kernels) and of the reference on the QDQ graph, and equal to them in
     at least `equal_share` of the elements."""
     model = onnx.load(path)
@@ -61,7 +61,7 @@ def _check(path: Path, equal_share: float) -> tuple[NpuModel, list[str]]:
         np.testing.assert_array_equal(got[index], exact)
         quantum = _quantum(model, name)
         for peer in peers:
-            assert float(np.abs(got[index] - peer[index]).max()) <= quantum * 1.001
+            assert float(np.abs(got[index] - peer[index]).max()) <= quanta * quantum * 1.001
             assert np.mean(got[index] == peer[index]) >= equal_share
     layers = [layer for segment in compiled.report.segments for layer in segment.layers]
     return compiled, [layer.ops.split()[0] for layer in layers]
@@ -102,10 +102,13 @@ def test_per_channel_weight_scales_stay_on_the_host(tmp_path: Path) -> None:
 def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
     """Full size, random weights, BatchNormalization folded by onnxruntime's
     `quant_pre_process` as its documentation advises: every Conv and Gemm
-    an int8 NPU layer; pools, concatenations and residual sums on the host."""
+    an int8 NPU layer; pools, concatenations and residual sums on the host.
+    Through ResNet-50's 54 layers a flipped rounding early on moves logits
+    by two quanta at most, and by as much between onnxruntime's own op by op
+    and fused runs (about 1 in 3 logits differ there too)."""
     model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
     path = quantized(model, tmp_path, per_channel=False, preprocess=True)
-    compiled, layers = _check(path, 0.6)
+    compiled, layers = _check(path, 0.6, quanta=2)
     products = sum(n.op_type in ("Conv", "Gemm") for n in model.graph.node)
     assert len(layers) == products
     assert set(layers) <= {"graph.qlinear_conv", "graph.qgemm"}
