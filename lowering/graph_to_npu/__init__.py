@@ -24,6 +24,7 @@ operands and results, so the program can be read and checked with lit.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,14 +37,19 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import (
     AddOp,
+    AveragePoolOp,
+    ConcatOp,
     ConstantOp,
     ConvOp,
     GemmOp,
+    GlobalAveragePoolOp,
     MatMulOp,
+    MaxPoolOp,
     QGemmOp,
     QLinearConvOp,
     QLinearMatMulOp,
     ReluOp,
+    SumOp,
 )
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
@@ -57,14 +63,22 @@ from ember.lowering.graph_to_npu.matmul import (
     RowMajor,
     default_schedule,
     dense,
+    emit_matmul,
     emit_products,
 )
+from ember.lowering.graph_to_npu.partition import pool_pads
 from ember.lowering.graph_to_npu.quantised import (
     QUANTISED_PRODUCTS,
     QuantisedProduct,
     int8_product,
     int8_zero_point,
     is_int8,
+)
+from ember.lowering.graph_to_npu.vector import (
+    VectorOp,
+    VectorSchedule,
+    emit_vector,
+    vector_schedule,
 )
 from ember.lowering.graph_to_tensor.windows import window_params
 
@@ -80,8 +94,9 @@ class Placement:
     dtype: np.dtype
     halo: tuple[int, int] = (0, 0)
     """NCHW images: the rows and columns of padding stored around each plane."""
-    fill: int = 0
-    """The padding's value: 0, or an int8 image's zero point (the quantised 0.0)."""
+    fill: float = 0
+    """The padding's value: 0, -inf (a max pool's), or an int8 image's zero
+    point (the quantised 0.0)."""
 
     @property
     def stored_shape(self) -> tuple[int, ...]:
@@ -134,7 +149,7 @@ class Layer:
     shape: str
     """m x k x n and the type (`batch x ...` for a convolution's images)."""
     macs: int
-    schedule: MatmulSchedule
+    schedule: MatmulSchedule | VectorSchedule
     instructions: range
 
 
@@ -160,7 +175,7 @@ class _Dram:
         self.top = 0
 
     def place(self, shape: tuple[int, ...], dtype: np.dtype, data: np.ndarray | None = None,
-              halo: tuple[int, int] = (0, 0), fill: int = 0) -> Placement:  # fmt: skip
+              halo: tuple[int, int] = (0, 0), fill: float = 0) -> Placement:  # fmt: skip
         placement = Placement(self.top, shape, np.dtype(dtype), halo, fill)
         if data is None and fill:  # the halo a producer's stores leave as it is
             data = np.full(placement.stored_shape, fill, dtype)
@@ -194,7 +209,29 @@ def _dtype(value: SSAValue) -> np.dtype:
 @dataclass(frozen=True)
 class _Halo:
     size: tuple[int, int] = (0, 0)
-    fill: int = 0
+    fill: float = 0
+
+
+def _epilogue_of(op: Operation) -> SSAValue | None:
+    """The value whose storage `op`'s result shares: a Relu's operand, a bias
+    Add's computed operand; None for any other op."""
+    if isinstance(op, ReluOp):
+        return op.operands[0]
+    if isinstance(op, AddOp) and any(isinstance(v.owner, ConstantOp) for v in op.operands):
+        return next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
+    return None
+
+
+def _window(op: Operation) -> tuple[SSAValue, list[tuple[int, int]], float] | None:
+    """A windowed op's input, its (begin, end) padding and the padding's value."""
+    if isinstance(op, ConvOp | QLinearConvOp):
+        x, w = op.operands[0], op.operands[3 if isinstance(op, QLinearConvOp) else 1]
+        _, _, pads = window_params(op.attr, _shape(x)[2:], _shape(w)[2:])
+        return x, pads, int8_zero_point(op) if isinstance(op, QLinearConvOp) else 0
+    if isinstance(op, MaxPoolOp | AveragePoolOp):
+        x = op.operands[0]
+        return x, pool_pads(op, _shape(x)[2:]), -np.inf if isinstance(op, MaxPoolOp) else 0
+    return None
 
 
 def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
@@ -205,21 +242,37 @@ def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
     root: dict[SSAValue, SSAValue] = {}
     halos: dict[SSAValue, _Halo] = {}
     for op in ops:
-        if isinstance(op, AddOp | ReluOp):
-            tail = next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
+        tail, window = _epilogue_of(op), _window(op)
+        if tail is not None:
             root[op.results[0]] = root.get(tail, tail)
-        elif isinstance(op, ConvOp | QLinearConvOp):
-            x, w = op.operands[0], op.operands[3 if isinstance(op, QLinearConvOp) else 1]
-            _, _, pads = window_params(op.attr, _shape(x)[2:], _shape(w)[2:])
+        elif isinstance(op, ConcatOp):  # the inputs are views of the result
+            for value in op.operands:
+                root[root.get(value, value)] = root[value] = op.results[0]
+        elif window is not None:
+            x, pads, fill = window
             x = root.get(x, x)
             old = halos.get(x, _Halo())
-            fill = int8_zero_point(op) if isinstance(op, QLinearConvOp) else 0
             if x in halos and fill != old.fill and any(any(p) for p in pads):
                 raise NpuProgramError(f"{_label(op)}: its input is also padded with {old.fill}, "
                                       f"not {fill}")  # fmt: skip
             halos[x] = _Halo((max(old.size[0], *pads[0]), max(old.size[1], *pads[1])), fill)
     return {value: halos.get(root.get(value, value), _Halo())
             for value in {*halos, *root}}  # fmt: skip
+
+
+def _planes(place: Placement, image: int, width: int, offset: tuple[int, int] | None = None,
+            **window: tuple[int, int]) -> Planes:  # fmt: skip
+    """Image `image` of `place` read as a matrix (see `Planes`): by default its
+    interior, [C, H*W]."""
+    return Planes(place.address + image * place.image_bytes, place.plane_bytes, place.pitch_bytes,
+                  width, place.dtype.itemsize, place.halo if offset is None else offset,
+                  **window)  # fmt: skip
+
+
+def _row_tiles(height: int, width: int, dim: int) -> tuple[tuple[int, int], ...]:
+    """Column tiles of at most `dim` columns within each of `height` rows."""
+    return tuple((y * width + x0, min(dim, width - x0))
+                 for y in range(height) for x0 in range(0, width, dim))  # fmt: skip
 
 
 class _Lowering:
@@ -256,7 +309,7 @@ class _Lowering:
                                                  fill=halo.fill)  # fmt: skip
         return self.places[value]
 
-    def layer(self, op: Operation, products: list[Matmul]) -> None:
+    def layer(self, op: Operation, products: Sequence[Matmul | VectorOp]) -> None:
         self.layers.append(([_label(op)], [*range(len(self.products), len(self.products)
                                                   + len(products))]))  # fmt: skip
         self.products += products
@@ -315,21 +368,76 @@ class _Lowering:
         strides, dilations, pads = window_params(op.attr, (height, width), (kh, kw))
         _, _, out_h, out_w = _shape(op.results[0])
         source, out = self.place(x), self.place(op.results[0])
-        eb = source.dtype.itemsize
-        dim, k = self.params.dim, channels * kh * kw
-        tiles = tuple((y * out_w + x0, min(dim, out_w - x0))
-                      for y in range(out_h) for x0 in range(0, out_w, dim))  # fmt: skip
+        k = channels * kh * kw
+        tiles = _row_tiles(out_h, out_w, self.params.dim)
         products = []
         for image in range(batch):
-            b = Planes(source.address + image * source.image_bytes, source.plane_bytes,
-                       source.pitch_bytes, out_w, eb,
-                       (source.halo[0] - pads[0][0], source.halo[1] - pads[1][0]), (kh, kw),
-                       (dilations[0], dilations[1]), (strides[0], strides[1]))  # fmt: skip
-            c = Planes(out.address + image * out.image_bytes, out.plane_bytes, out.pitch_bytes,
-                       out_w, eb, out.halo)  # fmt: skip
-            products.append(Matmul(_label(op), filters, k, out_h * out_w, weights, b, c, bias,
-                                   bias_per_row=True, col_tiles=tiles, **options))  # fmt: skip
+            b = _planes(source, image, out_w, (source.halo[0] - pads[0][0],
+                                               source.halo[1] - pads[1][0]),
+                        kernel=(kh, kw), dilation=(dilations[0], dilations[1]),
+                        strides=(strides[0], strides[1]))  # fmt: skip
+            products.append(Matmul(_label(op), filters, k, out_h * out_w, weights, b,
+                                   _planes(out, image, out_w), bias, bias_per_row=True,
+                                   col_tiles=tiles, **options))  # fmt: skip
         self.layer(op, products)
+
+    def addition(self, op: AddOp | SumOp) -> None:
+        """Per image, the two addends' tiles added on the vector unit (tiles
+        run across output rows where no operand has a halo: the planes are
+        dense)."""
+        (batch, channels, height, width) = _shape(op.results[0])
+        a, b, out = (self.place(v) for v in (*op.operands, op.results[0]))
+        tiles = _row_tiles(height, width, self.params.dim)
+        if all(p.halo == (0, 0) for p in (a, b, out)):
+            tiles = _row_tiles(1, height * width, self.params.dim)
+        self.layer(op, [VectorOp(_label(op), channels, height * width,
+                                 (_planes(a, image, width), _planes(b, image, width)),
+                                 _planes(out, image, width), "add", tiles)
+                        for image in range(batch)])  # fmt: skip
+
+    def pool(self, op: MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp) -> None:
+        """Per image, the max (or the mean) of the window's taps, each tap the
+        input read through one kernel offset with the pool's strides (a global
+        pool's window: the whole image)."""
+        x = op.operands[0]
+        (batch, channels, height, width), (_, _, out_h, out_w) = _shape(x), _shape(op.results[0])
+        if isinstance(op, GlobalAveragePoolOp):
+            (kh, kw), strides, pads = (height, width), [1, 1], [(0, 0), (0, 0)]
+        else:
+            kh, kw = op.attr("kernel_shape")
+            strides = op.attr("strides") or [1, 1]
+            pads = pool_pads(op, (height, width))
+        source, out = self.place(x), self.place(op.results[0])
+        tiles = _row_tiles(out_h, out_w, self.params.dim)
+        average = not isinstance(op, MaxPoolOp)
+        layers = []
+        for image in range(batch):
+            taps = tuple(_planes(source, image, out_w, (source.halo[0] - pads[0][0] + i,
+                                                        source.halo[1] - pads[1][0] + j),
+                                 strides=(strides[0], strides[1]))
+                         for i in range(kh) for j in range(kw))  # fmt: skip
+            layers.append(VectorOp(_label(op), channels, out_h * out_w, taps,
+                                   _planes(out, image, out_w), "add" if average else "max",
+                                   tiles, 1 / (kh * kw) if average else 1.0))  # fmt: skip
+        self.layer(op, layers)
+
+    def concatenation_views(self) -> None:
+        """Each concatenated image computed into its channels of the result:
+        its storage (that of the value a Relu or bias Add after its layer
+        shares) is a view of the result's."""
+        for op in self.ops:
+            if not isinstance(op, ConcatOp):
+                continue
+            out = self.place(op.results[0])
+            channel = 0
+            for value in op.operands:
+                root = value
+                while (tail := _epilogue_of(root.owner)) is not None:  # type: ignore[arg-type]
+                    root = tail
+                self.places[root] = dataclasses.replace(
+                    out, address=out.address + channel * out.plane_bytes, shape=_shape(value)
+                )
+                channel += _shape(value)[1]
 
     def qmatmul(self, op: QLinearMatMulOp | QGemmOp) -> None:
         """An int8 product (see `quantised`): A's leading dims are its rows,
@@ -343,6 +451,7 @@ class _Lowering:
                                weights, RowMajor(out.address, n, 1), bias, **options)])  # fmt: skip
 
     def epilogue(self, op: AddOp | ReluOp) -> None:
+        """A bias Add or Relu of a layer's only use, applied by that layer."""
         tail = next(v for v in op.operands if v in self.producer)
         layer = self.producer.pop(tail)
         names, indices = self.layers[layer]
@@ -366,10 +475,19 @@ class _Lowering:
             for operand in op.operands:
                 if isinstance(operand.owner, ConstantOp):
                     self.constant(operand)
+        self.concatenation_views()
         for arg in self.segment.block.args:
             self.place(arg)
         for op in self.ops:
-            if isinstance(op, MatMulOp | GemmOp):
+            if _epilogue_of(op) is not None:
+                self.epilogue(op)  # type: ignore[arg-type]
+            elif isinstance(op, AddOp | SumOp):
+                self.addition(op)
+            elif isinstance(op, MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp):
+                self.pool(op)
+            elif isinstance(op, ConcatOp):
+                continue  # its inputs were computed into it
+            elif isinstance(op, MatMulOp | GemmOp):
                 self.matmul(op)
             elif isinstance(op, ConvOp):
                 self.conv(op)
@@ -377,19 +495,19 @@ class _Lowering:
                 self.qconv(op)
             elif isinstance(op, QLinearMatMulOp | QGemmOp):
                 self.qmatmul(op)
-            elif isinstance(op, AddOp | ReluOp):
-                self.epilogue(op)
             else:
                 raise NpuProgramError(f"npu.segment @{self.segment.sym_name.data}: {op.name} is "
                                       "not an op the NPU lowering takes")  # fmt: skip
-        schedules = [default_schedule(p, self.params) for p in self.products]
+        schedules = [vector_schedule(p, self.params) if isinstance(p, VectorOp)
+                     else default_schedule(p, self.params) for p in self.products]  # fmt: skip
         builder = ProgramBuilder(self.params, {F32.code: self.ones.address})
-        ranges = emit_products(builder, self.products, schedules)
+        ranges = emit_products(builder, self.products, schedules, _emit_layer)
         layers = []
         for names, indices in self.layers:
             first = self.products[indices[0]]
             macs = sum(self.products[i].macs for i in indices)
-            shape = f"{first.m}x{first.k}x{first.n} {first.elem.name}"
+            shape = first.summary() if isinstance(first, VectorOp) else \
+                f"{first.m}x{first.k}x{first.n} {first.elem.name}"  # fmt: skip
             layers.append(Layer(", ".join(names), f"{len(indices)} x {shape}" if len(indices) > 1
                                 else shape, macs, schedules[indices[0]],
                                 range(ranges[indices[0]].start, ranges[indices[-1]].stop)))  # fmt: skip
@@ -398,6 +516,15 @@ class _Lowering:
         return NpuKernel(self.segment.sym_name.data, self.params, builder.finish(),
                          self.dram.image(), [self.places[a] for a in self.segment.block.args],
                          [self.places[v] for v in terminator.values], layers)  # fmt: skip
+
+
+def _emit_layer(builder: ProgramBuilder, layer: Matmul | VectorOp,
+                schedule: MatmulSchedule | VectorSchedule, more_follow: bool) -> range:  # fmt: skip
+    if isinstance(layer, VectorOp):
+        assert isinstance(schedule, VectorSchedule)
+        return emit_vector(builder, layer, schedule, more_follow)
+    assert isinstance(schedule, MatmulSchedule)
+    return emit_matmul(builder, layer, schedule, more_follow)
 
 
 def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKernel:

@@ -39,7 +39,7 @@ previous product stored to DRAM and overwrites no slot still in use.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -477,15 +477,18 @@ def emit_relay(builder: ProgramBuilder) -> int:
                         src2=spare, dst=spare, rows=1, cols=1, use_imm=1, elem=F32.code, imm=0)  # fmt: skip
 
 
-def emit_products(builder: ProgramBuilder, products: Sequence[Matmul],
-                  schedules: Sequence[MatmulSchedule]) -> list[range]:  # fmt: skip
+def emit_products(builder: ProgramBuilder, products: Sequence[Any], schedules: Sequence[Any],
+                  emit: Callable[[ProgramBuilder, Any, Any, bool], range] = emit_matmul,
+                  ) -> list[range]:  # fmt: skip
     """The products one after the other (each after the previous one's
-    stores, through a relay), each product's instruction indices."""
+    stores, through a relay), each product's instruction indices. `emit`
+    appends one (with its schedule; whether more follow): `emit_matmul`, or
+    one that also takes the vector unit's layers."""
     ranges = []
     for index, (product, schedule) in enumerate(zip(products, schedules, strict=True)):
         if index:
             emit_relay(builder)
-        ranges.append(emit_matmul(builder, product, schedule, index + 1 < len(products)))
+        ranges.append(emit(builder, product, schedule, index + 1 < len(products)))
     return ranges
 
 

@@ -13,7 +13,10 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Gemm | not transposed (a constant B under transB is transposed when the graph is simplified), alpha = beta = 1, C absent or a constant row of N values |
 | Conv | 2-D, one group (any kernel, stride, padding, dilation), constant weights and bias; each image one product `W[F, C*KH*KW] X_col`, X_col read in place (strided loads for a column stride) |
 | Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
-| Relu | of the only use of a product or convolution in the segment: applied in the accumulator |
+| Relu | of the only use of a product, convolution, sum or pool in the segment: applied in the accumulator |
+| Add, Sum | of two computed NCHW images of one shape (a residual connection): on the vector unit |
+| MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average whose count is the same everywhere; a padded max pool the only reader of its input: on the vector unit |
+| Concat | of NCHW images along the channels, batch 1, each computed in the segment for the concatenation alone: its producers store into their channels of the result |
 | QLinearConv, QLinearMatMul, QGemm | int8 throughout, per-tensor constant scales, weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
 
 A run ends at the first op the NPU does not take (constants do not end
@@ -24,6 +27,7 @@ partition chose is listed by `ember compile --target npu` and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -35,18 +39,25 @@ from xdsl.passes import ModulePass
 
 from ember.dialects.graph import (
     AddOp,
+    AveragePoolOp,
+    ConcatOp,
     ConstantOp,
     ConvOp,
     GemmOp,
+    GlobalAveragePoolOp,
     MatMulOp,
+    MaxPoolOp,
     QGemmOp,
     QLinearConvOp,
     QLinearMatMulOp,
     ReluOp,
+    SumOp,
 )
-from ember.dialects.npu.machine import MAX_STRIDE
+from ember.dialects.npu.machine import MAX_STRIDE, NpuParams
 from ember.dialects.npu.segment import SegmentOp, YieldOp
 from ember.lowering.graph_to_npu.quantised import QUANTISED_PRODUCTS, is_int8, why_not
+from ember.lowering.graph_to_npu.vector import max_taps
+from ember.lowering.graph_to_tensor.windows import window_params
 from ember.reference import entry_function
 
 MAX_STEP = 255
@@ -138,6 +149,59 @@ def _single_use(value: SSAValue) -> bool:
     return value.has_one_use()
 
 
+def _image(value: SSAValue) -> list[int] | None:
+    """The static NCHW shape of a float32 image, else None."""
+    shape = _shape(value)
+    return shape if shape is not None and len(shape) == 4 else None
+
+
+def _addends_ok(op: AddOp | SumOp) -> bool:
+    """Two computed images of one shape (no broadcasting)."""
+    shapes = [_image(v) for v in (*op.operands, op.results[0])]
+    return (len(op.operands) == 2 and shapes[0] is not None and shapes.count(shapes[0]) == 3
+            and not any(isinstance(v.owner, ConstantOp) for v in op.operands))  # fmt: skip
+
+
+def pool_pads(op: MaxPoolOp | AveragePoolOp, spatial: Sequence[int]) -> list[tuple[int, int]]:
+    """The window's (begin, end) padding per spatial axis, an end grown to
+    hold the last window of `ceil_mode`."""
+    kernel = op.attr("kernel_shape")
+    strides, _, pads = window_params(op.attr, spatial, kernel)
+    out = _shape(op.results[0])
+    assert out is not None
+    return [(lo, max(hi, (o - 1) * st + k - n - lo))
+            for (lo, hi), o, st, k, n in zip(pads, out[2:], strides, kernel, spatial)]  # fmt: skip
+
+
+def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
+    """2-D, undilated, at most `max_taps` taps, a column stride the strided
+    load takes; an average over a window count that is the same everywhere
+    (no padding, or padding counted); a padded max pool the only reader of
+    its input (its halo holds -inf)."""
+    x = _image(op.operands[0])
+    if x is None or _image(op.results[0]) is None:
+        return False
+    kernel, strides = op.attr("kernel_shape"), op.attr("strides") or [1, 1]
+    if len(kernel) != 2 or any(d != 1 for d in op.attr("dilations") or [1, 1]):
+        return False
+    if math.prod(kernel) > max_taps(NpuParams()) or not 1 <= strides[-1] <= MAX_STEP:
+        return False
+    padded = any(any(p) for p in pool_pads(op, x[2:]))
+    if isinstance(op, AveragePoolOp):
+        return not padded or (op.attr("count_include_pad") == 1 and not op.attr("ceil_mode"))
+    return op.attr("storage_order") == 0 and (not padded or _single_use(op.operands[0]))
+
+
+def _concat_ok(op: ConcatOp, run: _Run) -> bool:
+    """Channels of one image, each computed by a layer of the run for the
+    concatenation alone (it stores into its channels of the result)."""
+    shapes = [_image(v) for v in (*op.operands, op.results[0])]
+    if any(s is None or s[0] != 1 for s in shapes) or op.attr("axis") % 4 != 1:
+        return False
+    return (len(set(op.operands)) == len(op.operands)
+            and all(v in run.tails and _single_use(v) for v in op.operands))  # fmt: skip
+
+
 def _takes(op: Operation, run: _Run) -> bool:
     """Whether `op` joins the run (updating its tails)."""
     if isinstance(op, QUANTISED_PRODUCTS):
@@ -167,7 +231,23 @@ def _takes(op: Operation, run: _Run) -> bool:
                 del run.tails[op.operands[mine]]
                 run.tails[op.results[0]] = _Tail(bias=True)
                 return True
-        return False
+    if isinstance(op, GlobalAveragePoolOp):
+        x = _image(op.operands[0])
+        if x is None or x[2] * x[3] > max_taps(NpuParams()):
+            return False
+        run.tails[op.results[0]] = _Tail(bias=True)
+        return True
+    if isinstance(op, AddOp | SumOp | MaxPoolOp | AveragePoolOp):
+        if not (_pool_ok(op) if isinstance(op, MaxPoolOp | AveragePoolOp) else _addends_ok(op)):
+            return False
+        run.tails[op.results[0]] = _Tail(bias=True)  # a Relu may follow
+        return True
+    if isinstance(op, ConcatOp):
+        if not _concat_ok(op, run):
+            return False
+        for value in op.operands:
+            del run.tails[value]
+        return True
     if isinstance(op, ReluOp):
         tail = run.tails.get(op.operands[0])
         if tail is None or tail.relu or not _single_use(op.operands[0]):
@@ -254,4 +334,4 @@ class PartitionNpuPass(ModulePass):
         partition(entry_function(op))
 
 
-__all__ = ["PartitionNpuPass", "bias_row", "outline", "partition"]
+__all__ = ["PartitionNpuPass", "bias_row", "outline", "partition", "pool_pads"]

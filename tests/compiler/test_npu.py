@@ -129,18 +129,21 @@ def _cnn(batch: int = 2) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_convolutions_run_on_the_npu_around_a_host_pool() -> None:
+def test_convolutions_and_a_pool_run_on_the_npu() -> None:
     compiled = _check(_cnn(), tolerance=2e-5)
-    assert [type(s) for s in compiled.steps] == [DeviceStep, HostStep, DeviceStep]
-    first, second = compiled.report.segments
-    assert [layer.ops for layer in first.layers] == [
+    assert [type(s) for s in compiled.steps] == [DeviceStep]
+    (segment,) = compiled.report.segments
+    assert [layer.ops for layer in segment.layers] == [
         "graph.conv %c1, graph.relu %r1",
         "graph.conv %c2",
         "graph.conv %c3, graph.relu %r3",
+        "graph.max_pool %p",
+        "graph.conv %y",
     ]
-    assert first.layers[0].shape == "2 x 12x27x440 f32"  # per image: F x C*KH*KW x OH*OW
-    assert compiled.report.host_ops == ["graph.max_pool"]
-    assert second.layers[0].macs == 2 * 8 * (20 * 5 * 5) * (7 * 6)
+    assert segment.layers[0].shape == "2 x 12x27x440 f32"  # per image: F x C*KH*KW x OH*OW
+    assert segment.layers[3].shape == "2 x max of 4: 20x110 f32"  # the window's taps
+    assert compiled.report.host_ops == []
+    assert segment.layers[4].macs == 2 * 8 * (20 * 5 * 5) * (7 * 6)
 
 
 @pytest.mark.parametrize(("kernel", "strides", "pads"), [

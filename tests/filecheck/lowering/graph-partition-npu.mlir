@@ -132,3 +132,49 @@ func.func @quantised_on_the_host(%x: tensor<2x6xi8>, %u: tensor<2x6xui8>) -> (te
 // CHECK-LABEL: func.func @quantised_on_the_host(
 // CHECK-NOT:     npu.segment
 // CHECK:         func.return
+
+// -----
+
+// The vector unit's ops: a residual Sum of two computed images and its Relu,
+// a padded max pool (its input's only reader), a channel Concat of
+// convolutions computed for it alone.
+func.func @vector(%x: tensor<1x4x6x6xf32>) -> tensor<1x8x3x3xf32> {
+  %w = graph.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s = graph.sum %c, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %r = graph.relu %s : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %p = graph.max_pool %r {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32>
+  %a = graph.conv %p, %w : (tensor<1x4x3x3xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+  %b = graph.conv %p, %w : (tensor<1x4x3x3xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+  %y = graph.concat %a, %b {axis = 1 : i64} : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x8x3x3xf32>
+  func.return %y : tensor<1x8x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @vector(
+// CHECK-NEXT:    %y = npu.segment "npu0" (%x) : (tensor<1x4x6x6xf32>) -> tensor<1x8x3x3xf32> {
+// CHECK:           graph.sum
+// CHECK-NEXT:      graph.relu
+// CHECK-NEXT:      graph.max_pool
+// CHECK-NEXT:      graph.conv
+// CHECK-NEXT:      graph.conv
+// CHECK-NEXT:      %[[Y:.*]] = graph.concat
+// CHECK-NEXT:      npu.yield %[[Y]] : tensor<1x8x3x3xf32>
+
+// -----
+
+// Not taken: an Add that broadcasts, a Sum of three, a dilated max pool, a
+// padded max pool whose input is read elsewhere too, an average whose count
+// changes at the border, a Concat of a segment input.
+func.func @vector_on_the_host(%x: tensor<1x4x6x6xf32>, %row: tensor<1x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>) {
+  %a = graph.add %x, %row : (tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s = graph.sum %x, %x, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %d = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, dilations = array<i64: 2, 2>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x4x4xf32>
+  %m = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32>
+  %v = graph.average_pool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c = graph.concat %x, %x {axis = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x8x6x6xf32>
+  func.return %a, %s, %d, %m, %v, %c : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>
+}
+
+// CHECK-LABEL: func.func @vector_on_the_host(
+// CHECK-NOT:     npu.segment
+// CHECK:         func.return

@@ -84,3 +84,29 @@ func.func @qgemm(%x: tensor<2x3xi8>) -> tensor<2x4xi8> {
 // CHECK-NEXT:    npu.alu {op = 0 : i64, src = 0 : i64, src2 = [[BIAS]] : i64, dst = 0 : i64, rows = 2 : i64, cols = 4 : i64, use_imm = 0 : i64, elem = 3 : i64, imm = 0 : i64, pop_prev, push_next}
 // CHECK-NEXT:    npu.store {dram_addr = 256 : i64, stride = 4 : i64, local = 0 : i64, rows = 2 : i64, cols = 4 : i64, from_acc = 1 : i64, elem = 0 : i64, pop_prev}
 // CHECK-NEXT:    npu.finish
+
+// -----
+
+func.func @residual(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %w = graph.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x2x3x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x4xf32>
+  %s = graph.sum %c, %x : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %r = graph.relu %s : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  func.return %r : tensor<1x2x3x4xf32>
+}
+
+// A residual Sum and its Relu on the vector unit, after the convolution's
+// stores (the relay): both addends' tiles (2 channels, the 12 positions of
+// the dense planes) loaded into the accumulator side by side, added, ReLU,
+// stored.
+// CHECK-LABEL: func.func @residual(
+// CHECK-NEXT:    %r = npu.launch @npu0 (%x) {inputs = [128 : i64], outputs = [384 : i64]}
+// CHECK:       npu.program "npu0" {
+// CHECK:         npu.store {dram_addr = [[C:[0-9]+]] : i64, stride = 48 : i64, local = 32 : i64, {{.*}}, push_prev}
+// CHECK-NEXT:    npu.alu {op = 7 : i64, {{.*}}, pop_next, push_prev}
+// CHECK-NEXT:    npu.load {dram_addr = 256 : i64, stride = 48 : i64, local = 0 : i64, rows = 2 : i64, cols = 12 : i64, to_acc = 1 : i64, elem = 2 : i64, pop_next}
+// CHECK-NEXT:    npu.load {dram_addr = 128 : i64, stride = 48 : i64, local = 16 : i64, rows = 2 : i64, cols = 12 : i64, to_acc = 1 : i64, elem = 2 : i64, push_next}
+// CHECK-NEXT:    npu.alu {op = 0 : i64, src = 0 : i64, src2 = 16 : i64, dst = 0 : i64, rows = 2 : i64, cols = 12 : i64, use_imm = 0 : i64, elem = 2 : i64, imm = 0 : i64, pop_prev}
+// CHECK-NEXT:    npu.alu {op = 5 : i64, src = 0 : i64, src2 = 0 : i64, dst = 0 : i64, rows = 2 : i64, cols = 12 : i64, use_imm = 0 : i64, elem = 2 : i64, imm = 0 : i64, push_next}
+// CHECK-NEXT:    npu.store {dram_addr = 384 : i64, stride = 48 : i64, local = 0 : i64, rows = 2 : i64, cols = 12 : i64, from_acc = 1 : i64, elem = 2 : i64, pop_prev}
+// CHECK-NEXT:    npu.finish

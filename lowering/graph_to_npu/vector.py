@@ -1,0 +1,145 @@
+"""Elementwise ops and pooling on the NPU's vector unit: `out = op(in_0,
+in_1, ...)` over tiles of an NCHW image read as a matrix [C, OH*OW].
+
+A `VectorOp` combines its operands (`Access`es of the same matrix shape:
+the two addends of an Add, or the window taps of a pool, each tap the
+image read through one kernel offset with the pool's strides) with `add`
+or `max`, then optionally scales (an average's 1 / taps) and applies a
+ReLU, all in float32 on accumulator rows. Tiles are `dim` channels by at
+most `dim` output columns within one output row (as a convolution's), so
+a tile of every operand is one `load` (or `load_strided`) per run of
+channels a constant stride apart, straight into the accumulator.
+
+Each tile uses one of two accumulator slots of `taps` tiles (of fewer
+channels than `dim` where that many full ones do not fit): its operands
+are loaded side by side, the vector unit folds them into the first, the
+store writes it out. Tokens: the tile's last load pushes to compute and
+its first `alu` pops; that `alu` also pops the token of the previous
+tile's store (so the slot the next tile loads into is free), and the
+tile's last `alu` pushes to store and, when a tile follows, back to the
+load module, whose next tile's first load pops it. So loads of tile t + 1
+overlap the store of tile t. Between layers the relay of `matmul` passes
+the last store's token on, as between products.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ember.dialects.npu.machine import ALU_OPS, F32, NpuParams, NpuProgramError, f32_bits
+from ember.lowering.graph_to_npu.matmul import Access, Piece, ProgramBuilder
+
+SLOTS = 2
+
+
+@dataclass(frozen=True)
+class VectorSchedule:
+    """Tiles of `rows` channels (at most `dim`), each of the two slots
+    holding one tile of every operand."""
+
+    taps: int
+    rows: int
+    slots: int = SLOTS
+
+    def describe(self) -> str:
+        return f"{self.slots} ACC slots of {self.taps} tiles of {self.rows} rows (vector unit)"
+
+
+@dataclass(frozen=True)
+class VectorOp:
+    """`out[c, n] = relu?(scale * combine_t(operands[t][c, n]))` over
+    `channels` rows and `columns` columns, tiled by `col_tiles`."""
+
+    name: str
+    channels: int
+    columns: int
+    operands: tuple[Access, ...]
+    out: Access
+    combine: str
+    """`add` or `max`."""
+    col_tiles: tuple[tuple[int, int], ...]
+    scale: float = 1.0
+    relu: bool = False
+
+    @property
+    def macs(self) -> int:
+        return 0
+
+    def summary(self) -> str:
+        return f"{self.combine} of {len(self.operands)}: {self.channels}x{self.columns} f32"
+
+
+def max_taps(params: NpuParams) -> int:
+    """The most operands a vector op may have: two slots of that many tiles
+    of one row each fit in the accumulator (its last row is the relays')."""
+    return (params.accumulator_rows - 1) // SLOTS
+
+
+def vector_schedule(op: VectorOp, params: NpuParams) -> VectorSchedule:
+    """Full tiles of `dim` channels where two slots of them fit, else as many
+    channels a tile as do (a global pool's many taps)."""
+    taps = len(op.operands)
+    if taps > max_taps(params):
+        raise NpuProgramError(f"{op.name}: {taps} operands do not fit the accumulator "
+                              f"({max_taps(params)} at most)")  # fmt: skip
+    return VectorSchedule(taps, min(params.dim, max_taps(params) // taps))
+
+
+def _alu(builder: ProgramBuilder, name: str, dst: int, src2: int | None, rows: int, cols: int,
+         imm: float = 0.0) -> int:  # fmt: skip
+    return builder.emit("alu", op=ALU_OPS.index(name), src=dst,
+                        src2=dst if src2 is None else src2, dst=dst, rows=rows, cols=cols,
+                        use_imm=int(src2 is None and name != "relu" and name != "move"),
+                        elem=F32.code, imm=f32_bits(imm) if src2 is None else 0)  # fmt: skip
+
+
+def _load(builder: ProgramBuilder, piece: Piece, row: int) -> int:
+    strided = {"step": piece.step} if piece.step != 1 else {}
+    return builder.emit("load_strided" if strided else "load", dram_addr=piece.dram_addr,
+                        stride=piece.stride, local=row + piece.first, rows=piece.rows,
+                        cols=piece.cols, to_acc=1, elem=F32.code, **strided)  # fmt: skip
+
+
+def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
+                more_follow: bool = False) -> range:  # fmt: skip
+    """Appends the instructions of `op` (see the module docstring); returns
+    their indices."""
+    start = len(builder.instructions)
+    first = builder.products == 0
+    builder.products += 1
+    height = schedule.rows
+    tiles = [(row, min(height, op.channels - row), col, width)
+             for row in range(0, op.channels, height) for col, width in op.col_tiles]  # fmt: skip
+    for t, (row, rows, col, cols) in enumerate(tiles):
+        base = (t % schedule.slots) * schedule.taps * height
+        loads = [_load(builder, piece, base + i * height)
+                 for i, operand in enumerate(op.operands)
+                 for piece in operand.pieces(row, rows, col, cols)]  # fmt: skip
+        if t > 0 or not first:
+            builder.flag(loads[0], "pop_next")  # the previous tile's alus, or the relay
+        builder.flag(loads[-1], "push_next")
+        alus = [_alu(builder, op.combine, base, base + i * height, rows, cols)
+                for i in range(1, len(op.operands))]  # fmt: skip
+        if op.scale != 1.0:
+            alus.append(_alu(builder, "mul", base, None, rows, cols, op.scale))
+        if op.relu:
+            alus.append(_alu(builder, "relu", base, None, rows, cols))
+        if not alus:  # one operand: a move, for the tokens
+            alus.append(_alu(builder, "move", base, base, rows, cols))
+        builder.flag(alus[0], "pop_prev")
+        if t > 0:
+            builder.flag(alus[0], "pop_next")  # the previous tile's store is done
+        builder.flag(alus[-1], "push_next")
+        if t + 1 < len(tiles):
+            builder.flag(alus[-1], "push_prev")
+        stores = [builder.emit("store", dram_addr=piece.dram_addr, stride=piece.stride,
+                               local=base + piece.first, rows=piece.rows, cols=piece.cols,
+                               from_acc=1, elem=F32.code)
+                  for piece in op.out.pieces(row, rows, col, cols)]  # fmt: skip
+        builder.flag(stores[0], "pop_prev")
+        if t + 1 < len(tiles) or more_follow:
+            builder.flag(stores[-1], "push_prev")
+    return range(start, len(builder.instructions))
+
+
+__all__ = ["VectorOp", "VectorSchedule", "emit_vector", "max_taps", "vector_schedule"]

@@ -1,0 +1,99 @@
+"""The NPU's vector unit in whole models: residual additions (with their
+ReLU), max and average pools (padded, strided, ceil mode) and channel
+concatenations, against onnxruntime and the reference interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from ember.npu import DeviceStep
+from tests.compiler.test_npu import _check
+
+
+def _model(nodes: list, inits: list, shape: list[int], out: str = "y") -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes, "vector", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _weight(rng: np.random.Generator, name: str, *shape: int) -> onnx.TensorProto:
+    return numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name)
+
+
+def test_a_residual_block_runs_whole_on_the_npu() -> None:
+    """conv -> relu -> conv, added to the block's input (Sum, as ResNet's
+    exporters write it), then relu: every op one NPU layer (batch 2, 20
+    channels: a partial channel tile, 35 columns: three tiles a row)."""
+    rng = np.random.default_rng(0)
+    inits = [_weight(rng, "w1", 20, 20, 3, 3), _weight(rng, "w2", 20, 20, 3, 3)]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Sum", ["c2", "x"], ["s"]),
+             helper.make_node("Relu", ["s"], ["y"])]  # fmt: skip
+    compiled = _check(_model(nodes, inits, [2, 20, 6, 35]), tolerance=2e-5)
+    assert [type(s) for s in compiled.steps] == [DeviceStep]
+    (segment,) = compiled.report.segments
+    assert [layer.ops for layer in segment.layers][-1] == "graph.sum %s, graph.relu %y"
+    assert compiled.report.host_ops == []
+
+
+@pytest.mark.parametrize(("op", "attrs"), [
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+    ("MaxPool", {"kernel_shape": [2, 3], "strides": [1, 3], "pads": [0, 2, 1, 0]}),
+    ("AveragePool", {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
+    ("AveragePool", {"kernel_shape": [7, 7]}),
+    ("GlobalAveragePool", {}),
+])  # fmt: skip
+def test_pools_of_a_convolution_run_on_the_vector_unit(op: str, attrs: dict) -> None:
+    """A max pool pads with -inf (its input's halo), an average with 0 and
+    divides by the window; column strides read with strided loads."""
+    rng = np.random.default_rng(1)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node(op, ["c"], ["y"], **attrs)]  # fmt: skip
+    compiled = _check(_model(nodes, [_weight(rng, "w", 18, 3, 3, 3)], [2, 3, 13, 17]),
+                      tolerance=2e-5)  # fmt: skip
+    assert compiled.report.host_ops == []
+    (segment,) = compiled.report.segments
+    name = {"MaxPool": "max_pool", "AveragePool": "average_pool"}.get(op, "global_average_pool")
+    assert segment.layers[-1].ops.startswith(f"graph.{name}")
+
+
+def test_concatenated_convolutions_store_into_their_channels() -> None:
+    """SqueezeNet's fire module: a 1x1 squeeze, then 1x1 and 3x3 expands
+    concatenated along the channels, read by a max pool; no copy."""
+    rng = np.random.default_rng(2)
+    inits = [_weight(rng, "sq", 6, 8, 1, 1), _weight(rng, "e1", 10, 6, 1, 1),
+             _weight(rng, "e3", 12, 6, 3, 3)]  # fmt: skip
+    nodes = [helper.make_node("Conv", ["x", "sq"], ["s"]),
+             helper.make_node("Relu", ["s"], ["rs"]),
+             helper.make_node("Conv", ["rs", "e1"], ["a"]),
+             helper.make_node("Relu", ["a"], ["ra"]),
+             helper.make_node("Conv", ["rs", "e3"], ["b"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["b"], ["rb"]),
+             helper.make_node("Concat", ["ra", "rb"], ["cat"], axis=1),
+             helper.make_node("MaxPool", ["cat"], ["y"], kernel_shape=[3, 3], strides=[2, 2])]  # fmt: skip
+    compiled = _check(_model(nodes, inits, [1, 8, 15, 15]), tolerance=2e-5)
+    assert compiled.report.host_ops == []
+    (segment,) = compiled.report.segments
+    assert not any("concat" in layer.ops for layer in segment.layers)
+
+
+def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
+    """A broadcasting Add, a dilated max pool, and an average whose count
+    changes at the padded border."""
+    rng = np.random.default_rng(3)
+    inits = [_weight(rng, "w", 4, 3, 1, 1), _weight(rng, "row", 1, 4, 1, 1)]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("Add", ["c", "row"], ["a"]),
+             helper.make_node("MaxPool", ["a"], ["m"], kernel_shape=[2, 2], dilations=[2, 2]),
+             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1])]  # fmt: skip
+    compiled = _check(_model(nodes, inits, [1, 3, 8, 8]), tolerance=2e-5)
+    assert compiled.report.host_ops == ["graph.add", "graph.max_pool", "graph.average_pool"]
