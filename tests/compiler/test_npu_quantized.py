@@ -22,7 +22,13 @@ from ember.npu import NpuModel
 from ember.passes.graph.fuse_qdq import FuseQdqPass
 from tests.compiler.test_npu import _cnn
 from tests.compiler.test_npu_models import with_logits
-from tests.support.models import light_model_path, mlp, random_inputs, with_random_weights
+from tests.support.models import (
+    light_model_path,
+    mlp,
+    random_inputs,
+    transformer_encoder,
+    with_random_weights,
+)
 from tests.support.quantized import quantized
 
 
@@ -103,7 +109,8 @@ def test_per_channel_weight_scales_stay_on_the_host(tmp_path: Path) -> None:
 def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
     """Full size, random weights, BatchNormalization folded by onnxruntime's
     `quant_pre_process` as its documentation advises: every Conv and Gemm
-    an int8 NPU layer; pools, concatenations and residual sums on the host.
+    an int8 NPU layer; the pools and residual sums between them (on
+    dequantised values) float32 layers of the vector unit.
     Through ResNet-50's 54 layers a flipped rounding early on moves logits
     by two quanta at most, and by as much between onnxruntime's own op by op
     and fused runs (about 1 in 3 logits differ there too)."""
@@ -111,5 +118,25 @@ def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
     path = quantized(model, tmp_path, per_channel=False, preprocess=True)
     compiled, layers = _check(path, 0.6, quanta=2)
     products = sum(n.op_type in ("Conv", "Gemm") for n in model.graph.node)
-    assert len(layers) == products
-    assert set(layers) <= {"graph.qlinear_conv", "graph.qgemm"}
+    quantised = [layer for layer in layers if layer.startswith("graph.q")]
+    assert len(quantised) == products
+    assert set(quantised) <= {"graph.qlinear_conv", "graph.qgemm"}
+
+
+def test_a_qdq_encoder_runs_its_projections_in_int8(tmp_path: Path) -> None:
+    """MatMuls by constant weights become int8 NPU products
+    (QLinearMatMul, A's leading dims its rows); attention's MatMuls of two
+    activations (batched: rank 4), LayerNorm and Softmax stay on the host."""
+    model = transformer_encoder(seq=16, hidden=32, heads=2, ffn=64)
+    # quantize_static names the scale of tensor T "T_scale": the LayerNorm
+    # weights "ln1_scale" would be taken for the scale of its output "ln1"
+    # (a model Ember rightly refuses), so they get other names.
+    for tensor in model.graph.initializer:
+        if tensor.name.endswith("_scale"):
+            for node in model.graph.node:
+                node.input[:] = [f"{tensor.name}_gamma" if name == tensor.name else name
+                                 for name in node.input]  # fmt: skip
+            tensor.name = f"{tensor.name}_gamma"
+    compiled, layers = _check(quantized(model, tmp_path, per_channel=False), 0.5, quanta=2)
+    assert layers.count("graph.qlinear_matmul") == 6  # Q, K, V, the output and the FFN's two
+    assert compiled.report.host_ops.count("graph.matmul") == 2  # attention: QK^T and by V

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from tests.support.models import random_inputs
+
 
 class _Calibration:
     """quantize_static's calibration data: a few seeded random inputs."""
 
-    def __init__(self, name: str, shape: list[int], count: int = 8):
-        rng = np.random.default_rng(0)
-        self.batches = iter([{name: rng.standard_normal(shape).astype(np.float32)}
-                             for _ in range(count)])  # fmt: skip
+    def __init__(self, model: onnx.ModelProto, count: int = 8):
+        self.batches = iter([random_inputs(model, seed) for seed in range(count)])
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.batches, None)
@@ -37,9 +37,7 @@ def quantized(model: onnx.ModelProto, folder: Path, per_channel: bool,
     if preprocess:
         quant_pre_process(str(source), str(folder / "prepared.onnx"), skip_symbolic_shape=True)
         source = folder / "prepared.onnx"
-    given = model.graph.input[0]
-    shape = [d.dim_value for d in given.type.tensor_type.shape.dim]
-    reader = _Calibration(given.name, shape)
+    reader = _Calibration(model)
     quantize_static(str(source), str(target), reader, quant_format=QuantFormat.QDQ,  # type: ignore[arg-type]
                     per_channel=per_channel, activation_type=QuantType.QInt8,
                     weight_type=QuantType.QInt8)  # fmt: skip
