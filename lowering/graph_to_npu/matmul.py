@@ -165,9 +165,11 @@ class Matmul:
     """A's and B's type (int8, bf16 or f32); a bias has the same."""
     out: ElementType = F32
     """C's type: f32 for float products; int8 (requantised) or int32 for int8."""
-    scale: float = 1.0
+    scale: float | tuple[float, ...] = 1.0
     zero_point: int = 0
-    """int8 out: C = clamp(round(relu?(acc) * scale) + zero_point)."""
+    """int8 out: C = clamp(round(relu?(acc) * scale) + zero_point); `scale`
+    one value, or one per row (a convolution's output channels, each row
+    stored after a `config_store` of its own)."""
     bias_per_row: bool = False
     col_tiles: tuple[tuple[int, int], ...] | None = None
     """The column tiles (first column, width): by default every `dim`
@@ -375,7 +377,7 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
     sp = _sp_plan(product, schedule, params)
     eb = product.elem.bytes
     acc_elem = (INT32 if product.elem == INT8 else F32).code
-    if product.out == INT8:
+    if product.out == INT8 and not isinstance(product.scale, tuple):
         builder.emit("config_store", scale=f32_bits(product.scale), zero_point=product.zero_point,
                      relu=int(product.relu))  # fmt: skip
     tiles_m, col_tiles = _tiles(product.m, dim), product.column_tiles(dim)
@@ -457,16 +459,34 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
                                     rows=row_tiles[i][1], cols=cols[j][1], use_imm=0,
                                     elem=acc_elem, imm=0)  # fmt: skip
         builder.flag(tail, "push_next")
-        stores = [builder.emit(
-            "store", dram_addr=piece.dram_addr, stride=piece.stride, local=row + piece.first,
-            rows=piece.rows, cols=piece.cols, from_acc=1, elem=product.out.code)
-            for (i, j), row in tile_row.items()
-            for piece in product.c.pieces(row_tiles[i][0], row_tiles[i][1], cols[j][0],
-                                          cols[j][1])]  # fmt: skip
+        stores = _stores(builder, product, row_tiles, cols, tile_row)
         builder.flag(stores[0], "pop_prev")
         if b + schedule.regions < len(blocks) or (b == len(blocks) - 1 and more_follow):
             builder.flag(stores[-1], "push_prev")  # the region back, or the relay's token
     return range(start, len(builder.instructions))
+
+
+def _stores(builder: ProgramBuilder, product: Matmul, row_tiles: list[tuple[int, int]],
+            cols: list[tuple[int, int]], tile_row: dict[tuple[int, int], int]) -> list[int]:  # fmt: skip
+    """A block's tiles from the accumulator to C, in as few DMAs as its
+    access allows; with a scale per row, row by row, each after the
+    `config_store` of its scale. Returns the stores' indices."""
+    per_row = isinstance(product.scale, tuple)
+    stores = []
+    for (i, j), row in tile_row.items():
+        (first, height), (col, width) = row_tiles[i], cols[j]
+        spans = [(first + r, 1, r) for r in range(height)] if per_row else [(first, height, 0)]
+        for start, rows, offset in spans:
+            if per_row:
+                scale = product.scale[start]  # type: ignore[index]
+                builder.emit("config_store", scale=f32_bits(scale), zero_point=product.zero_point,
+                             relu=int(product.relu))  # fmt: skip
+            stores += [builder.emit(
+                "store", dram_addr=piece.dram_addr, stride=piece.stride,
+                local=row + offset + piece.first, rows=piece.rows, cols=piece.cols, from_acc=1,
+                elem=product.out.code)
+                for piece in product.c.pieces(start, rows, col, width)]  # fmt: skip
+    return stores
 
 
 def emit_relay(builder: ProgramBuilder) -> int:

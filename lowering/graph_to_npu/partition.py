@@ -17,7 +17,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Add, Sum | of two computed NCHW images of one shape (a residual connection): on the vector unit |
 | MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average whose count is the same everywhere; a padded max pool the only reader of its input: on the vector unit |
 | Concat | of NCHW images along the channels, batch 1, each computed in the segment for the concatenation alone: its producers store into their channels of the result |
-| QLinearConv, QLinearMatMul, QGemm | int8 throughout, per-tensor constant scales, weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
+| QLinearConv, QLinearMatMul, QGemm | int8 throughout, constant scales (per tensor, or a convolution's per output channel), weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
 
 A run ends at the first op the NPU does not take (constants do not end
 one). The segments are named `npu0`, `npu1`, ... in order; what the

@@ -15,11 +15,13 @@ multiplier `x_scale * w_scale / y_scale` (float32, as the reference kernel
 does) and `y_zero_point`, bit for bit what the reference computes.
 
 Taken: int8 activations, weights and result; every scale and zero point a
-constant, per tensor (one multiplier for the store); constant weights (and
-bias); QGemm with a quantised result, alpha 1 and A not transposed. Left to
-the host (where `graph-expand-qlinear` makes them QDQ chains again):
-uint8 tensors, per-channel weight scales (the store has one multiplier),
-weights with a non-zero zero point.
+constant, per tensor, except a convolution's weight scale, which may be
+per output channel (its output rows: each row is stored after a
+`config_store` of its own multiplier); constant weights (and bias); QGemm
+with a quantised result, alpha 1 and A not transposed. Left to the host
+(where `graph-expand-qlinear` makes them QDQ chains again): uint8 tensors,
+per-channel scales of the products (their channels are columns, and a
+store writes whole accumulator rows), weights with a non-zero zero point.
 """
 
 from __future__ import annotations
@@ -84,10 +86,16 @@ def why_not(op: QuantisedProduct) -> str | None:
     if bias and op.operand_group(bias) and not isinstance(op.operand_group(bias)[0].owner,
                                                           ConstantOp):  # fmt: skip
         return "a bias computed at run time"
-    values = [_scalar(op, name) for name in _SCALARS[type(op)]]
+    names = _SCALARS[type(op)]
+    per_channel = isinstance(op, QLinearConvOp) and _per_channel(op)
+    values = [_scalar(op, name) for name in names if not (per_channel and name[0] == "w")]
     if any(v is None for v in values):
-        return "scales or zero points per channel or computed at run time"
-    if values[3] != 0:
+        return "scales or zero points per channel (of a product) or computed at run time"
+    if per_channel:
+        points = constant_value_of(op.operand_group("w_zero_point")[0])
+        if points is None or np.any(points != 0):
+            return "weights with a zero point"
+    elif values[3] != 0:
         return "weights with a zero point"
     if isinstance(op, QGemmOp) and (op.attr("transA") or op.attr("alpha") != 1.0):
         return "a transposed A or alpha"
@@ -101,6 +109,15 @@ def int8_zero_point(op: QuantisedProduct) -> int:
     return int(value)
 
 
+def _per_channel(op: QLinearConvOp) -> bool:
+    """A constant weight scale per output channel (and zero points to match)."""
+    scale, point = op.operand_group("w_scale")[0], op.operand_group("w_zero_point")[0]
+    if not all(isinstance(v.owner, ConstantOp) for v in (scale, point)):
+        return False
+    values = constant_value_of(scale)
+    return values is not None and values.size > 1
+
+
 @dataclass(frozen=True)
 class Int8Product:
     """What the matrix unit needs of a quantised product: the weights (W
@@ -112,14 +129,17 @@ class Int8Product:
     x_zero_point: int
     weights: np.ndarray
     bias: np.ndarray | None
-    multiplier: float
+    multiplier: float | tuple[float, ...]
+    """One multiplier, or one per output channel (a convolution's)."""
     y_zero_point: int
 
 
 def int8_product(op: QuantisedProduct) -> Int8Product:
     """`op`'s operands for the matrix unit (see the module docstring); `op`
     is one the NPU takes (`why_not` is None)."""
-    x_scale, x_point, w_scale, _, y_scale, y_point = (_scalar(op, n) for n in _SCALARS[type(op)])
+    x_scale, x_point, _, _, y_scale, y_point = (_scalar(op, n) for n in _SCALARS[type(op)])
+    w_scale = constant_value_of(op.operand_group(_SCALARS[type(op)][2])[0])
+    assert w_scale is not None
     weights = constant_value_of(op.operands[3])
     assert weights is not None
     if isinstance(op, QGemmOp) and op.attr("transB"):
@@ -137,7 +157,8 @@ def int8_product(op: QuantisedProduct) -> Int8Product:
         bias = bias + given.astype(np.int64).reshape(-1)
     if np.any(np.abs(bias) > np.iinfo(np.int32).max):
         raise NpuProgramError(f"{op.name}: the bias with the zero point folded in overflows int32")
-    multiplier = float(requant_multiplier(np.float32(x_scale), np.float32(w_scale),
-                                          np.float32(y_scale)))  # fmt: skip
+    multipliers = requant_multiplier(np.float32(x_scale), w_scale, np.float32(y_scale))
+    multiplier = (tuple(float(m) for m in multipliers.reshape(-1)) if multipliers.size > 1
+                  else float(multipliers.reshape(()).item()))  # fmt: skip
     return Int8Product(int(x_point), weights, bias.astype(np.int32) if np.any(bias) else None,  # type: ignore[arg-type]
                        multiplier, int(y_point))  # type: ignore[arg-type]  # fmt: skip

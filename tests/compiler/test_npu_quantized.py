@@ -18,7 +18,7 @@ from onnx import numpy_helper
 from xdsl.context import Context
 
 import ember
-from ember.npu import NpuModel
+from ember.npu import DeviceStep, NpuModel
 from ember.passes.graph.fuse_qdq import FuseQdqPass
 from tests.compiler.test_npu import _cnn
 from tests.compiler.test_npu_models import with_logits
@@ -92,14 +92,25 @@ def test_a_qdq_mlp_runs_its_gemms_in_int8(tmp_path: Path) -> None:
     assert layers == ["graph.qgemm"] * 2
 
 
-def test_per_channel_weight_scales_stay_on_the_host(tmp_path: Path) -> None:
-    """The store requantises by one multiplier: convolutions with a scale per
-    output channel run on the CPU, as the CPU runs the QDQ model."""
-    path = quantized(_cnn(batch=1), tmp_path, per_channel=True)
+def test_per_channel_scales_requantise_row_by_row(tmp_path: Path) -> None:
+    """A convolution's weight scale per output channel: each output row is
+    stored after a `config_store` of its own multiplier."""
+    compiled, layers = _check(quantized(_cnn(batch=1), tmp_path, per_channel=True), 0.95)
+    assert layers.count("graph.qlinear_conv") == 4
+    program = [i for step in compiled.steps if isinstance(step, DeviceStep)
+               for i in step.kernel.program]  # fmt: skip
+    scales = {i["scale"] for i in program if i.mnemonic == "config_store"}
+    assert len(scales) > 12  # the first convolution's 12 channels at least
+
+
+def test_per_channel_gemms_stay_on_the_host(tmp_path: Path) -> None:
+    """A Gemm's output channels are columns, and a store writes whole
+    accumulator rows: per-channel Gemms run on the CPU, as the CPU runs
+    the QDQ model."""
+    path = quantized(mlp(batch=4, sizes=(32, 64, 10)), tmp_path, per_channel=True)
     compiled = ember.compile(str(path), target="npu")
-    layers = [layer.ops for segment in compiled.report.segments for layer in segment.layers]
-    assert not any(layer.startswith("graph.qlinear") for layer in layers)
-    assert compiled.report.host_ops.count("graph.qlinear_conv") == 4  # expanded for the CPU
+    assert compiled.report.segments == []
+    assert compiled.report.host_ops.count("graph.qgemm") == 2  # expanded for the CPU
     x = random_inputs(onnx.load(path), seed=3)
     np.testing.assert_array_equal(compiled.run(x)[0], ember.compile(str(path)).run(x)[0])
 

@@ -109,7 +109,7 @@ def test_huge_attribute_and_long_line_are_fine(
 # (command line after the input file, what the one line says)
 BAD_COMMAND_LINES: list[tuple[list[str], str]] = [
     (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
-    (["-p", "graph-fuse,graph-fusee"], "did you mean graph-fuse?"),
+    (["-p", "graph-fuse,graph-fusee"], "did you mean graph-fuse, graph-fuse-qdq?"),
     (["-p", "graph-layout{no-such-option=1}"], "graph-layout: unknown option 'no-such-option'"),
     (["-p", "graph-layout{block=eight}"], "option block expects int, got eight"),
     (["-p", "graph-simplify{max-rounds}"], "option max-rounds expects int, got nothing"),

@@ -113,8 +113,9 @@ func.func @quantised(%x: tensor<1x3x8x8xi8>) -> tensor<1x4x8x8xi8> {
 
 // -----
 
-// Not taken: a weight scale per output channel (the store has one
-// multiplier), weights with a zero point, uint8 activations.
+// Not taken: a product's weight scale per output channel (its channels are
+// columns; a store writes whole accumulator rows), weights with a zero
+// point, uint8 activations.
 func.func @quantised_on_the_host(%x: tensor<2x6xi8>, %u: tensor<2x6xui8>) -> (tensor<2x3xi8>, tensor<2x3xi8>, tensor<2x3xi8>) {
   %s = graph.constant dense<0.5> : tensor<f32>
   %z = graph.constant dense<0> : tensor<i8>

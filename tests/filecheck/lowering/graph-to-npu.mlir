@@ -110,3 +110,30 @@ func.func @residual(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
 // CHECK-NEXT:    npu.alu {op = 5 : i64, src = 0 : i64, src2 = 0 : i64, dst = 0 : i64, rows = 2 : i64, cols = 12 : i64, use_imm = 0 : i64, elem = 2 : i64, imm = 0 : i64, push_next}
 // CHECK-NEXT:    npu.store {dram_addr = 384 : i64, stride = 48 : i64, local = 0 : i64, rows = 2 : i64, cols = 12 : i64, from_acc = 1 : i64, elem = 2 : i64, pop_prev}
 // CHECK-NEXT:    npu.finish
+
+// -----
+
+func.func @per_channel(%x: tensor<1x2x1x3xi8>) -> tensor<1x2x1x3xi8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<0> : tensor<i8>
+  %w = graph.constant dense<1> : tensor<2x2x1x1xi8>
+  %sw = graph.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %zw = graph.constant dense<0> : tensor<2xi8>
+  %sy = graph.constant dense<1.0> : tensor<f32>
+  %zy = graph.constant dense<3> : tensor<i8>
+  %y = graph.qlinear_conv %x, %sx, %zx, %w, %sw, %zw, %sy, %zy : (tensor<1x2x1x3xi8>, tensor<f32>, tensor<i8>, tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x3xi8>
+  func.return %y : tensor<1x2x1x3xi8>
+}
+
+// A convolution's weight scale per output channel: each output row (a
+// channel) stored after a config_store of its multiplier, 0.5 * 0.25 / 1
+// (f32 bits 1040187392) and 0.5 * 0.5 / 1 (1048576000).
+// CHECK-LABEL: func.func @per_channel(
+// CHECK:       npu.program "npu0" {
+// CHECK-NOT:     npu.config_store
+// CHECK:         npu.gemm {{.*}}, pop_prev, push_next}
+// CHECK-NEXT:    npu.config_store {scale = 1040187392 : i64, zero_point = 3 : i64, relu = 0 : i64}
+// CHECK-NEXT:    npu.store {dram_addr = 192 : i64, stride = 0 : i64, local = 0 : i64, rows = 1 : i64, cols = 3 : i64, from_acc = 1 : i64, elem = 0 : i64, pop_prev}
+// CHECK-NEXT:    npu.config_store {scale = 1048576000 : i64, zero_point = 3 : i64, relu = 0 : i64}
+// CHECK-NEXT:    npu.store {dram_addr = 195 : i64, stride = 0 : i64, local = 1 : i64, rows = 1 : i64, cols = 3 : i64, from_acc = 1 : i64, elem = 0 : i64}
+// CHECK-NEXT:    npu.finish
