@@ -15,6 +15,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     registers them need not load every lowering up front)."""
     from ember.lowering.graph_to_npu import ConvertGraphToNpuPass
     from ember.lowering.graph_to_npu.partition import PartitionNpuPass
+    from ember.lowering.graph_to_npu.schedule import NpuDefaultSchedulePass
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
@@ -72,6 +73,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         ParallelizePass,
         MarkNoAliasPass,
         PartitionNpuPass,
+        NpuDefaultSchedulePass,
         ConvertGraphToNpuPass,
     ]
     return {p.name: p for p in passes}

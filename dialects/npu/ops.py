@@ -53,6 +53,7 @@ from ember.dialects.npu.machine import (
     check_instruction,
     check_program,
 )
+from ember.dialects.npu.schedule import NpuScheduleAttr
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 
 
@@ -213,7 +214,8 @@ class ProgramOp(IRDLOperation):
             raise VerifyException(f"npu.program @{self.sym_name.data}: {error}") from None
 
 
-Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values(), SegmentOp, YieldOp, LaunchOp], [])
+Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values(), SegmentOp, YieldOp, LaunchOp],
+              [NpuScheduleAttr])  # fmt: skip
 
 __all__ = ["INSTRUCTION_OPS", "AluOp", "ConfigStoreOp", "FinishOp", "GemmOp", "LoadOp", "LoadStridedOp", "Npu",
            "NpuInstructionOp", "ProgramOp", "StoreOp", "instruction_op", "npu_instruction"]  # fmt: skip

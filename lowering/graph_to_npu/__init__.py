@@ -53,6 +53,7 @@ from ember.dialects.graph import (
 )
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
+from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
 from ember.dialects.npu.ops import ProgramOp, instruction_op
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 from ember.lowering.graph_to_npu.matmul import (
@@ -287,6 +288,8 @@ class _Lowering:
         self.places: dict[SSAValue, Placement] = {}
         self.products: list[Matmul] = []
         self.layers: list[tuple[list[str], list[int]]] = []
+        self.layer_ops: list[Operation] = []
+        """Each layer's first op (a product's: where its `npu.schedule` is)."""
         self.producer: dict[SSAValue, int] = {}  # a result -> its layer
         self.ops = [op for op in segment.block.ops if not isinstance(op, ConstantOp | YieldOp)]
         self.halos = _halos(self.ops)
@@ -310,6 +313,7 @@ class _Lowering:
         return self.places[value]
 
     def layer(self, op: Operation, products: Sequence[Matmul | VectorOp]) -> None:
+        self.layer_ops.append(op)
         self.layers.append(([_label(op)], [*range(len(self.products), len(self.products)
                                                   + len(products))]))  # fmt: skip
         self.products += products
@@ -467,7 +471,8 @@ class _Lowering:
         self.places[op.results[0]] = self.places[tail]
         self.producer[op.results[0]] = layer
 
-    def lower(self) -> NpuKernel:
+    def build(self) -> None:
+        """Places the segment's tensors and forms its layers (see `lower`)."""
         for op in self.ops:  # the weights first, then the activations
             if isinstance(op, QUANTISED_PRODUCTS):
                 self.int8_weights(op)
@@ -498,8 +503,35 @@ class _Lowering:
             else:
                 raise NpuProgramError(f"npu.segment @{self.segment.sym_name.data}: {op.name} is "
                                       "not an op the NPU lowering takes")  # fmt: skip
-        schedules = [vector_schedule(p, self.params) if isinstance(p, VectorOp)
-                     else default_schedule(p, self.params) for p in self.products]  # fmt: skip
+
+    def default_schedules(self) -> dict[Operation, MatmulSchedule]:
+        """Per product's op, the schedule `default_schedule` picks for it (for
+        its first product: a convolution's images share it)."""
+        return {op: default_schedule(self.products[indices[0]], self.params)
+                for op, (_, indices) in zip(self.layer_ops, self.layers, strict=True)
+                if isinstance(self.products[indices[0]], Matmul)}  # fmt: skip
+
+    def schedules(self) -> list[MatmulSchedule | VectorSchedule]:
+        """Every layer's schedule: a product's from its op's `npu.schedule`
+        when it has one, else the default."""
+        chosen: list[MatmulSchedule | VectorSchedule] = []
+        for op, (_, indices) in zip(self.layer_ops, self.layers, strict=True):
+            given = op.attributes.get(SCHEDULE_ATTR)
+            for index in indices:
+                product = self.products[index]
+                if isinstance(product, VectorOp):
+                    chosen.append(vector_schedule(product, self.params))
+                elif isinstance(given, NpuScheduleAttr):
+                    chosen.append(MatmulSchedule(*given.values))
+                else:
+                    chosen.append(default_schedule(product, self.params))
+        order = [i for _, indices in self.layers for i in indices]
+        by_product = dict(zip(order, chosen, strict=True))
+        return [by_product[i] for i in range(len(self.products))]
+
+    def lower(self) -> NpuKernel:
+        self.build()
+        schedules = self.schedules()
         builder = ProgramBuilder(self.params, {F32.code: self.ones.address})
         ranges = emit_products(builder, self.products, schedules, _emit_layer)
         layers = []
@@ -525,6 +557,11 @@ def _emit_layer(builder: ProgramBuilder, layer: Matmul | VectorOp,
         return emit_vector(builder, layer, schedule, more_follow)
     assert isinstance(schedule, MatmulSchedule)
     return emit_matmul(builder, layer, schedule, more_follow)
+
+
+def segment_lowering(segment: SegmentOp, params: NpuParams) -> _Lowering:
+    """The lowering of one segment, before it runs (`build`, `schedules`, `lower`)."""
+    return _Lowering(segment, params)
 
 
 def lower_segment(segment: SegmentOp, params: NpuParams | None = None) -> NpuKernel:
@@ -557,4 +594,5 @@ class ConvertGraphToNpuPass(ModulePass):
             segment.parent.erase_op(segment)
 
 
-__all__ = ["ConvertGraphToNpuPass", "Layer", "NpuKernel", "Placement", "lower_segment"]
+__all__ = ["ConvertGraphToNpuPass", "Layer", "NpuKernel", "Placement", "lower_segment",
+           "segment_lowering"]  # fmt: skip

@@ -34,3 +34,18 @@ func.func @wide(%x: tensor<1x20000xf32>, %w: tensor<20000x2xf32>) -> tensor<1x2x
 }
 
 // CHECK:      {{^}}convert-graph-to-npu: graph.matmul %m: the NPU cannot run rows of A of 80000 bytes (the DMA strides at most 65535){{$}}
+
+// -----
+
+// A schedule written by hand whose blocks (40 x 40 tiles in two regions)
+// the accumulator cannot hold.
+func.func @too_big(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %y = npu.segment "too_big" (%x) : (tensor<2x2xf32>) -> tensor<2x2xf32> {
+  ^bb0(%a: tensor<2x2xf32>):
+    %m = graph.matmul %a, %a {npu.schedule = #npu.schedule<block = 40x40, buffers = 2, regions = 2>} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    npu.yield %m : tensor<2x2xf32>
+  }
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK:      {{^}}convert-graph-to-npu: graph.matmul %m: blocks of 40x40 tiles, 2 SP buffers, 2 ACC regions overflow the accumulator{{$}}
