@@ -53,8 +53,8 @@ from ember.dialects.graph import (
 )
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
-from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
 from ember.dialects.npu.ops import ProgramOp, instruction_op
+from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 from ember.lowering.graph_to_npu.matmul import (
     Matmul,

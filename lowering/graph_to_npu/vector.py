@@ -85,12 +85,14 @@ def vector_schedule(op: VectorOp, params: NpuParams) -> VectorSchedule:
     return VectorSchedule(taps, min(params.dim, max_taps(params) // taps))
 
 
-def _alu(builder: ProgramBuilder, name: str, dst: int, src2: int | None, rows: int, cols: int,
-         imm: float = 0.0) -> int:  # fmt: skip
+def _alu(builder: ProgramBuilder, name: str, dst: int, rows: int, cols: int,
+         src2: int | None = None, imm: float | None = None) -> int:  # fmt: skip
+    """`dst = name(dst, src2 or imm)` on `rows` x `cols` f32 values (a unary
+    op reads dst alone)."""
     return builder.emit("alu", op=ALU_OPS.index(name), src=dst,
                         src2=dst if src2 is None else src2, dst=dst, rows=rows, cols=cols,
-                        use_imm=int(src2 is None and name != "relu" and name != "move"),
-                        elem=F32.code, imm=f32_bits(imm) if src2 is None else 0)  # fmt: skip
+                        use_imm=int(imm is not None), elem=F32.code,
+                        imm=0 if imm is None else f32_bits(imm))  # fmt: skip
 
 
 def _load(builder: ProgramBuilder, piece: Piece, row: int) -> int:
@@ -118,14 +120,14 @@ def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
         if t > 0 or not first:
             builder.flag(loads[0], "pop_next")  # the previous tile's alus, or the relay
         builder.flag(loads[-1], "push_next")
-        alus = [_alu(builder, op.combine, base, base + i * height, rows, cols)
+        alus = [_alu(builder, op.combine, base, rows, cols, src2=base + i * height)
                 for i in range(1, len(op.operands))]  # fmt: skip
         if op.scale != 1.0:
-            alus.append(_alu(builder, "mul", base, None, rows, cols, op.scale))
+            alus.append(_alu(builder, "mul", base, rows, cols, imm=op.scale))
         if op.relu:
-            alus.append(_alu(builder, "relu", base, None, rows, cols))
+            alus.append(_alu(builder, "relu", base, rows, cols))
         if not alus:  # one operand: a move, for the tokens
-            alus.append(_alu(builder, "move", base, base, rows, cols))
+            alus.append(_alu(builder, "move", base, rows, cols))
         builder.flag(alus[0], "pop_prev")
         if t > 0:
             builder.flag(alus[0], "pop_next")  # the previous tile's store is done

@@ -47,11 +47,13 @@ def _quantum(model: onnx.ModelProto, output: str) -> float:
     return float(numpy_helper.to_array(scale).max())
 
 
-def _check(path: Path, equal_share: float, quanta: int = 1) -> tuple[NpuModel, list[str]]:
+def _check(path: Path, equal_share: float, quanta: int = 1,
+           logits_only: bool = False) -> tuple[NpuModel, list[str]]:  # fmt: skip
     """Runs the QDQ model at `path` on the NPU: equal to the fused graph's
     reference, within `quanta` of onnxruntime (op by op and with its fused
     int8 kernels) and of the reference on the QDQ graph, and equal to them in
-    at least `equal_share` of the elements."""
+    at least `equal_share` of the elements (with `logits_only`, the last
+    output: a Softmax turns a quantum of a logit into many of a probability)."""
     model = onnx.load(path)
     inputs = random_inputs(model, seed=8)
     compiled = ember.compile(str(path), target="npu")
@@ -65,6 +67,8 @@ def _check(path: Path, equal_share: float, quanta: int = 1) -> tuple[NpuModel, l
     names = [o.name for o in model.graph.output]
     for index, (name, exact) in enumerate(zip(names, _fused_reference(model, feed), strict=True)):
         np.testing.assert_array_equal(got[index], exact)
+        if logits_only and index + 1 < len(names):
+            continue
         quantum = _quantum(model, name)
         for peer in peers:
             assert float(np.abs(got[index] - peer[index]).max()) <= quanta * quantum * 1.001
@@ -127,7 +131,7 @@ def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
     and fused runs (about 1 in 3 logits differ there too)."""
     model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
     path = quantized(model, tmp_path, per_channel=False, preprocess=True)
-    compiled, layers = _check(path, 0.6, quanta=2)
+    compiled, layers = _check(path, 0.6, quanta=2, logits_only=True)
     products = sum(n.op_type in ("Conv", "Gemm") for n in model.graph.node)
     quantised = [layer for layer in layers if layer.startswith("graph.q")]
     assert len(quantised) == products
