@@ -32,7 +32,8 @@ def write_default_schedules(segment: SegmentOp, params: NpuParams) -> None:
     for op, schedule in lowering.default_schedules().items():
         if SCHEDULE_ATTR not in op.attributes:
             op.attributes[SCHEDULE_ATTR] = NpuScheduleAttr(
-                schedule.block_m, schedule.block_n, schedule.buffers, schedule.regions)
+                schedule.block_m, schedule.block_n, schedule.buffers, schedule.regions
+            )
 
 
 @dataclass(frozen=True)
