@@ -253,7 +253,9 @@ def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
             x, pads, fill = window
             x = root.get(x, x)
             old = halos.get(x, _Halo())
-            if x in halos and fill != old.fill and any(any(p) for p in pads):
+            if not any(any(p) for p in pads):
+                continue  # reads no halo
+            if old.size != (0, 0) and fill != old.fill:
                 raise NpuProgramError(f"{_label(op)}: its input is also padded with {old.fill}, "
                                       f"not {fill}")  # fmt: skip
             halos[x] = _Halo((max(old.size[0], *pads[0]), max(old.size[1], *pads[1])), fill)

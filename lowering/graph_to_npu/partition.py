@@ -176,8 +176,8 @@ def pool_pads(op: MaxPoolOp | AveragePoolOp, spatial: Sequence[int]) -> list[tup
 def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
     """2-D, undilated, at most `max_taps` taps, a column stride the strided
     load takes; an average over a window count that is the same everywhere
-    (no padding, or padding counted); a padded max pool the only reader of
-    its input (its halo holds -inf)."""
+    (no padding, or padding counted); a padded max pool's input read padded
+    by no window that pads with zeros (its halo holds -inf)."""
     x = _image(op.operands[0])
     if x is None or _image(op.results[0]) is None:
         return False
@@ -189,7 +189,22 @@ def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
     padded = any(any(p) for p in pool_pads(op, x[2:]))
     if isinstance(op, AveragePoolOp):
         return not padded or (op.attr("count_include_pad") == 1 and not op.attr("ceil_mode"))
-    return op.attr("storage_order") == 0 and (not padded or _single_use(op.operands[0]))
+    if op.attr("storage_order") != 0:
+        return False
+    return not padded or not any(_pads_with_zeros(use.operation) for use in op.operands[0].uses)
+
+
+def _pads_with_zeros(op: Operation) -> bool:
+    """Whether `op` reads its input through a window padded with zeros."""
+    if isinstance(op, ConvOp | AveragePoolOp):
+        x = _image(op.operands[0])
+        if x is None:
+            return True  # not the NPU's: whatever it is, keep the halo apart
+        if isinstance(op, AveragePoolOp):
+            return any(any(p) for p in pool_pads(op, x[2:]))
+        w = _shape(op.operands[1])
+        return w is None or any(any(p) for p in window_params(op.attr, x[2:], w[2:])[2])
+    return False
 
 
 def _concat_ok(op: ConcatOp, run: _Run) -> bool:

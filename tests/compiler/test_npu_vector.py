@@ -85,6 +85,27 @@ def test_concatenated_convolutions_store_into_their_channels() -> None:
     assert not any("concat" in layer.ops for layer in segment.layers)
 
 
+def test_an_inception_module_runs_whole_on_the_npu() -> None:
+    """GoogLeNet's module: its input read by 1x1 convolutions and by a
+    padded 3x3 max pool (a halo of -inf that the unpadded convolutions
+    never read), four branches concatenated."""
+    rng = np.random.default_rng(4)
+    inits = [_weight(rng, "a", 8, 6, 1, 1), _weight(rng, "b1", 4, 6, 1, 1),
+             _weight(rng, "b3", 10, 4, 3, 3), _weight(rng, "p", 5, 6, 1, 1)]  # fmt: skip
+    nodes = [helper.make_node("Conv", ["x", "a"], ["ca"]),
+             helper.make_node("Relu", ["ca"], ["ra"]),
+             helper.make_node("Conv", ["x", "b1"], ["cb"]),
+             helper.make_node("Relu", ["cb"], ["rb"]),
+             helper.make_node("Conv", ["rb", "b3"], ["cb3"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["cb3"], ["rb3"]),
+             helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["m", "p"], ["cp"]),
+             helper.make_node("Relu", ["cp"], ["rp"]),
+             helper.make_node("Concat", ["ra", "rb3", "rp"], ["y"], axis=1)]  # fmt: skip
+    compiled = _check(_model(nodes, inits, [1, 6, 9, 11]), tolerance=2e-5)
+    assert compiled.report.host_ops == []
+
+
 def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
     """A broadcasting Add, a dilated max pool, and an average whose count
     changes at the padded border."""
