@@ -20,6 +20,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ember.errors import EmberError
 
 INSTRUCTION_BYTES = 16
@@ -325,13 +327,51 @@ def accesses(inst: Instruction) -> tuple[set[Location], set[Location]]:
             {(m, i) for m, a, b in writes for i in range(a, b)})  # fmt: skip
 
 
-_ACC_BASE = 1 << 20
-"""Locations as ints: SP line L is L, ACC row R is _ACC_BASE + R."""
+class _Locations:
+    """Per SP line and ACC row (as ints: ACC row R after the program's last
+    SP line), its last writer and, per module, its latest reader since: the
+    module, its count at the access and the instruction (NumPy arrays, so an
+    instruction's spans are checked and updated a slice at a time)."""
 
+    def __init__(self, spans: Sequence[tuple[list[Span], list[Span]]], modules: int):
+        ends = {"sp": 1, "acc": 1}
+        for reads, writes in spans:
+            for memory, _, stop in (*reads, *writes):
+                ends[memory] = max(ends[memory], stop)
+        self.acc_base = ends["sp"]
+        size = ends["sp"] + ends["acc"]
+        self.writer_module = np.full(size, -1, np.int64)
+        self.writer_count = np.zeros(size, np.int64)
+        self.writer_index = np.zeros(size, np.int64)
+        self.reader_count = np.zeros((modules, size), np.int64)
+        self.reader_index = np.zeros((modules, size), np.int64)
 
-def _where(location: int) -> str:
-    return (f"ACC row {location - _ACC_BASE}" if location >= _ACC_BASE
-            else f"SP line {location}")  # fmt: skip
+    def where(self, location: int) -> str:
+        return (f"ACC row {location - self.acc_base}" if location >= self.acc_base
+                else f"SP line {location}")  # fmt: skip
+
+    def bounds(self, span: Span) -> tuple[int, int]:
+        memory, start, stop = span
+        base = self.acc_base if memory == "acc" else 0
+        return base + start, base + stop
+
+    def unordered_writer(self, lo: int, hi: int, me: int, clock: np.ndarray) -> int | None:
+        """The first location in [lo, hi) last written by another module in
+        an instruction `clock` does not follow, else None."""
+        module = self.writer_module[lo:hi]
+        bad = (module >= 0) & (module != me) & (clock[module] < self.writer_count[lo:hi])
+        return lo + int(bad.argmax()) if bad.any() else None
+
+    def unordered_reader(self, lo: int, hi: int, me: int, clock: np.ndarray) -> tuple[int, int] | None:  # fmt: skip
+        """(location, module) of the first read in [lo, hi) by another module
+        in an instruction `clock` does not follow, else None."""
+        bad = self.reader_count[:, lo:hi] > clock[:, None]
+        bad[me] = False
+        columns = bad.any(axis=0)
+        if not columns.any():
+            return None
+        first = int(columns.argmax())
+        return lo + first, int(bad[:, first].argmax())
 
 
 def run_order(program: Sequence[Instruction]) -> list[int]:
@@ -346,29 +386,27 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
     instructions happen before it or are it) through the tokens it pops;
     instruction e of module M is ordered before one whose clock is t iff
     t[M] >= e's own count. Per location the last writer and, per module,
-    the latest reader since that write are enough to find every hazard."""
+    the latest reader since that write are enough to find every hazard
+    (`_Locations`)."""
     count = len(MODULES)
     module_of = {m: i for i, m in enumerate(MODULES)}
     streams: list[list[int]] = [[] for _ in MODULES]
     for i, inst in enumerate(program):
         if inst.format.module is not None:
             streams[module_of[inst.format.module]].append(i)
+    spans = [access_spans(inst) for inst in program]
+    places = _Locations(spans, count)
     heads = [0] * count
     tokens: dict[str, list[tuple[int, ...]]] = {}
     clocks = [[0] * count for _ in MODULES]
-    writers: dict[int, tuple[int, int, int]] = {}  # location -> (module, count, index)
-    readers: dict[int, list[tuple[int, int]]] = {}  # location -> per module (count, index)
     order: list[int] = []
     flag_queues = [queues_of(m) for m in MODULES]
 
     def hazard(earlier: int, later: int, location: int, what: str) -> NpuProgramError:
         return NpuProgramError(
-            f"instruction {later} ({program[later].describe()}) {what} {_where(location)}, "
+            f"instruction {later} ({program[later].describe()}) {what} {places.where(location)}, "
             f"which instruction {earlier} ({program[earlier].describe()}) uses, with no token "
             "between them: a dependency is missing")  # fmt: skip
-
-    def locations(spans: list[Span]) -> list[int]:
-        return [i + (_ACC_BASE if m == "acc" else 0) for m, a, b in spans for i in range(a, b)]
 
     progress = True
     while progress:
@@ -390,26 +428,29 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
                             clock[m] = given[m]
                 clock[me] += 1
                 mine = clock[me]
-                read_spans, write_spans = access_spans(inst)
-                for location in locations(read_spans):
-                    writer = writers.get(location)
-                    if writer is not None and writer[0] != me and clock[writer[0]] < writer[1]:
-                        raise hazard(writer[2], index, location, "reads")
-                    seen = readers.get(location)
-                    if seen is None:
-                        seen = readers[location] = [(0, -1)] * count
-                    seen[me] = (mine, index)
-                for location in locations(write_spans):
-                    writer = writers.get(location)
-                    if writer is not None and writer[0] != me and clock[writer[0]] < writer[1]:
-                        raise hazard(writer[2], index, location, "writes")
-                    seen = readers.get(location)
-                    if seen is not None:
-                        for m in range(count):
-                            if m != me and seen[m][0] > clock[m]:
-                                raise hazard(seen[m][1], index, location, "writes")
-                        del readers[location]
-                    writers[location] = (me, mine, index)
+                now = np.array(clock, np.int64)
+                read_spans, write_spans = spans[index]
+                for span in read_spans:
+                    lo, hi = places.bounds(span)
+                    found = places.unordered_writer(lo, hi, me, now)
+                    if found is not None:
+                        raise hazard(int(places.writer_index[found]), index, found, "reads")
+                    places.reader_count[me, lo:hi] = mine
+                    places.reader_index[me, lo:hi] = index
+                for span in write_spans:
+                    lo, hi = places.bounds(span)
+                    found = places.unordered_writer(lo, hi, me, now)
+                    if found is not None:
+                        raise hazard(int(places.writer_index[found]), index, found, "writes")
+                    reader = places.unordered_reader(lo, hi, me, now)
+                    if reader is not None:
+                        location, module = reader
+                        raise hazard(int(places.reader_index[module, location]), index, location,
+                                     "writes")  # fmt: skip
+                    places.reader_count[:, lo:hi] = 0
+                    places.writer_module[lo:hi] = me
+                    places.writer_count[lo:hi] = mine
+                    places.writer_index[lo:hi] = index
                 snapshot = None
                 for flag in FLAGS:
                     if flag in inst.flags and queues[flag][1] == "push":
