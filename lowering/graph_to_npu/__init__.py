@@ -45,6 +45,7 @@ from ember.dialects.graph import (
     GlobalAveragePoolOp,
     MatMulOp,
     MaxPoolOp,
+    MulOp,
     QGemmOp,
     QLinearConvOp,
     QLinearMatMulOp,
@@ -67,7 +68,7 @@ from ember.lowering.graph_to_npu.matmul import (
     emit_matmul,
     emit_products,
 )
-from ember.lowering.graph_to_npu.partition import pool_pads
+from ember.lowering.graph_to_npu.partition import channel_operands, is_shift_epilogue, pool_pads
 from ember.lowering.graph_to_npu.quantised import (
     QUANTISED_PRODUCTS,
     QuantisedProduct,
@@ -76,6 +77,7 @@ from ember.lowering.graph_to_npu.quantised import (
     is_int8,
 )
 from ember.lowering.graph_to_npu.vector import (
+    PerRow,
     VectorOp,
     VectorSchedule,
     emit_vector,
@@ -215,9 +217,12 @@ class _Halo:
 
 def _epilogue_of(op: Operation) -> SSAValue | None:
     """The value whose storage `op`'s result shares: a Relu's operand, a bias
-    Add's computed operand; None for any other op."""
+    Add's or a per-channel shift's computed operand; None for any other op."""
     if isinstance(op, ReluOp):
         return op.operands[0]
+    found = channel_operands(op) if isinstance(op, AddOp) else None
+    if found is not None:  # a layer of its own, unless a per-channel Mul's shift
+        return found[0] if is_shift_epilogue(op) else None
     if isinstance(op, AddOp) and any(isinstance(v.owner, ConstantOp) for v in op.operands):
         return next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
     return None
@@ -401,6 +406,33 @@ class _Lowering:
                                  _planes(out, image, width), "add", tiles)
                         for image in range(batch)])  # fmt: skip
 
+    def per_channel(self, op: Operation) -> PerRow:
+        """A per-channel constant of `op` as rows of `dim` copies of each
+        channel's value (a tile of them loads like any operand's)."""
+        found = channel_operands(op)
+        assert found is not None
+        values = constant_value_of(found[1])
+        assert values is not None
+        rows = np.repeat(values.reshape(-1, 1).astype(np.float32), self.params.dim, axis=1)
+        return PerRow(RowMajor(self.dram.place(rows.shape, np.dtype(np.float32), rows).address,
+                               4 * self.params.dim, 4))  # fmt: skip
+
+    def channel_layer(self, op: MulOp | AddOp) -> None:
+        """Per image, a Mul (or Add) by a value per channel on the vector unit
+        (a per-channel Add after the Mul joins its layer: `epilogue`)."""
+        image, _ = channel_operands(op)  # type: ignore[misc]
+        (batch, channels, height, width) = _shape(op.results[0])
+        source, out = self.place(image), self.place(op.results[0])
+        tiles = _row_tiles(height, width, self.params.dim)
+        if source.halo == out.halo == (0, 0):
+            tiles = _row_tiles(1, height * width, self.params.dim)
+        which = "channel_scale" if isinstance(op, MulOp) else "channel_shift"
+        self.layer(op, [VectorOp(_label(op), channels, height * width,
+                                 (_planes(source, image_index, width),),
+                                 _planes(out, image_index, width), "add", tiles,
+                                 **{which: self.per_channel(op)})  # type: ignore[arg-type]
+                        for image_index in range(batch)])  # fmt: skip
+
     def pool(self, op: MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp) -> None:
         """Per image, the max (or the mean) of the window's taps, each tap the
         input read through one kernel offset with the pool's strides (a global
@@ -463,7 +495,9 @@ class _Lowering:
         names, indices = self.layers[layer]
         for index in indices:
             product = self.products[index]
-            if isinstance(op, AddOp):
+            if isinstance(op, AddOp) and isinstance(product, VectorOp):
+                change = {"channel_shift": self.per_channel(op)}
+            elif isinstance(op, AddOp):
                 row = next(v for v in op.operands if v is not tail)
                 change = {"bias": RowMajor(self.constant(row).address, 4 * product.n, 4)}
             else:
@@ -488,6 +522,8 @@ class _Lowering:
         for op in self.ops:
             if _epilogue_of(op) is not None:
                 self.epilogue(op)  # type: ignore[arg-type]
+            elif isinstance(op, MulOp | AddOp) and channel_operands(op) is not None:
+                self.channel_layer(op)
             elif isinstance(op, AddOp | SumOp):
                 self.addition(op)
             elif isinstance(op, MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp):

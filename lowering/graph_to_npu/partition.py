@@ -15,6 +15,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Add | of a row of N constant values to the only use of a MatMul or Gemm in the segment that has no bias yet: its bias |
 | Relu | of the only use of a product, convolution, sum or pool in the segment: applied in the accumulator |
 | Add, Sum | of two computed NCHW images of one shape (a residual connection): on the vector unit |
+| Mul, Add | of a computed NCHW image and a constant per channel (an unfolded BatchNormalization: a scale, then a shift that joins it): on the vector unit |
 | MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average whose count is the same everywhere; a padded max pool the only reader of its input: on the vector unit |
 | Concat | of NCHW images along the channels, batch 1, each computed in the segment for the concatenation alone: its producers store into their channels of the result |
 | QLinearConv, QLinearMatMul, QGemm | int8 throughout, constant scales (per tensor, or a convolution's per output channel), weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
@@ -47,6 +48,7 @@ from ember.dialects.graph import (
     GlobalAveragePoolOp,
     MatMulOp,
     MaxPoolOp,
+    MulOp,
     QGemmOp,
     QLinearConvOp,
     QLinearMatMulOp,
@@ -137,6 +139,8 @@ class _Tail:
 
     bias: bool
     relu: bool = False
+    shift: bool = False
+    """A per-channel scale's layer: a per-channel Add may join it."""
 
 
 @dataclass
@@ -153,6 +157,32 @@ def _image(value: SSAValue) -> list[int] | None:
     """The static NCHW shape of a float32 image, else None."""
     shape = _shape(value)
     return shape if shape is not None and len(shape) == 4 else None
+
+
+def channel_operands(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """(the image, the constant) of a Mul or Add of a computed NCHW image and
+    a constant of one value per channel ([C, 1, 1] or [1, C, 1, 1]: an
+    unfolded BatchNormalization's scale or shift), else None."""
+    if len(op.operands) != 2 or not op.results:
+        return None
+    for image, constant in (op.operands, op.operands[::-1]):
+        shape = _image(image)
+        if (shape is not None and not isinstance(image.owner, ConstantOp)
+                and isinstance(constant.owner, ConstantOp) and _image(op.results[0]) == shape
+                and _shape(constant) in ([shape[1], 1, 1], [1, shape[1], 1, 1])):  # fmt: skip
+            return image, constant
+    return None
+
+
+def is_shift_epilogue(op: Operation) -> bool:
+    """Whether `op` is a per-channel Add of the only use of a per-channel Mul:
+    the Mul's layer adds it (scale, then shift)."""
+    found = channel_operands(op) if isinstance(op, AddOp) else None
+    if found is None:
+        return False
+    image = found[0]
+    return (isinstance(image.owner, MulOp) and channel_operands(image.owner) is not None
+            and _single_use(image))  # fmt: skip
 
 
 def _addends_ok(op: AddOp | SumOp) -> bool:
@@ -246,6 +276,15 @@ def _takes(op: Operation, run: _Run) -> bool:
                 del run.tails[op.operands[mine]]
                 run.tails[op.results[0]] = _Tail(bias=True)
                 return True
+    if isinstance(op, AddOp) and is_shift_epilogue(op):
+        x = next(v for v in op.operands if not isinstance(v.owner, ConstantOp))
+        if run.tails.get(x, _Tail(bias=True)).shift:
+            del run.tails[x]
+            run.tails[op.results[0]] = _Tail(bias=True)
+            return True
+    if isinstance(op, MulOp | AddOp) and channel_operands(op) is not None:
+        run.tails[op.results[0]] = _Tail(bias=True, shift=isinstance(op, MulOp))
+        return True
     if isinstance(op, GlobalAveragePoolOp):
         x = _image(op.operands[0])
         if x is None or x[2] * x[3] > max_taps(NpuParams()):
@@ -349,4 +388,5 @@ class PartitionNpuPass(ModulePass):
         partition(entry_function(op))
 
 
-__all__ = ["PartitionNpuPass", "bias_row", "outline", "partition", "pool_pads"]
+__all__ = ["PartitionNpuPass", "bias_row", "channel_operands", "is_shift_epilogue", "outline",
+           "partition", "pool_pads"]  # fmt: skip

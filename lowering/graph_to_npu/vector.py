@@ -4,8 +4,9 @@ in_1, ...)` over tiles of an NCHW image read as a matrix [C, OH*OW].
 A `VectorOp` combines its operands (`Access`es of the same matrix shape:
 the two addends of an Add, or the window taps of a pool, each tap the
 image read through one kernel offset with the pool's strides) with `add`
-or `max`, then optionally scales (an average's 1 / taps) and applies a
-ReLU, all in float32 on accumulator rows. Tiles are `dim` channels by at
+or `max`, then optionally scales (an average's 1 / taps), multiplies by
+and adds a value per channel (an unfolded BatchNormalization) and applies
+a ReLU, all in float32 on accumulator rows. Tiles are `dim` channels by at
 most `dim` output columns within one output row (as a convolution's), so
 a tile of every operand is one `load` (or `load_strided`) per run of
 channels a constant stride apart, straight into the accumulator.
@@ -27,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ember.dialects.npu.machine import ALU_OPS, F32, NpuParams, NpuProgramError, f32_bits
-from ember.lowering.graph_to_npu.matmul import Access, Piece, ProgramBuilder
+from ember.lowering.graph_to_npu.matmul import Access, Piece, ProgramBuilder, RowMajor
 
 SLOTS = 2
 
@@ -46,6 +47,18 @@ class VectorSchedule:
 
 
 @dataclass(frozen=True)
+class PerRow:
+    """One value per row of a matrix, stored as rows of `dim` copies: every
+    column tile of a row reads the same copies."""
+
+    copies: RowMajor
+
+    def pieces(self, row: int, rows: int, col: int, cols: int) -> list[Piece]:
+        del col  # every column tile reads from the first copy on
+        return self.copies.pieces(row, rows, 0, cols)
+
+
+@dataclass(frozen=True)
 class VectorOp:
     """`out[c, n] = relu?(scale * combine_t(operands[t][c, n]))` over
     `channels` rows and `columns` columns, tiled by `col_tiles`."""
@@ -60,10 +73,21 @@ class VectorOp:
     col_tiles: tuple[tuple[int, int], ...]
     scale: float = 1.0
     relu: bool = False
+    channel_scale: Access | None = None
+    channel_shift: Access | None = None
+    """Per channel (row), a factor and a term applied after `scale`: rows of
+    `dim` copies of each channel's value, loaded as tiles beside the
+    operands."""
 
     @property
     def macs(self) -> int:
         return 0
+
+    @property
+    def rows_operands(self) -> tuple[Access, ...]:
+        """Everything a tile loads: the operands, then the per-channel tiles."""
+        extra = (self.channel_scale, self.channel_shift)
+        return (*self.operands, *(a for a in extra if a is not None))
 
     def summary(self) -> str:
         return f"{self.combine} of {len(self.operands)}: {self.channels}x{self.columns} f32"
@@ -78,7 +102,7 @@ def max_taps(params: NpuParams) -> int:
 def vector_schedule(op: VectorOp, params: NpuParams) -> VectorSchedule:
     """Full tiles of `dim` channels where two slots of them fit, else as many
     channels a tile as do (a global pool's many taps)."""
-    taps = len(op.operands)
+    taps = len(op.rows_operands)
     if taps > max_taps(params):
         raise NpuProgramError(f"{op.name}: {taps} operands do not fit the accumulator "
                               f"({max_taps(params)} at most)")  # fmt: skip
@@ -115,7 +139,7 @@ def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
     for t, (row, rows, col, cols) in enumerate(tiles):
         base = (t % schedule.slots) * schedule.taps * height
         loads = [_load(builder, piece, base + i * height)
-                 for i, operand in enumerate(op.operands)
+                 for i, operand in enumerate(op.rows_operands)
                  for piece in operand.pieces(row, rows, col, cols)]  # fmt: skip
         if t > 0 or not first:
             builder.flag(loads[0], "pop_next")  # the previous tile's alus, or the relay
@@ -124,6 +148,11 @@ def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
                 for i in range(1, len(op.operands))]  # fmt: skip
         if op.scale != 1.0:
             alus.append(_alu(builder, "mul", base, rows, cols, imm=op.scale))
+        extra = len(op.operands)
+        for name, access in (("mul", op.channel_scale), ("add", op.channel_shift)):
+            if access is not None:
+                alus.append(_alu(builder, name, base, rows, cols, src2=base + extra * height))
+                extra += 1
         if op.relu:
             alus.append(_alu(builder, "relu", base, rows, cols))
         if not alus:  # one operand: a move, for the tokens
@@ -144,4 +173,4 @@ def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
     return range(start, len(builder.instructions))
 
 
-__all__ = ["VectorOp", "VectorSchedule", "emit_vector", "max_taps", "vector_schedule"]
+__all__ = ["PerRow", "VectorOp", "VectorSchedule", "emit_vector", "max_taps", "vector_schedule"]

@@ -107,10 +107,11 @@ def test_an_inception_module_runs_whole_on_the_npu() -> None:
 
 
 def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
-    """A broadcasting Add, a dilated max pool, and an average whose count
-    changes at the padded border."""
+    """An Add broadcasting a row along the columns (not one value per
+    channel), a dilated max pool, and an average whose count changes at the
+    padded border."""
     rng = np.random.default_rng(3)
-    inits = [_weight(rng, "w", 4, 3, 1, 1), _weight(rng, "row", 1, 4, 1, 1)]
+    inits = [_weight(rng, "w", 4, 3, 1, 1), _weight(rng, "row", 1, 1, 1, 8)]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
              helper.make_node("Add", ["c", "row"], ["a"]),
              helper.make_node("MaxPool", ["a"], ["m"], kernel_shape=[2, 2], dilations=[2, 2]),
@@ -118,3 +119,31 @@ def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
                               pads=[1, 1, 1, 1])]  # fmt: skip
     compiled = _check(_model(nodes, inits, [1, 3, 8, 8]), tolerance=2e-5)
     assert compiled.report.host_ops == ["graph.add", "graph.max_pool", "graph.average_pool"]
+
+
+def test_an_unfolded_batch_normalization_runs_on_the_vector_unit() -> None:
+    """DenseNet's pre-activation: BatchNormalization before a convolution
+    (nothing to fold it into) is a per-channel Mul and Add, then Relu: one
+    vector-unit layer; a lone per-channel Add is a layer of its own."""
+    rng = np.random.default_rng(5)
+    stats = [numpy_helper.from_array((rng.random(6) + 0.5).astype(np.float32), name)
+             for name in ("gamma", "beta", "mean", "var")]  # fmt: skip
+    shift = numpy_helper.from_array(rng.standard_normal((6, 1, 1)).astype(np.float32), "shift")
+    inits = [*stats, shift, _weight(rng, "w", 6, 6, 3, 3), _weight(rng, "w2", 6, 6, 1, 1)]
+    nodes = [helper.make_node("Conv", ["x", "w2"], ["c0"]),
+             helper.make_node("BatchNormalization", ["c0", "gamma", "beta", "mean", "var"],
+                              ["bn"]),
+             helper.make_node("Relu", ["bn"], ["r"]),
+             helper.make_node("Conv", ["r", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c", "shift"], ["y"])]  # fmt: skip
+    model = _model(nodes, inits, [2, 6, 7, 9])
+    # The first Conv keeps the BatchNormalization apart: its result is
+    # also the model's output, so nothing folds.
+    model.graph.output.append(helper.make_tensor_value_info("c0", TensorProto.FLOAT, None))
+    compiled = _check(model, tolerance=2e-5)
+    assert compiled.report.host_ops == []
+    (segment,) = compiled.report.segments
+    layers = [layer.ops.split(", ") for layer in segment.layers]
+    assert [ops[0].split()[0] for ops in layers] == ["graph.conv", "graph.mul", "graph.conv",
+                                                     "graph.add"]  # fmt: skip
+    assert [op.split()[0] for op in layers[1]] == ["graph.mul", "graph.add", "graph.relu"]

@@ -180,3 +180,30 @@ func.func @vector_on_the_host(%x: tensor<1x4x6x6xf32>, %row: tensor<1x4x1x1xf32>
 // CHECK-LABEL: func.func @vector_on_the_host(
 // CHECK-NOT:     npu.segment
 // CHECK:         func.return
+
+// -----
+
+// An unfolded BatchNormalization (a per-channel Mul, then Add) and its Relu
+// after a convolution join the run; so does a lone per-channel Add. A
+// per-channel operand computed at run time does not.
+func.func @channel_affine(%x: tensor<1x2x3x3xf32>, %s: tensor<2x1x1xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %w = graph.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %k = graph.constant dense<2.0> : tensor<2x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %m = graph.mul %c, %k : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %a = graph.add %m, %k : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %r = graph.relu %a : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %b = graph.add %r, %k : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %h = graph.mul %b, %s : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  func.return %b, %h : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @channel_affine(
+// CHECK-NEXT:    %b = npu.segment "npu0" (%x) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+// CHECK:           graph.conv
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.add
+// CHECK-NEXT:      graph.relu
+// CHECK-NEXT:      %[[B:.*]] = graph.add
+// CHECK-NEXT:      npu.yield %[[B]]
+// CHECK:         %h = graph.mul %b, %s
