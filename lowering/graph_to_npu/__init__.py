@@ -68,7 +68,12 @@ from ember.lowering.graph_to_npu.matmul import (
     emit_matmul,
     emit_products,
 )
-from ember.lowering.graph_to_npu.partition import channel_operands, is_shift_epilogue, pool_pads
+from ember.lowering.graph_to_npu.partition import (
+    channel_operands,
+    is_concat_view,
+    is_shift_epilogue,
+    pool_pads,
+)
 from ember.lowering.graph_to_npu.quantised import (
     QUANTISED_PRODUCTS,
     QuantisedProduct,
@@ -251,9 +256,10 @@ def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
         tail, window = _epilogue_of(op), _window(op)
         if tail is not None:
             root[op.results[0]] = root.get(tail, tail)
-        elif isinstance(op, ConcatOp):  # the inputs are views of the result
+        elif isinstance(op, ConcatOp):  # inputs computed into it are views of the result
             for value in op.operands:
-                root[root.get(value, value)] = root[value] = op.results[0]
+                if is_concat_view(value):
+                    root[root.get(value, value)] = root[value] = op.results[0]
         elif window is not None:
             x, pads, fill = window
             x = root.get(x, x)
@@ -459,23 +465,50 @@ class _Lowering:
                                    tiles, 1 / (kh * kw) if average else 1.0))  # fmt: skip
         self.layer(op, layers)
 
+    def _channels_of(self, op: ConcatOp) -> list[Placement]:
+        """Each input's channels of the concatenation's result, as views."""
+        out = self.place(op.results[0])
+        views, channel = [], 0
+        for value in op.operands:
+            views.append(dataclasses.replace(out, address=out.address + channel * out.plane_bytes,
+                                             shape=_shape(value)))  # fmt: skip
+            channel += _shape(value)[1]
+        return views
+
     def concatenation_views(self) -> None:
-        """Each concatenated image computed into its channels of the result:
-        its storage (that of the value a Relu or bias Add after its layer
+        """Each concatenated image computed for the concatenation alone
+        (`is_concat_view`) is computed into its channels of the result: its
+        storage (that of the value a Relu or bias Add after its layer
         shares) is a view of the result's."""
         for op in self.ops:
             if not isinstance(op, ConcatOp):
                 continue
-            out = self.place(op.results[0])
-            channel = 0
-            for value in op.operands:
+            for value, view in zip(op.operands, self._channels_of(op), strict=True):
+                if not is_concat_view(value):
+                    continue
                 root = value
                 while (tail := _epilogue_of(root.owner)) is not None:  # type: ignore[arg-type]
                     root = tail
-                self.places[root] = dataclasses.replace(
-                    out, address=out.address + channel * out.plane_bytes, shape=_shape(value)
-                )
-                channel += _shape(value)[1]
+                self.places[root] = view
+
+    def concatenation_copies(self, op: ConcatOp) -> None:
+        """The inputs not computed into the result (see
+        `concatenation_views`) copied into their channels on the vector unit."""
+        copies = []
+        for value, view in zip(op.operands, self._channels_of(op), strict=True):
+            if is_concat_view(value):
+                continue
+            source = self.place(value)
+            _, channels, height, width = _shape(value)
+            tiles = _row_tiles(height, width, self.params.dim)
+            if source.halo == view.halo == (0, 0):
+                tiles = _row_tiles(1, height * width, self.params.dim)
+            copies.append(VectorOp(_label(op), channels, height * width,
+                                   (_planes(source, 0, width),), _planes(view, 0, width), "add",
+                                   tiles))  # fmt: skip
+        if copies:
+            self.layer(op, copies)
+            del self.producer[op.results[0]]  # nothing joins a copy
 
     def qmatmul(self, op: QLinearMatMulOp | QGemmOp) -> None:
         """An int8 product (see `quantised`): A's leading dims are its rows,
@@ -529,7 +562,7 @@ class _Lowering:
             elif isinstance(op, MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp):
                 self.pool(op)
             elif isinstance(op, ConcatOp):
-                continue  # its inputs were computed into it
+                self.concatenation_copies(op)
             elif isinstance(op, MatMulOp | GemmOp):
                 self.matmul(op)
             elif isinstance(op, ConvOp):

@@ -17,7 +17,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Add, Sum | of two computed NCHW images of one shape (a residual connection): on the vector unit |
 | Mul, Add | of a computed NCHW image and a constant per channel (an unfolded BatchNormalization: a scale, then a shift that joins it): on the vector unit |
 | MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average whose count is the same everywhere; a padded max pool the only reader of its input: on the vector unit |
-| Concat | of NCHW images along the channels, batch 1, each computed in the segment for the concatenation alone: its producers store into their channels of the result |
+| Concat | of NCHW images along the channels, batch 1: an input computed in the segment for the concatenation alone is stored into its channels of the result by its producer, any other is copied in by the vector unit |
 | QLinearConv, QLinearMatMul, QGemm | int8 throughout, constant scales (per tensor, or a convolution's per output channel), weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
 
 A run ends at the first op the NPU does not take (constants do not end
@@ -237,14 +237,26 @@ def _pads_with_zeros(op: Operation) -> bool:
     return False
 
 
+def is_concat_view(value: SSAValue) -> bool:
+    """Whether a concatenated image is computed into its channels of the
+    result: computed by a layer for the concatenation alone (in a segment,
+    any op's result that only the Concat reads). Any other input (a
+    segment's input, an image read elsewhere too) is copied in."""
+    owner = value.owner
+    return (isinstance(owner, Operation) and not isinstance(owner, ConcatOp | ConstantOp)
+            and _single_use(value))  # fmt: skip
+
+
 def _concat_ok(op: ConcatOp, run: _Run) -> bool:
-    """Channels of one image, each computed by a layer of the run for the
-    concatenation alone (it stores into its channels of the result)."""
+    """Distinct computed images of batch 1 along the channels; those a layer
+    of the run computes for it alone become views of the result, the others
+    are copied in by the vector unit."""
     shapes = [_image(v) for v in (*op.operands, op.results[0])]
     if any(s is None or s[0] != 1 for s in shapes) or op.attr("axis") % 4 != 1:
         return False
-    return (len(set(op.operands)) == len(op.operands)
-            and all(v in run.tails and _single_use(v) for v in op.operands))  # fmt: skip
+    views = [v for v in op.operands if is_concat_view(v)]
+    return (len(set(op.operands)) == len(op.operands) and all(v in run.tails for v in views)
+            and not any(isinstance(v.owner, ConstantOp) for v in op.operands))  # fmt: skip
 
 
 def _takes(op: Operation, run: _Run) -> bool:
@@ -300,7 +312,8 @@ def _takes(op: Operation, run: _Run) -> bool:
         if not _concat_ok(op, run):
             return False
         for value in op.operands:
-            del run.tails[value]
+            if is_concat_view(value):
+                del run.tails[value]
         return True
     if isinstance(op, ReluOp):
         tail = run.tails.get(op.operands[0])
@@ -388,5 +401,5 @@ class PartitionNpuPass(ModulePass):
         partition(entry_function(op))
 
 
-__all__ = ["PartitionNpuPass", "bias_row", "channel_operands", "is_shift_epilogue", "outline",
-           "partition", "pool_pads"]  # fmt: skip
+__all__ = ["PartitionNpuPass", "bias_row", "channel_operands", "is_concat_view",
+           "is_shift_epilogue", "outline", "partition", "pool_pads"]  # fmt: skip

@@ -106,6 +106,26 @@ def test_an_inception_module_runs_whole_on_the_npu() -> None:
     assert compiled.report.host_ops == []
 
 
+def test_a_dense_block_copies_what_it_concatenates_again() -> None:
+    """DenseNet: each layer's input is concatenated with its output, and the
+    result is the next layer's input. The new features are computed into
+    the result; the input, read by the layer too, is copied in."""
+    rng = np.random.default_rng(6)
+    inits = [_weight(rng, "w1", 4, 6, 3, 3), _weight(rng, "w2", 4, 10, 3, 3)]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["f1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["f1"], ["r1"]),
+             helper.make_node("Concat", ["x", "r1"], ["c1"], axis=1),
+             helper.make_node("Conv", ["c1", "w2"], ["f2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["f2"], ["r2"]),
+             helper.make_node("Concat", ["c1", "r2"], ["y"], axis=1)]  # fmt: skip
+    compiled = _check(_model(nodes, inits, [1, 6, 5, 7]), tolerance=2e-5)
+    assert compiled.report.host_ops == []
+    (segment,) = compiled.report.segments
+    assert [layer.ops for layer in segment.layers] == [
+        "graph.conv %f1, graph.relu %r1", "graph.concat %c1", "graph.conv %f2, graph.relu %r2",
+        "graph.concat %y"]
+
+
 def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
     """An Add broadcasting a row along the columns (not one value per
     channel), a dilated max pool, and an average whose count changes at the

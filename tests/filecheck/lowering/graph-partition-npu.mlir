@@ -166,7 +166,7 @@ func.func @vector(%x: tensor<1x4x6x6xf32>) -> tensor<1x8x3x3xf32> {
 // Not taken: an Add that broadcasts, a Sum of three, a dilated max pool, a
 // padded max pool whose input an average pool pads with zeros too (a halo
 // holds one value), an average whose count changes at the border, a Concat
-// of a segment input.
+// of one image twice.
 func.func @vector_on_the_host(%x: tensor<1x4x6x6xf32>, %row: tensor<1x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>) {
   %a = graph.add %x, %row : (tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x6x6xf32>
   %s = graph.sum %x, %x, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
