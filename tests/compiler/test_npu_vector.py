@@ -122,8 +122,11 @@ def test_a_dense_block_copies_what_it_concatenates_again() -> None:
     assert compiled.report.host_ops == []
     (segment,) = compiled.report.segments
     assert [layer.ops for layer in segment.layers] == [
-        "graph.conv %f1, graph.relu %r1", "graph.concat %c1", "graph.conv %f2, graph.relu %r2",
-        "graph.concat %y"]
+        "graph.conv %f1, graph.relu %r1",
+        "graph.concat %c1",
+        "graph.conv %f2, graph.relu %r2",
+        "graph.concat %y",
+    ]
 
 
 def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
