@@ -442,7 +442,9 @@ class _Lowering:
     def pool(self, op: MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp) -> None:
         """Per image, the max (or the mean) of the window's taps, each tap the
         input read through one kernel offset with the pool's strides (a global
-        pool's window: the whole image)."""
+        pool's window: the whole image). A mean whose count leaves out the
+        padding multiplies by each position's 1 / count, a row of them read
+        for every channel (stride 0)."""
         x = op.operands[0]
         (batch, channels, height, width), (_, _, out_h, out_w) = _shape(x), _shape(op.results[0])
         if isinstance(op, GlobalAveragePoolOp):
@@ -454,6 +456,17 @@ class _Lowering:
         source, out = self.place(x), self.place(op.results[0])
         tiles = _row_tiles(out_h, out_w, self.params.dim)
         average = not isinstance(op, MaxPoolOp)
+        scale, per_position = (1 / (kh * kw) if average else 1.0), None
+        if isinstance(op, AveragePoolOp) and not op.attr("count_include_pad") and \
+                any(any(p) for p in pads):  # fmt: skip
+            counts = np.outer(*[[sum(0 <= o * st - lo + k < n for k in range(size))
+                                 for o in range(out)]
+                                for out, st, (lo, _), size, n in zip(
+                                    (out_h, out_w), strides, pads, (kh, kw), (height, width))])
+            reciprocal = (1 / counts).astype(np.float32).reshape(-1)
+            scale = 1.0
+            per_position = RowMajor(self.dram.place(reciprocal.shape, np.dtype(np.float32),
+                                                    reciprocal).address, 0, 4)  # fmt: skip
         layers = []
         for image in range(batch):
             taps = tuple(_planes(source, image, out_w, (source.halo[0] - pads[0][0] + i,
@@ -462,7 +475,7 @@ class _Lowering:
                          for i in range(kh) for j in range(kw))  # fmt: skip
             layers.append(VectorOp(_label(op), channels, out_h * out_w, taps,
                                    _planes(out, image, out_w), "add" if average else "max",
-                                   tiles, 1 / (kh * kw) if average else 1.0))  # fmt: skip
+                                   tiles, scale, position_scale=per_position))  # fmt: skip
         self.layer(op, layers)
 
     def _channels_of(self, op: ConcatOp) -> list[Placement]:

@@ -16,7 +16,7 @@ shapes; every row it moves at most 65,535 bytes, the DMA's stride):
 | Relu | of the only use of a product, convolution, sum or pool in the segment: applied in the accumulator |
 | Add, Sum | of two computed NCHW images of one shape (a residual connection): on the vector unit |
 | Mul, Add | of a computed NCHW image and a constant per channel (an unfolded BatchNormalization: a scale, then a shift that joins it): on the vector unit |
-| MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average whose count is the same everywhere; a padded max pool the only reader of its input: on the vector unit |
+| MaxPool, AveragePool, GlobalAveragePool | 2-D NCHW, undilated, at most `max_taps` (511) window taps; an average counting its padding without ceil mode; a padded max pool's input padded with zeros by no other reader: on the vector unit |
 | Concat | of NCHW images along the channels, batch 1: an input computed in the segment for the concatenation alone is stored into its channels of the result by its producer, any other is copied in by the vector unit |
 | QLinearConv, QLinearMatMul, QGemm | int8 throughout, constant scales (per tensor, or a convolution's per output channel), weights with zero point 0 (see `quantised`), and the Conv's or MatMul's conditions above: int8 matrix-unit work, requantised by the store |
 
@@ -205,9 +205,10 @@ def pool_pads(op: MaxPoolOp | AveragePoolOp, spatial: Sequence[int]) -> list[tup
 
 def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
     """2-D, undilated, at most `max_taps` taps, a column stride the strided
-    load takes; an average over a window count that is the same everywhere
-    (no padding, or padding counted); a padded max pool's input read padded
-    by no window that pads with zeros (its halo holds -inf)."""
+    load takes; an average that counts its padding only without ceil mode
+    (whose windows past the padding count that too); a padded max pool's
+    input read padded by no window that pads with zeros (its halo holds
+    -inf)."""
     x = _image(op.operands[0])
     if x is None or _image(op.results[0]) is None:
         return False
@@ -217,8 +218,8 @@ def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
     if math.prod(kernel) > max_taps(NpuParams()) or not 1 <= strides[-1] <= MAX_STEP:
         return False
     padded = any(any(p) for p in pool_pads(op, x[2:]))
-    if isinstance(op, AveragePoolOp):
-        return not padded or (op.attr("count_include_pad") == 1 and not op.attr("ceil_mode"))
+    if isinstance(op, AveragePoolOp):  # counts with the padding, or each its own
+        return not padded or not op.attr("count_include_pad") or not op.attr("ceil_mode")
     if op.attr("storage_order") != 0:
         return False
     return not padded or not any(_pads_with_zeros(use.operation) for use in op.operands[0].uses)

@@ -73,9 +73,13 @@ class VectorOp:
     col_tiles: tuple[tuple[int, int], ...]
     scale: float = 1.0
     relu: bool = False
+    position_scale: Access | None = None
+    """Per column, a factor applied after `scale` (an average's 1 / count
+    where the count changes at a padded border), loaded as a tile beside the
+    operands."""
     channel_scale: Access | None = None
     channel_shift: Access | None = None
-    """Per channel (row), a factor and a term applied after `scale`: rows of
+    """Per channel (row), a factor and a term applied after those: rows of
     `dim` copies of each channel's value, loaded as tiles beside the
     operands."""
 
@@ -86,8 +90,14 @@ class VectorOp:
     @property
     def rows_operands(self) -> tuple[Access, ...]:
         """Everything a tile loads: the operands, then the per-channel tiles."""
-        extra = (self.channel_scale, self.channel_shift)
-        return (*self.operands, *(a for a in extra if a is not None))
+        return (*self.operands, *(a for _, a in self.factors))
+
+    @property
+    def factors(self) -> list[tuple[str, Access]]:
+        """The tiles applied after combining, in order, with their alu op."""
+        given = (("mul", self.position_scale), ("mul", self.channel_scale),
+                 ("add", self.channel_shift))  # fmt: skip
+        return [(name, access) for name, access in given if access is not None]
 
     def summary(self) -> str:
         return f"{self.combine} of {len(self.operands)}: {self.channels}x{self.columns} f32"
@@ -148,11 +158,8 @@ def emit_vector(builder: ProgramBuilder, op: VectorOp, schedule: VectorSchedule,
                 for i in range(1, len(op.operands))]  # fmt: skip
         if op.scale != 1.0:
             alus.append(_alu(builder, "mul", base, rows, cols, imm=op.scale))
-        extra = len(op.operands)
-        for name, access in (("mul", op.channel_scale), ("add", op.channel_shift)):
-            if access is not None:
-                alus.append(_alu(builder, name, base, rows, cols, src2=base + extra * height))
-                extra += 1
+        for extra, (name, _) in enumerate(op.factors, start=len(op.operands)):
+            alus.append(_alu(builder, name, base, rows, cols, src2=base + extra * height))
         if op.relu:
             alus.append(_alu(builder, "relu", base, rows, cols))
         if not alus:  # one operand: a move, for the tokens

@@ -49,6 +49,8 @@ def test_a_residual_block_runs_whole_on_the_npu() -> None:
     ("AveragePool", {"kernel_shape": [2, 2], "strides": [2, 2]}),
     ("AveragePool", {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
     ("AveragePool", {"kernel_shape": [7, 7]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 2, 1]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
     ("GlobalAveragePool", {}),
 ])  # fmt: skip
 def test_pools_of_a_convolution_run_on_the_vector_unit(op: str, attrs: dict) -> None:
@@ -131,15 +133,15 @@ def test_a_dense_block_copies_what_it_concatenates_again() -> None:
 
 def test_vector_ops_the_npu_does_not_take_stay_on_the_host() -> None:
     """An Add broadcasting a row along the columns (not one value per
-    channel), a dilated max pool, and an average whose count changes at the
-    padded border."""
+    channel), a dilated max pool, and an average that counts its padding in
+    ceil mode."""
     rng = np.random.default_rng(3)
     inits = [_weight(rng, "w", 4, 3, 1, 1), _weight(rng, "row", 1, 1, 1, 8)]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
              helper.make_node("Add", ["c", "row"], ["a"]),
              helper.make_node("MaxPool", ["a"], ["m"], kernel_shape=[2, 2], dilations=[2, 2]),
-             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[3, 3],
-                              pads=[1, 1, 1, 1])]  # fmt: skip
+             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                              pads=[1, 1, 1, 1], count_include_pad=1, ceil_mode=1)]  # fmt: skip
     compiled = _check(_model(nodes, inits, [1, 3, 8, 8]), tolerance=2e-5)
     assert compiled.report.host_ops == ["graph.add", "graph.max_pool", "graph.average_pool"]
 

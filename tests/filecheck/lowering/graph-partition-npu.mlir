@@ -165,16 +165,16 @@ func.func @vector(%x: tensor<1x4x6x6xf32>) -> tensor<1x8x3x3xf32> {
 
 // Not taken: an Add that broadcasts, a Sum of three, a dilated max pool, a
 // padded max pool whose input an average pool pads with zeros too (a halo
-// holds one value), an average whose count changes at the border, a Concat
+// holds one value), an average counting its padding in ceil mode, a Concat
 // of one image twice.
-func.func @vector_on_the_host(%x: tensor<1x4x6x6xf32>, %row: tensor<1x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>) {
+func.func @vector_on_the_host(%x: tensor<1x4x6x6xf32>, %row: tensor<1x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x4x4xf32>, tensor<1x8x6x6xf32>) {
   %a = graph.add %x, %row : (tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x6x6xf32>
   %s = graph.sum %x, %x, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   %d = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, dilations = array<i64: 2, 2>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x4x4xf32>
   %m = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32>
-  %v = graph.average_pool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %v = graph.average_pool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = 1 : i64, ceil_mode = 1 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x4x4xf32>
   %c = graph.concat %x, %x {axis = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x8x6x6xf32>
-  func.return %a, %s, %d, %m, %v, %c : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>
+  func.return %a, %s, %d, %m, %v, %c : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x4x4xf32>, tensor<1x8x6x6xf32>
 }
 
 // CHECK-LABEL: func.func @vector_on_the_host(
