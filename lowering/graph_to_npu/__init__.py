@@ -283,6 +283,13 @@ def _planes(place: Placement, image: int, width: int, offset: tuple[int, int] | 
                   **window)  # fmt: skip
 
 
+def _inside(outputs: int, stride: int, begin: int, size: int, extent: int) -> list[int]:
+    """Along one axis, per output position, how many of a window's `size`
+    taps fall inside the `extent` of the image (padding `begin` before it)."""
+    return [sum(0 <= o * stride - begin + k < extent for k in range(size))
+            for o in range(outputs)]  # fmt: skip
+
+
 def _row_tiles(height: int, width: int, dim: int) -> tuple[tuple[int, int], ...]:
     """Column tiles of at most `dim` columns within each of `height` rows."""
     return tuple((y * width + x0, min(dim, width - x0))
@@ -459,10 +466,8 @@ class _Lowering:
         scale, per_position = (1 / (kh * kw) if average else 1.0), None
         if isinstance(op, AveragePoolOp) and not op.attr("count_include_pad") and \
                 any(any(p) for p in pads):  # fmt: skip
-            counts = np.outer(*[[sum(0 <= o * st - lo + k < n for k in range(size))
-                                 for o in range(out)]
-                                for out, st, (lo, _), size, n in zip(
-                                    (out_h, out_w), strides, pads, (kh, kw), (height, width))])
+            counts = np.outer(_inside(out_h, strides[0], pads[0][0], kh, height),
+                              _inside(out_w, strides[1], pads[1][0], kw, width))  # fmt: skip
             reciprocal = (1 / counts).astype(np.float32).reshape(-1)
             scale = 1.0
             per_position = RowMajor(self.dram.place(reciprocal.shape, np.dtype(np.float32),
