@@ -25,7 +25,7 @@ import numpy as np
 from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType
 
 from ember.dialects.graph.base import GraphOp, graph_op
-from ember.dialects.graph.ops_nn import _WINDOW_ATTRS, conv, gemm, matmul
+from ember.dialects.graph.ops_nn import _WINDOW_ATTRS, ConvOp, GemmOp, conv, gemm, matmul
 from ember.dialects.graph.shapes import ShapeContext, ShapeError
 from ember.dialects.graph.spec import (
     ORT_DOMAIN,
@@ -113,6 +113,21 @@ class QLinearMatMulOp(GraphOp): ...
 
 @graph_op(SPECS)
 class QGemmOp(GraphOp): ...
+
+
+BIAS_OPERAND: dict[type[GraphOp], str] = {QLinearConvOp: "B", QGemmOp: "C"}
+"""The int32 bias operand of the quantised products that have one."""
+
+
+def weight_channel_axis(op: GraphOp) -> int:
+    """The axis of a product's weights (its second factor) along the output
+    channels: a (quantised) convolution's filters, a Gemm's columns of
+    op(B), a MatMul's columns."""
+    if isinstance(op, ConvOp | QLinearConvOp):
+        return 0
+    if isinstance(op, GemmOp | QGemmOp):
+        return 0 if op.attr("transB") else 1
+    return 1
 
 
 def requant_multiplier(x_scale: np.ndarray, w_scale: np.ndarray,

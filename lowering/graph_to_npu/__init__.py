@@ -603,7 +603,7 @@ class _Lowering:
     def schedules(self) -> list[MatmulSchedule | VectorSchedule]:
         """Every layer's schedule: a product's from its op's `npu.schedule`
         when it has one, else the default."""
-        chosen: list[MatmulSchedule | VectorSchedule] = []
+        chosen: list[MatmulSchedule | VectorSchedule] = []  # layers hold consecutive products
         for op, (_, indices) in zip(self.layer_ops, self.layers, strict=True):
             given = op.attributes.get(SCHEDULE_ATTR)
             for index in indices:
@@ -614,9 +614,7 @@ class _Lowering:
                     chosen.append(MatmulSchedule(*given.values))
                 else:
                     chosen.append(default_schedule(product, self.params))
-        order = [i for _, indices in self.layers for i in indices]
-        by_product = dict(zip(order, chosen, strict=True))
-        return [by_product[i] for i in range(len(self.products))]
+        return chosen
 
     def lower(self) -> NpuKernel:
         self.build()

@@ -40,7 +40,7 @@ from ember.dialects.graph import (
     QLinearMatMulOp,
     constant_value_of,
 )
-from ember.dialects.graph.ops_qlinear import requant_multiplier
+from ember.dialects.graph.ops_qlinear import BIAS_OPERAND, requant_multiplier
 from ember.dialects.npu.machine import NpuProgramError
 
 QuantisedProduct = QLinearConvOp | QLinearMatMulOp | QGemmOp
@@ -53,7 +53,6 @@ _SCALARS = {
                       "y_zero_point"),
     QGemmOp: ("a_scale", "a_zero_point", "b_scale", "b_zero_point", "y_scale", "y_zero_point"),
 }  # fmt: skip
-_BIAS = {QLinearConvOp: "B", QLinearMatMulOp: None, QGemmOp: "C"}
 
 
 def is_int8(value: SSAValue) -> bool:
@@ -82,20 +81,16 @@ def why_not(op: QuantisedProduct) -> str | None:
         return "not int8 throughout"
     if not isinstance(weights.owner, ConstantOp):
         return "weights computed at run time"
-    bias = _BIAS[type(op)]
-    if bias and op.operand_group(bias) and not isinstance(op.operand_group(bias)[0].owner,
-                                                          ConstantOp):  # fmt: skip
+    bias = op.operand_group(BIAS_OPERAND[type(op)]) if type(op) in BIAS_OPERAND else []
+    if bias and not isinstance(bias[0].owner, ConstantOp):
         return "a bias computed at run time"
-    names = _SCALARS[type(op)]
+    x_scale, x_point, w_scale, w_point, y_scale, y_point = _SCALARS[type(op)]
     per_channel = isinstance(op, QLinearConvOp) and _per_channel(op)
-    values = [_scalar(op, name) for name in names if not (per_channel and name[0] == "w")]
-    if any(v is None for v in values):
+    names = (x_scale, x_point, y_scale, y_point) if per_channel else _SCALARS[type(op)]
+    if any(_scalar(op, name) is None for name in names):
         return "scales or zero points per channel (of a product) or computed at run time"
-    if per_channel:
-        points = constant_value_of(op.operand_group("w_zero_point")[0])
-        if points is None or np.any(points != 0):
-            return "weights with a zero point"
-    elif values[3] != 0:
+    points = constant_value_of(op.operand_group(w_point)[0])
+    if points is None or np.any(points != 0):
         return "weights with a zero point"
     if isinstance(op, QGemmOp) and (op.attr("transA") or op.attr("alpha") != 1.0):
         return "a transposed A or alpha"
@@ -150,7 +145,7 @@ def int8_product(op: QuantisedProduct) -> Int8Product:
     else:
         sums = weights.sum(axis=0, dtype=np.int64)
     bias = -int(x_point) * sums  # type: ignore[arg-type]
-    name = _BIAS[type(op)]
+    name = BIAS_OPERAND.get(type(op))
     if name and op.operand_group(name):
         given = constant_value_of(op.operand_group(name)[0])
         assert given is not None

@@ -43,12 +43,12 @@ from ember.dialects.graph import (
     QuantizeLinearOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_qlinear import BIAS_OPERAND, weight_channel_axis
 from ember.passes.graph.builders import insert_constant, insert_op
 
 _PRODUCTS: dict[type[GraphOp], type[GraphOp]] = {
     QLinearConvOp: ConvOp, QLinearMatMulOp: MatMulOp, QGemmOp: GemmOp,
 }  # fmt: skip
-_BIAS = {QLinearConvOp: "B", QGemmOp: "C"}
 
 
 def _float_type(value: SSAValue) -> TensorType:
@@ -62,15 +62,6 @@ def _dequantise(rewriter: PatternRewriter, anchor: GraphOp, data: SSAValue, scal
                      {"axis": IntegerAttr(axis, i64)})  # fmt: skip
 
 
-def _channel_axis(op: GraphOp) -> int:
-    """The weight's axis along the output channels."""
-    if isinstance(op, QLinearConvOp):
-        return 0
-    if isinstance(op, QGemmOp):
-        return 0 if op.attr("transB") else 1
-    return 1
-
-
 class ExpandQLinear(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QLinearConvOp | QLinearMatMulOp | QGemmOp,
@@ -79,8 +70,8 @@ class ExpandQLinear(RewritePattern):
         group = {name: op.operand_group(name) for name in names}
         x, x_scale, x_point, w, w_scale, w_point = (group[n] for n in names[:6])
         dq_x = _dequantise(rewriter, op, x[0], x_scale[0], x_point, 1)
-        dq_w = _dequantise(rewriter, op, w[0], w_scale[0], w_point, _channel_axis(op))
-        bias = group.get(_BIAS.get(type(op), ""), [])
+        dq_w = _dequantise(rewriter, op, w[0], w_scale[0], w_point, weight_channel_axis(op))
+        bias = group.get(BIAS_OPERAND.get(type(op), ""), [])
         extra: list = []
         if bias:
             sx, sw = constant_value_of(x_scale[0]), constant_value_of(w_scale[0])

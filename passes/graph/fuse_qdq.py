@@ -59,10 +59,14 @@ from ember.dialects.graph import (
     ReluOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_qlinear import BIAS_OPERAND, weight_channel_axis
 from ember.dialects.graph.types import numpy_dtype
 from ember.passes.graph.builders import insert_op
 
 QUANTISED = (np.dtype(np.int8), np.dtype(np.uint8))
+_QUANTISED: dict[type[GraphOp], type[GraphOp]] = {
+    ConvOp: QLinearConvOp, MatMulOp: QLinearMatMulOp, GemmOp: QGemmOp,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -156,17 +160,12 @@ def _fused(product: GraphOp, y: Quantised, q: QuantizeLinearOp,
            rewriter: PatternRewriter) -> SSAValue | None:  # fmt: skip
     """The quantised product replacing `q`, or None when the chain does not
     qualify (see the module docstring)."""
-    if isinstance(product, ConvOp):
-        x, w, bias = product.operands[0], product.operands[1], product.operand_group("B")
-        op_class, channel = QLinearConvOp, 0
-    elif isinstance(product, MatMulOp):
-        x, w, bias = product.operands[0], product.operands[1], []
-        op_class, channel = QLinearMatMulOp, 1
-    else:
-        x, w, bias = product.operands[0], product.operands[1], product.operand_group("C")
-        op_class, channel = QGemmOp, 0 if product.attr("transB") else 1
-        if bias and product.attr("beta") != 1.0:
-            return None
+    op_class = _QUANTISED[type(product)]
+    x, w = product.operands[0], product.operands[1]
+    bias = product.operand_group(BIAS_OPERAND[op_class]) if op_class in BIAS_OPERAND else []
+    if isinstance(product, GemmOp) and bias and product.attr("beta") != 1.0:
+        return None
+    channel = weight_channel_axis(product)
     qx, qw = dequantised(x), dequantised(w)
     if not _activation(qx) or not _weight(qw, channel):
         return None
