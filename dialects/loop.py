@@ -65,6 +65,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -80,7 +81,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import AbstractYieldOperation
-from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Region
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -180,6 +181,15 @@ class WeightOp(_BufferOp):
             parser.raise_error("loop.weight expects a dense literal")
         parser.parse_punctuation("->")
         return cls(value, parser.parse_type())
+
+
+def constant_source(buffer: SSAValue) -> WeightOp | None:
+    """The `loop.weight` whose values `buffer` holds, itself or through a
+    `memref.subview`, or None."""
+    owner = buffer.owner
+    if isinstance(owner, memref.SubviewOp):
+        owner = owner.source.owner
+    return owner if isinstance(owner, WeightOp) else None
 
 
 @irdl_op_definition
@@ -344,5 +354,6 @@ __all__ = [
     "align",
     "aligned_zeros",
     "byte_size",
+    "constant_source",
     "marked_argument",
 ]

@@ -125,6 +125,7 @@ from ember.dialects.ember_linalg import (
     generalize,
     indexing_maps,
 )
+from ember.dialects.loop import WeightOp
 from ember.dialects.loop_nests import Bound, LoopNestBuilder, buffer_shape, buffer_size
 from ember.dialects.schedule import (
     PARALLEL,
@@ -141,6 +142,7 @@ from ember.dialects.schedule import (
     read_stride,
 )
 from ember.passes.loop.epilogue import EPILOGUE_ATTR, Epilogue, EpilogueBlock, find_epilogue
+from ember.passes.loop.packed_weights import packed_weight
 
 TilePoint = tuple[SSAValue, SSAValue]
 """Where a tiled dim's index lies: (the tile's number, the position within
@@ -756,11 +758,15 @@ def _pack(
     a fresh buffer laid out tile by tile (see `ember.dialects.schedule`),
     allocated where the op stands; returns that buffer. The copy is a nest of
     its own over the operand's positions, tiled as the op's dims are, so a
-    remainder tile is peeled and the padding past the extent never written."""
+    remainder tile is peeled and the padding past the extent never written.
+    A constant operand is packed now instead (`packed_weight`)."""
     source_type = source.buffer.type
     assert isinstance(source_type, MemRefType)
     own_extents = [extents[d] for d in dims]
     own_tiles = [tiles[d] for d in dims]
+    constant = packed_weight(source.buffer, source.offsets, source.strides, own_extents, own_tiles)
+    if constant is not None:
+        return constant
     tiled = [0 < t < e for t, e in zip(own_tiles, own_extents)]
     shape = [-(-e // t) for t, e, is_tiled in zip(own_tiles, own_extents, tiled) if is_tiled]
     shape += [t if is_tiled else e for t, e, is_tiled in zip(own_tiles, own_extents, tiled)]
@@ -1171,7 +1177,7 @@ def _emit_scatter(nest: LoopNestBuilder, op: ScatterOp) -> None:
             mapping.update(zip(scalar_op.results, clone.results))
 
 
-_DEAD_WITH_THE_OP = (memref.SubviewOp, memref.AllocOp, arith.ConstantOp, arith.BitcastOp)
+_DEAD_WITH_THE_OP = (memref.SubviewOp, memref.AllocOp, arith.ConstantOp, arith.BitcastOp, WeightOp)
 """What an op on buffers may leave unused once lowered (see the module docstring)."""
 
 
@@ -1181,6 +1187,11 @@ def _generate(
     """Replaces `op` by what `emit` builds before it, then erases the
     operand producers nothing uses any more."""
     emit(LoopNestBuilder(Builder(InsertPoint.before(op))))
+    _erase_with_operands(op, rewriter)
+
+
+def _erase_with_operands(op: Operation, rewriter: PatternRewriter) -> None:
+    """Erases `op`, then the producers of its operands that nothing else uses."""
     operands = list(op.operands)
     rewriter.erase(op)
     for operand in operands:
@@ -1214,11 +1225,11 @@ class GenerateStructuredLoops(RewritePattern):
         else:
             generic = generalize(op)
             try:
-                _generate(op, rewriter,
-                          lambda nest: _emit_generic(nest, generic, schedule, where, init,
-                                                     epilogue))  # fmt: skip
+                nest = LoopNestBuilder(Builder(InsertPoint.before(op)))
+                _emit_generic(nest, generic, schedule, where, init, epilogue)
             finally:
                 generic.erase()  # never inserted: drops its operand uses
+            _erase_with_operands(op, rewriter)
         if fill is not None:
             rewriter.erase(fill)
         if epilogue is not None:

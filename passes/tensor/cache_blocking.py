@@ -51,12 +51,18 @@ def _footprint(space: IterationSpace, amap: AffineMap, element_bytes: int) -> in
     return math.prod(extents) * element_bytes
 
 
+def panel_operands(space: IterationSpace, m: int, n: int) -> list[int]:
+    """The input numbers of the panel operands of the micro-kernel over
+    (`m`, `n`): those that depend on n and not on m."""
+    return [i for i, amap in enumerate(space.maps[: space.inputs])
+            if map_depends_on(amap, n) and not map_depends_on(amap, m)]  # fmt: skip
+
+
 def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
                 target: CpuTarget, element_bytes: int) -> int:  # fmt: skip
     """The tile of n for the micro-kernel over (`m`, `n`) with blocks of
     `rows` x `block`, or 0 for none (see the module docstring)."""
-    inputs = space.maps[: space.inputs]
-    panels = [a for a in inputs if map_depends_on(a, n) and not map_depends_on(a, m)]
+    panels = [space.maps[i] for i in panel_operands(space, m, n)]
     if not panels:
         return 0
     budget = target.l2_bytes // 2
@@ -85,19 +91,15 @@ ALIASING_STRIDE = 4096
 64 sets of 64-byte lines)."""
 
 
-def aliased_panels(space: IterationSpace, m: int, n: int, rows: int,
-                   element_bytes: int) -> list[int]:  # fmt: skip
+def aliased_panels(space: IterationSpace, m: int, n: int, element_bytes: int) -> list[int]:
     """The input numbers of the panel operands (see the module docstring)
     whose rows (the columns of n) lie a multiple of `ALIASING_STRIDE` bytes
-    apart, when at least four row blocks share each packed copy."""
-    if space.extents[m] < 4 * rows:
-        return []
+    apart."""
     panels = []
-    for index, amap in enumerate(space.maps[: space.inputs]):
-        results = amap.results
+    for index in panel_operands(space, m, n):
+        results = space.maps[index].results
         last = results[-1] if results else None
-        if (map_depends_on(amap, n) and not map_depends_on(amap, m)
-                and isinstance(last, AffineDimExpr) and last.position == n
+        if (isinstance(last, AffineDimExpr) and last.position == n
                 and (space.extents[n] * element_bytes) % ALIASING_STRIDE == 0):  # fmt: skip
             panels.append(index)
     return panels
@@ -112,4 +114,10 @@ def packed_column_tile(columns: int, block: int) -> int:
     return (blocks if blocks % 2 else max(blocks - 1, 1)) * block
 
 
-__all__ = ["ALIASING_STRIDE", "aliased_panels", "column_tile", "packed_column_tile"]
+__all__ = [
+    "ALIASING_STRIDE",
+    "aliased_panels",
+    "column_tile",
+    "packed_column_tile",
+    "panel_operands",
+]

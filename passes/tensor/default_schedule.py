@@ -49,6 +49,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from ember.dialects.loop import constant_source
 from ember.dialects.schedule import (
     PARALLEL,
     SCHEDULE,
@@ -71,6 +72,7 @@ from ember.passes.tensor.cache_blocking import (
     aliased_panels,
     column_tile,
     packed_column_tile,
+    panel_operands,
 )
 from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
 from ember.passes.tensor.reduction_order import reduction_innermost
@@ -255,12 +257,44 @@ def contraction_schedule(
         return None
     scalar = default_schedule(space)
     tiles = [0] * len(space.extents)
-    tiles[n] = column_tile(space, m, n, rows, vectors * width, target, bits // 8)
-    pack = aliased_panels(space, m, n, rows, bits // 8)
-    if pack:
-        tiles[n] = packed_column_tile(tiles[n] or space.extents[n], vectors * width)
+    blocking = column_tile(space, m, n, rows, vectors * width, target, bits // 8)
+    tiles[n], pack = _packing(op, space, micro, blocking, bits // 8)
     return ScheduleAttr(scalar.loop_order, tiles=tiles, parallel=scalar.parallel_dims,
                         vector=width, pack=pack, micro=[m, n, rows, vectors * width])  # fmt: skip
+
+
+def constant_panels(op: Operation, space: IterationSpace, m: int, n: int) -> list[int]:
+    """The panel operands (`panel_operands`) of `op` that are constant
+    buffers (`loop.weight`): `loop-generate` packs those at compile time, so
+    reading them tile by tile costs nothing per call."""
+    assert isinstance(op, LinalgStructuredOperation)
+    inputs = op.inputs
+    return [i for i in panel_operands(space, m, n) if constant_source(inputs[i]) is not None]
+
+
+def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int,
+             element_bytes: int) -> tuple[int, list[int]]:  # fmt: skip
+    """The tile of n and the operands to pack for `micro`, given the
+    cache-blocking `tile` (0: none). Constant panels are packed wherever n
+    is tiled (at compile time: `loop-generate`), and where it is not, tiled
+    by one block when n is whole vectors, so that each block reads its
+    panel as one stream; other panels whose rows alias in L1 are copied per call
+    where four row blocks share the copy. A packed tile of several blocks
+    is made an odd number of them (`packed_column_tile`), its rows spread
+    over the L1 sets."""
+    m, n, block = micro.m, micro.n, micro.columns
+    constants = constant_panels(op, space, m, n)
+    if constants and not tile and space.extents[n] % micro.width == 0:
+        tile = block
+    shared = space.extents[m] >= 4 * micro.rows
+    copied = [i for i in aliased_panels(space, m, n, element_bytes)
+              if shared and i not in constants]  # fmt: skip
+    if copied:
+        tile = tile or space.extents[n]
+    pack = sorted({*copied, *constants}) if tile else []
+    if pack and tile > block:
+        tile = packed_column_tile(tile, block)
+    return tile, pack
 
 
 @dataclass

@@ -48,4 +48,4 @@ func.func @pointwise(%x: tensor<?x16x16x16xf32, #graph.dims<N>>) -> tensor<?x32x
 // BUF:           memref.subview %[[PADDED]][0, 1, 1, 0] [%N, 16, 16, 16] [1, 1, 1, 1] : memref<?x18x18x16xf32> to memref<?x16x16x16xf32, strided<[5184, 288, 16, 1], offset: 304>>
 
 // SCHED-LABEL: func.func @pointwise
-// SCHED:         schedule = #loop.schedule<order = [0, 1, 2, 3, 4, 5, 6], parallel = [0, 1, 2, 6], vector = 8, micro = [2, 6, 6, 16]>
+// SCHED:         schedule = #loop.schedule<order = [0, 1, 2, 3, 4, 5, 6], tiles = [0, 0, 0, 0, 0, 0, 16], parallel = [0, 1, 2, 6], vector = 8, pack = [1], micro = [2, 6, 6, 16]>

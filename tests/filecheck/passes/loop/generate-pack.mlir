@@ -109,3 +109,44 @@ func.func @untiled(%a: memref<8x6xf32>, %b: memref<6x10xf32>, %c: memref<8x10xf3
 // CHECK:         memref.store %{{.*}}, %a_packed[%{{.*}}, %{{.*}}] : memref<8x6xf32>
 // CHECK:         memref.load %a_packed[%{{.*}}, %{{.*}}] : memref<8x6xf32>
 // CHECK:         func.return
+
+// -----
+
+// A constant operand (`loop.weight`) is packed at compile time: a new
+// weight holds its values tile by tile (the padding of a partial tile is
+// zero), next to the original, and no copy runs. Here B (k = 2, n = 3) with
+// n tiled by 2: tile 0 holds columns 0 and 1, tile 1 column 2 and a zero.
+// The original goes where nothing else reads it.
+func.func @constant(%a: memref<4x2xf32>, %c: memref<4x3xf32>) {
+  %b = loop.weight dense<[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]> : tensor<2x3xf32> -> memref<2x3xf32>
+  linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 2, 0], parallel = [0, 1], pack = [1]>} ins(%a, %b : memref<4x2xf32>, memref<2x3xf32>) outs(%c : memref<4x3xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @constant
+// CHECK-NEXT:    %b_packed = loop.weight dense<{{\[\[\[}}0.000000e+00, 1.000000e+00], [3.000000e+00, 4.000000e+00]], {{\[\[}}2.000000e+00, 0.000000e+00], [5.000000e+00, 0.000000e+00]]]> : tensor<2x2x2xf32> -> memref<2x2x2xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.store %{{.*}}, %b_packed
+// CHECK:         memref.load %b_packed[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x2x2xf32>
+// CHECK-NOT:     %b[
+// CHECK:         func.return
+
+// -----
+
+// A weight that another op reads as it is stays; a weight read through a
+// static subview is packed from the elements the subview covers (rows 1
+// and 2 of a 3 x 2 weight, one tile of k each).
+func.func @shared(%a: memref<4x2xf32>, %c: memref<4x2xf32>, %d: memref<4x2xf32>) {
+  %w = loop.weight dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]> : tensor<3x2xf32> -> memref<3x2xf32>
+  %b = memref.subview %w[1, 0] [2, 2] [1, 1] : memref<3x2xf32> to memref<2x2xf32, strided<[2, 1], offset: 2>>
+  linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 0, 1], pack = [1]>} ins(%a, %b : memref<4x2xf32>, memref<2x2xf32, strided<[2, 1], offset: 2>>) outs(%c : memref<4x2xf32>)
+  linalg.matmul ins(%a, %b : memref<4x2xf32>, memref<2x2xf32, strided<[2, 1], offset: 2>>) outs(%d : memref<4x2xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @shared
+// CHECK-NEXT:    %w = loop.weight dense<{{\[\[}}0.000000e+00, 1.000000e+00], [2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00]]> : tensor<3x2xf32> -> memref<3x2xf32>
+// CHECK-NEXT:    %w_packed = loop.weight dense<{{\[\[\[}}2.000000e+00, 3.000000e+00]], {{\[\[}}4.000000e+00, 5.000000e+00]]]> : tensor<2x1x2xf32> -> memref<2x1x2xf32>
+// CHECK:         memref.load %w_packed[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x1x2xf32>
+// CHECK:         memref.load %w[%{{.*}}, %{{.*}}] : memref<3x2xf32>
+// CHECK:         func.return

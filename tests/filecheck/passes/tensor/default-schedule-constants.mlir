@@ -1,0 +1,45 @@
+// RUN: ember-opt %s -p "tensor-default-schedule{cpu=znver4}" | filecheck %s
+
+// A constant panel operand (a `loop.weight` read along n and not along m: a
+// matmul's B, an NHWC convolution's filter) is packed (`pack`), which
+// `loop-generate` does at compile time, so it costs nothing per call.
+// Where n is tiled for the L2 cache, the tile is made an odd number of
+// blocks: half of znver4's 1 MiB L2 holds 2 blocks of 48 columns of the
+// 1024 x 768 weights, so one block is packed a tile.
+// Where it is not, n is tiled by one block, so that each block's panel is
+// one contiguous stream; also with a single row (a batch-1 classifier).
+
+func.func @constant(%a: memref<128x1024xf32>, %c: memref<128x768xf32>,
+                    %v: memref<64x256xf32>, %o: memref<64x128xf32>,
+                    %x: memref<1x256xf32>, %y: memref<1x128xf32>) {
+  %b = loop.weight dense<1.0> : tensor<1024x768xf32> -> memref<1024x768xf32>
+  %w = loop.weight dense<1.0> : tensor<256x128xf32> -> memref<256x128xf32>
+  linalg.matmul ins(%a, %b : memref<128x1024xf32>, memref<1024x768xf32>) outs(%c : memref<128x768xf32>)
+  linalg.matmul ins(%v, %w : memref<64x256xf32>, memref<256x128xf32>) outs(%o : memref<64x128xf32>)
+  linalg.matmul ins(%x, %w : memref<1x256xf32>, memref<256x128xf32>) outs(%y : memref<1x128xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @constant
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 48, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 8, 48]>}
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 4, 64]>}
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 1, 64]>}
+
+// Must not fire: the same shapes with B an argument (a copy per call, rows
+// not 4 KiB apart); a constant A (it depends on m: not a panel); a
+// constant B whose n is not whole vectors (120 columns) and fits L2.
+
+func.func @not_constant(%a: memref<128x1024xf32>, %b: memref<1024x768xf32>, %c: memref<128x768xf32>,
+                        %v: memref<64x256xf32>, %o: memref<64x128xf32>,
+                        %t: memref<256x128xf32>, %p: memref<64x120xf32>) {
+  %u = loop.weight dense<1.0> : tensor<64x256xf32> -> memref<64x256xf32>
+  %n = loop.weight dense<1.0> : tensor<256x120xf32> -> memref<256x120xf32>
+  linalg.matmul ins(%a, %b : memref<128x1024xf32>, memref<1024x768xf32>) outs(%c : memref<128x768xf32>)
+  linalg.matmul ins(%u, %t : memref<64x256xf32>, memref<256x128xf32>) outs(%o : memref<64x128xf32>)
+  linalg.matmul ins(%v, %n : memref<64x256xf32>, memref<256x120xf32>) outs(%p : memref<64x120xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @not_constant
+// CHECK-NOT:     pack
+// CHECK:         func.return
