@@ -7,7 +7,8 @@ runs one element at a time. This pass replaces each f32 one by
 branch-free `arith` code (compares and `select`s instead of branches) that
 the vectoriser turns into vector instructions like any other arithmetic:
 
-- exp(x): x clamped to [-104, 89] (beyond, the result is 0 or +inf in f32),
+- exp(x): x clamped to [-104, 89] (beyond, the result is 0 or +inf in f32;
+  at -104 itself, 0 is selected, computed without an underflowing product),
   x = n ln 2 + r with n = round(x / ln 2) (the 1.5 * 2^23 rounding trick)
   and |r| <= ln 2 / 2 (ln 2 in two parts, so n * ln2_hi is exact), e^r by
   a degree-6 polynomial (Cephes' expf), scaled by 2^n as two factors
@@ -152,6 +153,13 @@ class ArithEmitter:
 def expand_exp(e: ArithEmitter, x: SSAValue) -> SSAValue:
     """e^x (module docstring)."""
     x = e.clamp(x, EXP_LOWEST, EXP_HIGHEST)
+    # e^x rounds to 0 at the lowest x: computed from x = 0 there and replaced
+    # by 0 after, so that no product underflows (on x86 an underflowing
+    # product takes a microcode assist, ~100 cycles a vector: a masked
+    # softmax's -10000s or -infs would pay one per vector).
+    zero = e.const(0.0)
+    underflows = e.emit(arith.CmpfOp(x, e.const(EXP_LOWEST), "ole"))
+    x = e.emit(arith.SelectOp(underflows, zero, x))
     rounder = e.const(_ROUNDER)
     shifted = e.add(e.mul(x, e.const(_LOG2E)), rounder)  # n + 1.5 * 2^23, exactly
     n_float = e.sub(shifted, rounder)
@@ -162,7 +170,8 @@ def expand_exp(e: ArithEmitter, x: SSAValue) -> SSAValue:
     # n lies in [-150, 129]: each half is a normal power of two.
     low = e.emit(arith.ShRSIOp(n, e.int_const(1)))
     high = e.emit(arith.SubiOp(n, low))
-    return e.mul(e.mul(p, e.power_of_two(low)), e.power_of_two(high))
+    result = e.mul(e.mul(p, e.power_of_two(low)), e.power_of_two(high))
+    return e.emit(arith.SelectOp(underflows, zero, result))
 
 
 def expand_tanh(e: ArithEmitter, x: SSAValue) -> SSAValue:

@@ -14,6 +14,11 @@ func.func @exp(%x: f32) -> f32 {
 // CHECK-NEXT:    %[[A:.*]] = arith.maximumf %x, %[[LOW]] : f32
 // CHECK-NEXT:    %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
 // CHECK-NEXT:    %[[C:.*]] = arith.minimumf %[[A]], %[[HIGH]] : f32
+// At the lowest x, e^x is computed from 0 and replaced by 0 (no product underflows).
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[LOW2:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK-NEXT:    %[[UNDER:.*]] = arith.cmpf ole, %[[C]], %[[LOW2]] : f32
+// CHECK-NEXT:    %{{.*}} = arith.select %[[UNDER]], %[[ZERO]], %[[C]] : f32
 // CHECK-NEXT:    %[[R:.*]] = arith.constant 0x4B400000 : f32
 // CHECK:         %[[T:.*]] = arith.addf %{{.*}}, %[[R]] : f32
 // CHECK-NEXT:    %[[NF:.*]] = arith.subf %[[T]], %[[R]] : f32
@@ -27,7 +32,8 @@ func.func @exp(%x: f32) -> f32 {
 // CHECK-NEXT:    arith.bitcast %{{.*}} : i32 to f32
 // CHECK:         arith.shli
 // CHECK-NEXT:    arith.bitcast %{{.*}} : i32 to f32
-// CHECK-NEXT:    %y = arith.mulf
+// CHECK-NEXT:    %[[SCALED:.*]] = arith.mulf
+// CHECK-NEXT:    %y = arith.select %[[UNDER]], %[[ZERO]], %[[SCALED]] : f32
 // CHECK-NEXT:    func.return %y : f32
 
 // -----
