@@ -166,6 +166,14 @@ SETTLE_SECONDS = 0.05
 """The pause before each block: long enough for the other engine's pool to
 stop spinning and go to sleep."""
 
+SETTLE_CALLS = 3
+"""Untimed calls after the pause, before a block's timed ones: the first
+calls after a pause run slower while caches, clocks and the engine's
+threads warm up again (on a two-core Xeon VM, the MLP's first call after a
+50 ms pause took 1.5x its steady latency with Ember and 1.3x with
+onnxruntime, the second 1.2x and 1.1x, the third within 5 %). Latencies are
+steady-state ones, for both engines alike."""
+
 
 def round_blocks(runs: int, rounds: int) -> list[int]:
     """`runs` split into at most `rounds` blocks whose sizes differ by one at most."""
@@ -175,10 +183,12 @@ def round_blocks(runs: int, rounds: int) -> list[int]:
 
 def timed_calls(run: Callable[[], Any], times: int, seconds: list[float], settle: bool) -> Any:
     """Calls `run` `times` times, appending each call's seconds, after a
-    pause (`SETTLE_SECONDS`) and one untimed call if `settle`; returns the
-    last result."""
+    pause (`SETTLE_SECONDS`) and, if `settle`, `SETTLE_CALLS` untimed calls;
+    returns the last result."""
     time.sleep(SETTLE_SECONDS)
-    result = run() if settle else None
+    result = None
+    for _ in range(SETTLE_CALLS if settle else 0):
+        result = run()
     for _ in range(times):
         start = time.perf_counter()
         result = run()
