@@ -86,6 +86,18 @@ def column_tile(space: IterationSpace, m: int, n: int, rows: int, block: int,
     return max(dividing) if dividing and 2 * max(dividing) >= largest else largest
 
 
+def rows_fit_in_cache(space: IterationSpace, m: int, n: int, target: CpuTarget,
+                      element_bytes: int) -> bool:  # fmt: skip
+    """Whether the row operands of the micro-kernel over (`m`, `n`) (those
+    that depend on m and not on n: the activations) fit in half the L2
+    cache together, so that reading them once per tile of columns costs
+    L2 reads, not memory's."""
+    rows = [
+        a for a in space.maps[: space.inputs] if map_depends_on(a, m) and not map_depends_on(a, n)
+    ]
+    return sum(_footprint(space, amap, element_bytes) for amap in rows) <= target.l2_bytes // 2
+
+
 ALIASING_STRIDE = 4096
 """Bytes between rows that map them to the same L1 cache set (4 KiB pages,
 64 sets of 64-byte lines)."""
@@ -120,4 +132,5 @@ __all__ = [
     "column_tile",
     "packed_column_tile",
     "panel_operands",
+    "rows_fit_in_cache",
 ]

@@ -3,11 +3,10 @@
 // A constant panel operand (a `loop.weight` read along n and not along m: a
 // matmul's B, an NHWC convolution's filter) is packed (`pack`), which
 // `loop-generate` does at compile time, so it costs nothing per call.
-// Where n is tiled for the L2 cache, the tile is made an odd number of
-// blocks: half of znver4's 1 MiB L2 holds 2 blocks of 48 columns of the
-// 1024 x 768 weights, so one block is packed a tile.
-// Where it is not, n is tiled by one block, so that each block's panel is
-// one contiguous stream; also with a single row (a batch-1 classifier).
+// Where the row operand (A) fits in half the L2 cache (znver4: 512 KiB),
+// n is tiled by one block, so that each block's panel is one contiguous
+// stream, whether or not the weights outgrow L2; also with a single row (a
+// batch-1 classifier).
 
 func.func @constant(%a: memref<128x1024xf32>, %c: memref<128x768xf32>,
                     %v: memref<64x256xf32>, %o: memref<64x128xf32>,
@@ -24,6 +23,22 @@ func.func @constant(%a: memref<128x1024xf32>, %c: memref<128x768xf32>,
 // CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 48, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 8, 48]>}
 // CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 4, 64]>}
 // CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 1, 64]>}
+
+// Where A outgrows half of L2 (2048 x 256, 2 MiB), the 1 MiB of weights
+// keep the cache-blocking tile (8 blocks of 64 columns), made an odd
+// number of blocks (7); 64 rows of A (64 KiB) take one block a tile.
+
+func.func @large_rows(%a: memref<2048x256xf32>, %c: memref<2048x1024xf32>,
+                      %x: memref<64x256xf32>, %y: memref<64x1024xf32>) {
+  %b = loop.weight dense<1.0> : tensor<256x1024xf32> -> memref<256x1024xf32>
+  linalg.matmul ins(%a, %b : memref<2048x256xf32>, memref<256x1024xf32>) outs(%c : memref<2048x1024xf32>)
+  linalg.matmul ins(%x, %b : memref<64x256xf32>, memref<256x1024xf32>) outs(%y : memref<64x1024xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @large_rows
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 448, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 4, 64]>}
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 4, 64]>}
 
 // Must not fire: the same shapes with B an argument (a copy per call, rows
 // not 4 KiB apart); a constant A (it depends on m: not a panel); a
