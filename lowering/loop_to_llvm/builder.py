@@ -12,9 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from ember.lowering.loop_to_llvm.llvm_types import width
@@ -118,13 +127,23 @@ class FunctionBuilder:
             bit_count = t.width.data
             bits = int(value) & ((1 << bit_count) - 1)  # two's complement, signed if wider than i1
             value = bits - (1 << bit_count) if bit_count > 1 and bits >> (bit_count - 1) else bits
-            attr: Attribute = IntegerAttr(value, t)
-        else:
-            attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
         key = (t, value if isinstance(value, int) else float(value).hex())  # keeps -0.0 apart
-        if key not in self.constants:
-            self.constants[key] = llvm.ConstantOp(attr, t)  # placed by `finish`
-        return self.constants[key].result
+        constant = self.constants.get(key)
+        if constant is None:  # attributes are built on a miss only: most calls hit
+            attr: Attribute = (
+                IntegerAttr(value, t) if isinstance(t, IntegerType) else FloatAttr(float(value), t)  # type: ignore[arg-type]
+            )
+            constant = self.constants[key] = llvm.ConstantOp(attr, t)  # placed by `finish`
+        return constant.result
+
+    def element_address(self, base: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
+        """`&base[index]` for elements of type `element` (an inbounds GEP):
+        the op is made from properties built once per element type, as
+        every load and store asks for one."""
+        return self.emit(
+            llvm.GEPOp.create(operands=[base, index], result_types=[llvm.LLVMPointerType()],
+                              properties=_gep_properties(element))  # fmt: skip
+        )
 
     def index(self, value: Index) -> SSAValue:
         """`value` as an i64 value (a constant for an int)."""
@@ -182,3 +201,16 @@ class FunctionBuilder:
     def call(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
         self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], t)
         return self.emit(llvm.CallOp(name, *args, return_type=t))
+
+
+@cache
+def _gep_properties(element: Attribute) -> dict[str, Attribute]:
+    """What `llvm.GEPOp.from_mixed_indices(base, [index], element, inbounds=True)`
+    gives an inbounds GEP with one SSA index (attributes are immutable:
+    one dict serves every such GEP)."""
+    return {
+        "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
+        "elem_type": element,
+        "noWrapFlags": IntegerAttr(0, 32),
+        "inbounds": UnitAttr(),
+    }

@@ -12,9 +12,9 @@ them in registers, as the micro-kernels' vector accumulators need). An
 serially: the loops that run on threads were outlined by
 `loop-parallelize` before, and their launches are `parallel.py`'s; it
 carries no values (reductions are not supported). `func.return` returns
-nothing. A loop's `loop.vector_width` (its schedule's vector width) stays on
-the back edge of its innermost loop, for the target to make it LLVM loop
-metadata.
+nothing. A loop's `loop.vector_width` (its schedule's vector width) and
+`loop.no_unroll` (its body is unrolled already) stay on the back edge of its
+innermost loop, for the target to make them LLVM loop metadata.
 """
 
 from __future__ import annotations
@@ -26,11 +26,13 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.schedule import VECTOR_WIDTH
+from ember.dialects.schedule import NO_UNROLL, VECTOR_WIDTH
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.llvm_types import scalar_type
 
 HANDLERS: HandlerTable = {}
+LOOP_HINTS = (VECTOR_WIDTH, NO_UNROLL)
+"""The loop attributes that the back edge carries on to LLVM."""
 _lowers = registrar(HANDLERS)
 
 
@@ -92,7 +94,9 @@ def _carrying_loop(lw: FunctionBuilder, op: scf.ForOp) -> None:
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
     step = lw.emit(llvm.AddOp(iv, lw.values[op.step]))
-    lw.emit(llvm.BrOp(header, step, *lw.args_of(yielded.arguments)))
+    back_edge = llvm.BrOp(header, step, *lw.args_of(yielded.arguments))
+    back_edge.attributes.update(_hints(op))
+    lw.emit(back_edge)
     lw.region.add_block(exit_)
     lw.block = exit_
     lw.values.update(zip(op.results, carried))
@@ -112,5 +116,10 @@ def _loop(lw: FunctionBuilder, op: Operation) -> None:
         bounds = [(op.lb, op.ub, op.step)]
     else:
         bounds = list(zip(op.lowerBound, op.upperBound, op.step))
-    hints = {VECTOR_WIDTH: op.attributes[VECTOR_WIDTH]} if VECTOR_WIDTH in op.attributes else None
-    _counted_loop(lw, op.body.block.args, bounds, op.body.block, hints)
+    _counted_loop(lw, op.body.block.args, bounds, op.body.block, _hints(op))
+
+
+def _hints(op: Operation) -> dict[str, Attribute]:
+    """The loop's hints for LLVM (`llvm_module.py` makes them `!llvm.loop`
+    metadata on the back edge): its vector width, and not to unroll it."""
+    return {name: op.attributes[name] for name in LOOP_HINTS if name in op.attributes}

@@ -6,6 +6,8 @@ NumPy stores booleans; pointers are opaque.
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     Float16Type,
@@ -30,8 +32,10 @@ def scalar_type(t: Attribute) -> Attribute:
     return i64 if isinstance(t, IndexType) else t
 
 
+@cache
 def lowerable(t: Attribute) -> bool:
-    """Whether values of type `t` have an LLVM type here."""
+    """Whether values of type `t` have an LLVM type here (asked for every
+    operand of every op: cached, types being immutable)."""
     if isinstance(t, MemRefType):
         return lowerable(t.element_type)
     if isinstance(t, VectorType):  # one-dimensional, fixed length: an LLVM vector

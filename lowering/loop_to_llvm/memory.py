@@ -169,9 +169,7 @@ def element_pointer(lw: FunctionBuilder, buffer: SSAValue, indices: Sequence[SSA
     if linear == 0:  # a rank-0 buffer, or element 0
         return lw.values[buffer]
     element = memory_type(buffer.type.element_type)  # type: ignore[attr-defined]
-    return lw.emit(
-        llvm.GEPOp.from_mixed_indices(lw.values[buffer], [lw.index(linear)], element, inbounds=True)
-    )
+    return lw.element_address(lw.values[buffer], lw.index(linear), element)
 
 
 @_lowers(memref.LoadOp)

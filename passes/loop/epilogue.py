@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import FloatAttr, MemRefType, VectorType
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from ember.dialects.ember_linalg import indexing_maps
@@ -230,6 +230,7 @@ class EpilogueBlock:
         self.load, self.load_vector = load, load_vector
         self.reads: dict[tuple[SSAValue, tuple[SSAValue, ...]], SSAValue] = {}
         self.constants: dict[Operation, SSAValue] = {}
+        self.lane_types: dict[Attribute, VectorType] = {}
 
     def apply(self, builder: LoopNestBuilder, ivs: Sequence[SSAValue],
               accumulator: SSAValue) -> SSAValue:  # fmt: skip
@@ -260,15 +261,20 @@ class EpilogueBlock:
                 continue
             lanes = type(body_op).create(
                 operands=[mapping[o] for o in body_op.operands],
-                result_types=[
-                    VectorType(r.type, self.vector_type.get_shape()) for r in body_op.results
-                ],  # fmt: skip
+                result_types=[self._lanes(r.type) for r in body_op.results],
                 properties=dict(body_op.properties),
                 attributes=dict(body_op.attributes),
             )
             builder.insert(lanes)
             mapping[body_op.results[0]] = lanes.results[0]
         raise AssertionError("a generic's body ends with linalg.yield")
+
+    def _lanes(self, element: Attribute) -> VectorType:
+        """The vector type of `element`s as wide as the accumulators (made
+        once per block: a type's construction verifies it)."""
+        if element not in self.lane_types:
+            self.lane_types[element] = VectorType(element, self.vector_type.get_shape())
+        return self.lane_types[element]
 
     def _read(self, builder: LoopNestBuilder, operand: SSAValue, amap: AffineMap,
               positions: Sequence[SSAValue]) -> SSAValue:  # fmt: skip

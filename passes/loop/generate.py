@@ -102,6 +102,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    UnitAttr,
     VectorType,
     i64,
 )
@@ -128,6 +129,7 @@ from ember.dialects.ember_linalg import (
 from ember.dialects.loop import WeightOp
 from ember.dialects.loop_nests import Bound, LoopNestBuilder, buffer_shape, buffer_size
 from ember.dialects.schedule import (
+    NO_UNROLL,
     PARALLEL,
     STRUCTURED_OPS,
     VECTOR_WIDTH,
@@ -620,6 +622,7 @@ class _MicroNestEmitter(_NestEmitter):
         bounds = self.bounds
         loop = scf.ForOp(bounds[0], bounds[self._size(dim, tiles)], bounds[1], accumulators,
                          Region(block))  # fmt: skip
+        loop.attributes[NO_UNROLL] = UnitAttr()
         builder.insert(loop)
         return list(loop.results)
 

@@ -23,7 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, i1, i64
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -55,27 +55,31 @@ def _packable(func: FuncOp) -> bool:
 def pack_module(module: ModuleOp) -> int:
     """One blob for the whole module: functions never share an offset by accident.
     Returns the blob's size in bytes."""
-    functions = [f for f in module.walk() if isinstance(f, FuncOp) and _packable(f)]
-    offsets: dict[object, int] = {}
-    placed: list[tuple[WeightOp, int]] = []
+    functions = [f for f in module.ops if isinstance(f, FuncOp) and _packable(f)]
+    # Weights of one type whose bytes are equal share a place; bytes are
+    # compared, not hashed: hashing ResNet-50's 100 MB took longer than the
+    # copies, and unequal weights differ within their first bytes.
+    places: dict[Attribute, list[tuple[bytes, int, WeightOp]]] = {}
+    by_function: dict[FuncOp, list[tuple[WeightOp, int]]] = {f: [] for f in functions}
     size = 0
     for func in functions:
         for op in func.walk():
             if not isinstance(op, WeightOp):
                 continue
-            key = (op.value, op.result.type)
-            if key not in offsets:
-                offsets[key] = size
+            data = op.value.data.data
+            same_type = places.setdefault(op.result.type, [])
+            offset = next((o for d, o, _ in same_type if d == data), None)
+            if offset is None:
+                offset = size
+                same_type.append((data, offset, op))
                 size = align(size + byte_size(op.result.type))
-            placed.append((op, offsets[key]))
+            by_function[func].append((op, offset))
     blob = aligned_zeros(size or ALIGNMENT)
-    for op, offset in placed:
-        data = _weight_bytes(op)
-        blob[offset : offset + data.size] = data
+    for same_type in places.values():
+        for _, offset, op in same_type:
+            data = _weight_bytes(op)
+            blob[offset : offset + data.size] = data
     _BLOBS[module] = blob
-    by_function: dict[FuncOp, list[tuple[WeightOp, int]]] = {f: [] for f in functions}
-    for op, offset in placed:
-        by_function[_function_of(op)].append((op, offset))
     for func, weights in by_function.items():
         _view_weights(func, weights, size)
     return size
@@ -95,14 +99,6 @@ def _weight_bytes(op: WeightOp) -> np.ndarray:
     if array.dtype == np.bool_:
         array = array.astype(np.uint8)
     return array.reshape(-1).view(np.uint8)
-
-
-def _function_of(op: WeightOp) -> FuncOp:
-    parent = op.parent_op()
-    while not isinstance(parent, FuncOp):
-        assert parent is not None, "loop.weight outside a function"
-        parent = parent.parent_op()
-    return parent
 
 
 def _view_weights(func: FuncOp, weights: list[tuple[WeightOp, int]], size: int) -> None:

@@ -7,7 +7,9 @@ become internal and never inlined, a packed entry function's buffer
 array is `noalias` and not captured, as the ABI of `convert-loop-to-llvm`
 promises, and a loop whose back edge carries `loop.vector_width` (a
 schedule's `vector`) gets `!llvm.loop` metadata asking the loop vectoriser
-for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`).
+for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`),
+one that carries `loop.no_unroll` (a micro-kernel's reduction step)
+`llvm.loop.unroll.disable`.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from llvmlite.ir.values import MDValue
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.schedule import VECTOR_WIDTH
+from ember.dialects.schedule import NO_UNROLL, VECTOR_WIDTH
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, PASS
+from ember.lowering.loop_to_llvm.control_flow import LOOP_HINTS
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
 
 
@@ -34,14 +38,14 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
               for marker in (KERNEL_ATTR, PACKED_BUFFERS_ATTR)}  # fmt: skip
     internal = {op.sym_name.data for op in module.ops
                 if isinstance(op, llvm.FuncOp) and op.linkage.linkage.data == "internal"}  # fmt: skip
-    widths = {op.sym_name.data: _vector_widths(op) for op in module.ops
-              if isinstance(op, llvm.FuncOp)}  # fmt: skip
+    hints = {op.sym_name.data: _loop_hints(op) for op in module.ops
+             if isinstance(op, llvm.FuncOp)}  # fmt: skip
     llvm_module = convert_module(module, fallback_target_triple=None)
-    for name, blocks in widths.items():
+    for name, blocks in hints.items():
         function = llvm_module.get_global(name)
-        for index, width in blocks.items():
+        for index, loop_hints in blocks.items():
             terminator = function.blocks[index].terminator
-            terminator.set_metadata("llvm.loop", _vectorize_loop(llvm_module, width))
+            terminator.set_metadata("llvm.loop", _loop_id(llvm_module, loop_hints))
     for function in llvm_module.functions:
         if function.name in internal:
             function.linkage = "internal"
@@ -57,25 +61,41 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
     return llvm_module
 
 
-def _vector_widths(function: llvm.FuncOp) -> dict[int, int]:
-    """Block number -> vector width, for the blocks whose terminator (a loop's
-    back edge) carries `loop.vector_width`. The translation makes one llvmlite
-    block per block, in order, so the numbers find them again."""
-    widths: dict[int, int] = {}
+def _loop_hints(function: llvm.FuncOp) -> dict[int, dict[str, Attribute]]:
+    """Block number -> loop hints, for the blocks whose terminator (a loop's
+    back edge) carries `loop.vector_width` (above 0) or `loop.no_unroll`.
+    The translation makes one llvmlite block per block, in order, so the
+    numbers find them again."""
+    hints: dict[int, dict[str, Attribute]] = {}
     for index, block in enumerate(function.body.blocks):
-        width = block.last_op.attributes.get(VECTOR_WIDTH) if block.last_op else None
-        if isinstance(width, IntegerAttr) and width.value.data > 0:
-            widths[index] = width.value.data
-    return widths
+        attributes = block.last_op.attributes if block.last_op else {}
+        found = {name: attributes[name] for name in LOOP_HINTS if name in attributes}
+        width = found.get(VECTOR_WIDTH)
+        if isinstance(width, IntegerAttr) and width.value.data <= 0:
+            del found[VECTOR_WIDTH]
+        if found:
+            hints[index] = found
+    return hints
 
 
-def _vectorize_loop(module: llvmir.Module, width: int) -> MDValue:
+def _loop_id(module: llvmir.Module, hints: dict[str, Attribute]) -> MDValue:
     """A loop ID of its own (its first operand is itself, as LLVM's loop
-    metadata requires) asking the loop vectoriser for `width` lanes."""
-    enable = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.enable"),
-                                  llvmir.Constant(llvmir.IntType(1), 1)])  # fmt: skip
-    lanes = module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.width"),
-                                 llvmir.Constant(llvmir.IntType(32), width)])  # fmt: skip
+    metadata requires) asking the loop vectoriser for the hinted number of
+    lanes, and the unroller to leave the loop alone where it is unrolled
+    already."""
+    properties = []
+    width = hints.get(VECTOR_WIDTH)
+    if isinstance(width, IntegerAttr):
+        properties += [
+            module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                 llvmir.Constant(llvmir.IntType(1), 1)]),
+            module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.vectorize.width"),
+                                 llvmir.Constant(llvmir.IntType(32), width.value.data)]),
+        ]  # fmt: skip
+    if NO_UNROLL in hints:
+        properties.append(
+            module.add_metadata([llvmir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        )
     loop_id = MDValue(module, [], name=str(len(module.metadata)))
-    loop_id.operands = (loop_id, enable, lanes)
+    loop_id.operands = (loop_id, *properties)
     return loop_id

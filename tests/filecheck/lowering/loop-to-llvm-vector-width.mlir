@@ -56,3 +56,34 @@ func.func @unmarked(%a: memref<37xf32>, %b: memref<37xf32>) {
 
 // CHECK-LABEL: llvm.func @unmarked
 // CHECK-NOT:     loop.vector_width
+// CHECK-NOT:     loop.no_unroll
+
+// -----
+
+// A loop's `loop.no_unroll` (loop-generate puts it on a micro-kernel's
+// reduction loop) stays on its back edge too, a loop with iter_args
+// included; the entry edge and the loop test carry nothing.
+func.func @not_unrolled(%a: memref<37xf32>, %b: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c37 = arith.constant 37 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %s = scf.for %i = %c0 to %c37 step %c1 iter_args(%partial = %zero) -> (f32) {
+    %x = memref.load %a[%i] : memref<37xf32>
+    %y = arith.addf %partial, %x : f32
+    scf.yield %y : f32
+  } {loop.no_unroll}
+  memref.store %s, %b[%c0] : memref<1xf32>
+  scf.for %j = %c0 to %c37 step %c1 {
+    memref.store %zero, %a[%j] : memref<37xf32>
+  } {loop.no_unroll, loop.vector_width = 8 : i64}
+  func.return
+}
+
+// CHECK-LABEL: llvm.func @not_unrolled
+// CHECK:         llvm.br ^{{.*}}(%{{.*}}, %{{.*}} : i64, f32){{$}}
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.br ^{{.*}}(%{{.*}}, %{{.*}} : i64, f32) {loop.no_unroll}
+// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64){{$}}
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop.vector_width = 8 : i64, loop.no_unroll}

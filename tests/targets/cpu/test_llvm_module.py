@@ -1,5 +1,6 @@
 """`to_llvmlite`'s additions to xDSL's translation: a loop's schedule vector
 width as `!llvm.loop` vectoriser metadata (a loop ID of its own per loop),
+`loop.no_unroll` as `llvm.loop.unroll.disable`,
 and kernel arguments' `llvm.noalias` reaching LLVM. The code still runs
 right, whatever width is asked for, remainders included."""
 
@@ -56,6 +57,44 @@ def test_vector_width_becomes_loop_metadata(width: int) -> None:
 
 def test_no_width_no_metadata() -> None:
     assert "llvm.loop" not in str(to_llvmlite(lower(with_width(None))))
+
+
+def _loop_properties(text: str) -> list[set[str]]:
+    """The properties of each loop ID on a back edge, in order."""
+    found = []
+    for loop_id in re.findall(r"br label %\S+, !llvm.loop (!\d+)", text):
+        node = re.search(rf"^{loop_id} = !{{ {loop_id}((?:, !\d+)*) }}$", text, re.M)
+        assert node is not None, text
+        names = re.findall(r"!\d+", node.group(1))
+        found.append({re.search(rf"^{n} = (.*)$", text, re.M).group(1) for n in names})  # type: ignore[union-attr]
+    return found
+
+
+UNROLL_DISABLE = '!{ !"llvm.loop.unroll.disable" }'
+
+
+@pytest.mark.parametrize("width", [None, 8])
+def test_no_unroll_becomes_unroll_disable(width: int | None) -> None:
+    marks = ["loop.no_unroll"] + ([] if width is None else [f"loop.vector_width = {width} : i64"])
+    text = str(to_llvmlite(lower(COPY_SCALED.replace("WIDTH", f"{{{', '.join(marks)}}}"))))
+    vectorize = set() if width is None else {
+        '!{ !"llvm.loop.vectorize.enable", i1 1 }',
+        f'!{{ !"llvm.loop.vectorize.width", i32 {width} }}',
+    }  # fmt: skip
+    assert _loop_properties(text) == [{UNROLL_DISABLE, *vectorize}] * 2, text
+
+
+def test_width_alone_leaves_unrolling_to_llvm() -> None:
+    assert all(
+        UNROLL_DISABLE not in p for p in _loop_properties(str(to_llvmlite(lower(with_width(8)))))
+    )
+
+
+def test_code_not_unrolled_runs_right() -> None:
+    a = np.arange(3 * 37, dtype=np.float32).reshape(3, 37) - 50
+    b = np.zeros_like(a)
+    run(COPY_SCALED.replace("WIDTH", "{loop.no_unroll}"), a, b)
+    np.testing.assert_array_equal(b, a * 2)
 
 
 @pytest.mark.parametrize("width", [None, 4, 16, 64])

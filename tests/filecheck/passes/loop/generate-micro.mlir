@@ -4,7 +4,9 @@
 // vectors of 8: each 4 x 16 block loads its 4 x 2 accumulators from C,
 // carries them through the k loop (iter_args), broadcasts A[m, k] once per
 // row, loads B[k, n:n+8] once per vector (shared by the rows), one
-// vector.fma per accumulator, and stores them after the loop. The last 4
+// vector.fma per accumulator, and stores them after the loop; the k loop is
+// marked `loop.no_unroll` (its body is unrolled already), scalar loops are
+// not. The last 4
 // columns (short of a vector) run the scalar body for each block's rows;
 // the last 2 rows (short of MR) run as a block of 2 rows.
 func.func @matmul(%a: memref<6x3xf32>, %b: memref<3x20xf32>, %c: memref<6x20xf32>) {
@@ -34,7 +36,7 @@ func.func @matmul(%a: memref<6x3xf32>, %b: memref<3x20xf32>, %c: memref<6x20xf32
 // CHECK-NEXT:          vector.fma %[[A1S]], %[[B1]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-4:       vector.fma
 // CHECK:               scf.yield %[[N00]], %[[N01]], {{.*}} : vector<8xf32>
-// CHECK-NEXT:        }
+// CHECK-NEXT:        } {loop.no_unroll}
 // CHECK-COUNT-8:     vector.store
 // CHECK:           scf.reduce
 // The last 4 columns of the block's rows: the scalar body, m, k, n.
@@ -44,14 +46,17 @@ func.func @matmul(%a: memref<6x3xf32>, %b: memref<3x20xf32>, %c: memref<6x20xf32
 // CHECK:                 arith.addi %c16, %{{.*}} : index
 // CHECK:                 arith.mulf
 // CHECK-NOT:   vector.store
+// CHECK-NOT:   loop.no_unroll
 // The last 2 rows: a block of 2 x 2 accumulators from row 4.
 // CHECK:         "scf.parallel"(%c0, %c16, %c16)
 // CHECK:           vector.load %c[%c4, %{{.*}}]
 // CHECK:           scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK-COUNT-4:     vector.fma
+// CHECK:           } {loop.no_unroll}
 // CHECK:           vector.store %{{.*}}, %c[%c5, %{{.*}}]
 // CHECK:         "scf.parallel"(%c0, %c2, %c1)
 // CHECK:           arith.mulf
+// CHECK-NOT:     loop.no_unroll
 
 // -----
 
