@@ -140,10 +140,9 @@ class FunctionBuilder:
         """`&base[index]` for elements of type `element` (an inbounds GEP):
         the op is made from properties built once per element type, as
         every load and store asks for one."""
-        return self.emit(
-            llvm.GEPOp.create(operands=[base, index], result_types=[llvm.LLVMPointerType()],
-                              properties=_gep_properties(element))  # fmt: skip
-        )
+        gep = llvm.GEPOp.create(operands=[base, index], result_types=[llvm.LLVMPointerType()],
+                                properties=_gep_properties(element))  # fmt: skip
+        return self.emit(gep)
 
     def index(self, value: Index) -> SSAValue:
         """`value` as an i64 value (a constant for an int)."""

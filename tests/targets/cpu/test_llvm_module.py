@@ -42,32 +42,38 @@ def with_width(width: int | None) -> str:
     return COPY_SCALED.replace("WIDTH", mark)
 
 
-@pytest.mark.parametrize("width", [1, 4, 8, 16, 64])
-def test_vector_width_becomes_loop_metadata(width: int) -> None:
-    text = str(to_llvmlite(lower(with_width(width))))
-    ids = re.findall(r"br label %\S+, !llvm.loop (!\d+)", text)
-    assert len(ids) == 2 and len(set(ids)) == 2, text  # one loop ID per loop
-    for loop_id in ids:
-        node = re.search(rf"^{loop_id} = !{{ {loop_id}, (!\d+), (!\d+) }}$", text, re.M)
-        assert node is not None, text
-        entries = {re.search(rf"^{n} = (.*)$", text, re.M).group(1) for n in node.groups()}  # type: ignore[union-attr]
-        assert entries == {'!{ !"llvm.loop.vectorize.enable", i1 1 }',
-                           f'!{{ !"llvm.loop.vectorize.width", i32 {width} }}'}  # fmt: skip
-
-
-def test_no_width_no_metadata() -> None:
-    assert "llvm.loop" not in str(to_llvmlite(lower(with_width(None))))
-
-
-def _loop_properties(text: str) -> list[set[str]]:
-    """The properties of each loop ID on a back edge, in order."""
+def _loop_ids(text: str) -> list[tuple[str, set[str]]]:
+    """Each loop ID on a back edge, in order, with its properties."""
     found = []
     for loop_id in re.findall(r"br label %\S+, !llvm.loop (!\d+)", text):
         node = re.search(rf"^{loop_id} = !{{ {loop_id}((?:, !\d+)*) }}$", text, re.M)
         assert node is not None, text
         names = re.findall(r"!\d+", node.group(1))
-        found.append({re.search(rf"^{n} = (.*)$", text, re.M).group(1) for n in names})  # type: ignore[union-attr]
+        found.append((loop_id, {re.search(rf"^{n} = (.*)$", text, re.M).group(1) for n in names}))  # type: ignore[union-attr]
     return found
+
+
+def _vectorize(width: int) -> set[str]:
+    """The properties asking the loop vectoriser for `width` lanes."""
+    return {'!{ !"llvm.loop.vectorize.enable", i1 1 }',
+            f'!{{ !"llvm.loop.vectorize.width", i32 {width} }}'}  # fmt: skip
+
+
+def _loop_properties(text: str) -> list[set[str]]:
+    return [properties for _, properties in _loop_ids(text)]
+
+
+@pytest.mark.parametrize("width", [1, 4, 8, 16, 64])
+def test_vector_width_becomes_loop_metadata(width: int) -> None:
+    text = str(to_llvmlite(lower(with_width(width))))
+    ids = _loop_ids(text)
+    assert len(ids) == 2 and len({loop_id for loop_id, _ in ids}) == 2, text  # one ID per loop
+    for _, properties in ids:
+        assert properties == _vectorize(width)
+
+
+def test_no_width_no_metadata() -> None:
+    assert "llvm.loop" not in str(to_llvmlite(lower(with_width(None))))
 
 
 UNROLL_DISABLE = '!{ !"llvm.loop.unroll.disable" }'
@@ -77,10 +83,7 @@ UNROLL_DISABLE = '!{ !"llvm.loop.unroll.disable" }'
 def test_no_unroll_becomes_unroll_disable(width: int | None) -> None:
     marks = ["loop.no_unroll"] + ([] if width is None else [f"loop.vector_width = {width} : i64"])
     text = str(to_llvmlite(lower(COPY_SCALED.replace("WIDTH", f"{{{', '.join(marks)}}}"))))
-    vectorize = set() if width is None else {
-        '!{ !"llvm.loop.vectorize.enable", i1 1 }',
-        f'!{{ !"llvm.loop.vectorize.width", i32 {width} }}',
-    }  # fmt: skip
+    vectorize = set() if width is None else _vectorize(width)
     assert _loop_properties(text) == [{UNROLL_DISABLE, *vectorize}] * 2, text
 
 
