@@ -241,7 +241,7 @@ def lower_winograd(e: Emitter, op: GraphOp) -> list[SSAValue]:
     rows = _transform(e, padded, input_transform, (n, th, tw, ALPHA, ALPHA, c),
                       "nhwibjc", "nHWc", "nhwibc", "b", "j")  # fmt: skip
     tiles = _transform(e, rows, input_transform, (ALPHA, ALPHA, n, th, tw, c),
-                       "abnhwic", "nhwibc", "abnhwc", "a", "i")  # fmt: skip
+                       "nhwabic", "nhwibc", "abnhwc", "a", "i")  # fmt: skip
     tiles = e.reshape(tiles, (ALPHA * ALPHA, n * th * tw, c))
     transformed = _named(e.constant(transform_weights(weights)), f"{w.name_hint or 'w'}_winograd")
     products = _matmul(e, tiles, transformed)

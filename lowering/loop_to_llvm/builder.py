@@ -121,6 +121,15 @@ class FunctionBuilder:
         self.block.add_op(op)
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
+    def emit_in_entry(self, op: Operation) -> SSAValue:
+        """Puts `op` (an alloca) at the top of the entry block, after the
+        constants: a loop around where it is asked for must not grow the stack."""
+        if self.entry.first_op is None:
+            self.entry.add_op(op)
+        else:
+            self.entry.insert_op_before(op, self.entry.first_op)
+        return op.results[0]
+
     def const(self, value: int | float, t: Attribute) -> SSAValue:
         """A constant, created once per function at the top of the entry block."""
         if isinstance(t, IntegerType):

@@ -15,7 +15,9 @@ j*stride1 + ...`; `memref.dim` reads a size. Views never move data:
   names.
 
 An `i1` element is a byte. `memref.alloc` and `loop.weight` have no address
-until `loop-plan-memory` and `loop-pack-weights` turn them into views.
+until `loop-plan-memory` and `loop-pack-weights` turn them into views; a
+static `memref.alloca` (a loop's scratch) is an `alloca` in the function's
+entry block.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, llvm, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, i1, i8
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, i1, i8, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -106,6 +108,28 @@ def _unplaced(lw: FunctionBuilder, op: Operation) -> None:
     raise DiagnosticException(
         f"{lw.pass_name}: {op.name} : {op.results[0].type} has no address; run {needed} first"
     )
+
+
+@_lowers(memref.AllocaOp)
+def _alloca(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    """A static scratch buffer: one `alloca` in the entry block, whatever
+    loop asks for it (`contract_buffers` puts scratch in loop bodies)."""
+    assert isinstance(op, memref.AllocaOp)
+    memref_type = op.memref.type
+    assert isinstance(memref_type, MemRefType)
+    if op.dynamic_sizes or not memref_type.has_static_shape():
+        raise DiagnosticException(f"{lw.pass_name}: {op.name} of dynamic size is not supported")
+    count = 1
+    for size in memref_type.get_shape():
+        count *= size
+    alignment = op.alignment.value.data if op.alignment is not None else 0
+    element = memory_type(memref_type.element_type)
+    scratch = llvm.AllocaOp(lw.const(count, i64), element, alignment=alignment)
+    # As an opaque pointer, like every other buffer's (llvmlite types an alloca's).
+    address = llvm.BitcastOp(scratch.res, llvm.LLVMPointerType())
+    lw.emit_in_entry(address)
+    lw.emit_in_entry(scratch)  # above the cast
+    return address.result
 
 
 @_lowers(memref.ViewOp)

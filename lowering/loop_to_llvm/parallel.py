@@ -73,12 +73,8 @@ def _call_or_launch(lw: FunctionBuilder, op: Operation) -> None:
     *captured, begin_value, end_value = op.arguments
     arguments = call_arguments(lw, captured)
     begin, end = lw.values[begin_value], lw.values[end_value]
-    # In the entry block: a launch inside a loop must not grow the stack.
     ctx = llvm.AllocaOp(lw.const(len(arguments) + 1, i64), i64, alignment=SLOT_BYTES)
-    if lw.entry.first_op is None:
-        lw.entry.add_op(ctx)
-    else:
-        lw.entry.insert_op_before(ctx, lw.entry.first_op)
+    lw.emit_in_entry(ctx)
     for index, value in enumerate([*arguments, begin]):
         if value.type == PTR:
             value = lw.emit(llvm.PtrToIntOp(value, i64))

@@ -23,8 +23,10 @@ After merging, a load that reads back what the same block just stored at
 the same indices takes the stored value instead, a store that is overwritten
 at the same place before anything reads the buffer goes, and an
 intermediate buffer that is then only ever written is deleted with its
-stores. Loops that touch memory other than by loads and stores never merge.
-Everything else is left alone.
+stores. A buffer that each iteration of a merged nest writes and reads a
+slice of, all to itself, becomes per-iteration scratch (`contract_buffers`).
+Loops that touch memory other than by loads and stores (vector ops free of
+memory effects aside) never merge. Everything else is left alone.
 
 A `vector.load`/`vector.store` (a micro-kernel's) is an access of its
 vector's first element whose last index is not the loop's position: it
@@ -46,7 +48,7 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
-from xdsl.traits import IsTerminator
+from xdsl.traits import IsTerminator, is_side_effect_free
 
 from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import (
@@ -59,6 +61,7 @@ from ember.dialects.loop_nests import (
     make_sequential,
     static_bounds,
 )
+from ember.passes.loop.contract_buffers import contract_buffers
 
 VIEW_OPS = (
     memref.ReinterpretCastOp,
@@ -112,7 +115,14 @@ def accesses(op: Operation) -> Iterator[Access]:
 
 
 def _touches_memory_other_than_by_loads_and_stores(op: Operation) -> bool:
-    return op.name.startswith(("memref.", "func.", "vector.")) and not isinstance(op, MemoryAccess)
+    """Memref and func ops other than loads and stores, and vector ops that
+    xDSL does not know to be free of memory effects (a micro-kernel's
+    broadcasts and FMAs are: they block no merge)."""
+    if isinstance(op, MemoryAccess):
+        return False
+    if op.name.startswith("vector."):
+        return not is_side_effect_free(op)
+    return op.name.startswith(("memref.", "func."))
 
 
 @dataclass
@@ -349,8 +359,9 @@ def remove_write_only_buffers(block: Block) -> None:
 
 
 def fuse_function(func: FuncOp) -> None:
-    """Merges the nests of each kernel of `func`, then forwards stores and
-    removes the buffers left write-only."""
+    """Merges the nests of each kernel of `func`, then forwards stores,
+    removes the buffers left write-only and contracts those that each
+    iteration of a merged nest uses a slice of (`contract_buffers`)."""
     block = func.body.block
     kernels = [op.body.block for op in block.ops if isinstance(op, KernelOp)]
     for kernel in kernels:
@@ -358,6 +369,8 @@ def fuse_function(func: FuncOp) -> None:
     forward_stores(block)
     for scope in (block, *kernels):
         remove_write_only_buffers(scope)
+    for kernel in kernels:
+        contract_buffers(kernel)
 
 
 class FuseLoopsPass(ModulePass):

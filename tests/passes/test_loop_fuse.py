@@ -21,6 +21,7 @@ from xdsl.rewriter import Rewriter
 import ember
 from ember.dialects.loop import KernelOp
 from ember.dialects.loop_nests import Loop, induction_variable, is_loop, static_bounds
+from ember.passes.loop.contract_buffers import contract_buffers
 from ember.passes.loop.fuse import (
     FuseLoopsPass,
     _merge,
@@ -166,4 +167,6 @@ def test_fused_loops_match_the_definition(model: onnx.ModelProto) -> None:
             reference_forward_stores(func.body.block)
             for block in (func.body.block, *kernels):
                 remove_write_only_buffers(block)
+            for kernel in kernels:  # its own rule, checked in test_contract_buffers
+                contract_buffers(kernel)
     assert str(module) == str(expected)

@@ -9,6 +9,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from xdsl.context import Context
+from xdsl.dialects import memref
 
 import ember
 from ember.dialects.graph import ConvNHWCOp
@@ -22,6 +23,8 @@ from ember.lowering.graph_to_tensor.winograd import (
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.passes.graph.layout import LayoutPass
 from ember.passes.graph.simplify import SimplifyPass
+from ember.passes.loop.fuse import FuseLoopsPass
+from ember.targets.cpu.pipeline import cpu_passes
 from tests.lowering.test_graph_to_tensor_winograd import (
     RELATIVE_TOLERANCE,
     conv_model,
@@ -133,3 +136,28 @@ def test_heuristic_boundaries(n: int, c: int, f: int, height: int, width: int,
     assert MIN_TILES == 9
     model, _, _ = conv_model(n, c, f, height, width, [1, 1, 1, 1], True, False)
     assert _nhwc_rejection(model) == reason
+
+
+def test_transforms_pass_each_tile_through_scratch() -> None:
+    """loop-fuse merges each transform's two nests tile by tile and contracts
+    the buffers between them to scratch (`contract_buffers`): the padded
+    input is one image's (the batch loop holds the padding and the input
+    transform), the input transform's rows and the output transform's
+    half-transformed tiles one tile's, all allocas rather than whole tensors.
+    On two threads each thread has its own scratch: the result is the one
+    thread's, bit for bit, and right."""
+    n, c, f, size = 2, 32, 48, 13
+    model, weights, bias = conv_model(n, c, f, size, size, [1, 1, 1, 1], True, False)
+    assert winograd_convs(model) == 1
+    module = ember.import_onnx(model)
+    for _, compiler_pass in cpu_passes():
+        compiler_pass.apply(Context(), module)
+        if isinstance(compiler_pass, FuseLoopsPass):
+            break
+    scratch = [op.memref.type for op in module.walk() if isinstance(op, memref.AllocaOp)]
+    assert [t.get_shape() for t in scratch] == [(size + 5, size + 5, c), (6, 6, c), (6, 4, f)]  # type: ignore[attr-defined]
+    x = np.random.default_rng(1).standard_normal((n, c, size, size)).astype(np.float32)
+    (one,) = ember.compile(model, threads=1)(x)
+    (two,) = ember.compile(model, threads=2)(x)
+    np.testing.assert_array_equal(one, two)
+    assert relative_error(two, direct_conv(x, weights, bias, [1, 1, 1, 1])) < RELATIVE_TOLERANCE

@@ -32,8 +32,9 @@ func.func @fused(%x: tensor<3x6x7x16xf32>) -> tensor<3x6x7x16xf32> {
 // CHECK-NEXT:      %[[AT:winograd_at]] = graph.constant {{.*}} : tensor<4x6xf32>
 // rows[n, th, tw, i, b, c] += x[n, 4 th + i, 4 tw + j, c] * BT[b, j]
 // CHECK:           %[[ROWS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 4) + d3), ((d2 * 4) + d5), d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d6)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[P]], %[[BT]] : tensor<3x10x10x16xf32>, tensor<6x6xf32>) outs(%{{.*}} : tensor<3x2x2x6x6x16xf32>)
-// tiles[a, b, n, th, tw, c] += rows[n, th, tw, i, b, c] * BT[a, i]
-// CHECK:           %[[TILES:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d3, d4, d5, d1, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d6)>], {{.*}} ins(%[[ROWS]], %[[BT]] : {{.*}}) outs(%{{.*}} : tensor<6x6x3x2x2x16xf32>)
+// tiles[a, b, n, th, tw, c] += rows[n, th, tw, i, b, c] * BT[a, i], the
+// tiles outermost as in rows (loop-fuse merges the two nests tile by tile)
+// CHECK:           %[[TILES:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5, d4, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d0, d1, d2, d6)>], {{.*}} ins(%[[ROWS]], %[[BT]] : {{.*}}) outs(%{{.*}} : tensor<6x6x3x2x2x16xf32>)
 // CHECK:           %[[V:.*]] = tensor.reshape %[[TILES]]({{.*}}) : (tensor<6x6x3x2x2x16xf32>, tensor<3xi64>) -> tensor<36x12x16xf32>
 // CHECK-NEXT:      %[[U:w_winograd]] = graph.constant {{.*}} : tensor<36x16x16xf32>
 // products[p, t, f] += V[p, t, c] * U[p, c, f]: a batched matmul

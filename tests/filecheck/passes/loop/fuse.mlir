@@ -90,16 +90,17 @@ func.func @reduction_epilogue(%a: memref<4x8xf32>, %out0: memref<4x1xf32>) {
   func.return
 }
 // CHECK-LABEL: func.func @reduction_epilogue
+// The row of sums each iteration writes and reads back is its own scratch.
 // CHECK:         loop.kernel "reduction" {
-// CHECK-NEXT:      %s = memref.alloc() : memref<4x1xf32>
 // CHECK-NEXT:      "scf.parallel"(%k0, %k4, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:      ^bb0(%i: index):
+// CHECK-NEXT:        %s = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
 // CHECK-NEXT:        scf.for %j = %k0 to %k8 step %k1 {
-// CHECK:               memref.store %sum, %s[%i, %c0]
+// CHECK:               memref.store %sum, %s[%c0]
 // CHECK-NEXT:        }
 // CHECK-NEXT:        "scf.parallel"(%k0, %k1, %k1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:        ^bb0(%l: index):
-// CHECK-NEXT:          %x_1 = memref.load %s[%i, %l] : memref<4x1xf32>
+// CHECK-NEXT:          %x_1 = memref.load %s[%l] : memref<1xf32>
 // CHECK-NEXT:          %y = math.sqrt %x_1 : f32
 // CHECK-NEXT:          memref.store %y, %out0[%i, %l] : memref<4x1xf32>
 // CHECK-NEXT:          scf.reduce
