@@ -27,8 +27,14 @@ How it works:
   so a worker still waking up stays out, and waits (spin, then a second
   condition variable) only for the workers inside. On a busy machine a
   launch therefore never waits for a worker the OS has not scheduled.
-- Chunks (about `CHUNKS_PER_THREAD` per thread) are claimed from an atomic
-  counter, so a thread that the OS delays leaves its share to the others.
+- Chunks (about `CHUNKS_PER_THREAD` per thread) are split into one share
+  of consecutive chunks per thread taking part (the caller's first), each
+  claimed through an atomic counter of its own. A thread runs its own share,
+  then helps with the others', so a thread that the OS delays leaves its
+  share to the others, while on time every thread runs the same share of
+  every launch: consecutive kernels splitting the same data alike (rows of
+  an activation) find their part in the same core's cache. (With one shared
+  counter, ResNet-50 on two threads was 4 to 10% slower.)
   Which thread runs a chunk never changes what it computes: each element's
   arithmetic stays in the body, in its order.
 - One launch runs at a time: a launch that finds the pool busy (a parallel
@@ -88,6 +94,9 @@ def _call_task(b: ir.IRBuilder, task: ir.Value, *args: ir.Value) -> None:
     b.call(typed, list(args))
 
 
+_COUNTER_STRIDE = ir.Constant(_I64, 8)
+"""i64s from one participant's claim counter to the next's: a 64-byte cache line."""
+
 _CLOSED = 1 << 31
 _OPEN_MASK = ir.Constant(ir.IntType(64), -_CLOSED)
 """The bits of the state word that say which job it is and whether it is closed."""
@@ -124,7 +133,9 @@ class _Pool:
         self.n = self._global("ember_pool_n", _I64)
         self.chunks = self._global("ember_pool_chunks", _I64)
         self.helpers = self._global("ember_pool_helpers", _I64)
-        self.next_chunk = self._global("ember_pool_next_chunk", _I64)
+        # One claim counter per participant, each on a cache line of its own.
+        self.next_chunk = self._global("ember_pool_next_chunk",
+                                       ir.ArrayType(_I64, MAX_THREADS * _COUNTER_STRIDE.constant), 64)  # fmt: skip
         # The job's state word (`_tag`): its generation, whether it is
         # closed to workers, how many workers are in it.
         self.state = self._global("ember_pool_state", _I64)
@@ -218,21 +229,38 @@ class _Pool:
         self.set_threads()
 
     def run_chunks(self) -> ir.Function:
-        """`run_chunks(task, ctx, n, chunks)`: claims and runs chunks until none is left."""
-        fn = self._function(
-            "ember_pool_run_chunks", ir.FunctionType(_VOID, [_PTR, _PTR, _I64, _I64])
-        )
-        task, ctx, n, chunks = fn.args
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        claim, run, out = (fn.append_basic_block(n) for n in ("claim", "run", "out"))
-        b.branch(claim)
+        """`run_chunks(task, ctx, n, chunks, participant, participants)`:
+        runs the participant's own chunks, then helps the others with theirs,
+        until none is left."""
+        fn = self._function("ember_pool_run_chunks",
+                            ir.FunctionType(_VOID, [_PTR, _PTR, _I64, _I64, _I64, _I64]))  # fmt: skip
+        task, ctx, n, chunks, participant, participants = fn.args
+        zero, one = ir.Constant(_I64, 0), ir.Constant(_I64, 1)
+        entry = fn.append_basic_block("entry")
+        owner, claim, run, out = (fn.append_basic_block(n)
+                                  for n in ("owner", "claim", "run", "out"))  # fmt: skip
+        b = ir.IRBuilder(entry)
+        b.branch(owner)
+        # Owners in turn: this participant's own share first, then the next's.
+        b.position_at_end(owner)
+        turn = b.phi(_I64)
+        turn.add_incoming(zero, entry)
+        b.cbranch(b.icmp_unsigned("<", turn, participants), claim, out)
         b.position_at_end(claim)
-        chunk = b.atomic_rmw("add", self.next_chunk, ir.Constant(_I64, 1), _ORDER)
-        b.cbranch(b.icmp_unsigned("<", chunk, chunks), run, out)
+        whose = b.urem(b.add(participant, turn), participants)
+        # Participant q owns chunks [q*chunks/P, (q+1)*chunks/P), claimed
+        # through its own counter.
+        first = b.udiv(b.mul(whose, chunks), participants)
+        last = b.udiv(b.mul(b.add(whose, one), chunks), participants)
+        counter = b.gep(self.next_chunk, [ir.Constant(_I32, 0), b.mul(whose, _COUNTER_STRIDE)])
+        chunk = b.add(first, b.atomic_rmw("add", counter, one, _ORDER))
+        next_turn = b.add(turn, one)
+        turn.add_incoming(next_turn, claim)
+        b.cbranch(b.icmp_unsigned("<", chunk, last), run, owner)
         b.position_at_end(run)
         # Chunk c is [c*n/chunks, (c+1)*n/chunks): sizes differ by one at most.
         begin = b.udiv(b.mul(chunk, n), chunks)
-        end = b.udiv(b.mul(b.add(chunk, ir.Constant(_I64, 1)), n), chunks)
+        end = b.udiv(b.mul(b.add(chunk, one), n), chunks)
         _call_task(b, task, ctx, begin, end)
         b.branch(claim)
         b.position_at_end(out)
@@ -276,7 +304,8 @@ class _Pool:
         swapped = b.cmpxchg(self.state, state, b.add(state, ir.Constant(_I64, 1)), _ORDER, _ORDER)
         b.cbranch(b.extract_value(swapped, 1), joined, join)
         b.position_at_end(joined)
-        b.call(run_chunks, [task, ctx, n, chunks])
+        one = ir.Constant(_I64, 1)
+        b.call(run_chunks, [task, ctx, n, chunks, b.add(index, one), b.add(helpers, one)])
         left = b.atomic_rmw("sub", self.state, ir.Constant(_I64, 1), _ORDER)
         last = b.or_(tag, ir.Constant(_I64, _CLOSED | 1))
         b.cbranch(b.icmp_unsigned("==", left, last), finish, loop)
@@ -355,15 +384,16 @@ class _Pool:
         chunks = b.select(b.icmp_signed("<", n, most), n, most)
         self.call(b, "pthread_mutex_lock", self.mutex)
         for value, variable in ((b.ptrtoint(task, _I64), self.task),
-                                (b.ptrtoint(ctx, _I64), self.ctx), (n, self.n), (chunks, self.chunks), (helpers, self.helpers),
-                                (zero, self.next_chunk)):  # fmt: skip
+                                (b.ptrtoint(ctx, _I64), self.ctx), (n, self.n), (chunks, self.chunks),
+                                (helpers, self.helpers)):  # fmt: skip
             self.store(b, value, variable)
+        self.reset_counters(b, fn, participants)
         generation = b.add(self.load(b, self.generation), one)
         self.store(b, _tag(b, generation), self.state)
         self.store(b, generation, self.generation)
         self.call(b, "pthread_cond_broadcast", self.work)
         self.call(b, "pthread_mutex_unlock", self.mutex)
-        b.call(run_chunks, [task, ctx, n, chunks])
+        b.call(run_chunks, [task, ctx, n, chunks, zero, participants])
         # Every chunk is claimed: close the job, so workers that have not
         # woken yet stay out, and wait only for those inside.
         b.atomic_rmw("or", self.state, ir.Constant(_I64, _CLOSED), _ORDER)
@@ -383,6 +413,21 @@ class _Pool:
         b.position_at_end(serial)
         _call_task(b, task, ctx, zero, n)
         b.ret_void()
+
+    def reset_counters(self, b: ir.IRBuilder, fn: ir.Function, participants: ir.Value) -> None:
+        """Zeroes the claim counters of participants [0, participants)."""
+        entry = b.block
+        loop, out = fn.append_basic_block("reset"), fn.append_basic_block("reset.out")
+        b.branch(loop)
+        b.position_at_end(loop)
+        q = b.phi(_I64)
+        q.add_incoming(ir.Constant(_I64, 0), entry)
+        counter = b.gep(self.next_chunk, [ir.Constant(_I32, 0), b.mul(q, _COUNTER_STRIDE)])
+        self.store(b, ir.Constant(_I64, 0), counter)
+        step = b.add(q, ir.Constant(_I64, 1))
+        q.add_incoming(step, loop)
+        b.cbranch(b.icmp_unsigned("<", step, participants), loop, out)
+        b.position_at_end(out)
 
     def set_threads(self) -> None:
         fn = self._function(self.set_threads_name, ir.FunctionType(_VOID, [_I64]),

@@ -97,6 +97,30 @@ def test_chunks_run_on_several_threads_at_once(pool: tuple) -> None:
     assert len(threads) == 2 and not both_started.broken
 
 
+def test_each_thread_starts_with_its_own_share(pool: tuple) -> None:
+    """The caller owns the first half of the chunks and the worker the
+    second (two threads, eight chunks): each starts with its own share, so
+    consecutive launches over the same data find it in the same core's
+    cache. Both first chunks wait for each other, so neither thread can run
+    the other's share first."""
+    _, parallel_for, _ = pool
+    both_started = threading.Barrier(2, timeout=60)
+    first: dict[int, tuple[int, int]] = {}
+    lock = threading.Lock()
+
+    def chunk(ctx: int | None, start: int, stop: int) -> None:
+        with lock:
+            is_first = threading.get_ident() not in first
+            first.setdefault(threading.get_ident(), (start, stop))
+        if is_first:
+            both_started.wait()
+
+    task = TASK(chunk)
+    parallel_for(task, None, 8, 2)
+    assert first[threading.get_ident()] == (0, 1)
+    assert sorted(first.values()) == [(0, 1), (4, 5)]
+
+
 def test_nested_launch_runs_serially(pool: tuple) -> None:
     """A launch from inside a chunk finds the pool busy and runs its whole
     range on its own thread instead of waiting for workers (no deadlock)."""
