@@ -27,14 +27,23 @@ it on that many threads instead (`convert-loop-to-llvm` calls the target's
 Which loops: the outermost `scf.parallel` loops of each function (inside
 `scf.for` loops too); loops nested in one that is outlined stay in its body
 and run serially on its thread. A parallel loop whose body is just another
-parallel loop (with bounds from outside) forms one band with it; the range
-is the band's iterations linearised over the fewest leading dims that give
-every thread some chunks (`CHUNKS_PER_THREAD`), and the body recovers each
-dim's index from the linear one. A band with fewer iterations than threads
-(a batch of one) is not outlined: the outermost parallel loops inside it
-are considered instead. A trip count known only at run time (a symbolic
-batch) counts as 1 here, since it may be: the band is linearised over the
-dims after it too, its range computed at run time.
+parallel loop (with bounds from outside) forms one band with it; index
+arithmetic between the two (a column block's number, say) first moves into
+the inner loop, where only it reads it (LLVM hoists it back), so that it
+does not cut the band. The range is the band's iterations linearised over
+the fewest leading dims that give every thread some chunks
+(`CHUNKS_PER_THREAD`), and the body recovers each dim's index from the
+linear one. The runtime hands each thread a share of consecutive chunks,
+the same share in every launch, so kernels splitting rows alike find their
+rows in the same core's cache; a leading dim over tiles that is too short
+to give every thread its chunks (two column blocks) is therefore linearised
+last, varying fastest, so that the shares split the rows after it rather
+than the columns (each thread reads its rows, not the whole input). A band
+with fewer iterations than threads (a batch of one) is not outlined: the
+outermost parallel loops inside it are considered instead. A trip count
+known only at run time (a symbolic batch) counts as 1 here, since it may
+be: the band is linearised over the dims after it too, its range computed
+at run time.
 
 Grain: a loop is outlined only if its estimated work (`estimated_work`: ops
 times trip counts; a dynamic trip count counts as large) is at least
@@ -73,6 +82,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.loop import KERNEL_ATTR
@@ -164,6 +174,43 @@ def band(loop: scf.ParallelOp) -> list[Dim]:
         ):
             return dims
         current = inner
+
+
+def sink_index_math(loop: scf.ParallelOp) -> None:
+    """If `loop`'s body is side-effect-free ops, then a parallel loop whose
+    bounds do not use them, and only that loop uses their results, moves
+    the ops to the start of that loop's body: the two loops then form a band."""
+    ops = list(loop.body.block.ops)
+    if len(ops) < 3:
+        return
+    *computed, inner, reduce = ops
+    if not isinstance(inner, scf.ParallelOp) or not isinstance(reduce, scf.ReduceOp):
+        return
+    if any(op.regions or not is_side_effect_free(op) for op in computed):
+        return
+    if any(_defining_op(v) in computed for v in inner.operands):
+        return
+    if any(not inner.is_ancestor(use.operation) and use.operation not in computed
+           for op in computed for result in op.results for use in result.uses):  # fmt: skip
+        return
+    first = inner.body.block.first_op
+    assert first is not None
+    for op in computed:
+        op.detach()
+        inner.body.block.insert_op_before(op, first)
+
+
+def linearisation_order(split: Sequence[Dim], threads: int) -> list[Dim]:
+    """The split dims from slowest- to fastest-varying in the linear range:
+    as nested, but a leading dim over tiles (a constant step above 1, such
+    as column blocks of 64) with fewer iterations than the threads' chunks
+    goes last, so that each thread's share of consecutive chunks spans the
+    dims after it (rows) rather than it."""
+    trips, step = split[0].static_trip_count(), constant_index(split[0].bounds[2])
+    few = trips is not None and trips < threads * CHUNKS_PER_THREAD
+    if len(split) > 1 and few and step is not None and step > 1:
+        return [*split[1:], split[0]]
+    return list(split)
 
 
 def _defining_op(value: SSAValue) -> Operation:
@@ -276,6 +323,7 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
     range of the band's first `prefix` dims; returns the function."""
     dims = band(loop)
     split, rest = dims[:prefix], dims[prefix:]
+    order = linearisation_order(split, threads)
     captured = _captured(loop)
     constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
     arguments = [v for v in captured if v not in constants]
@@ -291,20 +339,20 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
         return inside.get(value, value)
 
     math_in_body = _IndexMath(Builder(InsertPoint.at_end(block)))
-    # Every split dim's trip count but the outermost's: the linear index
-    # is divided by them (the outermost takes what is left).
-    trips = [math_in_body.trip_count(*map(mapped, d.bounds)) for d in split[1:]]
+    # Every split dim's trip count but the slowest's: the linear index
+    # is divided by them (the slowest takes what is left).
+    trips = [math_in_body.trip_count(*map(mapped, d.bounds)) for d in order[1:]]
     for_block = Block(arg_types=[INDEX])
     block.add_op(scf.ForOp(begin, end, math_in_body.const(1), [], Region(for_block)))
     block.add_op(ReturnOp())
 
-    # The range's index l, delinearised: the last split dim varies fastest.
+    # The range's index l, delinearised: the last dim of `order` varies fastest.
     index_math = _IndexMath(Builder(InsertPoint.at_end(for_block)))
     index_math.constants = dict(math_in_body.constants)
     remaining = for_block.args[0]
     ivs: dict[Dim, SSAValue] = {}
-    for position in reversed(range(len(split))):
-        dim = split[position]
+    for position in reversed(range(len(order))):
+        dim = order[position]
         within = remaining
         if position > 0:
             within = index_math.rem(remaining, trips[position - 1])
@@ -314,12 +362,12 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
 
     # The call, where the loop was: the range is every iteration of the split dims.
     outside = _IndexMath(Builder(InsertPoint.before(loop)))
-    static_trips = [d.static_trip_count() for d in split]
+    static_trips = [d.static_trip_count() for d in order]
     if None not in static_trips:
         count = outside.const(math.prod(static_trips))  # type: ignore[arg-type]
     else:
-        count = outside.trip_count(*split[0].bounds)
-        for dim in split[1:]:
+        count = outside.trip_count(*order[0].bounds)
+        for dim in order[1:]:
             count = outside.mul(count, outside.trip_count(*dim.bounds))
     call = CallOp(SymbolRefAttr(name), [*arguments, outside.const(0), count], [])
     call.attributes[PARALLEL_THREADS_ATTR] = IntegerAttr(threads, i64)
@@ -390,6 +438,8 @@ def parallelize(module: ModuleOp, threads: int, min_work: float) -> None:
     functions = [f for f in module.ops if isinstance(f, FuncOp) and not f.is_declaration
                  and PARALLEL_BODY_ATTR not in f.attributes]  # fmt: skip
     for function in functions:
+        for loop in [op for op in function.walk() if isinstance(op, scf.ParallelOp)]:
+            sink_index_math(loop)
         sites = list(launch_sites(function.body.block, threads, min_work))
         for number, (loop, prefix) in enumerate(sites):
             name = _fresh(f"{function.sym_name.data}_parallel{number}", taken)

@@ -316,3 +316,89 @@ func.func @run_time_rows(%out: memref<?x128xf32>) {
 // CHECK:       func.func private @run_time_rows_parallel0(
 // CHECK:           %i = arith.divui
 // CHECK-NEXT:      %j = arith.muli
+
+// -----
+
+// Two column blocks of 64 (a packed weight's block number computed between
+// the loops) around 64 rows: the block number moves into the row loop, so
+// the two loops form a band, and the blocks, too few for 4 threads' chunks,
+// vary fastest in the linear range: each thread's share of consecutive
+// chunks is a run of rows, both blocks of each, as a kernel before it
+// splitting rows left them in its cache.
+func.func @column_blocks(%w: memref<2x64xf32>, %out: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  "scf.parallel"(%c0, %c128, %c64) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %block = arith.divui %j, %c64 : index
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %w[%block, %i] : memref<2x64xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @column_blocks(
+// CHECK:         %[[N:[0-9]+]] = arith.constant 128 : index
+// CHECK-NEXT:    %[[ZERO:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    func.call @column_blocks_parallel0(%w, %out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64}
+// CHECK:       func.func private @column_blocks_parallel0(
+// CHECK-DAG:     %c64 = arith.constant 64 : index
+// CHECK-DAG:     %[[BLOCKS:[0-9]+]] = arith.constant 2 : index
+// CHECK:         scf.for %[[L:[a-z0-9]+]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %[[JL:[0-9]+]] = arith.remui %[[L]], %[[BLOCKS]] : index
+// CHECK-NEXT:      %i = arith.divui %[[L]], %[[BLOCKS]] : index
+// CHECK-NEXT:      %j = arith.muli %[[JL]], %c64 : index
+// CHECK-NEXT:      %block = arith.divui %j, %c64 : index
+// CHECK-NEXT:      %x = memref.load %0[%block, %i] : memref<2x64xf32>
+// CHECK-NOT:     scf.parallel
+
+// -----
+
+// A load between the loops is not index arithmetic: it stays, the two loops
+// form no band, and the two column blocks (fewer than the threads) are not
+// split: each block's row loop is launched on its own.
+func.func @load_between(%scale: memref<128xf32>, %out: memref<256x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  "scf.parallel"(%c0, %c128, %c64) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %s = memref.load %scale[%j] : memref<128xf32>
+    "scf.parallel"(%c0, %c256, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      memref.store %s, %out[%i, %j] : memref<256x128xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @load_between(
+// CHECK:         "scf.parallel"(%c0, %c128, %c64)
+// CHECK-NEXT:    ^bb0(%j: index):
+// CHECK-NEXT:      %s = memref.load %scale[%j] : memref<128xf32>
+// CHECK:           func.call @load_between_parallel0(%s, %out, %j, %{{.*}}, %{{.*}}) {ember.parallel_threads = 4 : i64}
