@@ -11,7 +11,7 @@ from xdsl.context import Context
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 import ember
-from ember.passes.graph.canonicalize import CanonicalizePass
+from ember.passes.graph.canonicalize import TRANSPOSE_ROWS, CanonicalizePass, transposed
 from tests.support.models import (
     SLOW_IN_PASS_TESTS,
     light_model_params,
@@ -53,3 +53,14 @@ def test_encoder_unchanged_and_scaled_by_a_multiplication() -> None:
     np.testing.assert_allclose(before[0], after[0], rtol=1e-4, atol=1e-6)
     # The attention scale sqrt(16) = 4 becomes a multiplication; Gelu's sqrt(2) does not.
     assert (divisions_before, divisions_after) == (2, 1)
+
+
+@pytest.mark.parametrize("rows", [1, TRANSPOSE_ROWS - 1, TRANSPOSE_ROWS, 2 * TRANSPOSE_ROWS + 5])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_blocked_transpose_is_the_transpose(rows: int, dtype: type) -> None:
+    """A Gemm's constant weight is transposed a block of rows at a time: the
+    last, partial block and a single block give exactly `matrix.T`."""
+    matrix = np.arange(rows * 7, dtype=dtype).reshape(rows, 7)
+    result = transposed(matrix)
+    assert result.flags.c_contiguous and result.dtype == dtype
+    np.testing.assert_array_equal(result, matrix.T)
