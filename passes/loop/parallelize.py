@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -85,7 +85,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.loop import KERNEL_ATTR
+from ember.dialects.loop import KERNEL_ATTR, byte_size
 from ember.dialects.loop_nests import INDEX, constant_index
 from ember.passes.loop.mark_noalias import NOALIAS
 
@@ -205,12 +205,60 @@ def linearisation_order(split: Sequence[Dim], threads: int) -> list[Dim]:
     as nested, but a leading dim over tiles (a constant step above 1, such
     as column blocks of 64) with fewer iterations than the threads' chunks
     goes last, so that each thread's share of consecutive chunks spans the
-    dims after it (rows) rather than it."""
+    dims after it (rows) rather than it: each thread then reads all the
+    column blocks' data (the weights) and its share of the rows' (the
+    input), where leading columns would have it read its share of the
+    weights and all the input. So the columns go last only where the
+    buffers that only they index are smaller than those only the rows do."""
     trips, step = split[0].static_trip_count(), constant_index(split[0].bounds[2])
     few = trips is not None and trips < threads * CHUNKS_PER_THREAD
     if len(split) > 1 and few and step is not None and step > 1:
-        return [*split[1:], split[0]]
+        columns, rows = _bytes_indexed_by_only(split[0], split[1:])
+        if columns <= rows:
+            return [*split[1:], split[0]]
     return list(split)
+
+
+def _bytes_indexed_by_only(first: Dim, others: Sequence[Dim]) -> tuple[float, float]:
+    """The bytes of the buffers that the band reads with indices derived
+    from `first`'s induction variable but none of `others`', and of those
+    read with indices from `others` but not `first`."""
+    memo: dict[SSAValue, frozenset[SSAValue]] = {}
+    ivs = {first.induction_variable, *(d.induction_variable for d in others)}
+
+    def sources(value: SSAValue) -> frozenset[SSAValue]:
+        """The band's induction variables that `value` is computed from."""
+        if value in ivs:
+            return frozenset({value})
+        if value not in memo:
+            memo[value] = frozenset()  # cuts cycles through loop-carried values
+            owner = value.owner
+            found: frozenset[SSAValue] = frozenset()
+            if isinstance(owner, Operation) and not owner.regions:
+                for operand in owner.operands:
+                    found |= sources(operand)
+            memo[value] = found
+        return memo[value]
+
+    by_buffer: dict[SSAValue, set[SSAValue]] = {}
+    for op in first.loop.walk():
+        if isinstance(op, memref.LoadOp | vector.LoadOp):
+            buffer, *indices = op.operands
+            used = by_buffer.setdefault(buffer, set())
+            for index in indices:
+                used |= sources(index)
+    first_iv = first.induction_variable
+    columns = sum(_bytes(b) for b, used in by_buffer.items() if used == {first_iv})
+    rows = sum(_bytes(b) for b, used in by_buffer.items() if used and first_iv not in used)
+    return columns, rows
+
+
+def _bytes(buffer: SSAValue) -> float:
+    """A buffer's bytes; one with a dim known only at run time (a batch)
+    counts as large."""
+    memref_type = buffer.type
+    assert isinstance(memref_type, MemRefType)
+    return math.inf if any(d < 0 for d in memref_type.get_shape()) else byte_size(memref_type)
 
 
 def _defining_op(value: SSAValue) -> Operation:

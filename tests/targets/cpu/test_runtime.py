@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from collections.abc import Callable
 
 import llvmlite.binding as llvm
@@ -119,6 +120,38 @@ def test_each_thread_starts_with_its_own_share(pool: tuple) -> None:
     parallel_for(task, None, 8, 2)
     assert first[threading.get_ident()] == (0, 1)
     assert sorted(first.values()) == [(0, 1), (4, 5)]
+
+
+def test_sleeping_workers_join_and_wake_a_blocked_caller(pool: tuple) -> None:
+    """After a pause far longer than the spin the worker sleeps: the next
+    launch wakes it (both chunks wait for each other, so the launch needs
+    two threads at once). The worker's chunk then outlasts the caller's
+    spin, so the caller blocks, and the last worker out must wake it."""
+    _, parallel_for, _ = pool
+    for _ in range(3):
+        time.sleep(0.05)
+        assert _threads_of_a_launch_whose_worker_is_slow(parallel_for) == 2
+
+
+def _threads_of_a_launch_whose_worker_is_slow(parallel_for: Callable[..., None]) -> int:
+    """Runs two chunks that wait for each other, the worker's (the second)
+    then sleeping 20 ms; returns how many threads ran them (fails the test
+    if the launch does not return)."""
+    both_started = threading.Barrier(2, timeout=60)
+    threads: set[int] = set()
+
+    def chunk(ctx: int | None, start: int, stop: int) -> None:
+        threads.add(threading.get_ident())
+        both_started.wait()
+        if start == 1:
+            time.sleep(0.02)
+
+    task = TASK(chunk)
+    caller = threading.Thread(target=parallel_for, args=(task, None, 2, 2))
+    caller.start()
+    caller.join(timeout=60)
+    assert not caller.is_alive() and not both_started.broken
+    return len(threads)
 
 
 def test_nested_launch_runs_serially(pool: tuple) -> None:

@@ -324,8 +324,9 @@ func.func @run_time_rows(%out: memref<?x128xf32>) {
 // the two loops form a band, and the blocks, too few for 4 threads' chunks,
 // vary fastest in the linear range: each thread's share of consecutive
 // chunks is a run of rows, both blocks of each, as a kernel before it
-// splitting rows left them in its cache.
-func.func @column_blocks(%w: memref<2x64xf32>, %out: memref<64x128xf32>) {
+// splitting rows left them in its cache. Each thread reads all of the
+// weight, which is smaller than the rows' input (64 against 8192 bytes).
+func.func @column_blocks(%in: memref<64x32xf32>, %w: memref<2x8xf32>, %out: memref<64x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -335,7 +336,9 @@ func.func @column_blocks(%w: memref<2x64xf32>, %out: memref<64x128xf32>) {
     %block = arith.divui %j, %c64 : index
     "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
     ^bb0(%i: index):
-      %x = memref.load %w[%block, %i] : memref<2x64xf32>
+      %a = memref.load %in[%i, %c0] : memref<64x32xf32>
+      %b = memref.load %w[%block, %c0] : memref<2x8xf32>
+      %x = arith.addf %a, %b : f32
       memref.store %x, %out[%i, %j] : memref<64x128xf32>
       memref.store %x, %out[%i, %j] : memref<64x128xf32>
       memref.store %x, %out[%i, %j] : memref<64x128xf32>
@@ -354,7 +357,7 @@ func.func @column_blocks(%w: memref<2x64xf32>, %out: memref<64x128xf32>) {
 // CHECK-LABEL: func.func @column_blocks(
 // CHECK:         %[[N:[0-9]+]] = arith.constant 128 : index
 // CHECK-NEXT:    %[[ZERO:[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:    func.call @column_blocks_parallel0(%w, %out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64}
+// CHECK-NEXT:    func.call @column_blocks_parallel0(%in, %w, %out, %[[ZERO]], %[[N]]) {ember.parallel_threads = 4 : i64}
 // CHECK:       func.func private @column_blocks_parallel0(
 // CHECK-DAG:     %c64 = arith.constant 64 : index
 // CHECK-DAG:     %[[BLOCKS:[0-9]+]] = arith.constant 2 : index
@@ -363,7 +366,51 @@ func.func @column_blocks(%w: memref<2x64xf32>, %out: memref<64x128xf32>) {
 // CHECK-NEXT:      %i = arith.divui %[[L]], %[[BLOCKS]] : index
 // CHECK-NEXT:      %j = arith.muli %[[JL]], %c64 : index
 // CHECK-NEXT:      %block = arith.divui %j, %c64 : index
-// CHECK-NEXT:      %x = memref.load %0[%block, %i] : memref<2x64xf32>
+// CHECK-NOT:     scf.parallel
+
+// -----
+
+// The same band with a weight larger than the input (32768 against 2048
+// bytes, as in a 1x1 convolution from 512 to 1000 channels on a 13x13
+// image): the blocks stay the slowest dim, so each thread's share is a run
+// of rows of one block, and each thread reads only its blocks' weight.
+func.func @column_blocks_of_a_large_weight(%in: memref<64x8xf32>, %w: memref<2x4096xf32>, %out: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  "scf.parallel"(%c0, %c128, %c64) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %block = arith.divui %j, %c64 : index
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %a = memref.load %in[%i, %c0] : memref<64x8xf32>
+      %b = memref.load %w[%block, %c0] : memref<2x4096xf32>
+      %x = arith.addf %a, %b : f32
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      memref.store %x, %out[%i, %j] : memref<64x128xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @column_blocks_of_a_large_weight(
+// CHECK:       func.func private @column_blocks_of_a_large_weight_parallel0(
+// CHECK-DAG:     %c64 = arith.constant 64 : index
+// CHECK-DAG:     %[[ROWS:[0-9]+]] = arith.constant 64 : index
+// CHECK:         scf.for %[[L:[a-z0-9]+]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %i = arith.remui %[[L]], %[[ROWS]] : index
+// CHECK-NEXT:      %[[JL:[0-9]+]] = arith.divui %[[L]], %[[ROWS]] : index
+// CHECK-NEXT:      %j = arith.muli %[[JL]], %c64 : index
+// CHECK-NEXT:      %block = arith.divui %j, %c64 : index
 // CHECK-NOT:     scf.parallel
 
 // -----
