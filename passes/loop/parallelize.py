@@ -34,11 +34,13 @@ does not cut the band. The range is the band's iterations linearised over
 the fewest leading dims that give every thread some chunks
 (`CHUNKS_PER_THREAD`), and the body recovers each dim's index from the
 linear one. The runtime hands each thread a share of consecutive chunks,
-the same share in every launch, so kernels splitting rows alike find their
-rows in the same core's cache; a leading dim over tiles that is too short
-to give every thread its chunks (two column blocks) is therefore linearised
-last, varying fastest, so that the shares split the rows after it rather
-than the columns (each thread reads its rows, not the whole input). A band
+the same share in every launch, so the dims are linearised in the order of
+the written buffer's layout (`linearisation_order`): each share writes one
+contiguous part of the output, no cache line is written by two threads,
+and kernels splitting rows alike find their rows in the same core's cache.
+Column blocks (too few to give every thread its chunks) thus vary fastest
+and the shares split the rows (each thread reads its rows, not the whole
+input), unless the weight they index outweighs the input. A band
 with fewer iterations than threads (a batch of one) is not outlined: the
 outermost parallel loops inside it are considered instead. A trip count
 known only at run time (a symbolic batch) counts as 1 here, since it may
@@ -201,56 +203,84 @@ def sink_index_math(loop: scf.ParallelOp) -> None:
 
 
 def linearisation_order(split: Sequence[Dim], threads: int) -> list[Dim]:
-    """The split dims from slowest- to fastest-varying in the linear range:
-    as nested, but a leading dim over tiles (a constant step above 1, such
-    as column blocks of 64) with fewer iterations than the threads' chunks
-    goes last, so that each thread's share of consecutive chunks spans the
-    dims after it (rows) rather than it: each thread then reads all the
-    column blocks' data (the weights) and its share of the rows' (the
-    input), where leading columns would have it read its share of the
-    weights and all the input. So the columns go last only where the
-    buffers that only they index are smaller than those only the rows do."""
-    trips, step = split[0].static_trip_count(), constant_index(split[0].bounds[2])
+    """The split dims from slowest- to fastest-varying in the linear range.
+
+    In the order of the layout of the buffers the band writes (the dim
+    indexing the largest stride slowest; ties and dims that index no
+    written buffer as nested), so each thread's share of consecutive chunks
+    writes one contiguous part of the output: no two threads write the same
+    cache line (a grouped convolution nests its groups of 34 channels
+    outside the rows, and split by groups, two threads wrote the line
+    across a group boundary of every row), and a thread's rows are those a
+    kernel before it wrote. Column blocks of a contraction (a leading dim
+    over tiles: a constant step above 1) thus vary fastest, each thread
+    reading all of their data (the weights) and its share of the rows'
+    (the input); where they are fewer than the threads' chunks and the
+    buffers that only they index outweigh those only the rows index, they
+    go first instead, and each thread reads its share of the weights and
+    all the input."""
+    accesses = _Accesses(split)
+    order = sorted(split, key=lambda d: -accesses.stored_stride(d))
+    first = split[0]
+    trips, step = first.static_trip_count(), constant_index(first.bounds[2])
     few = trips is not None and trips < threads * CHUNKS_PER_THREAD
     if len(split) > 1 and few and step is not None and step > 1:
-        columns, rows = _bytes_indexed_by_only(split[0], split[1:])
-        if columns <= rows:
-            return [*split[1:], split[0]]
-    return list(split)
+        columns, rows = accesses.bytes_read_by_only(first)
+        if columns > rows:
+            return [first, *(d for d in order if d is not first)]
+    return order
 
 
-def _bytes_indexed_by_only(first: Dim, others: Sequence[Dim]) -> tuple[float, float]:
-    """The bytes of the buffers that the band reads with indices derived
-    from `first`'s induction variable but none of `others`', and of those
-    read with indices from `others` but not `first`."""
-    memo: dict[SSAValue, frozenset[SSAValue]] = {}
-    ivs = {first.induction_variable, *(d.induction_variable for d in others)}
+class _Accesses:
+    """The buffers a band's loads and stores access, and which of the
+    split dims' induction variables their indices are computed from."""
 
-    def sources(value: SSAValue) -> frozenset[SSAValue]:
-        """The band's induction variables that `value` is computed from."""
-        if value in ivs:
+    def __init__(self, split: Sequence[Dim]) -> None:
+        self.ivs = {d.induction_variable for d in split}
+        self.memo: dict[SSAValue, frozenset[SSAValue]] = {}
+        self.read: dict[SSAValue, set[SSAValue]] = {}
+        self.stride: dict[SSAValue, float] = {}
+        for op in split[0].loop.walk():
+            if isinstance(op, memref.LoadOp | vector.LoadOp):
+                buffer, *indices = op.operands
+                used = self.read.setdefault(buffer, set())
+                for index in indices:
+                    used |= self.sources(index)
+            elif isinstance(op, memref.StoreOp | vector.StoreOp):
+                _, buffer, *indices = op.operands
+                assert isinstance(buffer.type, MemRefType)
+                for index, stride in zip(indices, buffer.type.get_strides()):
+                    for iv in self.sources(index):
+                        known = math.inf if stride is None else stride
+                        self.stride[iv] = max(self.stride.get(iv, 0), known)
+
+    def sources(self, value: SSAValue) -> frozenset[SSAValue]:
+        """The split dims' induction variables that `value` is computed from."""
+        if value in self.ivs:
             return frozenset({value})
-        if value not in memo:
-            memo[value] = frozenset()  # cuts cycles through loop-carried values
+        if value not in self.memo:
+            self.memo[value] = frozenset()  # cuts cycles through loop-carried values
             owner = value.owner
             found: frozenset[SSAValue] = frozenset()
             if isinstance(owner, Operation) and not owner.regions:
                 for operand in owner.operands:
-                    found |= sources(operand)
-            memo[value] = found
-        return memo[value]
+                    found |= self.sources(operand)
+            self.memo[value] = found
+        return self.memo[value]
 
-    by_buffer: dict[SSAValue, set[SSAValue]] = {}
-    for op in first.loop.walk():
-        if isinstance(op, memref.LoadOp | vector.LoadOp):
-            buffer, *indices = op.operands
-            used = by_buffer.setdefault(buffer, set())
-            for index in indices:
-                used |= sources(index)
-    first_iv = first.induction_variable
-    columns = sum(_bytes(b) for b, used in by_buffer.items() if used == {first_iv})
-    rows = sum(_bytes(b) for b, used in by_buffer.items() if used and first_iv not in used)
-    return columns, rows
+    def stored_stride(self, dim: Dim) -> float:
+        """The largest stride of a written buffer's index computed from
+        `dim` (infinite if it indexes none: it stays outermost)."""
+        return self.stride.get(dim.induction_variable, math.inf)
+
+    def bytes_read_by_only(self, dim: Dim) -> tuple[float, float]:
+        """The bytes of the buffers read with indices computed from `dim`
+        but no other split dim, and of those read with indices from other
+        split dims but not `dim`."""
+        iv = dim.induction_variable
+        only = sum(_bytes(b) for b, used in self.read.items() if used == {iv})
+        others = sum(_bytes(b) for b, used in self.read.items() if used and iv not in used)
+        return only, others
 
 
 def _bytes(buffer: SSAValue) -> float:

@@ -319,6 +319,46 @@ func.func @run_time_rows(%out: memref<?x128xf32>) {
 
 // -----
 
+// A grouped operation nests its 4 groups outside its 64 rows, but writes
+// out[row, group, channel]: the rows vary slowest in the linear range, so
+// each thread's share of chunks is a run of whole rows (two threads split
+// by groups both wrote the cache line across a boundary of 34 floats in
+// every row).
+func.func @groups_outside_rows(%in: memref<64x4x34xf32>, %out: memref<64x4x34xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%g: index):
+    "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %x = memref.load %in[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      memref.store %x, %out[%i, %g, %c0] : memref<64x4x34xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func @groups_outside_rows(
+// CHECK:       func.func private @groups_outside_rows_parallel0(
+// CHECK:         %[[GROUPS:[0-9]+]] = arith.constant 4 : index
+// CHECK:         scf.for %[[L:[a-z0-9]+]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %g = arith.remui %[[L]], %[[GROUPS]] : index
+// CHECK-NEXT:      %i = arith.divui %[[L]], %[[GROUPS]] : index
+// CHECK-NOT:     scf.parallel
+
+// -----
+
 // Two column blocks of 64 (a packed weight's block number computed between
 // the loops) around 64 rows: the block number moves into the row loop, so
 // the two loops form a band, and the blocks, too few for 4 threads' chunks,
