@@ -28,6 +28,12 @@ memrefs (`ember_linalg.scatter` updates its result's buffer in place, which
 starts as its target's, or a copy of it). No loop is made here: `loop-generate` turns each of these ops into
 the loop nest its schedule (or the default) describes.
 
+A concat input that an op or kernel of the function computes and nothing
+else reads (static shapes) is a slab: its buffer is its part of the
+concat's buffer (a `memref.subview`, the concat's buffer made by the first
+slab computed), so the producer writes it there and the concat copies only
+its other inputs.
+
 `tensor.empty` and `linalg.fill` are materialised lazily, by the op that
 first needs them: an op whose destination (`outs`) has no other use writes
 into that buffer in place; otherwise the destination is copied first, so no
@@ -115,6 +121,14 @@ class Pending:
     fill: FloatAttr | IntegerAttr | None
 
 
+@dataclass(frozen=True)
+class Slab:
+    """Where a concat's input lives in the concat's buffer."""
+
+    concat: tensor.ConcatOp
+    offsets: tuple[int, ...]
+
+
 ON_BUFFERS = (*STRUCTURED_OPS, linalg.FillOp, linalg.CopyOp, GatherOp, ScatterOp)
 """The ops bufferization leaves on buffers (for `loop-generate`)."""
 
@@ -141,7 +155,7 @@ def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
     if isinstance(owner, Block) or not kernel.is_ancestor(owner):
         return
     if owner.parent is not kernel.body.block or not isinstance(
-        owner, memref.AllocOp | memref.ReinterpretCastOp | loop.WeightOp
+        owner, memref.AllocOp | memref.ReinterpretCastOp | memref.SubviewOp | loop.WeightOp
     ):
         raise DiagnosticException(
             f"convert-tensor-to-loop: a result of loop.kernel lives in a buffer made by {owner.name}"
@@ -172,6 +186,12 @@ class FunctionBufferizer:
         """The induction variable of each `scf.for` on tensors, its loop's on buffers."""
         self.allocs: LoopNestBuilder | None = None
         """Inside an `scf.for`: where allocs go (in front of the outermost one)."""
+        self.slabs: dict[SSAValue, Slab] = {}
+        """Concat inputs computed in their part of the concat's buffer (`_slabs`)."""
+        self.concat_buffers: dict[tensor.ConcatOp, SSAValue] = {}
+        """The buffer of each concat whose first slab has been made."""
+        self.slab_views: dict[SSAValue, Slab] = {}
+        """Each view made for a slab, and which."""
 
     def run(self) -> None:
         old_block = self.func.body.block
@@ -198,12 +218,33 @@ class FunctionBufferizer:
                     for operand in inner.operands:
                         if not _defined_in(operand, op):
                             self.uses[operand] = self.uses.get(operand, 0) + 1
+        self.slabs = self._slabs(old_block)
         for op in list(old_block.ops):
             if isinstance(op, ReturnOp):
                 self._return(op, output_args)
                 continue
             self._lower(op)
         self._replace_body(block, len(returned))
+
+    def _slabs(self, block: Block) -> dict[SSAValue, Slab]:
+        """The inputs of the function's concats (static shapes) that an op
+        or kernel of the function computes and nothing else reads: each is
+        computed in place, in its part of the concat's buffer, and the
+        concat copies only its other inputs."""
+        slabs: dict[SSAValue, Slab] = {}
+        for op in block.ops:
+            if not isinstance(op, tensor.ConcatOp) or DYNAMIC_INDEX in op.result.type.get_shape():  # type: ignore[attr-defined]
+                continue
+            dim, offset = op.dim.value.data, 0
+            for value in op.inputs:
+                shape = value.type.get_shape()  # type: ignore[attr-defined]
+                owner = value.owner
+                if (isinstance(owner, (loop.KernelOp, *STRUCTURED_OPS)) and owner.parent is block
+                        and self.uses.get(value) == 1 and value not in self.outputs):  # fmt: skip
+                    slabs[value] = Slab(op, tuple(offset if d == dim else 0
+                                                  for d in range(len(shape))))  # fmt: skip
+                offset += shape[dim]
+        return slabs
 
     @staticmethod
     def _returned_values(block: Block) -> list[SSAValue]:
@@ -235,9 +276,24 @@ class FunctionBufferizer:
         """Where `value` will live: the output argument, or a fresh alloc."""
         if value in self.outputs:
             return self.outputs[value]
+        if value in self.slabs:
+            return self._slab(value)
         alloc = self._alloc(value.type)
         alloc.name_hint = value.name_hint
         return alloc
+
+    def _slab(self, value: SSAValue) -> SSAValue:
+        """The part of its concat's buffer that `value` is computed in (the
+        buffer made by the first slab of the concat that needs it)."""
+        slab = self.slabs[value]
+        target = self.concat_buffers.get(slab.concat)
+        if target is None:
+            target = self._new_buffer(slab.concat.result)
+            self.concat_buffers[slab.concat] = target
+        shape = value.type.get_shape()  # type: ignore[attr-defined]
+        view = self._subview(target, slab.offsets, shape, [1] * len(shape))
+        self.slab_views[view] = slab
+        return view
 
     def _alloc(self, value_type: Attribute) -> SSAValue:
         """A `memref.alloc` for a tensor of `value_type`, its symbolic dims
@@ -383,6 +439,8 @@ class FunctionBufferizer:
             inside = not isinstance(value.owner, Block) and value.owner.parent is op.body.block
             if inside and result in self.outputs and yielded.count(value) == 1:
                 self.outputs[value] = self.outputs[result]
+            if inside and result in self.slabs and yielded.count(value) == 1:
+                self.slabs[value] = self.slabs[result]
         materialised = len(self.materialised)
         kernel = self.nest.insert(loop.KernelOp(kind=op.kind))
         around, self.nest = (
@@ -566,15 +624,18 @@ class FunctionBufferizer:
         self._copy(source, part)
 
     def _concat(self, op: tensor.ConcatOp) -> None:
-        """Each input copied into its slab of one buffer along `dim`."""
-        target = self._new_buffer(op.result)
+        """Each input copied into its slab of one buffer along `dim`, but
+        those computed there already (`_slabs`)."""
+        target = self.concat_buffers.pop(op, None) or self._new_buffer(op.result)
         self.buffers[op.result] = target
         dim, offset = op.dim.value.data, 0
         for value in op.inputs:
             source = self._buffer(value)
             shape = symbolic_shape(value.type)
             offsets: list[Dim] = [offset if d == dim else 0 for d in range(len(shape))]
-            self._copy(source, self._subview(target, offsets, shape, [1] * len(shape)))
+            slab = self.slab_views.get(source)
+            if slab is None or slab.concat is not op or list(slab.offsets) != offsets:
+                self._copy(source, self._subview(target, offsets, shape, [1] * len(shape)))
             offset = offset + shape[dim]
 
     def _gather(self, op: GatherOp) -> None:

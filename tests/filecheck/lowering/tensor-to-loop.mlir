@@ -198,6 +198,38 @@ func.func @concat_returned(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2
 
 // -----
 
+// A concat of values computed here: one that nothing else reads (%x) is
+// computed in its part of the concat's buffer, so the concat does not copy
+// it; one that is also returned (%y) and an argument (%a) are copied in.
+func.func @concat_slabs(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<2x11xf32>, tensor<2x5xf32>) {
+  %e1 = tensor.empty() : tensor<2x3xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x3xf32>) outs(%e1 : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %e2 = tensor.empty() : tensor<2x5xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<2x5xf32>) outs(%e2 : tensor<2x5xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x5xf32>
+  %c = tensor.concat dim(1) %x, %y, %a : (tensor<2x3xf32>, tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x11xf32>
+  func.return %c, %y : tensor<2x11xf32>, tensor<2x5xf32>
+}
+
+// CHECK-LABEL: func.func @concat_slabs(%a: memref<2x3xf32>, %b: memref<2x5xf32>, %out0: memref<2x11xf32>, %out1: memref<2x5xf32>) {
+// CHECK-NEXT:    %[[X:[0-9]+]] = memref.subview %out0[0, 0] [2, 3] [1, 1] : memref<2x11xf32> to memref<2x3xf32, strided<[11, 1]>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%a : memref<2x3xf32>) outs(%[[X]] : memref<2x3xf32, strided<[11, 1]>>) {
+// CHECK:         linalg.generic {{.*}} ins(%b : memref<2x5xf32>) outs(%out1 : memref<2x5xf32>) {
+// CHECK:         %[[Y:[0-9]+]] = memref.subview %out0[0, 3] [2, 5] [1, 1]
+// CHECK-NEXT:    linalg.copy ins(%out1 : memref<2x5xf32>) outs(%[[Y]] : memref<2x5xf32, strided<[11, 1], offset: 3>>)
+// CHECK-NEXT:    %[[A:[0-9]+]] = memref.subview %out0[0, 8] [2, 3] [1, 1]
+// CHECK-NEXT:    linalg.copy ins(%a : memref<2x3xf32>) outs(%[[A]] : memref<2x3xf32, strided<[11, 1], offset: 8>>)
+// CHECK-NEXT:    func.return
+
+// -----
+
 // Reshape is a view of its source's buffer (memref.reinterpret_cast, no copy); the
 // view is then copied into the output argument, since the value lives in
 // the alloc of %y.
