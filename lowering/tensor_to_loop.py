@@ -28,11 +28,14 @@ memrefs (`ember_linalg.scatter` updates its result's buffer in place, which
 starts as its target's, or a copy of it). No loop is made here: `loop-generate` turns each of these ops into
 the loop nest its schedule (or the default) describes.
 
-A concat input that an op or kernel of the function computes and nothing
-else reads (static shapes) is a slab: its buffer is its part of the
-concat's buffer (a `memref.subview`, the concat's buffer made by the first
-slab computed), so the producer writes it there and the concat copies only
-its other inputs.
+A concat input that an op, kernel or concat of the function computes
+(static shapes) and that nothing else reads but as an input of a
+structured op, a pad or a concat is a slab (`_slabs`): its buffer is its
+part of the concat's buffer (a `memref.subview`, the concat's buffer made
+by the first slab computed), so the producer writes it there and the
+concat copies only its other inputs. A concat that is a slab itself makes
+a chain (DenseNet's dense blocks), and a buffer holding a slab that is read
+elsewhere too is never written in place.
 
 `tensor.empty` and `linalg.fill` are materialised lazily, by the op that
 first needs them: an op whose destination (`outs`) has no other use writes
@@ -168,6 +171,24 @@ def _hoist_buffer(buffer: SSAValue, kernel: loop.KernelOp) -> None:
     block.insert_op_before(owner, kernel)
 
 
+def _only_reads(user: Operation, value: SSAValue) -> bool:
+    """Whether `user` reads `value` whatever its buffer's layout and never
+    writes it: an input of a structured op, a pad's source, a concat's input."""
+    if isinstance(user, STRUCTURED_OPS):
+        return value in user.inputs and value not in user.outputs  # type: ignore[attr-defined]
+    return isinstance(user, tensor.PadOp | tensor.ConcatOp) and all(
+        operand is not value or isinstance(user, tensor.ConcatOp) or index == 0
+        for index, operand in enumerate(user.operands)
+    )
+
+
+def _root(buffer: SSAValue) -> SSAValue:
+    """The buffer that `buffer` is a (chain of) `memref.subview` of."""
+    while isinstance(buffer.owner, memref.SubviewOp):
+        buffer = buffer.owner.source
+    return buffer
+
+
 def _row_major_strides(shape: Sequence[Dim]) -> list[Dim]:
     return [math.prod(shape[i + 1 :]) for i in range(len(shape))]
 
@@ -186,12 +207,17 @@ class FunctionBufferizer:
         """The induction variable of each `scf.for` on tensors, its loop's on buffers."""
         self.allocs: LoopNestBuilder | None = None
         """Inside an `scf.for`: where allocs go (in front of the outermost one)."""
+        self.users: dict[SSAValue, list[Operation]] = {}
+        """The ops that use each value (kernel and loop bodies included)."""
         self.slabs: dict[SSAValue, Slab] = {}
         """Concat inputs computed in their part of the concat's buffer (`_slabs`)."""
         self.concat_buffers: dict[tensor.ConcatOp, SSAValue] = {}
         """The buffer of each concat whose first slab has been made."""
         self.slab_views: dict[SSAValue, Slab] = {}
         """Each view made for a slab, and which."""
+        self.shared: set[SSAValue] = set()
+        """Buffers holding a slab that something besides its concat reads:
+        never written in place."""
 
     def run(self) -> None:
         old_block = self.func.body.block
@@ -213,6 +239,7 @@ class FunctionBufferizer:
         for op in _with_bodies(old_block):
             for operand in op.operands:
                 self.uses[operand] = self.uses.get(operand, 0) + 1
+                self.users.setdefault(operand, []).append(op)
             if isinstance(op, scf.ForOp):  # read again at every step: never written in place
                 for inner in op.body.walk():
                     for operand in inner.operands:
@@ -227,10 +254,15 @@ class FunctionBufferizer:
         self._replace_body(block, len(returned))
 
     def _slabs(self, block: Block) -> dict[SSAValue, Slab]:
-        """The inputs of the function's concats (static shapes) that an op
-        or kernel of the function computes and nothing else reads: each is
-        computed in place, in its part of the concat's buffer, and the
-        concat copies only its other inputs."""
+        """The inputs of the function's concats (static shapes) that an op,
+        a kernel or a concat of the function computes, each at most once an
+        input of the first such concat, and that nothing else reads but as
+        an input of a structured op, a pad or another concat (which read
+        any buffer, a strided part of one too): each is computed in its part
+        of the concat's buffer, and the concat copies only its other inputs.
+        A concat that is itself a slab makes a chain: DenseNet's dense block
+        concatenates each layer's output with all before it, and the whole
+        chain lives in the block's last concat."""
         slabs: dict[SSAValue, Slab] = {}
         for op in block.ops:
             if not isinstance(op, tensor.ConcatOp) or DYNAMIC_INDEX in op.result.type.get_shape():  # type: ignore[attr-defined]
@@ -239,8 +271,11 @@ class FunctionBufferizer:
             for value in op.inputs:
                 shape = value.type.get_shape()  # type: ignore[attr-defined]
                 owner = value.owner
-                if (isinstance(owner, (loop.KernelOp, *STRUCTURED_OPS)) and owner.parent is block
-                        and self.uses.get(value) == 1 and value not in self.outputs):  # fmt: skip
+                if (isinstance(owner, (loop.KernelOp, tensor.ConcatOp, *STRUCTURED_OPS))
+                        and owner.parent is block and value not in self.outputs
+                        and value not in slabs and list(op.inputs).count(value) == 1
+                        and all(user is op or _only_reads(user, value)
+                                for user in self.users.get(value, []))):  # fmt: skip
                     slabs[value] = Slab(op, tuple(offset if d == dim else 0
                                                   for d in range(len(shape))))  # fmt: skip
                 offset += shape[dim]
@@ -293,6 +328,8 @@ class FunctionBufferizer:
         shape = value.type.get_shape()  # type: ignore[attr-defined]
         view = self._subview(target, slab.offsets, shape, [1] * len(shape))
         self.slab_views[view] = slab
+        if self.uses.get(value, 0) > 1:  # read after the concat, maybe
+            self.shared.add(_root(target))
         return view
 
     def _alloc(self, value_type: Attribute) -> SSAValue:
@@ -326,21 +363,27 @@ class FunctionBufferizer:
         self, buffer: SSAValue, offsets: Sequence[Dim | SSAValue], sizes: Sequence[Dim],
         strides: Sequence[int],
     ) -> SSAValue:  # fmt: skip
-        """The part of `buffer` (contiguous, offset 0) at `offsets` with
-        `sizes` and `strides`, as a `memref.subview` (a symbolic offset or
-        size given by its value, an offset that is a loop's step by that
-        `index` value). A stride that a dynamic dim enters is dynamic in the
-        view's layout (`?`), and so is an offset along it or one that is not
-        a constant; the LLVM lowering computes them at run time."""
+        """The part of `buffer` at `offsets` with `sizes` and `strides`, as a
+        `memref.subview` (a symbolic offset or size given by its value, an
+        offset that is a loop's step by that `index` value), its layout
+        composed with `buffer`'s (row-major, or a slab's strided one). A
+        stride that a dynamic dim enters is dynamic in the view's layout
+        (`?`), and so is an offset along it or one that is not a constant;
+        the LLVM lowering computes them at run time."""
         memref_type = buffer.type
         assert isinstance(memref_type, MemRefType)
         shape = memref_type.get_shape()
-        whole = [None if DYNAMIC_INDEX in shape[i + 1 :] else math.prod(shape[i + 1 :])
-                 for i in range(len(shape))]  # fmt: skip
+        whole: Sequence[int | None]
+        base: int | None = 0
+        if isinstance(memref_type.layout, StridedLayoutAttr):
+            whole, base = memref_type.layout.get_strides(), memref_type.layout.get_offset()
+        else:
+            whole = [None if DYNAMIC_INDEX in shape[i + 1 :] else math.prod(shape[i + 1 :])
+                     for i in range(len(shape))]  # fmt: skip
         view_strides = [None if w is None else w * s for w, s in zip(whole, strides)]
         moved = [(o, w) for o, w in zip(offsets, whole) if not isinstance(o, int) or o != 0]
-        offset = (None if any(w is None or not isinstance(o, int) for o, w in moved)
-                  else sum(int(o) * w for o, w in moved if w is not None))  # fmt: skip
+        offset = (None if base is None or any(w is None or not isinstance(o, int) for o, w in moved)
+                  else base + sum(int(o) * w for o, w in moved if w is not None))  # fmt: skip
         layout = StridedLayoutAttr(view_strides, offset)
         static = [DYNAMIC_INDEX if isinstance(d, SymExpr) else d for d in sizes]
         static_offsets = [o if isinstance(o, int) else DYNAMIC_INDEX for o in offsets]
@@ -361,7 +404,8 @@ class FunctionBufferizer:
                 if pending.fill is not None:
                     self._fill(target, pending.fill)
                 return target
-            if not isinstance(pending.owner, Block) and not self._is_view_or_weight(pending):
+            if (not isinstance(pending.owner, Block) and not self._is_view_or_weight(pending)
+                    and pending not in self.shared):  # fmt: skip
                 if result in self.outputs:
                     self._copy(pending, self.outputs[result])
                     return self.outputs[result]

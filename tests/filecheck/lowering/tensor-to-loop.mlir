@@ -230,6 +230,98 @@ func.func @concat_slabs(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<2x1
 
 // -----
 
+// A chain, as in DenseNet's dense blocks: %c1 is itself an input of %c2, so
+// it lives in %c2's buffer (the output argument), and %x and %y would live
+// in %c1's part of it. %x is read by another op too (as an input, from the
+// strided view); %y is read by an extract_slice, which takes a part of a
+// contiguous buffer, so %y gets a buffer of its own and is copied in.
+func.func @concat_chain(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> (tensor<2x10xf32>, tensor<2x3xf32>, tensor<2x1xf32>) {
+  %e_x = tensor.empty() : tensor<2x3xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x3xf32>) outs(%e_x : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %e_r = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e_r : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %e_y = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x3xf32>) outs(%e_y : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %s = tensor.extract_slice %y[0, 0] [2, 1] [1, 1] : tensor<2x3xf32> to tensor<2x1xf32>
+  %c1 = tensor.concat dim(1) %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  %e_z = tensor.empty() : tensor<2x4xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<2x4xf32>) outs(%e_z : tensor<2x4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x4xf32>
+  %c2 = tensor.concat dim(1) %c1, %z : (tensor<2x6xf32>, tensor<2x4xf32>) -> tensor<2x10xf32>
+  func.return %c2, %r, %s : tensor<2x10xf32>, tensor<2x3xf32>, tensor<2x1xf32>
+}
+
+// CHECK-LABEL: func.func @concat_chain(
+// CHECK-NEXT:    %[[C1:[0-9]+]] = memref.subview %out0[0, 0] [2, 6] [1, 1] : memref<2x10xf32> to memref<2x6xf32, strided<[10, 1]>>
+// CHECK-NEXT:    %[[X:[0-9]+]] = memref.subview %[[C1]][0, 0] [2, 3] [1, 1] : memref<2x6xf32, strided<[10, 1]>> to memref<2x3xf32, strided<[10, 1]>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%a : memref<2x3xf32>) outs(%[[X]] : memref<2x3xf32, strided<[10, 1]>>) {
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<2x3xf32, strided<[10, 1]>>) outs(%out1 : memref<2x3xf32>) {
+// CHECK:         %y = memref.alloc() : memref<2x3xf32>
+// CHECK:         %[[Y:[0-9]+]] = memref.subview %[[C1]][0, 3] [2, 3] [1, 1] : memref<2x6xf32, strided<[10, 1]>> to memref<2x3xf32, strided<[10, 1], offset: 3>>
+// CHECK-NEXT:    linalg.copy ins(%y : memref<2x3xf32>) outs(%[[Y]] : memref<2x3xf32, strided<[10, 1], offset: 3>>)
+// CHECK-NEXT:    %[[Z:[0-9]+]] = memref.subview %out0[0, 6] [2, 4] [1, 1] : memref<2x10xf32> to memref<2x4xf32, strided<[10, 1], offset: 6>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%b : memref<2x4xf32>) outs(%[[Z]] : memref<2x4xf32, strided<[10, 1], offset: 6>>) {
+// CHECK-NOT:     linalg.copy
+// CHECK:         func.return
+
+// -----
+
+// %x lives in the concat's buffer and is read after %w, whose destination
+// is the concat: %w must not be computed in place there (it would overwrite
+// %x before %r reads it), so it gets a copy of the concat.
+func.func @concat_read_after_in_place(%a: tensor<2x3xf32>, %b: tensor<2x6xf32>) -> (tensor<2x6xf32>, tensor<2x3xf32>) {
+  %e_x = tensor.empty() : tensor<2x3xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x3xf32>) outs(%e_x : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %c = tensor.concat dim(1) %x, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<2x6xf32>) outs(%c : tensor<2x6xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<2x6xf32>
+  %e_r = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e_r : tensor<2x3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x3xf32>
+  %e_v = tensor.empty() : tensor<2x6xf32>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<2x6xf32>) outs(%e_v : tensor<2x6xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %n = arith.negf %p : f32
+    linalg.yield %n : f32
+  } -> tensor<2x6xf32>
+  func.return %v, %r : tensor<2x6xf32>, tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @concat_read_after_in_place(
+// CHECK-NEXT:    %c = memref.alloc() : memref<2x6xf32>
+// CHECK-NEXT:    %[[X:[0-9]+]] = memref.subview %c[0, 0] [2, 3] [1, 1]
+// CHECK:         %w = memref.alloc() : memref<2x6xf32>
+// CHECK-NEXT:    linalg.copy ins(%c : memref<2x6xf32>) outs(%w : memref<2x6xf32>)
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%b : memref<2x6xf32>) outs(%w : memref<2x6xf32>) {
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<2x3xf32, strided<[6, 1]>>) outs(%out1 : memref<2x3xf32>) {
+
+// -----
+
 // Reshape is a view of its source's buffer (memref.reinterpret_cast, no copy); the
 // view is then copied into the output argument, since the value lives in
 // the alloc of %y.
