@@ -238,3 +238,27 @@ def test_compiled_resnet50_bottleneck_agrees_with_onnxruntime(layout: str) -> No
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_compiled_resnet50_agrees_with_onnxruntime(layout: str) -> None:
     _check_compiled(*_light("resnet50"), layout)
+
+
+@pytest.mark.parametrize("size", [5, 3])
+def test_compiled_lrn_between_convolutions_stays_channels_last(size: int) -> None:
+    """Conv, LRN (windows of 5 and 3, over 12 channels), Conv: in NHWC the
+    LRN runs on the pixels viewed as a batch, so the only conversions are
+    the two at the boundaries, and the result is onnxruntime's."""
+    rng = np.random.default_rng(size)
+    weights = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+               for name, shape in (("w1", (12, 3, 3, 3)), ("w2", (8, 12, 1, 1)))]  # fmt: skip
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1]),
+             n("LRN", ["c"], ["l"], size=size, alpha=0.5, beta=0.75, bias=2.0),
+             n("Conv", ["l", "w2"], ["y"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "lrn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 9, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], weights,
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module = _imported(model)
+    lay_out(module, "NHWC")
+    assert len(conversions(module)) == 2
+    x = rng.standard_normal((1, 3, 9, 7)).astype(np.float32)
+    _check_compiled(model, {"x": x}, "NHWC")

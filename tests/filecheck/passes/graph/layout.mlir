@@ -253,6 +253,33 @@ func.func @shuffle(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
 
 // -----
 
+// An LRN of a channels-last value stays channels-last: its pixels are
+// viewed as a batch [N*H*W, C, 1, 1], whose axis 1 (the window's) is the
+// channels, and the result viewed back. NCHWc leaves it in NCHW.
+func.func @lrn(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = graph.constant dense<1.0> : tensor<8x8x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %n = graph.lrn %c {alpha = 1.000000e-04 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %d = graph.conv %n, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  func.return %d : tensor<1x8x4x4xf32>
+}
+
+// NHWC-LABEL: func.func @lrn
+// NHWC:         %c = graph.conv_nhwc
+// NHWC-NOT:     graph.layout_transform
+// NHWC:         %[[P:.*]] = graph.reshape %c, %{{.*}} : (tensor<1x4x4x8xf32>, tensor<4xi64>) -> tensor<16x8x1x1xf32>
+// NHWC-NEXT:    %[[L:.*]] = graph.lrn %[[P]] {alpha = 1.000000e-04 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<16x8x1x1xf32>) -> tensor<16x8x1x1xf32>
+// NHWC:         %n = graph.reshape %[[L]], %{{.*}} : (tensor<16x8x1x1xf32>, tensor<4xi64>) -> tensor<1x4x4x8xf32>
+// NHWC-NOT:     graph.layout_transform
+// NHWC:         %d = graph.conv_nhwc %n
+// NHWC:         func.return
+
+// CHECK-LABEL: func.func @lrn
+// CHECK:         %c_nchw = graph.layout_transform %c
+// CHECK-NEXT:    %n = graph.lrn %c_nchw
+
+// -----
+
 // Must not fire: a split of H instead of C, a Transpose that does not swap
 // the groups with the channels of a group, and a split whose 5-D value is
 // used elsewhere too: those stay NCHW, converted back.
