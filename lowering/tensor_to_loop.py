@@ -20,7 +20,7 @@ The compute stays structured: a `linalg.generic`, `linalg.matmul` or
 `linalg.conv_2d_nchw_fchw` becomes the same op on memrefs (destination
 passing: no results), with its indexing maps, its body, its `schedule` and
 every other attribute. Data movement becomes structured copies on buffers:
-`linalg.fill` (a fill, the fill of a pad), `linalg.copy` (a copy that keeps
+`linalg.fill` (a fill, the fills of a pad's border), `linalg.copy` (a copy that keeps
 a value from being overwritten, a returned value that lives elsewhere), into
 or out of a `memref.subview` for `tensor.pad`, `tensor.extract_slice`,
 `tensor.insert_slice` and `tensor.concat`, and `ember_linalg.gather` on
@@ -605,7 +605,11 @@ class FunctionBufferizer:
         return self.nest.insert(view).results[0]
 
     def _pad(self, op: tensor.PadOp) -> None:
-        """The pad value everywhere, then the source copied into the interior."""
+        """The pad value in the border, then the source copied into the
+        interior. With static shapes the border is filled slab by slab: along
+        each padded dim d, the part before and the part after the source,
+        within the source's extent in the dims before d and whole in those
+        after (so no element is written twice); else the whole buffer."""
         yielded = op.region.block.last_op
         assert isinstance(yielded, tensor.YieldOp)
         value = scalar_constant(
@@ -613,11 +617,21 @@ class FunctionBufferizer:
         )
         target = self._new_buffer(op.result)
         self.buffers[op.result] = target
-        self._fill(target, value)
-        source = self._buffer(op.source)
         shape = symbolic_shape(op.source.type)
         low = op.static_low.get_values()
-        self._copy(source, self._subview(target, low, shape, [1] * len(shape)))
+        rank = len(shape)
+        padded = symbolic_shape(op.result.type)
+        if all(isinstance(d, int) for d in (*shape, *padded)):
+            for d in range(rank):
+                for start, end in ((0, low[d]), (low[d] + shape[d], padded[d])):
+                    if end > start:  # type: ignore[operator]
+                        offsets = [*low[:d], start, *[0] * (rank - d - 1)]
+                        sizes = [*shape[:d], end - start, *padded[d + 1 :]]  # type: ignore[operator]
+                        self._fill(self._subview(target, offsets, sizes, [1] * rank), value)
+        else:
+            self._fill(target, value)
+        source = self._buffer(op.source)
+        self._copy(source, self._subview(target, low, shape, [1] * rank))
 
     @staticmethod
     def _check_slice(

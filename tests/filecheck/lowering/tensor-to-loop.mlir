@@ -94,8 +94,10 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
-// Pad: a fill loop over the whole result, then a copy of the source into the
-// interior, each index shifted by its low padding (none for a 0 low).
+// Pad: fills of the border, slab by slab (the rows above, then within the
+// source's rows the columns left and right of it: no element twice), then a
+// copy of the source into the interior, each index shifted by its low
+// padding (none for a 0 low).
 func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
   %p = tensor.pad %x low[1, 2] high[0, 1] {
   ^bb0(%i0: index, %i1: index):
@@ -106,8 +108,15 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
 }
 
 // CHECK-LABEL: func.func @pad(%x: memref<2x3xf32>, %out0: memref<3x6xf32>) {
+// CHECK-NEXT:    %[[T:[0-9]+]] = memref.subview %out0[0, 0] [1, 6] [1, 1] : memref<3x6xf32> to memref<1x6xf32, strided<[6, 1]>>
 // CHECK-NEXT:    %[[V0:[0-9]+]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT:    linalg.fill ins(%[[V0]] : f32) outs(%out0 : memref<3x6xf32>)
+// CHECK-NEXT:    linalg.fill ins(%[[V0]] : f32) outs(%[[T]] : memref<1x6xf32, strided<[6, 1]>>)
+// CHECK-NEXT:    %[[L:[0-9]+]] = memref.subview %out0[1, 0] [2, 2] [1, 1] : memref<3x6xf32> to memref<2x2xf32, strided<[6, 1], offset: 6>>
+// CHECK-NEXT:    %[[V2:[0-9]+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    linalg.fill ins(%[[V2]] : f32) outs(%[[L]] : memref<2x2xf32, strided<[6, 1], offset: 6>>)
+// CHECK-NEXT:    %[[R:[0-9]+]] = memref.subview %out0[1, 5] [2, 1] [1, 1] : memref<3x6xf32> to memref<2x1xf32, strided<[6, 1], offset: 11>>
+// CHECK-NEXT:    %[[V3:[0-9]+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    linalg.fill ins(%[[V3]] : f32) outs(%[[R]] : memref<2x1xf32, strided<[6, 1], offset: 11>>)
 // CHECK-NEXT:    %[[V1:[0-9]+]] = memref.subview %out0[1, 2] [2, 3] [1, 1] : memref<3x6xf32> to memref<2x3xf32, strided<[6, 1], offset: 8>>
 // CHECK-NEXT:    linalg.copy ins(%x : memref<2x3xf32>) outs(%[[V1]] : memref<2x3xf32, strided<[6, 1], offset: 8>>)
 // CHECK-NEXT:    func.return
@@ -125,8 +134,9 @@ func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
 }
 
 // CHECK-LABEL: func.func @pad_high(%x: memref<2xi32>, %out0: memref<4xi32>) {
+// CHECK-NEXT:    %[[H:[0-9]+]] = memref.subview %out0[2] [2] [1] : memref<4xi32> to memref<2xi32, strided<[1], offset: 2>>
 // CHECK-NEXT:    %[[V0:[0-9]+]] = arith.constant -7 : i32
-// CHECK-NEXT:    linalg.fill ins(%[[V0]] : i32) outs(%out0 : memref<4xi32>)
+// CHECK-NEXT:    linalg.fill ins(%[[V0]] : i32) outs(%[[H]] : memref<2xi32, strided<[1], offset: 2>>)
 // CHECK-NEXT:    %[[V1:[0-9]+]] = memref.subview %out0[0] [2] [1] : memref<4xi32> to memref<2xi32, strided<[1]>>
 // CHECK-NEXT:    linalg.copy ins(%x : memref<2xi32>) outs(%[[V1]] : memref<2xi32, strided<[1]>>)
 // CHECK-NEXT:    func.return

@@ -197,8 +197,10 @@ func.func @pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
-// Pad: a fill loop over the whole result, then a copy of the source into the
-// interior, each index shifted by its low padding (none for a 0 low).
+// Pad: fill loops over the border, slab by slab (the row above; within the
+// source's rows, the two columns left of it and the one right of it), then
+// a copy of the source into the interior, each index shifted by its low
+// padding (none for a 0 low).
 func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
   %p = tensor.pad %x low[1, 2] high[0, 1] {
   ^bb0(%i0: index, %i1: index):
@@ -209,16 +211,24 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
 }
 
 // CHECK-LABEL: func.func @pad(%x: memref<2x3xf32>, %out0: memref<3x6xf32>) {
-// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^bb0(%[[FI:.*]]: index):
 // CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c6{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:      ^bb0(%[[FJ:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:        memref.store %[[V]], %out0[%[[FI]], %[[FJ]]] : memref<3x6xf32>
-// CHECK-NEXT:        scf.reduce
-// CHECK-NEXT:      }) : (index, index, index) -> ()
-// CHECK-NEXT:      scf.reduce
-// CHECK-NEXT:    }) : (index, index, index) -> ()
+// CHECK:           ^bb0(%[[LI:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[LJ:.*]]: index):
+// CHECK:             %[[LI1:.*]] = arith.addi %[[LI]], %{{.*}} : index
+// CHECK-NEXT:        memref.store %{{.*}}, %out0[%[[LI1]], %[[LJ]]] : memref<3x6xf32>
+// CHECK:           ^bb0(%[[RI:.*]]: index):
+// CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-NEXT:      ^bb0(%[[RJ:.*]]: index):
+// CHECK:             %[[RI1:.*]] = arith.addi %[[RI]], %{{.*}} : index
+// CHECK:             %c5 = arith.constant 5 : index
+// CHECK-NEXT:        %[[RJ5:.*]] = arith.addi %[[RJ]], %c5 : index
+// CHECK-NEXT:        memref.store %{{.*}}, %out0[%[[RI1]], %[[RJ5]]] : memref<3x6xf32>
 // CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      "scf.parallel"(%c0{{(_[0-9]+)?}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
@@ -237,7 +247,8 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x6xf32> {
 
 // -----
 
-// A pad with no low padding stores at the loop indices themselves.
+// A pad with no low padding copies to the loop indices themselves; its
+// border, the last two elements, is filled at the indices shifted by 2.
 func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
   %p = tensor.pad %x low[0] high[2] {
   ^bb0(%i0: index):
@@ -248,10 +259,12 @@ func.func @pad_high(%x: tensor<2xi32>) -> tensor<4xi32> {
 }
 
 // CHECK-LABEL: func.func @pad_high(%x: memref<2xi32>, %out0: memref<4xi32>) {
-// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c4{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^bb0(%[[F:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = arith.constant -7 : i32
-// CHECK-NEXT:      memref.store %[[V]], %out0[%[[F]]] : memref<4xi32>
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[F2:.*]] = arith.addi %[[F]], %[[TWO]] : index
+// CHECK-NEXT:      memref.store %[[V]], %out0[%[[F2]]] : memref<4xi32>
 // CHECK-NEXT:      scf.reduce
 // CHECK-NEXT:    }) : (index, index, index) -> ()
 // CHECK:         "scf.parallel"(%c0{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
