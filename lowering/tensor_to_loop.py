@@ -176,10 +176,9 @@ def _only_reads(user: Operation, value: SSAValue) -> bool:
     writes it: an input of a structured op, a pad's source, a concat's input."""
     if isinstance(user, STRUCTURED_OPS):
         return value in user.inputs and value not in user.outputs  # type: ignore[attr-defined]
-    return isinstance(user, tensor.PadOp | tensor.ConcatOp) and all(
-        operand is not value or isinstance(user, tensor.ConcatOp) or index == 0
-        for index, operand in enumerate(user.operands)
-    )
+    if isinstance(user, tensor.PadOp):
+        return value not in (*user.low, *user.high)
+    return isinstance(user, tensor.ConcatOp)
 
 
 def _root(buffer: SSAValue) -> SSAValue:
