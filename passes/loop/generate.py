@@ -513,7 +513,7 @@ class _MicroNestEmitter(_NestEmitter):
         epilogue applied on store), whole blocks only, the last overlapping
         (`_overlapping_columns`), since the scalar body would neither start
         from the fill nor apply the epilogue; else `_row_blocks`."""
-        if self.micro_body.fresh and columns >= self.micro.columns:
+        if self.micro_body.fresh and columns >= self.micro.width:
             self._overlapping_columns(builder, tiles, indices, row, rows, columns)
         else:
             self._row_blocks(builder, tiles, indices, row, rows, columns)
@@ -527,7 +527,10 @@ class _MicroNestEmitter(_NestEmitter):
         block fit in fewer vectors than a block has (`overlap_vectors`), they
         run as one block of those vectors instead, ending on the last column,
         so that less than a vector is computed twice (196 columns in blocks of
-        64: 208 computed instead of 256), at the price of a second copy."""
+        64: 208 computed instead of 256), at the price of a second copy.
+        Fewer columns than a block (a packed panel's last tile) run as one
+        block of as many vectors as cover them, its last vector ending on the
+        last column (40 columns: vectors at 0, 16 and 24)."""
         micro = self.micro
         row, inner = self._block_loop(builder, micro.m, rows, rows, micro.rows)
         self._overlapping_columns(inner, tiles, indices, row, micro.rows, columns)
@@ -541,6 +544,10 @@ class _MicroNestEmitter(_NestEmitter):
         micro = self.micro
         vectors = vectors or micro.vectors
         block = vectors * micro.width
+        if columns < block:
+            covering = -(-columns // micro.width)
+            self._kernel(builder, tiles, indices, row, rows, 0, covering, end=columns)
+            return
         spare = overlap_vectors(columns, block, micro.width)
         full = columns // block * block if spare else columns
         column, body = self._block_loop(builder, micro.n, full, columns, block)
@@ -590,11 +597,19 @@ class _MicroNestEmitter(_NestEmitter):
         return self._index(builder, tiles.get(dim), point), point
 
     def _kernel(self, builder: LoopNestBuilder, tiles: dict[int, _Tile], indices: _Indices,
-                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int) -> None:  # fmt: skip
+                row: SSAValue | int, rows: int, column: SSAValue | int, vectors: int,
+                end: int | None = None) -> None:  # fmt: skip
+        """The block of `rows` rows from `row` and `vectors` vectors from
+        `column` (an int where `end` is given: the last vector then ends
+        there, overlapping the one before)."""
         micro = self.micro
+        offsets = [j * micro.width for j in range(vectors)]
+        if end is not None:
+            assert isinstance(column, int)
+            offsets[-1] = end - micro.width - column
         row_points = [self._point(builder, micro.m, tiles, row, r) for r in range(rows)]
-        column_points = [self._point(builder, micro.n, tiles, column, j * micro.width)
-                         for j in range(vectors)]  # fmt: skip
+        column_points = [self._point(builder, micro.n, tiles, column, offset)
+                         for offset in offsets]  # fmt: skip
 
         def cells(at: _Indices) -> list[list[Cell]]:
             return [[self._cell(tiles, {**at, micro.m: r, micro.n: c}) for c in column_points]
@@ -876,15 +891,17 @@ def absorbed_fill(op: Operation) -> linalg.FillOp | None:
         return None
     if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
         return None
-    return fill if writes_whole_output(op) else None
+    return fill if writes_whole_output(op, filled=True) else None
 
 
-def writes_whole_output(op: Operation) -> bool:
+def writes_whole_output(op: Operation, filled: bool) -> bool:
     """Whether `op` is a contraction on buffers that runs as micro-kernels
     whose blocks hold every output element's final value when they store it:
     no column left to the scalar body (each n tile holds at least one block,
-    or whole vectors), no reduction dim tiled (so each output element gets
-    all its terms in one block), operands readable as vectors."""
+    or whole vectors, or, where the blocks start from the output's fill
+    (`filled`: they may overlap), at least a vector), no reduction dim
+    tiled (so each output element gets all its terms in one block), operands
+    readable as vectors."""
     if not isinstance(op, STRUCTURED_OPS) or not on_buffers(op):
         return False
     if not isinstance(op, linalg.LinalgStructuredOperation) or len(op.outputs) != 1:
@@ -899,7 +916,8 @@ def writes_whole_output(op: Operation) -> bool:
         return False
     n_tile, n_extent = tiles[micro.n], extents[micro.n]
     columns = [n_tile, n_extent % n_tile] if 0 < n_tile < n_extent else [n_extent]
-    if any(c % micro.width and c < micro.columns for c in columns):
+    narrowest = micro.width if filled else micro.columns
+    if any(c % micro.width and c < narrowest for c in columns):
         return False
     generic = op if isinstance(op, linalg.GenericOp) else generalize(op)  # type: ignore[arg-type]
     try:
@@ -1256,7 +1274,7 @@ def _allocate_before(buffer: SSAValue, op: Operation, rewriter: PatternRewriter)
 def fused_epilogue(op: Operation, limit: int | None = None) -> Epilogue | None:
     """The epilogue (at most `limit` generics) that `op`'s micro-kernels can
     apply before they store (`ember.passes.loop.epilogue`), or None."""
-    if not writes_whole_output(op):
+    if absorbed_fill(op) is None and not writes_whole_output(op, filled=False):
         return None
     return find_epilogue(op, lambda buffer: _Access(buffer).unit_stride_last(), limit)
 

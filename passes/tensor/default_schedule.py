@@ -288,11 +288,16 @@ def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int
     blocks on an AVX-512 Xeon. Other panels whose rows alias in L1 are
     copied per call where four row blocks share the copy. A packed tile of
     several blocks is made an odd number of them (`packed_column_tile`),
-    its rows spread over the L1 sets."""
+    its rows spread over the L1 sets. Where n is not whole vectors, its
+    last tile must be at least a vector wide and the blocks must start from
+    the output's fill (`_filled_output`): that tile's vectors then overlap
+    to end on its last column (a classifier's 1000 columns: 15 blocks of 64
+    and one of 40 columns, as vectors at 0, 16 and 24), where reading
+    whole vectors would run past the panel's columns."""
     m, n, block = micro.m, micro.n, micro.columns
     constants = constant_panels(op, space, m, n)
     streams = not tile or rows_fit_in_cache(space, m, n, target, element_bytes)
-    if constants and streams and space.extents[n] % micro.width == 0:
+    if constants and streams and _tiles_by_block(op, space.extents[n], micro):
         tile = block
     shared = space.extents[m] >= 4 * micro.rows
     copied = [i for i in aliased_panels(space, m, n, element_bytes)
@@ -303,6 +308,15 @@ def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int
     if pack and tile > block:
         tile = packed_column_tile(tile, block)
     return tile, pack
+
+
+def _tiles_by_block(op: Operation, columns: int, micro: MicroKernel) -> bool:
+    """Whether `micro`'s blocks can cover `columns` of n tiled by one block:
+    whole vectors, or a last tile of a vector or more whose blocks start
+    from a fill (see `_packing`)."""
+    if columns % micro.width == 0:
+        return True
+    return columns % micro.columns >= micro.width and _filled_output(op)
 
 
 @dataclass

@@ -207,7 +207,14 @@ func.func @main(%a: tensor<10x7xf32>, %b: tensor<7x{n}xf32>) -> tensor<10x{n}xf3
         (32, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),
         (24, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 3, 16]), True),  # a block of 1 vector
         (20, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),  # overlapping blocks
-        (12, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), False),  # 4 scalar columns
+        (12, ScheduleAttr([0, 2, 1], vector=8, micro=[0, 1, 4, 16]), True),  # vectors at 0, 4
+        (
+            36,
+            ScheduleAttr(
+                [0, 2, 1], tiles=[0, 16, 0], parallel=[0, 1], vector=8, micro=[0, 1, 4, 16]
+            ),
+            False,
+        ),  # the last tile of n 4 columns: scalar
         (
             32,
             ScheduleAttr([0, 2, 1], tiles=[0, 0, 4], vector=8, micro=[0, 1, 4, 16]),
@@ -225,6 +232,7 @@ func.func @main(%a: tensor<10x7xf32>, %b: tensor<7x{n}xf32>) -> tensor<10x{n}xf3
         "whole vectors",
         "a partial block",
         "overlapping blocks",
+        "overlapping vectors",
         "scalar columns",
         "k tiled",
         "n tiled",

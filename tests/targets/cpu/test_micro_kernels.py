@@ -85,6 +85,14 @@ def _matmuls() -> dict[str, tuple[onnx.ModelProto, dict[str, list[int]]]]:
     gemm = helper.make_node("Gemm", ["a", "w", "c"], ["out"], transB=1, alpha=0.5, beta=2.0)
     models["gemm, transposed B"] = (_model([gemm], inputs, "out",
                                            {"w": _weights(50, 20), "c": _weights(50)}), inputs)  # fmt: skip
+    # Classifiers whose columns are not whole vectors (1004: 4 past a multiple
+    # of 8, 12 past one of 16): packed constant panels tiled by one block,
+    # the last tile's vectors overlapping to end on the last column.
+    for rows, columns in ((1, 1000), (1, 1004), (3, 1004)):
+        inputs = {"a": [rows, 256]}
+        gemm = helper.make_node("Gemm", ["a", "w", "c"], ["out"], transB=1)
+        weights = {"w": _weights(columns, 256), "c": _weights(columns)}
+        models[f"classifier, {rows}x{columns}"] = (_model([gemm], inputs, "out", weights), inputs)
     return models
 
 

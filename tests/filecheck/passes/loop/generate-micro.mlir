@@ -123,3 +123,33 @@ func.func @stride2(%x: memref<1x1x3x17xf32>, %w: memref<4x1x3x3xf32>, %o: memref
 // CHECK-NEXT:      vector.broadcast
 // CHECK-NEXT:      vector.fma %[[EVEN]]
 // CHECK-COUNT-3:   vector.fma %[[EVEN]]
+
+// -----
+
+// A filled matmul whose n, tiled by one block of 16, ends in a tile of 12
+// columns, not whole vectors: the last tile runs as one block of as many
+// vectors as cover it (2), the last ending on column 28 (at 16 + 4), so the
+// blocks still start from the fill and no column is left to the scalar body.
+func.func @filled_narrow_tile(%a: memref<2x3xf32>, %b: memref<3x28xf32>, %c: memref<2x28xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x28xf32>)
+  linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 16, 0], parallel = [0, 1], vector = 8, micro = [0, 1, 2, 16]>} ins(%a, %b : memref<2x3xf32>, memref<3x28xf32>) outs(%c : memref<2x28xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @filled_narrow_tile
+// CHECK-NOT:     linalg.fill
+// CHECK:         "scf.parallel"(%c0, %c16, %c16)
+// CHECK-COUNT-4:   vector.store %{{.*}}, %c
+// The last tile, from column 16: vectors at 16 + 0 and 16 + 4.
+// CHECK:         "scf.parallel"(%c0, %c2, %c2)
+// CHECK:           %[[FIRST:.*]] = arith.addi %{{.*}}, %c0 : index
+// CHECK:           %[[LAST:.*]] = arith.addi %{{.*}}, %c4 : index
+// CHECK:           vector.broadcast %zero
+// CHECK:           vector.load %b[%{{.*}}, %[[FIRST]]] : memref<3x28xf32>, vector<8xf32>
+// CHECK:           vector.load %b[%{{.*}}, %[[LAST]]] : memref<3x28xf32>, vector<8xf32>
+// CHECK:           vector.store %{{.*}}, %c[%{{.*}}, %[[FIRST]]]
+// CHECK-NEXT:      vector.store %{{.*}}, %c[%{{.*}}, %[[LAST]]]
+// CHECK-NOT:     arith.mulf
+// CHECK-NOT:     memref.store
+// CHECK:         func.return

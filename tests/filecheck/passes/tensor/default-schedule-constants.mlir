@@ -58,3 +58,28 @@ func.func @not_constant(%a: memref<128x1024xf32>, %b: memref<1024x768xf32>, %c: 
 // CHECK-LABEL: func.func @not_constant
 // CHECK-NOT:     pack
 // CHECK:         func.return
+
+// A filled classifier whose 1000 columns are not whole vectors: n is still
+// tiled by one block (15 of 64 and one of 40 columns, at least a vector,
+// whose vectors overlap to end on column 1000), so the 1 MiB of weights
+// are one stream per block. Must not fire: 1030 columns (a last tile of 6,
+// less than a vector) and the same 1000 columns without the fill (the last
+// tile's blocks would not start from a constant).
+
+func.func @classifier(%x: memref<1x256xf32>, %y: memref<1x1000xf32>,
+                      %z: memref<1x1030xf32>, %u: memref<1x1000xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = loop.weight dense<1.0> : tensor<256x1000xf32> -> memref<256x1000xf32>
+  %v = loop.weight dense<1.0> : tensor<256x1030xf32> -> memref<256x1030xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x1000xf32>)
+  linalg.matmul ins(%x, %w : memref<1x256xf32>, memref<256x1000xf32>) outs(%y : memref<1x1000xf32>)
+  linalg.fill ins(%zero : f32) outs(%z : memref<1x1030xf32>)
+  linalg.matmul ins(%x, %v : memref<1x256xf32>, memref<256x1030xf32>) outs(%z : memref<1x1030xf32>)
+  linalg.matmul ins(%x, %w : memref<1x256xf32>, memref<256x1000xf32>) outs(%u : memref<1x1000xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @classifier
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 64, 0], parallel = [0, 1], vector = 16, pack = [1], micro = [0, 1, 1, 64]>} ins(%x, %w
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 16, micro = [0, 1, 1, 64]>} ins(%x, %v
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], parallel = [0, 1], vector = 16, micro = [0, 1, 1, 32]>} ins(%x, %w
