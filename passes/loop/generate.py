@@ -886,12 +886,18 @@ def absorbed_fill(op: Operation) -> linalg.FillOp | None:
     fill's value instead of loading them, and the fill is not emitted: each
     output element is written once instead of three times (filled, loaded,
     stored)."""
+    fill = _preceding_fill(op)
+    return fill if fill is not None and writes_whole_output(op, filled=True) else None
+
+
+def _preceding_fill(op: Operation) -> linalg.FillOp | None:
+    """The `linalg.fill` just before `op` into `op`'s one output, if any."""
     fill = op.prev_op
     if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
         return None
     if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
         return None
-    return fill if writes_whole_output(op, filled=True) else None
+    return fill
 
 
 def writes_whole_output(op: Operation, filled: bool) -> bool:
@@ -1274,7 +1280,7 @@ def _allocate_before(buffer: SSAValue, op: Operation, rewriter: PatternRewriter)
 def fused_epilogue(op: Operation, limit: int | None = None) -> Epilogue | None:
     """The epilogue (at most `limit` generics) that `op`'s micro-kernels can
     apply before they store (`ember.passes.loop.epilogue`), or None."""
-    if absorbed_fill(op) is None and not writes_whole_output(op, filled=False):
+    if not writes_whole_output(op, filled=_preceding_fill(op) is not None):
         return None
     return find_epilogue(op, lambda buffer: _Access(buffer).unit_stride_last(), limit)
 
