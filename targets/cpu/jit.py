@@ -1,8 +1,10 @@
 """Run LLVM IR in this process: ORC LLJIT over objects we emit ourselves.
 
 We optimise and emit the object with our own target machine (so the JIT
-runs exactly the code an AOT `.so` would contain) and hand ORC only the
-object to link. One LLJIT serves the whole process; each `JitModule` is a
+runs the same code per function as an AOT `.so` contains) and hand ORC only
+the object to link; a large model's module comes in parts, compiled on
+several processes (`parallel_codegen.py`), whose objects ORC links
+together. One LLJIT serves the whole process; each `JitModule` is a
 separate JIT library whose code lives as long as the `JitModule` does.
 
 Ember's thread pool (`runtime.py`) is built once per process, the first
@@ -17,7 +19,7 @@ import ctypes
 import functools
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -26,10 +28,10 @@ from llvmlite import ir
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
 from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.parallel_codegen import PartObject, compile_parts, part_object
 from ember.targets.cpu.runtime import PARALLEL_FOR, runtime_module
 from ember.targets.cpu.timing import CompileTimes
 
-_HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private}
 _library_ids = itertools.count()
 
 
@@ -50,8 +52,13 @@ class JitModule:
     `source` may be IR text, an `llvmlite.ir.Module`, or a `ModuleRef` from
     `parse_ir` (it carries the host triple and data layout; it is optimised
     in place). Pass `optimized=True` to skip the IR pipeline for a module
-    that has been through `optimize` already. `times` records the seconds
-    spent per phase; `module` keeps the optimised IR for inspection.
+    that has been through `optimize` already. `parts` are further parts of
+    the same program as IR text (`module_parts.split_module`): with them,
+    `source` must be text too, and all are compiled on this thread and the
+    codegen workers at once (`parallel_codegen.py`), their objects linked
+    into one library (for the host CPU: no `target_machine` then). `times`
+    records the seconds this thread spent per phase; `module` keeps the
+    optimised IR for inspection (None with parts).
     """
 
     def __init__(
@@ -61,33 +68,53 @@ class JitModule:
         opt_level: int = LLVM_OPT_LEVEL,
         optimized: bool = False,
         target_machine: llvm.TargetMachine | None = None,
+        parts: Sequence[str] = (),
     ) -> None:
         self.times = CompileTimes()
         tm = target_machine or host_target_machine(opt_level)
-        if isinstance(source, llvm.ModuleRef):
-            self.module = source
+        self.module: llvm.ModuleRef | None = None
+        if parts:
+            if not isinstance(source, str) or target_machine is not None:
+                raise CodegenError("a module in parts is IR text, compiled for the host CPU")
+            objects = compile_parts([source, *parts], opt_level,
+                                    lambda text: self._compile(self._parse(text, tm), tm, opt_level))  # fmt: skip
         else:
-            with self.times.measure("parse"):
-                self.module = parse_ir(source, tm)
-        if not optimized:
-            self.times.optimize_s += optimize(self.module, tm, opt_level)
+            module = source if isinstance(source, llvm.ModuleRef) else self._parse(source, tm)
+            self.module = module
+            objects = [self._compile(module, tm, None if optimized else opt_level)]
+        with self.times.measure("link"):
+            self._tracker = self._link(objects)
+
+    def _parse(self, source: str | ir.Module, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+        with self.times.measure("parse"):
+            return parse_ir(source, tm)
+
+    def _compile(
+        self, module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int | None
+    ) -> PartObject:
+        """`module` optimised at `opt_level` (None: not at all) and emitted."""
+        if opt_level is not None:
+            self.times.optimize_s += optimize(module, tm, opt_level)
         with self.times.measure("codegen"):
             try:
-                self.object_code: bytes = tm.emit_object(self.module)
+                code = tm.emit_object(module)
             except RuntimeError as exc:
                 raise CodegenError(f"LLVM code generation failed: {exc}") from exc
-        with self.times.measure("link"):
-            self._tracker = self._link()
+        return part_object(module, code)
 
-    def _link(self) -> Any:
-        if any(f.name == PARALLEL_FOR and f.is_declaration for f in self.module.functions):
+    def _link(self, objects: Sequence[PartObject]) -> Any:
+        defined = {name for part in objects for name in (*part.exported, *part.shared)}
+        declared = {name for part in objects for name in part.declared} - defined
+        if PARALLEL_FOR in declared:
             _thread_pool()
-        builder = llvm.JITLibraryBuilder().add_object_img(self.object_code)
-        for name, address in _resolve_externals(self.module).items():
+        builder = llvm.JITLibraryBuilder()
+        for part in objects:
+            builder.add_object_img(part.code)
+        for name, address in _resolve_externals(declared).items():
             builder.import_symbol(name, address)
         # Libcalls that codegen introduces (memset, memcpy, ...) come from here.
         builder.add_current_process()
-        self.symbols = _exported_names(self.module)
+        self.symbols = [name for part in objects for name in part.exported]
         for name in self.symbols:
             builder.export_symbol(name)
         try:
@@ -127,13 +154,7 @@ def _thread_pool() -> JitModule:
         return _pool[0]
 
 
-def _exported_names(module: llvm.ModuleRef) -> list[str]:
-    """Defined functions and globals that C can see (not internal/private)."""
-    values = itertools.chain(module.functions, module.global_variables)
-    return [v.name for v in values if not v.is_declaration and v.linkage not in _HIDDEN]
-
-
-def _resolve_externals(module: llvm.ModuleRef) -> dict[str, int]:
+def _resolve_externals(names: Iterable[str]) -> dict[str, int]:
     """Addresses of declared externals (libm and the like); error if any is missing.
 
     Resolving them here gives a clear error naming the symbols, where ORC
@@ -141,15 +162,14 @@ def _resolve_externals(module: llvm.ModuleRef) -> dict[str, int]:
     """
     found: dict[str, int] = {}
     missing: list[str] = []
-    values = itertools.chain(module.functions, module.global_variables)
-    for value in values:
-        if not value.is_declaration or value.name.startswith("llvm."):
+    for name in sorted(names):
+        if name.startswith("llvm."):
             continue
-        address = llvm.address_of_symbol(value.name)
+        address = llvm.address_of_symbol(name)
         if address:
-            found[value.name] = address
+            found[name] = address
         else:
-            missing.append(value.name)
+            missing.append(name)
     if missing:
         raise CodegenError(f"unresolved external symbols in JIT module: {', '.join(missing)}")
     return found

@@ -1,8 +1,9 @@
 """LLVM IR text to a verified module, and LLVM's O2 pipeline over it.
 
-The whole model is one function, so LLVM's loop and SLP vectorizers do the
-SIMD work; they only pick wide vectors when the pass builder knows the host
-target machine, which is why `optimize` takes one.
+The micro-kernels reach LLVM as vector code; LLVM's loop and SLP
+vectorizers do the SIMD work of the other loops (copies, pools,
+elementwise ops). They only pick wide vectors when the pass builder knows
+the host target machine, which is why `optimize` takes one.
 """
 
 from __future__ import annotations

@@ -84,6 +84,8 @@ from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.report import CompileReport, KernelCost
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.module_parts import part_count, split_module
+from ember.targets.cpu.parallel_codegen import start_workers
 from ember.targets.cpu.profile import check_profile_supported
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
@@ -170,10 +172,20 @@ def fewer_collections() -> Iterator[None]:
         gc.set_threshold(*saved)
 
 
+WORKERS_FROM_OPS = 32
+"""Graphs of this many ops or more start the codegen workers
+(`parallel_codegen.py`) as their lowering begins: their LLVM modules are
+large enough to be split (after import, counting weights, ResNet-50 has
+687 ops, SqueezeNet 163), and a worker's start then passes while the
+passes run."""
+
+
 def lower_to_llvm(
     module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
 ) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
+    if sum(1 for _ in module.walk()) >= WORKERS_FROM_OPS:
+        start_workers()
     with fewer_collections():
         return _run_passes(module, report, options)
 
@@ -250,9 +262,9 @@ def jit_library(module: ModuleOp, report: CompileReport,
             llvm_module = to_llvmlite(module)
             if add_functions is not None:
                 add_functions(llvm_module)
-            llvm_ir = str(llvm_module)
+            first, *others = split_module(llvm_module, part_count(llvm_module))
         with report.timed_pass("llvm-jit"):
-            jit = JitModule(llvm_ir)
+            jit = JitModule(first, parts=others)
     for phase in ("parse", "optimize", "codegen", "link"):
         report.pass_seconds[f"llvm-{phase}"] = getattr(jit.times, f"{phase}_s")
     return jit

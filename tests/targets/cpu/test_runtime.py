@@ -57,10 +57,18 @@ def launch() -> Callable[[np.ndarray, int], None]:
     return run
 
 
+_POOLS: list[JitModule] = []
+"""The test pool's code, kept for the life of the process as `jit.py` keeps
+the process's: its workers never exit, and they wait on a condition
+variable in the library's memory, which freeing it would give to the next
+library that ORC loads."""
+
+
 @pytest.fixture(scope="module")
 def pool() -> tuple[JitModule, Callable[..., None], Callable[[int], None]]:
     """A pool of its own (not the process's), called with Python tasks."""
     module = JitModule(str(runtime_module(llvm.get_process_triple())))
+    _POOLS.append(module)
     parallel_for = module.function(PARALLEL_FOR, None,
                                    [TASK, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64])  # fmt: skip
     set_threads = module.function(SET_THREADS, None, [ctypes.c_int64])

@@ -1,0 +1,267 @@
+"""LLVM's optimisation and code generation of a module's parts on several cores.
+
+llvmlite runs every call into LLVM under one process-wide lock, so threads
+cannot compile two modules at once; other processes can. A worker is a
+Python process of its own (`python -c`, importing only what compiling
+needs: no `multiprocessing`, which would import the caller's `__main__`
+again), started the first time a module is split (`module_parts.py`) and
+kept for the life of this process. It reads a part's IR text from its
+stdin and writes back the part's object (or LLVM's error): length-prefixed
+pickles over its pipes. The worker parses, optimises and emits exactly as
+this process does (`compile_part`, the host's target machine), so a part's
+code does not depend on where it was compiled.
+
+`compile_parts` hands the parts out as the workers and this thread become
+free, the largest first, so a worker that is still starting takes fewer.
+A worker that fails (it could not start, or died) is dropped and its part
+compiled here; LLVM's own errors are the same here as there.
+
+`EMBER_CODEGEN_WORKERS` sets the number of workers (default: the CPUs this
+process may run on, less one, at most `MAX_WORKERS`; 0 compiles everything
+here).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+import llvmlite.binding as llvm
+
+from ember.targets.cpu.aot import emit_object
+from ember.targets.cpu.machine import host_target_machine
+from ember.targets.cpu.optimize import optimize, parse_ir
+
+WORKERS_ENV = "EMBER_CODEGEN_WORKERS"
+MAX_WORKERS = 7
+_LENGTH = struct.Struct("<Q")
+_HIDDEN = {llvm.Linkage.internal, llvm.Linkage.private}
+
+
+@dataclass(frozen=True)
+class PartObject:
+    """A part's object code, with the names the linker needs: the functions
+    and globals it defines that C can see (`exported`), those it defines for
+    other parts only (`shared`: hidden), and those it declares."""
+
+    code: bytes
+    exported: tuple[str, ...]
+    shared: tuple[str, ...]
+    declared: tuple[str, ...]
+
+
+def part_object(module: llvm.ModuleRef, code: bytes) -> PartObject:
+    """`code`, emitted from `module`, with `module`'s names."""
+    values = [*module.functions, *module.global_variables]
+    linked = [v for v in values if not v.is_declaration and v.linkage not in _HIDDEN]
+    return PartObject(
+        code,
+        tuple(v.name for v in linked if v.visibility != llvm.Visibility.hidden),
+        tuple(v.name for v in linked if v.visibility == llvm.Visibility.hidden),
+        tuple(v.name for v in values if v.is_declaration),
+    )
+
+
+def compile_part(text: str, opt_level: int) -> PartObject:
+    """Parses, optimises (LLVM's O`opt_level` pipeline) and emits one part
+    for the host CPU."""
+    machine = host_target_machine(opt_level)
+    module = parse_ir(text, machine)
+    optimize(module, machine, opt_level)
+    return part_object(module, emit_object(module, machine))
+
+
+def worker_count() -> int:
+    """The number of worker processes to compile parts on (see the module docstring)."""
+    setting = os.environ.get(WORKERS_ENV, "").strip()
+    if setting.isdigit():
+        return min(int(setting), MAX_WORKERS)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(0, min((cpus or 1) - 1, MAX_WORKERS))
+
+
+def compile_parts(
+    texts: Sequence[str], opt_level: int, here: Callable[[str], PartObject] | None = None
+) -> list[PartObject]:
+    """Each part compiled (`compile_part`, or `here` for those this thread
+    takes), in the order of `texts`."""
+    compile_here = here or (lambda text: compile_part(text, opt_level))
+    results: list[PartObject | None] = [None] * len(texts)
+    pending: queue.Queue[int] = queue.Queue()
+    for index in sorted(range(len(texts)), key=lambda i: -len(texts[i])):
+        pending.put(index)
+
+    def take() -> int | None:
+        try:
+            return pending.get_nowait()
+        except queue.Empty:
+            return None
+
+    def serve(worker: _Worker) -> None:
+        while (index := take()) is not None:
+            try:
+                results[index] = worker.compile(texts[index], opt_level)
+            except _WorkerFailed:
+                _drop(worker)
+                pending.put(index)  # this thread compiles it
+                return
+
+    workers = _idle_workers(min(worker_count(), len(texts) - 1))
+    helpers = [threading.Thread(target=serve, args=(worker,), daemon=True) for worker in workers]
+    for helper in helpers:
+        helper.start()
+    try:
+        while (index := take()) is not None:
+            results[index] = compile_here(texts[index])
+    except BaseException:
+        while take() is not None:  # the workers stop after their current part
+            pass
+        raise
+    finally:
+        for helper in helpers:
+            helper.join()
+        for worker in workers:
+            worker.busy.release()
+    for index, result in enumerate(results):  # parts a failing worker gave back late
+        if result is None:
+            results[index] = compile_here(texts[index])
+    return [result for result in results if result is not None]
+
+
+class _WorkerFailed(Exception):
+    """The worker process did not answer (it could not start, or died)."""
+
+
+class _Worker:
+    """One worker process, used by one thread at a time."""
+
+    def __init__(self) -> None:
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", f"from {__name__} import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment,
+        )  # fmt: skip
+        self.busy = threading.Lock()
+
+    def compile(self, text: str, opt_level: int) -> PartObject:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            _send(self.process.stdin, (text, opt_level))
+            reply = _receive(self.process.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError) as error:
+            raise _WorkerFailed from error
+        if isinstance(reply, PartObject):
+            return reply
+        raise _WorkerFailed(str(reply))
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+_workers: list[_Worker] = []
+_workers_lock = threading.Lock()
+
+
+def start_workers() -> None:
+    """Starts the workers now (`worker_count()` in all), where a module is
+    about to be lowered that will be split: a worker takes about half a
+    second to start, which then passes while this process lowers it."""
+    with _workers_lock:
+        _start(worker_count() - len(_workers))
+
+
+def _start(count: int) -> list[_Worker]:
+    started: list[_Worker] = []
+    for _ in range(count):
+        try:
+            started.append(_Worker())
+        except OSError:
+            break
+    _workers.extend(started)
+    return started
+
+
+def _idle_workers(count: int) -> list[_Worker]:
+    """Up to `count` workers no other thread is using, started as needed;
+    the caller releases each one's `busy` lock when done."""
+    taken: list[_Worker] = []
+    with _workers_lock:
+        for worker in _workers:
+            if len(taken) < count and worker.busy.acquire(blocking=False):
+                taken.append(worker)
+        for worker in _start(count - len(taken)):
+            worker.busy.acquire()
+            taken.append(worker)
+    return taken
+
+
+def _drop(worker: _Worker) -> None:
+    with _workers_lock:
+        if worker in _workers:
+            _workers.remove(worker)
+    worker.process.kill()
+
+
+@atexit.register
+def _close_workers() -> None:
+    with _workers_lock:
+        for worker in _workers:
+            worker.close()
+        _workers.clear()
+
+
+def _send(stream: IO[bytes], message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_LENGTH.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> object:
+    header = stream.read(_LENGTH.size)
+    if len(header) < _LENGTH.size:
+        raise EOFError("the worker closed its pipe")
+    data = stream.read(_LENGTH.unpack(header)[0])
+    return pickle.loads(data)
+
+
+def serve() -> None:
+    """A worker's loop: parts from stdin, objects (or LLVM's error message)
+    to stdout, until stdin closes. What else the worker prints goes to stderr."""
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    requests = sys.stdin.buffer
+    while True:
+        try:
+            text, opt_level = _receive(requests)  # type: ignore[misc]
+        except EOFError:
+            return
+        try:
+            reply: object = compile_part(text, opt_level)
+        except Exception as error:  # reported to the caller, which compiles the part itself
+            reply = str(error)
+        _send(replies, reply)
+
+
+__all__ = [
+    "WORKERS_ENV",
+    "PartObject",
+    "compile_part",
+    "compile_parts",
+    "part_object",
+    "start_workers",
+    "worker_count",
+]

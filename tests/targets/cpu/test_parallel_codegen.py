@@ -1,0 +1,159 @@
+"""A lowered model's LLVM module split into parts (module_parts.py) and the
+parts compiled on this thread and the codegen workers (parallel_codegen.py):
+each kernel is defined once, next to its parallel tasks; a split model runs
+exactly as the whole one; a part's object is the same wherever it was
+compiled; a worker that dies leaves its part to this thread."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
+import onnx
+import pytest
+from llvmlite import ir
+
+import ember
+from ember.frontends.onnx import import_onnx
+from ember.options import DEFAULT_OPTIONS
+from ember.reference import entry_function
+from ember.report import CompileReport
+from ember.targets.cpu import (
+    LLVM_OPT_LEVEL,
+    CodegenError,
+    JitModule,
+    host_target_machine,
+    module_parts,
+    parse_ir,
+    pipeline,
+)
+from ember.targets.cpu import parallel_codegen as codegen
+from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.module_parts import part_count, split_module
+from ember.targets.cpu.parallel_codegen import WORKERS_ENV, compile_part, compile_parts
+from tests.support.models import mlp, random_inputs
+
+_DEFINITION = re.compile(r'^define (hidden )?(internal )?[^@]*@"?([\w.]+)"?\(', re.MULTILINE)
+_REFERENCE = re.compile(r'@"?([\w.]+)"?')
+
+
+@pytest.fixture
+def one_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(WORKERS_ENV, "1")
+
+
+def _model() -> onnx.ModelProto:
+    """Three layers of different widths: several kernels, each parallel on two threads."""
+    return mlp(batch=8, sizes=(64, 96, 48, 10))
+
+
+def _lowered(threads: int) -> ir.Module:
+    module = import_onnx(_model())
+    pipeline.make_entry(entry_function(module), "ember_main")
+    pipeline.lower_to_llvm(module, CompileReport(), replace(DEFAULT_OPTIONS, threads=threads))
+    return to_llvmlite(module)
+
+
+def _definitions(text: str) -> dict[str, tuple[bool, bool]]:
+    """Name -> (hidden, internal) for each function `text` defines."""
+    return {m.group(3): (bool(m.group(1)), bool(m.group(2))) for m in _DEFINITION.finditer(text)}
+
+
+def test_each_kernel_is_defined_once_hidden_with_its_tasks_and_the_entry_in_part_0() -> None:
+    llvm_module = _lowered(threads=2)
+    kernels = {f.name for f in llvm_module.functions if "noinline" in f.attributes}
+    tasks = {f.name for f in llvm_module.functions
+             if f.blocks and f.linkage == "internal" and f.name not in kernels}  # fmt: skip
+    assert len(kernels) >= 3 and tasks, "the model should have kernels with parallel tasks"
+    parts = split_module(llvm_module, 3)
+    assert len(parts) == 3
+    definitions = [_definitions(part) for part in parts]
+    assert "ember_main" in definitions[0]
+    for kernel in kernels:
+        homes = [d[kernel] for d in definitions if kernel in d]
+        assert homes == [(True, False)], kernel  # once, hidden, external
+    for part, defined in zip(parts, definitions):
+        for body in re.split(r"^define ", part, flags=re.MULTILINE)[1:]:
+            for name in set(_REFERENCE.findall(body)) & tasks:
+                assert name in defined, f"{name} is used in a part that does not define it"
+        parse_ir(part)  # each part is a module of its own
+
+
+def test_one_part_or_no_kernels_leaves_the_module_whole() -> None:
+    llvm_module = _lowered(threads=1)
+    assert split_module(llvm_module, 1) == [str(llvm_module)]
+    module = ir.Module(name="plain")
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "f")
+    ir.IRBuilder(function.append_basic_block()).ret_void()
+    assert split_module(module, 4) == [str(module)]
+
+
+def test_the_workers_setting_bounds_the_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    llvm_module = _lowered(threads=1)
+    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    assert part_count(llvm_module) == 1
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    assert part_count(llvm_module) == module_parts.PARTS_PER_CORE * 2
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_model_compiled_in_parts_runs_exactly_as_the_whole_one(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = _model()
+    inputs = random_inputs(model)
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    whole = ember.compile(model, threads=threads).run(inputs)
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
+    counts: list[int] = []
+
+    def counted(module: ir.Module, count: int) -> list[str]:
+        parts = split_module(module, count)
+        counts.append(len(parts))
+        return parts
+
+    monkeypatch.setattr(pipeline, "split_module", counted)
+    split = ember.compile(model, threads=threads).run(inputs)
+    assert counts and counts[0] > 2
+    for ours, theirs in zip(split, whole):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.fixture
+def parts(one_worker: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
+    yield split_module(_lowered(threads=2), 3)
+
+
+def test_a_part_compiles_to_the_same_object_on_a_worker_as_here(parts: list[str]) -> None:
+    (worker,) = codegen._idle_workers(1)
+    try:
+        there = worker.compile(parts[1], LLVM_OPT_LEVEL)
+    finally:
+        worker.busy.release()
+    assert there == compile_part(parts[1], LLVM_OPT_LEVEL)
+
+
+def test_a_worker_that_died_leaves_its_part_to_this_thread(parts: list[str]) -> None:
+    codegen.start_workers()
+    dead = list(codegen._workers)
+    for worker in dead:
+        worker.process.kill()
+        worker.process.wait()
+    objects = compile_parts(parts, LLVM_OPT_LEVEL)
+    assert objects == [compile_part(part, LLVM_OPT_LEVEL) for part in parts]
+    assert not set(dead) & set(codegen._workers)
+
+
+def test_an_llvm_error_in_any_part_is_a_codegen_error(parts: list[str]) -> None:
+    broken = parts[2].replace("ret void", "ret i64 0", 1)
+    with pytest.raises(CodegenError, match="invalid LLVM IR|does not verify"):
+        JitModule(parts[0], parts=[parts[1], broken])
+    with pytest.raises(CodegenError, match="IR text"):
+        JitModule(ir.Module(name="m"), parts=[parts[1]])
+    with pytest.raises(CodegenError, match="host CPU"):
+        JitModule(parts[0], parts=[parts[1]], target_machine=host_target_machine())
