@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import llvmlite.binding as llvm
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
@@ -163,34 +162,35 @@ def _output_directory(out_dir: str | Path, name: str) -> Path:
 
 
 def _object_code(modules: Sequence[ModuleOp], report: CompileReport, set_threads: str,
-                 hidden: Sequence[str]) -> tuple[bytes, bool, str]:  # fmt: skip
-    """The lowered modules as one object file for this CPU, the thread pool
-    linked in; `hidden` names functions not to export. Returns the object,
-    whether the pool is in it, and the target triple."""
+                 hidden: Sequence[str]) -> tuple[list[bytes], bool, str]:  # fmt: skip
+    """The lowered modules as objects for this CPU, in parts compiled on the
+    codegen workers as the JIT's are, the thread pool's last; `hidden`
+    names functions not to export. Returns the objects, whether the pool is
+    among them, and the target triple (each version's kernels are named
+    after its entry, so the parts of several never clash)."""
     from ember.targets.cpu import (
-        emit_object,
+        LLVM_OPT_LEVEL,
+        calls_thread_pool,
+        compile_parts,
         host_target_machine,
-        link_thread_pool,
-        optimize,
-        parse_ir,
+        part_count,
+        split_module,
+        thread_pool_part,
         to_llvmlite,
     )
 
     with report.stage("llvm-object"):
-        machine = host_target_machine()
-        parsed = []
+        triple = host_target_machine().triple
+        texts: list[str] = []
+        pool = False
         for module in modules:
             with fewer_collections():
-                llvm_text = str(to_llvmlite(module))
-            parsed.append(parse_ir(llvm_text, machine))
-        llvm_module = parsed[0]
-        for other in parsed[1:]:  # each version's kernels are named after its entry
-            llvm_module.link_in(other)
-        for name in hidden:
-            llvm_module.get_function(name).visibility = llvm.Visibility.hidden
-        pool = link_thread_pool(llvm_module, machine, set_threads)
-        optimize(llvm_module, machine)
-        return emit_object(llvm_module, machine), pool, machine.triple
+                llvm_module = to_llvmlite(module)
+                pool |= calls_thread_pool(llvm_module)
+                texts += split_module(llvm_module, part_count(llvm_module), hidden)
+        texts.append(thread_pool_part(pool, triple, set_threads))
+        objects = compile_parts(texts, LLVM_OPT_LEVEL)
+        return [part.code for part in objects], pool, triple
 
 
 @dataclass

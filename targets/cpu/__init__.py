@@ -12,9 +12,9 @@ from ember.targets.cpu.aot import (
     CField,
     CFunction,
     CStruct,
-    emit_object,
+    calls_thread_pool,
     link_shared_library,
-    link_thread_pool,
+    thread_pool_part,
     write_c_header,
 )
 from ember.targets.cpu.c_names import CNames
@@ -22,7 +22,9 @@ from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_cpu_description, host_target_machine
-from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.module_parts import part_count, split_module
+from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
+from ember.targets.cpu.parallel_codegen import compile_parts
 from ember.targets.cpu.timing import CompileTimes
 
 __all__ = [
@@ -35,13 +37,17 @@ __all__ = [
     "CodegenError",
     "CompileTimes",
     "JitModule",
+    "calls_thread_pool",
+    "compile_parts",
     "emit_object",
     "host_cpu_description",
     "host_target_machine",
     "link_shared_library",
-    "link_thread_pool",
     "optimize",
     "parse_ir",
+    "part_count",
+    "split_module",
+    "thread_pool_part",
     "to_llvmlite",
     "write_c_header",
 ]

@@ -3,9 +3,11 @@
 LLVM writes the object; the system `cc` links it, because it knows the
 platform's crt files, libm and linker flags and we would only get them wrong.
 A model with parallel loops gets its own copy of the thread pool linked in
-(`link_thread_pool`): every symbol of it internal but a per-model
+(`thread_pool_part`): every symbol of it internal or hidden but a per-model
 `NAME_set_threads`, so two Ember libraries in one process never share or
-clash, and the library needs only libc's POSIX threads.
+clash, and the library needs only libc's POSIX threads. The model's module
+comes in parts (`module_parts.py`), compiled on the codegen workers
+(`parallel_codegen.py`) as the JIT's are; the library links their objects.
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
 from ember.targets.cpu.c_names import is_c_identifier, is_reserved
 from ember.targets.cpu.errors import CodegenError
-from ember.targets.cpu.optimize import parse_ir
+from ember.targets.cpu.module_parts import hide
 from ember.targets.cpu.runtime import runtime_module, set_threads_stub
 
 PTHREAD_LINK_ARGS = ("-lpthread",)
@@ -34,33 +35,24 @@ PTHREAD_LINK_ARGS = ("-lpthread",)
 the threads, as glibc 2.34 and later do; needed before)."""
 
 
-def link_thread_pool(
-    module: llvm.ModuleRef, target_machine: llvm.TargetMachine, set_threads: str
-) -> bool:
-    """Links the thread pool into `module` if it calls `ember_parallel_for`,
-    exporting only `void set_threads(int64_t)` (the run-time override of the
-    thread count, `runtime.py`); without parallel loops `set_threads` is
-    defined and does nothing. Returns whether the pool was linked (the
-    library then needs `PTHREAD_LINK_ARGS`)."""
-    calls_pool = any(f.name == PARALLEL_FOR and f.is_declaration for f in module.functions)
-    if calls_pool:
-        pool = parse_ir(str(runtime_module(module.triple, set_threads)), target_machine)
-    else:
-        stub = ir.Module(name="ember_runtime")
-        set_threads_stub(stub, set_threads)
-        pool = parse_ir(str(stub), target_machine)
-    module.link_in(pool)
-    if calls_pool:
-        module.get_function(PARALLEL_FOR).linkage = llvm.Linkage.internal
-    return calls_pool
+def calls_thread_pool(module: ir.Module) -> bool:
+    """Whether `module` launches parallel loops (declares `ember_parallel_for`)."""
+    return any(f.name == PARALLEL_FOR and not f.blocks for f in module.functions)
 
 
-def emit_object(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> bytes:
-    """The module's machine code as an object file (ELF on Linux)."""
-    try:
-        return target_machine.emit_object(module)
-    except RuntimeError as exc:
-        raise CodegenError(f"LLVM code generation failed: {exc}") from exc
+def thread_pool_part(calls_pool: bool, triple: str, set_threads: str) -> str:
+    """The library's thread pool as a part of its own (IR text), for parts
+    that call `ember_parallel_for` (`calls_pool`): that entry hidden (the
+    parts reach it, the library does not export it), `void set_threads(int64_t)`
+    (the run-time override of the thread count, `runtime.py`) exported,
+    everything else internal. Without parallel loops, a `set_threads` that
+    does nothing, so the C API is the same either way."""
+    if calls_pool:
+        return hide(str(runtime_module(triple, set_threads)), [PARALLEL_FOR])
+    stub = ir.Module(name="ember_runtime")
+    stub.triple = triple
+    set_threads_stub(stub, set_threads)
+    return str(stub)
 
 
 def find_c_compiler() -> str:
@@ -77,23 +69,27 @@ def find_c_compiler() -> str:
 
 
 def link_shared_library(
-    object_code: bytes,
+    object_code: bytes | Sequence[bytes],
     out_path: str | os.PathLike[str],
     extra_args: Sequence[str] = (),
     c_sources: Sequence[Path] = (),
 ) -> Path:
-    """Link `object_code` into the shared library `out_path` (with libm) and
-    return its path; `c_sources` (C11, e.g. an entry check) are compiled into
-    it, with their own directories on the include path."""
+    """Link `object_code` (one object, or several: a module's parts) into
+    the shared library `out_path` (with libm) and return its path;
+    `c_sources` (C11, e.g. an entry check) are compiled into it, with their
+    own directories on the include path."""
     out = Path(out_path)
     compiler = find_c_compiler()
     includes = sorted({f"-I{source.parent}" for source in c_sources})
     c_flags = ["-std=c11", "-O2", "-fPIC", *includes] if c_sources else []
+    objects = [object_code] if isinstance(object_code, bytes) else list(object_code)
     with tempfile.TemporaryDirectory(prefix="ember-link-") as scratch:
-        obj = Path(scratch) / f"{out.stem}.o"
-        obj.write_bytes(object_code)
-        command = [compiler, "-shared", *c_flags, "-o", str(out), str(obj), *map(str, c_sources),
-                   "-lm", *extra_args]  # fmt: skip
+        names = [f"{out.stem}_{index}.o" for index in range(len(objects))]
+        paths = [Path(scratch) / name for name in (names if len(names) > 1 else [f"{out.stem}.o"])]
+        for path, code in zip(paths, objects):
+            path.write_bytes(code)
+        command = [compiler, "-shared", *c_flags, "-o", str(out), *map(str, paths),
+                   *map(str, c_sources), "-lm", *extra_args]  # fmt: skip
         try:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         except OSError as exc:

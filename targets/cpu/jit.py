@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
-from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
 from ember.targets.cpu.parallel_codegen import PartObject, compile_parts, part_object
 from ember.targets.cpu.runtime import PARALLEL_FOR, runtime_module
 from ember.targets.cpu.timing import CompileTimes
@@ -96,10 +96,7 @@ class JitModule:
         if opt_level is not None:
             self.times.optimize_s += optimize(module, tm, opt_level)
         with self.times.measure("codegen"):
-            try:
-                code = tm.emit_object(module)
-            except RuntimeError as exc:
-                raise CodegenError(f"LLVM code generation failed: {exc}") from exc
+            code = emit_object(module, tm)
         return part_object(module, code)
 
     def _link(self, objects: Sequence[PartObject]) -> Any:

@@ -21,13 +21,16 @@ declares the functions of other parts it may call (not their internal
 ones) and carries the module's loop metadata.
 
 A module with global variables, named metadata or identified struct types
-(none of which the lowering makes) stays in one part.
+(none of which the lowering makes) stays in one part. The JIT links the
+parts' objects into one library (`jit.py`), `ember compile` into one
+shared library with the thread pool's (`aot.py`).
 """
 
 from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Collection
 
 from llvmlite import ir
 
@@ -60,22 +63,24 @@ def part_count(module: ir.Module) -> int:
     return max(1, min(size // MIN_PART_INSTRUCTIONS, PARTS_PER_CORE * (workers + 1)))
 
 
-def split_module(module: ir.Module, count: int) -> list[str]:
+def split_module(module: ir.Module, count: int, hidden: Collection[str] = ()) -> list[str]:
     """The IR text of `module` in at most `count` parts (fewer where it has
-    fewer units); kernels that become external are changed in `module` too."""
+    fewer units), the functions named in `hidden` defined with hidden
+    visibility (a library does not export them); kernels that become
+    external are changed in `module` too."""
     functions = [value for value in module.globals.values() if isinstance(value, ir.Function)]
     whole = len(functions) < len(module.globals) or module.namedmetadata
-    if count <= 1 or whole or module.get_identified_types():
-        return [str(module)]
+    if whole or module.get_identified_types():
+        return [hide(str(module), hidden)]
     defined = {function.name: function for function in functions if function.blocks}
-    kernels = {name for name, function in defined.items() if _is_kernel(function)}
-    if not kernels:
-        return [str(module)]
+    kernels = {name for name, f in defined.items() if _is_kernel(f)} if count > 1 else set()
     for name in kernels:
         defined[name].linkage = ""  # called from other parts
     texts = {name: str(function) for name, function in defined.items()}
-    for name in kernels:  # but no more visible than before
-        texts[name] = texts[name].replace("define ", "define hidden ", 1)
+    for name in kernels | (set(hidden) & texts.keys()):  # but no more visible than before
+        texts[name] = hide(texts[name], [name])
+    if not kernels:
+        return [_part_text(module, functions, texts, set(texts))]
     units = _units(
         texts, kernels, {name for name, f in defined.items() if f.linkage not in _HIDDEN}
     )
@@ -92,6 +97,16 @@ def split_module(module: ir.Module, count: int) -> list[str]:
         parts[index] += members[root]
         heapq.heappush(sizes, (size + sum(len(texts[name]) for name in members[root]), index))
     return [_part_text(module, functions, texts, set(names)) for names in parts if names]
+
+
+def hide(text: str, names: Collection[str]) -> str:
+    """IR text with the definitions of the (external) functions `names`
+    given hidden visibility."""
+    for name in names:
+        definition = re.compile(rf'^(define (?:external )?)(?=[^\n]*@"?{re.escape(name)}"?\()',
+                                re.MULTILINE)  # fmt: skip
+        text = definition.sub(r"\1hidden ", text, count=1)
+    return text
 
 
 def _is_kernel(function: ir.Function) -> bool:
@@ -145,4 +160,4 @@ def _part_text(module: ir.Module, functions: list[ir.Function], texts: dict[str,
     return "\n".join(lines)
 
 
-__all__ = ["MIN_PART_INSTRUCTIONS", "part_count", "split_module"]
+__all__ = ["MIN_PART_INSTRUCTIONS", "hide", "part_count", "split_module"]

@@ -1,4 +1,4 @@
-"""LLVM IR text to a verified module, and LLVM's O2 pipeline over it.
+"""LLVM IR text to a verified module, LLVM's O2 pipeline over it, and its object.
 
 The micro-kernels reach LLVM as vector code; LLVM's loop and SLP
 vectorizers do the SIMD work of the other loops (copies, pools,
@@ -57,6 +57,14 @@ def optimize(
     builder = llvm.create_pass_builder(target_machine, options)
     builder.getModulePassManager().run(module, builder)
     return time.perf_counter() - start
+
+
+def emit_object(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> bytes:
+    """The module's machine code as an object file (ELF on Linux)."""
+    try:
+        return target_machine.emit_object(module)
+    except RuntimeError as exc:
+        raise CodegenError(f"LLVM code generation failed: {exc}") from exc
 
 
 def _one_line(exc: Exception) -> str:

@@ -37,9 +37,8 @@ from typing import IO
 
 import llvmlite.binding as llvm
 
-from ember.targets.cpu.aot import emit_object
 from ember.targets.cpu.machine import host_target_machine
-from ember.targets.cpu.optimize import optimize, parse_ir
+from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
 
 WORKERS_ENV = "EMBER_CODEGEN_WORKERS"
 MAX_WORKERS = 7

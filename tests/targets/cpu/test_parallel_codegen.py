@@ -1,14 +1,17 @@
 """A lowered model's LLVM module split into parts (module_parts.py) and the
 parts compiled on this thread and the codegen workers (parallel_codegen.py):
 each kernel is defined once, next to its parallel tasks; a split model runs
-exactly as the whole one; a part's object is the same wherever it was
+exactly as the whole one, in the JIT and as a shared library; a part's object is the same wherever it was
 compiled; a worker that dies leaves its part to this thread."""
 
 from __future__ import annotations
 
+import ctypes
 import re
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Collection, Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -16,8 +19,11 @@ import pytest
 from llvmlite import ir
 
 import ember
+from ember import targets
+from ember.deploy import compile_to_directory
+from ember.dialects.loop import aligned_zeros
 from ember.frontends.onnx import import_onnx
-from ember.options import DEFAULT_OPTIONS
+from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.cpu import (
@@ -157,3 +163,37 @@ def test_an_llvm_error_in_any_part_is_a_codegen_error(parts: list[str]) -> None:
         JitModule(ir.Module(name="m"), parts=[parts[1]])
     with pytest.raises(CodegenError, match="host CPU"):
         JitModule(parts[0], parts=[parts[1]], target_machine=host_target_machine())
+
+
+def test_a_library_compiled_in_parts_exports_its_api_alone_and_runs_as_the_jit(
+    tmp_path: Path, one_worker: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = _model()
+    inputs = random_inputs(model)
+    (want,) = ember.compile(model, threads=2).run(inputs)
+    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
+    counts: list[int] = []
+
+    def counted(module: ir.Module, count: int, hidden: Collection[str] = ()) -> list[str]:
+        parts = split_module(module, count, hidden)
+        counts.append(len(parts))
+        return parts
+
+    monkeypatch.setattr(targets.cpu, "split_module", counted)
+    deployed = compile_to_directory(model, tmp_path, "mlp", options=Options(threads=2))
+    assert counts and counts[0] > 2
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(deployed.library)],
+                             capture_output=True, text=True, check=True).stdout  # fmt: skip
+    exported = {line.split()[-1] for line in symbols.splitlines() if " T " in line}
+    assert exported == {"mlp_run", "mlp_set_threads"}
+    library = ctypes.CDLL(str(deployed.library))
+    library.mlp_run.argtypes = [ctypes.c_void_p] * 3
+    blob = deployed.weights.read_bytes()
+    weights = aligned_zeros(len(blob))
+    weights[:] = np.frombuffer(blob, dtype=np.uint8)
+    arena = aligned_zeros(deployed.arena_bytes)
+    got = np.zeros_like(want)
+    (x,) = inputs.values()
+    buffers = (ctypes.c_void_p * 2)(x.ctypes.data, got.ctypes.data)
+    library.mlp_run(ctypes.addressof(buffers), weights.ctypes.data, arena.ctypes.data)
+    np.testing.assert_array_equal(got, want)
