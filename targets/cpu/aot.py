@@ -84,8 +84,12 @@ def link_shared_library(
     c_flags = ["-std=c11", "-O2", "-fPIC", *includes] if c_sources else []
     objects = [object_code] if isinstance(object_code, bytes) else list(object_code)
     with tempfile.TemporaryDirectory(prefix="ember-link-") as scratch:
-        names = [f"{out.stem}_{index}.o" for index in range(len(objects))]
-        paths = [Path(scratch) / name for name in (names if len(names) > 1 else [f"{out.stem}.o"])]
+        names = (
+            [f"{out.stem}.o"]
+            if len(objects) == 1
+            else [f"{out.stem}_{i}.o" for i in range(len(objects))]
+        )
+        paths = [Path(scratch) / name for name in names]
         for path, code in zip(paths, objects):
             path.write_bytes(code)
         command = [compiler, "-shared", *c_flags, "-o", str(out), *map(str, paths),

@@ -82,9 +82,8 @@ def split_module(module: ir.Module, count: int, hidden: Collection[str] = ()) ->
         texts[name] = hide(texts[name], [name])
     if not kernels:
         return [_part_text(module, functions, texts, set(texts))]
-    units = _units(
-        texts, kernels, {name for name, f in defined.items() if f.linkage not in _HIDDEN}
-    )
+    # The kernels are external now: with what C can call, they start the units.
+    units = _units(texts, {name for name, f in defined.items() if f.linkage not in _HIDDEN})
     members: dict[str, list[str]] = {}
     for name in defined:
         members.setdefault(units[name], []).append(name)
@@ -114,12 +113,11 @@ def _is_kernel(function: ir.Function) -> bool:
     return function.linkage in _HIDDEN and "noinline" in function.attributes
 
 
-def _units(texts: dict[str, str], kernels: set[str], visible: set[str]) -> dict[str, str]:
-    """Each defined function's unit, named by one of its functions: a
-    kernel and every function C can see (`visible`) start a unit of their
-    own; an internal function joins the units of the functions that reach it."""
+def _units(texts: dict[str, str], roots: set[str]) -> dict[str, str]:
+    """Each defined function's unit, named by one of its functions: each of
+    `roots` starts a unit of its own; an internal function joins the units
+    of the functions that reach it."""
     parent = {name: name for name in texts}
-    roots = kernels | visible
 
     def find(name: str) -> str:
         while parent[name] != name:

@@ -37,6 +37,7 @@ from typing import IO
 
 import llvmlite.binding as llvm
 
+from ember.options import available_cores
 from ember.targets.cpu.machine import host_target_machine
 from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
 
@@ -84,8 +85,7 @@ def worker_count() -> int:
     setting = os.environ.get(WORKERS_ENV, "").strip()
     if setting.isdigit():
         return min(int(setting), MAX_WORKERS)
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(0, min((cpus or 1) - 1, MAX_WORKERS))
+    return min(available_cores() - 1, MAX_WORKERS)
 
 
 def compile_parts(
