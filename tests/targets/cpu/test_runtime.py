@@ -4,6 +4,10 @@ threads at once, and nested or concurrent launches finish."""
 from __future__ import annotations
 
 import ctypes
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -220,6 +224,85 @@ def test_set_threads_overrides_the_count(pool: tuple) -> None:
     finally:
         set_threads(0)
     assert set(threads) == {threading.get_ident()} and len(threads) == 1
+
+
+def _affinities_of_a_two_thread_launch(parallel_for: Callable[..., None]) -> dict[int, set[int]]:
+    """Each thread's CPU affinity during a launch on two threads (both
+    chunks wait for each other, so two threads run it)."""
+    both_started = threading.Barrier(2, timeout=60)
+    seen: dict[int, set[int]] = {}
+
+    def chunk(ctx: int | None, start: int, stop: int) -> None:
+        seen[threading.get_ident()] = os.sched_getaffinity(0)
+        both_started.wait()
+
+    task = TASK(chunk)
+    parallel_for(task, None, 2, 2)
+    return seen
+
+
+needs_two_cpus = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+    reason="binding workers needs Linux and two CPUs",
+)
+
+
+@needs_two_cpus
+def test_a_worker_binds_to_one_cpu_of_the_process(pool: tuple) -> None:
+    if os.environ.get("EMBER_BIND_THREADS", "").startswith("0"):
+        pytest.skip("EMBER_BIND_THREADS=0 in this environment")
+    _, parallel_for, _ = pool
+    allowed = os.sched_getaffinity(0)
+    seen = _affinities_of_a_two_thread_launch(parallel_for)
+    worker = next(cpus for ident, cpus in seen.items() if ident != threading.get_ident())
+    assert len(worker) == 1 and worker <= allowed
+    assert seen[threading.get_ident()] == allowed  # the caller is left as it was
+
+
+# A pool of its own in a fresh process (binding is decided at the first
+# launch): prints the worker's affinity and the caller's during a launch.
+_FRESH_POOL = f"""
+import ctypes, json, os, sys, threading
+import llvmlite.binding as llvm
+from ember.targets.cpu import JitModule
+from ember.targets.cpu.runtime import runtime_module
+sys.path.insert(0, {os.path.dirname(__file__)!r})
+from test_runtime import TASK, PARALLEL_FOR, _affinities_of_a_two_thread_launch
+cpus = json.loads(sys.argv[1])
+if cpus:
+    os.sched_setaffinity(0, cpus)
+module = JitModule(str(runtime_module(llvm.get_process_triple())))
+parallel_for = module.function(PARALLEL_FOR, None, [TASK, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64])
+seen = _affinities_of_a_two_thread_launch(parallel_for)
+caller = seen.pop(threading.get_ident())
+print(json.dumps([sorted(caller), sorted(seen.popitem()[1])]))
+"""
+
+
+def _fresh_pool_affinities(cpus: list[int], bind: str | None) -> tuple[set[int], set[int]]:
+    env = {k: v for k, v in os.environ.items() if k != "EMBER_BIND_THREADS"}
+    if bind is not None:
+        env["EMBER_BIND_THREADS"] = bind
+    run = subprocess.run([sys.executable, "-c", _FRESH_POOL, json.dumps(cpus)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    caller, worker = json.loads(run.stdout)
+    return set(caller), set(worker)
+
+
+@needs_two_cpus
+def test_workers_stay_unbound_when_told_to() -> None:
+    allowed = os.sched_getaffinity(0)
+    assert _fresh_pool_affinities([], "0") == (allowed, allowed)
+    caller, worker = _fresh_pool_affinities([], "1")
+    assert caller == allowed and len(worker) == 1 and worker <= allowed
+
+
+@needs_two_cpus
+def test_workers_stay_unbound_without_a_cpu_each() -> None:
+    """Allowed one CPU, the process still runs two threads (the worker
+    inherits the caller's affinity and is not bound elsewhere)."""
+    cpu = min(os.sched_getaffinity(0))
+    assert _fresh_pool_affinities([cpu], None) == ({cpu}, {cpu})
 
 
 def test_runtime_verifies_and_exports_only_its_api() -> None:
