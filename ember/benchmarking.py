@@ -60,7 +60,9 @@ class ProfileReport:
         peak = self.limits.peak_gflops * self.threads
         header = (f"{'kernel':<22} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
                   f"{'GFLOP/s':>8} {'% peak':>7} {'% time':>7}")  # fmt: skip
-        lines = [self.limits.format(), f"profile over {self.runs} runs:", header]
+        lines = [self.limits.format(),
+                 f"profile over {self.runs} runs on {self.threads} thread(s), "
+                 f"% peak of {peak:.1f} GFLOP/s:", header]  # fmt: skip
         for row in self.rows:
             gflops = row.gflops
             rate = f"{gflops:8.1f} {100 * gflops / peak:6.1f}%" if gflops else f"{'-':>8} {'-':>7}"
@@ -247,7 +249,7 @@ def benchmark_model(
         from ember.machine_limits import measure_machine_limits
 
         profile = ProfileReport(compiled.profile(), sum(ember_times), runs,
-                                measure_machine_limits(), 1)  # fmt: skip
+                                measure_machine_limits(), threads)  # fmt: skip
     return BenchmarkResult(
         compile_seconds, ort_session_seconds,
         statistics.median(ember_times) * 1e3, statistics.median(ort_times) * 1e3,

@@ -47,6 +47,17 @@ def test_bench_profile_prints_one_row_per_kernel(small_model: Path) -> None:
     assert re.match(r"kernels \d+\.\d+ ms of \d+\.\d+ ms measured", lines[-1])
 
 
+def test_bench_profile_peak_counts_every_thread(small_model: Path) -> None:
+    result = run("ember", "bench", str(small_model), "--profile", "--runs", "2", "--threads", "2",
+                 "--quiet")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    core = float(re.search(r"peak (\d+\.\d) GFLOP/s per core", result.stdout).group(1))
+    both = re.search(r"profile over 2 runs on 2 thread\(s\), % peak of (\d+\.\d) GFLOP/s:",
+                     result.stdout)  # fmt: skip
+    assert both, result.stdout
+    assert float(both.group(1)) == pytest.approx(2 * core, abs=0.2)
+
+
 @pytest.mark.skipif(not HAS_MATPLOTLIB, reason="matplotlib (the plot extra) is not installed")
 def test_bench_plot_writes_a_png(small_model: Path, tmp_path: Path) -> None:
     target = tmp_path / "roofline.png"
