@@ -39,7 +39,7 @@ import math
 
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from ember.dialects.schedule import PARALLEL, IterationSpace, map_depends_on
+from ember.dialects.schedule import PARALLEL, IterationSpace, MicroKernel, map_depends_on
 from ember.passes.tensor.cpu_target import CpuTarget
 
 
@@ -117,6 +117,32 @@ def aliased_panels(space: IterationSpace, m: int, n: int, element_bytes: int) ->
     return panels
 
 
+LONG_PANEL_ROW_BLOCKS = 32
+"""Row blocks that must share a per-call copy of a long panel (`long_panels`)."""
+
+
+def long_panels(space: IterationSpace, micro: MicroKernel, target: CpuTarget,
+                element_bytes: int) -> list[int]:  # fmt: skip
+    """The input numbers of the panel operands of `micro` whose panel for
+    one block (K x NR) is larger than the L2 cache, read by at least
+    `LONG_PANEL_ROW_BLOCKS` row blocks, where n is whole vectors. No tile of columns keeps
+    such a panel in cache: every row block streams it again, as K short rows
+    N elements apart, which the prefetchers follow badly; copied per call
+    into one contiguous stream per block, it runs at the peak. On a Zen 4
+    (1 MiB of L2; NumPy's sgemm 102 GFLOP/s), MatMuls of two activations:
+    512 x 16384 x 512 from 78 to 108 GFLOP/s, 512 x 32768 x 128 from 86 to
+    107, 512 x 8192 x 512 from 97 to 107, 256 x 16384 x 256 from 97 to 103;
+    with fewer row blocks the copy stops paying (128 x 16384 x 1024: 94 with
+    or without), and where a block's panel fits the L2 it costs more than
+    it saves (96 x 4096 x 512: 108 without, 103 with)."""
+    columns = space.extents[micro.n]
+    if -(-space.extents[micro.m] // micro.rows) < LONG_PANEL_ROW_BLOCKS or columns % micro.width:
+        return []
+    return [i for i in panel_operands(space, micro.m, micro.n)
+            if _footprint(space, space.maps[i], element_bytes) // columns * micro.columns
+            > target.l2_bytes]  # fmt: skip
+
+
 def packed_column_tile(columns: int, block: int) -> int:
     """The tile of n for a packed panel: the widest odd number of blocks up to
     `columns` (up to the cache-blocking tile, where there is one), so that
@@ -128,8 +154,10 @@ def packed_column_tile(columns: int, block: int) -> int:
 
 __all__ = [
     "ALIASING_STRIDE",
+    "LONG_PANEL_ROW_BLOCKS",
     "aliased_panels",
     "column_tile",
+    "long_panels",
     "packed_column_tile",
     "panel_operands",
     "rows_fit_in_cache",

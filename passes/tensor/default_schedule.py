@@ -71,6 +71,7 @@ from ember.errors import EmberError
 from ember.passes.tensor.cache_blocking import (
     aliased_panels,
     column_tile,
+    long_panels,
     packed_column_tile,
     panel_operands,
     rows_fit_in_cache,
@@ -286,7 +287,8 @@ def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int
     long. A chain of ResNet-50's 7x7 1x1 convolutions (49 rows, 4 MiB of
     weights) ran 1.25 times faster this way than in L2-sized tiles of 9
     blocks on an AVX-512 Xeon. Other panels whose rows alias in L1 are
-    copied per call where four row blocks share the copy. A packed tile of
+    copied per call where four row blocks share the copy, and so are panels
+    too long for the L2 cache even one block wide (`long_panels`). A packed tile of
     several blocks is made an odd number of them (`packed_column_tile`),
     its rows spread over the L1 sets. Where n is not whole vectors, its
     last tile must be at least a vector wide and the blocks must start from
@@ -300,8 +302,9 @@ def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int
     if constants and streams and _tiles_by_block(op, space.extents[n], micro):
         tile = block
     shared = space.extents[m] >= 4 * micro.rows
-    copied = [i for i in aliased_panels(space, m, n, element_bytes)
-              if shared and i not in constants]  # fmt: skip
+    aliased = aliased_panels(space, m, n, element_bytes) if shared else []
+    long = long_panels(space, micro, target, element_bytes)
+    copied = sorted({i for i in (*aliased, *long) if i not in constants})
     if copied:
         tile = tile or space.extents[n]
     pack = sorted({*copied, *constants}) if tile else []
