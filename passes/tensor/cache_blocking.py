@@ -125,10 +125,11 @@ def long_panels(space: IterationSpace, micro: MicroKernel, target: CpuTarget,
                 element_bytes: int) -> list[int]:  # fmt: skip
     """The input numbers of the panel operands of `micro` whose panel for
     one block (K x NR) is larger than the L2 cache, read by at least
-    `LONG_PANEL_ROW_BLOCKS` row blocks, where n is whole vectors. No tile of columns keeps
-    such a panel in cache: every row block streams it again, as K short rows
-    N elements apart, which the prefetchers follow badly; copied per call
-    into one contiguous stream per block, it runs at the peak. On a Zen 4
+    `LONG_PANEL_ROW_BLOCKS` row blocks, where n is whole vectors. No tile of
+    columns keeps such a panel in cache: every row block streams it again,
+    as K short rows N elements apart, which the prefetchers follow badly;
+    copied per call into one contiguous stream per block, it runs at the
+    peak. On a Zen 4
     (1 MiB of L2; NumPy's sgemm 102 GFLOP/s), MatMuls of two activations:
     512 x 16384 x 512 from 78 to 108 GFLOP/s, 512 x 32768 x 128 from 86 to
     107, 512 x 8192 x 512 from 97 to 107, 256 x 16384 x 256 from 97 to 103;

@@ -17,7 +17,7 @@ from ember.passes.tensor import default_schedule
 from ember.passes.tensor.cpu_target import host_target
 
 RNG = np.random.default_rng(11)
-M, K, N = 256, 1536, 64
+M, K, N = 512, 1536, 64  # 32 row blocks even of 16 rows
 
 
 def _model() -> object:
@@ -36,14 +36,13 @@ def test_long_run_time_panel_is_copied_and_exact(monkeypatch: pytest.MonkeyPatch
                                                   threads: int) -> None:  # fmt: skip
     small_l2 = dataclasses.replace(host_target(), l2_bytes=64 * 1024)
     monkeypatch.setattr(default_schedule, "cpu_target", lambda name: small_l2)
+    long_panels = default_schedule.long_panels
     found: list[list[int]] = []
 
     def spy(*args: object) -> list[int]:
-        panels = long_panels(*args)
-        found.append(panels)
-        return panels
+        found.append(long_panels(*args))
+        return found[-1]
 
-    long_panels = default_schedule.long_panels
     monkeypatch.setattr(default_schedule, "long_panels", spy)
     compiled = ember.compile(_model(), threads=threads)
     assert [1] in found  # B, the second input, is the long panel
