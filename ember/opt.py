@@ -430,6 +430,7 @@ def _elision_limit(text: str) -> int:
 def ember_dialects() -> dict[str, Callable[[], Any]]:
     """Ember's dialects by name. None has the name of an xDSL dialect, so every
     upstream op (the tensor level's `linalg` and `tensor` included) still parses."""
+    from ember.dialects.ember_gpu import EmberGpu
     from ember.dialects.ember_linalg import EmberLinalg
     from ember.dialects.loop import Loop
     from ember.dialects.npu.ops import Npu
@@ -438,6 +439,7 @@ def ember_dialects() -> dict[str, Callable[[], Any]]:
         "graph": lambda: Graph,
         "ember_linalg": lambda: EmberLinalg,
         "loop": lambda: Loop,
+        "ember_gpu": lambda: EmberGpu,
         "npu": lambda: Npu,
     }
 
