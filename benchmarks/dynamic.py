@@ -39,7 +39,7 @@ from ember.benchmarking import (  # noqa: E402
 from ember.compiler import compile as ember_compile  # noqa: E402
 from ember.frontends.onnx import import_onnx  # noqa: E402
 from ember.reference import entry_function  # noqa: E402
-from ember.versions import EntryCheck, VersionedModel, model_ranges  # noqa: E402
+from ember.targets.versions import EntryCheck, VersionedModel, model_ranges  # noqa: E402
 from tests.support.models import (  # noqa: E402
     mlp,
     resnet50_with_a_dynamic_batch,

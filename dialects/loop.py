@@ -294,6 +294,13 @@ class TimestampOp(IRDLOperation):
 
 KERNEL_ATTR = "ember.kernel"
 """Marks a function that `loop-outline-kernels` made of a `loop.kernel`."""
+PARALLEL_BODY_ATTR = "ember.parallel_body"
+"""Marks a function outlined from a parallel loop (the CPU target's
+`loop-parallelize`): its last two arguments are the range [begin, end) of the
+loop's (linearised) iterations."""
+PARALLEL_THREADS_ATTR = "ember.parallel_threads"
+"""On a call to a parallel body: the number of threads to split it among
+(`convert-loop-to-llvm` makes the call a launch)."""
 WEIGHTS_ARG = "ember.weights"
 """Marks the function argument that is the weights blob (`memref<Nxi8>`)."""
 ARENA_ARG = "ember.arena"
@@ -339,6 +346,8 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int | None) -> BlockArgu
 Loop = Dialect("loop", [KernelOp, TimestampOp, WeightOp, YieldOp], [ScheduleAttr])
 
 __all__ = [
+    "PARALLEL_BODY_ATTR",
+    "PARALLEL_THREADS_ATTR",
     "ABI_BUFFERS",
     "ALIGNMENT",
     "ARENA_ARG",

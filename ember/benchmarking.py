@@ -16,14 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from onnx import ModelProto
 
-from ember.compiler import (
-    DEFAULT_OPTIONS,
-    CompileReport,
-    InputSpec,
-    Options,
-    compile_module,
-    has_symbols,
-)
+from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module
 from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx import import_onnx
@@ -31,7 +24,8 @@ from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.inputs import random_array
 from ember.options import resolve_threads
 from ember.reference import entry_function
-from ember.versions import symbolic_specs
+from ember.targets.calls import InputSpec, has_symbols
+from ember.targets.versions import symbolic_specs
 
 if TYPE_CHECKING:
     from ember.machine_limits import MachineLimits

@@ -42,6 +42,11 @@ from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
+from ember.targets.registry import target_names
+
+REFERENCE = "reference"
+"""`ember run --target reference`: the NumPy reference interpreter, which is
+not a compilation target (it runs the graph IR itself)."""
 
 
 def parse_shape_override(text: str) -> tuple[str, list[int]]:
@@ -190,7 +195,7 @@ def _symbolic_inputs(
     from ember.dialects.graph.symbolic import SymExpr, symbols_of
     from ember.dialects.graph.types import format_shape
     from ember.inputs import random_array
-    from ember.versions import EntryCheck, model_ranges, symbolic_specs
+    from ember.targets.versions import EntryCheck, model_ranges, symbolic_specs
 
     specs, _ = symbolic_specs(func)
     _check_input_names(func, given)
@@ -290,10 +295,11 @@ def describe_array(array: np.ndarray) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     import ember.reference
-    from ember.compiler import has_symbols
     from ember.frontends.onnx import import_onnx
     from ember.reference import entry_function, output_names
-    from ember.versions import specialized
+    from ember.targets.calls import has_symbols
+    from ember.targets.registry import target_named
+    from ember.targets.versions import specialized
 
     model = _model(args)
     given = _load_inputs(args.input)
@@ -306,20 +312,17 @@ def _run(args: argparse.Namespace) -> int:
         inputs, sizes = _symbolic_inputs(func, given, args.seed)
     else:
         inputs, sizes = _make_inputs(func, given, args.seed), {}
-    if args.target == "reference":
+    check_reference = False
+    if args.target == REFERENCE:
         with report.stage("reference"):
             outputs = ember.reference.run(specialized(module, sizes) if sizes else module, inputs)
-    elif args.target == "npu":
-        from ember.npu import compile_npu
-
-        reference = module.clone()
-        npu_model = compile_npu(module, report, _options(args))
-        with report.stage("run"):
-            outputs = npu_model.run(inputs)
     else:
+        target = target_named(args.target)
+        check_reference = args.check and target.check_against_reference
+        reference = module.clone() if check_reference else None
         if args.fusion_report:
             _print_fusion_report(args, module)
-        compiled = _compile_for_run(module, sizes, report, _options(args))
+        compiled = _compile_for_run(target, module, sizes, report, _options(args))
         with report.stage("run"):
             outputs = compiled.run(inputs)
     print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
@@ -328,30 +331,34 @@ def _run(args: argparse.Namespace) -> int:
     if not args.check:
         return 0
     status = _check_against_onnxruntime(model, inputs, outputs, names)
-    if args.target == "npu":
+    if check_reference:
         expected = ember.reference.run(reference, inputs)
         status = max(status, _compare("reference", outputs, expected, names))
     return status
 
 
-def _compile_for_run(module: Any, sizes: dict[str, int], report: CompileReport,
+def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: CompileReport,
                      options: Options) -> Any:  # fmt: skip
-    """The model compiled as `ember.compile` would: a symbolic model once
-    for every size (the generic version, whose entry check sees the inputs),
-    or, where its ops do not all lower with symbolic sizes yet, for these
-    sizes (said on stderr)."""
-    from ember.compiler import compile_module
+    """The model compiled for `target` as `ember.compile` would: a symbolic
+    model once for every size (the generic version, whose entry check sees
+    the inputs), or, where its ops do not all lower with symbolic sizes yet
+    or the target compiles static shapes only, for these sizes (said on
+    stderr)."""
     from ember.errors import InputDependentError
-    from ember.versions import specialized
+    from ember.targets.versions import specialized
 
     if not sizes:
-        return compile_module(module, report, options=options)
+        return target.compile(module, report, options)
+    given = ", ".join(f"{n}={v}" for n, v in sorted(sizes.items()))
+    if not target.versions:
+        print(f"ember: compiled for {given} only: the {target.name} target compiles static "
+              "shapes", file=sys.stderr)  # fmt: skip
+        return target.compile(specialized(module, sizes), report, options)
     try:
-        return compile_module(module.clone(), report, options=options)
+        return target.compile(module.clone(), report, options)
     except InputDependentError as error:
-        given = ", ".join(f"{n}={v}" for n, v in sorted(sizes.items()))
         print(f"ember: compiled for {given} only: {error}", file=sys.stderr)
-        return compile_module(specialized(module, sizes), report, options=options)
+        return target.compile(specialized(module, sizes), report, options)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -362,8 +369,8 @@ def _options(args: argparse.Namespace) -> Options:
 
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are mistakes."""
-    if getattr(args, "target", "cpu") == "reference" and getattr(args, "threads", None):
-        raise EmberError("--threads applies to --target cpu (the reference interpreter does not "
+    if getattr(args, "target", "cpu") == REFERENCE and getattr(args, "threads", None):
+        raise EmberError("--threads applies to compiled code (the reference interpreter does not "
                          "run compiled code)")  # fmt: skip
     if getattr(args, "opt_level", 2) == 2:
         return
@@ -388,45 +395,24 @@ def _compile(args: argparse.Namespace) -> int:
 
     shapes = _shape_overrides(args)
     model = _model(args)
-    if args.target == "npu":
-        return _compile_npu(args, model, shapes)
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
                                     _progress(args), dims=_dims(args),
-                                    specialize=_specialize(args))  # fmt: skip
-    for path in (deployed.library, deployed.header, deployed.weights, deployed.manifest,
-                 deployed.entry_check):  # fmt: skip
-        if path is not None:
-            print(path)
-    return 0
-
-
-def _compile_npu(args: argparse.Namespace, model: ModelSource, shapes: Any) -> int:
-    from ember.frontends.onnx import import_onnx
-    from ember.npu import DeviceStep, compile_npu
-    from ember.targets.npu.deploy import write_npu_directory
-
-    if args.specialize:
-        raise EmberError("--specialize applies to --target cpu (the NPU compiles static shapes)")
-    report = _progress(args)
-    with report.stage("import"):
-        module = import_onnx(model, shapes, _dims(args))
-    compiled = compile_npu(module, report, _options(args))
-    kernels = [step.kernel for step in compiled.steps if isinstance(step, DeviceStep)]
-    for path in write_npu_directory(kernels, compiled.report, args.output, args.name):
+                                    specialize=_specialize(args), target=args.target)  # fmt: skip
+    for path in deployed.files:
         print(path)
     return 0
 
 
-def _bench_npu(args: argparse.Namespace) -> int:
-    """The per-layer cycles of the model on the NPU (the cycle model's,
-    which do not depend on the data), and with --plot their picture."""
+def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
+    """The per-layer cycles of the model on a simulated device (its cycle
+    model's, which do not depend on the data), and with --plot their picture."""
     from ember.frontends.onnx import import_onnx
-    from ember.npu import compile_npu
 
     if args.profile:
-        raise EmberError("--profile times CPU kernels; on the NPU the table has every layer")
+        raise EmberError(f"--profile times CPU kernels; on the {target.name} target the table "
+                         "has every layer")  # fmt: skip
     if args.plot is not None:
         from ember.roofline import check_plot_target
 
@@ -434,9 +420,8 @@ def _bench_npu(args: argparse.Namespace) -> int:
     report = _progress(args)
     with report.stage("import"):
         module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
-    compiled = compile_npu(module, report, _options(args))
-    print(f"{args.model} on the NPU ({compiled.report.cycles:,} cycles in all):")
-    print(compiled.report.table())
+    compiled = target.compile(module, report, _options(args))
+    print(f"{args.model} {target.performance_table(compiled)}")
     if args.plot is not None:
         from ember.npu_plot import plot_cycles
 
@@ -449,9 +434,11 @@ def _bench(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ember.benchmarking import benchmark_model
+    from ember.targets.registry import target_named
 
-    if args.target == "npu":
-        return _bench_npu(args)
+    target = target_named(args.target)
+    if target.cycle_model:
+        return _bench_cycle_model(args, target)
     if args.plot is not None:
         from ember.roofline import check_plot_target
 
@@ -602,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                              help="an input from a .npy file (its shape gives the "
                                   "sizes of the model's symbolic dims)")  # fmt: skip
-    run_command.add_argument("--target", choices=["cpu", "npu", "reference"], default="cpu",
+    run_command.add_argument("--target", choices=[*target_names(), REFERENCE], default="cpu",
                              help="cpu: compiled native code; npu: the NPU simulator (and the "
                                   "CPU for the rest); reference: the NumPy interpreter")  # fmt: skip
     run_command.add_argument("--check", action="store_true",
@@ -617,7 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
-    compile_command.add_argument("--target", choices=["cpu", "npu"], default="cpu",
+    compile_command.add_argument("--target", choices=target_names(), default="cpu",
                                  help="npu: the NPU programs, DRAM images and a manifest")  # fmt: skip
     compile_command.add_argument("--specialize", action="append", default=[], metavar="NAME=SIZES",
                                  help="a model with symbolic dims: also compile static versions "
@@ -638,7 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
                                help="with --profile: draw the kernels' roofline; with --target "
                                     "npu: the cycles per layer (needs matplotlib: pip install "
                                     "'ember[plot]')")  # fmt: skip
-    bench_command.add_argument("--target", choices=["cpu", "npu"], default="cpu",
+    bench_command.add_argument("--target", choices=target_names(), default="cpu",
                                help="npu: cycles and utilisation per layer on the NPU")  # fmt: skip
     optimisation_flags(bench_command)
     return parser

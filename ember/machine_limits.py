@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ember.passes.tensor.cpu_target import host_target
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.machine import host_cpu_description
+from ember.targets.cpu.schedule.cpu_target import host_target
 
 FMA_CHAINS = 12
 """Independent accumulators: FMA latency (4-5 cycles) times FMA ports (2)
@@ -60,7 +60,7 @@ class MachineLimits:
 
 def host_vector_floats() -> int:
     """float32 lanes of the host's widest vectors, as the schedules see them
-    (`passes/tensor/cpu_target.py`); 4 where LLVM names no vector unit."""
+    (`targets/cpu/schedule/cpu_target.py`); 4 where LLVM names no vector unit."""
     return host_target().vector_width(32) or 4
 
 

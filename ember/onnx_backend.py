@@ -20,6 +20,7 @@ from onnx.backend.base import Backend, BackendRep, namedtupledict
 import ember
 from ember.errors import InputDependentError
 from ember.frontends.onnx.upgrade import MAX_OPSET
+from ember.targets.registry import target_for_onnx_device
 
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
@@ -33,7 +34,7 @@ class EmberRep(BackendRep):
     """A compiled model; `run` takes inputs in order (or by name in a dict).
 
     A model with symbolic dims is compiled once, at `prepare`, as its generic
-    version (`ember.versions.GenericModel`) where that lowers it. When a
+    version (`ember.targets.cpu.generic.GenericModel`) where that lowers it. When a
     model's shapes depend on its input *values* (an `axes`, `shape`, `pads`,
     `repeats` or `sizes` input), or it has symbolic sizes on ops the generic
     version does not lower yet, compiling is deferred to `run`: the model is
@@ -43,9 +44,11 @@ class EmberRep(BackendRep):
     shapes and values.
     """
 
-    def __init__(self, model: onnx.ModelProto, compiled: ember.CompiledModel | None):
+    def __init__(self, model: onnx.ModelProto, compiled: ember.CompiledModel | None,
+                 target: str = "cpu"):  # fmt: skip
         self.model = model
         self.compiled = compiled
+        self.target = target
         self._specialized: dict[tuple[Any, ...], tuple[ember.CompiledModel, list[str]]] = {}
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
@@ -80,7 +83,7 @@ class EmberRep(BackendRep):
             model.graph.input.extend(kept_inputs)
             model.graph.initializer.extend(numpy_helper.from_array(a, n) for n, a in baked.items())
             shapes = {i.name: list(feeds[i.name].shape) for i in kept_inputs if i.name in feeds}
-            compiled = ember.compile(model, input_shapes=shapes)
+            compiled = ember.compile(model, self.target, input_shapes=shapes)
             self._specialized[key] = (compiled, [i.name for i in kept_inputs])
         return self._specialized[key]
 
@@ -100,23 +103,27 @@ def _input_names(model: onnx.ModelProto) -> list[str]:
 
 
 class EmberBackend(Backend):
+    """ONNX's devices are targets of the table (`targets/registry.py`) that
+    name one (`Target.onnx_device`: `CPU` is the `cpu` target)."""
+
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
-        return device == "CPU"
+        return cls.supports_device(device)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
-        return device == "CPU"
+        return target_for_onnx_device(device) is not None
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> EmberRep:
-        if not cls.supports_device(device):
-            raise ember.EmberError(f"Ember's ONNX backend runs on CPU, not {device}")
+        target = target_for_onnx_device(device)
+        if target is None:
+            raise ember.EmberError(f"Ember's ONNX backend has no target for device {device}")
         try:
-            compiled = ember.compile(model, input_shapes=kwargs.get("input_shapes"))
+            compiled = ember.compile(model, target.name, input_shapes=kwargs.get("input_shapes"))
         except InputDependentError:
             compiled = None  # shapes depend on the inputs: compile when they are known
-        return EmberRep(model, compiled)
+        return EmberRep(model, compiled, target.name)
 
     @classmethod
     def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any):

@@ -36,13 +36,13 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.loop.fuse import FuseLoopsPass
     from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
     from ember.passes.loop.generate import LoopGeneratePass
-    from ember.passes.loop.instrument_kernels import InstrumentKernelsPass
-    from ember.passes.loop.mark_noalias import MarkNoAliasPass
     from ember.passes.loop.outline_kernels import OutlineKernelsPass
     from ember.passes.loop.pack_weights import PackWeightsPass
-    from ember.passes.loop.parallelize import ParallelizePass
     from ember.passes.loop.plan_memory import PlanMemoryPass
-    from ember.passes.tensor.default_schedule import DefaultSchedulePass
+    from ember.targets.cpu.instrument_kernels import InstrumentKernelsPass
+    from ember.targets.cpu.mark_noalias import MarkNoAliasPass
+    from ember.targets.cpu.parallelize import ParallelizePass
+    from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 
     passes: list[type[ModulePass]] = [
         CanonicalizePass,

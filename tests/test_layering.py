@@ -102,3 +102,74 @@ def test_the_checker_sees_lazy_relative_and_from_ember_imports() -> None:
         "7: ember.lowering",
         "7: ember.lowering.tensor_to_loop",
     ]
+
+
+def _target_packages() -> list[str]:
+    """The target packages: the folders under targets/ with a `target.py`."""
+    return sorted(p.parent.name for p in (ROOT / "targets").glob("*/target.py"))
+
+
+def _cross_target_imports(source: str, package: str, target: str, targets: list[str]) -> list[str]:
+    """`line: module` for each import of another target's package."""
+    bad = []
+    for line, module in sorted(set(_imports(source, package))):
+        parts = module.split(".")
+        if parts[:2] == ["ember", "targets"] and len(parts) > 2:
+            if parts[2] in targets and parts[2] != target:
+                bad.append(f"{line}: {module}")
+    return bad
+
+
+def test_a_target_never_imports_another_target() -> None:
+    targets = _target_packages()
+    assert {"cpu", "npu"} <= set(targets)
+    found = {}
+    for target in targets:
+        for path in sorted((ROOT / "targets" / target).rglob("*.py")):
+            bad = _cross_target_imports(path.read_text(), _package(path), target, targets)
+            if bad:
+                found[str(path.relative_to(ROOT))] = bad
+    assert found == {}
+
+
+def test_the_cross_target_check_sees_an_import_of_another_target() -> None:
+    source = (
+        "from ember.targets.cpu.model import compile_module\nfrom ember.targets.calls import X\n"
+    )
+    assert _cross_target_imports(source, "ember.targets.npu", "npu", ["cpu", "npu"]) == [
+        "1: ember.targets.cpu.model",
+        "1: ember.targets.cpu.model.compile_module",
+    ]
+
+
+def _tests_of_a_target_name(source: str, names: list[str]) -> list[int]:
+    """The lines of `source` comparing something with a target's name
+    (`target == "npu"`, `args.target != "cpu"`, `target in ("cpu", ...)`)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        named = any(isinstance(s, ast.Name) and "target" in s.id
+                    or isinstance(s, ast.Attribute) and "target" in s.attr for s in sides)  # fmt: skip
+        literal = [s.value for s in sides if isinstance(s, ast.Constant)]
+        literal += [e.value for s in sides if isinstance(s, ast.Tuple | ast.List | ast.Set)
+                    for e in s.elts if isinstance(e, ast.Constant)]  # fmt: skip
+        if named and any(v in names for v in literal):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_nothing_above_the_targets_tests_a_target_name() -> None:
+    names = _target_packages()
+    found = {}
+    for folder in ("ember", *LEVELS):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if lines := _tests_of_a_target_name(path.read_text(), names):
+                found[str(path.relative_to(ROOT))] = lines
+    assert found == {}
+
+
+def test_the_target_name_check_sees_a_comparison() -> None:
+    source = 'if args.target == "npu":\n    pass\nif target in ("cpu", "x"):\n    pass\nif t == "npu": pass\n'
+    assert _tests_of_a_target_name(source, ["cpu", "npu"]) == [1, 3]

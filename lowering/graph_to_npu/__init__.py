@@ -13,7 +13,7 @@ byte-addressed, every tensor row-major and 64-byte aligned):
 
 The weights are written into the segment's DRAM image now; a run copies
 the image, writes the inputs at their addresses, runs the program and
-reads the outputs back (`targets/npu/device.py`; the whole model: `ember/npu.py`).
+reads the outputs back (`targets/npu/device.py`; the whole model: `targets/npu/compile.py`).
 
 The pass form (`ember-opt -p graph-partition-npu,convert-graph-to-npu`)
 puts each program next to the function as an `npu.program` and replaces

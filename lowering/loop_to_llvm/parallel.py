@@ -26,10 +26,10 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.loop import PARALLEL_BODY_ATTR, PARALLEL_THREADS_ATTR
 from ember.lowering.loop_to_llvm.abi import call_arguments, lower_call
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.llvm_types import PTR
-from ember.passes.loop.parallelize import PARALLEL_BODY_ATTR, PARALLEL_THREADS_ATTR
 
 PARALLEL_FOR = "ember_parallel_for"
 """`void ember_parallel_for(void (*task)(void *, int64_t, int64_t), void *ctx,

@@ -12,7 +12,7 @@ nothing does). The padding of a partial last tile is zero, and never read.
 
 As onnxruntime's MLAS packs a constant B once when a session starts, this
 makes a packed weight cost nothing per call: the default schedule can pack
-every constant panel whose reads it helps (`passes/tensor/cache_blocking.py`).
+every constant panel whose reads it helps (`targets/cpu/schedule/cache_blocking.py`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ outputs' shapes into `shapes` and the arena the call needs into
 and the arena, passes the run-time sizes to the kernel and runs it. Both
 return `NAME_OK` (0) or an error code, and `NAME_error()` is the message of
 the calling thread's last error, naming the input, the axis and the symbol
-as the Python entry check (`ember.versions.EntryCheck`) does.
+as the Python entry check (`ember.targets.versions.EntryCheck`) does.
 
 `entry_check_source` writes that C from plain data: the model's inputs and
 outputs (`CTensor`: ONNX name, struct member, dims), the symbols' ranges and

@@ -14,7 +14,7 @@ llvmlite into the kernel's module, as two exported functions:
 dim that is the symbol alone (every later one must agree), checks each size
 against its range (up to `SIZE_LIMIT` where none is declared) and each other
 input dim against what the sizes make of it (a negative static dim is not
-checked, as `ember.versions.EntryCheck` does not), then writes the outputs'
+checked, as `ember.targets.versions.EntryCheck` does not), then writes the outputs'
 dims (none may be negative) and the arena the sizes need. `ember_run`
 repeats that, checks the outputs' dims and the arena, and calls the kernel
 with the run-time sizes (`dims`: each symbolic dim of the inputs and

@@ -70,23 +70,23 @@ from ember.passes.loop.expand_math import ExpandMathPass
 from ember.passes.loop.fuse import FuseLoopsPass
 from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
 from ember.passes.loop.generate import LoopGeneratePass
-from ember.passes.loop.instrument_kernels import (
+from ember.passes.loop.outline_kernels import OutlineKernelsPass
+from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.plan_memory import PlanMemoryPass
+from ember.report import CompileReport, KernelCost
+from ember.targets.cpu.instrument_kernels import (
     PROFILE_ATTR,
     PROFILE_OFFSET_ATTR,
     InstrumentKernelsPass,
 )
-from ember.passes.loop.mark_noalias import MarkNoAliasPass
-from ember.passes.loop.outline_kernels import OutlineKernelsPass
-from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
-from ember.passes.loop.parallelize import ParallelizePass
-from ember.passes.loop.plan_memory import PlanMemoryPass
-from ember.passes.tensor.default_schedule import DefaultSchedulePass
-from ember.report import CompileReport, KernelCost
 from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.mark_noalias import MarkNoAliasPass
 from ember.targets.cpu.module_parts import part_count, split_module
 from ember.targets.cpu.parallel_codegen import start_workers
+from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
+from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
 """The stages after which the module is verified (and once before the first)."""

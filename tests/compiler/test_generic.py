@@ -20,7 +20,8 @@ from ember.compiler import InputError, compile_module, has_symbols
 from ember.errors import CompileError, EmberError
 from ember.options import Options
 from ember.reference import entry_function
-from ember.versions import GenericModel, VersionedModel, compile_versions
+from ember.targets.cpu.generic import GenericModel
+from ember.targets.versions import VersionedModel, compile_versions
 from tests.support.models import (
     light_model_path,
     mlp,

@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.versions import GenericModel
+from ember.targets.cpu.generic import GenericModel
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 

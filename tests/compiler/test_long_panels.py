@@ -1,6 +1,6 @@
 """A MatMul of two activations whose B panel, one block wide, outgrows the
 L2 cache: the default schedule copies it per call (`long_panels` in
-`passes/tensor/cache_blocking.py`), and the product stays exact to f32
+`targets/cpu/schedule/cache_blocking.py`), and the product stays exact to f32
 rounding, on one thread and two. The host's L2 is made 64 KiB so that a
 small product qualifies on every machine."""
 
@@ -13,8 +13,8 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.passes.tensor import default_schedule
-from ember.passes.tensor.cpu_target import host_target
+from ember.targets.cpu.schedule import default_schedule
+from ember.targets.cpu.schedule.cpu_target import host_target
 
 RNG = np.random.default_rng(11)
 M, K, N = 512, 1536, 64  # 32 row blocks even of 16 rows

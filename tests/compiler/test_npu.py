@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 import ember
 from ember.compiler import InputError
 from ember.errors import EmberError
-from ember.npu import DeviceStep, HostStep
+from ember.targets.npu.compile import DeviceStep, HostStep
 from tests.support.models import mlp, random_inputs, run_onnxruntime, transformer_encoder
 
 

@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.npu import DeviceStep
+from ember.targets.npu.compile import DeviceStep
 from tests.support.models import (
     light_model_path,
     random_inputs,

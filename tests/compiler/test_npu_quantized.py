@@ -19,7 +19,7 @@ from onnx import numpy_helper
 from xdsl.context import Context
 
 import ember
-from ember.npu import DeviceStep, NpuModel
+from ember.targets.npu.compile import DeviceStep, NpuModel
 from ember.passes.graph.fuse_qdq import FuseQdqPass
 from tests.compiler.test_npu import _cnn
 from tests.compiler.test_npu_models import with_logits

@@ -9,7 +9,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from ember.npu import DeviceStep
+from ember.targets.npu.compile import DeviceStep
 from tests.compiler.test_npu import _check
 
 

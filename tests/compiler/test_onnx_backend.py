@@ -9,7 +9,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 from ember import onnx_backend
-from ember.versions import GenericModel
+from ember.targets.cpu.generic import GenericModel
 from tests.support.models import mlp
 
 

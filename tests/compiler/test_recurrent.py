@@ -21,7 +21,7 @@ from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.reference import run
-from ember.versions import GenericModel
+from ember.targets.cpu.generic import GenericModel
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 HIDDEN, FEATURES = 5, 3

@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import ember
 from ember.errors import EmberError
-from ember.versions import GenericModel
+from ember.targets.cpu.generic import GenericModel
 
 F = TensorProto.FLOAT
 

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import ember
 from ember.compiler import InputError
-from ember.versions import VersionedModel
+from ember.targets.versions import VersionedModel
 
 RNG = np.random.default_rng(0)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.versions import GenericModel
+from ember.targets.cpu.generic import GenericModel
 from tests.support.models import minilm
 
 torch = pytest.importorskip("torch")

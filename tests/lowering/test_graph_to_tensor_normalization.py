@@ -2,7 +2,7 @@
 the CPU next to onnxruntime, at several shapes and axes, with additive
 masks of -inf and -10000 and with large values: the rows are reduced with
 their contiguous axis innermost and reassociated sums
-(passes/tensor/reduction_order.py), and exp, erf and tanh run as
+(targets/cpu/schedule/reduction_order.py), and exp, erf and tanh run as
 `loop-expand-math`'s vector code. Tolerances are relative to each
 output's magnitude."""
 

@@ -18,7 +18,7 @@ from xdsl.ir import BlockArgument, SSAValue
 import ember
 from ember.compiler import entry_function
 from ember.dialects.loop import KERNEL_ATTR
-from ember.passes.loop.mark_noalias import NOALIAS
+from ember.targets.cpu.mark_noalias import NOALIAS
 from ember.targets.cpu.pipeline import cpu_passes, make_entry
 from tests.support.models import light_model_path, random_inputs, run_onnxruntime
 

@@ -41,8 +41,8 @@ from ember.passes.loop.generate import LoopGeneratePass
 from ember.passes.loop.outline_kernels import KERNEL_ATTR, OutlineKernelsPass
 from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
-from ember.passes.tensor.default_schedule import DefaultSchedulePass
 from ember.targets.cpu import JitModule, to_llvmlite
+from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 
 RNG = np.random.default_rng(20)
 

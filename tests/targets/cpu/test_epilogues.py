@@ -15,8 +15,8 @@ import ember
 from ember.context import make_context
 from ember.passes.loop.epilogue import EPILOGUE_ATTR
 from ember.passes.loop.fuse_epilogues import FuseEpiloguesPass
-from ember.passes.tensor.cpu_target import host_target
 from ember.targets.cpu.pipeline import cpu_passes
+from ember.targets.cpu.schedule.cpu_target import host_target
 from tests.support.models import run_onnxruntime
 
 RNG = np.random.default_rng(7)

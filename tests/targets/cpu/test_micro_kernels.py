@@ -19,8 +19,8 @@ import ember
 from ember.context import make_context
 from ember.options import Options
 from ember.passes.loop.generate import LoopGeneratePass
-from ember.passes.tensor.cpu_target import host_target
 from ember.targets.cpu.pipeline import cpu_passes
+from ember.targets.cpu.schedule.cpu_target import host_target
 from tests.support.models import run_onnxruntime
 
 RNG = np.random.default_rng(23)

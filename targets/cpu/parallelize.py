@@ -87,15 +87,14 @@ from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.loop import KERNEL_ATTR, byte_size
+from ember.dialects.loop import (
+    KERNEL_ATTR,
+    PARALLEL_BODY_ATTR,
+    PARALLEL_THREADS_ATTR,
+    byte_size,
+)
 from ember.dialects.loop_nests import INDEX, constant_index
-from ember.passes.loop.mark_noalias import NOALIAS
-
-PARALLEL_BODY_ATTR = "ember.parallel_body"
-"""Marks a function outlined from a parallel loop: its last two arguments
-are the range [begin, end) of the loop's (linearised) iterations."""
-PARALLEL_THREADS_ATTR = "ember.parallel_threads"
-"""On a call to a parallel body: the number of threads to split it among."""
+from ember.targets.cpu.mark_noalias import NOALIAS
 
 CHUNKS_PER_THREAD = 4
 """The range is made at least this many iterations per thread where the

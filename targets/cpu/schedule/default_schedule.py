@@ -10,11 +10,11 @@ convolution layout have) gets a register-blocked micro-kernel instead where
 the CPU has vector registers and an fma (`cpu`, an option: a name from
 `NAMED_TARGETS` or `host`, the default) and the output's innermost dim holds
 at least one vector, with n tiled for the L2 cache where the operand read
-along n outgrows it (`passes/tensor/cache_blocking.py`). Any other `linalg.generic` whose innermost output dim
+along n outgrows it (`targets/cpu/schedule/cache_blocking.py`). Any other `linalg.generic` whose innermost output dim
 runs inside reduction loops gets that dim tiled to a register block of the
-CPU's vectors (`passes/tensor/register_blocking.py`), and one that reduces
+CPU's vectors (`targets/cpu/schedule/register_blocking.py`), and one that reduces
 along an input's contiguous axis runs that axis innermost instead
-(`passes/tensor/reduction_order.py`). An op that already has
+(`targets/cpu/schedule/reduction_order.py`). An op that already has
 a schedule keeps it; the pass checks that it fits the op and reports the op
 if not. Other ops are left alone.
 
@@ -68,7 +68,7 @@ from ember.dialects.schedule import (
     verify_schedule,
 )
 from ember.errors import EmberError
-from ember.passes.tensor.cache_blocking import (
+from ember.targets.cpu.schedule.cache_blocking import (
     aliased_panels,
     column_tile,
     long_panels,
@@ -76,9 +76,9 @@ from ember.passes.tensor.cache_blocking import (
     panel_operands,
     rows_fit_in_cache,
 )
-from ember.passes.tensor.cpu_target import HOST, CpuTarget, cpu_target
-from ember.passes.tensor.reduction_order import reduction_innermost
-from ember.passes.tensor.register_blocking import block_innermost
+from ember.targets.cpu.schedule.cpu_target import HOST, CpuTarget, cpu_target
+from ember.targets.cpu.schedule.reduction_order import reduction_innermost
+from ember.targets.cpu.schedule.register_blocking import block_innermost
 
 MAX_ROWS = 8
 """The most rows (MR) of a micro-kernel block: more shares each vector read

@@ -40,7 +40,7 @@ import math
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from ember.dialects.schedule import PARALLEL, IterationSpace, MicroKernel, map_depends_on
-from ember.passes.tensor.cpu_target import CpuTarget
+from ember.targets.cpu.schedule.cpu_target import CpuTarget
 
 
 def _footprint(space: IterationSpace, amap: AffineMap, element_bytes: int) -> int:

@@ -1,5 +1,5 @@
 """A model compiled for the NPU: its segments run in the simulator, the rest
-on the host (the CPU pipeline), in the model's order.
+on the host (the host target's pipeline: the CPU's), in the model's order.
 
 `compile_npu(module)` turns a QDQ model's DequantizeLinear -> product ->
 QuantizeLinear chains into quantised products (`graph-fuse-qdq`: int8
@@ -7,7 +7,7 @@ matrix-unit work), simplifies the graph (`graph-optimize` at level 1:
 folding, canonicalisation, BatchNorm folding), partitions it
 (`graph-partition-npu`), lowers every `npu.segment` to an NPU program
 (`convert-graph-to-npu`) and compiles each run of host ops between them
-as a model of its own with the CPU pipeline. An `NpuModel` is called like
+as a model of its own with the host target. An `NpuModel` is called like
 a `CompiledModel`; each call runs the steps in order, passing tensors by
 value: a host step through its compiled function, a device step by
 writing its inputs into a copy of its DRAM image, running its program in
@@ -18,22 +18,16 @@ compile time (its timing does not depend on the data): `NpuModel.report`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, Region, SSAValue
+from xdsl.passes import ModulePass
 
-from ember.compiler import (
-    CheckedCalls,
-    CompiledModel,
-    TensorSpec,
-    compile_module,
-    has_symbols,
-    model_specs,
-)
 from ember.dialects.graph import ConstantOp
 from ember.dialects.npu.machine import NpuParams
 from ember.dialects.npu.segment import SegmentOp
@@ -43,15 +37,16 @@ from ember.lowering.graph_to_npu.partition import outline, partition
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
+from ember.targets.calls import CheckedCalls, TensorSpec, has_symbols, model_specs
 from ember.targets.npu.device import DeviceProgram
 from ember.targets.npu.report import NpuReport, kernel_report
 
 
 @dataclass
 class HostStep:
-    """Host ops between two segments, compiled for the CPU."""
+    """Host ops between two segments, compiled for the host target."""
 
-    model: CompiledModel
+    model: Any
     args: list[int]
     results: list[int]
     ops: list[str]
@@ -112,13 +107,25 @@ def _host_module(ops: Sequence[Operation], later: set[SSAValue]) -> tuple[Module
     return ModuleOp([func]), args, results
 
 
-def compile_npu(module: ModuleOp, report: CompileReport | None = None,
-                options: Options = DEFAULT_OPTIONS, params: NpuParams | None = None) -> NpuModel:  # fmt: skip
-    """Compiles graph IR for the NPU and the host (see the module docstring)."""
-    from xdsl.context import Context
-
+def npu_graph_passes(options: Options) -> list[ModulePass]:
+    """The graph passes before partitioning: QDQ chains into quantised
+    products, then `graph-optimize` at level 1 (no layout change)."""
     from ember.passes.graph.fuse_qdq import FuseQdqPass
     from ember.passes.graph.optimize import graph_passes
+
+    return [FuseQdqPass(), *graph_passes(1, "none", options.disabled, expand_qlinear=False)]
+
+
+HostCompile = Callable[[ModuleOp, Options], Any]
+"""Compiles a graph module of static shapes for the host: a model called
+with arrays (the CPU target's `compile`)."""
+
+
+def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | None = None,
+                options: Options = DEFAULT_OPTIONS, params: NpuParams | None = None) -> NpuModel:  # fmt: skip
+    """Compiles graph IR for the NPU, and its other ops with `host` (see the
+    module docstring)."""
+    from xdsl.context import Context
 
     params = params or NpuParams()
     report = report or CompileReport()
@@ -127,8 +134,7 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
         raise EmberError("the NPU target compiles static shapes only (give --input-shape or dims)")
     inputs, outputs = model_specs(func)
     with report.stage("graph"):
-        passes = [FuseQdqPass(), *graph_passes(1, "none", options.disabled, expand_qlinear=False)]
-        for graph_pass in passes:
+        for graph_pass in npu_graph_passes(options):
             graph_pass.apply(Context(), module)
     with report.stage("npu"):
         partition(func)
@@ -149,11 +155,9 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
     def flush(later: set[SSAValue]) -> None:
         if not group:
             return
-        host, args, results = _host_module(group, later)
+        host_module, args, results = _host_module(group, later)
         with report.stage("host"):
-            model = compile_module(host, None, options)
-        if not isinstance(model, CompiledModel):
-            raise EmberError("the NPU target's host parts compile static shapes only")
+            model = host(host_module, options)
         steps.append(HostStep(model, [ids(v) for v in args], [ids(v) for v in results],
                               [op.name for op in group]))  # fmt: skip
         group.clear()
@@ -177,4 +181,4 @@ def compile_npu(module: ModuleOp, report: CompileReport | None = None,
     return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
 
 
-__all__ = ["DeviceStep", "HostStep", "NpuModel", "compile_npu"]
+__all__ = ["DeviceStep", "HostCompile", "npu_graph_passes", "HostStep", "NpuModel", "compile_npu"]

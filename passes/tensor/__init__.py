@@ -1,1 +1,0 @@
-"""Passes on structured ops of the `tensor` level."""

@@ -1,0 +1,89 @@
+"""What a target is: the one interface every `targets/<name>/` package
+provides, so that nothing above the targets tests a target's name.
+
+A target takes a model at the `graph` level (imported, shapes inferred)
+and makes something that runs: it owns its pass pipeline from there down,
+the pass that writes its default schedules into the IR, the way it takes
+over a `loop.kernel` (an outlined function, a GPU kernel and its launch, a
+program for a device), its runtime (load, buffers, run) and its deploy
+writer (`ember compile --target NAME -o DIR`). `targets/registry.py` holds
+the table of targets by name; `ember.compile`, the CLI and the ONNX backend
+look a target up there. A target never imports another target (a target
+that runs part of a model on the host is given the host target: the NPU's
+`host`). docs/adding-a-target.md has the recipe.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from ember.options import Options
+from ember.report import CompileReport
+from ember.targets.versions import Specialize
+
+
+class Deployment(Protocol):
+    """What a deploy writer wrote."""
+
+    @property
+    def files(self) -> Sequence[Path]:
+        """Every file written, the ones a user opens first (library, header,
+        manifest) included."""
+        ...
+
+
+class Target(ABC):
+    """A compilation target (see the module docstring)."""
+
+    name: ClassVar[str]
+    """The name `--target` and `ember.compile(..., target=)` take."""
+    summary: ClassVar[str]
+    """One line: what the target runs on, for `--help` and errors."""
+    kernel_form: ClassVar[str]
+    """How the target takes over a `loop.kernel`, in a few words."""
+    onnx_device: ClassVar[str | None] = None
+    """The device name ONNX's backend API gives this target (`CPU`), if any."""
+    versions: ClassVar[bool] = False
+    """Whether models with symbolic dims compile for this target (a generic
+    version, and static versions per `specialize`)."""
+    cycle_model: ClassVar[bool] = False
+    """Whether the target's performance comes from a cycle model
+    (`performance_table`, which `ember bench` prints) rather than timed runs."""
+    check_against_reference: ClassVar[bool] = False
+    """Whether `ember run --check` also compares with the reference
+    interpreter (a simulated device whose numerics are its own)."""
+
+    @abstractmethod
+    def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
+        """The target's passes from `graph` IR down, as (stage, pass) pairs
+        in order: what `compile` runs, each pass registered for `ember-opt`."""
+
+    @abstractmethod
+    def default_schedule(self) -> ModulePass:
+        """The pass that writes the target's default schedule on every
+        structured op (or segment) that lacks one."""
+
+    @abstractmethod
+    def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
+        """`module` (graph IR, consumed) compiled and loaded: a model called
+        with NumPy arrays (`targets/calls.py`'s contract)."""
+
+    @abstractmethod
+    def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
+               report: CompileReport, specialize: Specialize) -> Deployment:  # fmt: skip
+        """`module` compiled ahead of time into `out_dir`, files named after `name`."""
+
+    def performance_table(self, compiled: Any) -> str | None:
+        """A table of the compiled model's performance that the target knows
+        without a clock (a cycle model's), which `ember bench` prints instead
+        of timing runs; None where the model is timed."""
+        return None
+
+
+__all__ = ["Deployment", "Target"]
