@@ -8,7 +8,7 @@ shared buffers from 0) and, where the op stood, `llvm.mlir.addressof` of
 it, an `!llvm.ptr<3>`: the buffer's base pointer, row-major with its
 type's static layout, so loads and stores through it are `ld.shared` /
 `st.shared`. The global has no initial value (shared memory is undefined
-when a block starts; the CUDA target makes it `undef`, which NVPTX
+when a block starts: the translation writes it `undef`, as NVPTX
 requires) and 16-byte alignment, enough for 128-bit vector accesses. An
 `i1` element is a byte, as in global memory.
 """

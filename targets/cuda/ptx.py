@@ -6,9 +6,9 @@ module holding exactly one such `gpu.module`. It translates the
 `gpu.module`'s contents to an llvmlite module (`targets/llvm_translation`,
 whose GEPs keep their address space), adds what the `llvm` dialect cannot
 say (`to_llvmlite`): each `nvvm.kernel` function gets the `ptx_kernel`
-calling convention (a PTX `.entry`), each global its alignment, and each
-internal global without a value (shared memory) the `undef` initial value
-NVPTX requires; then parses and verifies it for `nvptx64-nvidia-cuda`
+calling convention (a PTX `.entry`) and each global its alignment (an
+internal global without a value, shared memory, is `undef`, as NVPTX
+requires: llvmlite writes it so); then parses and verifies it for `nvptx64-nvidia-cuda`
 with the target machine's data layout, runs LLVM's O2 pipeline, and
 prints PTX for `arch` (a compute capability: `sm_80`, `sm_90`, ...).
 """
@@ -80,8 +80,6 @@ def to_llvmlite(module: ModuleOp | gpu.ModuleOp) -> llvmir.Module:
         variable = translated.get_global(op.sym_name.data)
         if op.alignment is not None:
             variable.align = op.alignment.value.data
-        if op.value is None and op.linkage.linkage.data == "internal":
-            variable.initializer = llvmir.Constant(variable.value_type, llvmir.Undefined)
     return translated
 
 
