@@ -86,6 +86,75 @@ def test_ptxas_takes_the_elementwise_and_shared_row_sum_kernels(arch: str) -> No
     assert report.kernels["row_sums"].barriers == 1
 
 
+# The scalar lowerings that need care (saturating conversions, never-trapping
+# division, integer intrinsics, NaN-aware max/min, f16 through f32, f64 and
+# i1 memory): NVPTX must select every one (LLVM aborts the process where it
+# cannot) without calling a function.
+SCALARS = """
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "ember_kernels"}> ({
+    "gpu.func"() <{function_type = (memref<8xf32>, memref<8xf64>, memref<8xi32>, memref<8xf16>, memref<8xi1>, memref<8xi64>) -> (), kernel}> ({
+    ^bb0(%x: memref<8xf32>, %d: memref<8xf64>, %n: memref<8xi32>, %h: memref<8xf16>, %b: memref<8xi1>, %q: memref<8xi64>):
+      %tx = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %v = memref.load %x[%tx] : memref<8xf32>
+      %w = memref.load %d[%tx] : memref<8xf64>
+      %k = memref.load %n[%tx] : memref<8xi32>
+      %hh = memref.load %h[%tx] : memref<8xf16>
+      %bb = memref.load %b[%tx] : memref<8xi1>
+      %l = memref.load %q[%tx] : memref<8xi64>
+      %a1 = arith.fptosi %v : f32 to i32
+      %a2 = arith.fptoui %w : f64 to i32
+      %a3 = arith.uitofp %l : i64 to f32
+      %a4 = arith.divsi %k, %a1 : i32
+      %a5 = arith.remui %k, %a2 : i32
+      %a6 = arith.floordivsi %a4, %a5 : i32
+      %a7 = math.ctlz %a6 : i32
+      %a8 = math.cttz %a7 : i32
+      %a9 = math.ctpop %a8 : i32
+      %a10 = math.absi %a9 : i32
+      %f1 = arith.maxnumf %v, %a3 : f32
+      %f2 = arith.minimumf %w, %w : f64
+      %f3 = math.roundeven %f2 : f64
+      %f4 = math.rsqrt %f1 : f32
+      %f5 = math.sqrt %f3 : f64
+      %f6 = math.exp %hh : f16
+      %f7 = math.tanh %f6 : f16
+      %f8 = arith.mulf %f7, %hh : f16
+      %f9 = math.fma %v, %f4, %f1 : f32
+      %f10 = math.copysign %f9, %v : f32
+      %f11 = math.log10 %f10 : f32
+      %f12 = math.log %f11 : f32
+      %f13 = math.exp2 %f12 : f32
+      %f14 = math.floor %f13 : f32
+      %f15 = math.round %f14 : f32
+      %f16 = arith.select %bb, %f15, %v : f32
+      %f17 = arith.truncf %f5 : f64 to f16
+      %f18 = arith.addf %f17, %f8 : f16
+      %c = arith.cmpf olt, %f16, %v : f32
+      %f19 = arith.sitofp %a10 : i32 to f32
+      %f20 = arith.addf %f19, %f16 : f32
+      memref.store %f20, %x[%tx] : memref<8xf32>
+      memref.store %f18, %h[%tx] : memref<8xf16>
+      memref.store %c, %b[%tx] : memref<8xi1>
+      memref.store %f5, %d[%tx] : memref<8xf64>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "ops"} : () -> ()
+  }) : () -> ()
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_every_kind_of_scalar_lowering_selects_on_nvptx_without_calls(arch: str) -> None:
+    module = Parser(make_context(), SCALARS).parse_module()
+    convert_gpu_to_nvvm(module)
+    ptx = ptx_of(module, arch)
+    assert entries(ptx) == ["ops"]
+    assert "call" not in ptx
+    if shutil.which("ptxas"):
+        assert assemble(ptx, arch).kernels["ops"].registers > 0
+
+
 @needs_ptxas
 def test_a_rejected_kernel_is_named_with_ptxas_message() -> None:
     ptx = ptx_of(lowered(MATMUL), "sm_90")
