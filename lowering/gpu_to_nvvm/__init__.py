@@ -72,8 +72,8 @@ def _problem(op: Operation) -> str | None:
     name and a type), or None."""
     parent = op.parent_op()
     if isinstance(op, gpu.FuncOp):
-        bad = [p for t in op.function_type.inputs.data if (p := kernels.argument_problem(t))]
-        return f"{op.name} with {bad[0]}" if bad else None
+        problem = kernels.function_problem(op)
+        return f"{op.name} with {problem}" if problem else None
     if isinstance(parent, gpu.ModuleOp) or type(op) not in HANDLERS:
         return op.name
     bad = [t for t in (*(v.type for v in op.operands), *op.result_types) if not lowerable(t)]

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from xdsl.dialects import gpu, llvm
 from xdsl.dialects.builtin import IntAttr, IntegerAttr, MemRefType, NoneAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation
-from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, bind_unpacked_parameters
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
@@ -71,7 +70,7 @@ def in_global_memory(memref_type: MemRefType) -> bool:
     return isinstance(space, IntegerAttr) and space.value.data in (0, GLOBAL_ADDRESS_SPACE)
 
 
-def argument_problem(t: Attribute) -> str | None:
+def _argument_problem(t: Attribute) -> str | None:
     """Why a `gpu.func` cannot take an argument of type `t`, or None."""
     if not lowerable(t):
         return f"an argument of type {t}"
@@ -80,16 +79,23 @@ def argument_problem(t: Attribute) -> str | None:
     return None
 
 
+def function_problem(fn: gpu.FuncOp) -> str | None:
+    """Why `fn`'s signature or shape has no lowering here (results, several
+    blocks, an argument `_argument_problem` rejects), or None."""
+    if fn.function_type.outputs.data:
+        return "results"
+    if len(fn.body.blocks) != 1:
+        return "several blocks"
+    return next(filter(None, map(_argument_problem, fn.function_type.inputs.data)), None)
+
+
 def lower_gpu_func(
     fn: gpu.FuncOp, handlers: HandlerTable, pass_name: str
 ) -> tuple[llvm.FuncOp, KernelParts]:
-    """The `llvm.func` of `fn` (see the module docstring) and the parts its
-    module needs besides it."""
+    """The `llvm.func` of `fn` (see the module docstring; `function_problem`
+    must find nothing) and the parts its module needs besides it."""
+    assert function_problem(fn) is None, "the pass checks every gpu.func first"
     name = fn.sym_name.data
-    if fn.function_type.outputs.data:
-        raise DiagnosticException(f"{pass_name}: @{name} must return nothing")
-    if len(fn.body.blocks) != 1:
-        raise DiagnosticException(f"{pass_name}: @{name} must have one block")
     lw = KernelBuilder(name, handlers, pass_name=pass_name)
     params = bind_unpacked_parameters(lw, fn.body.block.args, GLOBAL_PTR)
     lw.lower_block(fn.body.block)

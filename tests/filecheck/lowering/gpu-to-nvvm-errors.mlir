@@ -39,8 +39,8 @@ builtin.module attributes {gpu.container_module} {
 
 // -----
 
-// A kernel argument in shared memory (address space 3), and an op with no
-// GPU lowering (a subgroup id).
+// A kernel argument in shared memory (address space 3), an op with no GPU
+// lowering (a subgroup id), a device function with a result.
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "ember_kernels"}> ({
     "gpu.func"() <{function_type = (memref<8xf32, 3 : i64>) -> (), kernel}> ({
@@ -48,12 +48,16 @@ builtin.module attributes {gpu.container_module} {
       %id = "gpu.subgroup_id"() : () -> index
       "gpu.return"() : () -> ()
     }) {sym_name = "shared_argument"} : () -> ()
+    "gpu.func"() <{function_type = () -> f32}> ({
+      %z = arith.constant 0.0 : f32
+      "gpu.return"(%z) : (f32) -> ()
+    }) {sym_name = "returns_a_value"} : () -> ()
   }) : () -> ()
 }
 
-// CHECK:      {{^}}convert-gpu-to-nvvm: unsupported ops: gpu.func with a memref argument in memory space 3 : i64 (1), gpu.subgroup_id (1){{$}}
+// CHECK:      {{^}}convert-gpu-to-nvvm: unsupported ops: gpu.func with a memref argument in memory space 3 : i64 (1), gpu.func with results (1), gpu.subgroup_id (1){{$}}
 
 // Without --split-input-file both modules are one input: one error lists
 // the problems of both.
-// FIRST:      {{^}}{{.*}}gpu-to-nvvm-errors.mlir: error: convert-gpu-to-nvvm: unsupported ops: gpu.func with a memref argument in memory space 3 : i64 (1), gpu.subgroup_id (1), math.erf (2), math.exp on f64 (1), math.powf (1), math.sin (1){{$}}
+// FIRST:      {{^}}{{.*}}gpu-to-nvvm-errors.mlir: error: convert-gpu-to-nvvm: unsupported ops: gpu.func with a memref argument in memory space 3 : i64 (1), gpu.func with results (1), gpu.subgroup_id (1), math.erf (2), math.exp on f64 (1), math.powf (1), math.sin (1){{$}}
 // FIRST-NOT:  {{.}}
