@@ -8,10 +8,10 @@
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "ember_kernels"}> ({
 
-    // y = exp(x) + log2(|x| + 1) + tanh(x) + sqrt(|x|) on a rows x cols
+    // y = max(0, exp(x) + log2(|x| + 1) + tanh(x) + sqrt(|x|)) on a rows x cols
     // matrix of run-time size, one element per thread (x ids from the block
-    // and grid dims), threads past the end doing nothing (scf.if); scale is
-    // an index scalar.
+    // and grid dims), threads past the end doing nothing (scf.if), the
+    // clamp an scf.if with a result; scale is an index scalar.
     "gpu.func"() <{function_type = (memref<?x?xf32>, memref<?x?xf32>, index) -> (), kernel}> ({
     ^bb0(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %scale: index):
       %c0 = arith.constant 0 : index
@@ -43,7 +43,14 @@ builtin.module attributes {gpu.container_module} {
         %k = arith.index_cast %scale : index to i64
         %kf = arith.sitofp %k : i64 to f32
         %out = arith.mulf %sum, %kf : f32
-        memref.store %out, %y[%r, %c] : memref<?x?xf32>
+        %zero = arith.constant 0.0 : f32
+        %negative = arith.cmpf olt, %out, %zero : f32
+        %clamped = scf.if %negative -> (f32) {
+          scf.yield %zero : f32
+        } else {
+          scf.yield %out : f32
+        }
+        memref.store %clamped, %y[%r, %c] : memref<?x?xf32>
       }
       "gpu.return"() : () -> ()
     }) {sym_name = "elementwise"} : () -> ()
@@ -115,7 +122,14 @@ builtin.module attributes {gpu.container_module} {
 // CHECK:         %l = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%a1) : (f32) -> f32
 // CHECK-NEXT:    %t = llvm.call_intrinsic "llvm.nvvm.tanh.approx.f32"(%v) : (f32) -> f32
 // CHECK-NEXT:    %s = llvm.call_intrinsic "llvm.sqrt.f32"(%a) : (f32) -> f32
-// CHECK:         llvm.store %out, %{{.*}} : f32, !llvm.ptr<1>
+// An scf.if with a result: both branches pass it to the join block.
+// CHECK:         llvm.cond_br %negative, ^[[NEG:bb[0-9]+]], ^[[POS:bb[0-9]+]]
+// CHECK-NEXT:  ^[[NEG]]:
+// CHECK-NEXT:    llvm.br ^[[JOIN:bb[0-9]+]](%zero : f32)
+// CHECK-NEXT:  ^[[POS]]:
+// CHECK-NEXT:    llvm.br ^[[JOIN]](%out : f32)
+// CHECK-NEXT:  ^[[JOIN]](%[[CLAMPED:.*]]: f32):
+// CHECK:         llvm.store %[[CLAMPED]], %{{.*}} : f32, !llvm.ptr<1>
 // CHECK-NEXT:    llvm.br ^[[EXIT]]
 // CHECK-NEXT:  ^[[EXIT]]:
 // CHECK-NEXT:    llvm.return
@@ -130,7 +144,7 @@ builtin.module attributes {gpu.container_module} {
 // CHECK-NEXT:    llvm.store %[[V]], %[[SLOT]] : f32, !llvm.ptr<3>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%{{.*}}) : (i32) -> ()
 // The loop carries the sum as a header argument next to the induction variable.
-// CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.*}}, %zero : i64, f32)
+// CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.*}}, %{{zero.*}} : i64, f32)
 // CHECK-NEXT:  ^[[HEAD]](%j: i64, %[[ACC:.*]]: f32):
 // CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %j, %c16 : i64
 // CHECK:         %w = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
