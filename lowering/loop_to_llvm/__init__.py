@@ -68,7 +68,6 @@ input and wires them.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -76,7 +75,6 @@ from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.loop_to_llvm import (
     abi,
@@ -88,7 +86,7 @@ from ember.lowering.loop_to_llvm import (
     vectors,
 )
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
-from ember.lowering.loop_to_llvm.builder import HandlerTable
+from ember.lowering.loop_to_llvm.builder import HandlerTable, check_supported
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
 
 PASS = "convert-loop-to-llvm"
@@ -115,10 +113,7 @@ def _problem(op: Operation, module: ModuleOp) -> str | None:
 
 def _check_supported(module: ModuleOp) -> None:
     """One diagnostic listing every op this pass cannot lower, with counts."""
-    names = Counter(p for op in module.walk() if (p := _problem(op, module)) is not None)
-    if names:
-        listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
-        raise DiagnosticException(f"{PASS}: unsupported ops: {listed}")
+    check_supported(PASS, (p for op in module.walk() if (p := _problem(op, module)) is not None))
 
 
 def convert_loop_to_llvm(module: ModuleOp) -> None:

@@ -57,10 +57,12 @@ def dynamic_parts(memref_type: MemRefType) -> list[tuple[str, int]]:
     ]
 
 
-def parameter_types(t: Attribute) -> list[Attribute]:
-    """The LLVM parameters one loop-level argument of type `t` becomes."""
+def parameter_types(t: Attribute, pointer: Attribute = PTR) -> list[Attribute]:
+    """The LLVM parameters one loop-level argument of type `t` becomes (a
+    memref's data pointer of type `pointer`: another target's kernels take
+    theirs in another address space)."""
     if isinstance(t, MemRefType):
-        return [PTR, *(i64 for _ in dynamic_parts(t))]
+        return [pointer, *(i64 for _ in dynamic_parts(t))]
     return [scalar_type(t)]
 
 
@@ -100,10 +102,14 @@ def _buffer_pointer(
     return load
 
 
-def _unpacked_parameters(lw: FunctionBuilder, fn: func.FuncOp) -> list[Attribute]:
-    """Binds each argument of `fn` to its parameters (added to `lw.entry`)."""
-    for old in fn.args:
-        types = parameter_types(old.type)
+def bind_unpacked_parameters(
+    lw: FunctionBuilder, args: Sequence[SSAValue], pointer: Attribute = PTR
+) -> list[Attribute]:
+    """Binds each of a function's `args` to its parameters in the unpacked
+    form (added to `lw.entry`; memref pointers of type `pointer`) and
+    returns the parameter types."""
+    for old in args:
+        types = parameter_types(old.type, pointer)
         params = [lw.entry.insert_arg(t, len(lw.entry.args)) for t in types]
         lw.values[old] = params[0]
         params[0].name_hint = old.name_hint
@@ -203,7 +209,7 @@ def lower_function(fn: func.FuncOp, handlers: HandlerTable,
     if PACKED_BUFFERS_ATTR in fn.attributes:
         params = _packed_parameters(lw, fn, pass_name)
     else:
-        params = _unpacked_parameters(lw, fn)
+        params = bind_unpacked_parameters(lw, fn.args)
     lw.lower_block(fn.body.block)
     signature = llvm.LLVMFunctionType(params)
     flags = None if PACKED_BUFFERS_ATTR in fn.attributes else _pointer_flags(fn)

@@ -10,7 +10,8 @@ dialect (a GPU kernel, say) combines the pieces it shares with its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,6 +26,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.loop_to_llvm.llvm_types import width
 
@@ -43,6 +45,15 @@ def registrar(table: HandlerTable) -> Callable[..., Callable[[Handler], Handler]
         return register
 
     return lowers
+
+
+def check_supported(pass_name: str, problems: Iterable[str]) -> None:
+    """One diagnostic listing every problem (an op a lowering cannot take,
+    by name, or by name and type), each with its count, in name order."""
+    names = Counter(problems)
+    if names:
+        listed = ", ".join(f"{name} ({count})" for name, count in sorted(names.items()))
+        raise DiagnosticException(f"{pass_name}: unsupported ops: {listed}")
 
 
 class ValueMap(dict[SSAValue, SSAValue]):
@@ -146,10 +157,10 @@ class FunctionBuilder:
         return constant.result
 
     def element_address(self, base: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
-        """`&base[index]` for elements of type `element` (an inbounds GEP):
-        the op is made from properties built once per element type, as
-        every load and store asks for one."""
-        gep = llvm.GEPOp.create(operands=[base, index], result_types=[llvm.LLVMPointerType()],
+        """`&base[index]` for elements of type `element` (an inbounds GEP),
+        a pointer in `base`'s address space: the op is made from properties
+        built once per element type, as every load and store asks for one."""
+        gep = llvm.GEPOp.create(operands=[base, index], result_types=[base.type],
                                 properties=_gep_properties(element))  # fmt: skip
         return self.emit(gep)
 

@@ -139,7 +139,9 @@ def _view(lw: FunctionBuilder, op: Operation) -> SSAValue:
     if isinstance(shift, int) and shift >= 2**31:
         shift = lw.index(shift)
     base = lw.values[op.source]
-    pointer = lw.emit(llvm.GEPOp.from_mixed_indices(base, [shift], i8, inbounds=True))
+    pointer = lw.emit(
+        llvm.GEPOp.from_mixed_indices(base, [shift], i8, result_type=base.type, inbounds=True)  # type: ignore[arg-type]
+    )
     result_type = op.result.type
     assert isinstance(result_type, MemRefType)
     sizes = _mixed(lw, result_type.get_shape(), op.sizes)

@@ -2,7 +2,7 @@
 
 Most ops are rows of a table: one LLVM instruction (`_DIRECT`), a conversion
 (`_CASTS`), an overloaded `llvm.*` intrinsic (`_INTRINSICS`) or a libm
-function (`_LIBM`, declared once per module; f16 computes in f32). No
+function (`LIBM`, declared once per module; f16 computes in f32). No
 fast-math flags: exact IEEE semantics. The rest need care the LLVM
 translator or the JIT cannot give: integer division never traps
 (docs/semantics.md: x / 0 and x % 0 are 0, INT_MIN / -1 is INT_MIN and
@@ -62,7 +62,7 @@ _INTRINSICS: dict[type[Operation], str] = {
 }  # fmt: skip
 
 # Functions LLVM has no (long-standing) intrinsic for: libm, `f` suffix for f32.
-_LIBM: dict[type[Operation], str] = {
+LIBM: dict[type[Operation], str] = {
     math.TanOp: "tan", math.AsinOp: "asin", math.AcosOp: "acos", math.AtanOp: "atan",
     math.Atan2Op: "atan2", math.SinhOp: "sinh", math.CoshOp: "cosh", math.TanhOp: "tanh",
     math.AsinhOp: "asinh", math.AcoshOp: "acosh", math.AtanhOp: "atanh", math.ErfOp: "erf",
@@ -112,9 +112,9 @@ def _intrinsic(lw: FunctionBuilder, op: Operation) -> SSAValue:
     return lw.intrinsic(f"{_INTRINSICS[type(op)]}.{suffix(t)}", lw.args(op), t)
 
 
-@_lowers(*_LIBM)
+@_lowers(*LIBM)
 def _libm(lw: FunctionBuilder, op: Operation) -> SSAValue:
-    t, args, name = op.results[0].type, lw.args(op), _LIBM[type(op)]
+    t, args, name = op.results[0].type, lw.args(op), LIBM[type(op)]
     if isinstance(t, Float64Type):
         return lw.call(name, args, t)
     if isinstance(t, Float32Type):

@@ -1,22 +1,21 @@
 """The `llvm`-dialect module as an llvmlite module, with the CPU's linkage.
 
-xDSL's translator (`convert_module`) gives the IR; this adds what the
-dialect says but the translator drops, or cannot say: functions with
-internal linkage (parallel tasks) stay internal, kernels (`ember.kernel`)
-become internal and never inlined, a packed entry function's buffer
-array is `noalias` and not captured, as the ABI of `convert-loop-to-llvm`
-promises, and a loop whose back edge carries `loop.vector_width` (a
-schedule's `vector`) gets `!llvm.loop` metadata asking the loop vectoriser
-for that width (`llvm.loop.vectorize.enable`, `llvm.loop.vectorize.width`),
-one that carries `loop.no_unroll` (a micro-kernel's reduction step)
-`llvm.loop.unroll.disable`.
+xDSL's translator (`convert_module`, as `targets/llvm_translation.py` mends
+it) gives the IR; this adds what the dialect says but the translator drops,
+or cannot say: functions with internal linkage (parallel tasks) stay
+internal, kernels (`ember.kernel`) become internal and never inlined, a
+packed entry function's buffer array is `noalias` and not captured, as the
+ABI of `convert-loop-to-llvm` promises, and a loop whose back edge carries
+`loop.vector_width` (a schedule's `vector`) gets `!llvm.loop` metadata
+asking the loop vectoriser for that width (`llvm.loop.vectorize.enable`,
+`llvm.loop.vectorize.width`), one that carries `loop.no_unroll` (a
+micro-kernel's reduction step) `llvm.loop.unroll.disable`.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir as llvmir
 from llvmlite.ir.values import MDValue
-from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Attribute
@@ -26,6 +25,7 @@ from ember.dialects.schedule import NO_UNROLL, VECTOR_WIDTH
 from ember.lowering.loop_to_llvm import PACKED_BUFFERS_ATTR, PASS
 from ember.lowering.loop_to_llvm.control_flow import LOOP_HINTS
 from ember.passes.loop.outline_kernels import KERNEL_ATTR
+from ember.targets.llvm_translation import convert_module
 
 
 def to_llvmlite(module: ModuleOp) -> llvmir.Module:
@@ -40,7 +40,7 @@ def to_llvmlite(module: ModuleOp) -> llvmir.Module:
                 if isinstance(op, llvm.FuncOp) and op.linkage.linkage.data == "internal"}  # fmt: skip
     hints = {op.sym_name.data: _loop_hints(op) for op in module.ops
              if isinstance(op, llvm.FuncOp)}  # fmt: skip
-    llvm_module = convert_module(module, fallback_target_triple=None)
+    llvm_module = convert_module(module, triple=None)
     for name, blocks in hints.items():
         function = llvm_module.get_global(name)
         for index, loop_hints in blocks.items():
