@@ -18,17 +18,49 @@ of this dialect:
   type is static and in memory space 3 (`SHARED_MEMORY_SPACE`, NVVM's
   address space for shared memory); it stands in the kernel's entry block.
 
+A structured op that runs as a block-tiled contraction carries its GPU
+schedule as its `schedule` attribute (as a CPU schedule is a
+`#loop.schedule`), written by the GPU target's `gpu-default-schedule`,
+printable and editable by hand, obeyed by `convert-loop-to-gpu`:
+
+    #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>
+
+- `dims = [m, n, k]`: the op's dims the tiles run along: m and n parallel
+  dims of the output, k the reduction dim (the op's other dims are batch
+  dims, one grid z index per point);
+- `block = [BM, BN]`: the outputs one block computes, BM along m by BN along
+  n (the grid covers the output in such tiles, partial ones at the edges);
+- `threads = [TX, TY]`: the block's threads, TX along n by TY along m; each
+  computes a register tile of (BM / TY) x (BN / TX) outputs, thread (tx, ty)
+  the rows ty, ty + TY, ... and the columns tx, tx + TX, ... of its block's
+  tile, so neighbouring threads touch neighbouring columns (coalesced);
+- `k_tile = BK`: the reduction runs in steps of BK, each staging a BM x BK
+  tile of the first operand and a BK x BN tile of the second in shared
+  memory (`ember_gpu.shared`), loaded by all the block's threads together
+  between two `gpu.barrier`s.
+
+Every other structured op runs with a `#loop.schedule` whose parallel dims
+come first (`gpu-default-schedule` writes it): `loop-generate` makes its
+nest and `convert-loop-to-gpu` gives each point of the parallel band a
+thread.
+
 The name follows `ember_linalg`: a project prefix, so it never shadows an
 upstream dialect (`gpu` must keep parsing in `ember-opt`).
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, MemRefType, i64
 from xdsl.dialects.gpu import FuncOp as GpuFuncOp
-from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, result_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from ember.dialects.schedule import KernelSchedule
 
 SHARED_MEMORY_SPACE = 3
 """The memory space of a block's shared memory (NVVM's address space 3)."""
@@ -73,6 +105,147 @@ class SharedOp(IRDLOperation):
             raise VerifyException(f"{self.name}: must stand in a gpu.func's entry block")
 
 
-EmberGpu = Dialect("ember_gpu", [SharedOp], [])
+MAX_THREADS = 1024
+"""The most threads a block may have (CUDA's limit)."""
+MAX_REGISTER_TILE = 64
+"""The most outputs one thread accumulates (registers it keeps live)."""
+MAX_SHARED_BYTES = 48 * 1024
+"""The most shared memory a block may stage (CUDA's static limit)."""
 
-__all__ = ["SHARED_MEMORY_SPACE", "EmberGpu", "SharedOp", "is_shared", "shared_memory_type"]
+
+def tiling_problem(dims: Sequence[int], block: Sequence[int], threads: Sequence[int],
+                   k_tile: int, element_bytes: int = 4) -> str | None:  # fmt: skip
+    """What is wrong with these fields of a `#ember_gpu.schedule` (None if
+    nothing): the rules every tiled contraction's schedule keeps."""
+    if len(dims) != 3 or len(set(dims)) != 3 or min(dims) < 0:
+        return f"dims must be three distinct dims [m, n, k], got {list(dims)}"
+    if len(block) != 2 or len(threads) != 2 or min(*block, *threads, k_tile) < 1:
+        return (f"block and threads must be two positive sizes and k_tile positive, got "
+                f"block = {list(block)}, threads = {list(threads)}, k_tile = {k_tile}")  # fmt: skip
+    (bm, bn), (tx, ty) = block, threads
+    if bm % ty or bn % tx:
+        return f"block = {list(block)} must be whole multiples of [threads[1], threads[0]] = [{ty}, {tx}]"
+    count = tx * ty
+    if count > MAX_THREADS:
+        return f"{count} threads per block, more than {MAX_THREADS}"
+    if (bm // ty) * (bn // tx) > MAX_REGISTER_TILE:
+        return (f"each thread would accumulate {bm // ty} x {bn // tx} outputs, more than "
+                f"{MAX_REGISTER_TILE}")  # fmt: skip
+    if (bm * k_tile) % count or (k_tile * bn) % count:
+        return (f"the staged tiles ({bm} x {k_tile} and {k_tile} x {bn}) must split evenly "
+                f"among the {count} threads")  # fmt: skip
+    shared = (bm + bn) * k_tile * element_bytes
+    if shared > MAX_SHARED_BYTES:
+        return (
+            f"the staged tiles need {shared} bytes of shared memory, more than {MAX_SHARED_BYTES}"
+        )
+    return None
+
+
+def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr([IntAttr(v) for v in values])
+
+
+_LIST_FIELDS = ("dims", "block", "threads")
+_FIELDS = (*_LIST_FIELDS, "k_tile")
+
+
+@irdl_attr_definition
+class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
+    """How a contraction runs as block tiles on a GPU (see the module docstring)."""
+
+    name = "ember_gpu.schedule"
+
+    dims: ArrayAttr[IntAttr]
+    block: ArrayAttr[IntAttr]
+    threads: ArrayAttr[IntAttr]
+    k_tile: IntAttr
+
+    def __init__(self, dims: Sequence[int], block: Sequence[int], threads: Sequence[int],
+                 k_tile: int):  # fmt: skip
+        super().__init__(_ints(dims), _ints(block), _ints(threads), IntAttr(k_tile))
+
+    @property
+    def m(self) -> int:
+        return self.dims.data[0].data
+
+    @property
+    def n(self) -> int:
+        return self.dims.data[1].data
+
+    @property
+    def k(self) -> int:
+        return self.dims.data[2].data
+
+    @property
+    def block_tile(self) -> tuple[int, int]:
+        """(BM, BN)."""
+        bm, bn = (v.data for v in self.block.data)
+        return bm, bn
+
+    @property
+    def block_threads(self) -> tuple[int, int]:
+        """(TX, TY)."""
+        tx, ty = (v.data for v in self.threads.data)
+        return tx, ty
+
+    @property
+    def k_step(self) -> int:
+        return self.k_tile.data
+
+    def verify(self) -> None:
+        problem = tiling_problem([v.data for v in self.dims.data], self.block_tile,
+                                 self.block_threads, self.k_step)  # fmt: skip
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields = [f"{name} = {[v.data for v in getattr(self, name).data]}" for name in _LIST_FIELDS]
+        printer.print_string(f"<{', '.join([*fields, f'k_tile = {self.k_step}'])}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[ArrayAttr[IntAttr] | IntAttr]:
+        values: dict[str, list[int] | int] = {}
+        with parser.in_angle_brackets():
+            start = parser.pos
+            while True:
+                field_start = parser.pos
+                name = parser.parse_keyword_in(_FIELDS, " (an ember_gpu.schedule field)")
+                if name in values:
+                    parser.raise_error(f"{cls.name}: '{name}' is given twice", field_start)
+                parser.parse_punctuation("=")
+                if name == "k_tile":
+                    values[name] = parser.parse_integer(allow_boolean=False)
+                else:
+                    values[name] = parser.parse_comma_separated_list(
+                        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+                    )
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            end = parser.pos
+        missing = [name for name in _FIELDS if name not in values]
+        if missing:
+            parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)
+        dims, block, threads, k_tile = (values[name] for name in _FIELDS)
+        assert isinstance(dims, list) and isinstance(block, list) and isinstance(threads, list)
+        assert isinstance(k_tile, int)
+        problem = tiling_problem(dims, block, threads, k_tile)
+        if problem is not None:
+            parser.raise_error(f"{cls.name}: {problem}", start, end)
+        return [_ints(dims), _ints(block), _ints(threads), IntAttr(k_tile)]
+
+
+EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr])
+
+__all__ = [
+    "MAX_REGISTER_TILE",
+    "MAX_SHARED_BYTES",
+    "MAX_THREADS",
+    "SHARED_MEMORY_SPACE",
+    "EmberGpu",
+    "GpuScheduleAttr",
+    "SharedOp",
+    "is_shared",
+    "shared_memory_type",
+    "tiling_problem",
+]

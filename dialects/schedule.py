@@ -567,6 +567,17 @@ def pack_problem(space: IterationSpace, operand: int) -> str | None:
     return None
 
 
+class KernelSchedule:
+    """A schedule that a target's own kernel generator obeys in place of
+    `loop-generate` (the GPU's block-tiled contractions: `#ember_gpu.schedule`):
+    an op carrying one under `schedule` is left for that generator."""
+
+
+def has_kernel_schedule(op: Operation) -> bool:
+    """Whether `op`'s schedule is a target generator's `KernelSchedule`."""
+    return isinstance(op.attributes.get(SCHEDULE), KernelSchedule)
+
+
 def schedule_of(op: Operation) -> ScheduleAttr | None:
     """The op's `schedule` attribute, if it has one; anything else under that
     name is a `ScheduleError`."""
@@ -625,6 +636,8 @@ def op_schedule(op: Operation, space: IterationSpace) -> ScheduleAttr:
 
 
 __all__ = [
+    "KernelSchedule",
+    "has_kernel_schedule",
     "PARALLEL",
     "SCHEDULE",
     "STRUCTURED_OPS",

@@ -27,7 +27,8 @@ The pass replaces each, where it stands, by loops:
   operand whose values the body never reads (a pooling window that only gives
   its dims their extent), the constant of a fill.
 
-Ops still on tensors are left alone. An op inside a `loop.kernel` becomes
+Ops still on tensors are left alone, and so is an op whose `schedule` is a
+target generator's `KernelSchedule` (the GPU's `#ember_gpu.schedule`). An op inside a `loop.kernel` becomes
 loops inside that kernel, where it stands, so the kernel keeps its group.
 
 The rest of this module is the generator those nests come from.
@@ -137,6 +138,7 @@ from ember.dialects.schedule import (
     ScheduleAttr,
     StructuredOp,
     describe,
+    has_kernel_schedule,
     iteration_space,
     map_depends_on,
     op_schedule,
@@ -908,7 +910,7 @@ def writes_whole_output(op: Operation, filled: bool) -> bool:
     (`filled`: they may overlap), at least a vector), no reduction dim
     tiled (so each output element gets all its terms in one block), operands
     readable as vectors."""
-    if not isinstance(op, STRUCTURED_OPS) or not on_buffers(op):
+    if not isinstance(op, STRUCTURED_OPS) or not on_buffers(op) or has_kernel_schedule(op):
         return False
     if not isinstance(op, linalg.LinalgStructuredOperation) or len(op.outputs) != 1:
         return False
@@ -1236,8 +1238,8 @@ class GenerateStructuredLoops(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
-        if not on_buffers(op):
-            return
+        if not on_buffers(op) or has_kernel_schedule(op):
+            return  # a target's own generator takes an op with its kernel schedule
         space = iteration_space(op)
         schedule = op_schedule(op, space)
         where = describe(op)
@@ -1336,7 +1338,8 @@ class GenerateScatterLoops(RewritePattern):
 class LoopGeneratePass(ModulePass):
     """Replaces every structured op on buffers (`linalg.generic`/`matmul`/
     `conv_2d_nchw_fchw`/`fill`/`copy`, `ember_linalg.gather`/`scatter`) by loops: the
-    nest of its schedule, or of the default. Ops on tensors are left alone.
+    nest of its schedule, or of the default. Ops on tensors, and ops whose
+    schedule a target's own generator obeys (`KernelSchedule`), are left alone.
     A contraction marked with `loop.epilogue = N` (`loop-fuse-epilogues`)
     applies the N elementwise generics after it to its micro-kernels'
     accumulators (`ember.passes.loop.epilogue`)."""
