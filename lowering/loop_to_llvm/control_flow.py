@@ -1,4 +1,4 @@
-"""Structured control flow to a CFG: `scf.for` and `scf.parallel` become blocks and branches.
+"""Structured control flow to a CFG: `scf.for`, `scf.parallel` and `scf.if` become blocks and branches.
 
 A loop is a header block with the induction variable as block argument
 (`icmp slt` against the upper bound), the body, the increment and back edge,
@@ -6,15 +6,17 @@ and an exit block where lowering continues. Bounds and steps are SSA values
 (constants or not). An `scf.for`'s loop-carried values (`iter_args`) are
 further header arguments: the initial values come in from before the loop,
 the body's `scf.yield` operands go back along the back edge, and the loop's
-results are the header's arguments as the exit sees them (so LLVM keeps
-them in registers, as the micro-kernels' vector accumulators need). An
-`scf.parallel` runs its dims as nested loops, the first outermost,
-serially: the loops that run on threads were outlined by
-`loop-parallelize` before, and their launches are `parallel.py`'s; it
-carries no values (reductions are not supported). `func.return` returns
-nothing. A loop's `loop.vector_width` (its schedule's vector width) and
-`loop.no_unroll` (its body is unrolled already) stay on the back edge of its
-innermost loop, for the target to make them LLVM loop metadata.
+results are the header's arguments as the exit sees them (so LLVM keeps them
+in registers, as the micro-kernels' vector accumulators need). An
+`scf.parallel` runs its dims as nested loops, the first outermost, serially:
+the loops that run on threads were outlined by `loop-parallelize` before,
+and their launches are `parallel.py`'s; it carries no values (reductions are
+not supported). `func.return` returns nothing. An `scf.if` branches to its
+then and else blocks (an absent else is the exit), which branch to an exit
+block whose arguments are its results (the `scf.yield` operands). A loop's
+`loop.vector_width` (its schedule's vector width) and `loop.no_unroll` (its
+body is unrolled already) stay on the back edge of its innermost loop, for
+the target to make them LLVM loop metadata.
 """
 
 from __future__ import annotations
@@ -117,6 +119,28 @@ def _loop(lw: FunctionBuilder, op: Operation) -> None:
     else:
         bounds = list(zip(op.lowerBound, op.upperBound, op.step))
     _counted_loop(lw, op.body.block.args, bounds, op.body.block, _hints(op))
+
+
+@_lowers(scf.IfOp)
+def _if(lw: FunctionBuilder, op: Operation) -> None:
+    """A branch to the then block or to the else block (the exit, if there
+    is none); each ends in a branch to the exit, passing its `scf.yield`
+    operands, which the exit takes as block arguments: the op's results."""
+    assert isinstance(op, scf.IfOp)
+    exit_ = Block(arg_types=[scalar_type(t) for t in op.result_types])
+    branches = [(body, Block()) for body in (op.true_region.block, *op.false_region.blocks)]
+    else_ = branches[1][1] if len(branches) > 1 else exit_
+    lw.emit(llvm.CondBrOp(lw.values[op.cond], branches[0][1], [], else_, []))
+    for body, block in branches:
+        lw.region.add_block(block)
+        lw.block = block
+        lw.lower_block(body)
+        yielded = body.last_op
+        assert isinstance(yielded, scf.YieldOp)
+        lw.emit(llvm.BrOp(exit_, *lw.args_of(yielded.arguments)))
+    lw.region.add_block(exit_)
+    lw.block = exit_
+    lw.values.update(zip(op.results, exit_.args))
 
 
 def _hints(op: Operation) -> dict[str, Attribute]:
