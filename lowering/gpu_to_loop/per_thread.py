@@ -170,11 +170,31 @@ def _yields(op: Operation) -> list[scf.YieldOp]:
 
 
 def _store_yielded(op: Operation, slots: Sequence[SSAValue], storage: PerThreadStorage) -> None:
-    """Each terminator of `op` stores what it yielded, then yields nothing."""
+    """Each terminator of `op` stores what it yielded, then yields nothing.
+
+    A value is stored right after the op in the body that computes it where
+    nothing after that op reads its slot (no later use of the old loop-carried
+    value), so it is kept in the phase that computes it rather than carried
+    to the end of the body through another slot."""
     for terminator in _yields(op):
         for value, slot in zip(terminator.operands, slots, strict=True):
+            owner = value.owner
+            if isinstance(owner, Operation) and owner.parent is terminator.parent:
+                if not _reads_after(owner, terminator, slot):
+                    storage.store_after(owner, value, slot)
+                    continue
             storage.store_before(terminator, value, slot)
         Rewriter.replace_op(terminator, scf.YieldOp())
+
+
+def _reads_after(first: Operation, last: Operation, slot: SSAValue) -> bool:
+    """Whether an op strictly between `first` and `last` (one block) loads `slot`."""
+    op = first.next_op
+    while op is not None and op is not last:
+        if any(isinstance(inner, memref.LoadOp) and inner.memref == slot for inner in op.walk()):
+            return True
+        op = op.next_op
+    return False
 
 
 def _demote_for(op: scf.ForOp, storage: PerThreadStorage) -> None:
