@@ -121,7 +121,7 @@ class LaunchToCall(RewritePattern):
         cast = iter(casts)
         indices = [s if _is_index(s) else next(cast).result for s in sizes]
         call = func.CallOp(name, [*op.kernelOperands, *indices], [])
-        rewriter.replace_op(op, [*casts, call], new_results=[])
+        rewriter.replace(op, [*casts, call], new_results=[])
 
 
 def _is_index(value: SSAValue) -> bool:
