@@ -220,8 +220,8 @@ def _demote_if(op: scf.IfOp, storage: PerThreadStorage) -> None:
     _store_yielded(op, slots, storage)
     for result, slot in zip(op.results, slots, strict=True):
         storage.redirect(result, slot, _uses(result))
-    then_region = op.detach_region(op.true_region)
-    else_region = op.detach_region(op.false_region)
+    regions = (op.true_region, op.false_region)  # the accessors count regions
+    then_region, else_region = (op.detach_region(region) for region in regions)
     _replace_without_results(op, scf.IfOp(op.cond, [], then_region, else_region))
 
 
@@ -234,8 +234,8 @@ def _replace_without_results(op: Operation, new: Operation) -> None:
 def spill_across_phases(kernel: gpu.FuncOp, storage: PerThreadStorage) -> None:
     """Store each value used outside its phase, and load it where it is used."""
     phases = Phases(kernel)
-    for block in phases.blocks:
-        numbers = phases.phase_numbers(block)
+    numbered = [(block, phases.phase_numbers(block)) for block in phases.blocks]
+    for block, numbers in numbered:  # numbered before any load or store is added
         for op, phase in numbers.items():
             for result in op.results:
                 crossing = [

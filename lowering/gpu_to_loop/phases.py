@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from enum import Enum
 
 from xdsl.dialects import gpu, scf
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.math import Math
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
@@ -35,6 +37,10 @@ PASS = "convert-gpu-to-loop"
 
 ID_OPS = (gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp)
 """The ops that read a thread's coordinates or the launch's sizes."""
+
+VALUE_OPS = frozenset((*Arith.operations, *Math.operations))
+"""Ops that only compute a value, whatever their traits say (MLIR marks every
+`arith` and `math` op so; xDSL 0.75 leaves some, `arith.remui`, unmarked)."""
 
 
 class Kind(Enum):
@@ -128,7 +134,7 @@ class Phases:
         if holds_barrier(op):
             self._check_barrier_holder(op)
             return Kind.BARRIER
-        if op.regions or not is_side_effect_free(op):
+        if op.regions or not (type(op) in VALUE_OPS or is_side_effect_free(op)):
             return Kind.PHASE
         if all(v in self.uniform for v in op.operands):
             return Kind.UNIFORM

@@ -317,3 +317,73 @@ def test_a_launch_of_more_threads_than_cuda_allows_runs_nothing() -> None:
     y = np.full(N, SENTINEL, np.float32)
     module.main(np.ones(N, np.float32), y, N)
     assert (y == SENTINEL).all()
+
+
+# Three-dimensional blocks; a barrier in a uniform scf.if with a result and in
+# a loop whose carried value is used after its barriers -------------------------------------
+
+SHUFFLE_ARGS = [("x", "memref<96xf32>"), ("y", "memref<96xf32>")]
+SHUFFLE = f"""\
+      %s = ember_gpu.shared : memref<16xf32, 3 : i64>
+      %tx = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %ty = "gpu.thread_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+      %tz = "gpu.thread_id"() <{{dimension = #gpu<dim z>}}> : () -> index
+      %dx = "gpu.block_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %dy = "gpu.block_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+      %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+      %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c15 = arith.constant 15 : index
+      %c16 = arith.constant 16 : index
+      %plane = arith.muli %dy, %tz : index
+      %row = arith.addi %ty, %plane : index
+      %rows = arith.muli %dx, %row : index
+      %lin = arith.addi %tx, %rows : index
+      %blocks = arith.muli %gx, %by : index
+      %block = arith.addi %bx, %blocks : index
+      %start = arith.muli %block, %c16 : index
+      %g = arith.addi %start, %lin : index
+      %v = memref.load %x[%g] : memref<96xf32>
+      memref.store %v, %s[%lin] : memref<16xf32, 3 : i64>
+      {BARRIER}
+      %parity = arith.remui %block, %c2 : index
+      %odd = arith.cmpi eq, %parity, %c1 : index
+      %r = scf.if %odd -> (f32) {{
+        %rev = arith.subi %c15, %lin : index
+        %u = memref.load %s[%rev] : memref<16xf32, 3 : i64>
+        {BARRIER}
+        %w = arith.addf %u, %v : f32
+        scf.yield %w : f32
+      }} else {{
+        scf.yield %v : f32
+      }}
+      %t = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %r) -> (f32) {{
+        {BARRIER}
+        memref.store %a, %s[%lin] : memref<16xf32, 3 : i64>
+        {BARRIER}
+        %next = arith.addi %lin, %c1 : index
+        %j = arith.remui %next, %c16 : index
+        %n = memref.load %s[%j] : memref<16xf32, 3 : i64>
+        {BARRIER}
+        %a2 = arith.addf %a, %n : f32
+        scf.yield %a2 : f32
+      }}
+      memref.store %t, %y[%g] : memref<96xf32>
+"""
+
+
+def test_three_dimensional_blocks_and_barriers_in_if_and_loop_with_values() -> None:
+    host = launch("shuffle", (3, 2, 1), (4, 2, 2), SHUFFLE_ARGS)
+    module = program(kernel_module(SHUFFLE, "shuffle", SHUFFLE_ARGS, host))
+    x = np.random.default_rng(4).standard_normal(96).astype(np.float32)
+    y = np.zeros(96, np.float32)
+    module.main(x, y)
+    blocks = x.reshape(6, 16).copy()  # block bx + 3 by, thread tx + 4 (ty + 2 tz)
+    blocks[1::2] += blocks[1::2, ::-1]
+    for _ in range(3):
+        blocks = blocks + np.roll(blocks, -1, axis=1)
+    np.testing.assert_allclose(y, blocks.reshape(96), rtol=1e-5)
