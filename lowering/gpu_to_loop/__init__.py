@@ -19,7 +19,8 @@ tokens, clusters or dynamic shared memory). Kernel bodies use `arith`,
 of a block: computed by pure ops from constants, arguments, block ids and
 sizes (and loop counters of such loops). Anything else that holds a barrier
 (a bound from a thread id or from memory, an `scf.while`) is a diagnostic
-naming the op.
+naming the op; other `gpu` ops (`gpu.lane_id`, `gpu.all_reduce`, ...) are
+listed in one diagnostic per kernel.
 
 Output
 ------
@@ -61,6 +62,7 @@ loop's back edge is itself a point where all threads meet.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -78,9 +80,28 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.gpu_to_loop.fission import SIZE_ARGUMENTS, kernel_to_function
 from ember.lowering.gpu_to_loop.per_thread import MAX_THREADS_PER_BLOCK, keep_per_thread_values
-from ember.lowering.gpu_to_loop.phases import PASS
+from ember.lowering.gpu_to_loop.phases import ID_OPS, PASS
 
 CONTAINER_MODULE = "gpu.container_module"
+GPU_OPS_RUN = (*ID_OPS, gpu.BarrierOp, gpu.ReturnOp)
+"""The `gpu` ops a kernel body may hold (with `ember_gpu.shared`, `arith`,
+`math`, `scf` and `memref`)."""
+
+
+def check_gpu_ops(kernel: gpu.FuncOp) -> None:
+    """One diagnostic listing every other `gpu` op in `kernel`, with counts."""
+    other = Counter(
+        op.name
+        for op in kernel.walk()
+        if op is not kernel
+        and isinstance(op, tuple(gpu.GPU.operations))
+        and not isinstance(op, GPU_OPS_RUN)
+    )
+    if other:
+        listed = ", ".join(f"{name} ({count})" for name, count in sorted(other.items()))
+        raise DiagnosticException(
+            f"{PASS}: gpu.func @{kernel.sym_name.data}: unsupported ops: {listed}"
+        )
 
 
 def threads_per_block(kernel: gpu.FuncOp) -> int:
@@ -145,6 +166,7 @@ def _lower_kernels(module: ModuleOp) -> dict[SymbolRefAttr, str]:
                     f"{PASS}: gpu.func @{name}: a function of that name exists at the top level"
                 )
             taken.add(name)
+            check_gpu_ops(op)
             keep_per_thread_values(op, threads_per_block(op))
             module.body.block.insert_op_before(
                 kernel_to_function(op, threads_per_block(op)), gpu_module
@@ -182,7 +204,9 @@ __all__ = [
     "CONTAINER_MODULE",
     "PASS",
     "SIZE_ARGUMENTS",
+    "GPU_OPS_RUN",
     "ConvertGpuToLoopPass",
+    "check_gpu_ops",
     "LaunchToCall",
     "convert_gpu_to_loop",
     "threads_per_block",

@@ -113,3 +113,19 @@ builtin.module attributes {gpu.container_module} {
 }
 
 // CHECK:      {{^}}convert-gpu-to-loop: gpu.func @main: a function of that name exists at the top level{{$}}
+
+// -----
+
+// gpu ops the emulation does not run, listed at once with counts.
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "ember_kernels"}> ({
+    "gpu.func"() <{function_type = () -> (), kernel}> ({
+      %l = "gpu.lane_id"() : () -> index
+      %g = "gpu.global_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %h = "gpu.global_id"() <{dimension = #gpu<dim y>}> : () -> index
+      "gpu.return"() : () -> ()
+    }) {sym_name = "lanes"} : () -> ()
+  }) : () -> ()
+}
+
+// CHECK:      {{^}}convert-gpu-to-loop: gpu.func @lanes: unsupported ops: gpu.global_id (2), gpu.lane_id (1){{$}}
