@@ -13,6 +13,7 @@ from xdsl.passes import ModulePass
 def all_passes() -> dict[str, type[ModulePass]]:
     """Every Ember pass class by its name (imported on demand: a CLI that
     registers them need not load every lowering up front)."""
+    from ember.lowering.gpu_to_loop import ConvertGpuToLoopPass
     from ember.lowering.gpu_to_nvvm import ConvertGpuToNvvmPass
     from ember.lowering.graph_to_npu import ConvertGraphToNpuPass
     from ember.lowering.graph_to_npu.partition import PartitionNpuPass
@@ -63,6 +64,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
         ConvertGpuToNvvmPass,
+        ConvertGpuToLoopPass,
         FormKernelsPass,
         LoopGeneratePass,
         FuseLoopsPass,

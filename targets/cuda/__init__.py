@@ -1,10 +1,12 @@
-"""CUDA back end, library part: lowered kernels to PTX, and PTX to a cubin.
+"""The CUDA target: models as `gpu`-level kernels, PTX and a launch plan.
 
 `ptx.ptx_of(module, arch)` turns the output of `convert-gpu-to-nvvm` (a
 `gpu.module` of `llvm.func`s) into PTX through llvmlite's NVPTX back end;
 `ptxas.assemble(ptx, arch)` runs NVIDIA's `ptxas` on it and reports each
-kernel's registers, shared memory and spills. The target object (pipeline,
-runtime, deployment) builds on these.
+kernel's registers, shared memory and spills. `emulator` runs a `gpu`-level
+module (kernels and the host functions that launch them) on the CPU, every
+block and every thread, barriers respected, so the GPU path is tested where
+no GPU is. `target.py` is the target itself.
 """
 
 from __future__ import annotations
