@@ -20,6 +20,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.lowering.graph_to_npu.schedule import NpuDefaultSchedulePass
     from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
     from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
+    from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
     from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
     from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
     from ember.passes.graph.bind_symbols import BindSymbolsPass
@@ -45,6 +46,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.targets.cpu.mark_noalias import MarkNoAliasPass
     from ember.targets.cpu.parallelize import ParallelizePass
     from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
+    from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
 
     passes: list[type[ModulePass]] = [
         CanonicalizePass,
@@ -61,8 +63,10 @@ def all_passes() -> dict[str, type[ModulePass]]:
         ConvertConvToWinogradPass,
         ConvertGraphToTensorPass,
         DefaultSchedulePass,
+        GpuDefaultSchedulePass,
         ConvertTensorToLoopPass,
         ConvertLoopToLLVMPass,
+        ConvertLoopToGpuPass,
         ConvertGpuToNvvmPass,
         ConvertGpuToLoopPass,
         FormKernelsPass,

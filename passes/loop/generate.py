@@ -1310,6 +1310,12 @@ class GenerateFillLoops(RewritePattern):
         consumer = op.next_op
         if consumer is not None and absorbed_fill(consumer) is op:
             return  # the contraction after it starts from its value
+        if (
+            consumer is not None
+            and has_kernel_schedule(consumer)
+            and _preceding_fill(consumer) is op
+        ):
+            return  # left with the op to its target's generator, which may start from it
         if on_buffers(op):
             _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
 

@@ -1,0 +1,137 @@
+"""`convert-loop-to-gpu`: the loop level's kernels become `gpu` kernels and
+their launches.
+
+Input: loop-level functions (after `loop-generate`, `loop-pack-weights` and
+`loop-plan-memory`) whose bodies are views of their arguments (the arena,
+the weights) and `loop.kernel` regions (or loop nests standing alone);
+inside a kernel, loop nests and structured ops whose `schedule` is a
+`#ember_gpu.schedule` (block-tiled contractions, left alone by
+`loop-generate`).
+
+Output: the module is a `gpu.container_module` with one `gpu.module
+@ember_kernels`; every piece of work of a kernel region, in order, becomes a
+`gpu.func ... kernel` there and a `gpu.launch_func` in the host function
+where the region stood (the region itself goes):
+
+- an `scf.parallel` nest: one thread per point of its parallel band,
+  `threads` per block along x (`threads.py`);
+- a structured op with a `#ember_gpu.schedule`: a block-tiled contraction
+  with shared-memory staging (`contraction.py`); a `linalg.fill` of a
+  constant just before it into its output becomes its accumulators' start;
+- anything else that is not pure arithmetic or a view (an `scf.for` nest, a
+  lone store): a kernel of one thread.
+
+Launches run in order on one stream, so a kernel sees every earlier
+kernel's writes. Kernel arguments are host arguments only (`outline.py`):
+the views and sizes a kernel reads are computed again inside it. Functions
+that are kernels already (`ember.kernel`) are left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import func, linalg, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.ember_gpu import GpuScheduleAttr
+from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
+from ember.dialects.schedule import SCHEDULE
+from ember.lowering.loop_to_gpu.contraction import absorbed_fill, outline_contraction
+from ember.lowering.loop_to_gpu.outline import PASS, KernelBuilder, ValueCopier, rematerializable
+from ember.lowering.loop_to_gpu.threads import outline_band, parallel_band
+
+DEFAULT_THREADS = 256
+"""Threads per block of a parallel band's kernel."""
+
+
+class _HostFunction:
+    """Outlines the work of one host function, naming kernels after it."""
+
+    def __init__(self, module: ModuleOp, function: func.FuncOp, threads: int):
+        self.module = module
+        self.function = function
+        self.threads = threads
+        self.count = 0
+
+    def _kernel(self, what: Operation) -> KernelBuilder:
+        name = f"{self.function.sym_name.data}_kernel{self.count}"
+        self.count += 1
+        return KernelBuilder(self.module, name, f"{name} ({what.name})")
+
+    def _host(self, scope: Operation, before: Operation) -> ValueCopier:
+        """The host side at `before`: values outside `scope` are there already."""
+
+        def available(value: SSAValue) -> bool:
+            owner = value.owner
+            op = owner if isinstance(owner, Operation) else owner.parent_op()
+            return op is None or not scope.is_ancestor(op)
+
+        builder = Builder(InsertPoint.before(before))
+        return ValueCopier(builder, lambda argument: argument, "the host", available)
+
+    def outline(self, op: Operation, scope: Operation) -> None:
+        """Outlines `op` (in `scope`, a kernel region or `op` itself) into a
+        kernel launched before `scope`."""
+        host = self._host(scope, scope)
+        kernel = self._kernel(op)
+        if isinstance(op, scf.ParallelOp) and not op.initVals:
+            dims, body = parallel_band(op)
+            outline_band(kernel, host, dims, body, self.threads)
+        elif isinstance(op.attributes.get(SCHEDULE), GpuScheduleAttr):
+            outline_contraction(kernel, host, op)
+        else:
+            outline_band(kernel, host, [], [op], 1)
+
+    def run(self) -> None:
+        for op in list(self.function.body.block.ops):
+            if isinstance(op, KernelOp):
+                self._kernel_region(op)
+            elif not (rematerializable(op) or isinstance(op, func.ReturnOp)):
+                self.outline(op, op)
+                op.detach()
+                op.erase()
+
+    def _kernel_region(self, region: KernelOp) -> None:
+        if region.outs:
+            raise DiagnosticException(f"{PASS}: a loop.kernel with results (still on tensors)")
+        skipped: set[Operation] = set()
+        for op in region.block.ops:
+            if op in skipped or rematerializable(op) or isinstance(op, YieldOp):
+                continue
+            fill = absorbed_fill(op)
+            if fill is not None:
+                skipped.add(fill)
+            if isinstance(op, linalg.FillOp) and isinstance(op.next_op, Operation):
+                if absorbed_fill(op.next_op) is op:
+                    continue  # the contraction after it starts from its value
+            self.outline(op, region)
+        region.detach()
+        region.erase()
+
+
+@dataclass(frozen=True)
+class ConvertLoopToGpuPass(ModulePass):
+    """Every loop-level kernel's work becomes `gpu` kernels and launches
+    (see the module docstring); `threads` per block for a parallel band."""
+
+    name = "convert-loop-to-gpu"
+
+    threads: int = DEFAULT_THREADS
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 1 <= self.threads <= 1024:
+            raise DiagnosticException(f"{PASS}: threads must be 1 to 1024, got {self.threads}")
+        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks
+                     and KERNEL_ATTR not in f.attributes]  # fmt: skip
+        for function in functions:
+            _HostFunction(op, function, self.threads).run()
+
+
+__all__ = ["DEFAULT_THREADS", "ConvertLoopToGpuPass"]
