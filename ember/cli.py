@@ -364,7 +364,9 @@ def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: Co
 def _options(args: argparse.Namespace) -> Options:
     layout = DEFAULT_LAYOUT if args.layout is None else args.layout
     return Options(opt_level=args.opt_level, layout=layout, disabled=tuple(args.disable_pass),
-                   threads=resolve_threads(getattr(args, "threads", None)))  # fmt: skip
+                   threads=resolve_threads(getattr(args, "threads", None)),
+                   arch=getattr(args, "arch", Options.arch),
+                   emulate=getattr(args, "emulate", False))  # fmt: skip
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -590,8 +592,14 @@ def build_parser() -> argparse.ArgumentParser:
                              help="an input from a .npy file (its shape gives the "
                                   "sizes of the model's symbolic dims)")  # fmt: skip
     run_command.add_argument("--target", choices=[*target_names(), REFERENCE], default="cpu",
-                             help="cpu: compiled native code; npu: the NPU simulator (and the "
-                                  "CPU for the rest); reference: the NumPy interpreter")  # fmt: skip
+                             help="cpu: compiled native code; cuda: an NVIDIA GPU (or, with "
+                                  "--emulate, its kernels on this CPU); npu: the NPU simulator "
+                                  "(and the CPU for the rest); reference: the NumPy "
+                                  "interpreter")  # fmt: skip
+    run_command.add_argument("--emulate", action="store_true",
+                             help="--target cuda: run the GPU kernels on this CPU, every block "
+                                  "and thread (no GPU needed; slow)")  # fmt: skip
+    _arch_flag(run_command)
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
     run_command.add_argument("--seed", type=_non_negative, default=0,
@@ -605,7 +613,9 @@ def build_parser() -> argparse.ArgumentParser:
     compile_command.add_argument("-o", "--output", required=True, help="output directory")
     compile_command.add_argument("--name", default="model", help="C name prefix (default: model)")
     compile_command.add_argument("--target", choices=target_names(), default="cpu",
-                                 help="npu: the NPU programs, DRAM images and a manifest")  # fmt: skip
+                                 help="cuda: PTX, a cubin (ptxas), the weights and a launch plan; "
+                                      "npu: the NPU programs, DRAM images and a manifest")  # fmt: skip
+    _arch_flag(compile_command)
     compile_command.add_argument("--specialize", action="append", default=[], metavar="NAME=SIZES",
                                  help="a model with symbolic dims: also compile static versions "
                                       "for these sizes of a symbol, e.g. N=1,8 (give every "
@@ -629,6 +639,12 @@ def build_parser() -> argparse.ArgumentParser:
                                help="npu: cycles and utilisation per layer on the NPU")  # fmt: skip
     optimisation_flags(bench_command)
     return parser
+
+
+def _arch_flag(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--arch", default=Options.arch, metavar="sm_XX",
+                         help=f"--target cuda: the GPU's compute capability (default "
+                              f"{Options.arch})")  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

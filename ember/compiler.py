@@ -45,6 +45,8 @@ def compile(  # noqa: A001 - the public name the API promises
     profile: bool = False,
     example_inputs: Sequence[Any] | None = None,
     dynamic_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
+    arch: str = DEFAULT_OPTIONS.arch,
+    emulate: bool = False,
 ) -> Any:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`; or a
     PyTorch one: `ember.compile(module, example_inputs)` (an `nn.Module`,
@@ -65,7 +67,9 @@ def compile(  # noqa: A001 - the public name the API promises
     times every kernel call (read with `CompiledModel.profile()`). `target`
     is a name of `targets/registry.py`'s table: `cpu` (native code), `npu`
     (the NPU's share of the model in its simulator, the rest on this CPU:
-    `targets/npu/compile.py`). `threads` (default: every core this process may use) is
+    `targets/npu/compile.py`), `cuda` (NVIDIA GPUs: PTX for compute
+    capability `arch`, run through CUDA's driver, or with `emulate` every
+    block and thread of the kernels on this CPU: `targets/cuda/target.py`). `threads` (default: every core this process may use) is
     how many threads each parallel loop worth it is split among: the calling
     thread and workers of a pool that all compiled models share; 1 compiles
     serial code.
@@ -86,7 +90,10 @@ def compile(  # noqa: A001 - the public name the API promises
         module = import_onnx(model, input_shapes, dims)
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
-    options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads)
+    if not isinstance(emulate, bool):
+        raise EmberError(f"emulate must be True or False, got {emulate!r}")
+    options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads,
+                      arch=arch, emulate=emulate)  # fmt: skip
     if specialize and specialize != "none":
         if not chosen.versions:
             raise EmberError(

@@ -23,13 +23,18 @@ class Options:
     (`loop-parallelize`; 1 here, so code built from bare `Options` has no
     launches; `ember.compile` and the CLI default to every core), and
     `profile`: time every kernel call (`loop-instrument-kernels`); without
-    it the code has no timing in it."""
+    it the code has no timing in it. For a GPU target, `arch` is the
+    compute capability the PTX is for (`sm_90`) and `emulate` runs the
+    `gpu`-level kernels on this CPU (every block and thread) instead of on
+    a GPU."""
 
     opt_level: int = 2
     layout: str = DEFAULT_LAYOUT
     disabled: tuple[str, ...] = ()
     profile: bool = False
     threads: int = 1
+    arch: str = "sm_90"
+    emulate: bool = False
 
 
 DEFAULT_OPTIONS = Options()

@@ -25,8 +25,15 @@ def _npu() -> Target:
     return NpuTarget(host=target_named("cpu"))
 
 
+def _cuda() -> Target:
+    from ember.targets.cuda.target import CudaTarget
+
+    return CudaTarget(host=target_named("cpu"))
+
+
 TARGETS: dict[str, Callable[[], Target]] = {
     "cpu": _cpu,
+    "cuda": _cuda,
     "npu": _npu,
 }
 """Every target's name and how to build it."""

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Protocol
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from ember.errors import EmberError
 from ember.options import Options
 from ember.report import CompileReport
 from ember.targets.versions import Specialize
@@ -78,6 +79,13 @@ class Target(ABC):
     def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
                report: CompileReport, specialize: Specialize) -> Deployment:  # fmt: skip
         """`module` compiled ahead of time into `out_dir`, files named after `name`."""
+
+    def jit(self, module: ModuleOp) -> Any:
+        """An `llvm`-dialect module compiled into this process, giving ctypes
+        functions by `function(name, restype, argtypes)`: what a host target
+        (the CPU) does for a target that runs its code on this machine (the
+        GPU's emulation)."""
+        raise EmberError(f"the {self.name} target does not compile code into this process")
 
     def performance_table(self, compiled: Any) -> str | None:
         """A table of the compiled model's performance that the target knows

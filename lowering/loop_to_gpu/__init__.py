@@ -23,7 +23,8 @@ where the region stood (the region itself goes):
 
 Launches run in order on one stream, so a kernel sees every earlier
 kernel's writes. Kernel arguments are host arguments only (`outline.py`):
-the views and sizes a kernel reads are computed again inside it. Functions
+the views and sizes a kernel reads are computed again inside it, and the
+host's own views, read by no launch any more, go. Functions
 that are kernels already (`ember.kernel`) are left alone.
 """
 
@@ -90,13 +91,18 @@ class _HostFunction:
             outline_band(kernel, host, [], [op], 1)
 
     def run(self) -> None:
-        for op in list(self.function.body.block.ops):
+        block = self.function.body.block
+        for op in list(block.ops):
             if isinstance(op, KernelOp):
                 self._kernel_region(op)
             elif not (rematerializable(op) or isinstance(op, func.ReturnOp)):
                 self.outline(op, op)
                 op.detach()
                 op.erase()
+        # Views and arithmetic the kernels now compute themselves.
+        for op in reversed(list(block.ops)):
+            if rematerializable(op) and not any(result.uses for result in op.results):
+                block.erase_op(op)
 
     def _kernel_region(self, region: KernelOp) -> None:
         if region.outs:

@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import DiagnosticException
 
 from ember.errors import (
     CompileError,
@@ -87,6 +87,7 @@ from ember.targets.cpu.parallel_codegen import start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
+from ember.targets.verify import verify_stage
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
 """The stages after which the module is verified (and once before the first)."""
@@ -134,18 +135,6 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
-
-
-def verify_stage(module: ModuleOp, when: str) -> None:
-    """Runs xDSL's verifier on every op of `module`; the first op that breaks
-    a rule is a `CompileError` naming the op, `when` ("after the tensor
-    stage") and the rule."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as error:
-            reason = first_line(error).removeprefix(f"{op.name}: ")
-            raise CompileError(f"invalid IR {when}: {op.name}: {reason}") from error
 
 
 GC_THRESHOLDS = (100_000, 50, 100)

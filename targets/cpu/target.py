@@ -12,7 +12,7 @@ from ember.options import Options
 from ember.report import CompileReport
 from ember.targets.cpu.deploy import DeployedModel, deploy_module
 from ember.targets.cpu.model import compile_module
-from ember.targets.cpu.pipeline import cpu_passes
+from ember.targets.cpu.pipeline import cpu_passes, jit_library
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 from ember.targets.target import Target
 from ember.targets.versions import Specialize
@@ -37,6 +37,9 @@ class CpuTarget(Target):
 
     def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
         return compile_module(module, report, options)
+
+    def jit(self, module: ModuleOp) -> Any:
+        return jit_library(module, CompileReport())
 
     def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
                report: CompileReport, specialize: Specialize) -> DeployedModel:  # fmt: skip

@@ -18,7 +18,7 @@ test harness, not a fast path.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,6 @@ from xdsl.ir import Attribute
 from ember.errors import EmberError
 from ember.lowering.gpu_to_loop import ConvertGpuToLoopPass
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
-from ember.targets.cpu import JitModule, to_llvmlite
 
 
 class EmulationError(EmberError):
@@ -122,11 +121,11 @@ def _argument_types(t: Attribute, name: str) -> list[Any]:
 
 class EmulatedProgram:
     """The host functions of an emulated module, by name (`program.main(...)`
-    or `program["main"](...)`); `llvm_ir` is the LLVM IR that runs."""
+    or `program["main"](...)`); `library` is the compiled code they call."""
 
-    def __init__(self, functions: dict[str, HostFunction], llvm_ir: str):
+    def __init__(self, functions: dict[str, HostFunction], library: Any):
         self.functions = functions
-        self.llvm_ir = llvm_ir
+        self.library = library
 
     def __getitem__(self, name: str) -> HostFunction:
         if name not in self.functions:
@@ -145,9 +144,15 @@ def host_functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp) and not op.is_declaration]
 
 
-def emulate(module: ModuleOp, *, opt_level: int = 2) -> EmulatedProgram:
-    """JIT-compile a `gpu`-level module (left unchanged) for the CPU, its
-    kernels emulated; see the module docstring for how to call it."""
+Jit = Callable[[ModuleOp], Any]
+"""Compiles an `llvm`-dialect module into this process: the host target's
+`Target.jit`, whose result gives ctypes functions by
+`function(name, restype, argtypes)` and keeps their code alive."""
+
+
+def emulate(module: ModuleOp, jit: Jit) -> EmulatedProgram:
+    """JIT-compile a `gpu`-level module (left unchanged) for this CPU with
+    `jit`, its kernels emulated; see the module docstring for how to call it."""
     module = module.clone()
     signatures: dict[str, Sequence[Attribute]] = {}
     for function in host_functions(module):
@@ -158,17 +163,16 @@ def emulate(module: ModuleOp, *, opt_level: int = 2) -> EmulatedProgram:
     ctx = Context()
     ConvertGpuToLoopPass().apply(ctx, module)
     ConvertLoopToLLVMPass().apply(ctx, module)
-    llvm_ir = str(to_llvmlite(module))
-    jit = JitModule(llvm_ir, opt_level=opt_level)
+    library = jit(module)
     functions = {
         name: HostFunction(
             name,
             tuple(inputs),
-            jit.function(name, None, [a for t in inputs for a in _argument_types(t, name)]),
+            library.function(name, None, [a for t in inputs for a in _argument_types(t, name)]),
         )
         for name, inputs in signatures.items()
     }
-    return EmulatedProgram(functions, llvm_ir)
+    return EmulatedProgram(functions, library)
 
 
 __all__ = ["EmulatedProgram", "EmulationError", "HostFunction", "emulate", "numpy_dtype"]

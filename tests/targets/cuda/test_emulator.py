@@ -20,6 +20,7 @@ from xdsl.parser import Parser
 
 from ember.context import make_context
 from ember.targets.cuda.emulator import EmulatedProgram, EmulationError, emulate
+from ember.targets.registry import target_named
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED_MATMUL = ROOT / "tests/filecheck/dialects/ember_gpu/shared.mlir"
@@ -33,7 +34,7 @@ def parse(text: str) -> ModuleOp:
 
 
 def program(text: str) -> EmulatedProgram:
-    return emulate(parse(text))
+    return emulate(parse(text), target_named("cpu").jit)
 
 
 def launch(

@@ -1,0 +1,208 @@
+"""The CUDA target: a model as `gpu`-level kernels, PTX for NVIDIA GPUs
+(checked by `ptxas`), run through CUDA's driver API or emulated on this CPU.
+
+    graph    graph-optimize{level=N layout=none}     (NCHW convolutions)
+    tensor   convert-graph-to-tensor
+    loop     convert-tensor-to-loop, gpu-default-schedule, loop-generate,
+             loop-expand-math, loop-pack-weights, loop-plan-memory
+    gpu      convert-loop-to-gpu                      (kernels and launches)
+    then     convert-gpu-to-nvvm -> PTX (llvmlite's NVPTX) -> ptxas -> a
+             cubin; the host function's launches are the launch plan
+             (`launch_plan.py`), which the runtime (`runtime.py`) follows;
+             or, with `Options.emulate`, convert-gpu-to-loop -> the host
+             target's JIT: every block and thread on this CPU (`emulator.py`)
+
+The module is verified before the first pass and after each stage, as the
+CPU's pipeline does. Symbolic sizes are not compiled yet (`versions` is
+False: `ember run` binds them first).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.loop import ALIGNMENT, aligned_zeros
+from ember.errors import CompileError, EmberError, first_line
+from ember.lowering.gpu_to_nvvm import ConvertGpuToNvvmPass
+from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
+from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
+from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
+from ember.options import Options
+from ember.passes.graph.optimize import graph_passes
+from ember.passes.loop.expand_math import ExpandMathPass
+from ember.passes.loop.generate import LoopGeneratePass
+from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
+from ember.passes.loop.plan_memory import PlanMemoryPass
+from ember.reference import entry_function
+from ember.report import CompileReport
+from ember.targets.calls import CheckedCalls, TensorSpec, model_specs
+from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
+from ember.targets.cuda.emulator import EmulatedProgram, emulate
+from ember.targets.cuda.launch_plan import LaunchPlan, launch_plan
+from ember.targets.cuda.ptx import ptx_of
+from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas
+from ember.targets.target import Target
+from ember.targets.verify import verify_stage
+from ember.targets.versions import Specialize
+
+ENTRY = "main"
+"""The host function's name (the imported model's entry)."""
+
+
+@dataclass
+class GpuModule:
+    """A model lowered to the `gpu` level: the module (host function and
+    kernels), its weights blob, its launch plan and its specs."""
+
+    module: ModuleOp
+    weights: np.ndarray
+    plan: LaunchPlan
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+
+    def ptx(self, arch: str) -> str:
+        """The kernels' PTX for compute capability `arch`."""
+        lowered = self.module.clone()
+        try:
+            ConvertGpuToNvvmPass().apply(Context(), lowered)
+        except DiagnosticException as error:
+            raise CompileError(first_line(error)) from error
+        return ptx_of(lowered, arch)
+
+
+class EmulatedModel(CheckedCalls):
+    """A model whose `gpu`-level kernels run on this CPU, every block and
+    every thread (`emulator.py`): called as any compiled model. A test
+    harness for the GPU path, not a fast way to run a model."""
+
+    def __init__(self, lowered: GpuModule, program: EmulatedProgram):
+        self.inputs = lowered.inputs
+        self.outputs = lowered.outputs
+        self._program = program
+        self._weights = lowered.weights.view(np.int8)
+        self._arena = aligned_zeros(max(lowered.plan.arena_bytes, ALIGNMENT)).view(np.int8)
+        self._arena_bytes = lowered.plan.arena_bytes
+
+    def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
+        self._program[ENTRY](*arrays, *results, self._weights, self._arena[: self._arena_bytes])
+        return results
+
+
+class CudaFiles:
+    """What `ember compile --target cuda` wrote."""
+
+    def __init__(self, files: list[Path]):
+        self.files = files
+
+
+class CudaTarget(Target):
+    """NVIDIA GPUs through the `gpu` level (see the module docstring); the
+    emulation runs on `host`, a target given at construction (the CPU)."""
+
+    name = "cuda"
+    summary = "NVIDIA GPUs: PTX checked by ptxas, run by CUDA's driver, or emulated on this CPU"
+    kernel_form = "a gpu.func of gpu.module @ember_kernels, launched by gpu.launch_func"
+    onnx_device = "CUDA"
+
+    def __init__(self, host: Target):
+        self.host = host
+
+    def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
+        try:
+            graph = graph_passes(options.opt_level, "none", options.disabled)
+        except DiagnosticException as error:
+            raise EmberError(str(error)) from None
+        expand = [] if ExpandMathPass.name in options.disabled else [ExpandMathPass()]
+        loop = [ConvertTensorToLoopPass(), GpuDefaultSchedulePass(), LoopGeneratePass(), *expand,
+                PackWeightsPass(), PlanMemoryPass()]  # fmt: skip
+        return [*(("graph", p) for p in graph), ("tensor", ConvertGraphToTensorPass()),
+                *(("loop", p) for p in loop), ("gpu", ConvertLoopToGpuPass())]  # fmt: skip
+
+    def default_schedule(self) -> ModulePass:
+        return GpuDefaultSchedulePass()
+
+    def lower(self, module: ModuleOp, report: CompileReport, options: Options) -> GpuModule:
+        """`module` (graph IR, consumed) through the pipeline to the `gpu` level."""
+        function = entry_function(module)
+        inputs, outputs = model_specs(function)
+        function.sym_name = StringAttr(ENTRY)
+        context = Context()
+        for index, (stage, passes) in enumerate(groupby(self.pipeline(options), lambda p: p[0])):
+            with report.stage(stage):
+                if index == 0:
+                    verify_stage(module, f"before the {stage} stage")
+                for _, compiler_pass in passes:
+                    with report.timed_pass(compiler_pass.name):
+                        try:
+                            compiler_pass.apply(context, module)
+                        except DiagnosticException as error:
+                            raise CompileError(first_line(error)) from error
+                verify_stage(module, f"after the {stage} stage")
+        plan = launch_plan(module, ENTRY, len(inputs))
+        report.arena_bytes = plan.arena_bytes
+        report.weights_bytes = plan.weights_bytes
+        return GpuModule(module, weights_blob(module), plan, inputs, outputs)
+
+    def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
+        lowered = self.lower(module, report, options)
+        if options.emulate:
+            with report.stage("emulate"):
+                return EmulatedModel(lowered, emulate(lowered.module, self.host.jit))
+        with report.stage("ptx"):
+            ptx = lowered.ptx(options.arch)
+        from ember.targets.cuda.runtime import CudaModel
+
+        with report.stage("load"):
+            return CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights)
+
+    def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
+               report: CompileReport, specialize: Specialize) -> CudaFiles:  # fmt: skip
+        if specialize not in ("auto", "none", {}):
+            raise EmberError("--specialize applies to targets that compile symbolic dims "
+                             "(the cuda target compiles static shapes)")  # fmt: skip
+        lowered = self.lower(module, report, options)
+        with report.stage("ptx"):
+            ptx = lowered.ptx(options.arch)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        files = [out_dir / f"{name}.ptx", out_dir / f"{name}.weights"]
+        files[0].write_text(ptx)
+        files[1].write_bytes(lowered.weights.tobytes())
+        manifest: dict[str, Any] = {"arch": options.arch, "ptx": files[0].name,
+                                    "weights": files[1].name}  # fmt: skip
+        if find_ptxas() is not None:
+            with report.stage("ptxas"):
+                assembled = assemble(ptx, options.arch)
+            cubin = out_dir / f"{name}.cubin"
+            cubin.write_bytes(assembled.cubin)
+            files.append(cubin)
+            manifest |= {"cubin": cubin.name, "kernels": _resources(assembled)}
+        manifest |= {
+            "inputs": [_spec(s) for s in lowered.inputs],
+            "outputs": [_spec(s) for s in lowered.outputs],
+            **lowered.plan.to_json(),
+        }
+        files.append(out_dir / f"{name}.json")
+        files[-1].write_text(json.dumps(manifest, indent=2) + "\n")
+        return CudaFiles(files)
+
+
+def _spec(spec: TensorSpec) -> dict[str, Any]:
+    return {"name": spec.name, "shape": list(spec.shape), "dtype": str(spec.dtype)}
+
+
+def _resources(report: PtxasReport) -> dict[str, dict[str, int]]:
+    return {name: vars(kernel).copy() for name, kernel in report.kernels.items()}
+
+
+__all__ = ["ENTRY", "CudaTarget", "EmulatedModel", "GpuModule"]
