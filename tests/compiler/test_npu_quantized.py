@@ -19,8 +19,8 @@ from onnx import numpy_helper
 from xdsl.context import Context
 
 import ember
-from ember.targets.npu.compile import DeviceStep, NpuModel
 from ember.passes.graph.fuse_qdq import FuseQdqPass
+from ember.targets.npu.compile import DeviceStep, NpuModel
 from tests.compiler.test_npu import _cnn
 from tests.compiler.test_npu_models import with_logits
 from tests.support.models import (
