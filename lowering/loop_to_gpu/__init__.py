@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import func, linalg, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -96,6 +97,11 @@ class _HostFunction:
             if isinstance(op, KernelOp):
                 self._kernel_region(op)
             elif not (rematerializable(op) or isinstance(op, func.ReturnOp)):
+                if any(result.uses for result in op.results):
+                    raise DiagnosticException(
+                        f"{PASS}: {op.name} computes a value on the host that later code reads; "
+                        "the host only launches kernels (and computes sizes and views)"
+                    )
                 self.outline(op, op)
                 op.detach()
                 op.erase()

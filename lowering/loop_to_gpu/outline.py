@@ -75,6 +75,7 @@ class ValueCopier:
         self.where = where
         self.available = available
         self.mapping: dict[SSAValue, SSAValue] = {}
+        self.constants: dict[int, SSAValue] = {}
 
     def __call__(self, value: SSAValue) -> SSAValue:
         if value in self.mapping:
@@ -158,11 +159,13 @@ class KernelBuilder:
 
 
 def host_index(host: ValueCopier, value: int | SSAValue) -> SSAValue:
-    """`value` as an `index` on the host: a constant, or the host's copy of
-    a value computed from arguments."""
+    """`value` as an `index` on the host: a constant (one per value and
+    launch), or the host's copy of a value computed from arguments."""
     if isinstance(value, int):
-        constant = arith.ConstantOp.from_int_and_width(value, IndexType())
-        return host.builder.insert(constant).results[0]
+        if value not in host.constants:
+            constant = arith.ConstantOp.from_int_and_width(value, IndexType())
+            host.constants[value] = host.builder.insert(constant).results[0]
+        return host.constants[value]
     return host(value)
 
 

@@ -1,0 +1,40 @@
+// RUN: ember-opt %s -p convert-loop-to-gpu --split-input-file --verify-diagnostics | filecheck %s
+// RUN: not ember-opt %s -p convert-loop-to-gpu --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
+// RUN: not ember-opt %s -p 'convert-loop-to-gpu{threads=2048}' 2>&1 | filecheck %s --check-prefix=THREADS
+
+// Must not lower: loop-level code convert-loop-to-gpu rejects with a
+// one-line diagnostic, never a traceback.
+
+// FIRST: error: convert-loop-to-gpu: memref.load computes a value on the host that later code reads
+
+// THREADS: error: convert-loop-to-gpu: threads must be 1 to 1024, got 2048
+
+// The host cannot compute a value from memory for a kernel to read: kernels
+// get arguments, and what pure arithmetic and views make of them.
+
+func.func @host_value(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<4xf32>
+  loop.kernel {
+    memref.store %v, %y[%c0] : memref<4xf32>
+  }
+  func.return
+}
+
+// CHECK: convert-loop-to-gpu: memref.load computes a value on the host that later code reads; the host only launches kernels (and computes sizes and views)
+
+// -----
+
+// A block-tiled schedule on an op that is not a contraction.
+
+func.func @not_a_product(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  loop.kernel {
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<64x64xf32>) outs(%y : memref<64x64xf32>) attrs = {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>} {
+    ^bb0(%a: f32, %b: f32):
+      linalg.yield %a : f32
+    }
+  }
+  func.return
+}
+
+// CHECK: convert-loop-to-gpu: linalg.generic {{.*}} cannot run as #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>: its body is not a sum of products (out + a * b)

@@ -1,0 +1,110 @@
+// RUN: ember-opt %s --split-input-file -p convert-loop-to-gpu | filecheck %s
+
+// A parallel band: one thread per point (8 x 32 = 256 points, 2 blocks of
+// 128), the view of the arena recomputed in the kernel, the arena passed.
+
+func.func @band(%x: memref<8x32xf32>, %arena: memref<1024xi8> {ember.arena}) {
+  %off = arith.constant 0 : index
+  %y = memref.view %arena[%off][] : memref<1024xi8> to memref<8x32xf32>
+  loop.kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      "scf.parallel"(%c0, %c32, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+      ^bb0(%j: index):
+        %v = memref.load %x[%i, %j] : memref<8x32xf32>
+        memref.store %v, %y[%i, %j] : memref<8x32xf32>
+        scf.reduce
+      }) : (index, index, index) -> ()
+      scf.reduce
+    }) : (index, index, index) -> ()
+  }
+  func.return
+}
+
+// CHECK:      builtin.module attributes {gpu.container_module} {
+// CHECK:        func.func @band(%x: memref<8x32xf32>, %arena: memref<1024xi8> {ember.arena}) {
+// CHECK-NOT:      memref.view
+// CHECK:          "gpu.launch_func"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %x, %arena) <{kernel = @ember_kernels::@band_kernel0
+// CHECK-NEXT:     func.return
+// CHECK:        "gpu.module"() <{sym_name = "ember_kernels"}> ({
+// CHECK:          "gpu.func"() <{function_type = (memref<8x32xf32>, memref<1024xi8>) -> (), kernel}> ({
+// CHECK:            memref.view %{{.*}}[%{{.*}}][] : memref<1024xi8> to memref<8x32xf32>
+// CHECK:            %[[T:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}>
+// CHECK:            %[[B:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK:            %[[D:.*]] = "gpu.block_dim"() <{dimension = #gpu<dim x>}>
+// CHECK:            %[[F:.*]] = arith.muli %[[B]], %[[D]] : index
+// CHECK:            %[[P:.*]] = arith.addi %[[F]], %[[T]] : index
+// CHECK:            %[[N:.*]] = arith.constant 256 : index
+// CHECK:            %[[IN:.*]] = arith.cmpi ult, %[[P]], %[[N]] : index
+// CHECK:            scf.if %[[IN]] {
+// CHECK:              arith.remui %[[P]]
+// CHECK:              memref.load
+// CHECK:              memref.store
+// CHECK:          }) {sym_name = "band_kernel0"}
+
+// -----
+
+// A contraction with a block-tiled schedule: the fill before it is its
+// accumulators' start; two shared tiles, two barriers, a 2 x 2 register
+// tile a thread; grid (ceil(80/64), ceil(70/64), 1), block (32, 32, 1).
+
+func.func @tiled(%a: memref<70x96xf32>, %b: memref<96x80xf32>, %c: memref<70x80xf32>) {
+  loop.kernel {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<70x80xf32>)
+    linalg.matmul {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [32, 32], k_tile = 32>} ins(%a, %b : memref<70x96xf32>, memref<96x80xf32>) outs(%c : memref<70x80xf32>)
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @tiled
+// CHECK-DAG:     %[[GX:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[TX:.*]] = arith.constant 32 : index
+// CHECK:         "gpu.launch_func"(%[[GX]], %{{.*}}, %{{.*}}, %[[TX]], %{{.*}}, %{{.*}}, %a, %b, %c)
+// CHECK-NOT:     "gpu.launch_func"
+// CHECK:         func.return
+// CHECK:         "gpu.func"
+// CHECK:           ember_gpu.shared : memref<64x32xf32, 3 : i64>
+// CHECK:           ember_gpu.shared : memref<32x64xf32, 3 : i64>
+// CHECK:           scf.for
+// CHECK:             "gpu.barrier"() : () -> ()
+// CHECK:             scf.for
+// CHECK-COUNT-4:       arith.mulf
+// CHECK:             "gpu.barrier"() : () -> ()
+// CHECK-NOT:       arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:           memref.store
+
+// -----
+
+// A sequential nest runs as a kernel of one thread; a kernel function
+// (ember.kernel) is left alone.
+
+func.func @serial(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.store %one, %x[%i] : memref<4xf32>
+  }
+  func.return
+}
+
+func.func @already_a_kernel(%x: memref<4xf32>) attributes {ember.kernel} {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %x[%c0] : memref<4xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @serial
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : index
+// CHECK:         "gpu.launch_func"(%[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %x)
+// CHECK-LABEL: func.func @already_a_kernel
+// CHECK-NEXT:    arith.constant 0 : index
+// CHECK-NEXT:    arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    memref.store

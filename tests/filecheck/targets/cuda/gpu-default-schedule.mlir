@@ -1,0 +1,49 @@
+// RUN: ember-opt %s -p gpu-default-schedule | filecheck %s
+
+// Products with m and n of 32 or more: block-tiled (64 along a dim of 64
+// or more, else 32); the batch dim of a batched product is left to the grid.
+
+func.func @products(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x256xf32>,
+                    %p: memref<4x40x16xf32>, %q: memref<4x16x48xf32>, %r: memref<4x40x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x96xf32>, memref<96x256xf32>) outs(%c : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %q : memref<4x40x16xf32>, memref<4x16x48xf32>) outs(%r : memref<4x40x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @products
+// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>}
+// CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<dims = [1, 2, 3], block = [32, 32], threads = [16, 16], k_tile = 16>}
+
+// Must not tile: a product with m below 32 (a batch of 8), an elementwise
+// op, a reduction; they get a #loop.schedule whose parallel dims come
+// first. A schedule given is kept, and ops on tensors are left alone.
+
+func.func @loops(%x: memref<8x64xf32>, %w: memref<64x32xf32>, %y: memref<8x32xf32>, %z: memref<8xf32>,
+                 %t: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  linalg.matmul ins(%x, %w : memref<8x64xf32>, memref<64x32xf32>) outs(%y : memref<8x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : memref<8x32xf32>) outs(%y : memref<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%y : memref<8x32xf32>) outs(%z : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  linalg.matmul {schedule = #loop.schedule<order = [1, 0, 2]>} ins(%x, %w : memref<8x64xf32>, memref<64x32xf32>) outs(%y : memref<8x32xf32>)
+  %u = linalg.matmul ins(%t, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%t : tensor<64x64xf32>) -> tensor<64x64xf32>
+  func.return %u : tensor<64x64xf32>
+}
+
+// CHECK-LABEL: func.func @loops
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [0, 1, 2], parallel = [0, 1]>}
+// CHECK:         attrs = {schedule = #loop.schedule<order = [0, 1], parallel = [0, 1]>}
+// CHECK:         attrs = {schedule = #loop.schedule<order = [1, 0], parallel = [1]>}
+// CHECK:         linalg.matmul {schedule = #loop.schedule<order = [1, 0, 2]>}
+// CHECK:         linalg.matmul ins(%t, %t

@@ -1,0 +1,198 @@
+"""The cuda target end to end: models lowered to the `gpu` level match
+onnxruntime when their kernels run on this CPU (every block and thread,
+barriers respected), their PTX passes ptxas, and the generated kernels
+need what they have (a barrier removed or a thread index shifted makes the
+emulated result wrong)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects import arith, gpu
+from xdsl.dialects.builtin import ModuleOp
+
+import ember
+from ember.frontends.onnx import import_onnx
+from ember.options import Options
+from ember.report import CompileReport
+from ember.targets.cuda.emulator import emulate
+from ember.targets.cuda.launch_plan import Launch
+from ember.targets.cuda.ptxas import assemble
+from ember.targets.cuda.target import EmulatedModel, GpuModule
+from ember.targets.registry import target_named
+from tests.support.models import (
+    gpt_block,
+    light_model_path,
+    mlp,
+    random_inputs,
+    run_onnxruntime,
+    transformer_encoder,
+    with_random_weights,
+)
+
+needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None,
+                                 reason="ptxas (CUDA toolkit) is not on PATH")  # fmt: skip
+
+
+def _squeezenet() -> onnx.ModelProto:
+    return with_random_weights(onnx.load(light_model_path("squeezenet")), 0)
+
+
+def _resnet50() -> onnx.ModelProto:
+    return with_random_weights(onnx.load(light_model_path("resnet50")), 0)
+
+
+def _matmul_bias_relu(m: int = 70, k: int = 96, n: int = 80) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "B")]  # fmt: skip
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["y"]),
+             helper.make_node("Add", ["y", "B"], ["z"]), helper.make_node("Relu", ["z"], ["r"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "mm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, [m, n])], inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
+    "mlp": lambda: mlp(batch=16, sizes=(128, 256, 256, 10)),
+    "bert_layer": lambda: transformer_encoder(seq=32, hidden=128, heads=2, ffn=256),
+    "gpt_block": lambda: gpt_block(seq=32, hidden=128, heads=2, ffn=256),
+    "squeezenet": _squeezenet,
+}
+
+
+def _check_emulated(model: onnx.ModelProto) -> None:
+    feeds = random_inputs(model)
+    compiled = ember.compile(model, target="cuda", emulate=True)
+    assert isinstance(compiled, EmulatedModel)
+    expected = run_onnxruntime(model, feeds)
+    for got, want in zip(compiled.run(feeds), expected, strict=True):
+        assert np.asarray(want).std() > 0
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_emulated_models_match_onnxruntime(name: str) -> None:
+    _check_emulated(MODELS[name]())
+
+
+@pytest.mark.slow
+def test_emulated_resnet50_matches_onnxruntime() -> None:
+    _check_emulated(_resnet50())
+
+
+def _lowered(model: onnx.ModelProto) -> GpuModule:
+    target = target_named("cuda")
+    return target.lower(import_onnx(model), CompileReport(), Options())  # type: ignore[attr-defined]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", ["mlp", "squeezenet"])
+def test_every_kernel_passes_ptxas_for_sm80_and_sm90(name: str) -> None:
+    lowered = _lowered(MODELS[name]())
+    kernels = {launch.kernel for launch in lowered.plan.launches}
+    for arch in ("sm_80", "sm_90"):
+        report = assemble(lowered.ptx(arch), arch)
+        assert kernels <= set(report.kernels)
+        assert all(k.spill_stores == 0 for k in report.kernels.values())
+
+
+@needs_ptxas
+@pytest.mark.parametrize(
+    "make",
+    [lambda: transformer_encoder(seq=128), lambda: gpt_block(seq=128)],
+    ids=["bert_base_layer", "gpt_block"],
+)
+def test_full_size_transformer_layers_pass_ptxas(make: Callable[[], onnx.ModelProto]) -> None:
+    lowered = _lowered(make())
+    report = assemble(lowered.ptx("sm_90"), "sm_90")
+    tiled = [k for k in report.kernels.values() if k.shared_bytes]
+    assert tiled and all(k.barriers >= 1 for k in tiled)  # the projections are block-tiled
+
+
+@needs_ptxas
+@pytest.mark.slow
+def test_resnet50_passes_ptxas() -> None:
+    lowered = _lowered(_resnet50())
+    assert len(assemble(lowered.ptx("sm_90"), "sm_90").kernels) == len(
+        {launch.kernel for launch in lowered.plan.launches}
+    )
+
+
+def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
+    lowered = _lowered(_matmul_bias_relu())
+    first, *rest = lowered.plan.launches
+    # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is absorbed.
+    assert first == Launch("main_kernel0", (2, 2, 1), (16, 16, 1), ("input:0", "weights", "arena"))
+    assert [launch.grid for launch in rest] == [(22, 1, 1)] * len(rest)  # 5,600 points / 256
+    assert rest[-1].arguments[-1] == "output:0"
+
+
+def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
+    """The emulated result of `module`, a (possibly changed) copy of `lowered`'s."""
+    changed = GpuModule(module, lowered.weights, lowered.plan, lowered.inputs, lowered.outputs)
+    [result] = EmulatedModel(changed, emulate(module, target_named("cpu").jit))(x)
+    return result
+
+
+def _tiled_kernel(module: ModuleOp) -> gpu.FuncOp:
+    return next(op for op in module.walk()
+                if isinstance(op, gpu.FuncOp) and any(isinstance(b, gpu.BarrierOp) for b in op.walk()))  # fmt: skip
+
+
+def test_the_tiled_kernel_needs_its_first_barrier() -> None:
+    model = _matmul_bias_relu()
+    lowered = _lowered(model)
+    x = random_inputs(model)["x"]
+    [expected] = run_onnxruntime(model, {"x": x})
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    mutated = lowered.module.clone()
+    first_barrier = next(
+        op for op in _tiled_kernel(mutated).walk() if isinstance(op, gpu.BarrierOp)
+    )
+    first_barrier.detach()
+    first_barrier.erase()
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_shifted_thread_index_is_wrong() -> None:
+    model = _matmul_bias_relu()
+    lowered = _lowered(model)
+    x = random_inputs(model)["x"]
+    [expected] = run_onnxruntime(model, {"x": x})
+    mutated = lowered.module.clone()
+    # The last kernel (the ReLU into the output): thread t takes point t + 1.
+    kernel = [op for op in mutated.walk() if isinstance(op, gpu.FuncOp)][-1]
+    thread = next(op for op in kernel.walk() if isinstance(op, gpu.ThreadIdOp))
+    one = arith.ConstantOp.from_int_and_width(1, thread.result.type)
+    shifted = arith.AddiOp(thread.result, one.result)
+    assert thread.parent_block() is not None
+    thread.parent_block().insert_ops_after([one, shifted], thread)  # type: ignore[union-attr]
+    thread.result.replace_uses_with_if(shifted.result, lambda use: use.operation is not shifted)
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_deploy_writes_ptx_weights_and_the_launch_plan(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from ember.deploy import compile_to_directory
+
+    out = Path(str(tmp_path))
+    deployed = compile_to_directory(_matmul_bias_relu(), out, "mm", target="cuda")
+    names = sorted(p.name for p in deployed.files)
+    expected = ["mm.json", "mm.ptx", "mm.weights", *(["mm.cubin"] if shutil.which("ptxas") else [])]
+    assert names == sorted(expected)
+    assert ".entry main_kernel0" in (out / "mm.ptx").read_text()
+    import json
+
+    manifest = json.loads((out / "mm.json").read_text())
+    assert manifest["launches"][0]["block"] == [16, 16, 1]
+    assert (out / "mm.weights").stat().st_size == manifest["weights_bytes"]
