@@ -372,7 +372,7 @@ def _options(args: argparse.Namespace) -> Options:
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would be silently ignored are mistakes."""
     if getattr(args, "target", "cpu") == REFERENCE and getattr(args, "threads", None):
-        raise EmberError("--threads applies to compiled code (the reference interpreter does not "
+        raise EmberError("--threads applies to --target cpu (the reference interpreter does not "
                          "run compiled code)")  # fmt: skip
     if getattr(args, "opt_level", 2) == 2:
         return

@@ -42,10 +42,11 @@ def compile_to_directory(
     default, `"auto"`, is `targets.versions.AUTO_DOC`, and `"none"` leaves
     the generic version alone."""
     chosen = target_named(target)
+    out = chosen.prepare_output(Path(out_dir), name)
     report = report or CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes, dims)
-    return chosen.deploy(module, Path(out_dir), name, options, report, specialize)
+    return chosen.deploy(module, out, name, options, report, specialize)
 
 
 __all__ = ["compile_to_directory"]

@@ -80,6 +80,12 @@ class Target(ABC):
                report: CompileReport, specialize: Specialize) -> Deployment:  # fmt: skip
         """`module` compiled ahead of time into `out_dir`, files named after `name`."""
 
+    def prepare_output(self, out_dir: Path, name: str) -> Path:
+        """`out_dir`, made and checked writable, with `name` checked for
+        naming the deployed files: done before the model is imported, so a
+        mistake costs no compile."""
+        return writable_directory(out_dir, name)
+
     def jit(self, module: ModuleOp) -> Any:
         """An `llvm`-dialect module compiled into this process, giving ctypes
         functions by `function(name, restype, argtypes)`: what a host target
@@ -94,4 +100,19 @@ class Target(ABC):
         return None
 
 
-__all__ = ["Deployment", "Target"]
+def writable_directory(out_dir: Path, name: str) -> Path:
+    """`out_dir`, made if missing, after checking that a file named after
+    `name` can be written in it (an EmberError naming the directory if not)."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".{name}.probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise EmberError(
+            f"{out_dir}: cannot write the output directory: {error.strerror}"
+        ) from None
+    return out_dir
+
+
+__all__ = ["Deployment", "Target", "writable_directory"]

@@ -66,6 +66,7 @@ from ember.targets.cpu.entry_check import (
 )
 from ember.targets.cpu.generic import arena_formula, lower_generic
 from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
+from ember.targets.target import writable_directory
 from ember.targets.versions import (
     Specialize,
     SymbolicSpec,
@@ -147,21 +148,18 @@ def buffer_fields(
     return fields
 
 
-def _output_directory(out_dir: str | Path, name: str) -> Path:
+def check_name(name: str) -> None:
+    """An EmberError unless `name` can prefix the header's C identifiers."""
     if not is_c_identifier(name) or is_reserved(name):
         raise EmberError(
             f"--name '{name}' must be a C identifier that does not start with '_' "
             "or contain '__' and is not a keyword"
         )
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".{name}.probe"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as error:
-        raise EmberError(f"{out}: cannot write the output directory: {error.strerror}") from None
-    return out
+
+
+def _output_directory(out_dir: str | Path, name: str) -> Path:
+    check_name(name)
+    return writable_directory(Path(out_dir), name)
 
 
 def _object_code(modules: Sequence[ModuleOp], report: CompileReport, set_threads: str,

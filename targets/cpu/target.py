@@ -10,7 +10,7 @@ from xdsl.passes import ModulePass
 
 from ember.options import Options
 from ember.report import CompileReport
-from ember.targets.cpu.deploy import DeployedModel, deploy_module
+from ember.targets.cpu.deploy import DeployedModel, check_name, deploy_module
 from ember.targets.cpu.model import compile_module
 from ember.targets.cpu.pipeline import cpu_passes, jit_library
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
@@ -37,6 +37,10 @@ class CpuTarget(Target):
 
     def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
         return compile_module(module, report, options)
+
+    def prepare_output(self, out_dir: Path, name: str) -> Path:
+        check_name(name)  # it prefixes the header's C identifiers
+        return super().prepare_output(out_dir, name)
 
     def jit(self, module: ModuleOp) -> Any:
         return jit_library(module, CompileReport())

@@ -102,7 +102,7 @@ def test_symbolic_shapes_and_versions_are_refused_with_a_reason() -> None:
         ember.compile(model, target="npu")
     with pytest.raises(EmberError, match="no specialize"):
         ember.compile(model, target="npu", specialize={"N": [1]})
-    with pytest.raises(EmberError, match="available: cpu, npu"):
+    with pytest.raises(EmberError, match="available: cpu, cuda, npu"):
         ember.compile(model, target="tpu")
 
 

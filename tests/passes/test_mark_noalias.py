@@ -16,8 +16,8 @@ from xdsl.dialects.func import CallOp
 from xdsl.ir import BlockArgument, SSAValue
 
 import ember
-from ember.compiler import entry_function
 from ember.dialects.loop import KERNEL_ATTR
+from ember.reference import entry_function
 from ember.targets.cpu.mark_noalias import NOALIAS
 from ember.targets.cpu.pipeline import cpu_passes, make_entry
 from tests.support.models import light_model_path, random_inputs, run_onnxruntime
