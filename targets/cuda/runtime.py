@@ -35,6 +35,10 @@ asynchronously, so a fault inside one surfaces at the next synchronisation:
 with `synchronous=True` every launch is followed by one, and the error
 names the kernel that faulted.
 
+A model owns one set of device buffers and one stream: calls from several
+threads at once must be serialised by the caller (each call makes the
+model's context current on its thread, so one thread after another is fine).
+
 `cuda_available()` is None where a GPU can be used, else the reason.
 """
 
