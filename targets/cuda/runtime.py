@@ -75,7 +75,8 @@ def load_driver() -> Any:
     except ImportError:
         raise CudaUnavailable(
             f"running on the GPU needs cuda-bindings: {INSTALL} (its 13.x needs a CUDA 13 "
-            "driver, 12.x a CUDA 12 one: see nvidia-smi's 'CUDA Version')"
+            "driver, 12.x a CUDA 12 one: see nvidia-smi's 'CUDA Version'); or run with "
+            "--emulate to run the kernels on this CPU"
         ) from None
     return driver
 

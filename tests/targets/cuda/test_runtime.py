@@ -36,6 +36,7 @@ from ember.targets.cuda.emulator import emulate
 from ember.targets.cuda.errors import CudaError, CudaUnavailable, LaunchPlanMismatch
 from ember.targets.cuda.launch_plan import Launch, LaunchPlan
 from ember.targets.cuda.runtime import CudaModel, check_plan, cuda_available, entry_parameters
+from ember.targets.registry import target_named
 from tests.support.cuda_programs import BYTES, SPECS, N, data, expected, model_parts, program
 
 
@@ -58,7 +59,7 @@ def bindings_installed() -> bool:
 def test_the_program_computes_x_times_w_plus_one_in_the_emulator() -> None:
     x, w = data()
     y = np.full(N, np.nan, np.float32)
-    emulate(program()).main(x, y, w.view(np.int8), np.zeros(BYTES, np.int8))
+    emulate(program(), target_named("cpu").jit).main(x, y, w.view(np.int8), np.zeros(BYTES, np.int8))
     np.testing.assert_allclose(y, expected(x, w), rtol=1e-6)
 
 
