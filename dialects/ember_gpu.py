@@ -23,13 +23,19 @@ schedule as its `schedule` attribute (as a CPU schedule is a
 `#loop.schedule`), written by the GPU target's `gpu-default-schedule`,
 printable and editable by hand, obeyed by `convert-loop-to-gpu`:
 
-    #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>
+    #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
 
-- `dims = [m, n, k]`: the op's dims the tiles run along: m and n parallel
-  dims of the output, k the reduction dim (the op's other dims are batch
-  dims, one grid z index per point);
-- `block = [BM, BN]`: the outputs one block computes, BM along m by BN along
-  n (the grid covers the output in such tiles, partial ones at the edges);
+- `m`, `n`, `k`: the op's dims the product runs along, as a matrix product
+  of M x K by K x N: the rows are the points of the `m` dims (parallel dims
+  the output and one operand read), the columns those of the `n` dims
+  (parallel dims the output and the other operand read), the reduction
+  those of the `k` dims (every reduction dim), each group numbered
+  row-major. A convolution is such a product over its output channels,
+  its output pixels and its (channel, window) points ("implicit GEMM");
+  the op's other dims are batch dims, one grid z index per point;
+- `block = [BM, BN]`: the outputs one block computes, BM rows by BN
+  columns (the grid covers the output in such tiles, partial ones at the
+  edges);
 - `threads = [TX, TY]`: the block's threads, TX along n by TY along m; each
   computes a register tile of (BM / TY) x (BN / TX) outputs, thread (tx, ty)
   the rows ty, ty + TY, ... and the columns tx, tx + TX, ... of its block's
@@ -38,6 +44,12 @@ printable and editable by hand, obeyed by `convert-loop-to-gpu`:
   tile of the first operand and a BK x BN tile of the second in shared
   memory (`ember_gpu.shared`), loaded by all the block's threads together
   between two `gpu.barrier`s.
+
+An elementwise generic right after such a contraction whose values it can
+compute from the contraction's in registers (a bias, an activation, a
+residual: `ember.passes.loop.epilogue`'s rules) carries `#ember_gpu.epilogue`:
+it runs in the contraction's kernel, on each output value before the store,
+and no kernel of its own.
 
 Every other structured op runs with a `#loop.schedule` whose parallel dims
 come first (`gpu-default-schedule` writes it): `loop-generate` makes its
@@ -113,12 +125,15 @@ MAX_SHARED_BYTES = 48 * 1024
 """The most shared memory a block may stage (CUDA's static limit)."""
 
 
-def tiling_problem(dims: Sequence[int], block: Sequence[int], threads: Sequence[int],
+def tiling_problem(groups: Sequence[Sequence[int]], block: Sequence[int], threads: Sequence[int],
                    k_tile: int, element_bytes: int = 4) -> str | None:  # fmt: skip
     """What is wrong with these fields of a `#ember_gpu.schedule` (None if
-    nothing): the rules every tiled contraction's schedule keeps."""
-    if len(dims) != 3 or len(set(dims)) != 3 or min(dims) < 0:
-        return f"dims must be three distinct dims [m, n, k], got {list(dims)}"
+    nothing): the rules every tiled contraction's schedule keeps. `groups`
+    are the m, n and k dims."""
+    dims = [d for group in groups for d in group]
+    if not all(groups) or len(set(dims)) != len(dims) or min(dims) < 0:
+        return (f"m, n and k must be non-empty and name distinct dims, got "
+                f"{', '.join(f'{g} = {list(v)}' for g, v in zip('mnk', groups))}")  # fmt: skip
     if len(block) != 2 or len(threads) != 2 or min(*block, *threads, k_tile) < 1:
         return (f"block and threads must be two positive sizes and k_tile positive, got "
                 f"block = {list(block)}, threads = {list(threads)}, k_tile = {k_tile}")  # fmt: skip
@@ -146,7 +161,7 @@ def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
     return ArrayAttr([IntAttr(v) for v in values])
 
 
-_LIST_FIELDS = ("dims", "block", "threads")
+_LIST_FIELDS = ("m", "n", "k", "block", "threads")
 _FIELDS = (*_LIST_FIELDS, "k_tile")
 
 
@@ -156,26 +171,23 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
 
     name = "ember_gpu.schedule"
 
-    dims: ArrayAttr[IntAttr]
+    m: ArrayAttr[IntAttr]
+    n: ArrayAttr[IntAttr]
+    k: ArrayAttr[IntAttr]
     block: ArrayAttr[IntAttr]
     threads: ArrayAttr[IntAttr]
     k_tile: IntAttr
 
-    def __init__(self, dims: Sequence[int], block: Sequence[int], threads: Sequence[int],
-                 k_tile: int):  # fmt: skip
-        super().__init__(_ints(dims), _ints(block), _ints(threads), IntAttr(k_tile))
+    def __init__(self, m: Sequence[int], n: Sequence[int], k: Sequence[int],
+                 block: Sequence[int], threads: Sequence[int], k_tile: int):  # fmt: skip
+        super().__init__(_ints(m), _ints(n), _ints(k), _ints(block), _ints(threads),
+                         IntAttr(k_tile))  # fmt: skip
 
     @property
-    def m(self) -> int:
-        return self.dims.data[0].data
-
-    @property
-    def n(self) -> int:
-        return self.dims.data[1].data
-
-    @property
-    def k(self) -> int:
-        return self.dims.data[2].data
+    def groups(self) -> tuple[list[int], list[int], list[int]]:
+        """The m, n and k dims."""
+        m, n, k = ([d.data for d in group.data] for group in (self.m, self.n, self.k))
+        return m, n, k
 
     @property
     def block_tile(self) -> tuple[int, int]:
@@ -194,8 +206,7 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
         return self.k_tile.data
 
     def verify(self) -> None:
-        problem = tiling_problem([v.data for v in self.dims.data], self.block_tile,
-                                 self.block_threads, self.k_step)  # fmt: skip
+        problem = tiling_problem(self.groups, self.block_tile, self.block_threads, self.k_step)
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
@@ -226,16 +237,24 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
         missing = [name for name in _FIELDS if name not in values]
         if missing:
             parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)
-        dims, block, threads, k_tile = (values[name] for name in _FIELDS)
-        assert isinstance(dims, list) and isinstance(block, list) and isinstance(threads, list)
-        assert isinstance(k_tile, int)
-        problem = tiling_problem(dims, block, threads, k_tile)
+        m, n, k, block, threads, k_tile = (values[name] for name in _FIELDS)
+        lists = (m, n, k, block, threads)
+        assert all(isinstance(v, list) for v in lists) and isinstance(k_tile, int)
+        problem = tiling_problem((m, n, k), block, threads, k_tile)  # type: ignore[arg-type]
         if problem is not None:
             parser.raise_error(f"{cls.name}: {problem}", start, end)
-        return [_ints(dims), _ints(block), _ints(threads), IntAttr(k_tile)]
+        return [*(_ints(v) for v in lists), IntAttr(k_tile)]  # type: ignore[arg-type]
 
 
-EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr])
+@irdl_attr_definition
+class EpilogueAttr(ParametrizedAttribute, KernelSchedule):
+    """The schedule of an elementwise generic that runs in the registers of
+    the tiled contraction before it (see the module docstring)."""
+
+    name = "ember_gpu.epilogue"
+
+
+EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr, EpilogueAttr])
 
 __all__ = [
     "MAX_REGISTER_TILE",
@@ -243,6 +262,7 @@ __all__ = [
     "MAX_THREADS",
     "SHARED_MEMORY_SPACE",
     "EmberGpu",
+    "EpilogueAttr",
     "GpuScheduleAttr",
     "SharedOp",
     "is_shared",

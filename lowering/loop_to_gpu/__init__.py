@@ -17,7 +17,9 @@ where the region stood (the region itself goes):
   `threads` per block along x (`threads.py`);
 - a structured op with a `#ember_gpu.schedule`: a block-tiled contraction
   with shared-memory staging (`contraction.py`); a `linalg.fill` of a
-  constant just before it into its output becomes its accumulators' start;
+  constant just before it into its output becomes its accumulators' start,
+  and the generics after it marked `#ember_gpu.epilogue` run on its values
+  in registers;
 - anything else that is not pure arithmetic or a view (an `scf.for` nest, a
   lone store): a kernel of one thread.
 
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import func, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
@@ -42,7 +44,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import GpuScheduleAttr
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
 from ember.dialects.schedule import SCHEDULE
 from ember.lowering.loop_to_gpu.contraction import absorbed_fill, outline_contraction
@@ -97,6 +99,11 @@ class _HostFunction:
             if isinstance(op, KernelOp):
                 self._kernel_region(op)
             elif not (rematerializable(op) or isinstance(op, func.ReturnOp)):
+                if isinstance(op, memref.AllocOp):
+                    raise DiagnosticException(
+                        f"{PASS}: a memref.alloc on the host: plan the buffers into the arena "
+                        "first (loop-plan-memory)"
+                    )
                 if any(result.uses for result in op.results):
                     raise DiagnosticException(
                         f"{PASS}: {op.name} computes a value on the host that later code reads; "
@@ -117,6 +124,8 @@ class _HostFunction:
         for op in region.block.ops:
             if op in skipped or rematerializable(op) or isinstance(op, YieldOp):
                 continue
+            if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr):
+                continue  # it runs in the contraction's kernel before it
             fill = absorbed_fill(op)
             if fill is not None:
                 skipped.add(fill)

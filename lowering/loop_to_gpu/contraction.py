@@ -2,13 +2,17 @@
 tile per thread.
 
 For a structured op whose body accumulates a product (`out + a * b`) and
-whose `schedule` is `#ember_gpu.schedule<dims = [m, n, k], block = [BM, BN],
-threads = [TX, TY], k_tile = BK>` (dialects/ember_gpu.py), with static
-extents M, N, K along m, n, k and any other dims parallel (batch dims, all
-in the output):
+whose `schedule` is `#ember_gpu.schedule<m = [...], n = [...], k = [...],
+block = [BM, BN], threads = [TX, TY], k_tile = BK>` (dialects/ember_gpu.py),
+with static extents: the op is a product of an M x K matrix (the *row
+operand*, the one of a and b that reads the m and k dims) by a K x N one
+(the *column operand*, reading the k and n dims), M, N and K the numbers of
+points of the m, n and k dims, each point numbered row-major over its
+group's dims (`delinearize`); the op's other dims are batch dims, which all
+of them may read:
 
 - the grid is (ceil(N / BN), ceil(M / BM), the batch dims' points); block
-  (bx, by, bz) computes the outputs m in [by * BM, +BM), n in [bx * BN,
+  (bx, by, bz) computes the rows [by * BM, +BM) and the columns [bx * BN,
   +BN) of batch point bz (row-major over the batch dims);
 - each of its TX x TY threads keeps RM x RN = (BM / TY) x (BN / TX)
   accumulators in registers (loop-carried values), for the rows ty + i * TY
@@ -25,15 +29,24 @@ in the output):
 - at the end each thread adds its accumulators to the output elements it
   owns that exist (or, where a `linalg.fill` of a constant into the output
   comes just before the op, starts from that constant and stores without
-  reading: the fill's kernel is not emitted).
+  reading: the fill's kernel is not emitted);
+- its epilogue, the elementwise generics after the op marked
+  `#ember_gpu.epilogue` by `gpu-default-schedule` (a bias, an activation, a
+  residual: `ember.passes.loop.epilogue`'s rules), runs on each output value
+  in registers, op by op as their bodies say, reading their other inputs at
+  the output's place; the value is stored into the last one's output, and
+  those generics run no kernel of their own.
 
 Operands are read through the op's indexing maps, so transposed operands
-(`a` k-major, `b` n-major as in Q K^T) and views work, less coalesced.
+(`a` k-major, `b` n-major as in Q K^T), a convolution's windows (`oh * s +
+kh`) and views work, less coalesced.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, gpu, memref, scf
@@ -44,10 +57,17 @@ from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import GpuScheduleAttr, SharedOp, shared_memory_type
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, SharedOp, shared_memory_type
+from ember.dialects.ember_linalg import indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
-from ember.lowering.loop_to_gpu.outline import PASS, KernelBuilder, ValueCopier, host_index
+from ember.lowering.loop_to_gpu.outline import (
+    PASS,
+    KernelBuilder,
+    ValueCopier,
+    host_index,
+    rematerializable,
+)
 
 _X, _Y, _Z = (gpu.DimensionAttr(d) for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y,
                                              gpu.DimensionEnum.Z))  # fmt: skip
@@ -59,31 +79,55 @@ def tiled_schedule(op: Operation) -> GpuScheduleAttr | None:
     return schedule if isinstance(schedule, GpuScheduleAttr) else None
 
 
+@dataclass(frozen=True)
+class Roles:
+    """Which product operand (an operand number) holds the rows and which
+    the columns, and the batch dims."""
+
+    rows: int
+    columns: int
+    batch: tuple[int, ...]
+
+
+def contraction_roles(space: IterationSpace, schedule: GpuScheduleAttr) -> Roles | str:
+    """The roles of an op of iteration space `space` run as the block-tiled
+    contraction `schedule` describes, or why it cannot run so."""
+    if space.product is None:
+        return "its body is not a sum of products (out + a * b)"
+    m, n, k = schedule.groups
+    rank = len(space.extents)
+    if max(*m, *n, *k) >= rank:
+        return f"m, n and k name dims it does not have ({rank})"
+    kinds = space.iterators
+    if any(kinds[d] != PARALLEL for d in (*m, *n)):
+        return "the m and n dims must be parallel dims"
+    if sorted(k) != [d for d, kind in enumerate(kinds) if kind != PARALLEL]:
+        return "the k dims must be its reduction dims, all of them"
+    if DYNAMIC_INDEX in space.extents:
+        return "its extents are not all static"
+    (out,) = space.output_maps
+    if _uses(out, k) or not _uses(out, m, every=True) or not _uses(out, n, every=True):
+        return "its output must read every m and n dim and no k dim"
+    a, b = space.product
+    for rows, columns in ((a, b), (b, a)):
+        row_map, column_map = space.maps[rows], space.maps[columns]
+        if not _uses(row_map, n) and not _uses(column_map, m):
+            batch = tuple(d for d in range(rank) if d not in (*m, *n, *k))
+            return Roles(rows, columns, batch)
+    return "one product operand must read no n dim and the other no m dim"
+
+
 def contraction_problem(space: IterationSpace, schedule: GpuScheduleAttr) -> str | None:
     """Why an op of iteration space `space` cannot run as the block-tiled
     contraction `schedule` describes (None if it can)."""
-    if space.product is None:
-        return "its body is not a sum of products (out + a * b)"
-    m, n, k = schedule.m, schedule.n, schedule.k
-    rank = len(space.extents)
-    if max(m, n, k) >= rank:
-        return f"dims = [{m}, {n}, {k}] name dims it does not have ({rank})"
-    kinds = space.iterators
-    if kinds[m] != PARALLEL or kinds[n] != PARALLEL or kinds[k] == PARALLEL:
-        return "m and n must be parallel dims and k a reduction dim"
-    if any(kind != PARALLEL for d, kind in enumerate(kinds) if d != k):
-        return "it has a reduction dim other than k"
-    if DYNAMIC_INDEX in space.extents:
-        return "its extents are not all static"
-    a, b = (space.maps[i] for i in space.product)
-    (out,) = space.output_maps
-    if _uses(a, n) or _uses(b, m) or _uses(out, k) or not (_uses(out, m) and _uses(out, n)):
-        return "a must not depend on n, b not on m, and the output on m and n but not k"
-    return None
+    roles = contraction_roles(space, schedule)
+    return roles if isinstance(roles, str) else None
 
 
-def _uses(amap: AffineMap, dim: int) -> bool:
-    return any(result.used_dims() & {dim} for result in amap.results)
+def _uses(amap: AffineMap, dims: Sequence[int], every: bool = False) -> bool:
+    """Whether `amap` reads any (with `every`: each) of `dims`."""
+    used = set().union(*(result.used_dims() for result in amap.results))
+    return all(d in used for d in dims) if every else any(d in used for d in dims)
 
 
 def absorbed_fill(op: Operation) -> linalg.FillOp | None:
@@ -100,6 +144,22 @@ def absorbed_fill(op: Operation) -> linalg.FillOp | None:
     return fill if isinstance(owner, arith.ConstantOp) else None
 
 
+def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
+    """The generics after `op` marked as its epilogue (`#ember_gpu.epilogue`),
+    in order; pure ops between them (views, constants) are passed over."""
+    generics: list[linalg.GenericOp] = []
+    following = op.next_op
+    while following is not None:
+        if isinstance(following, linalg.GenericOp):
+            if not isinstance(following.attributes.get(SCHEDULE), EpilogueAttr):
+                break
+            generics.append(following)
+        elif not rematerializable(following):
+            break
+        following = following.next_op
+    return generics
+
+
 def _index(builder: Builder, value: int) -> SSAValue:
     return builder.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
 
@@ -108,8 +168,9 @@ class _Tile:
     """Index arithmetic of one kernel, with the constants it needs made once,
     at `builder` (a point that comes before all of their uses)."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, extents: Sequence[int]):
         self.builder = builder
+        self.extents = extents
         self.constants: dict[int, SSAValue] = {}
 
     def const(self, value: int) -> SSAValue:
@@ -132,6 +193,46 @@ class _Tile:
             result = builder.insert(arith.AndIOp(result, check)).results[0]
         return result
 
+    def delinearize(self, builder: Builder, linear: SSAValue, dims: Sequence[int],
+                    at: list[SSAValue]) -> None:  # fmt: skip
+        """Sets `at[d]` for each of `dims` to its index in point `linear` of
+        their row-major numbering (the last dim fastest)."""
+        rest = linear
+        for position, d in enumerate(reversed(dims)):
+            extent = self.const(self.extents[d])
+            if position == len(dims) - 1:
+                at[d] = rest  # the first dim: what is left, below its extent
+            else:
+                at[d] = builder.insert(arith.RemUIOp(rest, extent)).results[0]
+                rest = builder.insert(arith.DivUIOp(rest, extent)).results[0]
+
+
+def _apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
+                    value: SSAValue, positions: Sequence[SSAValue], copy: ValueCopier) -> SSAValue:  # fmt: skip
+    """The value the epilogue `generics` make of `value`, which the step
+    before wrote into `written`, at the output's place `positions` (one
+    index per output dim)."""
+    nest = LoopNestBuilder(builder)
+    for generic in generics:
+        block = generic.body.block
+        mapping: dict[SSAValue, SSAValue] = {}
+        for arg, operand, amap in zip(block.args, generic.inputs, indexing_maps(generic)):
+            if operand is written:
+                mapping[arg] = value
+            elif arg.uses:
+                mapping[arg] = nest.load(
+                    copy(operand), [nest.affine(e, positions) for e in amap.results]
+                )
+        for body_op in block.ops:
+            if isinstance(body_op, linalg.YieldOp):
+                value = mapping[body_op.arguments[0]]
+                break
+            clone = body_op.clone(value_mapper=mapping)
+            builder.insert(clone)
+            mapping.update(zip(body_op.results, clone.results))
+        written = generic.outputs[0]
+    return value
+
 
 def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> None:
     """Builds the block-tiled kernel of `op` (see the module docstring) and
@@ -139,118 +240,121 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     schedule = tiled_schedule(op)
     assert schedule is not None
     space = iteration_space(op)
-    problem = contraction_problem(space, schedule)
-    if problem is not None:
-        raise DiagnosticException(f"{PASS}: {describe(op)} cannot run as {schedule}: {problem}")
+    roles = contraction_roles(space, schedule)
+    if isinstance(roles, str):
+        raise DiagnosticException(f"{PASS}: {describe(op)} cannot run as {schedule}: {roles}")
     operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
+    epilogue = marked_epilogue(op)
     copy = kernel.copier
     copy.copy_all(operands)
+    copy.copy_all(v for generic in epilogue for v in generic.operands)
     fill = absorbed_fill(op)
     start = copy(fill.inputs[0]) if fill is not None else None
     build = kernel.body
-    m, n, k = schedule.m, schedule.n, schedule.k
+    m, n, k = schedule.groups
     sizes = space.extents
+    rows_total, columns_total, depth = (prod(sizes[d] for d in group) for group in (m, n, k))
     (bm, bn), (tx_count, ty_count) = schedule.block_tile, schedule.block_threads
     bk = schedule.k_step
     rows, columns = bm // ty_count, bn // tx_count
     count = tx_count * ty_count
-    batch = [d for d in range(len(sizes)) if d not in (m, n, k)]
-    a_index, b_index = space.product
-    a, b, out = (copy(operands[i]) for i in (a_index, b_index, len(operands) - 1))
-    a_map, b_map, out_map = space.maps[a_index], space.maps[b_index], space.maps[-1]
+    row_source, column_source, out = (copy(operands[i]) for i in (roles.rows, roles.columns, -1))
+    row_map, column_map, out_map = (space.maps[i] for i in (roles.rows, roles.columns, -1))
     output_type = out.type
     assert isinstance(output_type, MemRefType)
     element: Attribute = output_type.element_type
-    a_tile = build.insert(SharedOp(shared_memory_type(element, (bm, bk)))).results[0]
-    b_tile = build.insert(SharedOp(shared_memory_type(element, (bk, bn)))).results[0]
+    row_tile = build.insert(SharedOp(shared_memory_type(element, (bm, bk)))).results[0]
+    column_tile = build.insert(SharedOp(shared_memory_type(element, (bk, bn)))).results[0]
 
     tx, ty = (build.insert(gpu.ThreadIdOp(d)).results[0] for d in (_X, _Y))
     # Constants go before the first thread id: wherever one is first needed,
     # it then comes before every use.
-    tile = _Tile(Builder(InsertPoint.before(tx.owner)))  # type: ignore[arg-type]
+    tile = _Tile(Builder(InsertPoint.before(tx.owner)), sizes)  # type: ignore[arg-type]
     bx, by, bz = (build.insert(gpu.BlockIdOp(d)).results[0] for d in (_X, _Y, _Z))
-    first_row, first_column = (
-        tile.mul(build, by, tile.const(bm)),
-        tile.mul(build, bx, tile.const(bn)),
-    )
+    first_row = tile.mul(build, by, tile.const(bm))
+    first_column = tile.mul(build, bx, tile.const(bn))
     ivs: list[SSAValue] = [tile.const(0)] * len(sizes)
-    rest = bz
-    for d in reversed(batch):
-        ivs[d] = build.insert(arith.RemUIOp(rest, tile.const(sizes[d]))).results[0]
-        rest = build.insert(arith.DivUIOp(rest, tile.const(sizes[d]))).results[0]
+    if roles.batch:
+        tile.delinearize(build, bz, roles.batch, ivs)
     thread = tile.add(build, tile.mul(build, ty, tile.const(tx_count)), tx)
     zero = build.insert(arith.ConstantOp(FloatAttr(0.0, element))).results[0]  # type: ignore[arg-type]
     initial = start if start is not None else zero
 
     def stage(body: Builder, source: SSAValue, amap: AffineMap, target: SSAValue,
-              shape: tuple[int, int], dims: tuple[int, int], origin: tuple[SSAValue, SSAValue]) -> None:  # fmt: skip
-        """Copies the tile of `source` at `origin` (along `dims`) into `target`."""
+              shape: tuple[int, int], groups: tuple[list[int], list[int]],
+              origin: tuple[SSAValue, SSAValue], totals: tuple[int, int]) -> None:  # fmt: skip
+        """Copies the tile of `source` at `origin` (its rows along `groups[0]`,
+        columns along `groups[1]`) into `target`, zero past `totals`."""
         height, width = shape
         for step in range(height * width // count):
             linear = tile.add(body, thread, tile.const(step * count))
             row = body.insert(arith.DivUIOp(linear, tile.const(width))).results[0]
             column = body.insert(arith.RemUIOp(linear, tile.const(width))).results[0]
-            at = list(ivs)
-            at[dims[0]] = tile.add(body, origin[0], row)
-            at[dims[1]] = tile.add(body, origin[1], column)
-            inside = tile.below(
-                body, [(at[dims[0]], sizes[dims[0]]), (at[dims[1]], sizes[dims[1]])]
-            )
+            row_at, column_at = tile.add(body, origin[0], row), tile.add(body, origin[1], column)
+            inside = tile.below(body, [(row_at, totals[0]), (column_at, totals[1])])
             read = scf.IfOp(inside, [element], Region(Block()), [scf.YieldOp(zero)])
             body.insert(read)
             then = Builder(InsertPoint.at_start(read.true_region.block))
+            at = list(ivs)
+            tile.delinearize(then, row_at, groups[0], at)
+            tile.delinearize(then, column_at, groups[1], at)
             nest = LoopNestBuilder(then)
             value = nest.load(source, [nest.affine(e, at) for e in amap.results])
             then.insert(scf.YieldOp(value))
             body.insert(memref.StoreOp.get(read.results[0], target, [row, column]))
 
-    steps = scf.ForOp(tile.const(0), tile.const(sizes[k]), tile.const(bk),
-                      [initial] * (rows * columns), _block([IndexType(), *[element] * (rows * columns)]))  # fmt: skip
+    accumulator_types = [element] * (rows * columns)
+    steps = scf.ForOp(tile.const(0), tile.const(depth), tile.const(bk), [initial] * (rows * columns),
+                      _block([IndexType(), *accumulator_types]))  # fmt: skip
     build.insert(steps)
     step_body = Builder(InsertPoint.at_start(steps.body.block))
     k0, *accumulators = steps.body.block.args
-    stage(step_body, a, a_map, a_tile, (bm, bk), (m, k), (first_row, k0))
-    stage(step_body, b, b_map, b_tile, (bk, bn), (k, n), (k0, first_column))
+    stage(step_body, row_source, row_map, row_tile, (bm, bk), (m, k), (first_row, k0),
+          (rows_total, depth))  # fmt: skip
+    stage(step_body, column_source, column_map, column_tile, (bk, bn), (k, n), (k0, first_column),
+          (depth, columns_total))  # fmt: skip
     step_body.insert(gpu.BarrierOp())
     products = scf.ForOp(tile.const(0), tile.const(bk), tile.const(1), list(accumulators),
-                         _block([IndexType(), *[element] * (rows * columns)]))  # fmt: skip
+                         _block([IndexType(), *accumulator_types]))  # fmt: skip
     step_body.insert(products)
     inner = Builder(InsertPoint.at_start(products.body.block))
     kk, *partial = products.body.block.args
     row_of = [tile.add(inner, ty, tile.const(i * ty_count)) for i in range(rows)]
     column_of = [tile.add(inner, tx, tile.const(j * tx_count)) for j in range(columns)]
-    a_values = [inner.insert(memref.LoadOp.get(a_tile, [r, kk])).results[0] for r in row_of]
-    b_values = [inner.insert(memref.LoadOp.get(b_tile, [kk, c])).results[0] for c in column_of]
+    row_values = [inner.insert(memref.LoadOp.get(row_tile, [r, kk])).results[0] for r in row_of]
+    column_values = [inner.insert(memref.LoadOp.get(column_tile, [kk, c])).results[0]
+                     for c in column_of]  # fmt: skip
     sums = []
     for i in range(rows):
         for j in range(columns):
-            product = inner.insert(arith.MulfOp(a_values[i], b_values[j])).results[0]
+            product = inner.insert(arith.MulfOp(row_values[i], column_values[j])).results[0]
             sums.append(inner.insert(arith.AddfOp(partial[i * columns + j], product)).results[0])
     inner.insert(scf.YieldOp(*sums))
     step_body.insert(gpu.BarrierOp())
     step_body.insert(scf.YieldOp(*products.results))
 
+    target = copy(epilogue[-1].outputs[0]) if epilogue else out
     for i in range(rows):
         for j in range(columns):
-            at = list(ivs)
-            at[m] = tile.add(build, first_row, tile.add(build, ty, tile.const(i * ty_count)))
-            at[n] = tile.add(build, first_column, tile.add(build, tx, tile.const(j * tx_count)))
-            inside = tile.below(build, [(at[m], sizes[m]), (at[n], sizes[n])])
+            row_at = tile.add(build, first_row, tile.add(build, ty, tile.const(i * ty_count)))
+            column_at = tile.add(build, first_column, tile.add(build, tx, tile.const(j * tx_count)))
+            inside = tile.below(build, [(row_at, rows_total), (column_at, columns_total)])
             write = scf.IfOp(inside, [], [scf.YieldOp()])
             build.insert(write)
             then = Builder(InsertPoint.at_start(write.true_region.block))
+            at = list(ivs)
+            tile.delinearize(then, row_at, m, at)
+            tile.delinearize(then, column_at, n, at)
             nest = LoopNestBuilder(then)
-            indices = [nest.affine(e, at) for e in out_map.results]
+            positions = [nest.affine(e, at) for e in out_map.results]
             value = steps.results[i * columns + j]
             if start is None:
-                old = nest.load(out, indices)
-                value = then.insert(arith.AddfOp(old, value)).results[0]
-            nest.store(value, out, indices)
+                value = then.insert(arith.AddfOp(nest.load(out, positions), value)).results[0]
+            if epilogue:
+                value = _apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
+            nest.store(value, target, positions)
     kernel.finish()
-    batches = 1
-    for d in batch:
-        batches *= sizes[d]
-    grid = [-(-sizes[n] // bn), -(-sizes[m] // bm), batches]
+    grid = [-(-columns_total // bn), -(-rows_total // bm), prod(sizes[d] for d in roles.batch)]
     kernel.launch(host.builder, [host_index(host, g) for g in grid],
                   [host_index(host, v) for v in (tx_count, ty_count, 1)])  # fmt: skip
 
@@ -259,4 +363,12 @@ def _block(types: Sequence[Attribute]) -> Region:
     return Region(Block(arg_types=types))
 
 
-__all__ = ["absorbed_fill", "contraction_problem", "outline_contraction", "tiled_schedule"]
+__all__ = [
+    "Roles",
+    "absorbed_fill",
+    "contraction_problem",
+    "contraction_roles",
+    "marked_epilogue",
+    "outline_contraction",
+    "tiled_schedule",
+]

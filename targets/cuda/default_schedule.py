@@ -1,13 +1,15 @@
 """`gpu-default-schedule`: the GPU target's default schedule on every
 structured op on buffers that has none.
 
-- A contraction (`out + a * b`, static extents) whose m and n (the output's
-  last two dims that `a` and `b` read apart) are each at least
-  `TILED_FROM` and whose one reduction dim is k gets a block-tiled
-  `#ember_gpu.schedule<dims = [m, n, k], block = [64, 64], threads = [16,
-  16], k_tile = 16>` (each thread 4 x 4 outputs, 8 KiB of shared memory a
-  block); the block is 32 along a dim shorter than 64, so that small
-  products do not leave most threads idle.
+- A contraction (`out + a * b`, static extents: matmuls, batched matmuls,
+  convolutions) with at least `TILED_FROM` rows and columns
+  (`tiled_contraction` says which dims those are) gets a block-tiled
+  `#ember_gpu.schedule<m = [...], n = [...], k = [...], block = [64, 64],
+  threads = [16, 16], k_tile = 16>` (each thread 4 x 4 outputs, 8 KiB of
+  shared memory a block); the block is 32 along a side shorter than 64, so
+  that small products do not leave most threads idle. The elementwise
+  generics after it that can run on its values in registers (its
+  epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`.
 - Every other op (elementwise, reductions, convolutions, small products)
   gets a `#loop.schedule` with its parallel dims first, in declared order,
   then its reduction dims, and its parallel dims flagged: `loop-generate`
@@ -20,6 +22,7 @@ Ops with a schedule are left alone, so a schedule written by hand wins.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
@@ -32,7 +35,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from ember.dialects.ember_gpu import GpuScheduleAttr
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr
 from ember.dialects.schedule import (
     PARALLEL,
     SCHEDULE,
@@ -42,6 +45,7 @@ from ember.dialects.schedule import (
     iteration_space,
 )
 from ember.lowering.loop_to_gpu.contraction import contraction_problem
+from ember.passes.loop.epilogue import find_epilogue
 from ember.passes.loop.generate import on_buffers
 
 TILED_FROM = 32
@@ -52,28 +56,35 @@ K_TILE = 16
 
 
 def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
-    """The block-tiled schedule of a contraction large enough for it, or None."""
+    """The block-tiled schedule of a contraction large enough for it, or None.
+
+    The k dims are the reduction dims; the output's dims that one product
+    operand reads and the other does not are the m or the n dims, the n
+    dims being the group that holds the output's innermost dim (so that
+    neighbouring threads store neighbouring elements); the dims both read
+    are batch dims. A matmul is m = [i], n = [j], k = [l]; an NCHW
+    convolution m = [f], n = [n, oh, ow], k = [c, kh, kw]."""
     if space.product is None or DYNAMIC_INDEX in space.extents:
         return None
-    reductions = [d for d, kind in enumerate(space.iterators) if kind != PARALLEL]
-    if len(reductions) != 1:
-        return None
-    (k,) = reductions
-    a, b = (space.maps[i] for i in space.product)
+    k = [d for d, kind in enumerate(space.iterators) if kind != PARALLEL]
     (out,) = space.output_maps
-    dims = [r.position for r in out.results if isinstance(r, AffineDimExpr)]
-    in_a = {d for r in a.results for d in r.used_dims()}
-    in_b = {d for r in b.results for d in r.used_dims()}
-    ms = [d for d in dims if d in in_a and d not in in_b]
-    ns = [d for d in dims if d in in_b and d not in in_a]
-    if len(ms) != 1 or len(ns) != 1:
+    if not k or not all(isinstance(r, AffineDimExpr) for r in out.results):
         return None
-    m, n = ms[0], ns[0]
-    if min(space.extents[m], space.extents[n]) < TILED_FROM:
+    dims = [r.position for r in out.results]  # type: ignore[attr-defined]
+    read = [{d for r in space.maps[i].results for d in r.used_dims()} for i in space.product]
+    only = [[d for d in dims if d in mine and d not in other]
+            for mine, other in (read, read[::-1])]  # fmt: skip
+    if not all(only):
         return None
-    block = [BLOCK if space.extents[d] >= BLOCK else TILED_FROM for d in (m, n)]
-    threads = [THREADS, THREADS]
-    schedule = GpuScheduleAttr([m, n, k], block, threads, K_TILE)
+    n_group = (
+        next(g for g in only if dims[-1] in g) if any(dims[-1] in g for g in only) else only[1]
+    )
+    m_group = only[0] if n_group is only[1] else only[1]
+    rows, columns = (prod(space.extents[d] for d in g) for g in (m_group, n_group))
+    if min(rows, columns) < TILED_FROM:
+        return None
+    block = [BLOCK if size >= BLOCK else TILED_FROM for size in (rows, columns)]
+    schedule = GpuScheduleAttr(m_group, n_group, k, block, [THREADS, THREADS], K_TILE)
     return schedule if contraction_problem(space, schedule) is None else None
 
 
@@ -92,6 +103,11 @@ class AttachGpuSchedule(RewritePattern):
         space = iteration_space(op)
         schedule = tiled_contraction(space)
         op.attributes[SCHEDULE] = schedule if schedule is not None else loop_schedule(space)
+        if schedule is not None:
+            epilogue = find_epilogue(op, lambda _: True)
+            for generic in epilogue.generics if epilogue is not None else ():
+                if SCHEDULE not in generic.attributes:
+                    generic.attributes[SCHEDULE] = EpilogueAttr()
         rewriter.notify_op_modified(op)
 
 

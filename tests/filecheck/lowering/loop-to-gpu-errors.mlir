@@ -29,7 +29,7 @@ func.func @host_value(%x: memref<4xf32>, %y: memref<4xf32>) {
 
 func.func @not_a_product(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
   loop.kernel {
-    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<64x64xf32>) outs(%y : memref<64x64xf32>) attrs = {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>} {
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<64x64xf32>) outs(%y : memref<64x64xf32>) attrs = {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} {
     ^bb0(%a: f32, %b: f32):
       linalg.yield %a : f32
     }
@@ -37,4 +37,18 @@ func.func @not_a_product(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
   func.return
 }
 
-// CHECK: convert-loop-to-gpu: linalg.generic {{.*}} cannot run as #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>: its body is not a sum of products (out + a * b)
+// CHECK: convert-loop-to-gpu: linalg.generic {{.*}} cannot run as #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>: its body is not a sum of products (out + a * b)
+
+// -----
+
+// Buffers must be planned into the arena before kernels are made of the code.
+
+func.func @unplanned(%x: memref<4xf32>) {
+  %t = memref.alloc() : memref<4xf32>
+  loop.kernel {
+    linalg.copy ins(%x : memref<4xf32>) outs(%t : memref<4xf32>)
+  }
+  func.return
+}
+
+// CHECK: convert-loop-to-gpu: a memref.alloc on the host: plan the buffers into the arena first (loop-plan-memory)

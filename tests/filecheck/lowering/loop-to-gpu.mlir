@@ -56,7 +56,7 @@ func.func @tiled(%a: memref<70x96xf32>, %b: memref<96x80xf32>, %c: memref<70x80x
   loop.kernel {
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<70x80xf32>)
-    linalg.matmul {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [32, 32], k_tile = 32>} ins(%a, %b : memref<70x96xf32>, memref<96x80xf32>) outs(%c : memref<70x80xf32>)
+    linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [32, 32], k_tile = 32>} ins(%a, %b : memref<70x96xf32>, memref<96x80xf32>) outs(%c : memref<70x80xf32>)
   }
   func.return
 }
@@ -108,3 +108,36 @@ func.func @already_a_kernel(%x: memref<4xf32>) attributes {ember.kernel} {
 // CHECK-NEXT:    arith.constant 0 : index
 // CHECK-NEXT:    arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:    memref.store
+
+// -----
+
+// The generics marked as a tiled contraction's epilogue run on its values
+// before the store into the last one's output: one kernel, one launch, the
+// bias read at the output's column.
+
+func.func @epilogue(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %bias: memref<64xf32>, %out: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  loop.kernel {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+    linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<64x64xf32>, memref<64xf32>) outs(%out : memref<64x64xf32>) attrs = {schedule = #ember_gpu.epilogue} {
+    ^bb0(%v: f32, %w: f32, %o: f32):
+      %s = arith.addf %v, %w : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    }
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @epilogue
+// CHECK:         "gpu.launch_func"
+// CHECK-NOT:     "gpu.launch_func"
+// CHECK:         "gpu.func"
+// CHECK:           scf.for
+// CHECK:           scf.if
+// CHECK-NOT:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32>
+// CHECK:             %[[BIAS:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %{{.*}}, %[[BIAS]] : f32
+// CHECK-NEXT:        %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32>

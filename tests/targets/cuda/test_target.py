@@ -127,11 +127,19 @@ def test_resnet50_passes_ptxas() -> None:
 
 def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
     lowered = _lowered(_matmul_bias_relu())
-    first, *rest = lowered.plan.launches
-    # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is absorbed.
-    assert first == Launch("main_kernel0", (2, 2, 1), (16, 16, 1), ("input:0", "weights", "arena"))
-    assert [launch.grid for launch in rest] == [(22, 1, 1)] * len(rest)  # 5,600 points / 256
-    assert rest[-1].arguments[-1] == "output:0"
+    # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is the
+    # accumulators' start, the bias and ReLU run in registers: one launch.
+    [launch] = lowered.plan.launches
+    assert launch.kernel == "main_kernel0"
+    assert (launch.grid, launch.block) == ((2, 2, 1), (16, 16, 1))
+    assert launch.arguments[0] == "input:0" and launch.arguments[-1] == "output:0"
+
+
+def test_the_launch_plan_of_elementwise_work() -> None:
+    lowered = _lowered(_matmul_bias_relu(m=8))  # too few rows to tile
+    grids = [launch.grid for launch in lowered.plan.launches]
+    assert grids[-1] == (3, 1, 1)  # 8 x 80 points, 256 a block
+    assert all(launch.block == (256, 1, 1) for launch in lowered.plan.launches)
 
 
 def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
@@ -169,8 +177,8 @@ def test_a_shifted_thread_index_is_wrong() -> None:
     x = random_inputs(model)["x"]
     [expected] = run_onnxruntime(model, {"x": x})
     mutated = lowered.module.clone()
-    # The last kernel (the ReLU into the output): thread t takes point t + 1.
-    kernel = [op for op in mutated.walk() if isinstance(op, gpu.FuncOp)][-1]
+    # The tiled kernel: thread (tx, ty) computes (tx + 1, ty)'s outputs.
+    kernel = _tiled_kernel(mutated)
     thread = next(op for op in kernel.walk() if isinstance(op, gpu.ThreadIdOp))
     one = arith.ConstantOp.from_int_and_width(1, thread.result.type)
     shifted = arith.AddiOp(thread.result, one.result)

@@ -3,34 +3,39 @@
 // Each case breaks one rule of #ember_gpu.schedule (checked as it parses).
 
 // CHECK: block = [64, 60] must be whole multiples of [threads[1], threads[0]] = [16, 16]
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 60], threads = [16, 16], k_tile = 16>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 60], threads = [16, 16], k_tile = 16>} : () -> ()
 
 // -----
 
-// CHECK: dims must be three distinct dims [m, n, k], got [0, 0, 2]
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 0, 2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
+// CHECK: m, n and k must be non-empty and name distinct dims, got m = [0], n = [0], k = [2]
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [0], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
+
+// -----
+
+// CHECK: m, n and k must be non-empty and name distinct dims, got m = [0], n = [], k = [2]
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
 
 // -----
 
 // CHECK: 2048 threads per block, more than 1024
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [32, 64], k_tile = 16>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [32, 64], k_tile = 16>} : () -> ()
 
 // -----
 
 // CHECK: each thread would accumulate 16 x 16 outputs, more than 64
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [128, 128], threads = [8, 8], k_tile = 16>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [128, 128], threads = [8, 8], k_tile = 16>} : () -> ()
 
 // -----
 
 // CHECK: the staged tiles (64 x 3 and 3 x 64) must split evenly among the 256 threads
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 3>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 3>} : () -> ()
 
 // -----
 
 // CHECK: the staged tiles need 65536 bytes of shared memory, more than 49152
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [128, 128], threads = [16, 16], k_tile = 64>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [128, 128], threads = [16, 16], k_tile = 64>} : () -> ()
 
 // -----
 
 // CHECK: ember_gpu.schedule: k_tile required
-"test.op"() {s = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16]>} : () -> ()
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16]>} : () -> ()

@@ -3,7 +3,9 @@
 
 // A block-tiled contraction's GPU schedule prints every field, in order.
 
-// CHECK: schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>
-// CHECK: schedule = #ember_gpu.schedule<dims = [1, 2, 3], block = [32, 128], threads = [32, 8], k_tile = 8>
-"test.op"() {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
-"test.op"() {schedule = #ember_gpu.schedule<k_tile = 8, threads = [32, 8], block = [32, 128], dims = [1, 2, 3]>} : () -> ()
+// CHECK: schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
+// CHECK: schedule = #ember_gpu.schedule<m = [1], n = [0, 2, 3], k = [4, 5, 6], block = [32, 128], threads = [32, 8], k_tile = 8>
+// CHECK: "test.epilogue"() {schedule = #ember_gpu.epilogue}
+"test.op"() {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
+"test.op"() {schedule = #ember_gpu.schedule<k_tile = 8, threads = [32, 8], block = [32, 128], k = [4, 5, 6], n = [0, 2, 3], m = [1]>} : () -> ()
+"test.epilogue"() {schedule = #ember_gpu.epilogue} : () -> ()

@@ -1,4 +1,4 @@
-// RUN: ember-opt %s -p gpu-default-schedule | filecheck %s
+// RUN: ember-opt %s -p gpu-default-schedule --split-input-file | filecheck %s
 
 // Products with m and n of 32 or more: block-tiled (64 along a dim of 64
 // or more, else 32); the batch dim of a batched product is left to the grid.
@@ -16,8 +16,8 @@ func.func @products(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<1
 }
 
 // CHECK-LABEL: func.func @products
-// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<dims = [0, 1, 2], block = [64, 64], threads = [16, 16], k_tile = 16>}
-// CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<dims = [1, 2, 3], block = [32, 32], threads = [16, 16], k_tile = 16>}
+// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
+// CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<m = [1], n = [2], k = [3], block = [32, 32], threads = [16, 16], k_tile = 16>
 
 // Must not tile: a product with m below 32 (a batch of 8), an elementwise
 // op, a reduction; they get a #loop.schedule whose parallel dims come
@@ -47,3 +47,44 @@ func.func @loops(%x: memref<8x64xf32>, %w: memref<64x32xf32>, %y: memref<8x32xf3
 // CHECK:         attrs = {schedule = #loop.schedule<order = [1, 0], parallel = [1]>}
 // CHECK:         linalg.matmul {schedule = #loop.schedule<order = [1, 0, 2]>}
 // CHECK:         linalg.matmul ins(%t, %t
+
+// -----
+
+// An NCHW convolution is an implicit GEMM: rows are the filters, columns
+// the output pixels (with the batch: the group holding the output's
+// innermost dim), the reduction its (channel, window) points. The bias and
+// ReLU after it are its epilogue; an exp is not (not an op the epilogue
+// rules take).
+
+func.func @conv(%x: memref<1x16x10x10xf32>, %w: memref<32x16x3x3xf32>, %b: memref<32xf32>,
+                %y: memref<1x32x8x8xf32>, %z: memref<1x32x8x8xf32>) {
+  %c = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%c : memref<1x32x8x8xf32>)
+  %biased = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %b : memref<1x32x8x8xf32>, memref<32xf32>) outs(%biased : memref<1x32x8x8xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%biased : memref<1x32x8x8xf32>) outs(%y : memref<1x32x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  %d = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%d : memref<1x32x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d : memref<1x32x8x8xf32>) outs(%z : memref<1x32x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x2 = math.exp %v : f32
+    linalg.yield %x2 : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @conv
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}}schedule = #ember_gpu.schedule<m = [1], n = [0, 2, 3], k = [4, 5, 6], block = [32, 64], threads = [16, 16], k_tile = 16>
+// CHECK:         attrs = {schedule = #ember_gpu.epilogue}
+// CHECK:         attrs = {schedule = #ember_gpu.epilogue}
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}}schedule = #ember_gpu.schedule
+// CHECK:         attrs = {schedule = #loop.schedule<order = [0, 1, 2, 3], parallel = [0, 1, 2, 3]>}
