@@ -50,7 +50,7 @@ from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
 from ember.targets.cuda.emulator import EmulatedProgram, emulate
 from ember.targets.cuda.launch_plan import LaunchPlan, launch_plan
 from ember.targets.cuda.ptx import ptx_of
-from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas
+from ember.targets.cuda.ptxas import PtxasReport, assemble, ptxas_path
 from ember.targets.target import Target
 from ember.targets.verify import verify_stage
 from ember.targets.versions import Specialize
@@ -180,7 +180,7 @@ class CudaTarget(Target):
         files[1].write_bytes(lowered.weights.tobytes())
         manifest: dict[str, Any] = {"arch": options.arch, "ptx": files[0].name,
                                     "weights": files[1].name}  # fmt: skip
-        if find_ptxas() is not None:
+        if ptxas_path() is not None:  # the cubin, where there is a ptxas
             with report.stage("ptxas"):
                 assembled = assemble(ptx, options.arch)
             cubin = out_dir / f"{name}.cubin"
