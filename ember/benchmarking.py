@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from onnx import ModelProto
 
-from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options, compile_module
+from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options
 from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
 from ember.frontends.onnx import import_onnx
@@ -25,6 +25,7 @@ from ember.inputs import random_array
 from ember.options import resolve_threads
 from ember.reference import entry_function
 from ember.targets.calls import InputSpec, has_symbols
+from ember.targets.registry import target_named
 from ember.targets.versions import symbolic_specs
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ class BenchmarkResult:
             f"  latency (median of {self.runs}, {self.threads} thread(s) each): "
             f"ember {self.ember_ms:.3f} ms, onnxruntime {self.ort_ms:.3f} ms, "
             f"ratio {self.ratio:.2f}x\n"
-            f"  max |ember - onnxruntime| = {self.max_abs_error:.3g}; arena {self.arena_bytes} bytes "
-            f"(without reuse {self.naive_bytes})"
+            f"  max |ember - onnxruntime| = {self.max_abs_error:.3g}; arena {self.arena_bytes} bytes"
+            + (f" (without reuse {self.naive_bytes})" if self.naive_bytes else "")
             + (f"\n{self.profile.format()}" if self.profile is not None else "")
         )
 
@@ -201,12 +202,16 @@ def benchmark_model(
     options: Options = DEFAULT_OPTIONS,
     report: CompileReport | None = None,
     dims: Mapping[str, Range] | None = None,
+    target: str = "cpu",
 ) -> BenchmarkResult:
-    """Both engines run on `threads` threads: Ember's parallel loops are
-    split among them (`options.threads` is replaced), and it is
-    onnxruntime's intra-op thread count. With `options.profile` the result
-    holds Ember's profile over the timed runs (and the machine's limits,
-    measured here)."""
+    """Ember compiled for `target` (a name of `targets/registry.py`) against
+    onnxruntime's CPU provider. Both engines run on `threads` threads:
+    Ember's parallel loops are split among them (`options.threads` is
+    replaced), and it is onnxruntime's intra-op thread count. With
+    `options.profile` the result holds Ember's profile over the timed runs
+    (and the machine's limits, measured here). A target that cannot run
+    here (the cuda target without a GPU) raises its EmberError before any
+    run."""
     threads = resolve_threads(threads)
     if runs < 1 or warmup < 0:
         raise EmberError(f"benchmark needs runs >= 1 and warmup >= 0 (got {runs}, {warmup})")
@@ -218,7 +223,7 @@ def benchmark_model(
     func = entry_function(module)
     if has_symbols(func):  # before compiling: there is no shape to draw inputs of
         _random_inputs(symbolic_specs(func)[0])
-    compiled = compile_module(module, report, replace(options, threads=threads))
+    compiled = target_named(target).compile(module, report, replace(options, threads=threads))
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)
@@ -247,5 +252,5 @@ def benchmark_model(
     return BenchmarkResult(
         compile_seconds, ort_session_seconds,
         statistics.median(ember_times) * 1e3, statistics.median(ort_times) * 1e3,
-        threads, runs, error, compiled.report.arena_bytes, compiled.report.naive_bytes, profile,
+        threads, runs, error, report.arena_bytes, report.naive_bytes, profile,
     )  # fmt: skip

@@ -1,9 +1,12 @@
 """The `ember` command: import, run, compile and benchmark models.
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
-    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|npu|reference] [-O2] [--threads N]
-    ember compile MODEL -o OUT_DIR [--target cpu|npu] [--name NAME] [--specialize N=1,8] [-O0|-O1|-O2]
-    ember bench MODEL [--target cpu|npu] [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
+    ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|cuda|npu|reference]
+              [--emulate] [--arch sm_XX] [-O2] [--threads N]
+    ember compile MODEL -o OUT_DIR [--target cpu|cuda|npu] [--arch sm_XX] [--name NAME]
+              [--specialize N=1,8] [-O0|-O1|-O2]
+    ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
+              [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
 
 MODEL is an ONNX file, a `.pt2` file from `torch.export.save` (with the
 `torch` extra), or `light:NAME` (a model that ships with `onnx`);
@@ -22,6 +25,14 @@ the rest on this CPU (`run --check` compares with onnxruntime and the
 reference interpreter; `compile` writes the programs, their DRAM images
 and a manifest; `bench` prints cycles and utilisation per layer, `--plot`
 draws them).
+`--target cuda` compiles for an NVIDIA GPU (`--arch`, default sm_90): `run`
+runs it through CUDA's driver (cuda-bindings and a GPU), or with `--emulate`
+every block and thread of its kernels on this CPU; `compile` writes the PTX,
+the cubin (where ptxas is on PATH), the weights and the launch plan; `bench`
+times it next to onnxruntime (with `--emulate`, the emulator), and `bench
+--dry-run` runs nothing: it prints each launch with the registers, shared
+memory and spills ptxas reports for its kernel (a target's `dry_run_table`;
+other targets have none).
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them). User mistakes print `error: ...` and exit with status 1.
 """
@@ -374,6 +385,8 @@ def _check_options(args: argparse.Namespace) -> None:
     if getattr(args, "target", "cpu") == REFERENCE and getattr(args, "threads", None):
         raise EmberError("--threads applies to --target cpu (the reference interpreter does not "
                          "run compiled code)")  # fmt: skip
+    if getattr(args, "emulate", False):
+        _check_emulates(args.target)
     if getattr(args, "opt_level", 2) == 2:
         return
     if args.layout is not None:
@@ -382,6 +395,18 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.fusion_report:
         raise EmberError(f"--fusion-report compares -O1 with -O2's fusion; it needs -O2, "
                          f"not -O{args.opt_level}")  # fmt: skip
+
+
+def _check_emulates(name: str) -> None:
+    """An EmberError unless target `name` has an emulation for `--emulate`
+    (`Target.emulates`); the message lists the targets that do."""
+    from ember.targets.registry import target_named
+
+    if name != REFERENCE and target_named(name).emulates:
+        return
+    emulating = [n for n in target_names() if target_named(n).emulates]
+    raise EmberError(f"--emulate applies to targets that run kernels on a device "
+                     f"({', '.join(emulating)}); --target {name} has no emulation")  # fmt: skip
 
 
 def _print_fusion_report(args: argparse.Namespace, module: Any) -> None:
@@ -432,6 +457,25 @@ def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
     return 0
 
 
+def _bench_dry_run(args: argparse.Namespace, target: Any) -> int:
+    """The target's dry-run table (`Target.dry_run_table`): compiled and
+    checked by the device's tools, nothing run; an error for a target
+    without one, or with options that time runs."""
+    from ember.frontends.onnx import import_onnx
+
+    if args.emulate or args.profile or args.plot is not None:
+        raise EmberError("--dry-run runs nothing: --emulate, --profile and --plot need runs")
+    report = _progress(args)
+    with report.stage("import"):
+        module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+    table = target.dry_run_table(module, report, _options(args))
+    if table is None:
+        raise EmberError(f"--dry-run: the {target.name} target has no dry run ({target.summary}); "
+                         "a GPU target has one: see 'ember bench --help'")  # fmt: skip
+    print(f"{args.model}: {target.name} dry run, nothing run\n{table}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -439,6 +483,8 @@ def _bench(args: argparse.Namespace) -> int:
     from ember.targets.registry import target_named
 
     target = target_named(args.target)
+    if args.dry_run:
+        return _bench_dry_run(args, target)
     if target.cycle_model:
         return _bench_cycle_model(args, target)
     if args.plot is not None:
@@ -450,7 +496,8 @@ def _bench(args: argparse.Namespace) -> int:
     options = replace(_options(args), profile=args.profile)
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), dims=_dims(args),
-                             options=options, report=_progress(args))  # fmt: skip
+                             options=options, report=_progress(args),
+                             target=args.target)  # fmt: skip
     print(result.format(args.model))
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
@@ -596,10 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "--emulate, its kernels on this CPU); npu: the NPU simulator "
                                   "(and the CPU for the rest); reference: the NumPy "
                                   "interpreter")  # fmt: skip
-    run_command.add_argument("--emulate", action="store_true",
-                             help="--target cuda: run the GPU kernels on this CPU, every block "
-                                  "and thread (no GPU needed; slow)")  # fmt: skip
-    _arch_flag(run_command)
+    _device_flags(run_command)
     run_command.add_argument("--check", action="store_true",
                              help="compare the outputs with onnxruntime")  # fmt: skip
     run_command.add_argument("--seed", type=_non_negative, default=0,
@@ -636,9 +680,23 @@ def build_parser() -> argparse.ArgumentParser:
                                     "npu: the cycles per layer (needs matplotlib: pip install "
                                     "'ember[plot]')")  # fmt: skip
     bench_command.add_argument("--target", choices=target_names(), default="cpu",
-                               help="npu: cycles and utilisation per layer on the NPU")  # fmt: skip
+                               help="cuda: latency on an NVIDIA GPU (needs cuda-bindings and a "
+                                    "GPU); npu: cycles and utilisation per layer on the NPU")  # fmt: skip
+    bench_command.add_argument("--dry-run", action="store_true",
+                               help="run nothing: compile, check with the device's tools and "
+                                    "print each kernel launch's resources (--target cuda: grid, "
+                                    "block, registers, shared memory, spills from ptxas)")  # fmt: skip
+    _device_flags(bench_command, " (bench: times the emulator, not a GPU)")
     optimisation_flags(bench_command)
     return parser
+
+
+def _device_flags(command: argparse.ArgumentParser, emulated: str = "") -> None:
+    """`--emulate` and `--arch`, for the commands that run a model."""
+    command.add_argument("--emulate", action="store_true",
+                         help="--target cuda: run the GPU kernels on this CPU, every block and "
+                              f"thread (no GPU needed; slow){emulated}")  # fmt: skip
+    _arch_flag(command)
 
 
 def _arch_flag(command: argparse.ArgumentParser) -> None:

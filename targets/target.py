@@ -59,6 +59,10 @@ class Target(ABC):
     check_against_reference: ClassVar[bool] = False
     """Whether `ember run --check` also compares with the reference
     interpreter (a simulated device whose numerics are its own)."""
+    emulates: ClassVar[bool] = False
+    """Whether `compile` with `Options.emulate` runs the target's device code
+    on this CPU instead of on the device (`ember run|bench --emulate`); a
+    target without an emulation takes no `--emulate`."""
 
     @abstractmethod
     def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
@@ -97,6 +101,15 @@ class Target(ABC):
         """A table of the compiled model's performance that the target knows
         without a clock (a cycle model's), which `ember bench` prints instead
         of timing runs; None where the model is timed."""
+        return None
+
+    def dry_run_table(
+        self, module: ModuleOp, report: CompileReport, options: Options
+    ) -> str | None:
+        """`module` (graph IR, consumed) compiled for the device and checked
+        by the device's own tools without running it, as a table of what each
+        kernel launch uses (`ember bench --dry-run`); None, with `module`
+        untouched, for a target that has no such check."""
         return None
 
 

@@ -6,7 +6,7 @@ function, the registers, shared memory, stack frame, spill stores and
 loads and barriers that `-v` reports. When ptxas rejects the PTX, a
 `PtxasError` names the kernel holding the first error (from the PTX line
 number ptxas gives) and quotes ptxas's message; when there is no ptxas, a
-one-line `PtxasError` says so.
+one-line `PtxasError` says so (`ptxas_path()` asks without raising).
 """
 
 from __future__ import annotations
@@ -58,9 +58,14 @@ class PtxasReport:
     kernels: dict[str, KernelResources] = field(default_factory=dict[str, KernelResources])
 
 
+def ptxas_path() -> str | None:
+    """The path of `ptxas` on PATH, or None."""
+    return shutil.which("ptxas")
+
+
 def find_ptxas() -> str:
     """The path of `ptxas` on PATH, or a `PtxasError` saying it is missing."""
-    found = shutil.which("ptxas")
+    found = ptxas_path()
     if found is None:
         raise PtxasError(
             "ptxas not found on PATH (it comes with the CUDA toolkit, or the "
@@ -133,4 +138,11 @@ def assemble(ptx: str, arch: str = "sm_90") -> PtxasReport:
         return PtxasReport(arch, cubin.read_bytes(), parse_resources(log))
 
 
-__all__ = ["KernelResources", "PtxasReport", "assemble", "find_ptxas", "parse_resources"]
+__all__ = [
+    "KernelResources",
+    "PtxasReport",
+    "assemble",
+    "find_ptxas",
+    "parse_resources",
+    "ptxas_path",
+]

@@ -10,7 +10,8 @@
              cubin; the host function's launches are the launch plan
              (`launch_plan.py`), which the runtime (`runtime.py`) follows;
              or, with `Options.emulate`, convert-gpu-to-loop -> the host
-             target's JIT: every block and thread on this CPU (`emulator.py`)
+             target's JIT: every block and thread on this CPU (`emulator.py`);
+             or, for a dry run, ptxas's resources per launch (`dry_run.py`)
 
 The module is verified before the first pass and after each stage, as the
 CPU's pipeline does. Symbolic sizes are not compiled yet (`versions` is
@@ -47,10 +48,11 @@ from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import CheckedCalls, TensorSpec, model_specs
 from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
+from ember.targets.cuda.dry_run import launch_table
 from ember.targets.cuda.emulator import EmulatedProgram, emulate
 from ember.targets.cuda.launch_plan import LaunchPlan, launch_plan
 from ember.targets.cuda.ptx import ptx_of
-from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas
+from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas, ptxas_path
 from ember.targets.target import Target
 from ember.targets.verify import verify_stage
 from ember.targets.versions import Specialize
@@ -114,6 +116,7 @@ class CudaTarget(Target):
     summary = "NVIDIA GPUs: PTX checked by ptxas, run by CUDA's driver, or emulated on this CPU"
     kernel_form = "a gpu.func of gpu.module @ember_kernels, launched by gpu.launch_func"
     onnx_device = "CUDA"
+    emulates = True
 
     def __init__(self, host: Target):
         self.host = host
@@ -155,6 +158,12 @@ class CudaTarget(Target):
         return GpuModule(module, weights_blob(module), plan, inputs, outputs)
 
     def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
+        """The model emulated on this CPU (`Options.emulate`) or loaded on the
+        GPU (a `CudaUnavailable` without cuda-bindings or a GPU, after the
+        PTX is made); an EmberError for `Options.profile`, which times CPU
+        kernels."""
+        if options.profile:
+            raise EmberError("profiling times CPU kernels; the cuda target has no kernel profile")
         lowered = self.lower(module, report, options)
         if options.emulate:
             with report.stage("emulate"):
@@ -165,6 +174,19 @@ class CudaTarget(Target):
 
         with report.stage("load"):
             return CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights)
+
+    def dry_run_table(self, module: ModuleOp, report: CompileReport, options: Options) -> str:
+        """Each launch of the model's plan with the registers, shared memory
+        and spills ptxas reports for its kernel at `options.arch`
+        (`dry_run.launch_table`); a `PtxasError` before any compile when
+        there is no ptxas, or when it rejects the PTX."""
+        find_ptxas()
+        lowered = self.lower(module, report, options)
+        with report.stage("ptx"):
+            ptx = lowered.ptx(options.arch)
+        with report.stage("ptxas"):
+            assembled = assemble(ptx, options.arch)
+        return launch_table(lowered.plan, assembled)
 
     def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
                report: CompileReport, specialize: Specialize) -> CudaFiles:  # fmt: skip
@@ -180,7 +202,7 @@ class CudaTarget(Target):
         files[1].write_bytes(lowered.weights.tobytes())
         manifest: dict[str, Any] = {"arch": options.arch, "ptx": files[0].name,
                                     "weights": files[1].name}  # fmt: skip
-        if find_ptxas() is not None:
+        if ptxas_path() is not None:  # the cubin, where there is a ptxas
             with report.stage("ptxas"):
                 assembled = assemble(ptx, options.arch)
             cubin = out_dir / f"{name}.cubin"
