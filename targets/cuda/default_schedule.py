@@ -9,7 +9,9 @@ structured op on buffers that has none.
   shared memory a block); the block is 32 along a side shorter than 64, so
   that small products do not leave most threads idle. The elementwise
   generics after it that can run on its values in registers (its
-  epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`.
+  epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`,
+  and the contraction then writes the epilogue's output buffer
+  (`_mark_epilogue` says why).
 - Every other op (elementwise, reductions, convolutions, small products)
   gets a `#loop.schedule` with its parallel dims first, in declared order,
   then its reduction dims, and its parallel dims flagged: `loop-generate`
@@ -25,7 +27,10 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -104,11 +109,50 @@ class AttachGpuSchedule(RewritePattern):
         schedule = tiled_contraction(space)
         op.attributes[SCHEDULE] = schedule if schedule is not None else loop_schedule(space)
         if schedule is not None:
-            epilogue = find_epilogue(op, lambda _: True)
-            for generic in epilogue.generics if epilogue is not None else ():
-                if SCHEDULE not in generic.attributes:
-                    generic.attributes[SCHEDULE] = EpilogueAttr()
+            _mark_epilogue(op)
         rewriter.notify_op_modified(op)
+
+
+def _mark_epilogue(op: StructuredOp) -> None:
+    """Marks the epilogue of `op`, a tiled contraction, and makes the IR say
+    what its kernel does with memory: `op` (and the fill before it) writes
+    the epilogue's output, which the first generic reads. Memory planning
+    then keeps that buffer apart from `op`'s operands: the kernel's blocks
+    store into it while other blocks still read them. (Each step stays an
+    elementwise op reading and writing the same point, so the IR still means
+    what it did, run op by op.)"""
+    epilogue = find_epilogue(op, lambda _: True)
+    if epilogue is None or any(SCHEDULE in g.attributes for g in epilogue.generics):
+        return
+    for generic in epilogue.generics:
+        generic.attributes[SCHEDULE] = EpilogueAttr()
+    accumulator, output = op.outputs[0], epilogue.output
+    first = op.prev_op if _writes(op.prev_op, accumulator) else op
+    _define_before(output, first)
+    accumulator.replace_all_uses_with(output)
+    if isinstance(accumulator.owner, memref.AllocOp) and not accumulator.uses:
+        accumulator.owner.detach()
+        accumulator.owner.erase()
+
+
+def _writes(op: Operation | None, buffer: SSAValue) -> bool:
+    return isinstance(op, linalg.FillOp) and op.outputs[0] is buffer
+
+
+def _define_before(value: SSAValue, op: Operation) -> None:
+    """Moves the ops defining `value` (a buffer and the views it is made
+    from) that come after `op` in its block to just before it."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.parent_block() is not op.parent_block():
+        return
+    if not op.is_before_in_block(owner):
+        return
+    for operand in owner.operands:
+        _define_before(operand, op)
+    owner.detach()
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(owner, op)
 
 
 @dataclass(frozen=True)
