@@ -33,9 +33,18 @@ kernel at its barriers ("deep fission"): each barrier-free stretch of ops
 (a *phase*) runs in its own nest of thread loops (z, y, x; x innermost,
 threads in order of their linear id `x + X * (y + Y * z)`), so every thread
 finishes a phase before any thread starts the next. A barrier-holding
-`scf.for`/`scf.if` stays outside the thread loops and is cut in turn; its
-loop's back edge is itself a point where all threads meet.
+`scf.for`/`scf.if` stays outside the thread loops and is cut in turn.
 
+- Loop rotation: a loop's back edge is no barrier. Where a barrier-holding
+  `scf.for`'s body has work both before its first barrier-holding op and
+  after its last, the first phase of iteration i + 1 runs in the thread
+  loops of the last phase of iteration i (guarded by i + step < ub), and
+  that of the first iteration in those of the phase before the loop
+  (guarded by lb < ub): thread t runs the next iteration's first phase
+  before thread t + 1 runs the current one's last (`rotation`); values
+  still cross phases and iterations through per-thread storage (below),
+  and each thread runs its ops in its own program order. A loop whose body
+  starts or ends with a barrier is cut as it stands.
 - Values: what is the same for every thread (constants, block ids, sizes,
   pure ops over them) is computed once per block outside the thread loops;
   thread ids are the thread loops' counters, and pure ops over them are
@@ -56,8 +65,15 @@ loop's back edge is itself a point where all threads meet.
 - What a race looks like: within a phase threads run one after another, so
   a thread that reads what a higher-numbered thread writes in the same
   phase (a missing barrier) reads the stale value, from an earlier phase or
-  block, as a GPU may. A barrier missing only right before the back edge of
-  a barrier-holding loop is not seen (the back edge synchronises).
+  block, as a GPU may; a thread that reads what a lower-numbered thread
+  overwrites in the same phase (the tiled matmul without the barrier
+  before its loop's back edge: the next step's staging overwrites a tile
+  while later threads still accumulate from it) reads the new value, as a
+  GPU may. Still, a barrier-holding op separates the phases before and
+  after it as a barrier would, even an `scf.if` that runs no barrier or a
+  loop that runs no iteration, and so do a barrier-holding loop's exit and
+  (unless rotated) its entry: a barrier missing just before or after such
+  an op is not seen.
 """
 
 from __future__ import annotations
@@ -81,6 +97,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.lowering.gpu_to_loop.fission import SIZE_ARGUMENTS, kernel_to_function
 from ember.lowering.gpu_to_loop.per_thread import MAX_THREADS_PER_BLOCK, keep_per_thread_values
 from ember.lowering.gpu_to_loop.phases import ID_OPS, PASS
+from ember.lowering.gpu_to_loop.rotation import rotate_loops
 
 CONTAINER_MODULE = "gpu.container_module"
 GPU_OPS_RUN = (*ID_OPS, gpu.BarrierOp, gpu.ReturnOp)
@@ -168,6 +185,7 @@ def _lower_kernels(module: ModuleOp) -> dict[SymbolRefAttr, str]:
             taken.add(name)
             check_gpu_ops(op)
             keep_per_thread_values(op, threads_per_block(op))
+            rotate_loops(op)
             module.body.block.insert_op_before(
                 kernel_to_function(op, threads_per_block(op)), gpu_module
             )

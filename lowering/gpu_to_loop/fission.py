@@ -1,6 +1,7 @@
 """A kernel as a loop-level function: loops over blocks, thread loops per phase.
 
-`kernel_to_function` expects the kernel after `keep_per_thread_values`: no
+`kernel_to_function` expects the kernel after `keep_per_thread_values` (and
+`rotate_loops`, which keeps what follows true): no
 value crosses from one phase to another except through memory, every id op
 stands at the top of the entry block, and no barrier-holding op has results.
 It then only cuts: each phase's ops are cloned into a nest of thread loops
@@ -24,7 +25,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.ember_gpu import SharedOp, is_shared
-from ember.lowering.gpu_to_loop.phases import PASS, Kind, Phases, kernel_name
+from ember.lowering.gpu_to_loop.phases import PASS, Kind, Phases, free_values, kernel_name
 
 SIZE_ARGUMENTS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
 """The index arguments a lowered kernel takes after the kernel's own."""
@@ -41,16 +42,6 @@ class _DropSharedSpace(TypeConversionPattern):
         if not is_shared(typ):
             return None
         return MemRefType(typ.element_type, typ.shape, typ.layout, NoneAttr())
-
-
-def _free_values(op: Operation) -> list[SSAValue]:
-    """Values `op` (its regions included) uses but does not define, in order."""
-    seen: dict[SSAValue, None] = {}
-    for inner in op.walk():
-        for value in inner.operands:
-            if not op.is_ancestor(value.owner):
-                seen.setdefault(value, None)
-    return list(seen)
 
 
 def _loop_nest(
@@ -140,7 +131,7 @@ class _Fission:
                 local[self.thread_ids[dim]] = body.args[0]
         innermost = bodies[-1]
         for op in phase:
-            for value in _free_values(op):
+            for value in free_values(op):
                 self._materialize(value, innermost, local)
             innermost.add_op(op.clone(value_mapper=local))
         _close(bodies)

@@ -63,6 +63,16 @@ def kernel_name(op: Operation) -> str:
     return f"gpu.func @{kernel.sym_name.data}" if kernel is not None else "gpu.func"
 
 
+def free_values(op: Operation) -> list[SSAValue]:
+    """Values `op` (its regions included) uses but does not define, in order."""
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        for value in inner.operands:
+            if not op.is_ancestor(value.owner):
+                seen.setdefault(value, None)
+    return list(seen)
+
+
 def describe(value: SSAValue) -> str:
     """`%name` (or the op that defines it) for a diagnostic."""
     if value.name_hint:
@@ -169,4 +179,13 @@ class Phases:
             )
 
 
-__all__ = ["ID_OPS", "PASS", "Kind", "Phases", "describe", "holds_barrier", "kernel_name"]
+__all__ = [
+    "ID_OPS",
+    "PASS",
+    "Kind",
+    "Phases",
+    "describe",
+    "free_values",
+    "holds_barrier",
+    "kernel_name",
+]

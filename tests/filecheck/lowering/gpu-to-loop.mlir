@@ -235,6 +235,99 @@ builtin.module attributes {gpu.container_module} {
 
 // -----
 
+// The same matmul without its second barrier: the k loop's body no longer
+// ends with one, so the loop is rotated. The first phase of iteration 0 (the
+// staging) joins the phase before the loop, guarded by lb < ub; in the loop,
+// the last phase of step %k0 (accumulating from the tiles) and the first of
+// step %k0 + 16 (staging the next tiles, guarded by %k0 + 16 < 32) share one
+// nest of thread loops: thread t overwrites the tiles before thread t + 1
+// reads them, the race a GPU has. (With both barriers, above, the loop is
+// cut as it stands.)
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "ember_kernels"}> ({
+    "gpu.func"() <{function_type = (memref<32x32xf32>, memref<32x32xf32>, memref<32x32xf32>) -> (), kernel}> ({
+    ^bb0(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>):
+      %ta = ember_gpu.shared : memref<16x16xf32, 3 : i64>
+      %tb = ember_gpu.shared : memref<16x16xf32, 3 : i64>
+      %tx = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %ty = "gpu.thread_id"() <{dimension = #gpu<dim y>}> : () -> index
+      %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %c32 = arith.constant 32 : index
+      %row0 = arith.muli %by, %c16 : index
+      %col0 = arith.muli %bx, %c16 : index
+      %row = arith.addi %row0, %ty : index
+      %col = arith.addi %col0, %tx : index
+      %zero = arith.constant 0.0 : f32
+      %sum = scf.for %k0 = %c0 to %c32 step %c16 iter_args(%acc = %zero) -> (f32) {
+        %ak = arith.addi %k0, %tx : index
+        %av = memref.load %a[%row, %ak] : memref<32x32xf32>
+        memref.store %av, %ta[%ty, %tx] : memref<16x16xf32, 3 : i64>
+        %bk = arith.addi %k0, %ty : index
+        %bv = memref.load %b[%bk, %col] : memref<32x32xf32>
+        memref.store %bv, %tb[%ty, %tx] : memref<16x16xf32, 3 : i64>
+        "gpu.barrier"() : () -> ()
+        %c1 = arith.constant 1 : index
+        %part = scf.for %k = %c0 to %c16 step %c1 iter_args(%p = %acc) -> (f32) {
+          %x = memref.load %ta[%ty, %k] : memref<16x16xf32, 3 : i64>
+          %y = memref.load %tb[%k, %tx] : memref<16x16xf32, 3 : i64>
+          %xy = arith.mulf %x, %y : f32
+          %next = arith.addf %p, %xy : f32
+          scf.yield %next : f32
+        }
+        scf.yield %part : f32
+      }
+      memref.store %sum, %c[%row, %col] : memref<32x32xf32>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "racing_matmul"} : () -> ()
+  }) : () -> ()
+}
+
+// CHECK:      func.func @racing_matmul(
+// CHECK:                %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:           %[[ANY:any_iteration]] = arith.cmpi slt, %c0, %c32 : index
+//                       Before the loop: the accumulator's initial value and
+//                       the staging of step 0, in one phase.
+// CHECK-NEXT:           scf.for %tz = %{{.*}} to %block_z
+// CHECK-NEXT:             scf.for %ty = %{{.*}} to %block_y
+// CHECK-NEXT:               scf.for %tx = %{{.*}} to %block_x
+// CHECK:                      memref.store %zero, %[[ACC:per_thread]][%{{.*}}] : memref<1024xf32>
+// CHECK:                      scf.if %[[ANY]] {
+// CHECK-NEXT:                   %{{.*}} = arith.addi %c0, %tx : index
+// CHECK:                        memref.store %{{.*}}, %ta[%ty, %tx] : memref<16x16xf32>
+// CHECK:                        memref.store %{{.*}}, %tb[%ty, %tx] : memref<16x16xf32>
+// CHECK-NEXT:                 }
+// CHECK-NEXT:               }
+// CHECK-NEXT:             }
+// CHECK-NEXT:           }
+//                       The loop: one phase, step %k0's products, then the
+//                       next step's staging.
+// CHECK-NEXT:           scf.for %k0 = %c0 to %c32 step %c16 {
+// CHECK-NEXT:             %c1 = arith.constant 1 : index
+// CHECK-NEXT:             %[[NEXT:next_iteration]] = arith.addi %k0, %c16 : index
+// CHECK-NEXT:             %[[MORE:more_iterations]] = arith.cmpi slt, %[[NEXT]], %c32 : index
+// CHECK-NEXT:             scf.for %{{.*}} = %{{.*}} to %block_z
+// CHECK-NEXT:               scf.for %[[TY:.*]] = %{{.*}} to %block_y
+// CHECK-NEXT:                 scf.for %[[TX:.*]] = %{{.*}} to %block_x
+// CHECK:                        %acc = memref.load %[[ACC]][%[[T:.*]]] : memref<1024xf32>
+// CHECK-NEXT:                   %part = scf.for %k = %c0 to %c16 step %c1 iter_args(%p = %acc) -> (f32) {
+// CHECK:                        memref.store %part, %[[ACC]][%[[T]]] : memref<1024xf32>
+// CHECK:                        scf.if %[[MORE]] {
+// CHECK-NEXT:                     %{{.*}} = arith.addi %[[NEXT]], %[[TX]] : index
+// CHECK:                          memref.store %{{.*}}, %ta[%[[TY]], %[[TX]]] : memref<16x16xf32>
+// CHECK:                          memref.store %{{.*}}, %tb[%[[TY]], %[[TX]]] : memref<16x16xf32>
+// CHECK-NEXT:                   }
+// CHECK-NEXT:                 }
+// CHECK-NEXT:               }
+// CHECK-NEXT:             }
+// CHECK-NEXT:           }
+// CHECK-NEXT:           scf.for %{{.*}} = %{{.*}} to %block_z
+// CHECK:                      %sum = memref.load %[[ACC]][%{{.*}}] : memref<1024xf32>
+
+// -----
+
 // Shared memory and per-thread storage are sized for the kernel's
 // gpu.known_block_size where it has one (here 8 threads); a host function
 // without launches is left alone.

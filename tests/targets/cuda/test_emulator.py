@@ -119,6 +119,22 @@ def test_matmul_without_its_first_barrier_is_wrong() -> None:
     assert not np.allclose(c, expected, rtol=1e-3, atol=1e-3)
 
 
+def test_matmul_without_its_second_barrier_is_wrong() -> None:
+    # The back edge is no meeting point: thread (ty, tx) accumulates from the
+    # tiles, then at once stages its elements of the next k-step's tiles, and
+    # only then does the next thread accumulate. Thread (ty, tx') with
+    # tx' > tx reads A-tile element (ty, tx) (and thread (ty', tx) with
+    # ty' > ty reads B-tile element (ty, tx)) after it holds the next step's
+    # value: with random A and B the two steps' tiles differ.
+    source = matmul_source()
+    second = source.rindex(BARRIER)
+    source = source[:second] + source[second + len(BARRIER) :]
+    assert source.count(BARRIER) == 1
+    c, expected = run_matmul(source)
+    assert np.isfinite(c).all()
+    assert not np.allclose(c, expected, rtol=1e-3, atol=1e-3)
+
+
 def test_matmul_with_an_off_by_one_thread_index_is_wrong() -> None:
     # The A tile is loaded from column k0 + tx + 1 (row-major 32 wide: the
     # last thread reads the next row's first element, inside the buffer).
@@ -377,9 +393,10 @@ SHUFFLE = f"""\
 """
 
 
-def test_three_dimensional_blocks_and_barriers_in_if_and_loop_with_values() -> None:
+def run_shuffle(body: str) -> tuple[np.ndarray, np.ndarray]:
+    """SHUFFLE-like `body` on a 3x2 grid of 4x2x2 blocks: (y, the expected y)."""
     host = launch("shuffle", (3, 2, 1), (4, 2, 2), SHUFFLE_ARGS)
-    module = program(kernel_module(SHUFFLE, "shuffle", SHUFFLE_ARGS, host))
+    module = program(kernel_module(body, "shuffle", SHUFFLE_ARGS, host))
     x = np.random.default_rng(4).standard_normal(96).astype(np.float32)
     y = np.zeros(96, np.float32)
     module.main(x, y)
@@ -387,4 +404,99 @@ def test_three_dimensional_blocks_and_barriers_in_if_and_loop_with_values() -> N
     blocks[1::2] += blocks[1::2, ::-1]
     for _ in range(3):
         blocks = blocks + np.roll(blocks, -1, axis=1)
-    np.testing.assert_allclose(y, blocks.reshape(96), rtol=1e-5)
+    return y, blocks.reshape(96)
+
+
+def test_three_dimensional_blocks_and_barriers_in_if_and_loop_with_values() -> None:
+    y, expected = run_shuffle(SHUFFLE)
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
+
+
+LOOP_BARRIER = f"        {BARRIER}\n        memref.store %a, %s[%lin]"
+LAST_LOOP_BARRIER = f"        {BARRIER}\n        %a2 = arith.addf"
+
+
+def test_a_loop_rotated_across_its_back_edge_keeps_its_carried_value() -> None:
+    # Without its leading barrier the loop's body neither starts nor ends with
+    # one: its last phase (the sum into the carried value) and the next
+    # iteration's first (storing that value to shared memory) run in one
+    # thread loop. The kernel is still correct: the barrier before the sum
+    # keeps the next stores away from the reads.
+    body = SHUFFLE.replace(LOOP_BARRIER, LOOP_BARRIER.split("\n")[1], 1)
+    assert body.count(BARRIER) == SHUFFLE.count(BARRIER) - 1
+    y, expected = run_shuffle(body)
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
+
+
+def test_a_loop_without_the_barrier_before_its_back_edge_races() -> None:
+    # With the barrier before the sum gone too, thread 15 of each block reads
+    # slot 0 after thread 0 has stored its next iteration's value there (and
+    # the wrong sum reaches threads 14 and 13 in the iterations after).
+    body = SHUFFLE.replace(LOOP_BARRIER, LOOP_BARRIER.split("\n")[1], 1)
+    body = body.replace(LAST_LOOP_BARRIER, LAST_LOOP_BARRIER.split("\n")[1], 1)
+    assert body.count(BARRIER) == SHUFFLE.count(BARRIER) - 2
+    y, expected = run_shuffle(body)
+    assert not np.allclose(y, expected, rtol=1e-3)
+
+
+# Rotated loops nested: a carried value doubled by an outer loop, then summed
+# with its neighbour's by an inner loop, both without a barrier at the ends ---------------
+
+NESTED = f"""\
+      %s = ember_gpu.shared : memref<16xf32, 3 : i64>
+      %tx = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c16 = arith.constant 16 : index
+      %start = arith.muli %bx, %c16 : index
+      %g = arith.addi %start, %tx : index
+      %v = memref.load %x[%g] : memref<96xf32>
+      %t = scf.for %o = %c0 to %c2 step %c1 iter_args(%b = %v) -> (f32) {{
+        %twice = arith.addf %b, %b : f32
+        %sum = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %twice) -> (f32) {{
+          memref.store %a, %s[%tx] : memref<16xf32, 3 : i64>
+          {BARRIER}
+          %next = arith.addi %tx, %c1 : index
+          %j = arith.remui %next, %c16 : index
+          %n = memref.load %s[%j] : memref<16xf32, 3 : i64>
+          {BARRIER}
+          %a2 = arith.addf %a, %n : f32
+          scf.yield %a2 : f32
+        }}
+        scf.yield %sum : f32
+      }}
+      memref.store %t, %y[%g] : memref<96xf32>
+"""
+
+
+def run_nested(body: str) -> tuple[np.ndarray, np.ndarray]:
+    """`body` on 6 blocks of 16 threads: (y, the expected y)."""
+    host = launch("nested", (6, 1, 1), (16, 1, 1), SHUFFLE_ARGS)
+    module = program(kernel_module(body, "nested", SHUFFLE_ARGS, host))
+    x = np.random.default_rng(5).standard_normal(96).astype(np.float32)
+    y = np.zeros(96, np.float32)
+    module.main(x, y)
+    blocks = x.reshape(6, 16)
+    for _ in range(2):
+        blocks = 2 * blocks
+        for _ in range(3):
+            blocks = blocks + np.roll(blocks, -1, axis=1)
+    return y, blocks.reshape(96)
+
+
+def test_nested_rotated_loops_keep_their_carried_values() -> None:
+    # Both loops are rotated, the inner one first: the outer body's first
+    # phase (doubling, then the inner loop's first store) runs with the
+    # outer body's last (storing the inner loop's result) of the iteration
+    # before.
+    y, expected = run_nested(NESTED)
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
+
+
+def test_nested_loops_without_the_inner_barrier_before_its_back_edge_race() -> None:
+    last = NESTED.rindex(BARRIER)
+    y, expected = run_nested(NESTED[:last] + NESTED[last + len(BARRIER) :])
+    assert not np.allclose(y, expected, rtol=1e-3)

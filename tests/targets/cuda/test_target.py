@@ -154,6 +154,17 @@ def _tiled_kernel(module: ModuleOp) -> gpu.FuncOp:
                 if isinstance(op, gpu.FuncOp) and any(isinstance(b, gpu.BarrierOp) for b in op.walk()))  # fmt: skip
 
 
+def _without_barrier(lowered: GpuModule, which: int) -> ModuleOp:
+    """A copy of `lowered`'s module whose tiled kernel lacks its barrier
+    number `which` (0: the first, -1: the last)."""
+    mutated = lowered.module.clone()
+    barriers = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, gpu.BarrierOp)]
+    assert len(barriers) == 2  # k step: stage; barrier; accumulate; barrier
+    barriers[which].detach()
+    barriers[which].erase()
+    return mutated
+
+
 def test_the_tiled_kernel_needs_its_first_barrier() -> None:
     model = _matmul_bias_relu()
     lowered = _lowered(model)
@@ -162,13 +173,24 @@ def test_the_tiled_kernel_needs_its_first_barrier() -> None:
     np.testing.assert_allclose(
         _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
     )
-    mutated = lowered.module.clone()
-    first_barrier = next(
-        op for op in _tiled_kernel(mutated).walk() if isinstance(op, gpu.BarrierOp)
-    )
-    first_barrier.detach()
-    first_barrier.erase()
-    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+    assert not np.allclose(_run(_without_barrier(lowered, 0), lowered, x), expected,
+                           rtol=1e-4, atol=1e-4)  # fmt: skip
+
+
+def test_the_tiled_kernel_needs_its_last_barrier() -> None:
+    # Without it, thread (ty, tx) accumulates its k step from the tiles and
+    # at once stages its elements of the next step's tiles (the k loop's back
+    # edge is no meeting point), before the threads after it accumulate: the
+    # rest of its row of threads (ty, tx' > tx) reads A-tile elements it
+    # copied, the rest of its column (ty' > ty, tx) B-tile elements it
+    # copied, of the wrong step. K = 96 is six steps of 16 over random data,
+    # so one step's tiles differ from the next's.
+    model = _matmul_bias_relu()
+    lowered = _lowered(model)
+    x = random_inputs(model)["x"]
+    [expected] = run_onnxruntime(model, {"x": x})
+    assert not np.allclose(_run(_without_barrier(lowered, -1), lowered, x), expected,
+                           rtol=1e-4, atol=1e-4)  # fmt: skip
 
 
 def test_a_shifted_thread_index_is_wrong() -> None:
