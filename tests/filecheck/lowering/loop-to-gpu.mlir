@@ -123,7 +123,8 @@ func.func @epilogue(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %bias: memref<
     linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<64x64xf32>, memref<64xf32>) outs(%out : memref<64x64xf32>) attrs = {schedule = #ember_gpu.epilogue} {
     ^bb0(%v: f32, %w: f32, %o: f32):
       %s = arith.addf %v, %w : f32
-      %r = arith.maximumf %s, %zero : f32
+      %floor = arith.constant 0.0 : f32
+      %r = arith.maximumf %s, %floor : f32
       linalg.yield %r : f32
     }
   }
@@ -139,5 +140,6 @@ func.func @epilogue(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %bias: memref<
 // CHECK-NOT:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32>
 // CHECK:             %[[BIAS:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
 // CHECK-NEXT:        %[[SUM:.*]] = arith.addf %{{.*}}, %[[BIAS]] : f32
+// CHECK-NEXT:        arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:        %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : f32
 // CHECK-NEXT:        memref.store %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32>

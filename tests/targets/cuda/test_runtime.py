@@ -59,7 +59,9 @@ def bindings_installed() -> bool:
 def test_the_program_computes_x_times_w_plus_one_in_the_emulator() -> None:
     x, w = data()
     y = np.full(N, np.nan, np.float32)
-    emulate(program(), target_named("cpu").jit).main(x, y, w.view(np.int8), np.zeros(BYTES, np.int8))
+    emulate(program(), target_named("cpu").jit).main(
+        x, y, w.view(np.int8), np.zeros(BYTES, np.int8)
+    )
     np.testing.assert_allclose(y, expected(x, w), rtol=1e-6)
 
 
