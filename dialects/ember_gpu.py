@@ -51,6 +51,18 @@ residual: `ember.passes.loop.epilogue`'s rules) carries `#ember_gpu.epilogue`:
 it runs in the contraction's kernel, on each output value before the store,
 and no kernel of its own.
 
+A reduction whose body folds one value of its inputs into its one output
+with one associative, commutative operation (`out = combine(g(inputs...),
+out)`) over many points runs one block per point of its parallel dims:
+
+    #ember_gpu.reduce<threads = 256>
+
+- `threads`: the block's threads, a power of two from 32 (a warp) to 1024
+  (CUDA's limit); thread t folds the row's reduction points t, t + threads,
+  ... from the combiner's identity, and the block combines the threads'
+  partials in shared memory, halving them between barriers
+  (`ember.lowering.loop_to_gpu.reduction` says how).
+
 Every other structured op runs with a `#loop.schedule` whose parallel dims
 come first (`gpu-default-schedule` writes it): `loop-generate` makes its
 nest and `convert-loop-to-gpu` gives each point of the parallel band a
@@ -254,18 +266,73 @@ class EpilogueAttr(ParametrizedAttribute, KernelSchedule):
     name = "ember_gpu.epilogue"
 
 
-EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr, EpilogueAttr])
+MIN_REDUCE_THREADS = 32
+"""The fewest threads of a block-per-row reduction (a warp)."""
+
+
+def reduce_threads_problem(threads: int) -> str | None:
+    """What is wrong with `threads` as a `#ember_gpu.reduce`'s block size
+    (None if nothing): a power of two from `MIN_REDUCE_THREADS` to
+    `MAX_THREADS`, so the tree of partials halves evenly down to one."""
+    if not MIN_REDUCE_THREADS <= threads <= MAX_THREADS or threads & (threads - 1):
+        return (f"threads must be a power of two from {MIN_REDUCE_THREADS} to {MAX_THREADS}, "
+                f"got {threads}")  # fmt: skip
+    return None
+
+
+@irdl_attr_definition
+class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
+    """How a reduction runs as one block per point of its parallel dims (see
+    the module docstring)."""
+
+    name = "ember_gpu.reduce"
+
+    threads: IntAttr
+
+    def __init__(self, threads: int):
+        super().__init__(IntAttr(threads))
+
+    @property
+    def block_threads(self) -> int:
+        return self.threads.data
+
+    def verify(self) -> None:
+        problem = reduce_threads_problem(self.block_threads)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<threads = {self.block_threads}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[IntAttr]:
+        with parser.in_angle_brackets():
+            start = parser.pos
+            parser.parse_keyword("threads", " (the ember_gpu.reduce field)")
+            parser.parse_punctuation("=")
+            threads = parser.parse_integer(allow_boolean=False)
+            end = parser.pos
+        problem = reduce_threads_problem(threads)
+        if problem is not None:
+            parser.raise_error(f"{cls.name}: {problem}", start, end)
+        return [IntAttr(threads)]
+
+
+EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr, EpilogueAttr, ReduceScheduleAttr])
 
 __all__ = [
     "MAX_REGISTER_TILE",
     "MAX_SHARED_BYTES",
     "MAX_THREADS",
+    "MIN_REDUCE_THREADS",
     "SHARED_MEMORY_SPACE",
     "EmberGpu",
     "EpilogueAttr",
     "GpuScheduleAttr",
+    "ReduceScheduleAttr",
     "SharedOp",
     "is_shared",
+    "reduce_threads_problem",
     "shared_memory_type",
     "tiling_problem",
 ]

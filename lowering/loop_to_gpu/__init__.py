@@ -5,8 +5,9 @@ Input: loop-level functions (after `loop-generate`, `loop-pack-weights` and
 `loop-plan-memory`) whose bodies are views of their arguments (the arena,
 the weights) and `loop.kernel` regions (or loop nests standing alone);
 inside a kernel, loop nests and structured ops whose `schedule` is a
-`#ember_gpu.schedule` (block-tiled contractions, left alone by
-`loop-generate`).
+`#ember_gpu.schedule` (block-tiled contractions) or a `#ember_gpu.reduce`
+(block-per-row reductions), left alone by `loop-generate` with the fill
+before them.
 
 Output: the module is a `gpu.container_module` with one `gpu.module
 @ember_kernels`; every piece of work of a kernel region, in order, becomes a
@@ -16,10 +17,13 @@ where the region stood (the region itself goes):
 - an `scf.parallel` nest: one thread per point of its parallel band,
   `threads` per block along x (`threads.py`);
 - a structured op with a `#ember_gpu.schedule`: a block-tiled contraction
-  with shared-memory staging (`contraction.py`); a `linalg.fill` of a
-  constant just before it into its output becomes its accumulators' start,
-  and the generics after it marked `#ember_gpu.epilogue` run on its values
-  in registers;
+  with shared-memory staging (`contraction.py`); the generics after it
+  marked `#ember_gpu.epilogue` run on its values in registers;
+- a `linalg.generic` with a `#ember_gpu.reduce`: a reduction of one block
+  per point of its parallel dims, its threads' partials combined in shared
+  memory (`reduction.py`);
+- for both, a `linalg.fill` just before the op into its output is the
+  kernel's start and runs no kernel of its own (`absorbed_fill`);
 - anything else that is not pure arithmetic or a view (an `scf.for` nest, a
   lone store): a kernel of one thread.
 
@@ -32,6 +36,7 @@ that are kernels already (`ember.kernel`) are left alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -39,17 +44,32 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, ReduceScheduleAttr
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
 from ember.dialects.schedule import SCHEDULE
-from ember.lowering.loop_to_gpu.contraction import absorbed_fill, outline_contraction
-from ember.lowering.loop_to_gpu.outline import PASS, KernelBuilder, ValueCopier, rematerializable
+from ember.lowering.loop_to_gpu.contraction import outline_contraction
+from ember.lowering.loop_to_gpu.outline import (
+    PASS,
+    KernelBuilder,
+    ValueCopier,
+    absorbed_fill,
+    rematerializable,
+)
+from ember.lowering.loop_to_gpu.reduction import outline_reduction
 from ember.lowering.loop_to_gpu.threads import outline_band, parallel_band
+
+KERNEL_GENERATORS: dict[
+    type[Attribute], Callable[[KernelBuilder, ValueCopier, Operation], None]
+] = {
+    GpuScheduleAttr: outline_contraction,
+    ReduceScheduleAttr: outline_reduction,
+}
+"""The kernel generator of each schedule that has one, by the schedule's class."""
 
 DEFAULT_THREADS = 256
 """Threads per block of a parallel band's kernel."""
@@ -88,8 +108,8 @@ class _HostFunction:
         if isinstance(op, scf.ParallelOp) and not op.initVals:
             dims, body = parallel_band(op)
             outline_band(kernel, host, dims, body, self.threads)
-        elif isinstance(op.attributes.get(SCHEDULE), GpuScheduleAttr):
-            outline_contraction(kernel, host, op)
+        elif type(op.attributes.get(SCHEDULE)) in KERNEL_GENERATORS:
+            KERNEL_GENERATORS[type(op.attributes[SCHEDULE])](kernel, host, op)
         else:
             outline_band(kernel, host, [], [op], 1)
 
@@ -109,9 +129,14 @@ class _HostFunction:
                         f"{PASS}: {op.name} computes a value on the host that later code reads; "
                         "the host only launches kernels (and computes sizes and views)"
                     )
+                if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+                    continue  # the op after it starts from its value; erased with it
+                fill = absorbed_fill(op)
                 self.outline(op, op)
-                op.detach()
-                op.erase()
+                for outlined in (op, fill):
+                    if outlined is not None:
+                        outlined.detach()
+                        outlined.erase()
         # Views and arithmetic the kernels now compute themselves.
         for op in reversed(list(block.ops)):
             if rematerializable(op) and not any(result.uses for result in op.results):
@@ -129,9 +154,8 @@ class _HostFunction:
             fill = absorbed_fill(op)
             if fill is not None:
                 skipped.add(fill)
-            if isinstance(op, linalg.FillOp) and isinstance(op.next_op, Operation):
-                if absorbed_fill(op.next_op) is op:
-                    continue  # the contraction after it starts from its value
+            if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+                continue  # the op after it starts from its value
             self.outline(op, region)
         region.detach()
         region.erase()
@@ -155,4 +179,4 @@ class ConvertLoopToGpuPass(ModulePass):
             _HostFunction(op, function, self.threads).run()
 
 
-__all__ = ["DEFAULT_THREADS", "ConvertLoopToGpuPass"]
+__all__ = ["DEFAULT_THREADS", "KERNEL_GENERATORS", "ConvertLoopToGpuPass"]

@@ -27,8 +27,8 @@ of them may read:
   accumulate the step's BK products from shared memory, and wait at a
   second barrier before the next step overwrites the tiles;
 - at the end each thread adds its accumulators to the output elements it
-  owns that exist (or, where a `linalg.fill` of a constant into the output
-  comes just before the op, starts from that constant and stores without
+  owns that exist (or, where a `linalg.fill` into the output (`absorbed_fill`)
+  comes just before the op, starts from its value and stores without
   reading: the fill's kernel is not emitted);
 - its epilogue, the elementwise generics after the op marked
   `#ember_gpu.epilogue` by `gpu-default-schedule` (a bias, an activation, a
@@ -61,10 +61,12 @@ from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, SharedOp, sh
 from ember.dialects.ember_linalg import indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
+from ember.lowering.loop_to_gpu.index_math import IndexMath
 from ember.lowering.loop_to_gpu.outline import (
     PASS,
     KernelBuilder,
     ValueCopier,
+    absorbed_fill,
     host_index,
     rematerializable,
 )
@@ -130,20 +132,6 @@ def _uses(amap: AffineMap, dims: Sequence[int], every: bool = False) -> bool:
     return all(d in used for d in dims) if every else any(d in used for d in dims)
 
 
-def absorbed_fill(op: Operation) -> linalg.FillOp | None:
-    """The `linalg.fill` of a constant into the output of `op`, a tiled
-    contraction, just before it: the contraction's accumulators start from
-    its value and the fill is not run."""
-    fill = op.prev_op
-    if tiled_schedule(op) is None or not isinstance(fill, linalg.FillOp):
-        return None
-    outputs = getattr(op, "outputs", ())
-    if len(outputs) != 1 or fill.outputs[0] is not outputs[0]:
-        return None
-    owner = fill.inputs[0].owner
-    return fill if isinstance(owner, arith.ConstantOp) else None
-
-
 def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
     """The generics after `op` marked as its epilogue (`#ember_gpu.epilogue`),
     in order; pure ops between them (views, constants) are passed over."""
@@ -158,53 +146,6 @@ def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
             break
         following = following.next_op
     return generics
-
-
-def _index(builder: Builder, value: int) -> SSAValue:
-    return builder.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
-
-
-class _Tile:
-    """Index arithmetic of one kernel, with the constants it needs made once,
-    at `builder` (a point that comes before all of their uses)."""
-
-    def __init__(self, builder: Builder, extents: Sequence[int]):
-        self.builder = builder
-        self.extents = extents
-        self.constants: dict[int, SSAValue] = {}
-
-    def const(self, value: int) -> SSAValue:
-        if value not in self.constants:
-            self.constants[value] = _index(self.builder, value)
-        return self.constants[value]
-
-    def add(self, builder: Builder, a: SSAValue, b: SSAValue) -> SSAValue:
-        return builder.insert(arith.AddiOp(a, b)).results[0]
-
-    def mul(self, builder: Builder, a: SSAValue, b: SSAValue) -> SSAValue:
-        return builder.insert(arith.MuliOp(a, b)).results[0]
-
-    def below(self, builder: Builder, values: Sequence[tuple[SSAValue, int]]) -> SSAValue:
-        """Whether each value is below its bound, all together (an i1)."""
-        checks = [builder.insert(arith.CmpiOp(v, self.const(bound), "ult")).results[0]
-                  for v, bound in values]  # fmt: skip
-        result = checks[0]
-        for check in checks[1:]:
-            result = builder.insert(arith.AndIOp(result, check)).results[0]
-        return result
-
-    def delinearize(self, builder: Builder, linear: SSAValue, dims: Sequence[int],
-                    at: list[SSAValue]) -> None:  # fmt: skip
-        """Sets `at[d]` for each of `dims` to its index in point `linear` of
-        their row-major numbering (the last dim fastest)."""
-        rest = linear
-        for position, d in enumerate(reversed(dims)):
-            extent = self.const(self.extents[d])
-            if position == len(dims) - 1:
-                at[d] = rest  # the first dim: what is left, below its extent
-            else:
-                at[d] = builder.insert(arith.RemUIOp(rest, extent)).results[0]
-                rest = builder.insert(arith.DivUIOp(rest, extent)).results[0]
 
 
 def _apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
@@ -269,7 +210,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     tx, ty = (build.insert(gpu.ThreadIdOp(d)).results[0] for d in (_X, _Y))
     # Constants go before the first thread id: wherever one is first needed,
     # it then comes before every use.
-    tile = _Tile(Builder(InsertPoint.before(tx.owner)), sizes)  # type: ignore[arg-type]
+    tile = IndexMath(Builder(InsertPoint.before(tx.owner)), sizes)  # type: ignore[arg-type]
     bx, by, bz = (build.insert(gpu.BlockIdOp(d)).results[0] for d in (_X, _Y, _Z))
     first_row = tile.mul(build, by, tile.const(bm))
     first_column = tile.mul(build, bx, tile.const(bn))
@@ -365,7 +306,6 @@ def _block(types: Sequence[Attribute]) -> Region:
 
 __all__ = [
     "Roles",
-    "absorbed_fill",
     "contraction_problem",
     "contraction_roles",
     "marked_epilogue",

@@ -27,9 +27,13 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
+
+from ember.dialects.ember_gpu import GpuScheduleAttr, ReduceScheduleAttr
+from ember.dialects.schedule import SCHEDULE
 
 KERNELS_MODULE = "ember_kernels"
 """The name of the `gpu.module` that holds every kernel."""
@@ -158,6 +162,22 @@ class KernelBuilder:
         host.insert(gpu.LaunchFuncOp(symbol, list(grid), list(block), kernelOperands=self.operands))
 
 
+def absorbed_fill(op: Operation | None) -> linalg.FillOp | None:
+    """The `linalg.fill` into the one output of `op`, a structured op that a
+    kernel generator of its own runs (a `#ember_gpu.schedule` contraction, a
+    `#ember_gpu.reduce` reduction), just before it: that kernel starts from
+    the fill's value instead of the output's, and the fill runs no kernel of
+    its own (`loop-generate` leaves such a fill alone for this)."""
+    if op is None or not isinstance(op.attributes.get(SCHEDULE),
+                                    GpuScheduleAttr | ReduceScheduleAttr):  # fmt: skip
+        return None
+    fill = op.prev_op
+    outputs = getattr(op, "outputs", ())
+    if not isinstance(fill, linalg.FillOp) or len(outputs) != 1:
+        return None
+    return fill if fill.outputs[0] is outputs[0] else None
+
+
 def host_index(host: ValueCopier, value: int | SSAValue) -> SSAValue:
     """`value` as an `index` on the host: a constant (one per value and
     launch), or the host's copy of a value computed from arguments."""
@@ -173,6 +193,7 @@ __all__ = [
     "KERNELS_MODULE",
     "KernelBuilder",
     "ValueCopier",
+    "absorbed_fill",
     "host_index",
     "kernels_module",
     "outside_values",

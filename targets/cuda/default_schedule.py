@@ -12,11 +12,21 @@ structured op on buffers that has none.
   epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`,
   and the contraction then writes the epilogue's output buffer
   (`_mark_epilogue` says why).
-- Every other op (elementwise, reductions, convolutions, small products)
-  gets a `#loop.schedule` with its parallel dims first, in declared order,
-  then its reduction dims, and its parallel dims flagged: `loop-generate`
-  makes one nest whose parallel band `convert-loop-to-gpu` spreads over
-  threads, each thread running the reductions of its point.
+- A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
+  static extents, one output, whose body folds its inputs' value into the
+  output with one associative, commutative op (`out = combine(g(inputs),
+  out)`, combine one of addf, mulf, maximumf, minimumf, maxnumf, minnumf:
+  `reduction_problem` says what runs so) gets `#ember_gpu.reduce<threads =
+  T>`: one block per point of its parallel dims, T threads folding its
+  reduction points side by side (`reduce_threads`). Softmax's and
+  LayerNorm's row reductions, ReduceMean, ReduceMax and global pooling
+  are such reductions.
+- Every other op (elementwise, small reductions, reductions of another
+  body, convolutions, small products) gets a `#loop.schedule` with its
+  parallel dims first, in declared order, then its reduction dims, and its
+  parallel dims flagged: `loop-generate` makes one nest whose parallel band
+  `convert-loop-to-gpu` spreads over threads, each thread running the
+  reductions of its point.
 
 Ops with a schedule are left alone, so a schedule written by hand wins.
 """
@@ -40,7 +50,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr
+from ember.dialects.ember_gpu import (
+    MIN_REDUCE_THREADS,
+    EpilogueAttr,
+    GpuScheduleAttr,
+    ReduceScheduleAttr,
+)
 from ember.dialects.schedule import (
     PARALLEL,
     SCHEDULE,
@@ -50,6 +65,7 @@ from ember.dialects.schedule import (
     iteration_space,
 )
 from ember.lowering.loop_to_gpu.contraction import contraction_problem
+from ember.lowering.loop_to_gpu.reduction import reduction_problem
 from ember.passes.loop.epilogue import find_epilogue
 from ember.passes.loop.generate import on_buffers
 
@@ -58,6 +74,19 @@ TILED_FROM = 32
 BLOCK = 64
 THREADS = 16
 K_TILE = 16
+
+REDUCE_FROM = 32
+"""The fewest reduction points that run as a block per row. At 32 the
+smallest block, a warp, has a point for each thread and a tree of 5 steps;
+below, a block would leave threads idle, and one thread per row folding
+fewer than 32 points sequentially costs about what the tree's barriers do.
+A global average pool's 7 x 7 = 49 points per channel is above it: its
+rows (2,048 channels in ResNet-50) are too few to fill a GPU with one
+thread each, and a block reads each channel's 49 contiguous values
+coalesced where a thread per channel strides 49 floats between
+neighbours."""
+REDUCE_THREADS = 256
+"""The threads of a block-per-row reduction of at least this many points."""
 
 
 def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
@@ -93,6 +122,25 @@ def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
     return schedule if contraction_problem(space, schedule) is None else None
 
 
+def reduce_threads(points: int) -> int:
+    """The threads of a block reducing `points` values (at least
+    `REDUCE_FROM`): `REDUCE_THREADS`, or the largest power of two up to
+    `points` where that is fewer, so that no thread starts idle."""
+    threads = REDUCE_THREADS
+    while threads > points and threads > MIN_REDUCE_THREADS:
+        threads //= 2
+    return threads
+
+
+def block_reduction(op: StructuredOp, space: IterationSpace) -> ReduceScheduleAttr | None:
+    """The block-per-row schedule of a reduction large enough for it, or
+    None (see the module docstring)."""
+    points = prod(space.extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL)
+    if points < REDUCE_FROM or reduction_problem(op, space) is not None:
+        return None
+    return ReduceScheduleAttr(reduce_threads(points))
+
+
 def loop_schedule(space: IterationSpace) -> ScheduleAttr:
     """Parallel dims outermost, then the reductions; the parallel ones flagged."""
     parallel = [d for d, kind in enumerate(space.iterators) if kind == PARALLEL]
@@ -106,9 +154,10 @@ class AttachGpuSchedule(RewritePattern):
         if SCHEDULE in op.attributes or not on_buffers(op):
             return
         space = iteration_space(op)
-        schedule = tiled_contraction(space)
-        op.attributes[SCHEDULE] = schedule if schedule is not None else loop_schedule(space)
-        if schedule is not None:
+        tiled = tiled_contraction(space)
+        reduction = block_reduction(op, space) if tiled is None else None
+        op.attributes[SCHEDULE] = tiled or reduction or loop_schedule(space)
+        if tiled is not None:
             _mark_epilogue(op)
         rewriter.notify_op_modified(op)
 
@@ -166,4 +215,12 @@ class GpuDefaultSchedulePass(ModulePass):
         PatternRewriteWalker(AttachGpuSchedule(), apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["GpuDefaultSchedulePass", "loop_schedule", "tiled_contraction"]
+__all__ = [
+    "REDUCE_FROM",
+    "REDUCE_THREADS",
+    "GpuDefaultSchedulePass",
+    "block_reduction",
+    "loop_schedule",
+    "reduce_threads",
+    "tiled_contraction",
+]

@@ -91,7 +91,8 @@ class EmulatedModel(CheckedCalls):
         self.inputs = lowered.inputs
         self.outputs = lowered.outputs
         self._program = program
-        self._weights = lowered.weights.view(np.int8)
+        # The blob is padded to its alignment; the host function takes its bytes only.
+        self._weights = lowered.weights.view(np.int8)[: lowered.plan.weights_bytes]
         self._arena = aligned_zeros(max(lowered.plan.arena_bytes, ALIGNMENT)).view(np.int8)
         self._arena_bytes = lowered.plan.arena_bytes
 

@@ -52,3 +52,21 @@ func.func @unplanned(%x: memref<4xf32>) {
 }
 
 // CHECK: convert-loop-to-gpu: a memref.alloc on the host: plan the buffers into the arena first (loop-plan-memory)
+
+// -----
+
+// A block-per-row schedule on a reduction whose body is not one combining
+// op folding a value of the inputs into the output.
+
+func.func @not_a_fold(%x: memref<8x64xf32>, %y: memref<8xf32>) {
+  loop.kernel {
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x64xf32>) outs(%y : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 64>} {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.subf %acc, %a : f32
+      linalg.yield %r : f32
+    }
+  }
+  func.return
+}
+
+// CHECK: convert-loop-to-gpu: linalg.generic {{.*}} cannot run as #ember_gpu.reduce<threads = 64>: its body is not `yield combine(g(inputs...), out)` with combine one of arith.addf, arith.mulf, arith.maximumf, arith.minimumf, arith.maxnumf, arith.minnumf

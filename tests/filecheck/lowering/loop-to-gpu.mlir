@@ -143,3 +143,70 @@ func.func @epilogue(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %bias: memref<
 // CHECK-NEXT:        arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:        %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : f32
 // CHECK-NEXT:        memref.store %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32>
+
+// -----
+
+// Reductions with a #ember_gpu.reduce: one block per row (grid 8, 64 and 32
+// threads), each thread folding the points t, t + 64, ... from the
+// combiner's identity (-0.0 for addf, NaN for maxnumf), a tree of log2(threads)
+// halving steps in shared memory, each after a barrier, and thread 0
+// combining the row's total with the fill before the op (which runs no
+// kernel) or else with the output's old value.
+
+func.func @row_sums(%x: memref<8x768xf32>, %s: memref<8xf32>, %m: memref<8xf32>) {
+  loop.kernel {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%s : memref<8xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x768xf32>) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 64>} {
+    ^bb0(%a: f32, %acc: f32):
+      %e = math.exp %a : f32
+      %r = arith.addf %acc, %e : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x768xf32>) outs(%m : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 32>} {
+    ^bb0(%a: f32, %acc: f32):
+      %r = arith.maxnumf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @row_sums
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[ROWS:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[THREADS:.*]] = arith.constant 64 : index
+// CHECK-NEXT:    "gpu.launch_func"(%[[ROWS]], %[[ONE]], %[[ONE]], %[[THREADS]], %[[ONE]], %[[ONE]], %x, %s)
+// CHECK:         "gpu.launch_func"
+// CHECK-NOT:     "gpu.launch_func"
+// CHECK:         "gpu.func"
+// CHECK:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SLOTS:.*]] = ember_gpu.shared : memref<64xf32, 3 : i64>
+// CHECK:           %[[T:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT:      %[[ROW:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT:      %[[IDENTITY:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK-NEXT:      %[[PARTIAL:.*]] = scf.for %[[P:.*]] = %[[T]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[IDENTITY]]) -> (f32) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %{{.*}}[%[[ROW]], %[[P]]] : memref<8x768xf32>
+// CHECK-NEXT:        %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[ACC]], %[[E]] : f32
+// CHECK-NEXT:        scf.yield %[[SUM]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.store %[[PARTIAL]], %[[SLOTS]][%[[T]]]
+// CHECK-COUNT-6:   "gpu.barrier"
+// CHECK-NOT:       "gpu.barrier"
+// CHECK:           arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        %[[TOTAL:.*]] = memref.load %[[SLOTS]][%{{.*}}]
+// CHECK-NEXT:        %[[RESULT:.*]] = arith.addf %[[ZERO]], %[[TOTAL]] : f32
+// CHECK-NEXT:        memref.store %[[RESULT]], %{{.*}}[%[[ROW]]] : memref<8xf32>
+// CHECK:           "gpu.return"
+// CHECK:         "gpu.func"
+// CHECK:           ember_gpu.shared : memref<32xf32, 3 : i64>
+// CHECK:           arith.constant 0x7fc00000 : f32
+// CHECK-COUNT-5:   "gpu.barrier"
+// CHECK-NOT:       "gpu.barrier"
+// CHECK:           arith.cmpi eq
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<8xf32>
+// CHECK-NEXT:        %[[MAX:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<32xf32, 3 : i64>
+// CHECK-NEXT:        arith.maxnumf %[[MAX]], %[[OLD]] : f32

@@ -39,3 +39,26 @@
 
 // CHECK: ember_gpu.schedule: k_tile required
 "test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16]>} : () -> ()
+
+// -----
+
+// #ember_gpu.reduce's threads halve down to one: a power of two, at least a
+// warp, at most CUDA's 1024.
+
+// CHECK: ember_gpu.reduce: threads must be a power of two from 32 to 1024, got 48
+"test.op"() {s = #ember_gpu.reduce<threads = 48>} : () -> ()
+
+// -----
+
+// CHECK: ember_gpu.reduce: threads must be a power of two from 32 to 1024, got 16
+"test.op"() {s = #ember_gpu.reduce<threads = 16>} : () -> ()
+
+// -----
+
+// CHECK: ember_gpu.reduce: threads must be a power of two from 32 to 1024, got 2048
+"test.op"() {s = #ember_gpu.reduce<threads = 2048>} : () -> ()
+
+// -----
+
+// CHECK: Expected 'threads' (the ember_gpu.reduce field)
+"test.op"() {s = #ember_gpu.reduce<block = 256>} : () -> ()

@@ -9,3 +9,10 @@
 "test.op"() {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
 "test.op"() {schedule = #ember_gpu.schedule<k_tile = 8, threads = [32, 8], block = [32, 128], k = [4, 5, 6], n = [0, 2, 3], m = [1]>} : () -> ()
 "test.epilogue"() {schedule = #ember_gpu.epilogue} : () -> ()
+
+// A block-per-row reduction's schedule: its threads per block.
+
+// CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 256>}
+// CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 32>}
+"test.reduce"() {schedule = #ember_gpu.reduce<threads = 256>} : () -> ()
+"test.reduce"() {schedule = #ember_gpu.reduce<threads = 32>} : () -> ()

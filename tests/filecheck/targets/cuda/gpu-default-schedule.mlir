@@ -20,18 +20,19 @@ func.func @products(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<1
 // CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<m = [1], n = [2], k = [3], block = [32, 32], threads = [16, 16], k_tile = 16>
 
 // Must not tile: a product with m below 32 (a batch of 8), an elementwise
-// op, a reduction; they get a #loop.schedule whose parallel dims come
-// first. A schedule given is kept, and ops on tensors are left alone.
+// op, a reduction (of 16 points: too few for a block per row); they get a
+// #loop.schedule whose parallel dims come first. A schedule given is kept,
+// and ops on tensors are left alone.
 
 func.func @loops(%x: memref<8x64xf32>, %w: memref<64x32xf32>, %y: memref<8x32xf32>, %z: memref<8xf32>,
-                 %t: tensor<64x64xf32>) -> tensor<64x64xf32> {
+                 %v: memref<8x16xf32>, %t: tensor<64x64xf32>) -> tensor<64x64xf32> {
   linalg.matmul ins(%x, %w : memref<8x64xf32>, memref<64x32xf32>) outs(%y : memref<8x32xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : memref<8x32xf32>) outs(%y : memref<8x32xf32>) {
   ^bb0(%a: f32, %b: f32):
     %e = math.exp %a : f32
     linalg.yield %e : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%y : memref<8x32xf32>) outs(%z : memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%v : memref<8x16xf32>) outs(%z : memref<8xf32>) {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
@@ -93,3 +94,88 @@ func.func @conv(%x: memref<1x16x10x10xf32>, %w: memref<32x16x3x3xf32>, %b: memre
 // CHECK:         linalg.generic {{.*}} ins(%biased : {{.*}}) outs(%y : {{.*}}) attrs = {schedule = #ember_gpu.epilogue}
 // CHECK:         linalg.conv_2d_nchw_fchw {{.*}}schedule = #ember_gpu.schedule
 // CHECK:         attrs = {schedule = #loop.schedule<order = [0, 1, 2, 3], parallel = [0, 1, 2, 3]>}
+
+// -----
+
+// Reductions of 32 points or more whose body folds a value of the inputs
+// into the output with one associative, commutative op run one block per
+// row: 256 threads, or the largest power of two up to the points where
+// that is fewer (49 points of a 7 x 7 pool: 32; 100: 64). Softmax's sum of
+// exp(x - max) folds code of two inputs; maxnumf may take the output second.
+
+func.func @reductions(%x: memref<8x768xf32>, %m: memref<8xf32>, %s: memref<8xf32>,
+                      %p: memref<1x512x7x7xf32>, %q: memref<1x512xf32>, %y: memref<4x100xf32>, %z: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x768xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<8x768xf32>, memref<8xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %max: f32, %acc: f32):
+    %d = arith.subf %a, %max : f32
+    %e = math.exp %d : f32
+    %r = arith.addf %acc, %e : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%p : memref<1x512x7x7xf32>) outs(%q : memref<1x512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%y : memref<4x100xf32>) outs(%z : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maxnumf %a, %acc : f32
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @reductions
+// CHECK:         ins(%x : memref<8x768xf32>) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
+// CHECK:         ins(%x, %m : {{.*}}) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
+// CHECK:         ins(%p : {{.*}}) outs(%q : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32>}
+// CHECK:         ins(%y : {{.*}}) outs(%z : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 64>}
+
+// -----
+
+// Must not run a block per row: fewer than 32 points; a combiner outside
+// the table (subf is not associative); a body that reads the output twice
+// (acc * acc + a) or whose combined value feeds more code (acc + a, then
+// doubled); dynamic extents. They keep a thread per row.
+
+func.func @not_reductions(%x: memref<8x16xf32>, %s: memref<8xf32>, %w: memref<8x768xf32>,
+                          %d: memref<?x768xf32>, %ds: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x16xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%w : memref<8x768xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.subf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%w : memref<8x768xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %acc, %acc : f32
+    %r = arith.addf %sq, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%w : memref<8x768xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    %twice = arith.addf %r, %r : f32
+    linalg.yield %twice : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%d : memref<?x768xf32>) outs(%ds : memref<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @not_reductions
+// CHECK-NOT:     ember_gpu.reduce
+// CHECK-COUNT-5: attrs = {schedule = #loop.schedule<order = [0, 1], parallel = [0]>}
+// CHECK-NOT:     ember_gpu.reduce
