@@ -24,8 +24,9 @@ of them may read:
   row-major order, so neighbouring threads read neighbouring elements of
   each operand's contiguous dim where it is k for `a` and n for `b`; an
   element past the operand's extent is 0), wait at a `gpu.barrier`, each
-  accumulate the step's BK products from shared memory, and wait at a
-  second barrier before the next step overwrites the tiles;
+  accumulate the step's BK products from shared memory (a `math.fma` each:
+  one rounding per product, as the CPU's micro-kernels round), and wait at
+  a second barrier before the next step overwrites the tiles;
 - at the end each thread adds its accumulators to the output elements it
   owns that exist (or, where a `linalg.fill` into the output (`absorbed_fill`)
   comes just before the op, starts from its value and stores without
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects import arith, gpu, math, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, MemRefType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -268,8 +269,8 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     sums = []
     for i in range(rows):
         for j in range(columns):
-            product = inner.insert(arith.MulfOp(row_values[i], column_values[j])).results[0]
-            sums.append(inner.insert(arith.AddfOp(partial[i * columns + j], product)).results[0])
+            fma = math.FmaOp(row_values[i], column_values[j], partial[i * columns + j])
+            sums.append(inner.insert(fma).results[0])
     inner.insert(scf.YieldOp(*sums))
     step_body.insert(gpu.BarrierOp())
     step_body.insert(scf.YieldOp(*products.results))

@@ -73,7 +73,7 @@ func.func @tiled(%a: memref<70x96xf32>, %b: memref<96x80xf32>, %c: memref<70x80x
 // CHECK:           scf.for
 // CHECK:             "gpu.barrier"() : () -> ()
 // CHECK:             scf.for
-// CHECK-COUNT-4:       arith.mulf
+// CHECK-COUNT-4:       math.fma
 // CHECK:             "gpu.barrier"() : () -> ()
 // CHECK-NOT:       arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK:           memref.store
