@@ -14,13 +14,17 @@
              or, for a dry run, ptxas's resources per launch (`dry_run.py`)
 
 The module is verified before the first pass and after each stage, as the
-CPU's pipeline does. Symbolic sizes are not compiled yet (`versions` is
-False: `ember run` binds them first).
+CPU's pipeline does. A model with symbolic dims compiles once for every
+size: its kernels take the buffers' sizes as parameters, the launch plan's
+grids and the arena are formulas over the symbols; it runs emulated (or,
+as static versions, `specialize`, on the GPU: the runtime takes static
+plans so far).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
@@ -32,8 +36,9 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.graph.symbolic import Dim, Range, SymExpr
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
-from ember.errors import CompileError, EmberError, first_line
+from ember.errors import CompileError, EmberError, InputDependentError, first_line
 from ember.lowering.gpu_to_nvvm import ConvertGpuToNvvmPass
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
@@ -46,7 +51,14 @@ from ember.passes.loop.pack_weights import PackWeightsPass, weights_blob
 from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.reference import entry_function
 from ember.report import CompileReport
-from ember.targets.calls import CheckedCalls, TensorSpec, model_specs
+from ember.targets.calls import (
+    TensorSpec,
+    as_array,
+    check_count,
+    has_symbols,
+    in_order,
+    model_specs,
+)
 from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
 from ember.targets.cuda.dry_run import launch_table
 from ember.targets.cuda.emulator import EmulatedProgram, emulate
@@ -55,7 +67,13 @@ from ember.targets.cuda.ptx import ptx_of
 from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas, ptxas_path
 from ember.targets.target import Target
 from ember.targets.verify import verify_stage
-from ember.targets.versions import Specialize
+from ember.targets.versions import (
+    EntryCheck,
+    Specialize,
+    SymbolicSpec,
+    model_ranges,
+    symbolic_specs,
+)
 
 ENTRY = "main"
 """The host function's name (the imported model's entry)."""
@@ -69,8 +87,10 @@ class GpuModule:
     module: ModuleOp
     weights: np.ndarray
     plan: LaunchPlan
-    inputs: list[TensorSpec]
-    outputs: list[TensorSpec]
+    inputs: list[SymbolicSpec]
+    outputs: list[SymbolicSpec]
+    ranges: dict[str, Range]
+    """The ranges of the model's symbols (none for a static model)."""
 
     def ptx(self, arch: str) -> str:
         """The kernels' PTX for compute capability `arch`."""
@@ -82,24 +102,42 @@ class GpuModule:
         return ptx_of(lowered, arch)
 
 
-class EmulatedModel(CheckedCalls):
+class EmulatedModel:
     """A model whose `gpu`-level kernels run on this CPU, every block and
-    every thread (`emulator.py`): called as any compiled model. A test
-    harness for the GPU path, not a fast way to run a model."""
+    every thread (`emulator.py`): called as any compiled model (`model(x)`,
+    `model.run({...})`). A model with symbolic dims runs at every size its
+    inputs bind (the entry check names a mismatch), with an arena of the
+    size its formula gives. A test harness for the GPU path, not a fast way
+    to run a model."""
 
     def __init__(self, lowered: GpuModule, program: EmulatedProgram):
         self.inputs = lowered.inputs
         self.outputs = lowered.outputs
         self._program = program
+        self._check = EntryCheck(lowered.inputs, lowered.ranges)
         # The blob is padded to its alignment; the host function takes its bytes only.
         self._weights = lowered.weights.view(np.int8)[: lowered.plan.weights_bytes]
-        self._arena = aligned_zeros(max(lowered.plan.arena_bytes, ALIGNMENT)).view(np.int8)
         self._arena_bytes = lowered.plan.arena_bytes
+        self._arena = aligned_zeros(ALIGNMENT).view(np.int8)
 
-    def _execute(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
-        self._program[ENTRY](*arrays, *results, self._weights, self._arena[: self._arena_bytes])
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        check_count(self.inputs, arrays)
+        given = [np.ascontiguousarray(as_array(s, a)) for s, a in zip(self.inputs, arrays)]
+        sizes = self._check.bind(given)
+        results = [np.empty([_evaluate(d, sizes) for d in s.dims], dtype=s.dtype)
+                   for s in self.outputs]  # fmt: skip
+        arena = _evaluate(self._arena_bytes, sizes)
+        if arena > self._arena.size:
+            self._arena = aligned_zeros(arena).view(np.int8)
+        self._program[ENTRY](*given, *results, self._weights, self._arena[:arena])
         return results
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        return self(*in_order(self.inputs, feeds))
+
+
+def _evaluate(size: Dim, sizes: Mapping[str, int]) -> int:
+    return size.evaluate(sizes) if isinstance(size, SymExpr) else size
 
 
 class CudaFiles:
@@ -117,6 +155,7 @@ class CudaTarget(Target):
     summary = "NVIDIA GPUs: PTX checked by ptxas, run by CUDA's driver, or emulated on this CPU"
     kernel_form = "a gpu.func of gpu.module @ember_kernels, launched by gpu.launch_func"
     onnx_device = "CUDA"
+    versions = True
     emulates = True
 
     def __init__(self, host: Target):
@@ -139,7 +178,12 @@ class CudaTarget(Target):
     def lower(self, module: ModuleOp, report: CompileReport, options: Options) -> GpuModule:
         """`module` (graph IR, consumed) through the pipeline to the `gpu` level."""
         function = entry_function(module)
-        inputs, outputs = model_specs(function)
+        if has_symbols(function):
+            inputs, outputs = symbolic_specs(function)
+        else:
+            model_specs(function)  # static shapes, element types with a NumPy dtype
+            inputs, outputs = symbolic_specs(function)
+        ranges = model_ranges(function)
         function.sym_name = StringAttr(ENTRY)
         context = Context()
         for index, (stage, passes) in enumerate(groupby(self.pipeline(options), lambda p: p[0])):
@@ -153,10 +197,16 @@ class CudaTarget(Target):
                         except DiagnosticException as error:
                             raise CompileError(first_line(error)) from error
                 verify_stage(module, f"after the {stage} stage")
-        plan = launch_plan(module, ENTRY, len(inputs))
-        report.arena_bytes = plan.arena_bytes
+        roles = [*(f"input:{i}" for i in range(len(inputs))),
+                 *(f"output:{i}" for i in range(len(outputs)))]  # fmt: skip
+        dims = {role: spec.dims for role, spec in zip(roles, [*inputs, *outputs])}
+        plan = launch_plan(module, ENTRY, len(inputs), dims)
+        if isinstance(plan.arena_bytes, int):
+            report.arena_bytes = plan.arena_bytes
+        else:
+            report.arena_formula = str(plan.arena_bytes)
         report.weights_bytes = plan.weights_bytes
-        return GpuModule(module, weights_blob(module), plan, inputs, outputs)
+        return GpuModule(module, weights_blob(module), plan, inputs, outputs, ranges)
 
     def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
         """The model emulated on this CPU (`Options.emulate`) or loaded on the
@@ -169,12 +219,19 @@ class CudaTarget(Target):
         if options.emulate:
             with report.stage("emulate"):
                 return EmulatedModel(lowered, emulate(lowered.module, self.host.jit))
+        if lowered.plan.symbolic:
+            raise InputDependentError(
+                "the CUDA runtime runs static shapes so far (its PTX takes every size: "
+                "ember compile --target cuda writes it and a plan over the symbols)"
+            )
         with report.stage("ptx"):
             ptx = lowered.ptx(options.arch)
         from ember.targets.cuda.runtime import CudaModel
 
+        static = [TensorSpec(s.name, tuple(s.dims), s.dtype) for s in lowered.inputs]  # type: ignore[arg-type]
+        outputs = [TensorSpec(s.name, tuple(s.dims), s.dtype) for s in lowered.outputs]  # type: ignore[arg-type]
         with report.stage("load"):
-            return CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights)
+            return CudaModel(static, outputs, ptx, lowered.plan, lowered.weights)
 
     def dry_run_table(self, module: ModuleOp, report: CompileReport, options: Options) -> str:
         """Each launch of the model's plan with the registers, shared memory
@@ -192,8 +249,8 @@ class CudaTarget(Target):
     def deploy(self, module: ModuleOp, out_dir: Path, name: str, options: Options,
                report: CompileReport, specialize: Specialize) -> CudaFiles:  # fmt: skip
         if specialize not in ("auto", "none", {}):
-            raise EmberError("--specialize applies to targets that compile symbolic dims "
-                             "(the cuda target compiles static shapes)")  # fmt: skip
+            raise EmberError("--specialize: the cuda target deploys one version, which takes "
+                             "every size of the model's symbols")  # fmt: skip
         lowered = self.lower(module, report, options)
         with report.stage("ptx"):
             ptx = lowered.ptx(options.arch)
@@ -211,6 +268,7 @@ class CudaTarget(Target):
             files.append(cubin)
             manifest |= {"cubin": cubin.name, "kernels": _resources(assembled)}
         manifest |= {
+            "symbols": {name: [low, high] for name, (low, high) in sorted(lowered.ranges.items())},
             "inputs": [_spec(s) for s in lowered.inputs],
             "outputs": [_spec(s) for s in lowered.outputs],
             **lowered.plan.to_json(),
@@ -220,8 +278,9 @@ class CudaTarget(Target):
         return CudaFiles(files)
 
 
-def _spec(spec: TensorSpec) -> dict[str, Any]:
-    return {"name": spec.name, "shape": list(spec.shape), "dtype": str(spec.dtype)}
+def _spec(spec: SymbolicSpec) -> dict[str, Any]:
+    shape = [d if isinstance(d, int) else str(d) for d in spec.dims]
+    return {"name": spec.name, "shape": shape, "dtype": str(spec.dtype)}
 
 
 def _resources(report: PtxasReport) -> dict[str, dict[str, int]]:

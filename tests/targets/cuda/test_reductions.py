@@ -10,6 +10,7 @@ data's scale."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 
@@ -123,7 +124,7 @@ def test_the_reduce_mean_runs_one_block_per_row() -> None:
 
 def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
     """The emulated result of `module`, a (possibly changed) copy of `lowered`'s."""
-    changed = GpuModule(module, lowered.weights, lowered.plan, lowered.inputs, lowered.outputs)
+    changed = dataclasses.replace(lowered, module=module)
     [result] = EmulatedModel(changed, emulate(module, target_named("cpu").jit))(x)
     return result
 

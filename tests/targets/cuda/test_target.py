@@ -6,6 +6,7 @@ emulated result wrong)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 
@@ -143,7 +144,7 @@ def test_the_launch_plan_of_elementwise_work() -> None:
 
 def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
     """The emulated result of `module`, a (possibly changed) copy of `lowered`'s."""
-    changed = GpuModule(module, lowered.weights, lowered.plan, lowered.inputs, lowered.outputs)
+    changed = dataclasses.replace(lowered, module=module)
     [result] = EmulatedModel(changed, emulate(module, target_named("cpu").jit))(x)
     return result
 
@@ -225,3 +226,55 @@ def test_deploy_writes_ptx_weights_and_the_launch_plan(tmp_path: object) -> None
     manifest = json.loads((out / "mm.json").read_text())
     assert manifest["launches"][0]["block"] == [16, 16, 1]
     assert (out / "mm.weights").stat().st_size == manifest["weights_bytes"]
+
+
+SYMBOLIC: dict[str, Callable[[], onnx.ModelProto]] = {
+    "mlp_batch": lambda: mlp(batch="N", sizes=(128, 256, 10)),
+    "bert_layer_sequence": lambda: transformer_encoder(seq="S", hidden=128, heads=2, ffn=256),
+}
+
+
+def _inputs_at(model: onnx.ModelProto, size: int, seed: int) -> dict[str, np.ndarray]:
+    """The model's inputs with every symbolic dim `size`."""
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for info in model.graph.input:
+        shape = [d.dim_value or size for d in info.type.tensor_type.shape.dim]
+        if info.type.tensor_type.elem_type == TensorProto.FLOAT:
+            feeds[info.name] = rng.standard_normal(shape).astype(np.float32)
+        else:
+            feeds[info.name] = rng.integers(0, 2, shape).astype(np.int64)
+    return feeds
+
+
+@pytest.mark.parametrize("name", SYMBOLIC)
+def test_symbolic_models_run_emulated_at_every_size(name: str) -> None:
+    model = SYMBOLIC[name]()
+    compiled = ember.compile(model, target="cuda", emulate=True)
+    assert isinstance(compiled, EmulatedModel)  # one version for every size
+    for size, seed in ((3, 0), (17, 1)):
+        feeds = _inputs_at(model, size, seed)
+        for got, want in zip(compiled.run(feeds), run_onnxruntime(model, feeds), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@needs_ptxas
+@pytest.mark.parametrize(
+    "make",
+    [lambda: mlp(batch="N"), lambda: transformer_encoder(seq="S")],
+    ids=["mlp_batch", "bert_base_layer_sequence"],
+)
+def test_symbolic_models_give_ptx_for_every_size(make: Callable[[], onnx.ModelProto]) -> None:
+    lowered = _lowered(make())
+    assert lowered.plan.symbolic and not isinstance(lowered.plan.arena_bytes, int)
+    [symbol] = lowered.ranges
+    assert any(str(g) != "1" and symbol in str(g) for launch in lowered.plan.launches
+               for g in launch.grid)  # fmt: skip
+    report = assemble(lowered.ptx("sm_90"), "sm_90")
+    assert {launch.kernel for launch in lowered.plan.launches} <= set(report.kernels)
+
+
+def test_the_runtime_takes_static_plans_and_says_so() -> None:
+    with pytest.raises(ember.errors.InputDependentError, match="static shapes so far"):
+        target_named("cuda").compile(import_onnx(SYMBOLIC["mlp_batch"]()), CompileReport(),
+                                     Options())  # fmt: skip
