@@ -204,12 +204,12 @@ def _source_text(run: Run, source: str) -> str:
     return run.ir[(file, name)]
 
 
-def test_every_command_runs(run: Run) -> None:
+def _every_command_runs(run: Run) -> None:
     assert any(c.startswith("ember-opt ") for c in run.commands)
     assert any(c.startswith("ember compile ") for c in run.commands)
 
 
-def test_every_excerpt_is_in_what_its_source_prints(run: Run) -> None:
+def _every_excerpt_is_in_what_its_source_prints(run: Run) -> None:
     marked = [b for b in _blocks() if b.source is not None]
     assert len(marked) >= 15
     hide = not _ptxas_is_the_docs()
@@ -225,7 +225,7 @@ def test_every_excerpt_is_in_what_its_source_prints(run: Run) -> None:
         _in_order(block.body, _source_text(run, source), hide, source)
 
 
-def test_the_commands_run_the_targets_pipeline(run: Run) -> None:
+def _the_commands_run_the_targets_pipeline(run: Run) -> None:
     """The doc's `ember-opt` pipeline is the cuda target's, pass for pass."""
     options = Options()
     target = target_named("cuda")
@@ -242,7 +242,7 @@ def _kernel(ir: str, name: str) -> str:
     return ir[start : ir.index(f'sym_name = "{name}"')]
 
 
-def test_the_tiled_kernels_have_the_barriers_shown(run: Run) -> None:
+def _the_tiled_kernels_have_the_barriers_shown(run: Run) -> None:
     conv = _kernel(run.ir[("conv.mlir", "convert-loop-to-gpu")], "main_kernel5")
     matmul = _kernel(run.ir[("matmul.mlir", "convert-loop-to-gpu")], "main_kernel0")
     (shown,) = [b.body for b in _blocks() if 'sym_name = "main_kernel5"' in b.body]
@@ -250,7 +250,7 @@ def test_the_tiled_kernels_have_the_barriers_shown(run: Run) -> None:
     assert conv.count(barrier) == matmul.count(barrier) == shown.count(barrier) == 2
 
 
-def test_the_python_examples_ran(run: Run) -> None:
+def _the_python_examples_ran(run: Run) -> None:
     emulated = [text for source, text in run.printed.items() if "emulate=True" in source]
     assert len(emulated) == 1
     if _ptxas() is not None:
@@ -264,12 +264,24 @@ def test_the_python_examples_ran(run: Run) -> None:
             assert f"at most {before} registers" in DOC.read_text()  # the unedited kernel's table
 
 
-def test_a_broken_schedule_gives_the_error_shown(run: Run) -> None:
+def _a_broken_schedule_gives_the_error_shown(run: Run) -> None:
     (message,) = re.findall(r"`(ember_gpu\.schedule: the staged tiles [^`]*)`", DOC.read_text())
     text = (run.folder / "matmul.scheduled.mlir").read_text().replace("k_tile = 16", "k_tile = 128")
     (run.folder / "broken.mlir").write_text(text)
     done = _shell("ember-opt broken.mlir -p loop-generate", run.folder)
     assert done.returncode == 1 and done.stderr.strip().endswith(message)
+
+
+def test_the_page_holds(run: Run) -> None:
+    """Every check that reads what the page's commands printed, in one test:
+    running them is the cost (tens of seconds), which separate tests would
+    pay once per test worker."""
+    _every_command_runs(run)
+    _every_excerpt_is_in_what_its_source_prints(run)
+    _the_commands_run_the_targets_pipeline(run)
+    _the_tiled_kernels_have_the_barriers_shown(run)
+    _the_python_examples_ran(run)
+    _a_broken_schedule_gives_the_error_shown(run)
 
 
 def test_the_defaults_and_limits_are_the_trees() -> None:
