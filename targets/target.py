@@ -113,6 +113,15 @@ class Target(ABC):
         return None
 
 
+class HostedTarget(Target):
+    """A target that runs part of its work on another target, its `host`
+    (the NPU's host ops, the CUDA target's emulation on the CPU), given when
+    the table builds it: a target never imports another."""
+
+    def __init__(self, host: Target):
+        self.host = host
+
+
 def writable_directory(out_dir: Path, name: str) -> Path:
     """`out_dir`, made if missing, after checking that a file named after
     `name` can be written in it (an EmberError naming the directory if not)."""
@@ -128,4 +137,4 @@ def writable_directory(out_dir: Path, name: str) -> Path:
     return out_dir
 
 
-__all__ = ["Deployment", "Target", "writable_directory"]
+__all__ = ["Deployment", "HostedTarget", "Target", "writable_directory"]

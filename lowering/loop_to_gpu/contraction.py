@@ -59,7 +59,6 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, SharedOp, shared_memory_type
-from ember.dialects.ember_linalg import indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
 from ember.lowering.loop_to_gpu.index_math import IndexMath
@@ -71,6 +70,7 @@ from ember.lowering.loop_to_gpu.outline import (
     host_index,
     rematerializable,
 )
+from ember.passes.loop.epilogue import step_arguments
 
 _X, _Y, _Z = (gpu.DimensionAttr(d) for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y,
                                              gpu.DimensionEnum.Z))  # fmt: skip
@@ -155,17 +155,13 @@ def _apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], writ
     before wrote into `written`, at the output's place `positions` (one
     index per output dim)."""
     nest = LoopNestBuilder(builder)
+
+    def read(operand: SSAValue, amap: AffineMap) -> SSAValue:
+        return nest.load(copy(operand), [nest.affine(e, positions) for e in amap.results])
+
     for generic in generics:
-        block = generic.body.block
-        mapping: dict[SSAValue, SSAValue] = {}
-        for arg, operand, amap in zip(block.args, generic.inputs, indexing_maps(generic)):
-            if operand is written:
-                mapping[arg] = value
-            elif arg.uses:
-                mapping[arg] = nest.load(
-                    copy(operand), [nest.affine(e, positions) for e in amap.results]
-                )
-        for body_op in block.ops:
+        mapping = step_arguments(generic, written, value, read)
+        for body_op in generic.body.block.ops:
             if isinstance(body_op, linalg.YieldOp):
                 value = mapping[body_op.arguments[0]]
                 break

@@ -218,6 +218,21 @@ def _vector_body(generic: linalg.GenericOp, element: object) -> bool:
     return True
 
 
+def step_arguments(generic: linalg.GenericOp, written: SSAValue, value: SSAValue,
+                   read: Callable[[SSAValue, AffineMap], SSAValue]) -> dict[SSAValue, SSAValue]:  # fmt: skip
+    """The values of an epilogue step's body arguments: the one of the input
+    the step before wrote (`written`) is that step's `value`; each other
+    input the body uses is `read(operand, its indexing map)`."""
+    block = generic.body.block
+    mapping: dict[SSAValue, SSAValue] = {}
+    for arg, operand, amap in zip(block.args, generic.inputs, indexing_maps(generic)):
+        if operand is written:
+            mapping[arg] = value
+        elif arg.uses:
+            mapping[arg] = read(operand, amap)
+    return mapping
+
+
 class EpilogueBlock:
     """Applies an epilogue to the accumulators of one block: `apply` gives
     the value to store for one accumulator at a cell (the contraction dims'
@@ -247,12 +262,8 @@ class EpilogueBlock:
     def _step(self, builder: LoopNestBuilder, generic: linalg.GenericOp, written: SSAValue,
               positions: Sequence[SSAValue], value: SSAValue) -> SSAValue:  # fmt: skip
         block = generic.body.block
-        mapping: dict[SSAValue, SSAValue] = {}
-        for arg, operand, amap in zip(block.args, generic.inputs, indexing_maps(generic)):
-            if operand is written:
-                mapping[arg] = value
-            elif arg.uses:
-                mapping[arg] = self._read(builder, operand, amap, positions)
+        mapping = step_arguments(generic, written, value,
+                                 lambda operand, amap: self._read(builder, operand, amap, positions))  # fmt: skip
         for body_op in block.ops:
             if isinstance(body_op, linalg.YieldOp):
                 return mapping[body_op.arguments[0]]
@@ -297,4 +308,5 @@ class EpilogueBlock:
         return self.constants[constant]
 
 
-__all__ = ["EPILOGUE_ATTR", "VECTOR_OPS", "Epilogue", "EpilogueBlock", "find_epilogue"]
+__all__ = ["EPILOGUE_ATTR", "VECTOR_OPS", "Epilogue", "EpilogueBlock", "find_epilogue",
+           "step_arguments"]  # fmt: skip

@@ -54,11 +54,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.errors import (
-    CompileError,
     EmberError,
-    InputDependentDiagnostic,
-    InputDependentError,
-    first_line,
 )
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.graph_to_tensor.winograd import ConvertConvToWinogradPass
@@ -87,7 +83,7 @@ from ember.targets.cpu.parallel_codegen import start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
-from ember.targets.verify import verify_stage
+from ember.targets.stages import apply_passes, verify_stage
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
 """The stages after which the module is verified (and once before the first)."""
@@ -191,14 +187,7 @@ def _run_passes(module: ModuleOp, report: CompileReport, options: Options) -> np
                 blob = weights_blob(module)
                 _record_memory(module, report)
                 _record_profile(module, report)
-            for _, compiler_pass in passes:
-                with report.timed_pass(compiler_pass.name):
-                    try:
-                        compiler_pass.apply(context, module)
-                    except InputDependentDiagnostic as error:
-                        raise InputDependentError(first_line(error)) from error
-                    except DiagnosticException as error:
-                        raise CompileError(first_line(error)) from error
+            apply_passes(module, (p for _, p in passes), report, context)
             if stage in VERIFIED_AFTER:
                 with report.timed_pass(f"verify-{stage}"):
                     verify_stage(module, f"after the {stage} stage")

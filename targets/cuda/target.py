@@ -65,8 +65,8 @@ from ember.targets.cuda.emulator import EmulatedProgram, emulate
 from ember.targets.cuda.launch_plan import LaunchPlan, launch_plan
 from ember.targets.cuda.ptx import ptx_of
 from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas, ptxas_path
-from ember.targets.target import Target
-from ember.targets.verify import verify_stage
+from ember.targets.stages import apply_passes, verify_stage
+from ember.targets.target import HostedTarget
 from ember.targets.versions import (
     EntryCheck,
     Specialize,
@@ -147,7 +147,7 @@ class CudaFiles:
         self.files = files
 
 
-class CudaTarget(Target):
+class CudaTarget(HostedTarget):
     """NVIDIA GPUs through the `gpu` level (see the module docstring); the
     emulation runs on `host`, a target given at construction (the CPU)."""
 
@@ -157,9 +157,6 @@ class CudaTarget(Target):
     onnx_device = "CUDA"
     versions = True
     emulates = True
-
-    def __init__(self, host: Target):
-        self.host = host
 
     def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
         try:
@@ -190,12 +187,7 @@ class CudaTarget(Target):
             with report.stage(stage):
                 if index == 0:
                     verify_stage(module, f"before the {stage} stage")
-                for _, compiler_pass in passes:
-                    with report.timed_pass(compiler_pass.name):
-                        try:
-                            compiler_pass.apply(context, module)
-                        except DiagnosticException as error:
-                            raise CompileError(first_line(error)) from error
+                apply_passes(module, (p for _, p in passes), report, context)
                 verify_stage(module, f"after the {stage} stage")
         roles = [*(f"input:{i}" for i in range(len(inputs))),
                  *(f"output:{i}" for i in range(len(outputs)))]  # fmt: skip

@@ -17,7 +17,7 @@ from ember.options import Options
 from ember.report import CompileReport
 from ember.targets.npu.compile import DeviceStep, NpuModel, compile_npu, npu_graph_passes
 from ember.targets.npu.deploy import write_npu_directory
-from ember.targets.target import Target
+from ember.targets.target import HostedTarget
 from ember.targets.versions import Specialize
 
 
@@ -28,7 +28,7 @@ class NpuFiles:
         self.files = files
 
 
-class NpuTarget(Target):
+class NpuTarget(HostedTarget):
     """Products, convolutions, sums and pools as programs of the NPU (run in
     its functional simulator, timed by its cycle model); the other ops on
     `host`, a target given at construction (the CPU)."""
@@ -38,9 +38,6 @@ class NpuTarget(Target):
     kernel_form = "an npu.segment of graph ops, lowered to one npu.program"
     check_against_reference = True
     cycle_model = True
-
-    def __init__(self, host: Target):
-        self.host = host
 
     def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
         return [*(("graph", p) for p in npu_graph_passes(options)),

@@ -1,0 +1,53 @@
+"""Running a target's pipeline stage by stage: each pass timed in the
+report, its diagnostics made `CompileError`s (or `InputDependentError`s
+where sizes known only at run time stop it), and the module verified before
+the first stage and after the ones a target names, so a rule that only an
+op's verifier checks (a slice in bounds, a reshape keeping the element
+count) holds in compiled code as it does in `ember-opt`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from ember.errors import (
+    CompileError,
+    InputDependentDiagnostic,
+    InputDependentError,
+    first_line,
+)
+from ember.report import CompileReport
+
+
+def verify_stage(module: ModuleOp, when: str) -> None:
+    """Runs xDSL's verifier on every op of `module`; the first op that breaks
+    a rule is a `CompileError` naming the op, `when` ("after the tensor
+    stage") and the rule."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            reason = first_line(error).removeprefix(f"{op.name}: ")
+            raise CompileError(f"invalid IR {when}: {op.name}: {reason}") from error
+
+
+def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: CompileReport,
+                 context: Context) -> None:  # fmt: skip
+    """Applies `passes` to `module` in order, each timed in `report`; a
+    pass's diagnostic is a `CompileError` (an `InputDependentError` where
+    it says sizes known only at run time stop it)."""
+    for compiler_pass in passes:
+        with report.timed_pass(compiler_pass.name):
+            try:
+                compiler_pass.apply(context, module)
+            except InputDependentDiagnostic as error:
+                raise InputDependentError(first_line(error)) from error
+            except DiagnosticException as error:
+                raise CompileError(first_line(error)) from error
+
+
+__all__ = ["apply_passes", "verify_stage"]
