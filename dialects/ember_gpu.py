@@ -84,7 +84,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.schedule import KernelSchedule
+from ember.dialects.schedule import KernelSchedule, parse_fields
 
 SHARED_MEMORY_SPACE = 3
 """The memory space of a block's shared memory (NVVM's address space 3)."""
@@ -228,24 +228,7 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[ArrayAttr[IntAttr] | IntAttr]:
-        values: dict[str, list[int] | int] = {}
-        with parser.in_angle_brackets():
-            start = parser.pos
-            while True:
-                field_start = parser.pos
-                name = parser.parse_keyword_in(_FIELDS, " (an ember_gpu.schedule field)")
-                if name in values:
-                    parser.raise_error(f"{cls.name}: '{name}' is given twice", field_start)
-                parser.parse_punctuation("=")
-                if name == "k_tile":
-                    values[name] = parser.parse_integer(allow_boolean=False)
-                else:
-                    values[name] = parser.parse_comma_separated_list(
-                        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-                    )
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            end = parser.pos
+        values, start, end = parse_fields(parser, cls.name, _FIELDS, ("k_tile",))
         missing = [name for name in _FIELDS if name not in values]
         if missing:
             parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)

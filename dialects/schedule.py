@@ -266,25 +266,9 @@ class ScheduleAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[ParametrizedAttribute | IntAttr]:
-        lists: dict[str, list[int]] = {}
-        scalars: dict[str, int] = {}
-        with parser.in_angle_brackets():
-            start = parser.pos
-            while True:
-                field_start = parser.pos
-                name = parser.parse_keyword_in(_FIELDS, " (a loop.schedule field)")
-                if name in lists or name in scalars:
-                    parser.raise_error(f"loop.schedule: '{name}' is given twice", field_start)
-                parser.parse_punctuation("=")
-                if name in _SCALAR_FIELDS:
-                    scalars[name] = parser.parse_integer(allow_boolean=False)
-                else:
-                    lists[name] = parser.parse_comma_separated_list(
-                        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-                    )
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            end = parser.pos
+        values, start, end = parse_fields(parser, cls.name, _FIELDS, _SCALAR_FIELDS)
+        lists = {k: v for k, v in values.items() if isinstance(v, list)}
+        scalars = {k: v for k, v in values.items() if isinstance(v, int)}
         if "order" not in lists:
             parser.raise_error("loop.schedule: 'order' is required", start, end)
         order = lists["order"]
@@ -303,6 +287,33 @@ class ScheduleAttr(ParametrizedAttribute):
         order, tiles, parallel, unroll, vector, pack, micro = fields
         return [_ints(order), _ints(tiles), _ints(parallel), IntAttr(unroll), IntAttr(vector),
                 _ints(pack), _ints(micro)]  # fmt: skip
+
+
+def parse_fields(parser: AttrParser, attribute: str, fields: Sequence[str],
+                 scalars: Sequence[str]) -> tuple[dict[str, list[int] | int], int, int]:  # fmt: skip
+    """The `<name = value, ...>` of a schedule attribute named `attribute`:
+    each of `fields` at most once, in any order, an integer for those in
+    `scalars` and a `[...]` list of integers for the others; with the
+    positions where the fields start and end (for errors about them all)."""
+    values: dict[str, list[int] | int] = {}
+    with parser.in_angle_brackets():
+        start = parser.pos
+        while True:
+            field_start = parser.pos
+            name = parser.parse_keyword_in(fields, f" (a {attribute} field)")
+            if name in values:
+                parser.raise_error(f"{attribute}: '{name}' is given twice", field_start)
+            parser.parse_punctuation("=")
+            if name in scalars:
+                values[name] = parser.parse_integer(allow_boolean=False)
+            else:
+                values[name] = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+                )
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        end = parser.pos
+    return values, start, end
 
 
 _SCALAR_FIELDS = ("unroll", "vector")
@@ -637,6 +648,7 @@ def op_schedule(op: Operation, space: IterationSpace) -> ScheduleAttr:
 
 __all__ = [
     "KernelSchedule",
+    "parse_fields",
     "has_kernel_schedule",
     "PARALLEL",
     "SCHEDULE",
