@@ -31,7 +31,7 @@ from ember.dialects.graph.dims import SYMBOLS_ATTR, dim_text, symbol_ranges, sym
 from ember.dialects.graph.symbolic import Dim, Range, SymExpr, in_range, range_text
 from ember.dialects.graph.types import numpy_dtype
 from ember.errors import EmberError
-from ember.targets.calls import InputError, as_array, check_count, in_order
+from ember.targets.calls import InputError, InputSpec, as_array, check_count, in_order
 
 Model = Any
 """A target's compiled model (called with arrays, returns arrays)."""
@@ -68,9 +68,9 @@ def symbolic_specs(func: FuncOp) -> tuple[list[SymbolicSpec], list[SymbolicSpec]
 
 class EntryCheck:
     """Binds a model's symbols from the shapes of its inputs (see the module
-    docstring)."""
+    docstring): `SymbolicSpec`s, or any `InputSpec` (a static one's dims are ints)."""
 
-    def __init__(self, inputs: Sequence[SymbolicSpec], ranges: Mapping[str, Range]):
+    def __init__(self, inputs: Sequence[InputSpec], ranges: Mapping[str, Range]):
         self.inputs = list(inputs)
         self.ranges = dict(ranges)
         # Per input, what each axis is: a symbol alone (bound or checked), a

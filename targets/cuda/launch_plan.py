@@ -25,6 +25,7 @@ cuda`'s manifest; the runtime (`runtime.py`) follows the same plan.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,12 +73,43 @@ class LaunchPlan:
         sizes = [self.arena_bytes, *(g for launch in self.launches for g in launch.grid)]
         return any(isinstance(size, SymExpr) for size in sizes)
 
+    def passed(self, role: str) -> tuple[int, ...]:
+        """The axes of `role`'s dims whose sizes its kernel parameters carry,
+        each an int64 after the buffer's pointer (none for a static buffer)."""
+        return self.dynamic.get(role, ())
+
+    def bind(self, sizes: Mapping[str, int]) -> BoundPlan:
+        """The plan's sizes for one binding of its symbols (every symbol its
+        sizes mention bound; a static plan needs none)."""
+        grids = tuple((evaluated(x, sizes), evaluated(y, sizes), evaluated(z, sizes))
+                      for x, y, z in (launch.grid for launch in self.launches))  # fmt: skip
+        passed = {role: tuple(evaluated(self.buffers[role][axis], sizes)
+                              for axis in self.passed(role))
+                  for role in self.buffers}  # fmt: skip
+        return BoundPlan(grids, evaluated(self.arena_bytes, sizes), passed)
+
     def to_json(self) -> dict[str, Any]:
         return {"weights_bytes": self.weights_bytes, "arena_bytes": _json(self.arena_bytes),
                 "buffers": {role: {"dims": [_json(d) for d in dims],
                                    "sizes_passed": list(self.dynamic.get(role, ()))}
                             for role, dims in self.buffers.items()},
                 "launches": [launch.to_json() for launch in self.launches]}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BoundPlan:
+    """A plan's sizes for one binding of the symbols: each launch's grid,
+    the arena's bytes and, per role, the sizes its kernel parameters carry
+    (`LaunchPlan.passed`'s axes, in order)."""
+
+    grids: tuple[tuple[int, int, int], ...]
+    arena_bytes: int
+    passed: dict[str, tuple[int, ...]]
+
+
+def evaluated(size: Dim, sizes: Mapping[str, int]) -> int:
+    """`size` for these sizes of the symbols (an int is itself)."""
+    return size.evaluate(sizes) if isinstance(size, SymExpr) else size
 
 
 def _json(size: Dim) -> int | str:
@@ -205,4 +237,4 @@ def _host_bookkeeping(op: Operation) -> bool:
     return isinstance(op, arith.ConstantOp | memref.DimOp | func.ReturnOp) or type(op) in _ARITH
 
 
-__all__ = ["Launch", "LaunchPlan", "launch_plan"]
+__all__ = ["BoundPlan", "Launch", "LaunchPlan", "evaluated", "launch_plan"]

@@ -16,9 +16,10 @@
 The module is verified before the first pass and after each stage, as the
 CPU's pipeline does. A model with symbolic dims compiles once for every
 size: its kernels take the buffers' sizes as parameters, the launch plan's
-grids and the arena are formulas over the symbols; it runs emulated (or,
-as static versions, `specialize`, on the GPU: the runtime takes static
-plans so far).
+grids and the arena are formulas over the symbols; emulated, or on the GPU
+(`CudaModel`), a call binds the symbols from its inputs' shapes and runs
+the plan at those sizes. CUDA graphs (`CudaModel(..., graph=True)`) need a
+static plan: a static version (`specialize`) per size.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.graph.symbolic import Dim, Range, SymExpr
+from ember.dialects.graph.symbolic import Range
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
-from ember.errors import CompileError, EmberError, InputDependentError, first_line
+from ember.errors import CompileError, EmberError, first_line
 from ember.lowering.gpu_to_nvvm import ConvertGpuToNvvmPass
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
@@ -52,7 +53,6 @@ from ember.passes.loop.plan_memory import PlanMemoryPass
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import (
-    TensorSpec,
     as_array,
     check_count,
     has_symbols,
@@ -62,7 +62,7 @@ from ember.targets.calls import (
 from ember.targets.cuda.default_schedule import GpuDefaultSchedulePass
 from ember.targets.cuda.dry_run import launch_table
 from ember.targets.cuda.emulator import EmulatedProgram, emulate
-from ember.targets.cuda.launch_plan import LaunchPlan, launch_plan
+from ember.targets.cuda.launch_plan import LaunchPlan, evaluated, launch_plan
 from ember.targets.cuda.ptx import ptx_of
 from ember.targets.cuda.ptxas import PtxasReport, assemble, find_ptxas, ptxas_path
 from ember.targets.stages import apply_passes, verify_stage
@@ -124,9 +124,9 @@ class EmulatedModel:
         check_count(self.inputs, arrays)
         given = [np.ascontiguousarray(as_array(s, a)) for s, a in zip(self.inputs, arrays)]
         sizes = self._check.bind(given)
-        results = [np.empty([_evaluate(d, sizes) for d in s.dims], dtype=s.dtype)
+        results = [np.empty([evaluated(d, sizes) for d in s.dims], dtype=s.dtype)
                    for s in self.outputs]  # fmt: skip
-        arena = _evaluate(self._arena_bytes, sizes)
+        arena = evaluated(self._arena_bytes, sizes)
         if arena > self._arena.size:
             self._arena = aligned_zeros(arena).view(np.int8)
         self._program[ENTRY](*given, *results, self._weights, self._arena[:arena])
@@ -134,10 +134,6 @@ class EmulatedModel:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         return self(*in_order(self.inputs, feeds))
-
-
-def _evaluate(size: Dim, sizes: Mapping[str, int]) -> int:
-    return size.evaluate(sizes) if isinstance(size, SymExpr) else size
 
 
 class CudaFiles:
@@ -203,7 +199,8 @@ class CudaTarget(HostedTarget):
     def compile(self, module: ModuleOp, report: CompileReport, options: Options) -> Any:
         """The model emulated on this CPU (`Options.emulate`) or loaded on the
         GPU (a `CudaUnavailable` without cuda-bindings or a GPU, after the
-        PTX is made); an EmberError for `Options.profile`, which times CPU
+        PTX is made), static or symbolic (one model for every size of its
+        symbols); an EmberError for `Options.profile`, which times CPU
         kernels."""
         if options.profile:
             raise EmberError("profiling times CPU kernels; the cuda target has no kernel profile")
@@ -211,19 +208,13 @@ class CudaTarget(HostedTarget):
         if options.emulate:
             with report.stage("emulate"):
                 return EmulatedModel(lowered, emulate(lowered.module, self.host.jit))
-        if lowered.plan.symbolic:
-            raise InputDependentError(
-                "the CUDA runtime runs static shapes so far (its PTX takes every size: "
-                "ember compile --target cuda writes it and a plan over the symbols)"
-            )
         with report.stage("ptx"):
             ptx = lowered.ptx(options.arch)
         from ember.targets.cuda.runtime import CudaModel
 
-        static = [TensorSpec(s.name, tuple(s.dims), s.dtype) for s in lowered.inputs]  # type: ignore[arg-type]
-        outputs = [TensorSpec(s.name, tuple(s.dims), s.dtype) for s in lowered.outputs]  # type: ignore[arg-type]
         with report.stage("load"):
-            return CudaModel(static, outputs, ptx, lowered.plan, lowered.weights)
+            return CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights,
+                             ranges=lowered.ranges)  # fmt: skip
 
     def dry_run_table(self, module: ModuleOp, report: CompileReport, options: Options) -> str:
         """Each launch of the model's plan with the registers, shared memory

@@ -17,27 +17,44 @@ Three layers, so that what needs no GPU is checked here:
 The program (tests/support/cuda_programs.py): `scale` writes x * w into
 the arena, `shift` writes arena + 1 to y. The emulator runs it too, so the
 expected values of the GPU test are checked here.
+
+A symbolic model (an MLP over a batch `N`, lowered by the cuda target to a
+plan over N and PTX whose kernels take the buffers' sizes) runs on the
+simulated driver at several batch sizes. Its kernels are PTX, which the
+stand-in cannot run, so those tests check what the driver is given: each
+launch's grid and decoded parameters (pointers and sizes), the buffers'
+allocations and copies; its numbers are the emulator's tests'
+(test_target.py).
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import enum
+import math
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
 
+from ember.errors import EmberError
+from ember.frontends.onnx import import_onnx
+from ember.options import Options
+from ember.report import CompileReport
 from ember.targets.calls import InputError
 from ember.targets.cuda import runtime
 from ember.targets.cuda.emulator import emulate
 from ember.targets.cuda.errors import CudaError, CudaUnavailable, LaunchPlanMismatch
 from ember.targets.cuda.launch_plan import Launch, LaunchPlan
 from ember.targets.cuda.runtime import CudaModel, check_plan, cuda_available, entry_parameters
+from ember.targets.cuda.target import GpuModule
 from ember.targets.registry import target_named
 from tests.support.cuda_programs import BYTES, SPECS, N, data, expected, model_parts, program
+from tests.support.models import mlp
 
 
 @pytest.fixture(scope="module")
@@ -169,9 +186,13 @@ class FakeDriver:
     """The part of `cuda.bindings.driver` the runtime calls, simulated on the
     host: allocations are NumPy byte arrays (a device pointer is the address
     of one), copies `ctypes.memmove`, a launch decodes `kernelParams` and
-    calls the kernel's NumPy function, a stream capture records launches
+    calls the kernel's NumPy function where it has one (a kernel without
+    one only has its launch recorded), a stream capture records launches
     (their parameters copied, as the driver does) for `cuGraphLaunch`.
-    `calls` lists every call's name; `fail` names a kernel whose launch fails."""
+    A launch reads as many parameters as the loaded PTX's entry declares.
+    `calls` lists every call's name, `records` every launch's kernel, grid
+    and parameter values, `copies` every copy's call, device pointer and
+    bytes; `fail` names a kernel whose launch fails."""
 
     def __init__(self, kernels: dict[str, Callable[..., None]], fail: str | None = None):
         self.real = _real_driver_without_library()
@@ -183,6 +204,9 @@ class FakeDriver:
         self.captured: list[tuple[str, list[int]]] | None = None
         self.graphs: dict[int, list[tuple[str, list[int]]]] = {}
         self.launched: list[str] = []
+        self.records: list[tuple[str, tuple[int, int, int], list[int]]] = []
+        self.copies: list[tuple[str, int, int]] = []
+        self.entries: dict[str, list[str]] = {}
         self.functions: dict[int, str] = {}
         self.live: set[str] = set()
         self.CUstreamCaptureMode = self.real.CUstreamCaptureMode if self.real else _Modes
@@ -234,6 +258,7 @@ class FakeDriver:
 
     def _cuModuleLoadData(self, image: bytes) -> tuple[Any, int]:
         assert image.endswith(b"\0") and b".entry" in image
+        self.entries = entry_parameters(image[:-1].decode())
         return self.ok, self._handle("module")
 
     def _cuModuleUnload(self, module: int) -> tuple[Any]:
@@ -269,11 +294,13 @@ class FakeDriver:
 
     def _cuMemcpyHtoDAsync(self, device: int, host: int, nbytes: int, stream: int) -> tuple[Any]:
         self.buffer(device, nbytes)
+        self.copies.append(("HtoD", device, nbytes))
         ctypes.memmove(device, host, nbytes)
         return (self.ok,)
 
     def _cuMemcpyDtoHAsync(self, host: int, device: int, nbytes: int, stream: int) -> tuple[Any]:
         self.buffer(device, nbytes)
+        self.copies.append(("DtoH", device, nbytes))
         ctypes.memmove(host, device, nbytes)
         return (self.ok,)
 
@@ -281,9 +308,10 @@ class FakeDriver:
         function = self.functions[handle]
         *sizes, shared, stream, params, extra = arguments
         assert (len(sizes), shared, extra) == (6, 0, 0)
-        count = 3  # every kernel of the program takes three pointers
+        count = len(self.entries[function])
         addresses = [ctypes.c_uint64.from_address(params + 8 * i).value for i in range(count)]
         values = [ctypes.c_uint64.from_address(a).value for a in addresses]
+        self.records.append((function, tuple(sizes[:3]), values))
         if self.captured is not None:
             self.captured.append((function, values))
             return (self.ok,)
@@ -293,7 +321,8 @@ class FakeDriver:
         self.launched.append(function)
         if function == self.fail:
             return (self.CUresult.CUDA_ERROR_LAUNCH_FAILED,)
-        self.kernels[function](*(self.buffer(v, BYTES).view(np.float32) for v in values))
+        if function in self.kernels:
+            self.kernels[function](*(self.buffer(v, BYTES).view(np.float32) for v in values))
         return (self.ok,)
 
     def _cuStreamBeginCapture(self, stream: int, mode: Any) -> tuple[Any]:
@@ -420,6 +449,146 @@ def test_a_model_that_fails_to_construct_releases_what_it_took(
     with pytest.raises(CudaError, match="the PTX targets sm_100, device 0 is sm_90"):
         CudaModel(*SPECS, ptx.replace(".target sm_90", ".target sm_100"), plan, data()[1])
     assert fake.memory == {} and fake.live == set()
+
+
+# -- a symbolic model: one plan for every batch size -------------------------------------
+
+
+def _symbolic_mlp() -> onnx.ModelProto:
+    return mlp(batch="N", sizes=(16, 32, 8))
+
+
+@pytest.fixture(scope="module")
+def symbolic() -> tuple[GpuModule, str]:
+    """An MLP over a batch N lowered to the `gpu` level, and its PTX."""
+    target = target_named("cuda")
+    lowered = target.lower(import_onnx(_symbolic_mlp()), CompileReport(), Options())  # type: ignore[attr-defined]
+    return lowered, lowered.ptx("sm_90")
+
+
+def _symbolic_model(symbolic: tuple[GpuModule, str], **options: Any) -> CudaModel:
+    lowered, ptx = symbolic
+    return CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights,
+                     ranges=lowered.ranges, **options)  # fmt: skip
+
+
+def test_the_ptx_takes_each_buffers_sizes_where_the_plan_says(symbolic: Any) -> None:
+    lowered, ptx = symbolic
+    plan = lowered.plan
+    assert plan.symbolic and str(plan.arena_bytes) == "256 * N"
+    assert plan.dynamic == {"input:0": (0,), "output:0": (0,), "weights": (), "arena": (0,)}
+    sizes = {"input:0": 1, "output:0": 1, "weights": 0, "arena": 1}
+    for launch in plan.launches:
+        passed = sum(1 + sizes[role] for role in launch.arguments)
+        assert entry_parameters(ptx)[launch.kernel] == ["u64"] * passed
+    check_plan(plan, ptx, 1, 1, plan.weights_bytes)
+
+
+@pytest.mark.parametrize(
+    ("dynamic", "message"),
+    [
+        ({"input:0": ()}, r"kernel 'main_kernel1' takes parameters \['u64 .ptr', 'u64', "
+                          r"'u64 .ptr', 'u64 .ptr', 'u64'\] in the PTX, the plan passes 4 "),
+        # as many parameters, one in the wrong place: the weights' size where the PTX has a pointer
+        ({"input:0": (), "weights": (0,)}, r"the plan passes 5 \(input:0: pointer, weights: "
+                                           r"pointer \+ 1 size, arena: pointer \+ 1 size\)"),
+        ({"input:0": (0, 2)}, r"buffer 'input:0': the plan passes the sizes of its axes \[0, 2\], "
+                              "but gives it 2 dims"),
+    ],
+)  # fmt: skip
+def test_a_plan_whose_sizes_disagree_with_the_ptx_is_named(
+    symbolic: Any, dynamic: dict[str, tuple[int, ...]], message: str
+) -> None:
+    lowered, ptx = symbolic
+    # main_kernel1 (input:0, weights, arena) alone: the one that takes the weights
+    [launch] = [launch for launch in lowered.plan.launches if launch.kernel == "main_kernel1"]
+    assert launch.arguments == ("input:0", "weights", "arena")
+    wrong = dataclasses.replace(lowered.plan, launches=(launch,),
+                                dynamic={**lowered.plan.dynamic, **dynamic})  # fmt: skip
+    with pytest.raises(LaunchPlanMismatch, match=message):
+        check_plan(wrong, ptx, 1, 1, lowered.plan.weights_bytes)
+
+
+def test_a_symbolic_model_runs_each_batch_with_its_pointers_and_sizes(
+    symbolic: Any, fake: FakeDriver
+) -> None:
+    lowered, _ = symbolic
+    plan = lowered.plan
+    model = _symbolic_model(symbolic)
+    assert model.symbolic
+    assert fake.calls.count("cuMemAlloc") == 1  # the weights; the rest waits for a batch size
+    [(_, weights, _)] = fake.copies
+    allocations = []
+    for n in (3, 17, 5, 17):
+        x = np.random.default_rng(n).standard_normal((n, 16)).astype(np.float32)
+        records, copies = len(fake.records), len(fake.copies)
+        [y] = model(x)
+        allocations.append((fake.calls.count("cuMemAlloc"), fake.calls.count("cuMemFree")))
+        assert y.shape == (n, 8) and y.dtype == np.float32
+        [(_, inputs, in_bytes), (_, outputs, out_bytes)] = fake.copies[copies:]
+        assert (in_bytes, out_bytes) == (x.nbytes, y.nbytes)
+        [arena] = set(fake.memory) - {weights, inputs, outputs}
+        assert fake.memory[arena].nbytes >= 256 * n
+        parameters = {"input:0": [inputs, n], "output:0": [outputs, n], "weights": [weights],
+                      "arena": [arena, 256 * n]}  # fmt: skip
+        launched = fake.records[records:]
+        assert [kernel for kernel, _, _ in launched] == [launch.kernel for launch in plan.launches]
+        for (_, grid, values), launch in zip(launched, plan.launches):
+            assert values == [v for role in launch.arguments for v in parameters[role]]
+            assert grid == tuple(g.evaluate({"N": n}) if not isinstance(g, int) else g
+                                 for g in launch.grid)  # fmt: skip
+        assert launched[0][1] == (math.ceil(32 * n / 256), 1, 1)  # (32 * N + 255) floordiv 256
+    # 4 buffers at N=3, the input, output and arena grown once for N=17, kept for 5 and 17
+    assert allocations == [(4, 0), (7, 3), (7, 3), (7, 3)]
+    model.close()
+    assert fake.memory == {} and fake.live == set()
+
+
+def test_a_symbolic_model_names_the_input_axis_and_symbol_before_any_copy(
+    symbolic: Any, fake: FakeDriver
+) -> None:
+    model = _symbolic_model(symbolic)
+    copies = len(fake.copies)
+    with pytest.raises(InputError, match=r"input 'input' float32\[N, 16\] axis 1 is 15, but "
+                                         r"16 = 16 for N=3"):  # fmt: skip
+        model(np.zeros((3, 15), np.float32))
+    with pytest.raises(InputError, match=r"input 'input' axis 0: N = 0 is outside its range 1\.\."):
+        model(np.zeros((0, 16), np.float32))
+    assert len(fake.copies) == copies and fake.calls.count("cuMemAlloc") == 1
+
+
+def test_an_empty_batch_launches_nothing_where_its_range_admits_it(
+    symbolic: Any, fake: FakeDriver
+) -> None:
+    lowered, ptx = symbolic
+    model = CudaModel(lowered.inputs, lowered.outputs, ptx, lowered.plan, lowered.weights,
+                      ranges={"N": (0, None)})  # fmt: skip
+    [y] = model(np.zeros((0, 16), np.float32))
+    assert y.shape == (0, 8) and fake.records == []
+
+
+def test_launch_times_of_a_symbolic_model_bind_the_inputs(symbolic: Any, fake: FakeDriver) -> None:
+    model = _symbolic_model(symbolic)
+    assert model.launch_times([np.zeros((9, 16), np.float32)], repeat=2) == [0.25e-3] * 2
+    assert len(fake.records) == 2 * len(symbolic[0].plan.launches)
+    # main_kernel12 (arena, input:0, output:0): each pointer then its size
+    assert fake.records[-1][2][1::2] == [256 * 9, 9, 9]
+
+
+def test_a_graph_of_a_symbolic_plan_is_refused_before_the_driver(
+    symbolic: Any, fake: FakeDriver
+) -> None:
+    with pytest.raises(EmberError, match="graph=True: a CUDA graph replays fixed grids"):
+        _symbolic_model(symbolic, graph=True)
+    assert fake.calls == []
+
+
+def test_the_cuda_target_loads_a_symbolic_model_for_every_size(fake: FakeDriver) -> None:
+    model = target_named("cuda").compile(import_onnx(_symbolic_mlp()), CompileReport(), Options())
+    assert isinstance(model, CudaModel) and model.symbolic
+    for n in (2, 6):
+        assert model.run({"input": np.ones((n, 16), np.float32)})[0].shape == (n, 8)
+    assert len(fake.records) == 2 * len(model.plan.launches)
 
 
 # -- on a GPU ------------------------------------------------------------------------------

@@ -272,9 +272,3 @@ def test_symbolic_models_give_ptx_for_every_size(make: Callable[[], onnx.ModelPr
                for g in launch.grid)  # fmt: skip
     report = assemble(lowered.ptx("sm_90"), "sm_90")
     assert {launch.kernel for launch in lowered.plan.launches} <= set(report.kernels)
-
-
-def test_the_runtime_takes_static_plans_and_says_so() -> None:
-    with pytest.raises(ember.errors.InputDependentError, match="static shapes so far"):
-        target_named("cuda").compile(import_onnx(SYMBOLIC["mlp_batch"]()), CompileReport(),
-                                     Options())  # fmt: skip
