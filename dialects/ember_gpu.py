@@ -75,7 +75,8 @@ out)`) over many points runs one block per point of its parallel dims:
 - `threads`: the block's threads, a power of two from 32 (a warp) to 1024
   (CUDA's limit); thread t folds the row's reduction points t, t + threads,
   ... from the combiner's identity, and the block combines the threads'
-  partials in shared memory, halving them between barriers
+  partials in shared memory, halving them between barriers down to 32,
+  and the first warp finishes with `shuffle_xor`s
   (`ember.lowering.loop_to_gpu.reduction` says how).
 
 Every other structured op runs with a `#loop.schedule` whose parallel dims
