@@ -18,6 +18,21 @@ of this dialect:
   type is static and in memory space 3 (`SHARED_MEMORY_SPACE`, NVVM's
   address space for shared memory); it stands in the kernel's entry block.
 
+xDSL 0.75's `gpu` dialect has no `gpu.shuffle`, so a warp's exchange of
+registers is an op of this dialect too:
+
+- `%r = ember_gpu.shuffle_xor %v, 16 : f32`: a *warp* is 32 threads of
+  consecutive linear id `x + X * (y + Y * z)` (`WARP_SIZE`), starting at a
+  multiple of 32, and a thread's *lane* is its linear id mod 32; every lane
+  gets in `%r` the `%v` of lane `lane ^ mask` of its warp (a butterfly),
+  `mask` a constant from 1 to 16 (`SHUFFLE_MASKS`). It is a warp-wide
+  synchronisation point: all 32 lanes of the warp must reach it together
+  (a full warp, so the block's thread count is a multiple of 32, and no
+  lane may skip it under a condition the others take), as CUDA's
+  `__shfl_xor_sync(0xffffffff, v, mask)` requires. No memory is involved
+  and no other thread of the block waits: writes to shared memory do not
+  show to other warps through it.
+
 A structured op that runs as a block-tiled contraction carries its GPU
 schedule as its `schedule` attribute (as a CPU schedule is a
 `#loop.schedule`), written by the GPU target's `gpu-default-schedule`,
@@ -60,7 +75,8 @@ out)`) over many points runs one block per point of its parallel dims:
 - `threads`: the block's threads, a power of two from 32 (a warp) to 1024
   (CUDA's limit); thread t folds the row's reduction points t, t + threads,
   ... from the combiner's identity, and the block combines the threads'
-  partials in shared memory, halving them between barriers
+  partials in shared memory, halving them between barriers down to 32,
+  and the first warp finishes with `shuffle_xor`s
   (`ember.lowering.loop_to_gpu.reduction` says how).
 
 Every other structured op runs with a `#loop.schedule` whose parallel dims
@@ -76,10 +92,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import I32, ArrayAttr, IntAttr, IntegerAttr, MemRefType, f32, i32, i64
 from xdsl.dialects.gpu import FuncOp as GpuFuncOp
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, result_def
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+)
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -127,6 +150,45 @@ class SharedOp(IRDLOperation):
         func = self.parent_op()
         if not isinstance(func, GpuFuncOp) or self.parent_block() is not func.body.blocks[0]:
             raise VerifyException(f"{self.name}: must stand in a gpu.func's entry block")
+
+
+WARP_SIZE = 32
+"""The threads of a warp: the lanes a shuffle exchanges values among."""
+SHUFFLE_MASKS = range(1, WARP_SIZE // 2 + 1)
+"""The lane masks a `shuffle_xor` may take, 1 to 16: each keeps the partner
+lane in the warp (a warp reduction uses 16, 8, 4, 2, 1)."""
+
+
+@irdl_op_definition
+class ShuffleXorOp(IRDLOperation):
+    """Every lane of a warp gets `value` of lane `lane ^ mask` (see the
+    module docstring): a warp-wide synchronisation point."""
+
+    name = "ember_gpu.shuffle_xor"
+    value = operand_def(f32)
+    mask = prop_def(IntegerAttr[I32])
+    result = result_def(f32)
+    assembly_format = "$value `,` $mask attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, mask: int):
+        super().__init__(operands=[value], properties={"mask": IntegerAttr(mask, i32)},
+                         result_types=[value.type])  # fmt: skip
+
+    @property
+    def lane_mask(self) -> int:
+        return self.mask.value.data
+
+    def verify_(self) -> None:
+        if self.lane_mask not in SHUFFLE_MASKS:
+            raise VerifyException(
+                f"{self.name}: the mask must be a lane number from {SHUFFLE_MASKS.start} to "
+                f"{SHUFFLE_MASKS.stop - 1}, got {self.lane_mask}"
+            )
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, GpuFuncOp):
+            parent = parent.parent_op()
+        if parent is None:
+            raise VerifyException(f"{self.name}: must stand in a gpu.func (a kernel's warp)")
 
 
 MAX_THREADS = 1024
@@ -301,7 +363,9 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
         return [IntAttr(threads)]
 
 
-EmberGpu = Dialect("ember_gpu", [SharedOp], [GpuScheduleAttr, EpilogueAttr, ReduceScheduleAttr])
+EmberGpu = Dialect(
+    "ember_gpu", [SharedOp, ShuffleXorOp], [GpuScheduleAttr, EpilogueAttr, ReduceScheduleAttr]
+)
 
 __all__ = [
     "MAX_REGISTER_TILE",
@@ -309,11 +373,14 @@ __all__ = [
     "MAX_THREADS",
     "MIN_REDUCE_THREADS",
     "SHARED_MEMORY_SPACE",
+    "SHUFFLE_MASKS",
+    "WARP_SIZE",
     "EmberGpu",
     "EpilogueAttr",
     "GpuScheduleAttr",
     "ReduceScheduleAttr",
     "SharedOp",
+    "ShuffleXorOp",
     "is_shared",
     "reduce_threads_problem",
     "shared_memory_type",

@@ -13,13 +13,15 @@ A `builtin.module` with `gpu.container_module` holding `gpu.module`s of
 with `gpu.launch_func` (grid and block sizes, kernel operands; no async
 tokens, clusters or dynamic shared memory). Kernel bodies use `arith`,
 `math`, `scf.for`/`scf.if`/`scf.yield`, `memref` loads, stores and views,
-`gpu.thread_id`/`block_id`/`block_dim`/`grid_dim`, `gpu.barrier` and
-`ember_gpu.shared`. A barrier may stand at the kernel's top level or in
+`gpu.thread_id`/`block_id`/`block_dim`/`grid_dim`, `gpu.barrier`,
+`ember_gpu.shared` and `ember_gpu.shuffle_xor`. A barrier or a shuffle (a
+*synchronisation point*) may stand at the kernel's top level or in
 `scf.for`/`scf.if` whose bounds or condition are the same for every thread
 of a block: computed by pure ops from constants, arguments, block ids and
 sizes (and loop counters of such loops). Anything else that holds a barrier
 (a bound from a thread id or from memory, an `scf.while`) is a diagnostic
-naming the op; other `gpu` ops (`gpu.lane_id`, `gpu.all_reduce`, ...) are
+naming the op (for a shuffle that is stricter than a GPU, where only a
+warp's lanes must agree); other `gpu` ops (`gpu.lane_id`, `gpu.all_reduce`, ...) are
 listed in one diagnostic per kernel.
 
 Output
@@ -45,6 +47,13 @@ finishes a phase before any thread starts the next. A barrier-holding
   still cross phases and iterations through per-thread storage (below),
   and each thread runs its ops in its own program order. A loop whose body
   starts or ends with a barrier is cut as it stands.
+- Shuffles: a shuffle is a synchronisation point like a barrier. Each
+  thread stores the shuffled value in per-thread storage (a slot of its
+  own per shuffle), the phase ends, and in the next phase each thread
+  loads the slot of its partner lane, `linear_id ^ mask` (per_thread.py's
+  `exchange_shuffles`; a shuffle in a loop adds a phase boundary after
+  the load). A block whose thread count is no multiple of 32 reads stale
+  slots past its last thread, where a GPU's result is undefined.
 - Values: what is the same for every thread (constants, block ids, sizes,
   pure ops over them) is computed once per block outside the thread loops;
   thread ids are the thread loops' counters, and pure ops over them are
@@ -101,8 +110,8 @@ from ember.lowering.gpu_to_loop.rotation import rotate_loops
 
 CONTAINER_MODULE = "gpu.container_module"
 GPU_OPS_RUN = (*ID_OPS, gpu.BarrierOp, gpu.ReturnOp)
-"""The `gpu` ops a kernel body may hold (with `ember_gpu.shared`, `arith`,
-`math`, `scf` and `memref`)."""
+"""The `gpu` ops a kernel body may hold (with `ember_gpu.shared`,
+`ember_gpu.shuffle_xor`, `arith`, `math`, `scf` and `memref`)."""
 
 
 def check_gpu_ops(kernel: gpu.FuncOp) -> None:

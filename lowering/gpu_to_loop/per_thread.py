@@ -6,6 +6,19 @@ GPU what it meant before), so the fission that follows only has to cut:
 - `hoist_ids`: one `gpu.thread_id`/`block_id`/`block_dim`/`grid_dim` per
   dimension, at the top of the entry block (they are the same wherever a
   thread reads them), so every other op refers to those.
+- `exchange_shuffles`: each `ember_gpu.shuffle_xor %v, mask` becomes a
+  store of `%v` in a slot of its own, a `gpu.barrier`, and a load of the
+  slot of thread `linear_id ^ mask` (the same lane of the same warp as
+  `(linear_id & ~31) | ((linear_id & 31) ^ mask)`, as a mask below 32
+  changes only the lane's bits): what a warp's lanes exchange in
+  registers, exchanged through memory with the whole block waiting. A
+  shuffle inside an `scf.for` gets a second barrier after its load: a
+  rotated loop would otherwise run the next iteration's store to the slot
+  before a later thread's load of this one (a GPU's lanes swap registers
+  and keep no such slot). Where the block's thread count is no multiple of
+  32, a last partial warp's partner slot may be past the block's threads
+  and hold a stale value, as the op's contract leaves the result
+  undefined.
 - `demote_results`: an `scf.for` or `scf.if` that holds a barrier loses its
   results and loop-carried values: each becomes a slot of per-thread
   storage, stored where it was yielded (or passed in) and loaded where it
@@ -29,7 +42,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import SharedOp, shared_memory_type
+from ember.dialects.ember_gpu import SharedOp, ShuffleXorOp, shared_memory_type
 from ember.lowering.gpu_to_loop.phases import (
     ID_OPS,
     PASS,
@@ -149,6 +162,29 @@ class PerThreadStorage:
         return InsertPoint.at_start(self.kernel.body.block)
 
 
+def exchange_shuffles(kernel: gpu.FuncOp, storage: PerThreadStorage) -> None:
+    """Each shuffle as a store, a barrier and a load of per-thread storage
+    (see the module docstring)."""
+    for shuffle in [op for op in kernel.walk() if isinstance(op, ShuffleXorOp)]:
+        slot = storage.slot(shuffle.value.type, f"the value of {shuffle.name}")
+        storage.store_before(shuffle, shuffle.value, slot)
+        mask = arith.ConstantOp.from_int_and_width(shuffle.lane_mask, IndexType())
+        partner = arith.XOrIOp(storage.linear_id(), mask.result)
+        load = memref.LoadOp.get(slot, [partner.result])
+        load.res.name_hint = shuffle.result.name_hint
+        after = [gpu.BarrierOp()] if _in_loop(shuffle, kernel) else []
+        Rewriter.replace_op(shuffle, [gpu.BarrierOp(), mask, partner, load, *after], [load.res])
+
+
+def _in_loop(op: Operation, kernel: gpu.FuncOp) -> bool:
+    parent = op.parent_op()
+    while parent is not None and parent is not kernel:
+        if isinstance(parent, scf.ForOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 def _uses(value: SSAValue) -> list[tuple[Operation, int]]:
     return [(use.operation, use.index) for use in value.uses]
 
@@ -257,10 +293,11 @@ def _top(block: Block, op: Operation) -> Operation | None:
 
 
 def keep_per_thread_values(kernel: gpu.FuncOp, capacity: int) -> None:
-    """All three rewrites above, in order."""
+    """All four rewrites above, in order."""
     hoist_ids(kernel)
     Phases(kernel)  # diagnostics on the kernel as written, before any slot
     storage = PerThreadStorage(kernel, capacity)
+    exchange_shuffles(kernel, storage)
     demote_results(kernel, storage)
     spill_across_phases(kernel, storage)
 
@@ -269,6 +306,7 @@ __all__ = [
     "MAX_THREADS_PER_BLOCK",
     "PerThreadStorage",
     "demote_results",
+    "exchange_shuffles",
     "hoist_ids",
     "id_value",
     "keep_per_thread_values",

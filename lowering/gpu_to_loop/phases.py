@@ -12,8 +12,11 @@ which of four kinds it is:
 - `PER_THREAD`: a thread id or a pure regionless op over thread ids and
   uniform values (`%row = %row0 + %ty`). Recomputed in every phase that uses
   it, so it never needs storage.
-- `BARRIER`: a `gpu.barrier`, or an `scf.for`/`scf.if` holding one. Stays
-  outside the thread loops; the bounds or condition must be `UNIFORM`.
+- `BARRIER`: a synchronisation point (`SYNC_OPS`: a `gpu.barrier` or an
+  `ember_gpu.shuffle_xor`, where a warp's lanes exchange values), or an
+  `scf.for`/`scf.if` holding one. Stays outside the thread loops; the
+  bounds or condition must be `UNIFORM` (for a shuffle too, although a GPU
+  asks only that a warp's lanes agree: the emulator cuts whole blocks).
 - `PHASE`: anything else (loads, stores, loops without barriers ...). Runs
   inside the thread loops of its phase (the barrier-free stretch it stands
   in); a result used in another phase needs per-thread storage.
@@ -31,7 +34,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import SharedOp
+from ember.dialects.ember_gpu import SharedOp, ShuffleXorOp
 
 PASS = "convert-gpu-to-loop"
 
@@ -50,9 +53,19 @@ class Kind(Enum):
     PHASE = "phase"
 
 
+SYNC_OPS = (gpu.BarrierOp, ShuffleXorOp)
+"""The ops at which threads wait for each other: a phase ends at each."""
+
+
+def first_sync(op: Operation) -> Operation | None:
+    """`op` if it is a synchronisation point (`SYNC_OPS`), else the first
+    one in its regions, or None."""
+    return next((inner for inner in op.walk() if isinstance(inner, SYNC_OPS)), None)
+
+
 def holds_barrier(op: Operation) -> bool:
-    """Whether `op` is a `gpu.barrier` or has one in its regions."""
-    return any(isinstance(inner, gpu.BarrierOp) for inner in op.walk())
+    """Whether `op` is a synchronisation point or has one in its regions."""
+    return first_sync(op) is not None
 
 
 def kernel_name(op: Operation) -> str:
@@ -129,7 +142,7 @@ class Phases:
                 self.uniform.update(op.results)
             elif kind is Kind.PER_THREAD:
                 self.per_thread.update(op.results)
-            elif kind is Kind.BARRIER and not isinstance(op, gpu.BarrierOp):
+            elif kind is Kind.BARRIER and not isinstance(op, SYNC_OPS):
                 if isinstance(op, scf.ForOp):
                     self.uniform.add(op.body.block.args[0])
                 for region in op.regions:
@@ -154,15 +167,17 @@ class Phases:
 
     def _check_barrier_holder(self, op: Operation) -> None:
         where = f"{PASS}: {kernel_name(op)}: {op.name}"
-        if isinstance(op, gpu.BarrierOp):
+        if isinstance(op, SYNC_OPS):
             return
+        sync = first_sync(op)
+        assert sync is not None
         if isinstance(op, scf.ForOp):
             control = {"lower bound": op.lb, "upper bound": op.ub, "step": op.step}
         elif isinstance(op, scf.IfOp):
             control = {"condition": op.cond}
         else:
             raise DiagnosticException(
-                f"{where} holds a gpu.barrier; only scf.for and scf.if may hold one"
+                f"{where} holds a {sync.name}; only scf.for and scf.if may hold one"
             )
         for role, value in control.items():
             if value in self.uniform:
@@ -174,7 +189,7 @@ class Phases:
             else:
                 why = "is computed by each thread"
             raise DiagnosticException(
-                f"{where} holds a gpu.barrier, so every thread of a block must take "
+                f"{where} holds a {sync.name}, so every thread of a block must take "
                 f"the same path through it, but its {role} ({describe(value)}) {why}"
             )
 
@@ -184,7 +199,9 @@ __all__ = [
     "PASS",
     "Kind",
     "Phases",
+    "SYNC_OPS",
     "describe",
+    "first_sync",
     "free_values",
     "holds_barrier",
     "kernel_name",

@@ -5,7 +5,8 @@ Input (the `gpu` level): a module whose `gpu.module`s hold `gpu.func`s
 bodies use `arith`, `math`, `scf.for` (with loop-carried values), `scf.if`
 (with results or not), `scf.yield`, `memref.load`/`store`/`subview`/
 `view`/`reinterpret_cast`/`dim`, `gpu.thread_id`/`block_id`/`block_dim`/
-`grid_dim` (x, y, z), `gpu.barrier` and `ember_gpu.shared`. Everything
+`grid_dim` (x, y, z), `gpu.barrier`, `ember_gpu.shared` and
+`ember_gpu.shuffle_xor`. Everything
 outside the `gpu.module`s (the host's `func.func`s and their
 `gpu.launch_func`s) is left alone.
 
@@ -20,8 +21,9 @@ buffers), which `targets/cuda` turns into PTX:
   integer/float argument that scalar (`index` as i64). A kernel carries
   `nvvm.kernel` (the PTX entry-point mark: the `ptx_kernel` calling
   convention in LLVM IR) and external linkage.
-- ids, sizes, barrier (`nvvm_intrinsics.py`): `llvm.nvvm.read.ptx.sreg.*`
-  and `llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)` calls.
+- ids, sizes, barrier, shuffles (`nvvm_intrinsics.py`):
+  `llvm.nvvm.read.ptx.sreg.*`, `llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)`
+  and `llvm.nvvm.shfl.sync.bfly.f32(i32 -1, v, i32 mask, i32 31)` calls.
 - shared memory (`shared_memory.py`): an internal, undefined, 16-byte
   aligned global in address space 3 per `ember_gpu.shared`, addressed by
   `llvm.mlir.addressof` as an `!llvm.ptr<3>`.

@@ -21,15 +21,26 @@ the inputs (`reduction_combiner` recognises it):
   threads read neighbouring elements where that dim is an input's
   contiguous one), starting from `combine`'s identity, each as the body
   says: `p = combine(g(inputs at the point), p)`;
-- each thread stores its partial in slot t of a T-element
-  `ember_gpu.shared` buffer; then log2(T) steps, each after a `gpu.barrier`
-  (the slots written before it must show), in which the threads t < h (h =
-  T/2, T/4, ..., 1) combine slots t and t + h into slot t;
-- thread 0 combines the row's total, slot 0 (which it wrote itself: no
-  barrier), with the output's old value, linalg's initial accumulator, and
-  stores the result: `out = combine(total, out)`. Where a `linalg.fill`
-  into the output comes just before the op (`absorbed_fill`), it combines
-  with the fill's value instead and the fill runs no kernel.
+- where T > 32 (more than a warp), each thread stores its partial in slot
+  t of a T-element `ember_gpu.shared` buffer; then log2(T) - 6 steps, each
+  after a `gpu.barrier` (the slots written before it must show), in which
+  the threads t < h (h = T/2, T/4, ..., 64) combine slots t and t + h into
+  slot t; then, after a last barrier, each thread t < 32 (the first warp)
+  combines slots t and t + 32 in a register (the other threads take the
+  identity: their value is never used). Where T = 32 the thread's partial
+  is that register: no shared memory and no barrier;
+- then the warp finishes with five `ember_gpu.shuffle_xor` steps (masks
+  16, 8, 4, 2, 1; `WARP_MASKS`), each lane combining its value with its
+  partner lane's: after them every lane of the first warp holds the row's
+  total. No barrier: a warp's lanes meet at each shuffle. Every warp of the
+  block runs the shuffles, as the op asks all 32 lanes of a warp to take
+  part, and the control flow stays the same for every thread of the block
+  (which `convert-gpu-to-loop` needs); the other warps' results are unused;
+- thread 0 combines the row's total (in its register) with the output's
+  old value, linalg's initial accumulator, and stores the result:
+  `out = combine(total, out)`. Where a `linalg.fill` into the output comes
+  just before the op (`absorbed_fill`), it combines with the fill's value
+  instead and the fill runs no kernel.
 
 Starting from the identity keeps the result what the sequential fold gives
 but for the order of the operations: -0.0 for addf (0.0 would turn a row of
@@ -38,7 +49,10 @@ and NaN for maxnumf and minnumf, which return the other operand of a NaN:
 an infinity as start would turn a row of NaNs whose output starts as NaN
 into that infinity. A tree sum rounds differently from a sequential one (by
 a few ulp of the row's magnitude, usually less error, never more than the
-sequential sum's bound).
+sequential sum's bound); the shuffles keep the tree's pairing (slot t with
+t + h), so only the rounding of the last five steps' order changes. Each
+lane combines its value with its partner's in the same operand order, and
+the combiners are commutative, so the lanes of the warp agree.
 """
 
 from __future__ import annotations
@@ -54,7 +68,13 @@ from xdsl.ir.affine import AffineDimExpr
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import ReduceScheduleAttr, SharedOp, shared_memory_type
+from ember.dialects.ember_gpu import (
+    WARP_SIZE,
+    ReduceScheduleAttr,
+    SharedOp,
+    ShuffleXorOp,
+    shared_memory_type,
+)
 from ember.dialects.ember_linalg import indexing_maps
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
@@ -79,6 +99,10 @@ COMBINER_IDENTITIES: dict[type[Operation], float] = {
 """The ops a block-per-row reduction combines with, and each one's identity
 (`combine(identity, x) == x` for every x; the module docstring says why
 these)."""
+
+WARP_MASKS = (16, 8, 4, 2, 1)
+"""The lane masks of a warp's butterfly reduction, in order: after them every
+lane holds the combination of all 32 lanes' values."""
 
 MAX_GRID_X = 2**31 - 1
 """The most blocks a grid has along x (CUDA's limit): the most rows."""
@@ -194,7 +218,9 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
     output_type = out.type
     assert isinstance(output_type, MemRefType)
     element: Attribute = output_type.element_type
-    slots = build.insert(SharedOp(shared_memory_type(element, (threads,)))).results[0]
+    slots = None
+    if threads > WARP_SIZE:
+        slots = build.insert(SharedOp(shared_memory_type(element, (threads,)))).results[0]
     thread = build.insert(gpu.ThreadIdOp(_X)).results[0]
     # Constants go before the thread id: wherever one is first needed, it
     # then comes before every use.
@@ -214,21 +240,43 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
     at = list(ivs)
     index.delinearize(point_body, point, reductions, at)
     point_body.insert(scf.YieldOp(_fold_point(point_body, op, combiner, at, partial, copy)))
-    build.insert(memref.StoreOp.get(fold.results[0], slots, [thread]))
 
-    half = threads // 2
-    while half >= 1:
-        build.insert(gpu.BarrierOp())  # the slots the step reads are written
-        active = build.insert(arith.CmpiOp(thread, index.const(half), "ult")).results[0]
-        step = scf.IfOp(active, [], [scf.YieldOp()])
-        build.insert(step)
-        then = Builder(InsertPoint.at_start(step.true_region.block))
-        partner = index.add(then, thread, index.const(half))
-        mine, theirs = (then.insert(memref.LoadOp.get(slots, [t])).results[0]
+    def combine_halves(builder: Builder, half: int) -> SSAValue:
+        """Slot `thread` combined with slot `thread + half`."""
+        assert slots is not None
+        partner = index.add(builder, thread, index.const(half))
+        mine, theirs = (builder.insert(memref.LoadOp.get(slots, [t])).results[0]
                         for t in (thread, partner))  # fmt: skip
-        combined = _combine(then, combiner, out_arg, mine, theirs)
-        then.insert(memref.StoreOp.get(combined, slots, [thread]))
-        half //= 2
+        return _combine(builder, combiner, out_arg, mine, theirs)
+
+    def below(half: int, result_types: list[Attribute]) -> tuple[scf.IfOp, Builder]:
+        """An `scf.if` for the threads t < `half` (the else branch is the
+        caller's to fill where it has results) and a builder in its body."""
+        active = build.insert(arith.CmpiOp(thread, index.const(half), "ult")).results[0]
+        if result_types:
+            step = scf.IfOp(active, result_types, Region(Block()), Region(Block()))
+        else:
+            step = scf.IfOp(active, [], [scf.YieldOp()])
+        build.insert(step)
+        return step, Builder(InsertPoint.at_start(step.true_region.block))
+
+    warp_value = fold.results[0]
+    if slots is not None:
+        build.insert(memref.StoreOp.get(warp_value, slots, [thread]))
+        half = threads // 2
+        while half > WARP_SIZE:
+            build.insert(gpu.BarrierOp())  # the slots the step reads are written
+            _, then = below(half, [])
+            then.insert(memref.StoreOp.get(combine_halves(then, half), slots, [thread]))
+            half //= 2
+        build.insert(gpu.BarrierOp())
+        first_warp, then = below(WARP_SIZE, [element])
+        then.insert(scf.YieldOp(combine_halves(then, WARP_SIZE)))
+        first_warp.false_region.block.add_op(scf.YieldOp(start_value))
+        warp_value = first_warp.results[0]
+    for mask in WARP_MASKS:
+        shuffled = build.insert(ShuffleXorOp(warp_value, mask)).results[0]
+        warp_value = _combine(build, combiner, out_arg, warp_value, shuffled)
 
     first = build.insert(arith.CmpiOp(thread, index.const(0), "eq")).results[0]
     store = scf.IfOp(first, [], [scf.YieldOp()])
@@ -238,8 +286,7 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
     (out_map,) = space.output_maps
     positions = [nest.affine(e, ivs) for e in out_map.results]
     old = start if start is not None else nest.load(out, positions)
-    total = nest.load(slots, [index.const(0)])
-    nest.store(_combine(then, combiner, out_arg, old, total), out, positions)
+    nest.store(_combine(then, combiner, out_arg, old, warp_value), out, positions)
     kernel.finish()
     one = host_index(host, 1)
     kernel.launch(host.builder, [host_index(host, rows), one, one],
@@ -249,6 +296,7 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
 __all__ = [
     "COMBINER_IDENTITIES",
     "MAX_GRID_X",
+    "WARP_MASKS",
     "outline_reduction",
     "reduction_combiner",
     "reduction_problem",

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s -p convert-gpu-to-nvvm | filecheck %s
-// RUN: ember-opt %s -p convert-gpu-to-nvvm | ember-opt | filecheck %s
+// RUN: ember-opt %s --split-input-file -p convert-gpu-to-nvvm | filecheck %s
+// RUN: ember-opt %s --split-input-file -p convert-gpu-to-nvvm | ember-opt --split-input-file | filecheck %s
 
 // The kernels of a gpu.module become llvm.funcs in it; the host function
 // launching them is left alone. tests/targets/cuda/test_ptx.py takes this
@@ -156,3 +156,48 @@ builtin.module attributes {gpu.container_module} {
 // CHECK:       llvm.func @helper(%{{.*}}: !llvm.ptr<1>) {
 // CHECK:       func.func @host
 // CHECK:       "gpu.launch_func"
+
+// -----
+
+// A warp's sum by butterfly shuffles: each ember_gpu.shuffle_xor is one
+// shfl.sync.bfly over all 32 lanes (member mask -1, clamp 31), the lane
+// mask its constant. test_ptx.py takes this case through ptxas.
+
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "ember_kernels"}> ({
+    "gpu.func"() <{function_type = (memref<32xf32>, memref<1xf32>) -> (), kernel}> ({
+    ^bb0(%x: memref<32xf32>, %sum: memref<1xf32>):
+      %lane = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %v = memref.load %x[%lane] : memref<32xf32>
+      %s16 = ember_gpu.shuffle_xor %v, 16 : f32
+      %a16 = arith.addf %v, %s16 : f32
+      %s8 = ember_gpu.shuffle_xor %a16, 8 : f32
+      %a8 = arith.addf %a16, %s8 : f32
+      %s4 = ember_gpu.shuffle_xor %a8, 4 : f32
+      %a4 = arith.addf %a8, %s4 : f32
+      %s2 = ember_gpu.shuffle_xor %a4, 2 : f32
+      %a2 = arith.addf %a4, %s2 : f32
+      %s1 = ember_gpu.shuffle_xor %a2, 1 : f32
+      %a1 = arith.addf %a2, %s1 : f32
+      %c0 = arith.constant 0 : index
+      %first = arith.cmpi eq, %lane, %c0 : index
+      scf.if %first {
+        memref.store %a1, %sum[%c0] : memref<1xf32>
+      }
+      "gpu.return"() : () -> ()
+    }) {sym_name = "warp_sum"} : () -> ()
+  }) : () -> ()
+}
+
+// CHECK-LABEL: llvm.func @warp_sum(%x: !llvm.ptr<1>, %sum: !llvm.ptr<1>) attributes {nvvm.kernel} {
+// CHECK-DAG:     %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-DAG:     %[[M16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-DAG:     %[[CLAMP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-DAG:     %[[M1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:         %v = llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-NEXT:    %s16 = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[ALL]], %v, %[[M16]], %[[CLAMP]]) : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:    %a16 = llvm.fadd %v, %s16 : f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK:         %s1 = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[ALL]], %a2, %[[M1]], %[[CLAMP]]) : (i32, f32, i32, i32) -> f32
+// CHECK-NOT:     llvm.nvvm.barrier
+// CHECK:         llvm.return

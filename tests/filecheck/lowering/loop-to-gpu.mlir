@@ -148,10 +148,12 @@ func.func @epilogue(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %bias: memref<
 
 // Reductions with a #ember_gpu.reduce: one block per row (grid 8, 64 and 32
 // threads), each thread folding the points t, t + 64, ... from the
-// combiner's identity (-0.0 for addf, NaN for maxnumf), a tree of log2(threads)
-// halving steps in shared memory, each after a barrier, and thread 0
-// combining the row's total with the fill before the op (which runs no
-// kernel) or else with the output's old value.
+// combiner's identity (-0.0 for addf, NaN for maxnumf), halving steps in
+// shared memory down to 32 partials, each after a barrier (64 threads: one
+// step, combined by the first warp in registers; 32 threads: no shared
+// memory), five shuffles finishing in the warp, and thread 0 combining the
+// row's total with the fill before the op (which runs no kernel) or else
+// with the output's old value.
 
 func.func @row_sums(%x: memref<8x768xf32>, %s: memref<8xf32>, %m: memref<8xf32>) {
   loop.kernel {
@@ -192,21 +194,40 @@ func.func @row_sums(%x: memref<8x768xf32>, %s: memref<8xf32>, %m: memref<8xf32>)
 // CHECK-NEXT:        scf.yield %[[SUM]] : f32
 // CHECK-NEXT:      }
 // CHECK-NEXT:      memref.store %[[PARTIAL]], %[[SLOTS]][%[[T]]]
-// CHECK-COUNT-6:   "gpu.barrier"
-// CHECK-NOT:       "gpu.barrier"
-// CHECK:           arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK-NEXT:      "gpu.barrier"
+// CHECK-NEXT:      %[[WARP:.*]] = arith.cmpi ult, %[[T]], %{{.*}} : index
+// CHECK-NEXT:      %[[PAIR:.*]] = scf.if %[[WARP]] -> (f32) {
+// CHECK-NEXT:        %[[PARTNER:.*]] = arith.addi %[[T]], %{{.*}} : index
+// CHECK-NEXT:        %[[MINE:.*]] = memref.load %[[SLOTS]][%[[T]]]
+// CHECK-NEXT:        %[[THEIRS:.*]] = memref.load %[[SLOTS]][%[[PARTNER]]]
+// CHECK-NEXT:        %[[BOTH:.*]] = arith.addf %[[MINE]], %[[THEIRS]] : f32
+// CHECK-NEXT:        scf.yield %[[BOTH]] : f32
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[IDENTITY]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[S16:.*]] = ember_gpu.shuffle_xor %[[PAIR]], 16 : f32
+// CHECK-NEXT:      %[[A16:.*]] = arith.addf %[[PAIR]], %[[S16]] : f32
+// CHECK-NEXT:      ember_gpu.shuffle_xor %[[A16]], 8 : f32
+// CHECK:           ember_gpu.shuffle_xor %{{.*}}, 4 : f32
+// CHECK:           ember_gpu.shuffle_xor %{{.*}}, 2 : f32
+// CHECK:           %[[S1:.*]] = ember_gpu.shuffle_xor %[[A2:.*]], 1 : f32
+// CHECK-NEXT:      %[[TOTAL:.*]] = arith.addf %[[A2]], %[[S1]] : f32
+// CHECK-NEXT:      arith.cmpi eq, %[[T]], %{{.*}} : index
 // CHECK-NEXT:      scf.if
-// CHECK-NEXT:        %[[TOTAL:.*]] = memref.load %[[SLOTS]][%{{.*}}]
 // CHECK-NEXT:        %[[RESULT:.*]] = arith.addf %[[ZERO]], %[[TOTAL]] : f32
 // CHECK-NEXT:        memref.store %[[RESULT]], %{{.*}}[%[[ROW]]] : memref<8xf32>
 // CHECK:           "gpu.return"
 // CHECK:         "gpu.func"
-// CHECK:           ember_gpu.shared : memref<32xf32, 3 : i64>
-// CHECK:           arith.constant 0x7fc00000 : f32
-// CHECK-COUNT-5:   "gpu.barrier"
+// CHECK-NOT:       ember_gpu.shared
+// CHECK:           %[[NAN:.*]] = arith.constant 0x7fc00000 : f32
+// CHECK-NEXT:      %[[MAXIMA:.*]] = scf.for
+// CHECK:           }
+// CHECK-NEXT:      %[[M16:.*]] = ember_gpu.shuffle_xor %[[MAXIMA]], 16 : f32
+// CHECK-NEXT:      arith.maxnumf %[[M16]], %[[MAXIMA]] : f32
+// CHECK-COUNT-4:   ember_gpu.shuffle_xor
 // CHECK-NOT:       "gpu.barrier"
-// CHECK:           arith.cmpi eq
+// CHECK:           %[[MAX:.*]] = arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      arith.cmpi eq
 // CHECK-NEXT:      scf.if
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<8xf32>
-// CHECK-NEXT:        %[[MAX:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<32xf32, 3 : i64>
 // CHECK-NEXT:        arith.maxnumf %[[MAX]], %[[OLD]] : f32

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException
 
 from ember.context import make_context
 from ember.targets.cuda.emulator import EmulatedProgram, EmulationError, emulate
@@ -314,6 +315,97 @@ def test_neighbour_exchange_without_the_barrier_races() -> None:
     x = np.random.default_rng(3).standard_normal(64).astype(np.float32)
     stale = x[1:32] - x[32:63]  # block 1, threads 0..30: block 0's slots
     np.testing.assert_array_equal(y[32:63], stale)
+
+
+# A warp sum by shuffles: two warps per block, no shared memory, no barrier ------------------
+
+WARP_ARGS = [("x", "memref<256xf32>"), ("y", "memref<256xf32>")]
+WARP_SUM = """\
+      %tx = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %c64 = arith.constant 64 : index
+      %base = arith.muli %bx, %c64 : index
+      %i = arith.addi %base, %tx : index
+      %v = memref.load %x[%i] : memref<256xf32>
+      %s16 = ember_gpu.shuffle_xor %v, 16 : f32
+      %a16 = arith.addf %v, %s16 : f32
+      %s8 = ember_gpu.shuffle_xor %a16, 8 : f32
+      %a8 = arith.addf %a16, %s8 : f32
+      %s4 = ember_gpu.shuffle_xor %a8, 4 : f32
+      %a4 = arith.addf %a8, %s4 : f32
+      %s2 = ember_gpu.shuffle_xor %a4, 2 : f32
+      %a2 = arith.addf %a4, %s2 : f32
+      %s1 = ember_gpu.shuffle_xor %a2, 1 : f32
+      %a1 = arith.addf %a2, %s1 : f32
+      memref.store %a1, %y[%i] : memref<256xf32>
+"""
+
+
+def run_warp_sum(body: str) -> tuple[np.ndarray, np.ndarray]:
+    """y[i] = the sum of x over i's warp, on 4 blocks of 64 threads (2 warps)."""
+    host = launch("warp_sum", (4, 1, 1), (64, 1, 1), WARP_ARGS)
+    module = program(kernel_module(body, "warp_sum", WARP_ARGS, host))
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float32)
+    y = np.zeros(256, np.float32)
+    module.main(x, y)
+    sums = x.reshape(8, 32).astype(np.float64).sum(axis=1)
+    return y, np.repeat(sums, 32)
+
+
+def test_a_warp_sum_by_shuffles_leaves_each_warps_total_in_every_lane() -> None:
+    y, expected = run_warp_sum(WARP_SUM)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_warp_sum_with_a_wrong_mask_is_wrong() -> None:
+    # Masks 8, 8, 4, 2, 1: lanes 0-15 never see lanes 16-31, and each lane
+    # ends with twice its half's sum.
+    body = WARP_SUM.replace("%v, 16 : f32", "%v, 8 : f32", 1)
+    y, _ = run_warp_sum(body)
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float32)
+    halves = 2 * x.reshape(16, 16).astype(np.float64).sum(axis=1)
+    np.testing.assert_allclose(y, np.repeat(halves, 16), rtol=1e-5, atol=1e-5)
+
+
+def test_a_shuffle_in_a_loop_keeps_each_iterations_values_apart() -> None:
+    # Each iteration stores its value and reads the partner's in the next
+    # phase; the barrier after that read keeps thread t's store for the next
+    # iteration (rotated into the same phase) from overwriting a slot that a
+    # later thread has yet to read.
+    loop = (
+        "      %c0 = arith.constant 0 : index\n"
+        "      %c1 = arith.constant 1 : index\n"
+        "      %c3 = arith.constant 3 : index\n"
+        "      %a1 = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %v) -> (f32) {\n"
+        "        %w = arith.addf %a, %a : f32\n"
+        "        %s = ember_gpu.shuffle_xor %w, 1 : f32\n"
+        "        %n = arith.addf %w, %s : f32\n"
+        "        scf.yield %n : f32\n"
+        "      }\n"
+    )
+    start = WARP_SUM.index("      %s16")
+    end = WARP_SUM.index("      memref.store")
+    y, _ = run_warp_sum(WARP_SUM[:start] + loop + WARP_SUM[end:])
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float64)
+    pairs = x + x.reshape(128, 2)[:, ::-1].reshape(256)
+    np.testing.assert_allclose(y, 2 * 4 * 4 * pairs, rtol=1e-5)
+
+
+def test_a_shuffle_under_a_thread_dependent_condition_is_a_diagnostic() -> None:
+    body = WARP_SUM.replace(
+        "      %s16 = ember_gpu.shuffle_xor %v, 16 : f32\n",
+        "      %c32 = arith.constant 32 : index\n"
+        "      %low = arith.cmpi ult, %tx, %c32 : index\n"
+        "      %s16 = scf.if %low -> (f32) {\n"
+        "        %r = ember_gpu.shuffle_xor %v, 16 : f32\n"
+        "        scf.yield %r : f32\n"
+        "      } else {\n"
+        "        scf.yield %v : f32\n"
+        "      }\n",
+    )
+    host = launch("warp_sum", (4, 1, 1), (64, 1, 1), WARP_ARGS)
+    with pytest.raises(DiagnosticException, match="scf.if holds a ember_gpu.shuffle_xor, so every"):
+        program(kernel_module(body, "warp_sum", WARP_ARGS, host))
 
 
 # The emulator's own checks -----------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 The kernels are the lit fixtures: the 16x16-tiled matmul with two shared
 tiles (tests/filecheck/dialects/ember_gpu/shared.mlir) and the dynamic-size
-elementwise kernel with math ops and the shared-memory row sums
-(tests/filecheck/lowering/gpu-to-nvvm.mlir). Tests that run ptxas skip
+elementwise kernel with math ops and the shared-memory row sums, and the
+warp sum by shuffles (the two cases of
+tests/filecheck/lowering/gpu-to-nvvm.mlir). Tests that run ptxas skip
 where it is not on PATH.
 """
 
@@ -33,8 +34,10 @@ needs_ptxas = pytest.mark.skipif(
 )
 
 
-def lowered(path: Path) -> ModuleOp:
-    module = Parser(make_context(), path.read_text(), str(path)).parse_module()
+def lowered(path: Path, case: int = 0) -> ModuleOp:
+    """The `case`th split (`// -----`) of the lit file at `path`, lowered."""
+    text = path.read_text().split("\n// -----\n")[case]
+    module = Parser(make_context(), text, str(path)).parse_module()
     convert_gpu_to_nvvm(module)
     return module
 
@@ -84,6 +87,18 @@ def test_ptxas_takes_the_elementwise_and_shared_row_sum_kernels(arch: str) -> No
     assert report.kernels["elementwise"].shared_bytes == 0
     assert report.kernels["row_sums"].shared_bytes == 16 * 4
     assert report.kernels["row_sums"].barriers == 1
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_shuffles_are_whole_warp_butterflies_that_ptxas_takes(arch: str) -> None:
+    ptx = ptx_of(lowered(KERNELS, case=1), arch)
+    assert entries(ptx) == ["warp_sum"]
+    masks = re.findall(r"shfl\.sync\.bfly\.b32\s+%r\d+, %r\d+, (\d+), 31, -1;", ptx)
+    assert masks == ["16", "8", "4", "2", "1"]
+    assert "bar.sync" not in ptx
+    if shutil.which("ptxas"):
+        kernel = assemble(ptx, arch).kernels["warp_sum"]
+        assert (kernel.shared_bytes, kernel.barriers, kernel.spill_stores) == (0, 0, 0)
 
 
 # The scalar lowerings that need care (saturating conversions, never-trapping

@@ -1,7 +1,7 @@
 """Block-per-row reductions on the cuda target (`#ember_gpu.reduce`,
 `lowering/loop_to_gpu/reduction.py`): models whose reductions run so match
 onnxruntime when emulated on this CPU, the kernel needs each barrier of its
-tree, starts from the combiner's exact identity (the output's old value and
+shared-memory tree and the right mask on each warp shuffle, starts from the combiner's exact identity (the output's old value and
 NaN rows stay what a sequential fold makes of them), and passes ptxas.
 
 A tree sum adds in another order than onnxruntime's loop, so results are
@@ -20,12 +20,12 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 from xdsl.dialects import gpu
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.parser import Parser
 
 import ember
 from ember.context import make_context
-from ember.dialects.ember_gpu import SharedOp
+from ember.dialects.ember_gpu import ShuffleXorOp
 from ember.frontends.onnx import import_onnx
 from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
 from ember.options import Options
@@ -89,8 +89,9 @@ def _lowered(model: onnx.ModelProto) -> GpuModule:
 
 
 def _reduction_kernels(module: ModuleOp) -> list[gpu.FuncOp]:
+    """The kernels that finish a reduction with warp shuffles."""
     return [op for op in module.walk() if isinstance(op, gpu.FuncOp)
-            and any(isinstance(o, SharedOp) for o in op.walk())]  # fmt: skip
+            and any(isinstance(o, ShuffleXorOp) for o in op.walk())]  # fmt: skip
 
 
 def _assert_close(got: np.ndarray, want: np.ndarray) -> None:
@@ -119,7 +120,9 @@ def test_the_reduce_mean_runs_one_block_per_row() -> None:
     [launch] = [launch for launch in lowered.plan.launches if launch.kernel == kernel.sym_name.data]
     assert (launch.grid, launch.block) == ((6, 1, 1), (256, 1, 1))
     barriers = [op for op in kernel.walk() if isinstance(op, gpu.BarrierOp)]
-    assert len(barriers) == 8  # log2(256) halving steps
+    assert len(barriers) == 3  # halving 256 partials to 32 in shared memory
+    masks = [op.lane_mask for op in kernel.walk() if isinstance(op, ShuffleXorOp)]
+    assert masks == [16, 8, 4, 2, 1]  # then 32 to 1 in the first warp
 
 
 def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
@@ -129,11 +132,9 @@ def _run(module: ModuleOp, lowered: GpuModule, x: np.ndarray) -> np.ndarray:
     return result
 
 
-@pytest.mark.parametrize("which", [0, 4, -1], ids=["first", "middle", "last"])
-def test_the_tree_needs_each_barrier(which: int) -> None:
-    # Without barrier `which`, its step runs in one phase with the step
-    # before: thread t combines slot t + h before thread t + h (later in
-    # the phase) has written it, so it reads the slot's stale value.
+def _reduce_mean_mutated(mutate: Callable[[gpu.FuncOp], None]) -> None:
+    """The 256-thread ReduceMean matches onnxruntime as lowered, and not once
+    `mutate` has changed its kernel."""
     model = _reduce("ReduceMean", [6, 3072], [6, 1])
     lowered = _lowered(model)
     x = random_inputs(model)["x"]
@@ -141,10 +142,33 @@ def test_the_tree_needs_each_barrier(which: int) -> None:
     _assert_close(_run(lowered.module.clone(), lowered, x), expected)
     mutated = lowered.module.clone()
     [kernel] = _reduction_kernels(mutated)
-    barrier = [op for op in kernel.walk() if isinstance(op, gpu.BarrierOp)][which]
-    barrier.detach()
-    barrier.erase()
+    mutate(kernel)
     assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("which", [0, 1, -1], ids=["first", "middle", "last"])
+def test_the_tree_needs_each_barrier(which: int) -> None:
+    # Without barrier `which`, its step runs in one phase with the step
+    # before: thread t combines slot t + h before thread t + h (later in
+    # the phase) has written it, so it reads the slot's stale value (the
+    # last barrier guards the first warp's read of slots 32..63).
+    def remove_barrier(kernel: gpu.FuncOp) -> None:
+        barrier = [op for op in kernel.walk() if isinstance(op, gpu.BarrierOp)][which]
+        barrier.detach()
+        barrier.erase()
+
+    _reduce_mean_mutated(remove_barrier)
+
+
+@pytest.mark.parametrize("which", [0, -1], ids=["first", "last"])
+def test_the_warp_needs_each_shuffles_mask(which: int) -> None:
+    # Mask 16 or 1 replaced by 8: half the warp's lanes (16..31, or every
+    # odd lane) never reach lane 0, and another half counts twice.
+    def wrong_mask(kernel: gpu.FuncOp) -> None:
+        shuffle = [op for op in kernel.walk() if isinstance(op, ShuffleXorOp)][which]
+        shuffle.properties["mask"] = IntegerAttr(8, i32)
+
+    _reduce_mean_mutated(wrong_mask)
 
 
 _FOLDS = """
