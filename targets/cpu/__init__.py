@@ -3,51 +3,35 @@
 Everything above this package produces one LLVM function with a C ABI for a
 whole model; this package optimises it for the host CPU, and either links
 it into the running process or into a shared library with a C header.
+
+The names below are imported from their modules on first use, so that
+importing a module of this package (`ember.targets.cpu.model`, which
+`ember.compiler` needs) does not load LLVM: every `ember` and `ember-opt`
+process would pay for it at start-up.
 """
 
 from __future__ import annotations
 
-from ember.targets.cpu.aot import (
-    PTHREAD_LINK_ARGS,
-    CField,
-    CFunction,
-    CStruct,
-    calls_thread_pool,
-    link_shared_library,
-    thread_pool_part,
-    write_c_header,
-)
-from ember.targets.cpu.c_names import CNames
-from ember.targets.cpu.errors import CodegenError
-from ember.targets.cpu.jit import JitModule
-from ember.targets.cpu.llvm_module import to_llvmlite
-from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_cpu_description, host_target_machine
-from ember.targets.cpu.module_parts import part_count, split_module
-from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
-from ember.targets.cpu.parallel_codegen import compile_parts
-from ember.targets.cpu.timing import CompileTimes
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "PTHREAD_LINK_ARGS",
-    "LLVM_OPT_LEVEL",
-    "CField",
-    "CFunction",
-    "CNames",
-    "CStruct",
-    "CodegenError",
-    "CompileTimes",
-    "JitModule",
-    "calls_thread_pool",
-    "compile_parts",
-    "emit_object",
-    "host_cpu_description",
-    "host_target_machine",
-    "link_shared_library",
-    "optimize",
-    "parse_ir",
-    "part_count",
-    "split_module",
-    "thread_pool_part",
-    "to_llvmlite",
-    "write_c_header",
-]
+_HOMES = {
+    "PTHREAD_LINK_ARGS": "aot", "CField": "aot", "CFunction": "aot", "CStruct": "aot",
+    "calls_thread_pool": "aot", "link_shared_library": "aot", "thread_pool_part": "aot",
+    "write_c_header": "aot", "CNames": "c_names", "CodegenError": "errors", "JitModule": "jit",
+    "to_llvmlite": "llvm_module", "LLVM_OPT_LEVEL": "machine",
+    "host_cpu_description": "machine", "host_target_machine": "machine",
+    "part_count": "module_parts", "split_module": "module_parts", "emit_object": "optimize",
+    "optimize": "optimize", "parse_ir": "optimize", "compile_parts": "parallel_codegen",
+    "CompileTimes": "timing",
+}  # fmt: skip
+"""Each exported name and the module of this package that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+
+
+__all__ = sorted(_HOMES)
