@@ -22,10 +22,11 @@ _HOMES = {
     "to_llvmlite": "llvm_module", "LLVM_OPT_LEVEL": "machine",
     "host_cpu_description": "machine", "host_target_machine": "machine",
     "part_count": "module_parts", "split_module": "module_parts", "emit_object": "optimize",
-    "optimize": "optimize", "parse_ir": "optimize", "compile_parts": "parallel_codegen",
+    "parse_ir": "optimize", "compile_parts": "parallel_codegen",
     "CompileTimes": "timing",
 }  # fmt: skip
-"""Each exported name and the module of this package that defines it."""
+"""Each exported name and the module of this package that defines it (not
+`optimize`, which is also the name of its module: import it from there)."""
 
 
 def __getattr__(name: str) -> Any:

@@ -19,9 +19,9 @@ from ember.targets.cpu import (
     JitModule,
     host_cpu_description,
     host_target_machine,
-    optimize,
     parse_ir,
 )
+from ember.targets.cpu.optimize import optimize
 
 F32 = ir.FloatType()
 I64 = ir.IntType(64)
