@@ -18,10 +18,10 @@ from ember.targets.cpu import (
     emit_object,
     host_target_machine,
     link_shared_library,
-    optimize,
     parse_ir,
     write_c_header,
 )
+from ember.targets.cpu.optimize import optimize
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
