@@ -28,16 +28,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
-    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
 )
 from xdsl.ir import Attribute
 
+from ember.dialects.graph.types import UnsupportedTypeError
+from ember.dialects.graph.types import numpy_dtype as graph_numpy_dtype
 from ember.errors import EmberError
 from ember.lowering.gpu_to_loop import ConvertGpuToLoopPass
 from ember.lowering.loop_to_llvm import ConvertLoopToLLVMPass
@@ -48,24 +47,23 @@ class EmulationError(EmberError):
     or a module the emulator cannot run."""
 
 
-_INTEGERS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
 _C_SCALARS: dict[Any, Any] = {
     np.bool_: ctypes.c_bool, np.int8: ctypes.c_int8, np.int16: ctypes.c_int16,
-    np.int32: ctypes.c_int32, np.int64: ctypes.c_int64, np.float32: ctypes.c_float,
-    np.float64: ctypes.c_double,
+    np.int32: ctypes.c_int32, np.int64: ctypes.c_int64, np.uint8: ctypes.c_uint8,
+    np.uint16: ctypes.c_uint16, np.uint32: ctypes.c_uint32, np.uint64: ctypes.c_uint64,
+    np.float32: ctypes.c_float, np.float64: ctypes.c_double,
 }  # fmt: skip
 
 
 def numpy_dtype(element: Attribute) -> np.dtype:
-    """The NumPy dtype of a value of type `element` (`index` is int64)."""
+    """The NumPy dtype of a value of type `element` (`index` is int64; the
+    others as the graph level maps them)."""
     if isinstance(element, IndexType):
         return np.dtype(np.int64)
-    if isinstance(element, IntegerType) and element.width.data in _INTEGERS:
-        return np.dtype(_INTEGERS[element.width.data])
-    if type(element) in _FLOATS:
-        return np.dtype(_FLOATS[type(element)])
-    raise EmulationError(f"emulator: no NumPy dtype for {element}")
+    try:
+        return graph_numpy_dtype(element)
+    except UnsupportedTypeError:
+        raise EmulationError(f"emulator: no NumPy dtype for {element}") from None
 
 
 @dataclass(frozen=True)
