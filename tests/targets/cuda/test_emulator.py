@@ -501,7 +501,7 @@ def run_shuffle(body: str) -> tuple[np.ndarray, np.ndarray]:
 
 def test_three_dimensional_blocks_and_barriers_in_if_and_loop_with_values() -> None:
     y, expected = run_shuffle(SHUFFLE)
-    np.testing.assert_allclose(y, expected, rtol=1e-5)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
 
 
 LOOP_BARRIER = f"        {BARRIER}\n        memref.store %a, %s[%lin]"
@@ -517,7 +517,7 @@ def test_a_loop_rotated_across_its_back_edge_keeps_its_carried_value() -> None:
     body = SHUFFLE.replace(LOOP_BARRIER, LOOP_BARRIER.split("\n")[1], 1)
     assert body.count(BARRIER) == SHUFFLE.count(BARRIER) - 1
     y, expected = run_shuffle(body)
-    np.testing.assert_allclose(y, expected, rtol=1e-5)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_a_loop_without_the_barrier_before_its_back_edge_races() -> None:
@@ -585,7 +585,7 @@ def test_nested_rotated_loops_keep_their_carried_values() -> None:
     # outer body's last (storing the inner loop's result) of the iteration
     # before.
     y, expected = run_nested(NESTED)
-    np.testing.assert_allclose(y, expected, rtol=1e-5)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_nested_loops_without_the_inner_barrier_before_its_back_edge_race() -> None:
