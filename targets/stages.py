@@ -39,15 +39,17 @@ def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: Compile
                  context: Context) -> None:  # fmt: skip
     """Applies `passes` to `module` in order, each timed in `report`; a
     pass's diagnostic is a `CompileError` (an `InputDependentError` where
-    it says sizes known only at run time stop it)."""
+    it says sizes known only at run time stop it) whose message is the
+    diagnostic's first line, with nothing chained: a diagnostic is the
+    whole story, not a traceback."""
     for compiler_pass in passes:
         with report.timed_pass(compiler_pass.name):
             try:
                 compiler_pass.apply(context, module)
             except InputDependentDiagnostic as error:
-                raise InputDependentError(first_line(error)) from error
+                raise InputDependentError(first_line(error)) from None
             except DiagnosticException as error:
-                raise CompileError(first_line(error)) from error
+                raise CompileError(first_line(error)) from None
 
 
 __all__ = ["apply_passes", "verify_stage"]

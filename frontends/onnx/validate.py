@@ -118,6 +118,24 @@ def check_single_assignment(model: ModelProto, where: str) -> None:
             )
 
 
+def check_declared_dims(model: ModelProto, where: str) -> None:
+    """Every dimension a graph input, output or value info declares is a size
+    (non-negative) or a name, as onnx.checker requires of a tensor's shape."""
+    graph = model.graph
+    declared = [("graph input", i) for i in graph.input]
+    declared += [("graph output", o) for o in graph.output]
+    declared += [("value", v) for v in graph.value_info]
+    for what, info in declared:
+        if not info.type.HasField("tensor_type"):
+            continue
+        for axis, dim in enumerate(info.type.tensor_type.shape.dim):
+            if dim.HasField("dim_value") and dim.dim_value < 0:
+                raise InvalidModelError(
+                    f"{where}: {what} '{info.name}' declares dimension {axis} as "
+                    f"{dim.dim_value}; a dimension is a size (0 or more) or a name"
+                )
+
+
 def _first_line(message: str) -> str:
     """The problem in onnx.checker's message, without its `==> Context` lines."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
@@ -149,6 +167,7 @@ def check_with_onnx(model: ModelProto, where: str) -> None:
 def validate(model: ModelProto, where: str) -> None:
     """All of the above; raises `InvalidModelError` naming the first broken rule."""
     check_single_assignment(model, where)
+    check_declared_dims(model, where)
     check_with_onnx(model, where)
 
 

@@ -186,6 +186,16 @@ def _huge_input() -> Model:
     return _model([node], [_info("x", [2**20, 2**20])], [_info("y", [2**20, 2**20])])
 
 
+def _negative_input_dim() -> Model:
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    return _model([node], [_info("x", [-5, 3])], [_info("y", [-5, 3])])
+
+
+def _shows_no_chain(error: BaseException) -> bool:
+    """Python prints no other exception ("During handling of ...") with it."""
+    return error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+
+
 CASES: dict[str, tuple[Callable[[], Model], type[EmberError], str]] = {
     "short raw_data": (_short_raw_data, InvalidModelError, r"initializer 'w': .*raw_data size"),
     "short float_data": (_short_float_data, InvalidModelError, r"initializer 'w': .*float_data"),
@@ -262,6 +272,10 @@ CASES: dict[str, tuple[Callable[[], Model], type[EmberError], str]] = {
         _huge_constant_of_shape, TensorTooLargeError,
         r"node 'fill' \(ConstantOfShape\): output 'c': .*1099511627776 elements",
     ),
+    "input dim -5": (
+        _negative_input_dim, InvalidModelError,
+        r"graph input 'x' declares dimension 0 as -5; a dimension is a size",
+    ),
     "2^20 x 2^20 input": (
         _huge_input, TensorTooLargeError, r"input 'x': a tensor of shape 1048576x1048576"
     ),
@@ -274,6 +288,7 @@ def test_bad_model_is_one_named_error(case: str) -> None:
     with pytest.raises(error_type, match=pattern) as error:
         ember.import_onnx(build())
     assert "\n" not in str(error.value)
+    assert _shows_no_chain(error.value)
     assert str(error.value).startswith("adversary: ")
 
 
@@ -285,6 +300,7 @@ CLI_CASES = [
     "two nodes write one value",
     "MaxPool pads >= kernel",
     "Range of 1e12 elements",
+    "input dim -5",
 ]
 
 
@@ -306,6 +322,18 @@ def test_cli_prints_one_error_line(
 def test_compile_reports_the_same_errors() -> None:
     with pytest.raises(InvalidModelError, match=r"node 'cat' \(Concat\): Mismatched"):
         ember.compile(_concat(axis=0.0))
+
+
+def test_compile_errors_from_passes_are_ember_errors() -> None:
+    """A pass's diagnostic reaches the Python API as an `EmberError` whose
+    message is the diagnostic, without xDSL's exception chained to it."""
+    index = numpy_helper.from_array(np.array([0, 7], dtype=np.int64), "index")
+    node = helper.make_node("Gather", ["x", "index"], ["y"], name="gather", axis=0)
+    model = _model([node], [_info("x", [4, 3])], [_info("y", [2, 3])], [index])
+    with pytest.raises(EmberError, match=r"constant index 7 of %y is out of range") as error:
+        ember.compile(model)
+    assert "\n" not in str(error.value)
+    assert _shows_no_chain(error.value)
 
 
 # ------------------------------------------------------------ names
