@@ -3,12 +3,17 @@
     python benchmarks/conformance.py                 # all 1,884 cases, pass rate per op
     python benchmarks/conformance.py -k conv         # cases whose name contains "conv"
     python benchmarks/conformance.py --write-passing tests/conformance/passing.txt
+    python benchmarks/conformance.py --peer --write-doc docs/conformance.md
 
 Each case is compiled for the CPU and compared with ONNX's expected outputs
 at the case's own tolerances. A case fails by mismatch, by error (an Ember
 diagnostic: unsupported op, dtype, dynamic shape ...) or by crash (any other
-exception, which is a bug). The passing list feeds the CI test
-tests/conformance/test_onnx_node_cases.py.
+exception, which is a bug). `--peer` runs onnxruntime's ONNX backend on the
+same cases under the same rules, beside Ember. A case is filed under the op
+it tests: its first node's op, or for an `_expanded` case (the op's function
+body inlined) the op of the case it expands. The passing list feeds the CI
+test tests/conformance/test_onnx_node_cases.py; `--write-doc` writes the
+per-op table and every failing case with its reason (docs/conformance.md).
 """
 
 from __future__ import annotations
@@ -40,55 +45,159 @@ def node_cases(pattern: str = "") -> list:
     return [c for c in cases if pattern in c.name]
 
 
-def run_case(case) -> Outcome:  # noqa: ANN001 - onnx's TestCase
-    import ember.onnx_backend as backend
+def _first_op(case) -> str:  # noqa: ANN001 - onnx's TestCase
+    nodes = case.model.graph.node
+    return (nodes[0].domain + "." if nodes[0].domain else "") + nodes[0].op_type if nodes else "?"
+
+
+def ops_tested(cases: list) -> dict[str, str]:
+    """Each case's op: its first node's, or for an `_expanded` case the op of
+    the case it expands (its first node is often a Constant of the body)."""
+    first = {case.name: _first_op(case) for case in cases}
+    ops = {}
+    for name, op in first.items():
+        plain = name.removesuffix("_expanded")
+        ops[name] = f"{first[plain]} (expanded)" if plain != name and plain in first else op
+    return ops
+
+
+def _compare(outputs: list, expected: list, case) -> None:  # noqa: ANN001
+    """Raises AssertionError where `outputs` differ from the case's outputs."""
+    if len(outputs) != len(expected):
+        raise AssertionError(f"{len(outputs)} outputs, expected {len(expected)}")
+    for got, want in zip(outputs, expected):
+        got, want = np.asarray(got), np.asarray(want)
+        if got.shape != want.shape or got.dtype != want.dtype:
+            raise AssertionError(f"{got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
+        np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol)
+
+
+def run_case(case, op: str = "", peer: bool = False) -> Outcome:  # noqa: ANN001 - onnx's TestCase
+    """Runs one case through Ember (or, with `peer`, onnxruntime's backend)."""
     from ember.errors import EmberError
 
-    op = case.model.graph.node[0].op_type if case.model.graph.node else "?"
+    if peer:
+        import onnxruntime.backend as backend
+    else:
+        import ember.onnx_backend as backend
+    op = op or _first_op(case)
     try:
         rep = backend.prepare(case.model)
         for inputs, expected in case.data_sets:
-            outputs = rep.run(inputs)
-            if len(outputs) != len(expected):
-                return Outcome(
-                    case.name, op, "mismatch", f"{len(outputs)} outputs, expected {len(expected)}"
-                )
-            for got, want in zip(outputs, expected):
-                want = np.asarray(want)
-                if got.shape != want.shape or got.dtype != want.dtype:
-                    return Outcome(case.name, op, "mismatch",
-                                   f"{got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")  # fmt: skip
-                np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol)
+            _compare(list(rep.run(inputs)), list(expected), case)
     except AssertionError as error:
         return Outcome(case.name, op, "mismatch", str(error).strip().splitlines()[-1][:120])
     except EmberError as error:
         return Outcome(case.name, op, "error", str(error).splitlines()[0][:160])
     except Exception as error:  # noqa: BLE001 - a crash is a finding to report
-        return Outcome(case.name, op, "crash", f"{type(error).__name__}: {str(error)[:160]}")
+        status = "error" if peer else "crash"
+        return Outcome(case.name, op, status, f"{type(error).__name__}: {_one_line(error)}")
     return Outcome(case.name, op, "pass")
+
+
+def _one_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return (lines[0] if lines else "")[:160]
+
+
+def run_all(cases: list, peer: bool = False) -> list[Outcome]:
+    ops = ops_tested(cases)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [run_case(case, ops[case.name], peer) for case in cases]
+
+
+def _passes_by_op(outcomes: list[Outcome]) -> dict[str, tuple[int, int]]:
+    by_op: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    for outcome in outcomes:
+        by_op[outcome.op][0] += outcome.status == "pass"
+        by_op[outcome.op][1] += 1
+    return {op: (passed, total) for op, (passed, total) in by_op.items()}
+
+
+def print_table(outcomes: list[Outcome], peer: list[Outcome] | None) -> None:
+    by_op: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for outcome in outcomes:
+        by_op[outcome.op][outcome.status] += 1
+    peer_by_op = _passes_by_op(peer) if peer else {}
+    peer_head = "  onnxruntime" if peer else ""
+    print(f"{'op':<40} {'pass':>5} {'total':>5}  mismatch error crash{peer_head}")
+    for op in sorted(by_op):
+        counts = by_op[op]
+        total = sum(counts.values())
+        peer_text = f"  {peer_by_op[op][0]:>11}" if peer else ""
+        print(f"{op:<40} {counts['pass']:>5} {total:>5}  {counts['mismatch']:>8} "
+              f"{counts['error']:>5} {counts['crash']:>5}{peer_text}")  # fmt: skip
+
+
+def _rate(outcomes: list[Outcome]) -> str:
+    passed = sum(o.status == "pass" for o in outcomes)
+    return (
+        f"{passed:,} of {len(outcomes):,} cases pass ({100 * passed / max(len(outcomes), 1):.1f}%)"
+    )
+
+
+def write_doc(path: str, outcomes: list[Outcome], peer: list[Outcome] | None) -> None:
+    """docs/conformance.md: the totals, the per-op table, every failing case."""
+    ours = _passes_by_op(outcomes)
+    theirs = _passes_by_op(peer) if peer else {}
+    lines = [
+        "# ONNX node conformance",
+        "",
+        "ONNX's node test cases (`onnx.backend.test`), each compiled for the CPU",
+        "through `ember.onnx_backend` and compared with the case's expected",
+        "outputs at its own tolerances. Written by",
+        "`python benchmarks/conformance.py --peer --write-doc docs/conformance.md`;",
+        "do not edit by hand. The passing cases are",
+        "`tests/conformance/passing.txt`, which the default test suite runs.",
+        "",
+        f"**Ember: {_rate(outcomes)}.**",
+    ]
+    if peer:
+        lines.append(f"onnxruntime's backend under the same rules: {_rate(peer)}.")
+    lines += [
+        "",
+        "A case is filed under the op it tests (an `_expanded` case, the op's",
+        'function body inlined, under "OP (expanded)").',
+        "",
+        "| op | Ember | cases |" + (" onnxruntime |" if peer else ""),
+        "|---|---:|---:|" + ("---:|" if peer else ""),
+    ]
+    for op in sorted(ours):
+        passed, total = ours[op]
+        peer_cell = f" {theirs.get(op, (0, 0))[0]} |" if peer else ""
+        lines.append(f"| {op} | {passed} | {total} |{peer_cell}")
+    lines += ["", "## Cases that fail, and why", ""]
+    failing: dict[str, list[Outcome]] = collections.defaultdict(list)
+    for outcome in outcomes:
+        if outcome.status != "pass":
+            failing[outcome.op].append(outcome)
+    for op in sorted(failing):
+        lines += [f"### {op}", ""]
+        for o in failing[op]:
+            detail = o.detail.replace("|", "\\|").replace(o.case + ": ", "")
+            lines.append(f"- `{o.case}`: {o.status}: {detail}")
+        lines.append("")
+    with open(path, "w") as stream:
+        stream.write("\n".join(lines).rstrip() + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", default="", help="only cases whose name contains this")
     parser.add_argument("--write-passing", help="write the names of passing cases to this file")
+    parser.add_argument("--write-doc", help="write the per-op table and failures (Markdown)")
+    parser.add_argument("--peer", action="store_true", help="run onnxruntime on the cases too")
     parser.add_argument("-v", action="store_true", help="print every failing case")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    outcomes = [run_case(case) for case in node_cases(args.k)]
-    by_op: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for outcome in outcomes:
-        by_op[outcome.op][outcome.status] += 1
-    print(f"{'op':<28} {'pass':>5} {'total':>5}  mismatch error crash")
-    for op in sorted(by_op):
-        counts = by_op[op]
-        total = sum(counts.values())
-        print(
-            f"{op:<28} {counts['pass']:>5} {total:>5}  {counts['mismatch']:>8} {counts['error']:>5} {counts['crash']:>5}"
-        )
-    passed = sum(o.status == "pass" for o in outcomes)
-    print(f"\n{passed} of {len(outcomes)} cases pass ({100 * passed / max(len(outcomes), 1):.1f}%), "
-          f"{time.perf_counter() - start:.0f}s")  # fmt: skip
+    cases = node_cases(args.k)
+    outcomes = run_all(cases)
+    peer = run_all(cases, peer=True) if args.peer else None
+    print_table(outcomes, peer)
+    print(f"\nEmber: {_rate(outcomes)}, {time.perf_counter() - start:.0f}s")
+    if peer:
+        print(f"onnxruntime: {_rate(peer)}")
     if args.v:
         for outcome in outcomes:
             if outcome.status != "pass":
@@ -99,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                 "# ONNX node test cases that pass through Ember (benchmarks/conformance.py)\n"
             )
             stream.writelines(f"{o.case}\n" for o in outcomes if o.status == "pass")
+    if args.write_doc:
+        write_doc(args.write_doc, outcomes, peer)
     return 0
 
 
