@@ -34,7 +34,7 @@ times it next to onnxruntime (with `--emulate`, the emulator), and `bench
 memory and spills ptxas reports for its kernel (a target's `dry_run_table`;
 other targets have none).
 Compiling commands report each stage's time on stderr (`--quiet` silences
-them). User mistakes print `error: ...` and exit with status 1.
+them; `--time-passes` adds each pass's, slowest first, when they end). User mistakes print `error: ...` and exit with status 1.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import numpy as np
 from xdsl.dialects.func import FuncOp
@@ -149,9 +149,12 @@ def _model(args: argparse.Namespace) -> ModelSource:
 
 
 def _progress(args: argparse.Namespace) -> CompileReport:
-    """A report that prints each compile stage and its seconds on stderr."""
+    """A report that prints each compile stage and its seconds on stderr
+    (and, with `--time-passes`, each pass's when the command ends)."""
     if args.quiet:
-        return CompileReport()
+        report = CompileReport()
+        args.reports.append(report)
+        return report
     interactive = sys.stderr.isatty()
 
     def tell(stage: str, seconds: float | None) -> None:
@@ -161,7 +164,23 @@ def _progress(args: argparse.Namespace) -> CompileReport:
             return
         print(f"ember: {stage:<12} {seconds:7.2f}s", file=sys.stderr, flush=True)
 
-    return CompileReport(listener=tell)
+    report = CompileReport(listener=tell)
+    args.reports.append(report)
+    return report
+
+
+def print_pass_times(report: CompileReport, stream: TextIO) -> None:
+    """The seconds of each pass and LLVM phase, slowest first, wall and CPU
+    (this process's; LLVM's phases run in its codegen workers, so they show
+    wall time only), with their shares of the total."""
+    total = sum(report.pass_seconds.values()) or 1.0
+    print(f"{'pass':<36} {'wall s':>8} {'cpu s':>8} {'share':>6}", file=stream)
+    for name, seconds in sorted(report.pass_seconds.items(), key=lambda item: -item[1]):
+        cpu = report.pass_cpu_seconds.get(name)
+        cpu_text = f"{cpu:8.3f}" if cpu is not None else f"{'-':>8}"
+        print(f"{name:<36} {seconds:8.3f} {cpu_text} {100 * seconds / total:5.1f}%", file=stream)
+    cpu_total = sum(report.pass_cpu_seconds.values())
+    print(f"{'total':<36} {total:8.3f} {cpu_total:8.3f}", file=stream)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -611,6 +630,9 @@ def build_parser() -> argparse.ArgumentParser:
                                   "with this seed (the light models ship placeholder weights)")  # fmt: skip
         command.add_argument("-q", "--quiet", action="store_true",
                              help="do not report compile stages on stderr")  # fmt: skip
+        command.add_argument("--time-passes", action="store_true",
+                             help="print each pass's and LLVM phase's seconds (wall, CPU) "
+                                  "on stderr after compiling")  # fmt: skip
         return command
 
     def optimisation_flags(command: argparse.ArgumentParser) -> None:
@@ -707,10 +729,15 @@ def _arch_flag(command: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.reports = []
     try:
         if hasattr(args, "opt_level"):
             _check_options(args)
-        return args.handler(args)
+        status = args.handler(args)
+        if getattr(args, "time_passes", False):
+            for report in args.reports:
+                print_pass_times(report, sys.stderr)
+        return status
     except EmberError as error:
         if sys.stderr.isatty():  # clear an unfinished progress line
             print("\033[K", end="", file=sys.stderr)

@@ -89,6 +89,23 @@ def test_run_with_check_and_given_input(tmp_path: Path) -> None:
     assert "-> ok" in result.stdout
 
 
+def test_time_passes_prints_each_pass_after_compiling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ember.cli import main
+
+    assert main(["run", str(_small_mlp(tmp_path)), "--quiet", "--time-passes"]) == 0
+    err = capsys.readouterr().err
+    table = err[err.index("pass ") :].splitlines()
+    assert table[0].split() == ["pass", "wall", "s", "cpu", "s", "share"]
+    rows = {line.split()[0]: line.split()[1:] for line in table[1:]}
+    assert {"graph-simplify", "loop-generate", "convert-loop-to-llvm", "llvm-codegen"} <= set(rows)
+    assert rows["llvm-codegen"][1] == "-"  # run by the codegen workers: wall time only
+    walls = [float(rows[name][0]) for name in rows if name != "total"]
+    assert walls == sorted(walls, reverse=True)
+    assert float(rows["total"][0]) == pytest.approx(sum(walls), abs=0.01 * len(walls))
+
+
 SQUEEZENET = ("light:squeezenet", "--random-weights", "0")
 """SqueezeNet with random weights: its shipped weights make logits near 1e10,
 whose Softmax ties classes as the summation order of each engine rounds."""
