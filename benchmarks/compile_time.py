@@ -3,6 +3,7 @@ per pass and per node, so the scaling can be read off.
 
     python benchmarks/compile_time.py [--sizes 250,1000,2000] [--models chain,wide]
                                       [-O 2] [--profile 20]
+    python benchmarks/compile_time.py --models light,transformers   # the real models
 
 Models (built with `onnx.helper`; a size counts ONNX nodes):
 
@@ -13,6 +14,15 @@ Models (built with `onnx.helper`; a size counts ONNX nodes):
             one elementwise group with N/2 values live at once)
     conv    N/2 blocks Conv 3x3 (8 channels, 8x8, own weights) + Relu
     mlp     N/3 blocks MatMul (16x16, own weights) + Add bias + Relu on [4, 16]
+
+Real models (fixed sizes: `--sizes` does not apply), random weights (seed 0):
+
+    light         the nine light models onnx ships (or one by name: resnet50, ...)
+    transformers  the BERT-base encoder layer and the GPT block of the test suite
+
+For a real model the first line also gives onnxruntime's session creation for
+the same file (graph optimisation level all, one thread) and the ratio, and
+the check compares with onnxruntime's outputs.
 
 For each model, size and level the table shows the seconds spent in import,
 in each pass of the CPU pipeline (`CompileReport.pass_seconds`; the graph
@@ -42,6 +52,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ember  # noqa: E402
 from ember.compiler import CompileReport, Options, compile_module  # noqa: E402
+from tests.support.models import (  # noqa: E402
+    LIGHT_MODELS,
+    gpt_block,
+    light_model_path,
+    random_inputs,
+    run_onnxruntime,
+    transformer_encoder,
+    with_random_weights,
+)
 
 OPSET = [helper.make_opsetid("", 17)]
 
@@ -123,6 +142,31 @@ MODELS: dict[str, Callable[[int], onnx.ModelProto]] = {
 }  # fmt: skip
 
 
+def _light(name: str) -> Callable[[], onnx.ModelProto]:
+    return lambda: with_random_weights(onnx.load(light_model_path(name)))
+
+
+REAL_MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
+    **{name: _light(name) for name in LIGHT_MODELS},
+    "transformer_encoder": transformer_encoder,
+    "gpt_block": gpt_block,
+}
+GROUPS = {"light": list(LIGHT_MODELS), "transformers": ["transformer_encoder", "gpt_block"]}
+
+
+def session_seconds(model: onnx.ModelProto) -> float:
+    """onnxruntime's session creation for the model (all graph optimisations)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    data = model.SerializeToString()
+    start = time.perf_counter()
+    onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    return time.perf_counter() - start
+
+
 def compile_timed(
     model: onnx.ModelProto, level: int
 ) -> tuple[dict[str, float], dict[str, float], object]:
@@ -137,6 +181,14 @@ def compile_timed(
     seconds.update(report.pass_seconds)
     cpu_seconds.update(report.pass_cpu_seconds)
     return seconds, cpu_seconds, compiled
+
+
+def _check_real(model: onnx.ModelProto, compiled: object) -> str:
+    """Max difference to onnxruntime's outputs, relative to their largest."""
+    inputs = random_inputs(model)
+    got = compiled(*inputs.values())  # type: ignore[operator]
+    want = run_onnxruntime(model, inputs)
+    return f"{max(float(np.max(np.abs(g - w)) / max(float(np.max(np.abs(w))), 1e-30)) for g, w in zip(got, want)):.1e} (relative)"
 
 
 def _check(name: str, model: onnx.ModelProto, compiled: object) -> str:
@@ -156,41 +208,59 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="250,1000,2000",
                         help="comma-separated node counts (e.g. 250,1000,2000,10000)")  # fmt: skip
-    parser.add_argument("--models", default=",".join(MODELS), help=f"of {', '.join(MODELS)}")
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help=f"of {', '.join([*MODELS, *GROUPS])} or a light model's name")  # fmt: skip
     parser.add_argument("-O", dest="levels", default="2", help="comma-separated levels: 0,1,2")
     parser.add_argument("--profile", type=int, default=0, metavar="K",
                         help="print the K functions with the most cumulative time")  # fmt: skip
     parser.add_argument("--no-check", action="store_true",
                         help="skip comparing the output with the reference interpreter")  # fmt: skip
     args = parser.parse_args(argv)
-    unknown = set(args.models.split(",")) - set(MODELS)
+    names = [n for word in args.models.split(",") for n in GROUPS.get(word, [word])]
+    unknown = set(names) - set(MODELS) - set(REAL_MODELS)
     if unknown:
-        parser.error(f"unknown models {sorted(unknown)}; known: {', '.join(MODELS)}")
-    for name in args.models.split(","):
+        known = ", ".join([*MODELS, *GROUPS, *REAL_MODELS])
+        parser.error(f"unknown models {sorted(unknown)}; known: {known}")
+    for name in names:
         for level in map(int, args.levels.split(",")):
-            for size in map(int, args.sizes.split(",")):
-                model = MODELS[name](size)
-                nodes = len(model.graph.node)
-                profiler = cProfile.Profile(time.process_time) if args.profile else None
-                if profiler:
-                    profiler.enable()
-                seconds, cpu_seconds, compiled = compile_timed(model, level)
-                if profiler:
-                    profiler.disable()
-                total, cpu = sum(seconds.values()), sum(cpu_seconds.values())
-                error = "-" if args.no_check else _check(name, model, compiled)
-                print(f"{name} -O{level} nodes={nodes}: {total:.2f}s, {1000 * total / nodes:.2f} "
-                      f"ms/node (CPU {cpu:.2f}s, {1000 * cpu / nodes:.2f} ms/node), "
-                      f"max error {error}")  # fmt: skip
-                print(f"    {'pass':<24} {'wall s':>8} {'ms/node':>8} {'CPU s':>8} {'ms/node':>8}")
-                for stage in {**seconds, **cpu_seconds}:
-                    columns = [f"{'':>8} {'':>8}" if table.get(stage) is None else
-                               f"{table[stage]:8.3f} {1000 * table[stage] / nodes:8.3f}"
-                               for table in (seconds, cpu_seconds)]  # fmt: skip
-                    print(f"    {stage:<24} {' '.join(columns)}")
-                if profiler:
-                    pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
-                sys.stdout.flush()
+            real = name in REAL_MODELS
+            for size in [0] if real else map(int, args.sizes.split(",")):
+                model = REAL_MODELS[name]() if real else MODELS[name](size)
+                _report(name, model, level, args, real)
+    return 0
+
+
+def _report(name: str, model: onnx.ModelProto, level: int, args: argparse.Namespace,
+            real: bool) -> None:  # fmt: skip
+    """Compiles one model and prints its line and its per-pass table."""
+    nodes = len(model.graph.node)
+    profiler = cProfile.Profile(time.process_time) if args.profile else None
+    if profiler:
+        profiler.enable()
+    seconds, cpu_seconds, compiled = compile_timed(model, level)
+    if profiler:
+        profiler.disable()
+    total, cpu = sum(seconds.values()), sum(cpu_seconds.values())
+    if args.no_check:
+        error = "-"
+    else:
+        error = _check_real(model, compiled) if real else _check(name, model, compiled)
+    peer = ""
+    if real:
+        session = session_seconds(model)
+        peer = f"; onnxruntime session {session:.2f}s, ratio {total / session:.1f}x"
+    print(f"{name} -O{level} nodes={nodes}: {total:.2f}s, {1000 * total / nodes:.2f} "
+          f"ms/node (CPU {cpu:.2f}s, {1000 * cpu / nodes:.2f} ms/node){peer}, "
+          f"max error {error}")  # fmt: skip
+    print(f"    {'pass':<24} {'wall s':>8} {'ms/node':>8} {'CPU s':>8} {'ms/node':>8}")
+    for stage in {**seconds, **cpu_seconds}:
+        columns = [f"{'':>8} {'':>8}" if table.get(stage) is None else
+                   f"{table[stage]:8.3f} {1000 * table[stage] / nodes:8.3f}"
+                   for table in (seconds, cpu_seconds)]  # fmt: skip
+        print(f"    {stage:<24} {' '.join(columns)}")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
+    sys.stdout.flush()
     return 0
 
 
