@@ -12,7 +12,7 @@ from ember import reference
 from ember.compiler import CompiledModel, compile
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
-from ember.load import load
+from ember.load_back import load
 
 __all__ = ["CompiledModel", "EmberError", "compile", "import_onnx", "load", "reference"]
 __version__ = "0.1.0"

@@ -47,7 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource, load_model
-from ember.load import (
+from ember.load_back import (
     CorruptedModelError,
     build_identity,
     load_checked,

@@ -15,7 +15,7 @@ from typing import Any
 from ember.dialects.graph.symbolic import Range
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
-from ember.load import stamp_manifest
+from ember.load_back import stamp_manifest
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.report import CompileReport
 from ember.targets.registry import target_named

@@ -9,7 +9,7 @@ arena_bytes)` a `LoadedGenericModel` (a `GenericModel`: the C entry check
 picks the version compiled for the inputs' sizes, the generic one at other
 sizes). Both keep the library and the mapping alive and add `set_threads`
 (the library's `NAME_set_threads`). What the manifest says of the build
-(Ember, LLVM, CPU) is checked above this level (`ember/load.py`).
+(Ember, LLVM, CPU) is checked above this level (`ember/load_back.py`).
 """
 
 from __future__ import annotations
