@@ -103,7 +103,9 @@ def parse_size(text: str) -> int:
     try:
         number = float(value[: len(value) - len(unit)])
     except ValueError:
-        raise EmberError(f"EMBER_CACHE_SIZE: '{text}' is not a size like 2G, 500M or 1000000") from None
+        raise EmberError(
+            f"EMBER_CACHE_SIZE: '{text}' is not a size like 2G, 500M or 1000000"
+        ) from None
     if number < 0:
         raise EmberError(f"EMBER_CACHE_SIZE: '{text}' is negative")
     return int(number * _SUFFIXES[unit])

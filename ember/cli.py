@@ -724,7 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "model",
             help="ONNX file, .pt2 file (torch.export.save), or light:NAME for a model shipped with "
-                 "onnx (run and bench: also a directory `ember compile` wrote)",
+            "onnx (run and bench: also a directory `ember compile` wrote)",
         )
         command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                              help="override an input's shape, e.g. data=1x3x224x224 "

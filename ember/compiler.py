@@ -88,7 +88,8 @@ def compile(  # noqa: A001 - the public name the API promises
         if example_inputs is not None:
             raise EmberError("example_inputs given twice")
         target, example_inputs = "cpu", target
-    chosen = target_named(target)
+    # The CPU target's table entry loads its whole pipeline: not on a cache hit.
+    chosen = None if target == "cpu" else target_named(target)
     threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
@@ -106,7 +107,7 @@ def compile(  # noqa: A001 - the public name the API promises
             model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
     else:
         model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
-    if chosen.name == "cpu" and cache_enabled(cache):
+    if target == "cpu" and cache_enabled(cache):
         request = CacheRequest(model, options, input_shapes, dims,
                                "none" if specialize is None else specialize)  # fmt: skip
 
@@ -117,6 +118,7 @@ def compile(  # noqa: A001 - the public name the API promises
         cached = compile_cached(request, build, report, cache)
         if cached is not None:
             return cached
+    chosen = chosen or target_named(target)
     with report.stage("import"):
         module = import_onnx(model, input_shapes, dims)
     if specialize and specialize != "none":

@@ -111,7 +111,9 @@ def find_manifest(directory: Path) -> Path:
     """The one `NAME.json` of a compiled model's directory beside its `libNAME.so`."""
     if not directory.is_dir():
         raise EmberError(f"{directory}: not a directory of a compiled model (`ember compile -o`)")
-    found = [p for p in sorted(directory.glob("*.json")) if (directory / f"lib{p.stem}.so").exists()]
+    found = [
+        p for p in sorted(directory.glob("*.json")) if (directory / f"lib{p.stem}.so").exists()
+    ]
     if len(found) != 1:
         what = "no NAME.json beside a libNAME.so" if not found else "several models"
         raise EmberError(f"{directory}: {what}; not a directory `ember compile` wrote")

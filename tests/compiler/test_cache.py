@@ -252,7 +252,9 @@ def _compiled_dir(tmp_path: Path, batch: int | str, *flags: str) -> Path:
     return out
 
 
-def test_load_back_runs_as_ember_compile_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_load_back_runs_as_ember_compile_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = _compiled_dir(tmp_path, 2)
     model = ember.load(out, threads=1)
     (expected,) = ember.compile(tmp_path / "scorer.onnx", threads=2, cache=False)(X)

@@ -107,6 +107,14 @@ def test_the_ctypes_script_prints_the_same(example: tuple[Path, str]) -> None:
     assert result.stdout == stdout
 
 
+def test_the_load_back_script_prints_the_same(example: tuple[Path, str]) -> None:
+    folder, stdout = example
+    (folder / "load_back.py").write_text(_block("python", "ember.load("))
+    result = subprocess.run([sys.executable, "load_back.py"], cwd=folder,
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    assert result.stdout == stdout
+
+
 def test_the_build_command_is_warning_free(example: tuple[Path, str]) -> None:
     folder, _ = example
     build = next(
