@@ -26,7 +26,7 @@ from ember.inputs import random_array
 from ember.options import resolve_threads
 from ember.reference import entry_function
 from ember.targets.calls import InputSpec, has_symbols
-from ember.targets.registry import target_named
+from ember.targets.registry import keeps_compiled, target_named
 from ember.targets.versions import symbolic_specs
 
 if TYPE_CHECKING:
@@ -234,8 +234,8 @@ def benchmark_model(
     options = replace(options, threads=threads)
     start = time.perf_counter()
     compiled = None
-    if target == "cpu":
-        request = CacheRequest(proto, options, input_shapes, dims)
+    if keeps_compiled(target):
+        request = CacheRequest(model, options, input_shapes, dims)  # keyed as ember.compile
         compiled = compile_cached(request, lambda: _imported(proto, input_shapes, dims, report),
                                   report, cache)  # fmt: skip
     if compiled is None:

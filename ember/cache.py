@@ -177,7 +177,10 @@ class CacheRequest:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-able, order-independent form of an argument."""
+    """A JSON-able, order-independent form of an argument (no mapping and an
+    empty one are the same)."""
+    if isinstance(value, Mapping) and not value:
+        return None
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, (list, tuple)):

@@ -60,7 +60,7 @@ from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
-from ember.targets.registry import target_names
+from ember.targets.registry import keeps_compiled, target_names
 
 REFERENCE = "reference"
 """`ember run --target reference`: the NumPy reference interpreter, which is
@@ -373,7 +373,7 @@ def _loaded(args: argparse.Namespace) -> Any:
         ("--input-shape", args.input_shape), ("--dim", args.dim),
         ("--random-weights", args.random_weights is not None), ("-O", args.opt_level != 2),
         ("--layout", args.layout is not None), ("--disable-pass", args.disable_pass),
-        ("--fusion-report", args.fusion_report), ("--target", args.target != "cpu"),
+        ("--fusion-report", args.fusion_report), ("--target", not keeps_compiled(args.target)),
         ("--check", getattr(args, "check", False)), ("--profile", getattr(args, "profile", False)),
         ("--plot", getattr(args, "plot", None) is not None),
         ("--dry-run", getattr(args, "dry_run", False)),
@@ -451,7 +451,7 @@ def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: Co
     from ember.targets.versions import specialized
 
     def compiled(build: Callable[[], Any], pinned: dict[str, int] | None = None) -> Any:
-        if target.name == "cpu" and not args.no_cache:
+        if keeps_compiled(target.name) and not args.no_cache:
             from ember.cache import CacheRequest, compile_cached
 
             request = CacheRequest(model, options, _shape_overrides(args), _dims(args),

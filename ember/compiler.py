@@ -25,7 +25,7 @@ from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.report import CompileReport, StageListener
 from ember.targets.calls import CheckedCalls, InputError, TensorSpec, has_symbols, model_specs
 from ember.targets.cpu.model import ENTRY_NAME, CompiledModel, compile_module
-from ember.targets.registry import target_named, target_names
+from ember.targets.registry import keeps_compiled, target_named, target_names
 from ember.targets.versions import compile_versions
 
 TARGETS = target_names()
@@ -89,7 +89,7 @@ def compile(  # noqa: A001 - the public name the API promises
             raise EmberError("example_inputs given twice")
         target, example_inputs = "cpu", target
     # The CPU target's table entry loads its whole pipeline: not on a cache hit.
-    chosen = None if target == "cpu" else target_named(target)
+    chosen = None if keeps_compiled(target) else target_named(target)
     threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
@@ -107,7 +107,7 @@ def compile(  # noqa: A001 - the public name the API promises
             model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
     else:
         model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
-    if target == "cpu" and cache_enabled(cache):
+    if chosen is None and cache_enabled(cache):
         request = CacheRequest(model, options, input_shapes, dims,
                                "none" if specialize is None else specialize)  # fmt: skip
 

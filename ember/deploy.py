@@ -18,7 +18,7 @@ from ember.frontends.onnx.loader import ModelSource
 from ember.load_back import stamp_manifest
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.report import CompileReport
-from ember.targets.registry import target_named
+from ember.targets.registry import keeps_compiled, target_named
 from ember.targets.versions import Specialize
 
 
@@ -49,7 +49,7 @@ def compile_to_directory(
     with report.stage("import"):
         module = import_onnx(model, input_shapes, dims)
     deployed = chosen.deploy(module, out, name, options, report, specialize)
-    if chosen.name == "cpu":  # what `ember.load` checks before loading it back
+    if keeps_compiled(chosen.name):  # what `ember.load` checks before loading it back
         stamp_manifest(deployed.manifest)
     return deployed
 

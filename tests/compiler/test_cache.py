@@ -303,3 +303,26 @@ def test_load_back_refuses_another_build_naming_what_differs(tmp_path: Path) -> 
         manifest["build"][field] = original
         (out / "model.json").write_text(json.dumps(manifest))
     assert ember.load(out)(X)[0].shape == (2, 3)
+
+
+def test_ember_run_and_bench_hit_what_ember_compile_stored(
+    stored: tuple[Path, Path, str], cache_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _, key = stored
+    _copy_cache(stored, cache_dir)
+    assert main(["run", str(path), "--threads", "2"]) == 0
+    assert f"cache hit {key[:16]}" in capsys.readouterr().err
+    assert main(["bench", str(path), "--threads", "2", "--runs", "1"]) == 0
+    assert f"cache hit {key[:16]}" in capsys.readouterr().err
+    assert main(["run", str(path), "--threads", "2", "--no-cache"]) == 0
+    assert "cache" not in capsys.readouterr().err
+
+
+def test_the_onnx_backend_reuses_a_compiled_model(cache_dir: Path) -> None:
+    from ember.onnx_backend import EmberBackend
+
+    model = _scorer(2, seed=5)
+    first = EmberBackend.prepare(model)
+    second = EmberBackend.prepare(model)
+    assert not first.compiled.report.cache_hit and second.compiled.report.cache_hit
+    assert np.array_equal(first.run([X])[0], second.run([X])[0])
