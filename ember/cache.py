@@ -398,6 +398,18 @@ def _warn_once(message: str) -> None:
         warnings.warn(message, CacheWarning, stacklevel=4)
 
 
+def cached(request: CacheRequest, report: CompileReport, cache: bool | None = None) -> Any | None:
+    """The model of `request` if the cache holds it (nothing is compiled or
+    stored); None otherwise, or where the cache is off (`compile_cached`)."""
+    if not cache_enabled(cache) or request.options.profile:
+        return None
+    key = request.key()
+    if key is None:
+        return None
+    report.cache_key = key
+    return CompileCache()._load(key, report)
+
+
 def compile_cached(request: CacheRequest, build: Callable[[], ModuleOp], report: CompileReport,
                    cache: bool | None = None) -> Any | None:  # fmt: skip
     """The model of `request` through the cache at `cache_directory()`
@@ -417,6 +429,7 @@ __all__ = [
     "CompileCache",
     "cache_directory",
     "cache_enabled",
+    "cached",
     "compile_cached",
     "parse_size",
 ]

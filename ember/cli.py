@@ -324,6 +324,11 @@ def _run(args: argparse.Namespace) -> int:
     model = _model(args)
     given = _load_inputs(args.input)
     report = _progress(args)
+    found = _run_cached(args, model, given, report)
+    if found is not None:
+        inputs, outputs, names = found
+        _print_outputs(args, names, outputs)
+        return _check_against_onnxruntime(model, inputs, outputs, names) if args.check else 0
     with report.stage("import"):
         module = import_onnx(model, _shape_overrides(args), _dims(args))
     func = entry_function(module)
@@ -345,9 +350,7 @@ def _run(args: argparse.Namespace) -> int:
         compiled = _compile_for_run(target, module, sizes, report, _options(args), args, model)
         with report.stage("run"):
             outputs = compiled.run(inputs)
-    print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
-    for name, array in zip(names, outputs):
-        print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
+    _print_outputs(args, names, outputs)
     if not args.check:
         return 0
     status = _check_against_onnxruntime(model, inputs, outputs, names)
@@ -355,6 +358,13 @@ def _run(args: argparse.Namespace) -> int:
         expected = ember.reference.run(reference, inputs)
         status = max(status, _compare("reference", outputs, expected, names))
     return status
+
+
+def _print_outputs(args: argparse.Namespace, names: Sequence[str],
+                   outputs: Sequence[np.ndarray]) -> None:  # fmt: skip
+    print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
+    for name, array in zip(names, outputs):
+        print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
 
 
 def _is_compiled_directory(model: str) -> bool:
@@ -412,10 +422,7 @@ def _run_loaded(args: argparse.Namespace) -> int:
     """`ember run DIR`: the compiled model of DIR on given or random inputs."""
     model = _loaded(args)
     inputs = _loaded_inputs(model, _load_inputs(args.input), args.seed)
-    outputs = model.run(inputs)
-    print(f"{args.model}: {len(outputs)} output(s) from cpu")
-    for spec, array in zip(model.outputs, outputs):
-        print(f"  {spec.name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
+    _print_outputs(args, [spec.name for spec in model.outputs], model.run(inputs))
     return 0
 
 
@@ -438,6 +445,26 @@ def _bench_loaded(args: argparse.Namespace) -> int:
           f"{statistics.median(times) * 1e3:.3f} ms (median of {args.runs} runs, "
           f"{threads} thread(s))")  # fmt: skip
     return 0
+
+
+def _run_cached(args: argparse.Namespace, model: ModelSource, given: dict[str, np.ndarray],
+                report: CompileReport) -> tuple[dict[str, np.ndarray], list[np.ndarray], list[str]] | None:  # fmt: skip
+    """`ember run` of a model the compile cache holds, its inputs given or
+    static: loaded and run without importing the model; its inputs,
+    outputs and output names, or None where that does not apply."""
+    if not keeps_compiled(args.target) or args.no_cache or args.fusion_report:
+        return None
+    from ember.cache import CacheRequest, cached
+
+    request = CacheRequest(model, _options(args), _shape_overrides(args), _dims(args))
+    compiled = cached(request, report)
+    if compiled is None or not all(spec.name in given or all(isinstance(d, int) for d in spec.dims)
+                                   for spec in compiled.inputs):  # fmt: skip
+        return None
+    inputs = _loaded_inputs(compiled, given, args.seed)
+    with report.stage("run"):
+        outputs = compiled.run(inputs)
+    return inputs, outputs, [spec.name for spec in compiled.outputs]
 
 
 def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: CompileReport,
