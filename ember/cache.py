@@ -48,7 +48,6 @@ from xdsl.dialects.builtin import ModuleOp
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource, load_model
 from ember.load_back import (
-    CorruptedModelError,
     build_identity,
     load_checked,
     read_manifest,
@@ -248,7 +247,7 @@ class CompileCache:
             with report.stage(f"cache hit {key[:16]}"):
                 model = load_checked(entry, manifest, read_manifest(manifest), report)
             report.cache_hit = True
-        except CorruptedModelError as error:
+        except EmberError as error:  # corrupted, or a library that does not load: rebuilt
             warnings.warn(f"corrupted compile cache entry {key}: {error}; rebuilding it",
                           CacheWarning, stacklevel=4)  # fmt: skip
             self._remove(entry)

@@ -171,6 +171,19 @@ def test_a_corrupted_entry_is_detected_and_removed(
     assert not entry.exists()
 
 
+def test_an_unreadable_manifest_is_a_corrupted_entry(
+    stored: tuple[Path, Path, str], cache_dir: Path
+) -> None:
+    _, _, key = stored
+    entry = _copy_cache(stored, cache_dir)
+    _truncate(entry / "model.json")
+    with pytest.raises(CorruptedModelError, match="model.json: cannot read the manifest"):
+        ember.load(entry)
+    with pytest.warns(CacheWarning, match=f"corrupted compile cache entry {key}: .*manifest"):
+        assert CompileCache()._load(key, CompileReport()) is None
+    assert not entry.exists()
+
+
 def test_a_corrupted_entry_is_rebuilt(stored: tuple[Path, Path, str], cache_dir: Path) -> None:
     path, _, key = stored
     entry = _copy_cache(stored, cache_dir)
