@@ -339,3 +339,19 @@ def test_the_onnx_backend_reuses_a_compiled_model(cache_dir: Path) -> None:
     second = EmberBackend.prepare(model)
     assert not first.compiled.report.cache_hit and second.compiled.report.cache_hit
     assert np.array_equal(first.run([X])[0], second.run([X])[0])
+
+
+def test_ember_cache_info_and_clear(
+    stored: tuple[Path, Path, str], cache_dir: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    path, _, key = stored
+    _copy_cache(stored, cache_dir)
+    monkeypatch.setenv("EMBER_CACHE_SIZE", "100M")
+    assert main(["cache", "info"]) == 0
+    shown = capsys.readouterr().out
+    assert f"{cache_dir}: 1 entries" in shown and "of 100 MiB" in shown
+    assert key in shown and str(path) in shown
+    assert main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out == f"{cache_dir}: removed 1 entries\n"
+    assert CompileCache().listing() == []
