@@ -46,7 +46,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from ember.errors import EmberError
-from ember.frontends.onnx.loader import ModelSource, load_model
+from ember.frontends.onnx.loader import ModelSource, describe_source, load_model
 from ember.load_back import (
     build_identity,
     load_checked,
@@ -265,17 +265,18 @@ class CompileCache:
         try:
             find_c_compiler()  # the entry's library is linked by it
         except CodegenError as error:
-            raise OSError(str(error)) from None
+            _warn_once(f"the compile cache needs a C compiler to link its libraries ({error}): "
+                       "compiling without it")  # fmt: skip
+            raise _Uncacheable from None
         scratch = Path(tempfile.mkdtemp(prefix=f"{key}-", dir=self.directory / "tmp"))
         try:
             module = build()
             _check_deployable(module)
             deployed = deploy_module(module, scratch, NAME, request.options, report,
                                      request.specialize)  # fmt: skip
-            contents = stamp_manifest(deployed.manifest)
-            contents_path = scratch / "key.json"
-            contents_path.write_text(json.dumps({"key": key, "source": _describe(request.model),
-                                                 "name": contents.get("function", "")}) + "\n")  # fmt: skip
+            stamp_manifest(deployed.manifest)
+            about = {"key": key, "source": describe_source(request.model)}
+            (scratch / "key.json").write_text(json.dumps(about) + "\n")
             (scratch / USED).touch()
             try:
                 os.rename(scratch, self.entry(key))
@@ -362,14 +363,8 @@ class CacheEntry:
     """The model it was compiled from, as given (a path, `<bytes>`, a graph name)."""
 
 
-def _describe(model: ModelSource) -> str:
-    from ember.frontends.onnx.loader import describe_source
-
-    return describe_source(model)
-
-
 class _Uncacheable(Exception):
-    """The model compiles, but not into an entry (see `_check_deployable`)."""
+    """The model compiles, but not into an entry (`_check_deployable`; no C compiler)."""
 
 
 def _check_deployable(module: ModuleOp) -> None:

@@ -355,3 +355,13 @@ def test_ember_cache_info_and_clear(
     assert main(["cache", "clear"]) == 0
     assert capsys.readouterr().out == f"{cache_dir}: removed 1 entries\n"
     assert CompileCache().listing() == []
+
+
+def test_without_a_c_compiler_the_model_compiles_without_the_cache(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CC", "")
+    monkeypatch.setenv("PATH", str(cache_dir))  # no cc, gcc or clang on it
+    with pytest.warns(CacheWarning, match="needs a C compiler"):
+        model = ember.compile(_scorer(2, seed=7), threads=1)
+    assert type(model) is ember.CompiledModel
