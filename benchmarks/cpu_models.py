@@ -12,12 +12,15 @@ difference of the outputs, and the arena against the sum of all buffers.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
+os.environ.setdefault("EMBER_CACHE", "0")
 
 from ember.benchmarking import benchmark_model  # noqa: E402
 from tests.support.models import (  # noqa: E402

@@ -17,6 +17,7 @@ static one's.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from collections.abc import Callable
@@ -28,6 +29,8 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
+os.environ.setdefault("EMBER_CACHE", "0")
 
 from ember.benchmarking import (  # noqa: E402
     ROUNDS,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +34,8 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
+os.environ.setdefault("EMBER_CACHE", "0")
 
 from ember.benchmarking import benchmark_model  # noqa: E402
 from ember.compiler import compile as ember_compile  # noqa: E402

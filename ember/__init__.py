@@ -3,6 +3,7 @@
 import ember
 module = ember.import_onnx("model.onnx")        # graph IR
 outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
+model = ember.load("out/")                      # what `ember compile -o out/` wrote
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from ember import reference
 from ember.compiler import CompiledModel, compile
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
+from ember.load_back import load
 
-__all__ = ["CompiledModel", "EmberError", "compile", "import_onnx", "reference"]
+__all__ = ["CompiledModel", "EmberError", "compile", "import_onnx", "load", "reference"]
 __version__ = "0.1.0"

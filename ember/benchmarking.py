@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from onnx import ModelProto
 
+from ember.cache import CacheRequest, compile_cached
 from ember.compiler import DEFAULT_OPTIONS, CompileReport, Options
 from ember.dialects.graph.symbolic import Range, symbols_of
 from ember.errors import EmberError, first_line
@@ -25,7 +26,7 @@ from ember.inputs import random_array
 from ember.options import resolve_threads
 from ember.reference import entry_function
 from ember.targets.calls import InputSpec, has_symbols
-from ember.targets.registry import target_named
+from ember.targets.registry import keeps_compiled, target_named
 from ember.targets.versions import symbolic_specs
 
 if TYPE_CHECKING:
@@ -193,6 +194,18 @@ def timed_calls(run: Callable[[], Any], times: int, seconds: list[float], settle
     return result
 
 
+def _imported(proto: ModelProto, input_shapes: Mapping[str, Sequence[int]] | None,
+              dims: Mapping[str, Range] | None, report: CompileReport) -> Any:  # fmt: skip
+    """The model's graph IR; an error before compiling for a model with
+    symbolic dims, which has no shape to draw inputs of."""
+    with report.stage("import"):
+        module = import_onnx(proto, input_shapes, dims)
+    func = entry_function(module)
+    if has_symbols(func):
+        _random_inputs(symbolic_specs(func)[0])
+    return module
+
+
 def benchmark_model(
     model: ModelSource,
     threads: int = 1,
@@ -203,6 +216,7 @@ def benchmark_model(
     report: CompileReport | None = None,
     dims: Mapping[str, Range] | None = None,
     target: str = "cpu",
+    cache: bool | None = None,
 ) -> BenchmarkResult:
     """Ember compiled for `target` (a name of `targets/registry.py`) against
     onnxruntime's CPU provider. Both engines run on `threads` threads:
@@ -217,13 +231,16 @@ def benchmark_model(
         raise EmberError(f"benchmark needs runs >= 1 and warmup >= 0 (got {runs}, {warmup})")
     proto = load_model(model)
     report = report or CompileReport()
+    options = replace(options, threads=threads)
     start = time.perf_counter()
-    with report.stage("import"):
-        module = import_onnx(proto, input_shapes, dims)
-    func = entry_function(module)
-    if has_symbols(func):  # before compiling: there is no shape to draw inputs of
-        _random_inputs(symbolic_specs(func)[0])
-    compiled = target_named(target).compile(module, report, replace(options, threads=threads))
+    compiled = None
+    if keeps_compiled(target):
+        request = CacheRequest(model, options, input_shapes, dims)  # keyed as ember.compile
+        compiled = compile_cached(request, lambda: _imported(proto, input_shapes, dims, report),
+                                  report, cache)  # fmt: skip
+    if compiled is None:
+        module = _imported(proto, input_shapes, dims, report)
+        compiled = target_named(target).compile(module, report, options)
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)

@@ -7,6 +7,8 @@
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
               [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
+    ember run|bench DIR          a directory `ember compile` wrote, loaded back
+    ember cache info|clear       the compile cache's entries; remove them
 
 MODEL is an ONNX file, a `.pt2` file from `torch.export.save` (with the
 `torch` extra), or `light:NAME` (a model that ships with `onnx`);
@@ -33,6 +35,10 @@ times it next to onnxruntime (with `--emulate`, the emulator), and `bench
 --dry-run` runs nothing: it prints each launch with the registers, shared
 memory and spills ptxas reports for its kernel (a target's `dry_run_table`;
 other targets have none).
+`run` and `bench` for the CPU target load a model compiled before with the
+same options from the compile cache (`ember/cache.py`, docs/caching.md:
+`$EMBER_CACHE_DIR`, `$EMBER_CACHE_SIZE`; `--no-cache` or `EMBER_CACHE=0`
+turn it off): the stage line `cache hit KEY` says so.
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them; `--time-passes` adds each pass's, slowest first, when they end). User mistakes print `error: ...` and exit with status 1.
 """
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -53,7 +60,7 @@ from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
-from ember.targets.registry import target_names
+from ember.targets.registry import keeps_compiled, target_names
 
 REFERENCE = "reference"
 """`ember run --target reference`: the NumPy reference interpreter, which is
@@ -324,6 +331,8 @@ def describe_array(array: np.ndarray) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if _is_compiled_directory(args.model):
+        return _run_loaded(args)
     import ember.reference
     from ember.frontends.onnx import import_onnx
     from ember.reference import entry_function, output_names
@@ -334,6 +343,11 @@ def _run(args: argparse.Namespace) -> int:
     model = _model(args)
     given = _load_inputs(args.input)
     report = _progress(args)
+    found = _run_cached(args, model, given, report)
+    if found is not None:
+        inputs, outputs, names = found
+        _print_outputs(args, names, outputs)
+        return _check_against_onnxruntime(model, inputs, outputs, names) if args.check else 0
     with report.stage("import"):
         module = import_onnx(model, _shape_overrides(args), _dims(args))
     func = entry_function(module)
@@ -352,12 +366,10 @@ def _run(args: argparse.Namespace) -> int:
         reference = module.clone() if check_reference else None
         if args.fusion_report:
             _print_fusion_report(args, module)
-        compiled = _compile_for_run(target, module, sizes, report, _options(args))
+        compiled = _compile_for_run(target, module, sizes, report, _options(args), args, model)
         with report.stage("run"):
             outputs = compiled.run(inputs)
-    print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
-    for name, array in zip(names, outputs):
-        print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
+    _print_outputs(args, names, outputs)
     if not args.check:
         return 0
     status = _check_against_onnxruntime(model, inputs, outputs, names)
@@ -367,28 +379,146 @@ def _run(args: argparse.Namespace) -> int:
     return status
 
 
+def _print_outputs(args: argparse.Namespace, names: Sequence[str],
+                   outputs: Sequence[np.ndarray]) -> None:  # fmt: skip
+    print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
+    for name, array in zip(names, outputs):
+        print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
+
+
+def _is_compiled_directory(model: str) -> bool:
+    """Whether MODEL names a directory (`ember compile -o DIR` output)."""
+    from pathlib import Path
+
+    return Path(model).is_dir()
+
+
+def _loaded(args: argparse.Namespace) -> Any:
+    """The model of the directory MODEL, loaded back (`ember.load`), after
+    refusing the options that only apply to compiling."""
+    from ember.load_back import load
+
+    compiling = [flag for flag, given in (
+        ("--input-shape", args.input_shape), ("--dim", args.dim),
+        ("--random-weights", args.random_weights is not None), ("-O", args.opt_level != 2),
+        ("--layout", args.layout is not None), ("--disable-pass", args.disable_pass),
+        ("--fusion-report", args.fusion_report), ("--target", not keeps_compiled(args.target)),
+        ("--check", getattr(args, "check", False)), ("--profile", getattr(args, "profile", False)),
+        ("--plot", getattr(args, "plot", None) is not None),
+        ("--dry-run", getattr(args, "dry_run", False)),
+    ) if given]  # fmt: skip
+    if compiling:
+        raise EmberError(f"{args.model} is a compiled model's directory: {', '.join(compiling)} "
+                         "applies to compiling an ONNX model")  # fmt: skip
+    report = _progress(args)
+    return load(args.model, args.threads, report)
+
+
+def _loaded_inputs(model: Any, given: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
+    """The given inputs plus seeded random ones for the static inputs of a
+    loaded model (an input with symbolic dims must be given)."""
+    from ember.inputs import random_array
+
+    rng = np.random.default_rng(seed)
+    names = [spec.name for spec in model.inputs]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise EmberError(f"--input names unknown input(s) {', '.join(unknown)}; the model takes "
+                         f"{', '.join(names)}")  # fmt: skip
+    inputs = {}
+    for spec in model.inputs:
+        if spec.name in given:
+            inputs[spec.name] = given[spec.name]
+        elif all(isinstance(d, int) for d in spec.dims):
+            inputs[spec.name] = random_array(list(spec.dims), spec.dtype, rng)
+        else:
+            raise EmberError(f"input {spec.describe()} has symbolic dims: give it with "
+                             f"--input {spec.name}=FILE.npy")  # fmt: skip
+    return inputs
+
+
+def _run_loaded(args: argparse.Namespace) -> int:
+    """`ember run DIR`: the compiled model of DIR on given or random inputs."""
+    model = _loaded(args)
+    inputs = _loaded_inputs(model, _load_inputs(args.input), args.seed)
+    _print_outputs(args, [spec.name for spec in model.outputs], model.run(inputs))
+    return 0
+
+
+def _bench_loaded(args: argparse.Namespace) -> int:
+    """`ember bench DIR`: the latency of the compiled model of DIR (no
+    onnxruntime beside it: the directory holds no ONNX model)."""
+    import statistics
+
+    from ember.benchmarking import round_blocks, timed_calls
+
+    model = _loaded(args)
+    inputs = _loaded_inputs(model, {}, 0)
+    for _ in range(3):
+        model.run(inputs)
+    times: list[float] = []
+    for block in round_blocks(args.runs, 4):
+        timed_calls(lambda: model.run(inputs), block, times, True)
+    threads = args.threads or resolve_threads(None)
+    print(f"{args.model}: load {model.report.total_seconds:.3f}s; ember "
+          f"{statistics.median(times) * 1e3:.3f} ms (median of {args.runs} runs, "
+          f"{threads} thread(s))")  # fmt: skip
+    return 0
+
+
+def _run_cached(args: argparse.Namespace, model: ModelSource, given: dict[str, np.ndarray],
+                report: CompileReport) -> tuple[dict[str, np.ndarray], list[np.ndarray], list[str]] | None:  # fmt: skip
+    """`ember run` of a model the compile cache holds, its inputs given or
+    static: loaded and run without importing the model; its inputs,
+    outputs and output names, or None where that does not apply."""
+    if not keeps_compiled(args.target) or args.no_cache or args.fusion_report:
+        return None
+    from ember.cache import CacheRequest, cached
+
+    request = CacheRequest(model, _options(args), _shape_overrides(args), _dims(args))
+    compiled = cached(request, report)
+    if compiled is None or not all(spec.name in given or all(isinstance(d, int) for d in spec.dims)
+                                   for spec in compiled.inputs):  # fmt: skip
+        return None
+    inputs = _loaded_inputs(compiled, given, args.seed)
+    with report.stage("run"):
+        outputs = compiled.run(inputs)
+    return inputs, outputs, [spec.name for spec in compiled.outputs]
+
+
 def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: CompileReport,
-                     options: Options) -> Any:  # fmt: skip
+                     options: Options, args: argparse.Namespace, model: ModelSource) -> Any:  # fmt: skip
     """The model compiled for `target` as `ember.compile` would: a symbolic
     model once for every size (the generic version, whose entry check sees
     the inputs), or, where its ops do not all lower with symbolic sizes yet
     or the target compiles static shapes only, for these sizes (said on
-    stderr)."""
+    stderr). The CPU target looks it up in the compile cache first."""
     from ember.errors import InputDependentError
     from ember.targets.versions import specialized
 
+    def compiled(build: Callable[[], Any], pinned: dict[str, int] | None = None) -> Any:
+        if keeps_compiled(target.name) and not args.no_cache:
+            from ember.cache import CacheRequest, compile_cached
+
+            request = CacheRequest(model, options, _shape_overrides(args), _dims(args),
+                                   extra={"sizes": pinned} if pinned else None)  # fmt: skip
+            found = compile_cached(request, build, report)
+            if found is not None:
+                return found
+        return target.compile(build(), report, options)
+
     if not sizes:
-        return target.compile(module, report, options)
+        return compiled(lambda: module)
     given = ", ".join(f"{n}={v}" for n, v in sorted(sizes.items()))
     if not target.versions:
         print(f"ember: compiled for {given} only: the {target.name} target compiles static "
               "shapes", file=sys.stderr)  # fmt: skip
         return target.compile(specialized(module, sizes), report, options)
     try:
-        return target.compile(module.clone(), report, options)
+        return compiled(module.clone)
     except InputDependentError as error:
         print(f"ember: compiled for {given} only: {error}", file=sys.stderr)
-        return target.compile(specialized(module, sizes), report, options)
+        return compiled(lambda: specialized(module, sizes), sizes)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -501,6 +631,8 @@ def _bench(args: argparse.Namespace) -> int:
     from ember.benchmarking import benchmark_model
     from ember.targets.registry import target_named
 
+    if _is_compiled_directory(args.model):
+        return _bench_loaded(args)
     target = target_named(args.target)
     if args.dry_run:
         return _bench_dry_run(args, target)
@@ -516,7 +648,7 @@ def _bench(args: argparse.Namespace) -> int:
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), dims=_dims(args),
                              options=options, report=_progress(args),
-                             target=args.target)  # fmt: skip
+                             target=args.target, cache=False if args.no_cache else None)  # fmt: skip
     print(result.format(args.model))
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
@@ -555,6 +687,26 @@ def _compare(peer: str, outputs: Sequence[np.ndarray], expected: Sequence[np.nda
               f"max rel error {float(np.nanmax(rel, initial=0)):.3g} -> "
               f"{'ok' if ok else 'MISMATCH'}")  # fmt: skip
     return worst
+
+
+def _cache(args: argparse.Namespace) -> int:
+    """`ember cache info` lists the compile cache's entries; `clear` empties it."""
+    import time
+
+    from ember.cache import CompileCache
+
+    cache = CompileCache()
+    if args.action == "clear":
+        print(f"{cache.root}: removed {cache.clear()} entries")
+        return 0
+    entries = cache.listing()
+    total = sum(e.bytes for e in entries)
+    print(f"{cache.root}: {len(entries)} entries, {total / 2**20:.1f} MiB of "
+          f"{cache.limit / 2**20:.0f} MiB (EMBER_CACHE_SIZE)")  # fmt: skip
+    for entry in reversed(entries):  # most recently used first
+        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.used))
+        print(f"  {entry.key}  {entry.bytes / 2**20:8.1f} MiB  used {used}  {entry.source}")
+    return 0
 
 
 def _non_negative(text: str) -> int:
@@ -617,7 +769,8 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(handler=handler)
         command.add_argument(
             "model",
-            help="ONNX file, .pt2 file (torch.export.save), or light:NAME for a model shipped with onnx",
+            help="ONNX file, .pt2 file (torch.export.save), or light:NAME for a model shipped with "
+            "onnx (run and bench: also a directory `ember compile` wrote)",
         )
         command.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                              help="override an input's shape, e.g. data=1x3x224x224 "
@@ -672,6 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
                              help="seed of generated inputs")  # fmt: skip
     optimisation_flags(run_command)
     _threads_flag(run_command)
+    _no_cache_flag(run_command)
 
     compile_command = model_command(
         "compile", "compile ahead of time: .so, C header, weights", _compile
@@ -710,7 +864,20 @@ def build_parser() -> argparse.ArgumentParser:
                                     "block, registers, shared memory, spills from ptxas)")  # fmt: skip
     _device_flags(bench_command, " (bench: times the emulator, not a GPU)")
     optimisation_flags(bench_command)
+    _no_cache_flag(bench_command)
+
+    cache_command = commands.add_parser(
+        "cache", help="the compile cache: info lists its entries, clear removes them"
+    )
+    cache_command.set_defaults(handler=_cache)
+    cache_command.add_argument("action", choices=("info", "clear"))
     return parser
+
+
+def _no_cache_flag(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--no-cache", action="store_true",
+                         help="compile without the compile cache (neither load nor store; "
+                              "EMBER_CACHE=0 does the same)")  # fmt: skip
 
 
 def _device_flags(command: argparse.ArgumentParser, emulated: str = "") -> None:
@@ -727,13 +894,20 @@ def _arch_flag(command: argparse.ArgumentParser) -> None:
                               f"{Options.arch})")  # fmt: skip
 
 
+def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+    """A warning (the compile cache's) as one line on stderr."""
+    print(f"ember: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.reports = []
     try:
-        if hasattr(args, "opt_level"):
-            _check_options(args)
-        status = args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            if hasattr(args, "opt_level"):
+                _check_options(args)
+            status = args.handler(args)
         if getattr(args, "time_passes", False):
             for report in args.reports:
                 print_pass_times(report, sys.stderr)

@@ -14,17 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ember.cache import CacheRequest, cache_enabled, compile_cached
 from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
-from ember.frontends.torch import resolve_source
+from ember.frontends.torch import is_pt2_path, is_torch_model, resolve_source
 from ember.options import DEFAULT_OPTIONS, OPTIONAL_PASSES, Options, resolve_threads
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, OPT_LEVELS
 from ember.report import CompileReport, StageListener
 from ember.targets.calls import CheckedCalls, InputError, TensorSpec, has_symbols, model_specs
 from ember.targets.cpu.model import ENTRY_NAME, CompiledModel, compile_module
-from ember.targets.registry import target_named, target_names
+from ember.targets.registry import keeps_compiled, target_named, target_names
 from ember.targets.versions import compile_versions
 
 TARGETS = target_names()
@@ -47,6 +48,7 @@ def compile(  # noqa: A001 - the public name the API promises
     dynamic_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
     arch: str = DEFAULT_OPTIONS.arch,
     emulate: bool = False,
+    cache: bool | None = None,
 ) -> Any:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`; or a
     PyTorch one: `ember.compile(module, example_inputs)` (an `nn.Module`,
@@ -73,27 +75,52 @@ def compile(  # noqa: A001 - the public name the API promises
     how many threads each parallel loop worth it is split among: the calling
     thread and workers of a pool that all compiled models share; 1 compiles
     serial code.
+
+    For the CPU target the model is looked up in the persistent compile
+    cache first and stored there after compiling (`ember/cache.py`,
+    docs/caching.md): the same model bytes with the same options, on the
+    same Ember, LLVM and CPU, only load the stored library (the report's
+    stage `cache hit KEY`). `cache=False` compiles without it; the default,
+    None, uses it unless `$EMBER_CACHE=0`. A model compiled with `profile`
+    is never cached.
     """
     if not isinstance(target, str):  # ember.compile(module, example_inputs)
         if example_inputs is not None:
             raise EmberError("example_inputs given twice")
         target, example_inputs = "cpu", target
-    chosen = target_named(target)
+    # The CPU target's table entry loads its whole pipeline: not on a cache hit.
+    chosen = None if keeps_compiled(target) else target_named(target)
     threads = resolve_threads(threads)
     if opt_level not in OPT_LEVELS:
         raise EmberError(f"opt_level must be 0, 1 or 2, got {opt_level!r}")
     if isinstance(disabled, str):
         raise EmberError(f"disabled must be a sequence of pass names, got the string {disabled!r}")
     report = report or CompileReport()
-    with report.stage("import"):
-        model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
-        module = import_onnx(model, input_shapes, dims)
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
     if not isinstance(emulate, bool):
         raise EmberError(f"emulate must be True or False, got {emulate!r}")
     options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads,
                       arch=arch, emulate=emulate)  # fmt: skip
+    if is_torch_model(model) or is_pt2_path(model):
+        with report.stage("import"):  # exported to ONNX
+            model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
+    else:
+        model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
+    if chosen is None and cache_enabled(cache):
+        request = CacheRequest(model, options, input_shapes, dims,
+                               "none" if specialize is None else specialize)  # fmt: skip
+
+        def build() -> Any:
+            with report.stage("import"):
+                return import_onnx(model, input_shapes, dims)
+
+        cached = compile_cached(request, build, report, cache)
+        if cached is not None:
+            return cached
+    chosen = chosen or target_named(target)
+    with report.stage("import"):
+        module = import_onnx(model, input_shapes, dims)
     if specialize and specialize != "none":
         if not chosen.versions:
             raise EmberError(

@@ -15,9 +15,10 @@ from typing import Any
 from ember.dialects.graph.symbolic import Range
 from ember.frontends.onnx import import_onnx
 from ember.frontends.onnx.loader import ModelSource
+from ember.load_back import stamp_manifest
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.report import CompileReport
-from ember.targets.registry import target_named
+from ember.targets.registry import keeps_compiled, target_named
 from ember.targets.versions import Specialize
 
 
@@ -34,7 +35,8 @@ def compile_to_directory(
 ) -> Any:
     """Compiles `model` ahead of time for `target` into `out_dir`, its files
     named after `name`; returns what the target's writer wrote (for the CPU
-    a `targets.cpu.deploy.DeployedModel`; every writer's result has
+    a `targets.cpu.deploy.DeployedModel`, its manifest stamped with the
+    build and checksums that `ember.load` checks; every writer's result has
     `files`). `report` collects the seconds per stage (and tells its
     listener); `input_shapes` and `dims` are `import_onnx`'s. A model with
     symbolic dims is compiled once for every size of them, and once more
@@ -46,7 +48,10 @@ def compile_to_directory(
     report = report or CompileReport()
     with report.stage("import"):
         module = import_onnx(model, input_shapes, dims)
-    return chosen.deploy(module, out, name, options, report, specialize)
+    deployed = chosen.deploy(module, out, name, options, report, specialize)
+    if keeps_compiled(chosen.name):  # what `ember.load` checks before loading it back
+        stamp_manifest(deployed.manifest)
+    return deployed
 
 
 __all__ = ["compile_to_directory"]

@@ -4,7 +4,9 @@ conformance tests run against it unchanged:
     import ember.onnx_backend as backend
     outputs = backend.run_model(model_proto, [x])
 
-`prepare` compiles for the CPU; `run_node` wraps one node in a model.
+`prepare` compiles for the CPU (through `ember.compile`, so a model
+compiled before is loaded from the compile cache: `ember/cache.py`);
+`run_node` wraps one node in a model.
 """
 
 from __future__ import annotations

@@ -52,6 +52,10 @@ class CompileReport:
     weights_bytes: int = 0
     kernel_costs: tuple[KernelCost, ...] = ()
     profile_offset: int | None = None
+    cache_key: str = ""
+    """The compile cache's key for the model (`ember/cache.py`), if it was looked up."""
+    cache_hit: bool = False
+    """Whether the model was loaded from the cache rather than compiled."""
     listener: StageListener | None = field(default=None, repr=False, compare=False)
 
     @property

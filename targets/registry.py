@@ -39,6 +39,18 @@ TARGETS: dict[str, Callable[[], Target]] = {
 """Every target's name and how to build it."""
 
 
+KEPT = frozenset({"cpu"})
+"""The targets whose compiled models are kept: `ember compile`'s directory
+loads back (`ember.load`) and the compile cache stores them
+(`ember/cache.py`), without building the target (a hit loads none of its
+pipeline)."""
+
+
+def keeps_compiled(name: str) -> bool:
+    """Whether target `name`'s compiled models load back and are cached (`KEPT`)."""
+    return name in KEPT
+
+
 def target_names() -> tuple[str, ...]:
     """The names of every target, in the table's order."""
     return tuple(TARGETS)
@@ -61,4 +73,11 @@ def target_for_onnx_device(device: str) -> Target | None:
     return None
 
 
-__all__ = ["TARGETS", "target_for_onnx_device", "target_named", "target_names"]
+__all__ = [
+    "KEPT",
+    "TARGETS",
+    "keeps_compiled",
+    "target_for_onnx_device",
+    "target_named",
+    "target_names",
+]

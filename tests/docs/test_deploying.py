@@ -99,10 +99,13 @@ def test_the_header_excerpt_is_what_ember_writes(example: tuple[Path, str]) -> N
         assert f"#define {macro} " in header
 
 
-def test_the_ctypes_script_prints_the_same(example: tuple[Path, str]) -> None:
+@pytest.mark.parametrize(("script", "marker"), [("run_with_ctypes.py", "ctypes.CDLL"),
+                                               ("load_back.py", "ember.load(")])  # fmt: skip
+def test_the_python_scripts_print_the_same(example: tuple[Path, str], script: str,
+                                           marker: str) -> None:  # fmt: skip
     folder, stdout = example
-    (folder / "run_with_ctypes.py").write_text(_block("python", "ctypes.CDLL"))
-    result = subprocess.run([sys.executable, "run_with_ctypes.py"], cwd=folder,
+    (folder / script).write_text(_block("python", marker))
+    result = subprocess.run([sys.executable, script], cwd=folder,
                             capture_output=True, text=True, check=True)  # fmt: skip
     assert result.stdout == stdout
 
