@@ -9,6 +9,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
+- `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
@@ -34,6 +35,7 @@ from ember.dialects.graph import (
     ops_recurrent,
     ops_reduce,
     ops_resize,
+    ops_signal,
     ops_tensor,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
@@ -143,6 +145,14 @@ from ember.dialects.graph.ops_reduce import (
     ReduceSumSquareOp,
 )
 from ember.dialects.graph.ops_resize import ResizeOp
+from ember.dialects.graph.ops_signal import (
+    BlackmanWindowOp,
+    DFTOp,
+    HammingWindowOp,
+    HannWindowOp,
+    MelWeightMatrixOp,
+    STFTOp,
+)
 from ember.dialects.graph.ops_tensor import (
     ConcatOp,
     ConstantOfShapeOp,
@@ -177,6 +187,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_reduce.SPECS,
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
+    *ops_signal.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_layout.SPECS,
@@ -191,6 +202,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_reduce,
         ops_resize,
         ops_recurrent,
+        ops_signal,
         ops_quantize,
         ops_qlinear,
         ops_layout,
@@ -226,6 +238,12 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
+    "BlackmanWindowOp",
+    "DFTOp",
+    "HammingWindowOp",
+    "HannWindowOp",
+    "MelWeightMatrixOp",
+    "STFTOp",
     "DequantizeLinearOp",
     "QGemmOp",
     "QLinearConvOp",
