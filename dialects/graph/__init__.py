@@ -10,6 +10,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
+- `ops_vision`: GridSample, AffineGrid and Col2Im
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
@@ -37,6 +38,7 @@ from ember.dialects.graph import (
     ops_resize,
     ops_signal,
     ops_tensor,
+    ops_vision,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
 from ember.dialects.graph.dims import DimsAttr, RangeAttr
@@ -178,6 +180,7 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_vision import AffineGridOp, Col2ImOp, GridSampleOp
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -188,6 +191,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
     *ops_signal.SPECS,
+    *ops_vision.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_layout.SPECS,
@@ -203,6 +207,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_resize,
         ops_recurrent,
         ops_signal,
+        ops_vision,
         ops_quantize,
         ops_qlinear,
         ops_layout,
@@ -238,6 +243,9 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
+    "AffineGridOp",
+    "Col2ImOp",
+    "GridSampleOp",
     "BlackmanWindowOp",
     "DFTOp",
     "HammingWindowOp",

@@ -67,6 +67,11 @@ function that lowers it:
 - signal: DFT and STFT are one contraction generic each with the constant
   matrix of the transform (STFT reads its frames through an affine map);
   the window functions and MelWeightMatrix (constant sizes) are constants.
+- vision: GridSample computes each axis's tap indices and weights from the
+  grid in one generic, gathers X at every combination of taps
+  (`ember_linalg.gather`) and sums them weighted; AffineGrid contracts a
+  constant base grid with theta; Col2Im gathers by a constant table of the
+  block covering each image position and sums over the block offsets.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -132,6 +137,7 @@ from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.signal import SignalPattern
+from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
 
 # -------------------------------------------------------------------- pass
@@ -150,6 +156,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     RecurrentPattern,
     QuantizePattern,
     SignalPattern,
+    VisionPattern,
 )
 
 

@@ -1,0 +1,173 @@
+"""Vision `graph` ops: ONNX GridSample (opset 20), AffineGrid and Col2Im.
+
+- GridSample samples X [N, C, *D] (2 or 3 spatial axes) at the normalised
+  positions of grid [N, *out, k] (component 0 addresses the last axis, as
+  x does the width), `nearest`, `linear` or `cubic` (Keys, a = -0.75), with
+  `zeros`, `border` or `reflection` padding. Sampling is separable: each
+  spatial axis contributes a few taps (1, 2 or 4), each an index and a
+  weight, and the result is the sum over every combination of taps of the
+  product of their weights times the element they address. `GRID_TAPS` and
+  the module's docstring rules are what the reference kernel and the
+  lowering both compute.
+- AffineGrid maps the normalised positions of an output of `size` by theta
+  [N, k, k + 1]: the grid of `affine_base_grid`, contracted with theta.
+- Col2Im sums sliding blocks [N, C * prod(block), L] back into an image
+  [N, C, *image_shape] (the inverse layout of im2col); `col2im_table` gives,
+  for every image position and block offset, the block that covers it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+
+from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, result, same_element_type
+from ember.dialects.graph.spec import OpSpec, int_attr, ints_attr, one, string_attr
+from ember.dialects.graph.symbolic import Dim
+from ember.dialects.graph.types import DYNAMIC, is_float
+
+GRID_MODES = ("nearest", "linear", "cubic")
+PADDING_MODES = ("zeros", "border", "reflection")
+GRID_TAPS = {"nearest": 1, "linear": 2, "cubic": 4}
+"""Taps per spatial axis: the nearest element, the two around the position,
+or the four around it (the first tap one before its floor)."""
+CUBIC_A = -0.75
+
+
+def grid_sample(ctx: ShapeContext) -> list[TensorType]:
+    x, grid = ctx.shape("X"), ctx.shape("grid")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("grid")])
+    if not is_float(element_type):
+        raise ShapeError(f"X and grid must be float tensors, got {element_type}")
+    if len(x) not in (4, 5):
+        raise ShapeError(f"X must be [N, C, H, W] or [N, C, D, H, W], got rank {len(x)}")
+    spatial = len(x) - 2
+    if len(grid) != len(x) or grid[-1] not in (spatial, DYNAMIC):
+        raise ShapeError(f"grid must be [N, *output, {spatial}], got {list(grid)}")
+    if DYNAMIC not in (x[0], grid[0]) and x[0] != grid[0]:
+        raise ShapeError(f"X and grid have batches {x[0]} and {grid[0]}")
+    for name, allowed in (("mode", GRID_MODES), ("padding_mode", PADDING_MODES)):
+        if ctx.attr(name) not in allowed:
+            raise ShapeError(f"unknown {name} '{ctx.attr(name)}' (one of {', '.join(allowed)})")
+    return result(element_type, [x[0], x[1], *grid[1:-1]])
+
+
+# ------------------------------------------------------------ AffineGrid
+
+
+def affine_base_grid(sizes: list[int], align_corners: bool) -> np.ndarray:
+    """[*sizes, k + 1]: the normalised position of every output point, its
+    coordinates last axis first (x, y[, z]), then 1."""
+    axes = []
+    for size in sizes:
+        i = np.arange(size, dtype=np.float64)
+        if align_corners:
+            axes.append(-1 + 2 * i / (size - 1) if size > 1 else np.zeros(1))
+        else:
+            axes.append(-1 + (2 * i + 1) / size)
+    mesh = np.meshgrid(*axes, indexing="ij")
+    return np.stack([*reversed(mesh), np.ones(sizes)], axis=-1)
+
+
+def affine_grid(ctx: ShapeContext) -> list[TensorType]:
+    theta = ctx.shape("theta")
+    if not is_float(ctx.element_type("theta")):
+        raise ShapeError(f"theta must be a float tensor, got {ctx.type('theta')}")
+    if len(theta) != 3 or theta[1] not in (2, 3, DYNAMIC):
+        raise ShapeError(f"theta must be [N, 2, 3] or [N, 3, 4], got {list(theta)}")
+    size = ctx.int_values("size")
+    if ctx.shape("size") not in ((4,), (5,)):
+        raise ShapeError(f"size must hold 4 or 5 values, got {ctx.type('size')}")
+    spatial = ctx.shape("size")[0] - 2
+    if theta[1] != DYNAMIC and (theta[1], theta[2]) != (spatial, spatial + 1):
+        raise ShapeError(f"theta {list(theta)} does not fit a size of {spatial + 2} values")
+    dims: list[Dim] = [DYNAMIC] * spatial if size is None else list(size[2:])
+    return result(ctx.element_type("theta"), [theta[0], *dims, spatial])
+
+
+# ---------------------------------------------------------------- Col2Im
+
+
+def col2im_geometry(ctx_attrs: dict, image: list[int], block: list[int]) -> tuple[list[int], ...]:
+    """(strides, dilations, pads [begin..., end...], blocks per axis)."""
+    k = len(image)
+    strides = ctx_attrs.get("strides") or [1] * k
+    dilations = ctx_attrs.get("dilations") or [1] * k
+    pads = ctx_attrs.get("pads") or [0] * (2 * k)
+    counts = [(image[i] + pads[i] + pads[i + k] - dilations[i] * (block[i] - 1) - 1)
+              // strides[i] + 1 for i in range(k)]  # fmt: skip
+    return strides, dilations, pads, counts
+
+
+def col2im_table(attrs: dict, image: list[int], block: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(index, covered), each [prod(image), prod(block)]: the block (column
+    of the input's last axis) whose offset `b` lands on image position `p`,
+    and whether one does (positions between strides or in the padding have
+    none)."""
+    strides, dilations, pads, counts = col2im_geometry(attrs, image, block)
+    k = len(image)
+    positions = np.indices(image).reshape(k, -1, 1)  # [k, P, 1]
+    offsets = np.indices(block).reshape(k, 1, -1)  # [k, 1, B]
+    start = positions + np.array(pads[:k]).reshape(k, 1, 1) - offsets * np.array(
+        dilations).reshape(k, 1, 1)  # fmt: skip
+    stride = np.array(strides).reshape(k, 1, 1)
+    slot = start // stride
+    covered = np.all((start % stride == 0) & (slot >= 0)
+                     & (slot < np.array(counts).reshape(k, 1, 1)), axis=0)  # fmt: skip
+    index = np.ravel_multi_index(tuple(np.clip(slot, 0, np.array(counts).reshape(k, 1, 1) - 1)),
+                                 counts)  # fmt: skip
+    return index.astype(np.int64), covered
+
+
+def col2im(ctx: ShapeContext) -> list[TensorType]:
+    x = ctx.shape("input")
+    if len(x) != 3:
+        raise ShapeError(f"input must be [N, C * prod(block_shape), L], got {list(x)}")
+    image, block = ctx.int_values("image_shape"), ctx.int_values("block_shape")
+    k = ctx.shape("image_shape")[0] if ctx.shape("image_shape") else DYNAMIC
+    if image is None or block is None:
+        return result(ctx.element_type("input"), [x[0], DYNAMIC, *([DYNAMIC] * int(k))])
+    if len(image) != len(block):
+        raise ShapeError(f"image_shape {image} and block_shape {block} differ in rank")
+    attrs = {n: ctx.attr(n) for n in ("strides", "dilations", "pads")}
+    for name, length in (("strides", len(image)), ("dilations", len(image)),
+                         ("pads", 2 * len(image))):  # fmt: skip
+        if attrs[name] is not None and len(attrs[name]) != length:
+            raise ShapeError(f"{name} must have {length} values, got {attrs[name]}")
+    *_, counts = col2im_geometry(attrs, [int(i) for i in image], [int(b) for b in block])
+    blocks = math.prod(int(b) for b in block)
+    if x[1] != DYNAMIC and x[1] % blocks:
+        raise ShapeError(f"input's {x[1]} rows are not a multiple of the block's {blocks}")
+    if x[2] != DYNAMIC and x[2] != math.prod(counts):
+        raise ShapeError(f"input has {x[2]} blocks, the image holds {math.prod(counts)}")
+    channels = DYNAMIC if x[1] == DYNAMIC else x[1] // blocks
+    return result(ctx.element_type("input"), [x[0], channels, *image])
+
+
+SPECS = [
+    OpSpec("GridSample", [one("X"), one("grid")], [one("Y")], grid_sample,
+           attributes=(int_attr("align_corners", 0), string_attr("mode", "linear"),
+                       string_attr("padding_mode", "zeros")),
+           summary="Samples X at the normalised positions of grid."),
+    OpSpec("AffineGrid", [one("theta"), one("size")], [one("grid")], affine_grid,
+           attributes=(int_attr("align_corners", 0),),
+           summary="The sampling grid of affine transforms theta for an output of size."),
+    OpSpec("Col2Im", [one("input"), one("image_shape"), one("block_shape")], [one("output")],
+           col2im, attributes=(ints_attr("dilations"), ints_attr("pads"), ints_attr("strides")),
+           summary="Sums sliding blocks back into an image (the inverse of im2col)."),
+]  # fmt: skip
+
+
+@graph_op(SPECS)
+class GridSampleOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AffineGridOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class Col2ImOp(GraphOp): ...

@@ -1,0 +1,120 @@
+"""Vision kernels: GridSample, AffineGrid and Col2Im."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ember.dialects.graph.ops_vision import (
+    CUBIC_A,
+    GRID_TAPS,
+    affine_base_grid,
+    col2im_geometry,
+)
+
+from ._registry import Attrs, Inputs, ints, register
+
+
+def reflect(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """x folded back into [lo, hi] by reflecting at the borders (as often as it takes)."""
+    span = hi - lo
+    below, above = x < lo, x > hi
+    distance = np.where(below, lo - x, x - hi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        turns = np.trunc(distance / span)
+    rest = distance - turns * span
+    even = turns % 2 == 0
+    from_below = np.where(even, lo + rest, hi - rest)
+    from_above = np.where(even, hi - rest, lo + rest)
+    return np.where(below, from_below, np.where(above, from_above, x))
+
+
+def cubic_weight(distance: np.ndarray) -> np.ndarray:
+    """Keys' cubic convolution kernel (a = -0.75) at |distance| < 2."""
+    d, a = np.abs(distance), CUBIC_A
+    near = ((a + 2) * d - (a + 3)) * d * d + 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return np.where(d <= 1, near, far)
+
+
+def grid_taps(g: np.ndarray, size: int, attrs: Attrs) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, weights), each [taps, *g.shape], of one spatial axis of `size`
+    sampled at normalised positions `g`: indices within the axis, weights 0
+    for taps that fall outside with zeros padding."""
+    mode, padding, align = attrs["mode"], attrs["padding_mode"], bool(attrs["align_corners"])
+    g = g.astype(np.float64)
+    x = (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+    if mode == "nearest":
+        x = np.rint(x)
+    lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+    if padding == "border":
+        x = np.where((x < lo) | (x > hi), np.clip(x, 0, size - 1), x)
+    elif padding == "reflection":
+        x = reflect(x, lo, hi)
+    base = np.floor(x)
+    fraction = x - base
+    taps = GRID_TAPS[mode]
+    first = -1 if mode == "cubic" else 0
+    indices, weights = [], []
+    for t in range(taps):
+        i = base + first + t
+        if mode == "nearest":
+            w = np.ones_like(x)
+        elif mode == "linear":
+            w = 1 - np.abs(fraction - t)
+        else:
+            w = cubic_weight(fraction - (t - 1))
+        if padding == "zeros":
+            w = np.where((i >= 0) & (i <= size - 1), w, 0.0)
+        elif padding == "reflection":
+            i = np.trunc(reflect(i, lo, hi))
+        indices.append(np.clip(i, 0, size - 1).astype(np.int64))
+        weights.append(w)
+    return np.stack(indices), np.stack(weights)
+
+
+@register("GridSample")
+def grid_sample(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, grid = inputs[0], inputs[1]
+    assert x is not None and grid is not None
+    spatial = x.ndim - 2
+    # axis a is addressed by grid component spatial - 1 - a (x is the last axis)
+    taps = [grid_taps(grid[..., spatial - 1 - a], x.shape[2 + a], attrs) for a in range(spatial)]
+    n = np.arange(x.shape[0]).reshape(-1, *[1] * spatial)
+    out = np.zeros((x.shape[0], *grid.shape[1:-1], x.shape[1]))
+    for combination in itertools.product(*(range(len(i)) for i, _ in taps)):
+        index = tuple(taps[a][0][t] for a, t in enumerate(combination))
+        weight = math.prod(taps[a][1][t] for a, t in enumerate(combination))
+        picked = np.moveaxis(x, 1, -1)[(n, *index)]  # [N, *out, C]
+        out += weight[..., None] * picked
+    return [np.moveaxis(out, -1, 1).astype(x.dtype)]
+
+
+@register("AffineGrid")
+def affine_grid(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    theta, size = inputs[0], ints(inputs[1])
+    assert theta is not None and size is not None
+    base = affine_base_grid(size[2:], bool(attrs["align_corners"]))
+    grid = np.einsum("...j,nij->n...i", base, theta.astype(np.float64))
+    return [grid.astype(theta.dtype)]
+
+
+@register("Col2Im")
+def col2im(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, image, block = inputs[0], ints(inputs[1]), ints(inputs[2])
+    assert x is not None and image is not None and block is not None
+    strides, dilations, pads, counts = col2im_geometry(dict(attrs), image, block)
+    k = len(image)
+    blocks = math.prod(block)
+    cols = x.reshape(x.shape[0], -1, blocks, *counts)
+    padded = np.zeros((*cols.shape[:2], *(image[i] + pads[i] + pads[i + k] for i in range(k))),
+                      dtype=np.float64)  # fmt: skip
+    for b, offset in enumerate(itertools.product(*(range(s) for s in block))):
+        window = tuple(slice(offset[i] * dilations[i],
+                             offset[i] * dilations[i] + (counts[i] - 1) * strides[i] + 1, strides[i])
+                       for i in range(k))  # fmt: skip
+        padded[(..., *window)] += cols[:, :, b]
+    crop = tuple(slice(pads[i], pads[i] + image[i]) for i in range(k))
+    return [padded[(..., *crop)].astype(x.dtype)]

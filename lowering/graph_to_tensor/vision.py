@@ -1,0 +1,246 @@
+"""Graph-to-tensor lowering of the vision ops.
+
+- GridSample, separable (`ops_vision`): one parallel generic computes, for
+  every grid point, spatial axis and tap, the index and weight of that tap
+  from the grid value (`[k, N, *out, taps]` each, axes in the grid's
+  component order); an `ember_linalg.gather` reads X at every combination
+  of taps (`[N, C, *out, taps...]`, one symbol per axis, its index read
+  from the index tensor); one reduction generic sums them weighted by the
+  product of the taps' weights. Zeros padding is a zero weight on a tap
+  outside, its index clamped, so the gather never reads outside X.
+- AffineGrid: the constant base grid of the output size contracted with
+  theta in one generic.
+- Col2Im: the input seen as [N, C, block, L]; a gather by the constant table
+  of which block covers each image position at each block offset
+  (`ops_vision.col2im_table`), then a reduction over the block offsets
+  weighted by whether one covers it, reshaped to the image.
+
+Sizes are static; Col2Im's image_shape and block_shape and AffineGrid's
+size must be constants."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import i64
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from ember.dialects import ember_linalg
+from ember.dialects.graph import AffineGridOp, Col2ImOp, GraphOp, GridSampleOp
+from ember.dialects.graph.dims import symbolic_type
+from ember.dialects.graph.ops_vision import (
+    CUBIC_A,
+    GRID_TAPS,
+    affine_base_grid,
+    col2im_table,
+)
+from ember.dialects.graph.types import numpy_dtype
+from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
+    Body,
+    Emitter,
+    FamilyPattern,
+    NeedsConstants,
+    _constant_operands,
+    _dim,
+    _dims_map,
+    _elem,
+    _int_constant,
+    _map,
+    _shape,
+)
+
+# ------------------------------------------------------------ GridSample
+
+
+def _reflect(b: Body, x: SSAValue, lo: SSAValue, hi: SSAValue) -> SSAValue:
+    """x folded back into [lo, hi] by reflecting at the borders (the reference's `reflect`)."""
+    t = x.type
+    below, above = b.cmpf("olt", x, lo), b.cmpf("ogt", x, hi)
+    distance = b.select(below, b.sub(lo, x), b.sub(x, hi))
+    span = b.sub(hi, lo)
+    turns = b.math(xmath.TruncOp, b.div(distance, span))
+    rest = b.sub(distance, b.mul(turns, span))
+    halves = b.math(xmath.TruncOp, b.mul(turns, b.const(0.5, t)))
+    even = b.cmpf("oeq", turns, b.add(halves, halves))
+    from_below = b.select(even, b.add(lo, rest), b.sub(hi, rest))
+    from_above = b.select(even, b.sub(hi, rest), b.add(lo, rest))
+    return b.select(below, from_below, b.select(above, from_above, x))
+
+
+def _clamp(b: Body, x: SSAValue, lo: SSAValue, hi: SSAValue) -> SSAValue:
+    return b.min_skipping_nan(b.max_skipping_nan(x, lo), hi)
+
+
+def _cubic_weight(b: Body, distance: SSAValue) -> SSAValue:
+    """Keys' kernel (a = -0.75) at |distance| < 2 (the reference's `cubic_weight`)."""
+    t = distance.type
+    d = b.abs(distance)
+    a = CUBIC_A
+
+    def c(v: float) -> SSAValue:
+        return b.const(v, t)
+
+    near = b.add(b.mul(b.mul(b.sub(b.mul(c(a + 2), d), c(a + 3)), d), d), c(1))
+    far = b.sub(b.mul(b.add(b.mul(b.sub(b.mul(c(a), d), c(5 * a)), d), c(8 * a)), d), c(4 * a))
+    return b.select(b.cmpf("ole", d, c(1)), near, far)
+
+
+def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
+    """(index, weight) of the tap `linalg.index(last)` of one axis of `size`
+    elements at grid value g (the reference's `grid_taps`)."""
+    t = g.type
+    mode, padding = op.attr("mode"), op.attr("padding_mode")
+    one, half, zero = b.const(1.0, t), b.const(0.5, t), b.const(0.0, t)
+    last = b.sub(size, one)
+    shifted = b.add(g, one)
+    if op.attr("align_corners"):
+        x = b.mul(b.mul(shifted, half), last)
+        lo, hi = zero, last
+    else:
+        x = b.mul(b.sub(b.mul(shifted, size), one), half)
+        lo, hi = b.neg(half), b.sub(size, half)
+    if mode == "nearest":
+        x = b.math(xmath.RoundEvenOp, x)
+    if padding == "border":
+        outside = b.or_(b.cmpf("olt", x, lo), b.cmpf("ogt", x, hi))
+        x = b.select(outside, _clamp(b, x, zero, last), x)
+    elif padding == "reflection":
+        x = _reflect(b, x, lo, hi)
+    base = b.math(xmath.FloorOp, x)
+    fraction = b.sub(x, base)
+    last_dim = len(_shape(op.results[0]))  # the taps generic's [k, N, *out, tap]: tap is dim k + 2
+    tap = b.emit(arith.SIToFPOp(b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(last_dim)), i64)), t))
+    first = -1.0 if mode == "cubic" else 0.0
+    i = b.add(base, tap) if first == 0 else b.add(base, b.add(tap, b.const(first, t)))
+    if mode == "nearest":
+        w = one
+    elif mode == "linear":
+        w = b.sub(one, b.abs(b.sub(fraction, tap)))
+    else:
+        w = _cubic_weight(b, b.sub(fraction, b.sub(tap, one)))
+    if padding == "zeros":
+        inside = b.and_(b.cmpf("oge", i, zero), b.cmpf("ole", i, last))
+        w = b.select(inside, w, zero)
+    elif padding == "reflection":
+        i = b.math(xmath.TruncOp, _reflect(b, i, lo, hi))
+    index = b.emit(arith.FPToSIOp(_clamp(b, i, zero, last), i64))
+    return [index, w]
+
+
+def _lower_grid_sample(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x, grid = op.operand_group("X")[0], op.operand_group("grid")[0]
+    n, c, *sizes = (int(d) for d in _shape(x))
+    out = [int(d) for d in _shape(grid)[1:-1]]
+    k, taps, t = len(sizes), GRID_TAPS[op.attr("mode")], _elem(grid)
+    # Taps, by grid component (component j addresses axis k - 1 - j).
+    tap_shape = [k, n, *out, taps]
+    loops = len(tap_shape)
+    component_sizes = e.constant(np.array(sizes[::-1], dtype=numpy_dtype(t)))
+    indices, weights = e.generic(
+        [grid, component_sizes], [e.empty(tap_shape, i64), e.empty(tap_shape, t)],
+        [_dims_map(loops, [*range(1, loops - 1), 0]), _dims_map(loops, [0]),
+         _dims_map(loops, range(loops)), _dims_map(loops, range(loops))],
+        [PARALLEL] * loops, lambda b, a: _tap(op, b, a[0], a[1]),
+    )  # fmt: skip
+    # Every combination of taps: space [N, C, *out, tap of each axis].
+    space = 2 + 2 * k
+
+    def tap_of(axis: int) -> list[AffineExpr | int]:
+        return [k - 1 - axis, _dim(0), *(_dim(2 + j) for j in range(k)), _dim(2 + k + axis)]
+
+    data_map = AffineMap(space, k, (_dim(0), _dim(1), *(AffineExpr.symbol(a) for a in range(k))))
+    picked = e.value(ember_linalg.GatherOp.on_tensors(
+        x, indices, symbolic_type(_elem(x), [n, c, *out, *[taps] * k]),
+        ([_map(space, tap_of(a)) for a in range(k)], data_map)))  # fmt: skip
+
+    def weighted(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        term = a[0]
+        for w in a[1:-1]:
+            term = b.mul(term, w)
+        return [b.add(a[-1], term)]
+
+    return e.generic(
+        [picked, *[weights] * k], [e.fill(0.0, [n, c, *out], _elem(x))],
+        [_dims_map(space, range(space)), *(_map(space, tap_of(a)) for a in range(k)),
+         _dims_map(space, range(2 + k))],
+        [PARALLEL] * (2 + k) + [REDUCTION] * k, weighted,
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------ AffineGrid
+
+
+def _lower_affine_grid(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    theta = op.operand_group("theta")[0]
+    sizes = _int_constant(op.operand_group("size")[0])[2:]
+    k, t = len(sizes), _elem(theta)
+    base = e.constant(affine_base_grid(sizes, bool(op.attr("align_corners")))
+                      .astype(numpy_dtype(t)))  # fmt: skip
+    out = [int(d) for d in _shape(op.results[0])]
+    loops = len(out) + 1  # n, *sizes, i, then j (reduced)
+    i, j = k + 1, k + 2
+    return e.generic(
+        [base, theta], [e.fill(0.0, out, t)],
+        [_dims_map(loops, [*range(1, k + 1), j]), _dims_map(loops, [0, i, j]),
+         _dims_map(loops, range(len(out)))],
+        [PARALLEL] * len(out) + [REDUCTION], lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))],
+    )  # fmt: skip
+
+
+def _check_affine_grid(op: GraphOp) -> str | None:
+    return None if _constant_operands(op, "size") else NeedsConstants("size must be a constant")
+
+
+# ---------------------------------------------------------------- Col2Im
+
+
+def _lower_col2im(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x = op.operand_group("input")[0]
+    image = _int_constant(op.operand_group("image_shape")[0])
+    block = _int_constant(op.operand_group("block_shape")[0])
+    n, rows, count = (int(d) for d in _shape(x))
+    blocks = math.prod(block)
+    c, positions, t = rows // blocks, math.prod(image), _elem(x)
+    attrs = {a: op.attr(a) for a in ("strides", "dilations", "pads")}
+    index, covered = col2im_table(attrs, image, block)
+    cols = e.reshape(x, [n, c, blocks, count])
+    data_map = AffineMap(4, 1, (_dim(0), _dim(1), _dim(3), AffineExpr.symbol(0)))
+    picked = e.value(ember_linalg.GatherOp.on_tensors(
+        cols, e.constant(index), symbolic_type(t, [n, c, positions, blocks]),
+        ([_dims_map(4, [2, 3])], data_map)))  # fmt: skip
+    summed = e.generic(
+        [picked, e.constant(covered.astype(numpy_dtype(t)))], [e.fill(0.0, [n, c, positions], t)],
+        [_dims_map(4, range(4)), _dims_map(4, [2, 3]), _dims_map(4, range(3))],
+        [PARALLEL] * 3 + [REDUCTION], lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))],
+    )[0]  # fmt: skip
+    return [e.reshape(summed, [n, c, *image])]
+
+
+def _check_col2im(op: GraphOp) -> str | None:
+    if _constant_operands(op, "image_shape", "block_shape"):
+        return None
+    return NeedsConstants("image_shape and block_shape must be constants")
+
+
+def _col2im_unread(op: GraphOp) -> frozenset[str]:
+    return frozenset({"image_shape", "block_shape"})
+
+
+def _affine_grid_unread(op: GraphOp) -> frozenset[str]:
+    return frozenset({"size"})
+
+
+class VisionPattern(FamilyPattern):
+    """GridSample, AffineGrid and Col2Im."""
+
+    lowerings = {GridSampleOp: _lower_grid_sample, AffineGridOp: _lower_affine_grid,
+                 Col2ImOp: _lower_col2im}  # fmt: skip
+    checks = {AffineGridOp: _check_affine_grid, Col2ImOp: _check_col2im}
+    unread = {AffineGridOp: _affine_grid_unread, Col2ImOp: _col2im_unread}
