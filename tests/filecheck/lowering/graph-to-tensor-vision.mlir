@@ -1,0 +1,74 @@
+// RUN: ember-opt %s --split-input-file --verify-diagnostics -p convert-graph-to-tensor | filecheck %s
+// RUN: ember-opt %s --split-input-file --verify-diagnostics -p convert-graph-to-tensor,convert-tensor-to-loop,loop-generate | filecheck %s --check-prefix=LOOPS
+
+// GridSample (2-D, linear, zeros padding): one generic computes every tap's
+// index and weight per grid component ([2, N, H', W', taps] each; component
+// 0 addresses the last axis, so the constant sizes are [W, H]); a gather
+// reads X at each pair of taps, the index of axis a from component 1 - a;
+// a reduction over the two tap dims weights them by the product of the
+// taps' weights. Zeros padding zeroes a tap's weight (the select) and
+// clamps its index.
+func.func @grid_sample(%x: tensor<1x2x4x5xf32>, %grid: tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32> {
+  %y = graph.grid_sample %x, %grid : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32>
+  func.return %y : tensor<1x2x3x6xf32>
+}
+
+// CHECK-LABEL: func.func @grid_sample
+// CHECK-NEXT:    %[[SIZES:.*]] = graph.constant dense<[5.000000e+00, 4.000000e+00]> : tensor<2xf32>
+// CHECK:         %[[IDX:.*]], %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%grid, %[[SIZES]] : tensor<1x3x6x2xf32>, tensor<2xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x1x3x6x2xi64>, tensor<2x1x3x6x2xf32>)
+// CHECK:           math.floor
+// CHECK:           linalg.index 4
+// CHECK:           arith.select
+// CHECK:           arith.fptosi
+// CHECK:         %[[PICKED:.*]] = ember_linalg.gather %x[%[[IDX]]] {index_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (1, d0, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d0, d2, d3, d5)>], data_map = affine_map<(d0, d1, d2, d3, d4, d5)[s0, s1] -> (d0, d1, s0, s1)>} : tensor<1x2x4x5xf32>, tensor<2x1x3x6x2xi64> -> tensor<1x2x3x6x2x2xf32>
+// CHECK:         %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (1, d0, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PICKED]], %[[W]], %[[W]] : {{.*}})
+
+// The gather reads X at the computed indices, clamped to each axis.
+// LOOPS-LABEL: func.func @grid_sample
+// LOOPS:         memref.load %grid
+// LOOPS:         math.floor
+// LOOPS:         memref.load %x
+
+// -----
+
+// Col2Im: the input as [N, C, block, L], gathered by the constant table of the
+// block covering each image position at each block offset, summed over the
+// offsets weighted by whether one covers it, reshaped to the image.
+func.func @col2im(%x: tensor<1x4x9xf32>) -> tensor<1x1x4x4xf32> {
+  %image = graph.constant dense<[4, 4]> : tensor<2xi64>
+  %block = graph.constant dense<[2, 2]> : tensor<2xi64>
+  %y = graph.col2im %x, %image, %block : (tensor<1x4x9xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x4x4xf32>
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @col2im
+// CHECK:         %[[COLS:.*]] = tensor.reshape %x({{.*}}) : (tensor<1x4x9xf32>, tensor<4xi64>) -> tensor<1x1x4x9xf32>
+// CHECK-NEXT:    %[[TABLE:.*]] = graph.constant {{.*}} : tensor<16x4xi64>
+// CHECK-NEXT:    %[[PICKED:.*]] = ember_linalg.gather %[[COLS]][%[[TABLE]]] {index_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d3)>], data_map = affine_map<(d0, d1, d2, d3)[s0] -> (d0, d1, d3, s0)>} : tensor<1x1x4x9xf32>, tensor<16x4xi64> -> tensor<1x1x16x4xf32>
+// CHECK-NEXT:    %[[COVERED:.*]] = graph.constant {{.*}} : tensor<16x4xf32>
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[PICKED]], %[[COVERED]] : tensor<1x1x16x4xf32>, tensor<16x4xf32>)
+// CHECK:         %y = tensor.reshape %[[SUM]]({{.*}}) : (tensor<1x1x16xf32>, tensor<4xi64>) -> tensor<1x1x4x4xf32>
+
+// -----
+
+// AffineGrid: the constant [H, W, 3] base grid (x, y, 1) contracted with theta.
+func.func @affine_grid(%theta: tensor<2x2x3xf32>) -> tensor<2x3x4x2xf32> {
+  %size = graph.constant dense<[2, 1, 3, 4]> : tensor<4xi64>
+  %g = graph.affine_grid %theta, %size : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x3x4x2xf32>
+  func.return %g : tensor<2x3x4x2xf32>
+}
+
+// CHECK-LABEL: func.func @affine_grid
+// CHECK-NEXT:    %[[BASE:.*]] = graph.constant {{.*}} : tensor<3x4x3xf32>
+// CHECK:         %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[BASE]], %theta : tensor<3x4x3xf32>, tensor<2x2x3xf32>)
+
+// -----
+
+// Col2Im's shapes must be constants.
+func.func @runtime_image(%x: tensor<1x4x9xf32>, %image: tensor<2xi64>) -> tensor<1x1x4x4xf32> {
+  %block = graph.constant dense<[2, 2]> : tensor<2xi64>
+  %y = graph.col2im %x, %image, %block : (tensor<1x4x9xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x4x4xf32>
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// CHECK: {{^}}convert-graph-to-tensor: cannot lower 1 op: graph.col2im (image_shape and block_shape must be constants){{$}}
