@@ -62,7 +62,9 @@ def dft_matrix(size: int, channels: int, length: int, inverse: bool,
     return matrix[..., :channels]
 
 
-def dft_output(size: Dim, length: Dim | None, inverse: bool, onesided: bool) -> tuple[Dim, Dim, int]:
+def dft_output(
+    size: Dim, length: Dim | None, inverse: bool, onesided: bool
+) -> tuple[Dim, Dim, int]:
     """(points, output length along the axis, output channels) of a DFT of an
     axis of `size` with `dft_length` `length` (None: absent)."""
     if inverse and onesided:

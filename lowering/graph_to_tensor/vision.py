@@ -116,7 +116,9 @@ def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
     base = b.math(xmath.FloorOp, x)
     fraction = b.sub(x, base)
     last_dim = len(_shape(op.results[0]))  # the taps generic's [k, N, *out, tap]: tap is dim k + 2
-    tap = b.emit(arith.SIToFPOp(b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(last_dim)), i64)), t))
+    tap = b.emit(
+        arith.SIToFPOp(b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(last_dim)), i64)), t)
+    )
     first = -1.0 if mode == "cubic" else 0.0
     i = b.add(base, tap) if first == 0 else b.add(base, b.add(tap, b.const(first, t)))
     if mode == "nearest":

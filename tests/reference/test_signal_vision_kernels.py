@@ -38,8 +38,12 @@ def test_dft(channels: int, length: int | None, axis: int, inverse: int, oneside
         pytest.skip("a one-sided DFT takes a real signal")
     x = randn(rng_for("dft", channels), 2, 6, 5, channels)
     dft_length = None if length is None else np.array(length, np.int64)
-    check("DFT", [x, dft_length, np.array(axis, np.int64)],
-          {"inverse": inverse, "onesided": onesided}, tol=1e-4)
+    check(
+        "DFT",
+        [x, dft_length, np.array(axis, np.int64)],
+        {"inverse": inverse, "onesided": onesided},
+        tol=1e-4,
+    )
 
 
 @pytest.mark.parametrize("length", [None, 8, 12])
@@ -49,8 +53,7 @@ def test_dft_one_sided_inverse(length: int | None) -> None:
     x = randn(rng_for("irfft"), 1, 6, 3, 2)
     inputs = [x, None if length is None else np.array(length, np.int64), np.array(1, np.int64)]
     attrs = {"inverse": 1, "onesided": 1}
-    assert_same(run_kernel("DFT", inputs, attrs), _onnx_reference("DFT", inputs, attrs, 20),
-                1e-5)
+    assert_same(run_kernel("DFT", inputs, attrs), _onnx_reference("DFT", inputs, attrs, 20), 1e-5)
 
 
 @pytest.mark.parametrize("window, length, onesided", [(True, None, 1), (False, 10, 1),
@@ -68,8 +71,11 @@ def test_stft_whole_signal() -> None:
     """Neither window nor frame_length: one frame of the whole signal (ONNX's
     reference: onnxruntime rejects the case)."""
     inputs = [randn(rng_for("stft-whole"), 2, 12, 2), np.array(12, np.int64)]
-    assert_same(run_kernel("STFT", inputs, {"onesided": 0}),
-                _onnx_reference("STFT", inputs, {"onesided": 0}, 17), 1e-5)
+    assert_same(
+        run_kernel("STFT", inputs, {"onesided": 0}),
+        _onnx_reference("STFT", inputs, {"onesided": 0}, 17),
+        1e-5,
+    )
 
 
 @pytest.mark.parametrize("op_type", ["HannWindow", "HammingWindow", "BlackmanWindow"])
