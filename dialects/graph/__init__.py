@@ -10,7 +10,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
-- `ops_vision`: GridSample, AffineGrid and Col2Im
+- `ops_vision`: GridSample, AffineGrid, Col2Im and RoiAlign
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
@@ -180,7 +180,7 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
-from ember.dialects.graph.ops_vision import AffineGridOp, Col2ImOp, GridSampleOp
+from ember.dialects.graph.ops_vision import AffineGridOp, Col2ImOp, GridSampleOp, RoiAlignOp
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -246,6 +246,7 @@ __all__ = [
     "AffineGridOp",
     "Col2ImOp",
     "GridSampleOp",
+    "RoiAlignOp",
     "BlackmanWindowOp",
     "DFTOp",
     "HammingWindowOp",

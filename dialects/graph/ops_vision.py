@@ -1,4 +1,4 @@
-"""Vision `graph` ops: ONNX GridSample (opset 20), AffineGrid and Col2Im.
+"""Vision `graph` ops: ONNX GridSample (opset 20), AffineGrid, Col2Im and RoiAlign.
 
 - GridSample samples X [N, C, *D] (2 or 3 spatial axes) at the normalised
   positions of grid [N, *out, k] (component 0 addresses the last axis, as
@@ -6,14 +6,21 @@
   `zeros`, `border` or `reflection` padding. Sampling is separable: each
   spatial axis contributes a few taps (1, 2 or 4), each an index and a
   weight, and the result is the sum over every combination of taps of the
-  product of their weights times the element they address. `GRID_TAPS` and
-  the module's docstring rules are what the reference kernel and the
-  lowering both compute.
+  product of their weights times the element they address (`GRID_TAPS`
+  taps per axis; the kernel's `grid_taps` and the lowering's `_tap` compute
+  them by the same rules, ONNX's reference's).
 - AffineGrid maps the normalised positions of an output of `size` by theta
   [N, k, k + 1]: the grid of `affine_base_grid`, contracted with theta.
 - Col2Im sums sliding blocks [N, C * prod(block), L] back into an image
   [N, C, *image_shape] (the inverse layout of im2col); `col2im_table` gives,
   for every image position and block offset, the block that covers it.
+- RoiAlign pools each region of interest [x1, y1, x2, y2] (scaled by
+  `spatial_scale`) of image `batch_indices[r]` into output_height x
+  output_width bins, averaging (or taking the largest of) bilinear samples
+  on a grid of `sampling_ratio` x `sampling_ratio` points per bin (0: as
+  many as the bin is wide, at least one, which depends on the rois'
+  values). The bilinear weights are separable as GridSample's: two taps
+  per axis and sample, a sample outside [-1, size] weighing nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from xdsl.dialects.builtin import TensorType
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, result, same_element_type
-from ember.dialects.graph.spec import OpSpec, int_attr, ints_attr, one, string_attr
+from ember.dialects.graph.spec import OpSpec, float_attr, int_attr, ints_attr, one, string_attr
 from ember.dialects.graph.symbolic import Dim
 from ember.dialects.graph.types import DYNAMIC, is_float
 
@@ -147,6 +154,33 @@ def col2im(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("input"), [x[0], channels, *image])
 
 
+# -------------------------------------------------------------- RoiAlign
+
+ROI_MODES = ("avg", "max")
+ROI_TRANSFORMS = ("half_pixel", "output_half_pixel")
+
+
+def roi_align(ctx: ShapeContext) -> list[TensorType]:
+    x, rois, batch = ctx.shape("X"), ctx.shape("rois"), ctx.shape("batch_indices")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("rois")])
+    if not is_float(element_type):
+        raise ShapeError(f"X and rois must be float tensors, got {element_type}")
+    if len(x) != 4:
+        raise ShapeError(f"X must be [N, C, H, W], got {list(x)}")
+    if len(rois) != 2 or rois[1] not in (4, DYNAMIC):
+        raise ShapeError(f"rois must be [num_rois, 4], got {list(rois)}")
+    if len(batch) != 1 or DYNAMIC not in (batch[0], rois[0]) and batch[0] != rois[0]:
+        raise ShapeError(f"batch_indices must be [num_rois], got {list(batch)}")
+    for name, allowed in (("mode", ROI_MODES), ("coordinate_transformation_mode", ROI_TRANSFORMS)):
+        if ctx.attr(name) not in allowed:
+            raise ShapeError(f"unknown {name} '{ctx.attr(name)}' (one of {', '.join(allowed)})")
+    height, width = ctx.attr("output_height"), ctx.attr("output_width")
+    if height < 1 or width < 1 or ctx.attr("sampling_ratio") < 0:
+        raise ShapeError(f"output {height} x {width} and sampling_ratio "
+                         f"{ctx.attr('sampling_ratio')} must be positive")  # fmt: skip
+    return result(element_type, [rois[0], x[1], height, width])
+
+
 SPECS = [
     OpSpec("GridSample", [one("X"), one("grid")], [one("Y")], grid_sample,
            attributes=(int_attr("align_corners", 0), string_attr("mode", "linear"),
@@ -158,6 +192,12 @@ SPECS = [
     OpSpec("Col2Im", [one("input"), one("image_shape"), one("block_shape")], [one("output")],
            col2im, attributes=(ints_attr("dilations"), ints_attr("pads"), ints_attr("strides")),
            summary="Sums sliding blocks back into an image (the inverse of im2col)."),
+    OpSpec("RoiAlign", [one("X"), one("rois"), one("batch_indices")], [one("Y")], roi_align,
+           attributes=(string_attr("coordinate_transformation_mode", "half_pixel"),
+                       string_attr("mode", "avg"), int_attr("output_height", 1),
+                       int_attr("output_width", 1), int_attr("sampling_ratio", 0),
+                       float_attr("spatial_scale", 1.0)),
+           summary="Pools regions of interest into fixed-size bins by bilinear samples."),
 ]  # fmt: skip
 
 
@@ -171,3 +211,7 @@ class AffineGridOp(GraphOp): ...
 
 @graph_op(SPECS)
 class Col2ImOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class RoiAlignOp(GraphOp): ...

@@ -10,6 +10,11 @@
   outside, its index clamped, so the gather never reads outside X.
 - AffineGrid: the constant base grid of the output size contracted with
   theta in one generic.
+- RoiAlign (a fixed `sampling_ratio`): as GridSample, one generic computes
+  the two taps of every sample along y and x of every roi (`[2, R, bins,
+  samples, 2]`), joined by the rois' batch indices into one index tensor;
+  a gather reads X at every combination, and a reduction sums (then
+  divides by the samples) or takes the largest of the weighted taps.
 - Col2Im: the input seen as [N, C, block, L]; a gather by the constant table
   of which block covers each image position at each block offset
   (`ops_vision.col2im_table`), then a reduction over the block offsets
@@ -23,15 +28,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from ember.dialects import ember_linalg
-from ember.dialects.graph import AffineGridOp, Col2ImOp, GraphOp, GridSampleOp
+from ember.dialects.graph import AffineGridOp, Col2ImOp, GraphOp, GridSampleOp, RoiAlignOp
 from ember.dialects.graph.dims import symbolic_type
 from ember.dialects.graph.ops_vision import (
     CUBIC_A,
@@ -92,6 +97,11 @@ def _cubic_weight(b: Body, distance: SSAValue) -> SSAValue:
     return b.select(b.cmpf("ole", d, c(1)), near, far)
 
 
+def _position(b: Body, dim: int, t: Attribute) -> SSAValue:
+    """The generic's position along `dim`, as a float of type `t`."""
+    return b.emit(arith.SIToFPOp(b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(dim)), i64)), t))
+
+
 def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
     """(index, weight) of the tap `linalg.index(last)` of one axis of `size`
     elements at grid value g (the reference's `grid_taps`)."""
@@ -115,10 +125,7 @@ def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
         x = _reflect(b, x, lo, hi)
     base = b.math(xmath.FloorOp, x)
     fraction = b.sub(x, base)
-    last_dim = len(_shape(op.results[0]))  # the taps generic's [k, N, *out, tap]: tap is dim k + 2
-    tap = b.emit(
-        arith.SIToFPOp(b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(last_dim)), i64)), t)
-    )
+    tap = _position(b, len(_shape(op.results[0])), t)  # [k, N, *out, tap]: tap is dim k + 2
     first = -1.0 if mode == "cubic" else 0.0
     i = b.add(base, tap) if first == 0 else b.add(base, b.add(tap, b.const(first, t)))
     if mode == "nearest":
@@ -174,6 +181,100 @@ def _lower_grid_sample(e: Emitter, op: GraphOp) -> list[SSAValue]:
          _dims_map(space, range(2 + k))],
         [PARALLEL] * (2 + k) + [REDUCTION] * k, weighted,
     )  # fmt: skip
+
+
+# -------------------------------------------------------------- RoiAlign
+
+
+def _roi_tap(op: GraphOp, b: Body, a: list[SSAValue]) -> list[SSAValue]:
+    """(index, weight) of tap `linalg.index(4)` of sample `linalg.index(3)` of
+    bin `linalg.index(2)` along one axis of a roi from `start` to `end` (the
+    reference's `roi_axis_taps`)."""
+    start, end, size, bins = a[:4]
+    t = start.type
+    half_pixel = op.attr("coordinate_transformation_mode") == "half_pixel"
+    scale, offset = b.const(op.attr("spatial_scale"), t), b.const(0.5 if half_pixel else 0.0, t)
+    first = b.sub(b.mul(start, scale), offset)
+    extent = b.sub(b.sub(b.mul(end, scale), offset), first)
+    one, zero = b.const(1.0, t), b.const(0.0, t)
+    if not half_pixel:
+        extent = b.max(extent, one)
+    step = b.div(extent, bins)
+    sample = b.add(_position(b, 3, t), b.const(0.5, t))
+    grid = b.const(op.attr("sampling_ratio"), t)
+    position = b.add(b.add(first, b.mul(_position(b, 2, t), step)),
+                     b.div(b.mul(sample, step), grid))  # fmt: skip
+    inside = b.and_(b.cmpf("oge", position, b.neg(one)), b.cmpf("ole", position, size))
+    last = b.sub(size, one)
+    clamped = _clamp(b, position, zero, last)
+    low = b.math(xmath.FloorOp, clamped)
+    tap = _position(b, 4, t)
+    index = b.emit(arith.FPToSIOp(b.min_skipping_nan(b.add(low, tap), last), i64))
+    weight = b.sub(one, b.abs(b.sub(b.sub(clamped, low), tap)))
+    return [index, b.select(inside, weight, zero)]
+
+
+def _lower_roi_align(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x, rois, batch = (op.operand_group(n)[0] for n in ("X", "rois", "batch_indices"))
+    _, c, height, width = (int(d) for d in _shape(x))
+    count, t = int(_shape(rois)[0]), _elem(x)
+    bins = [op.attr("output_height"), op.attr("output_width")]
+    samples = op.attr("sampling_ratio")
+    # Taps along y (component 0) and x (1): [2, R, max(bins), samples, 2].
+    tap_shape = [2, count, max(bins), samples, 2]
+    loops = len(tap_shape)
+    dtype = numpy_dtype(t)
+
+    def column(first: int) -> AffineMap:  # y reads columns 1 and 3, x 0 and 2
+        return _map(loops, [_dim(1), _dim(0) * -1 + first])
+
+    indices, weights = e.generic(
+        [rois, rois, e.constant(np.array([height, width], dtype)), e.constant(np.array(bins, dtype))],
+        [e.empty(tap_shape, i64), e.empty(tap_shape, t)],
+        [column(1), column(3), _dims_map(loops, [0]), _dims_map(loops, [0]),
+         _dims_map(loops, range(loops)), _dims_map(loops, range(loops))],
+        [PARALLEL] * loops, lambda b, a: _roi_tap(op, b, a),
+    )  # fmt: skip
+    batch_shape = [1, *tap_shape[1:]]
+    images = e.parallel([batch], batch_shape, i64, lambda b, a: b.convert(a[0], i64),
+                        maps=[_dims_map(loops, [1])])  # fmt: skip
+    joined = e.value(tensor.ConcatOp([images, indices], 0, TensorType(i64, [3, *tap_shape[1:]])))
+    # Every sample's taps: space [R, C, H', W', sy, sx, ty, tx].
+    space = 8
+    y_taps = [_dim(0), _dim(2), _dim(4), _dim(6)]
+    x_taps = [_dim(0), _dim(3), _dim(5), _dim(7)]
+    data_map = AffineMap(space, 3, (AffineExpr.symbol(0), _dim(1), AffineExpr.symbol(1),
+                                    AffineExpr.symbol(2)))  # fmt: skip
+    index_maps = [_map(space, [0, _dim(0), 0, 0, 0]), _map(space, [1, *y_taps]),
+                  _map(space, [2, *x_taps])]  # fmt: skip
+    picked = e.value(ember_linalg.GatherOp.on_tensors(
+        x, joined, symbolic_type(t, [count, c, *bins, samples, samples, 2, 2]),
+        (index_maps, data_map)))  # fmt: skip
+    average = op.attr("mode") == "avg"
+    out = [count, c, *bins]
+
+    def pool(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        term = b.mul(b.mul(a[1], a[2]), a[0])
+        return [b.add(a[3], term) if average else b.max(a[3], term)]
+
+    y_weights, x_weights = (e.extract(weights, [axis, 0, 0, 0, 0], [1, count, n, samples, 2])
+                            for axis, n in enumerate(bins))  # fmt: skip
+    pooled = e.generic(
+        [picked, y_weights, x_weights], [e.fill(0.0 if average else float("-inf"), out, t)],
+        [_dims_map(space, range(space)), _map(space, [0, *y_taps]), _map(space, [0, *x_taps]),
+         _dims_map(space, range(4))],
+        [PARALLEL] * 4 + [REDUCTION] * 4, pool,
+    )[0]  # fmt: skip
+    if not average:
+        return [pooled]
+    return [e.parallel([pooled], out, t,
+                       lambda b, a: b.div(a[0], b.const(samples * samples, t)))]  # fmt: skip
+
+
+def _check_roi_align(op: GraphOp) -> str | None:
+    if op.attr("sampling_ratio") > 0:
+        return None
+    return "sampling_ratio 0 (samples per bin that depend on the rois' values)"
 
 
 # ------------------------------------------------------------ AffineGrid
@@ -240,9 +341,10 @@ def _affine_grid_unread(op: GraphOp) -> frozenset[str]:
 
 
 class VisionPattern(FamilyPattern):
-    """GridSample, AffineGrid and Col2Im."""
+    """GridSample, AffineGrid, Col2Im and RoiAlign."""
 
     lowerings = {GridSampleOp: _lower_grid_sample, AffineGridOp: _lower_affine_grid,
-                 Col2ImOp: _lower_col2im}  # fmt: skip
-    checks = {AffineGridOp: _check_affine_grid, Col2ImOp: _check_col2im}
+                 Col2ImOp: _lower_col2im, RoiAlignOp: _lower_roi_align}  # fmt: skip
+    checks = {AffineGridOp: _check_affine_grid, Col2ImOp: _check_col2im,
+              RoiAlignOp: _check_roi_align}  # fmt: skip
     unread = {AffineGridOp: _affine_grid_unread, Col2ImOp: _col2im_unread}

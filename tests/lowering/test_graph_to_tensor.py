@@ -694,6 +694,9 @@ def _grid(*shape: int) -> np.ndarray:
     return uniform(-1.4, 1.4, *shape)
 
 
+_ROIS = np.array([[0, 0, 8, 7], [1.5, 2.2, 10.7, 6.1], [-3, -2, 4, 12]], F32)
+"""Regions of interest [x1, y1, x2, y2], one reaching outside the image."""
+
 VISION_CASES = [
     case("GridSample", [randn(2, 3, 5, 4), _grid(2, 3, 6, 2)], id="linear-zeros"),
     case("GridSample", [randn(1, 2, 4, 5), _grid(1, 4, 3, 2)],
@@ -710,6 +713,11 @@ VISION_CASES = [
     case("Col2Im", [randn(2, 3 * 4, 12), i64(7, 8), i64(2, 2)],
          {"strides": [2, 3], "pads": [1, 0, 1, 2], "dilations": [2, 1]}, id="strided"),
     case("Col2Im", [randn(1, 10, 12), i64(3, 4, 5), i64(1, 1, 5)], id="3d"),
+    *(case("RoiAlign", [randn(2, 3, 8, 9), _ROIS, np.array([0, 1, 1], np.int64)],
+           {"mode": mode, "coordinate_transformation_mode": transform, "sampling_ratio": 2,
+            "output_height": 3, "output_width": 2, "spatial_scale": 0.8},
+           id=f"{mode}-{transform}")
+      for mode, transform in (("avg", "half_pixel"), ("max", "output_half_pixel"))),
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES

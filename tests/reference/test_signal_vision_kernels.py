@@ -1,5 +1,5 @@
 """The signal and vision kernels (DFT, STFT, windows, MelWeightMatrix,
-GridSample, AffineGrid, Col2Im) against onnxruntime, and against ONNX's
+GridSample, AffineGrid, Col2Im, RoiAlign) against onnxruntime, and against ONNX's
 reference evaluator where onnxruntime lacks the case."""
 
 from __future__ import annotations
@@ -146,3 +146,20 @@ def test_col2im(image: tuple[int, ...], block: tuple[int, ...], attrs: dict[str,
               // strides[i] + 1 for i in range(k)]  # fmt: skip
     x = randn(rng_for("col2im", image), 2, 3 * int(np.prod(block)), int(np.prod(counts)))
     check("Col2Im", [x, i64(*image), i64(*block)], attrs, tol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("transform", ["half_pixel", "output_half_pixel"])
+@pytest.mark.parametrize("sampling_ratio", [0, 2])
+def test_roi_align(mode: str, transform: str, sampling_ratio: int) -> None:
+    """Against onnxruntime and ONNX's reference (max mode: the largest
+    weighted tap of any sample, as both have it)."""
+    rng = rng_for("roi_align", mode, transform, sampling_ratio)
+    rois = np.array([[0, 0, 9, 9], [1.5, 2.2, 11.7, 8.1], [-3, -2, 4, 20], [5, 5, 5.2, 5.3]], F32)
+    inputs = [randn(rng, 2, 3, 10, 12), rois, np.array([0, 1, 1, 0], np.int64)]
+    attrs = {"mode": mode, "coordinate_transformation_mode": transform,
+             "sampling_ratio": sampling_ratio, "output_height": 3, "output_width": 4,
+             "spatial_scale": 0.9}  # fmt: skip
+    assert_same(run_kernel("RoiAlign", inputs, attrs),
+                _onnx_reference("RoiAlign", inputs, attrs, 22), 1e-5)  # fmt: skip
+    check("RoiAlign", inputs, attrs, tol=1e-5)

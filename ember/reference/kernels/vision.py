@@ -118,3 +118,64 @@ def col2im(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         padded[(..., *window)] += cols[:, :, b]
     crop = tuple(slice(pads[i], pads[i] + image[i]) for i in range(k))
     return [padded[(..., *crop)].astype(x.dtype)]
+
+
+def roi_axis_taps(start: np.ndarray, end: np.ndarray, size: int, bins: int, grid: np.ndarray,
+                  attrs: Attrs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(indices, weights), each [rois, bins, samples, 2]: where the two
+    bilinear taps of each sample along one axis read, and their weights
+    (0 for a sample outside [-1, size]); and which samples [rois, bins,
+    samples] the roi has (`grid` is the samples per bin of each roi; one
+    with fewer than the most has no samples past its own)."""
+    scale = float(attrs["spatial_scale"])
+    half_pixel = attrs["coordinate_transformation_mode"] == "half_pixel"
+    offset = 0.5 if half_pixel else 0.0
+    start, end = start * scale - offset, end * scale - offset
+    extent = end - start if half_pixel else np.maximum(end - start, 1.0)
+    step = (extent / bins)[:, None, None]
+    samples = int(grid.max())
+    g = grid[:, None, None]
+    position = (start[:, None, None] + np.arange(bins)[None, :, None] * step
+                + (np.arange(samples)[None, None, :] + 0.5) * step / g)  # fmt: skip
+    exists = np.broadcast_to(np.arange(samples)[None, None, :] < g, position.shape)
+    inside = (position >= -1) & (position <= size) & exists
+    clamped = np.clip(position, 0, size - 1)
+    low = np.floor(clamped)
+    fraction = clamped - low
+    indices = np.stack([low, np.minimum(low + 1, size - 1)], axis=-1).astype(np.int64)
+    weights = np.stack([1 - fraction, fraction], axis=-1) * inside[..., None]
+    return indices, weights, exists
+
+
+@register("RoiAlign")
+def roi_align(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, rois, batch = inputs[0], inputs[1], inputs[2]
+    assert x is not None and rois is not None and batch is not None
+    height, width = int(attrs["output_height"]), int(attrs["output_width"])
+    r = rois.astype(np.float64)
+    ratio = int(attrs["sampling_ratio"])
+    half_pixel = attrs["coordinate_transformation_mode"] == "half_pixel"
+    extents = (r[:, 2:] - r[:, :2]) * float(attrs["spatial_scale"])
+    if not half_pixel:
+        extents = np.maximum(extents, 1.0)
+    if ratio > 0:
+        grids = np.full((len(r), 2), ratio)
+    else:  # as many samples as the bin is wide: [x, y] per roi
+        grids = np.ceil(extents / np.array([width, height])).astype(int)
+    ys, wy, y_exists = roi_axis_taps(r[:, 1], r[:, 3], x.shape[2], height, grids[:, 1], attrs)
+    xs, wx, x_exists = roi_axis_taps(r[:, 0], r[:, 2], x.shape[3], width, grids[:, 0], attrs)
+    # [rois, C, H', W', sy, sx, ty, tx]
+    image = np.moveaxis(x[batch.astype(np.int64)], 1, -1).astype(np.float64)  # [rois, H, W, C]
+    rows = np.arange(len(r))[:, None, None, None, None, None, None]
+    picked = image[rows, ys[:, :, None, :, None, :, None], xs[:, None, :, None, :, None, :]]
+    weighted = (wy[:, :, None, :, None, :, None] * wx[:, None, :, None, :, None, :])[
+        ..., None
+    ] * picked
+    if attrs["mode"] == "avg":
+        count = np.maximum(grids[:, 0] * grids[:, 1], 1).reshape(-1, 1, 1, 1)
+        pooled = weighted.sum(axis=(3, 4, 5, 6)) / count
+    else:
+        exists = y_exists[:, :, None, :, None] & x_exists[:, None, :, None, :]
+        exists = exists[..., None, None, None]  # [rois, H', W', sy, sx, 1, 1, 1]
+        pooled = np.where(exists, weighted, -np.inf).max(axis=(3, 4, 5, 6))
+    return [np.moveaxis(pooled, -1, 1).astype(x.dtype)]

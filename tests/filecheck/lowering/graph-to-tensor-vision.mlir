@@ -72,3 +72,31 @@ func.func @runtime_image(%x: tensor<1x4x9xf32>, %image: tensor<2xi64>) -> tensor
 }
 
 // CHECK: {{^}}convert-graph-to-tensor: cannot lower 1 op: graph.col2im (image_shape and block_shape must be constants){{$}}
+
+// -----
+
+// RoiAlign: the taps of every sample along y and x (rois columns 1 and 3, 0
+// and 2, read through `1 - d0` and `3 - d0`), joined by the batch indices into
+// one [3, R, bins, samples, 2] index tensor; a gather, and an average over the
+// samples and taps.
+func.func @roi_align(%x: tensor<1x2x6x6xf32>, %rois: tensor<3x4xf32>, %batch: tensor<3xi64>) -> tensor<3x2x2x2xf32> {
+  %y = graph.roi_align %x, %rois, %batch {output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64} : (tensor<1x2x6x6xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  func.return %y : tensor<3x2x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @roi_align
+// CHECK:         %[[IDX:.*]], %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, ((d0 * -1) + 1))>, affine_map<(d0, d1, d2, d3, d4) -> (d1, ((d0 * -1) + 3))>, {{.*}}ins(%rois, %rois, {{.*}}) outs({{.*}} : tensor<2x3x2x2x2xi64>, tensor<2x3x2x2x2xf32>)
+// CHECK:         %[[JOINED:.*]] = tensor.concat dim(0) %{{.*}}, %[[IDX]] : (tensor<1x3x2x2x2xi64>, tensor<2x3x2x2x2xi64>) -> tensor<3x3x2x2x2xi64>
+// CHECK-NEXT:    %[[PICKED:.*]] = ember_linalg.gather %x[%[[JOINED]]] {index_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d0, 0, 0, 0)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (1, d0, d2, d4, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (2, d0, d3, d5, d7)>], data_map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7)[s0, s1, s2] -> (s0, d1, s1, s2)>} : tensor<1x2x6x6xf32>, tensor<3x3x2x2x2xi64> -> tensor<3x2x2x2x2x2x2x2xf32>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[PICKED]]
+// CHECK:         arith.divf
+
+// -----
+
+// Samples per bin that depend on the rois' values.
+func.func @adaptive(%x: tensor<1x2x6x6xf32>, %rois: tensor<3x4xf32>, %batch: tensor<3xi64>) -> tensor<3x2x1x1xf32> {
+  %y = graph.roi_align %x, %rois, %batch : (tensor<1x2x6x6xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x1x1xf32>
+  func.return %y : tensor<3x2x1x1xf32>
+}
+
+// CHECK: {{^}}convert-graph-to-tensor: cannot lower 1 op: graph.roi_align (sampling_ratio 0 (samples per bin that depend on the rois' values)){{$}}
