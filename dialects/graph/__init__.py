@@ -10,7 +10,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
-- `ops_vision`: GridSample, AffineGrid, Col2Im and RoiAlign
+- `ops_vision`: GridSample, AffineGrid, Col2Im, RoiAlign and DeformConv
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
@@ -180,7 +180,13 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
-from ember.dialects.graph.ops_vision import AffineGridOp, Col2ImOp, GridSampleOp, RoiAlignOp
+from ember.dialects.graph.ops_vision import (
+    AffineGridOp,
+    Col2ImOp,
+    DeformConvOp,
+    GridSampleOp,
+    RoiAlignOp,
+)
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -245,6 +251,7 @@ Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 __all__ = [
     "AffineGridOp",
     "Col2ImOp",
+    "DeformConvOp",
     "GridSampleOp",
     "RoiAlignOp",
     "BlackmanWindowOp",

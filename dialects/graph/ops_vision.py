@@ -1,4 +1,5 @@
-"""Vision `graph` ops: ONNX GridSample (opset 20), AffineGrid, Col2Im and RoiAlign.
+"""Vision `graph` ops: ONNX GridSample (opset 20), AffineGrid, Col2Im,
+RoiAlign and DeformConv.
 
 - GridSample samples X [N, C, *D] (2 or 3 spatial axes) at the normalised
   positions of grid [N, *out, k] (component 0 addresses the last axis, as
@@ -21,6 +22,10 @@
   many as the bin is wide, at least one, which depends on the rois'
   values). The bilinear weights are separable as GridSample's: two taps
   per axis and sample, a sample outside [-1, size] weighing nothing.
+- DeformConv (2-D) is a convolution whose taps read X at their own
+  positions moved by `offset` (one (dy, dx) per offset group, kernel tap and
+  output point), sampled bilinearly as GridSample's linear zeros-padded
+  taps, times `mask` when given.
 """
 
 from __future__ import annotations
@@ -32,7 +37,15 @@ from xdsl.dialects.builtin import TensorType
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, result, same_element_type
-from ember.dialects.graph.spec import OpSpec, float_attr, int_attr, ints_attr, one, string_attr
+from ember.dialects.graph.spec import (
+    OpSpec,
+    float_attr,
+    int_attr,
+    ints_attr,
+    one,
+    opt,
+    string_attr,
+)
 from ember.dialects.graph.symbolic import Dim
 from ember.dialects.graph.types import DYNAMIC, is_float
 
@@ -181,6 +194,48 @@ def roi_align(ctx: ShapeContext) -> list[TensorType]:
     return result(element_type, [rois[0], x[1], height, width])
 
 
+# ------------------------------------------------------------ DeformConv
+
+
+def deform_conv_geometry(attrs: dict) -> tuple[list[int], ...]:
+    """(strides, dilations, pads [top, left, bottom, right]) with ONNX's defaults."""
+    strides = attrs.get("strides") or [1, 1]
+    dilations = attrs.get("dilations") or [1, 1]
+    pads = attrs.get("pads") or [0, 0, 0, 0]
+    return strides, dilations, pads
+
+
+def deform_conv(ctx: ShapeContext) -> list[TensorType]:
+    x, w, offset = ctx.shape("X"), ctx.shape("W"), ctx.shape("offset")
+    element_type = same_element_type(ctx, [ctx.type("X"), ctx.type("W"), ctx.type("offset")])
+    if not is_float(element_type):
+        raise ShapeError(f"X, W and offset must be float tensors, got {element_type}")
+    if len(x) != 4 or len(w) != 4 or len(offset) != 4:
+        raise ShapeError(f"X, W and offset must be 4-D (2-D images), got ranks "
+                         f"{len(x)}, {len(w)}, {len(offset)}")  # fmt: skip
+    if DYNAMIC in (*x[1:], *w):
+        raise ShapeError("the channels, image and kernel sizes must be static")
+    group, offset_group = ctx.attr("group"), ctx.attr("offset_group")
+    kernel = ctx.attr("kernel_shape") or list(w[2:])
+    if list(kernel) != list(w[2:]):
+        raise ShapeError(f"kernel_shape {kernel} differs from W's {list(w[2:])}")
+    if x[1] != w[1] * group or w[0] % group or x[1] % offset_group:
+        raise ShapeError(f"X's {x[1]} channels, W {list(w)}, group {group} and offset_group "
+                         f"{offset_group} do not fit")  # fmt: skip
+    attrs = {n: ctx.attr(n) for n in ("strides", "dilations", "pads")}
+    strides, dilations, pads = deform_conv_geometry(attrs)
+    out = [(x[2 + i] + pads[i] + pads[i + 2] - dilations[i] * (kernel[i] - 1) - 1) // strides[i]
+           + 1 for i in range(2)]  # fmt: skip
+    taps = offset_group * kernel[0] * kernel[1]
+    if offset[1] not in (2 * taps, DYNAMIC) or [*offset[2:]] != out:
+        raise ShapeError(f"offset must be [N, {2 * taps}, {out[0]}, {out[1]}], got {list(offset)}")
+    if ctx.has("B") and ctx.shape("B") != (w[0],):
+        raise ShapeError(f"B must be [{w[0]}], got {ctx.type('B')}")
+    if ctx.has("mask") and list(ctx.shape("mask")[1:]) != [taps, *out]:
+        raise ShapeError(f"mask must be [N, {taps}, {out[0]}, {out[1]}], got {ctx.type('mask')}")
+    return result(element_type, [x[0], w[0], *out])
+
+
 SPECS = [
     OpSpec("GridSample", [one("X"), one("grid")], [one("Y")], grid_sample,
            attributes=(int_attr("align_corners", 0), string_attr("mode", "linear"),
@@ -198,6 +253,11 @@ SPECS = [
                        int_attr("output_width", 1), int_attr("sampling_ratio", 0),
                        float_attr("spatial_scale", 1.0)),
            summary="Pools regions of interest into fixed-size bins by bilinear samples."),
+    OpSpec("DeformConv", [one("X"), one("W"), one("offset"), opt("B"), opt("mask")], [one("Y")],
+           deform_conv,
+           attributes=(ints_attr("dilations"), int_attr("group", 1), ints_attr("kernel_shape"),
+                       int_attr("offset_group", 1), ints_attr("pads"), ints_attr("strides")),
+           summary="A 2-D convolution whose taps read at positions moved by offset."),
 ]  # fmt: skip
 
 
@@ -215,3 +275,7 @@ class Col2ImOp(GraphOp): ...
 
 @graph_op(SPECS)
 class RoiAlignOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DeformConvOp(GraphOp): ...

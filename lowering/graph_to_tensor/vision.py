@@ -15,6 +15,11 @@
   samples, 2]`), joined by the rois' batch indices into one index tensor;
   a gather reads X at every combination, and a reduction sums (then
   divides by the samples) or takes the largest of the weighted taps.
+- DeformConv: as GridSample, one generic computes the two linear taps of
+  every kernel tap's moved position along y and x (zeros padding), a
+  gather samples X (seen as [N, offset groups, channels, H, W]) at them, a
+  reduction interpolates (times the mask); then a grouped contraction with
+  W over channels and kernel taps, and the bias.
 - Col2Im: the input seen as [N, C, block, L]; a gather by the constant table
   of which block covers each image position at each block offset
   (`ops_vision.col2im_table`), then a reduction over the block offsets
@@ -30,19 +35,27 @@ import math
 import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects.builtin import IndexType, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from ember.dialects import ember_linalg
-from ember.dialects.graph import AffineGridOp, Col2ImOp, GraphOp, GridSampleOp, RoiAlignOp
+from ember.dialects.graph import (
+    AffineGridOp,
+    Col2ImOp,
+    DeformConvOp,
+    GraphOp,
+    GridSampleOp,
+    RoiAlignOp,
+)
 from ember.dialects.graph.dims import symbolic_type
 from ember.dialects.graph.ops_vision import (
     CUBIC_A,
     GRID_TAPS,
     affine_base_grid,
     col2im_table,
+    deform_conv_geometry,
 )
 from ember.dialects.graph.types import numpy_dtype
 from ember.lowering.graph_to_tensor.common import (
@@ -106,16 +119,25 @@ def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
     """(index, weight) of the tap `linalg.index(last)` of one axis of `size`
     elements at grid value g (the reference's `grid_taps`)."""
     t = g.type
-    mode, padding = op.attr("mode"), op.attr("padding_mode")
-    one, half, zero = b.const(1.0, t), b.const(0.5, t), b.const(0.0, t)
-    last = b.sub(size, one)
+    one, half = b.const(1.0, t), b.const(0.5, t)
     shifted = b.add(g, one)
     if op.attr("align_corners"):
-        x = b.mul(b.mul(shifted, half), last)
-        lo, hi = zero, last
+        x = b.mul(b.mul(shifted, half), b.sub(size, one))
     else:
         x = b.mul(b.sub(b.mul(shifted, size), one), half)
-        lo, hi = b.neg(half), b.sub(size, half)
+    tap = _position(b, len(_shape(op.results[0])), t)  # [k, N, *out, tap]: tap is dim k + 2
+    return _sample_tap(b, x, size, tap, op.attr("mode"), op.attr("padding_mode"),
+                       bool(op.attr("align_corners")))  # fmt: skip
+
+
+def _sample_tap(b: Body, x: SSAValue, size: SSAValue, tap: SSAValue, mode: str, padding: str,
+                align: bool) -> list[SSAValue]:  # fmt: skip
+    """(index, weight) of tap `tap` of one axis of `size` elements sampled at
+    position x (in elements; the reference's `sample_taps`)."""
+    t = x.type
+    one, half, zero = b.const(1.0, t), b.const(0.5, t), b.const(0.0, t)
+    last = b.sub(size, one)
+    lo, hi = (zero, last) if align else (b.neg(half), b.sub(size, half))
     if mode == "nearest":
         x = b.math(xmath.RoundEvenOp, x)
     if padding == "border":
@@ -125,7 +147,6 @@ def _tap(op: GraphOp, b: Body, g: SSAValue, size: SSAValue) -> list[SSAValue]:
         x = _reflect(b, x, lo, hi)
     base = b.math(xmath.FloorOp, x)
     fraction = b.sub(x, base)
-    tap = _position(b, len(_shape(op.results[0])), t)  # [k, N, *out, tap]: tap is dim k + 2
     first = -1.0 if mode == "cubic" else 0.0
     i = b.add(base, tap) if first == 0 else b.add(base, b.add(tap, b.const(first, t)))
     if mode == "nearest":
@@ -277,6 +298,92 @@ def _check_roi_align(op: GraphOp) -> str | None:
     return "sampling_ratio 0 (samples per bin that depend on the rois' values)"
 
 
+# ------------------------------------------------------------ DeformConv
+
+
+def _deform_tap(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+    """(index, weight) of tap `linalg.index(7)` along y (component
+    `linalg.index(0)` 0) or x (1) of kernel tap (`linalg.index(3)`,
+    `linalg.index(4)`) at output point (`linalg.index(5)`, `linalg.index(6)`)."""
+    move, stride, pad, dilation, size = a[:5]
+    t = move.type
+    along_y = b.cmp("eq", b.emit(linalg.IndexOp(0)), b.emit(arith.ConstantOp.from_int_and_width(
+        0, IndexType())))  # fmt: skip
+    point = b.select(along_y, _position(b, 5, t), _position(b, 6, t))
+    kernel_tap = b.select(along_y, _position(b, 3, t), _position(b, 4, t))
+    x = b.add(b.add(b.sub(b.mul(point, stride), pad), b.mul(kernel_tap, dilation)), move)
+    return _sample_tap(b, x, size, _position(b, 7, t), "linear", "zeros", True)
+
+
+def _lower_deform_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x, w, offset = (op.operand_group(n)[0] for n in ("X", "W", "offset"))
+    n, c, height, width = (int(d) for d in _shape(x))
+    out_channels, per_group, kh, kw = (int(d) for d in _shape(w))
+    oh, ow = (int(d) for d in _shape(op.results[0])[2:])
+    group, offset_group = op.attr("group"), op.attr("offset_group")
+    strides, dilations, pads = deform_conv_geometry({a: op.attr(a) for a in
+                                                     ("strides", "dilations", "pads")})  # fmt: skip
+    t, dtype = _elem(x), numpy_dtype(_elem(x))
+    # Taps along y (component 0) and x (1): [2, N, offset groups, kh, kw, oh, ow, 2].
+    tap_shape = [2, n, offset_group, kh, kw, oh, ow, 2]
+    loops = len(tap_shape)
+    move = _map(loops, [_dim(1), _dim(2) * (kh * kw * 2) + _dim(3) * (kw * 2) + _dim(4) * 2
+                        + _dim(0), _dim(5), _dim(6)])  # fmt: skip
+    tables = [e.constant(np.array(v, dtype)) for v in
+              (strides, pads[:2], dilations, [height, width])]  # fmt: skip
+    indices, weights = e.generic(
+        [offset, *tables], [e.empty(tap_shape, i64), e.empty(tap_shape, t)],
+        [move, *[_dims_map(loops, [0])] * 4, _dims_map(loops, range(loops)),
+         _dims_map(loops, range(loops))],
+        [PARALLEL] * loops, _deform_tap,
+    )  # fmt: skip
+    # Sample: space [N, offset groups, channels per offset group, kh, kw, oh, ow, ty, tx].
+    space, per_offset_group = 9, c // offset_group
+    images = e.reshape(x, [n, offset_group, per_offset_group, height, width])
+    taps = [_dim(0), _dim(1), _dim(3), _dim(4), _dim(5), _dim(6)]
+    y_taps, x_taps = [0, *taps, _dim(7)], [1, *taps, _dim(8)]
+    data_map = AffineMap(space, 2, (_dim(0), _dim(1), _dim(2), AffineExpr.symbol(0),
+                                    AffineExpr.symbol(1)))  # fmt: skip
+    sampled_shape = [n, offset_group, per_offset_group, kh, kw, oh, ow]
+    picked = e.value(ember_linalg.GatherOp.on_tensors(
+        images, indices, symbolic_type(t, [*sampled_shape, 2, 2]),
+        ([_map(space, y_taps), _map(space, x_taps)], data_map)))  # fmt: skip
+    inputs = [picked, weights, weights]
+    maps = [_dims_map(space, range(space)), _map(space, y_taps), _map(space, x_taps)]
+    masks = op.operand_group("mask")
+    if masks:
+        inputs.append(e.reshape(masks[0], [n, offset_group, kh, kw, oh, ow]))
+        maps.append(_dims_map(space, [0, 1, 3, 4, 5, 6]))
+
+    def interpolate(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        term = b.mul(b.mul(a[1], a[2]), a[0])
+        if masks:
+            term = b.mul(term, a[3])
+        return [b.add(a[-1], term)]
+
+    sampled = e.generic(inputs, [e.fill(0.0, sampled_shape, t)],
+                        [*maps, _dims_map(space, range(7))],
+                        [PARALLEL] * 7 + [REDUCTION] * 2, interpolate)[0]  # fmt: skip
+    # The convolution: [N, group, out per group, oh, ow] by channels per group and kernel taps.
+    columns = e.reshape(sampled, [n, group, per_group, kh, kw, oh, ow])
+    kernel = e.reshape(w, [group, out_channels // group, per_group, kh, kw])
+    conv_loops = 8  # n, g, o, oh, ow, then c, i, j (reduced)
+    out = [n, group, out_channels // group, oh, ow]
+    conv = e.generic(
+        [columns, kernel], [e.fill(0.0, out, t)],
+        [_dims_map(conv_loops, [0, 1, 5, 6, 7, 3, 4]), _dims_map(conv_loops, [1, 2, 5, 6, 7]),
+         _dims_map(conv_loops, range(5))],
+        [PARALLEL] * 5 + [REDUCTION] * 3, lambda b, a: [b.add(a[2], b.mul(a[0], a[1]))],
+    )[0]  # fmt: skip
+    y = e.reshape(conv, [n, out_channels, oh, ow])
+    biases = op.operand_group("B")
+    if not biases:
+        return [y]
+    return [e.parallel([y, biases[0]], [n, out_channels, oh, ow], t,
+                       lambda b, a: b.add(a[0], a[1]),
+                       maps=[_dims_map(4, range(4)), _dims_map(4, [1])])]  # fmt: skip
+
+
 # ------------------------------------------------------------ AffineGrid
 
 
@@ -341,10 +448,11 @@ def _affine_grid_unread(op: GraphOp) -> frozenset[str]:
 
 
 class VisionPattern(FamilyPattern):
-    """GridSample, AffineGrid, Col2Im and RoiAlign."""
+    """GridSample, AffineGrid, Col2Im, RoiAlign and DeformConv."""
 
     lowerings = {GridSampleOp: _lower_grid_sample, AffineGridOp: _lower_affine_grid,
-                 Col2ImOp: _lower_col2im, RoiAlignOp: _lower_roi_align}  # fmt: skip
+                 Col2ImOp: _lower_col2im, RoiAlignOp: _lower_roi_align,
+                 DeformConvOp: _lower_deform_conv}  # fmt: skip
     checks = {AffineGridOp: _check_affine_grid, Col2ImOp: _check_col2im,
               RoiAlignOp: _check_roi_align}  # fmt: skip
     unread = {AffineGridOp: _affine_grid_unread, Col2ImOp: _col2im_unread}

@@ -718,6 +718,12 @@ VISION_CASES = [
             "output_height": 3, "output_width": 2, "spatial_scale": 0.8},
            id=f"{mode}-{transform}")
       for mode, transform in (("avg", "half_pixel"), ("max", "output_half_pixel"))),
+    case("DeformConv", [randn(1, 1, 3, 3), randn(1, 1, 2, 2), randn(1, 8, 4, 4)],
+         {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]}, id="padded"),
+    case("DeformConv", [randn(2, 4, 6, 5), randn(6, 2, 3, 2), randn(2, 24, 3, 2), randn(6),
+                        randn(2, 12, 3, 2)],
+         {"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [1, 2],
+          "pads": [1, 0, 0, 1]}, id="groups-mask-bias", tol=LINALG_TOL),
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES

@@ -1,5 +1,5 @@
 """The signal and vision kernels (DFT, STFT, windows, MelWeightMatrix,
-GridSample, AffineGrid, Col2Im, RoiAlign) against onnxruntime, and against ONNX's
+GridSample, AffineGrid, Col2Im, RoiAlign, DeformConv) against onnxruntime, and against ONNX's
 reference evaluator where onnxruntime lacks the case."""
 
 from __future__ import annotations
@@ -163,3 +163,25 @@ def test_roi_align(mode: str, transform: str, sampling_ratio: int) -> None:
     assert_same(run_kernel("RoiAlign", inputs, attrs),
                 _onnx_reference("RoiAlign", inputs, attrs, 22), 1e-5)  # fmt: skip
     check("RoiAlign", inputs, attrs, tol=1e-5)
+
+
+@pytest.mark.parametrize("attrs, mask, bias", [
+    ({"kernel_shape": [3, 2]}, False, False),
+    ({"pads": [1, 1, 1, 1]}, True, False),
+    ({"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [1, 2],
+      "pads": [1, 0, 0, 1]}, True, True),
+])  # fmt: skip
+def test_deform_conv(attrs: dict[str, Any], mask: bool, bias: bool) -> None:
+    rng = rng_for("deform_conv", repr(attrs))
+    group, offset_group = attrs.get("group", 1), attrs.get("offset_group", 1)
+    x, w = randn(rng, 2, 4, 6, 5), randn(rng, 6, 4 // group, 3, 2)
+    (sh, sw), (dh, dw) = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    oh, ow = (
+        (6 + pads[0] + pads[2] - dh * 2 - 1) // sh + 1,
+        (5 + pads[1] + pads[3] - dw - 1) // sw + 1,
+    )
+    taps = offset_group * 3 * 2
+    inputs = [x, w, randn(rng, 2, 2 * taps, oh, ow, scale=1.5), randn(rng, 6) if bias else None,
+              randn(rng, 2, taps, oh, ow) if mask else None]  # fmt: skip
+    check("DeformConv", inputs, attrs, tol=1e-5)

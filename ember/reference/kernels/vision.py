@@ -1,4 +1,4 @@
-"""Vision kernels: GridSample, AffineGrid and Col2Im."""
+"""Vision kernels: GridSample, AffineGrid, Col2Im, RoiAlign and DeformConv."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from ember.dialects.graph.ops_vision import (
     GRID_TAPS,
     affine_base_grid,
     col2im_geometry,
+    deform_conv_geometry,
 )
 
-from ._registry import Attrs, Inputs, ints, register
+from ._registry import Attrs, Inputs, arg, ints, register
 
 
 def reflect(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -46,6 +47,12 @@ def grid_taps(g: np.ndarray, size: int, attrs: Attrs) -> tuple[np.ndarray, np.nd
     mode, padding, align = attrs["mode"], attrs["padding_mode"], bool(attrs["align_corners"])
     g = g.astype(np.float64)
     x = (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+    return sample_taps(x, size, mode, padding, align)
+
+
+def sample_taps(x: np.ndarray, size: int, mode: str, padding: str,
+                align: bool) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """`grid_taps` at positions `x` in elements (not normalised)."""
     if mode == "nearest":
         x = np.rint(x)
     lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
@@ -179,3 +186,36 @@ def roi_align(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         exists = exists[..., None, None, None]  # [rois, H', W', sy, sx, 1, 1, 1]
         pooled = np.where(exists, weighted, -np.inf).max(axis=(3, 4, 5, 6))
     return [np.moveaxis(pooled, -1, 1).astype(x.dtype)]
+
+
+@register("DeformConv")
+def deform_conv(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, w, offset, bias, mask = (arg(inputs, i) for i in range(5))
+    assert x is not None and w is not None and offset is not None
+    n, c, height, width = x.shape
+    out_channels, per_group, kh, kw = w.shape
+    group, offset_group = int(attrs["group"]), int(attrs["offset_group"])
+    (sh, sw), (dh, dw), pads = deform_conv_geometry(dict(attrs))
+    oh, ow = offset.shape[2:]
+    moves = offset.reshape(n, offset_group, kh, kw, 2, oh, ow).astype(np.float64)
+    # tap positions [n, offset group, kh, kw, oh, ow], in elements
+    y = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(oh) * sh - pads[0])[:, None]
+    x_pos = (np.arange(kw) * dw)[:, None, None] + (np.arange(ow) * sw - pads[1])
+    y, x_pos = y + moves[:, :, :, :, 0], x_pos + moves[:, :, :, :, 1]
+    rows, row_weights = sample_taps(y, height, "linear", "zeros", True)
+    cols, col_weights = sample_taps(x_pos, width, "linear", "zeros", True)
+    image = x.reshape(n, offset_group, c // offset_group, height, width).astype(np.float64)
+    batch = np.arange(n).reshape(-1, 1, 1, 1, 1, 1)
+    groups = np.arange(offset_group).reshape(1, -1, 1, 1, 1, 1)
+    sampled = np.zeros((n, offset_group, kh, kw, oh, ow, c // offset_group))
+    for ty, tx in itertools.product(range(2), range(2)):
+        picked = image[batch, groups, :, rows[ty], cols[tx]]  # [n, og, kh, kw, oh, ow, cg]
+        sampled += (row_weights[ty] * col_weights[tx])[..., None] * picked
+    if mask is not None:
+        sampled *= mask.reshape(n, offset_group, kh, kw, oh, ow)[..., None]
+    columns = np.moveaxis(sampled, -1, 2).reshape(n, group, per_group, kh, kw, oh, ow)
+    weights = w.reshape(group, out_channels // group, per_group, kh, kw).astype(np.float64)
+    out = np.einsum("ngcijhw,gocij->ngohw", columns, weights).reshape(n, out_channels, oh, ow)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return [out.astype(x.dtype)]

@@ -100,3 +100,25 @@ func.func @adaptive(%x: tensor<1x2x6x6xf32>, %rois: tensor<3x4xf32>, %batch: ten
 }
 
 // CHECK: {{^}}convert-graph-to-tensor: cannot lower 1 op: graph.roi_align (sampling_ratio 0 (samples per bin that depend on the rois' values)){{$}}
+
+// -----
+
+// DeformConv: the taps of every kernel tap's moved position along y and x
+// (the offset of group g, tap (i, j) and component c at channel
+// g * kh * kw * 2 + i * kw * 2 + j * 2 + c); a gather samples X seen as
+// [N, offset groups, channels, H, W]; a reduction interpolates times the
+// mask; a grouped contraction with W; the bias.
+func.func @deform_conv(%x: tensor<1x2x5x5xf32>, %w: tensor<4x1x2x2xf32>, %offset: tensor<1x8x4x4xf32>, %b: tensor<4xf32>, %mask: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %y = graph.deform_conv %x, %w, %offset, B %b, mask %mask {group = 2 : i64} : (tensor<1x2x5x5xf32>, tensor<4x1x2x2xf32>, tensor<1x8x4x4xf32>, tensor<4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @deform_conv
+// CHECK:         %[[IDX:.*]], %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, ((((d2 * 8) + (d3 * 4)) + (d4 * 2)) + d0), d5, d6)>
+// CHECK:         %[[IMAGES:.*]] = tensor.reshape %x({{.*}}) : (tensor<1x2x5x5xf32>, tensor<5xi64>) -> tensor<1x1x2x5x5xf32>
+// CHECK-NEXT:    %[[PICKED:.*]] = ember_linalg.gather %[[IMAGES]][%[[IDX]]] {index_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (0, d0, d1, d3, d4, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (1, d0, d1, d3, d4, d5, d6, d8)>], data_map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8)[s0, s1] -> (d0, d1, d2, s0, s1)>} : tensor<1x1x2x5x5xf32>, tensor<2x1x1x2x2x4x4x2xi64> -> tensor<1x1x2x2x2x4x4x2x2xf32>
+// CHECK:         %[[MASK:.*]] = tensor.reshape %mask({{.*}}) : (tensor<1x4x4x4xf32>, tensor<6xi64>) -> tensor<1x1x2x2x4x4xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[PICKED]], %[[W]], %[[W]], %[[MASK]] :
+// CHECK:         %[[KERNEL:.*]] = tensor.reshape %w({{.*}}) : (tensor<4x1x2x2xf32>, tensor<5xi64>) -> tensor<2x2x1x2x2xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d6, d7, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK:         %y = linalg.generic {{.*}} ins(%{{.*}}, %b : tensor<1x4x4x4xf32>, tensor<4xf32>)
