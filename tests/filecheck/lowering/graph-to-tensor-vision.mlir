@@ -16,8 +16,8 @@ func.func @grid_sample(%x: tensor<1x2x4x5xf32>, %grid: tensor<1x3x6x2xf32>) -> t
 // CHECK-LABEL: func.func @grid_sample
 // CHECK-NEXT:    %[[SIZES:.*]] = graph.constant dense<[5.000000e+00, 4.000000e+00]> : tensor<2xf32>
 // CHECK:         %[[IDX:.*]], %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3, d0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%grid, %[[SIZES]] : tensor<1x3x6x2xf32>, tensor<2xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x1x3x6x2xi64>, tensor<2x1x3x6x2xf32>)
-// CHECK:           math.floor
 // CHECK:           linalg.index 4
+// CHECK:           math.floor
 // CHECK:           arith.select
 // CHECK:           arith.fptosi
 // CHECK:         %[[PICKED:.*]] = ember_linalg.gather %x[%[[IDX]]] {index_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (1, d0, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d0, d2, d3, d5)>], data_map = affine_map<(d0, d1, d2, d3, d4, d5)[s0, s1] -> (d0, d1, s0, s1)>} : tensor<1x2x4x5xf32>, tensor<2x1x3x6x2xi64> -> tensor<1x2x3x6x2x2xf32>
