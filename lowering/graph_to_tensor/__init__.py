@@ -69,9 +69,11 @@ function that lowers it:
   the window functions and MelWeightMatrix (constant sizes) are constants.
 - vision: GridSample computes each axis's tap indices and weights from the
   grid in one generic, gathers X at every combination of taps
-  (`ember_linalg.gather`) and sums them weighted; AffineGrid contracts a
-  constant base grid with theta; Col2Im gathers by a constant table of the
-  block covering each image position and sums over the block offsets.
+  (`ember_linalg.gather`) and sums them weighted; RoiAlign and DeformConv
+  sample the same way (DeformConv then contracts the samples with W);
+  AffineGrid contracts a constant base grid with theta; Col2Im gathers by a
+  constant table of the block covering each image position and sums over
+  the block offsets.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;

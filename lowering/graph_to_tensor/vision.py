@@ -26,7 +26,8 @@
   weighted by whether one covers it, reshaped to the image.
 
 Sizes are static; Col2Im's image_shape and block_shape and AffineGrid's
-size must be constants."""
+size must be constants, and RoiAlign's sampling_ratio above 0 (0 makes the
+number of samples depend on the rois' values)."""
 
 from __future__ import annotations
 
