@@ -105,3 +105,20 @@ def test_dft_axis_from_an_input_is_input_dependent() -> None:
     model = _model(node, {"x": x, "axis": np.array(1, np.int64)}, {})
     with pytest.raises(EmberError, match="dynamic shape|axis and dft_length must be constants"):
         ember.compile(model)
+
+
+def test_mel_weight_matrix_inputs_through_the_onnx_backend() -> None:
+    """Every operand a graph input: the ONNX backend bakes the sizes and the
+    edge frequencies in (they decide the filters), as it does Resize's scales."""
+    import ember.onnx_backend as backend
+
+    names = ["bins", "length", "rate", "low", "high"]
+    values = [np.array(8, np.int32), np.array(32, np.int32), np.array(8000, np.int32),
+              np.array(100.0, np.float32), np.array(3500.0, np.float32)]  # fmt: skip
+    node = helper.make_node("MelWeightMatrix", names, ["y"])
+    model = _model(node, dict(zip(names, values, strict=True)), {}, opset=17)
+    (got,) = backend.prepare(model).run(values)
+    (want,) = ort.InferenceSession(model.SerializeToString()).run(
+        None, dict(zip(names, values, strict=True))
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
