@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
@@ -173,7 +174,7 @@ COSINE_SUMS = {
 or the size - 1 (symmetric)."""
 
 
-def output_type(ctx: ShapeContext) -> object:
+def output_type(ctx: ShapeContext) -> Attribute:
     try:
         element_type = element_type_from_onnx(int(ctx.attr("output_datatype")))
     except UnsupportedTypeError as error:
