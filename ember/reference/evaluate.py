@@ -121,8 +121,9 @@ def _is_propagated(value_type: Any) -> bool:
 
 
 def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | None:
-    """Compile-time values of `op`'s results when they are small integer tensors or float scalars
-    computable from known operands (or, for Shape/Size, from static types)."""
+    """Compile-time values of `op`'s results when they are small integer tensors
+    or float scalars computable from known operands (or, for Shape/Size, from
+    static types)."""
     if not all(_is_propagated(t) for t in op.result_types):
         return None
     if isinstance(op, ShapeOp | SizeOp):

@@ -47,6 +47,15 @@ def test_grid_sample(mode: str, padding: str) -> None:
     _check(_model(node, {"x": x, "grid": grid}, {}), {"x": x, "grid": grid})
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sample_opset16_modes(mode: str) -> None:
+    """GridSample-16's `bilinear` and `bicubic` are imported as `linear` and `cubic`."""
+    x = RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    grid = RNG.uniform(-0.9, 0.9, (1, 3, 3, 2)).astype(np.float32)
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, align_corners=1)
+    _check(_model(node, {"x": x, "grid": grid}, {}, opset=16), {"x": x, "grid": grid})
+
+
 @pytest.mark.parametrize("inverse, onesided", [(0, 1), (1, 0)])
 def test_dft(inverse: int, onesided: int) -> None:
     x = RNG.standard_normal((2, 12, 3, 1 if onesided else 2)).astype(np.float32)
