@@ -27,9 +27,10 @@ from ember.targets.registry import target_for_onnx_device
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
 
-_FLOAT_SHAPE_OPERANDS = {"Resize": (1, 2), "Upsample": (1,)}
-"""Float operands that decide shapes or sampling (Resize's roi and scales):
-baked in too when an input feeds them."""
+_FLOAT_SHAPE_OPERANDS = {"MelWeightMatrix": (3, 4), "Resize": (1, 2), "Upsample": (1,)}
+"""Float operands that decide shapes or sampling (Resize's roi and scales,
+the edge frequencies that place MelWeightMatrix's filters): baked in too
+when an input feeds them."""
 
 
 class EmberRep(BackendRep):

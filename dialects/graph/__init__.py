@@ -9,6 +9,8 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
+- `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
+- `ops_vision`: GridSample, AffineGrid, Col2Im, RoiAlign and DeformConv
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
@@ -34,7 +36,9 @@ from ember.dialects.graph import (
     ops_recurrent,
     ops_reduce,
     ops_resize,
+    ops_signal,
     ops_tensor,
+    ops_vision,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
 from ember.dialects.graph.dims import DimsAttr, RangeAttr
@@ -143,6 +147,14 @@ from ember.dialects.graph.ops_reduce import (
     ReduceSumSquareOp,
 )
 from ember.dialects.graph.ops_resize import ResizeOp
+from ember.dialects.graph.ops_signal import (
+    BlackmanWindowOp,
+    DFTOp,
+    HammingWindowOp,
+    HannWindowOp,
+    MelWeightMatrixOp,
+    STFTOp,
+)
 from ember.dialects.graph.ops_tensor import (
     ConcatOp,
     ConstantOfShapeOp,
@@ -168,6 +180,13 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_vision import (
+    AffineGridOp,
+    Col2ImOp,
+    DeformConvOp,
+    GridSampleOp,
+    RoiAlignOp,
+)
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -177,6 +196,8 @@ ALL_SPECS: list[OpSpec] = [
     *ops_reduce.SPECS,
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
+    *ops_signal.SPECS,
+    *ops_vision.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_layout.SPECS,
@@ -191,6 +212,8 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_reduce,
         ops_resize,
         ops_recurrent,
+        ops_signal,
+        ops_vision,
         ops_quantize,
         ops_qlinear,
         ops_layout,
@@ -226,6 +249,17 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
 
 __all__ = [
+    "AffineGridOp",
+    "Col2ImOp",
+    "DeformConvOp",
+    "GridSampleOp",
+    "RoiAlignOp",
+    "BlackmanWindowOp",
+    "DFTOp",
+    "HammingWindowOp",
+    "HannWindowOp",
+    "MelWeightMatrixOp",
+    "STFTOp",
     "DequantizeLinearOp",
     "QGemmOp",
     "QLinearConvOp",

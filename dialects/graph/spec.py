@@ -125,6 +125,7 @@ ORT_DOMAIN = "com.microsoft"
 from ONNX files, and checked against onnxruntime's schemas."""
 
 _MNEMONIC_OVERRIDES = {
+    "Col2Im": "col2im",
     "MatMul": "matmul",
     "QLinearMatMul": "qlinear_matmul",
     "PRelu": "prelu",

@@ -21,7 +21,7 @@ from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.ops_tensor import ShapeOp, SizeOp
 from ember.dialects.graph.shapes import ShapeContext, has_symbols
 from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
-from ember.dialects.graph.types import DYNAMIC, numpy_dtype, onnx_type_of
+from ember.dialects.graph.types import DYNAMIC, is_float, numpy_dtype, onnx_type_of
 from ember.errors import EmberError
 from ember.reference.kernels import KERNELS
 from ember.reference.shape_values import settled, symbolic_values
@@ -106,19 +106,25 @@ def evaluate(op: GraphOp, operand_values: Sequence[np.ndarray | None]) -> list[n
     ]
 
 
-def _is_small_integer(value_type: Any) -> bool:
-    if not isinstance(value_type, TensorType) or not isinstance(
-        value_type.element_type, IntegerType
-    ):
+def _is_propagated(value_type: Any) -> bool:
+    """Small integer tensors, and float scalars: the float arithmetic that
+    exporters build sizes with (`Range(0.0, Cast(size), 1.0)` in the window
+    functions' expansions) decides shapes too."""
+    if not isinstance(value_type, TensorType):
         return False
     shape = value_type.get_shape()
-    return DYNAMIC not in shape and math.prod(shape) <= PROPAGATION_LIMIT
+    if DYNAMIC in shape:
+        return False
+    if isinstance(value_type.element_type, IntegerType):
+        return math.prod(shape) <= PROPAGATION_LIMIT
+    return is_float(value_type.element_type) and math.prod(shape) <= 1
 
 
 def propagate_value(op: GraphOp, context: ShapeContext) -> list[np.ndarray] | None:
     """Compile-time values of `op`'s results when they are small integer tensors
-    computable from known operands (or, for Shape/Size, from static types)."""
-    if not all(_is_small_integer(t) for t in op.result_types):
+    or float scalars computable from known operands (or, for Shape/Size, from
+    static types)."""
+    if not all(_is_propagated(t) for t in op.result_types):
         return None
     if isinstance(op, ShapeOp | SizeOp):
         shape = symbolic_shape(context.type("data"))

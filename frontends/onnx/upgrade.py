@@ -187,6 +187,21 @@ def _resize(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
                     upgraded.constants)  # fmt: skip
 
 
+def _dft(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """DFT-17's `axis` attribute (default 1) is DFT-20's third input."""
+    if opset >= 20:
+        return Upgraded([node])
+    return _with_inputs_from_attrs(node, [("axis", 2, 1)])
+
+
+def _grid_sample(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """GridSample-16's modes `bilinear` and `bicubic` are GridSample-20's
+    `linear` and `cubic`."""
+    modes = {"bilinear": "linear", "bicubic": "cubic"}
+    mode = node.attrs.get("mode", "bilinear" if opset < 20 else "linear")
+    return Upgraded([replace(node, attrs={**node.attrs, "mode": modes.get(mode, mode)})])
+
+
 def _constant(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     attrs = node.attrs
     forms = {
@@ -218,6 +233,8 @@ RULES: dict[str, Rule] = {
     "BatchNormalization": _batch_norm,
     "Constant": _constant,
     "CastLike": _cast_like,
+    "DFT": _dft,
+    "GridSample": _grid_sample,
     "Scatter": _scatter,
     "Resize": _resize,
     "Upsample": _resize,

@@ -64,6 +64,16 @@ function that lowers it:
   every step is one matmul before it; each step multiplies the state by
   R^T and computes the cell in one generic (`sequence_lens` as a mask; a
   backwards direction reverses each batch entry's steps by a gather).
+- signal: DFT and STFT are one contraction generic each with the constant
+  matrix of the transform (STFT reads its frames through an affine map);
+  the window functions and MelWeightMatrix (constant sizes) are constants.
+- vision: GridSample computes each axis's tap indices and weights from the
+  grid in one generic, gathers X at every combination of taps
+  (`ember_linalg.gather`) and sums them weighted; RoiAlign and DeformConv
+  sample the same way (DeformConv then contracts the samples with W);
+  AffineGrid contracts a constant base grid with theta; Col2Im gathers by a
+  constant table of the block covering each image position and sums over
+  the block offsets.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -128,6 +138,8 @@ from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
+from ember.lowering.graph_to_tensor.signal import SignalPattern
+from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
 
 # -------------------------------------------------------------------- pass
@@ -145,6 +157,8 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     LayoutPattern,
     RecurrentPattern,
     QuantizePattern,
+    SignalPattern,
+    VisionPattern,
 )
 
 

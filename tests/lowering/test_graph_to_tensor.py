@@ -669,9 +669,66 @@ REDUCE_CASES = [
     case("ArgMin", [randn(6)], {"keepdims": 0}, id="1d"),
 ]  # fmt: skip
 
+SIGNAL_CASES = [
+    case("DFT", [randn(2, 6, 5, 1), None, i64(1)], id="real-axis1"),
+    case("DFT", [randn(2, 6, 5, 2), Const(np.array(8, np.int64)), i64(-3)], {"inverse": 1},
+         id="inverse-padded"),
+    case("DFT", [randn(2, 6, 5, 1), Const(np.array(4, np.int64)), i64(2)], {"onesided": 1},
+         id="onesided-cut"),
+    case("DFT", [randn(1, 4, 3, 2)], {"inverse": 1, "onesided": 1}, id="irfft"),
+    case("STFT", [randn(2, 30, 1), Const(np.array(4, np.int64)), randn(8)], opset=17,
+         id="window"),
+    case("STFT", [randn(1, 20, 2), Const(np.array(3, np.int64)), None,
+                  Const(np.array(6, np.int64))], {"onesided": 0}, opset=17, id="complex"),
+    *(case(op, [Const(np.array(10, np.int32))], {"periodic": periodic}, opset=17, fold=False,
+           id=f"periodic{periodic}")
+      for op in ("HannWindow", "HammingWindow", "BlackmanWindow") for periodic in (0, 1)),
+    case("MelWeightMatrix", [Const(np.array(v, dtype)) for v, dtype in
+                             ((8, np.int32), (32, np.int32), (8000, np.int32),
+                              (100, F32), (3500, F32))], opset=17, fold=False),
+]  # fmt: skip
+
+
+def _grid(*shape: int) -> np.ndarray:
+    """Normalised positions, some outside [-1, 1]."""
+    return uniform(-1.4, 1.4, *shape)
+
+
+_ROIS = np.array([[0, 0, 8, 7], [1.5, 2.2, 10.7, 6.1], [-3, -2, 4, 12]], F32)
+"""Regions of interest [x1, y1, x2, y2], one reaching outside the image."""
+
+VISION_CASES = [
+    case("GridSample", [randn(2, 3, 5, 4), _grid(2, 3, 6, 2)], id="linear-zeros"),
+    case("GridSample", [randn(1, 2, 4, 5), _grid(1, 4, 3, 2)],
+         {"mode": "nearest", "padding_mode": "reflection", "align_corners": 1},
+         id="nearest-reflection-aligned"),
+    case("GridSample", [randn(1, 2, 4, 5), _grid(1, 4, 3, 2)],
+         {"mode": "cubic", "padding_mode": "border"}, id="cubic-border"),
+    case("GridSample", [randn(1, 2, 4, 5), _grid(1, 4, 3, 2)],
+         {"mode": "cubic", "padding_mode": "reflection"}, id="cubic-reflection"),
+    case("GridSample", [randn(1, 2, 3, 4, 5), _grid(1, 2, 3, 4, 3)],
+         {"padding_mode": "reflection", "align_corners": 1}, id="volumetric"),
+    case("AffineGrid", [randn(2, 2, 3), i64(2, 3, 4, 5)], id="2d"),
+    case("AffineGrid", [randn(1, 3, 4), i64(1, 1, 2, 3, 4)], {"align_corners": 1}, id="3d"),
+    case("Col2Im", [randn(2, 3 * 4, 12), i64(7, 8), i64(2, 2)],
+         {"strides": [2, 3], "pads": [1, 0, 1, 2], "dilations": [2, 1]}, id="strided"),
+    case("Col2Im", [randn(1, 10, 12), i64(3, 4, 5), i64(1, 1, 5)], id="3d"),
+    *(case("RoiAlign", [randn(2, 3, 8, 9), _ROIS, np.array([0, 1, 1], np.int64)],
+           {"mode": mode, "coordinate_transformation_mode": transform, "sampling_ratio": 2,
+            "output_height": 3, "output_width": 2, "spatial_scale": 0.8},
+           id=f"{mode}-{transform}")
+      for mode, transform in (("avg", "half_pixel"), ("max", "output_half_pixel"))),
+    case("DeformConv", [randn(1, 1, 3, 3), randn(1, 1, 2, 2), randn(1, 8, 4, 4)],
+         {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]}, id="padded"),
+    case("DeformConv", [randn(2, 4, 6, 5), randn(6, 2, 3, 2), randn(2, 24, 3, 2), randn(6),
+                        randn(2, 12, 3, 2)],
+         {"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [1, 2],
+          "pads": [1, 0, 0, 1]}, id="groups-mask-bias", tol=LINALG_TOL),
+]  # fmt: skip
+
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + QUANTIZE_CASES)  # fmt: skip
+             + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),

@@ -21,7 +21,7 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
 - Results keep the input dtype (float32 stays float32); intermediates may be computed in
   float64 and are cast back once.
 
-Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`, :mod:`.tensor`,
+Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`, :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`,
 :mod:`.reduce`, :mod:`.quantize`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
@@ -34,7 +34,17 @@ from typing import Any
 import onnx
 from onnx import AttributeProto, helper, numpy_helper
 
-from . import elementwise, layout, nn, quantize, recurrent, reduce, tensor  # noqa: F401  (registers kernels)
+from . import (  # noqa: F401  (registers kernels)
+    elementwise,
+    layout,
+    nn,
+    quantize,
+    recurrent,
+    reduce,
+    signal,
+    tensor,
+    vision,
+)
 from ._registry import KERNELS, Kernel
 
 __all__ = ["KERNELS", "Kernel", "schema_defaults"]
