@@ -41,6 +41,13 @@ def node_cases(pattern: str = "") -> list:
 
 
 def run_case(case) -> Outcome:  # noqa: ANN001 - onnx's TestCase
+    """One case as ONNX's runner (`onnx.backend.test.runner`) runs it: the
+    inputs passed as the case holds them (arrays or `TensorProto`s, which the
+    backend reads), the outputs compared by the runner's own
+    `assert_similar_outputs` (bfloat16 at two ulps)."""
+    from onnx import TensorProto, numpy_helper
+    from onnx.backend.test.runner import Runner
+
     import ember.onnx_backend as backend
     from ember.errors import EmberError
 
@@ -53,12 +60,13 @@ def run_case(case) -> Outcome:  # noqa: ANN001 - onnx's TestCase
                 return Outcome(
                     case.name, op, "mismatch", f"{len(outputs)} outputs, expected {len(expected)}"
                 )
+            expected = [numpy_helper.to_array(w) if isinstance(w, TensorProto) else np.asarray(w)
+                        for w in expected]  # fmt: skip
             for got, want in zip(outputs, expected):
-                want = np.asarray(want)
                 if got.shape != want.shape or got.dtype != want.dtype:
                     return Outcome(case.name, op, "mismatch",
                                    f"{got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")  # fmt: skip
-                np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol)
+            Runner.assert_similar_outputs(expected, list(outputs), case.rtol, case.atol)
     except AssertionError as error:
         return Outcome(case.name, op, "mismatch", str(error).strip().splitlines()[-1][:120])
     except EmberError as error:
