@@ -165,7 +165,8 @@ def _cast_like(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     from ember.dialects.graph.types import onnx_type_of
 
     target = onnx_type_of(type_of(node.inputs[1]).element_type)
-    return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs={"to": target})])
+    attrs = {**node.attrs, "to": target}  # saturate (opset 19) carries over
+    return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs=attrs)])
 
 
 def _scatter(node: Node, opset: int, type_of: TypeOf) -> Upgraded:

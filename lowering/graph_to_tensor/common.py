@@ -41,9 +41,15 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.dims import symbolic_shape, symbolic_type
 from ember.dialects.graph.symbolic import Dim, SymExpr, exact_quotient, symbols_of
-from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
+from ember.dialects.graph.types import (
+    array_from_dense,
+    dense_from_array,
+    is_float,
+    is_narrow_float,
+)
 from ember.dialects.loop_nests import scalar_constant_ops
 from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
+from ember.lowering.graph_to_tensor.float_conversions import float_to_narrow, narrow_to_float
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
@@ -277,12 +283,20 @@ class Body:
     def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.SelectOp(condition, a, b))
 
-    def convert(self, x: SSAValue, to: Attribute) -> SSAValue:
+    def convert(self, x: SSAValue, to: Attribute, saturate: bool = True) -> SSAValue:
         """ONNX Cast: float<->float, float->int truncating, int<->int by
-        sign/zero extension or truncation, anything->i1 as `!= 0`, i1->number as 0/1."""
+        sign/zero extension or truncation, anything->i1 as `!= 0`, i1->number as 0/1.
+        A narrow float (bf16, float8, float4) goes through f32, exactly, and
+        a value becomes one with one rounding (`float_conversions`; `saturate`
+        is ONNX Cast's, for float8 targets)."""
         src = x.type
         if src == to:
             return x
+        if is_narrow_float(src):
+            return self.convert(narrow_to_float(self.emit, x), to, saturate)
+        if is_narrow_float(to):
+            wide = src if src in (f32, f64) else f64 if _bits(src) > 24 else f32
+            return float_to_narrow(self.emit, self.convert(x, wide), to, saturate)
         if to == i1:
             zero = self.const(0, src)
             return self.cmpf("une", x, zero) if is_float(src) else self.cmp("ne", x, zero)

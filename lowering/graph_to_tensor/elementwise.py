@@ -247,7 +247,7 @@ def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 
 def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
-    return b.convert(x[0], t)
+    return b.convert(x[0], t, saturate=bool(b.attr("saturate")))
 
 
 def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:

@@ -99,6 +99,8 @@ def _cast(lw: FunctionBuilder, op: Operation) -> SSAValue:
         # f64 -> f16 needs compiler-rt's __truncdfhf2, which the JIT cannot find;
         # going through f32 rounds twice but stays within f16's precision here.
         value = lw.emit(llvm.FPTruncOp(value, f32))
+    if isinstance(op, arith.BitcastOp) and value.type == target:
+        return value  # a narrow float's bits: the same LLVM integer
     if isinstance(op, arith.TruncIOp | arith.ExtSIOp | arith.ExtUIOp):
         # Same width (i64 <-> ui64: a constant of an unsigned type) is no
         # instruction in LLVM, where signedness is not part of the type.
