@@ -56,7 +56,9 @@ class EmberRep(BackendRep):
         if isinstance(inputs, dict):
             feeds = {k: _as_array(v) for k, v in inputs.items()}
         else:
-            arrays = [inputs] if isinstance(inputs, (np.ndarray, onnx.TensorProto)) else list(inputs)
+            arrays = (
+                [inputs] if isinstance(inputs, (np.ndarray, onnx.TensorProto)) else list(inputs)
+            )
             feeds = {n: _as_array(a) for n, a in zip(names, arrays)}
         if self.compiled is not None:
             compiled, kept = self.compiled, names

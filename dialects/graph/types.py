@@ -90,7 +90,9 @@ _ELEMENT_TYPES: list[tuple[TypeAttribute, Any, int]] = [
     (IntegerType(2, Signedness.UNSIGNED), ml_dtypes.uint2, TensorProto.UINT2),
 ]
 
-_NARROW_INTS = {np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)}
+_NARROW_INTS = {
+    np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)
+}
 
 _BY_IR = {ir: (np.dtype(dt), onnx) for ir, dt, onnx in _ELEMENT_TYPES}
 _BY_NUMPY = {np.dtype(dt): ir for ir, dt, _ in _ELEMENT_TYPES}
@@ -117,6 +119,16 @@ def element_type_from_numpy(dtype: np.dtype[Any]) -> TypeAttribute:
     if dtype not in _BY_NUMPY:
         raise UnsupportedTypeError(f"unsupported NumPy dtype {dtype}")
     return _BY_NUMPY[dtype]
+
+
+def is_narrow_float_dtype(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes float (bfloat16, float8, float4): NumPy's kind "V"."""
+    return dtype in _BY_NUMPY and is_narrow_float(_BY_NUMPY[dtype])
+
+
+def is_narrow_int_dtype(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes integer narrower than a byte (int4, uint4, int2, uint2)."""
+    return dtype in _NARROW_INTS
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
