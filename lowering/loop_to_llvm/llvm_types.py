@@ -62,6 +62,11 @@ def lowerable(t: Attribute) -> bool:
     )
 
 
+def element_of(t: Attribute) -> Attribute:
+    """A buffer's or a vector's element type; a scalar's own."""
+    return t.element_type if isinstance(t, MemRefType | VectorType) else t
+
+
 def memory_type(t: Attribute) -> Attribute:
     """The LLVM type of a buffer element: one of less than a byte (`i1`,
     `i4`, `f4E2M1FN`) is a byte, as in NumPy and ml_dtypes."""
