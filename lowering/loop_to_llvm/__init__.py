@@ -118,9 +118,9 @@ def _problem(op: Operation, module: ModuleOp) -> str | None:
     return None
 
 
-_MOVES_BITS = (arith.BitcastOp, arith.SelectOp)
+_MOVES_BITS = (arith.BitcastOp, arith.SelectOp, arith.ConstantOp)
 """The arith ops that may take narrow floats (`llvm_types.NARROW_FLOATS`):
-they move bits without computing on them."""
+they move (or give) bits without computing on them."""
 
 
 def _check_supported(module: ModuleOp) -> None:
