@@ -97,10 +97,10 @@ SPECS = [
     OpSpec("QuantizeLinear", [one("x"), one("y_scale"), opt("y_zero_point")], [one("y")],
            quantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0),
                                  int_attr("output_dtype", 0), int_attr("saturate", 1)),
-           summary="saturate(round(x / y_scale) + y_zero_point), per tensor or per axis."),
+           summary="saturate(round(x / y_scale) + y_zero_point), per tensor, per axis or blocked."),
     OpSpec("DequantizeLinear", [one("x"), one("x_scale"), opt("x_zero_point")], [one("y")],
            dequantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0)),
-           summary="(x - x_zero_point) * x_scale, per tensor or per axis."),
+           summary="(x - x_zero_point) * x_scale, per tensor, per axis or blocked."),
 ]  # fmt: skip
 
 
