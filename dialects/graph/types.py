@@ -3,7 +3,8 @@
 Ember's `graph` dialect uses builtin types (`tensor<1x3x224x224xf32>`, with
 `?` for unknown dims). This module maps element types between xDSL, NumPy
 and ONNX's TensorProto enum (every numeric type ONNX defines: the narrow
-floats `bf16`, `f8E4M3FN`, `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`, `f4E2M1FN`
+floats `bf16`, `f8E4M3FN`, `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`, `f8E8M0FNU`,
+`f4E2M1FN`
 and the narrow integers `i4`/`ui4`/`i2`/`ui2` are `ml_dtypes` arrays in
 NumPy, one element per byte, as onnx's own `numpy_helper` gives them;
 docs/types.md), converts attribute values between their IR and
@@ -39,6 +40,7 @@ from xdsl.dialects.builtin import (
     f8E4M3FNUZ,
     f8E5M2,
     f8E5M2FNUZ,
+    f8E8M0FNU,
     f16,
     f32,
     f64,
@@ -60,7 +62,7 @@ Shape = tuple[int, ...]
 f4E2M1FN = Float4E2M1FNType()
 """ONNX's FLOAT4E2M1 (xDSL's builtin has the type but no instance)."""
 
-NARROW_FLOATS = (bf16, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN)
+NARROW_FLOATS = (bf16, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN)
 """Float types Ember stores but does not compute in: a value of one is
 converted to f32 (exactly) to take part in arithmetic, and an f32 result
 back with ONNX's rounding (docs/types.md)."""
@@ -83,6 +85,7 @@ _ELEMENT_TYPES: list[tuple[TypeAttribute, Any, int]] = [
     (f8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz, TensorProto.FLOAT8E4M3FNUZ),
     (f8E5M2, ml_dtypes.float8_e5m2, TensorProto.FLOAT8E5M2),
     (f8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz, TensorProto.FLOAT8E5M2FNUZ),
+    (f8E8M0FNU, ml_dtypes.float8_e8m0fnu, TensorProto.FLOAT8E8M0),
     (f4E2M1FN, ml_dtypes.float4_e2m1fn, TensorProto.FLOAT4E2M1),
     (IntegerType(4), ml_dtypes.int4, TensorProto.INT4),
     (IntegerType(4, Signedness.UNSIGNED), ml_dtypes.uint4, TensorProto.UINT4),

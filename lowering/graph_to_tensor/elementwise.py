@@ -248,7 +248,7 @@ def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 
 def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
-    return b.convert(x[0], t, saturate=bool(b.attr("saturate")))
+    return b.convert(x[0], t, bool(b.attr("saturate")), b.attr("round_mode"))
 
 
 def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:

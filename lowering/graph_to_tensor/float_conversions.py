@@ -19,6 +19,12 @@ the bits, emitted into a `linalg.generic` body:
   computes with) bit for bit, NaN payloads aside
   (tests/lowering/test_float_conversions.py checks every pattern).
 
+`f8E8M0FNU` (a power of two: 8 exponent bits, no sign, no mantissa, 0xFF
+NaN) has its own pair: `float_to_e8m0` takes f32's exponent bits and
+rounds as ONNX Cast's `round_mode` says (up, the default, when any
+fraction bit is set; down; or nearest, ties up), stopping at the largest
+value (2^127) when `saturate`; `e8m0_to_float` is the power of two.
+
 Both work in the source's integer width (i32 for f32, i64 for f64) and
 treat it as unsigned; the narrow value's bits are an `arith.bitcast` of it,
 which the LLVM lowering makes no instruction (a narrow float's LLVM type is
@@ -35,7 +41,14 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, bf16, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from ember.dialects.graph.types import f4E2M1FN, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ
+from ember.dialects.graph.types import (
+    f4E2M1FN,
+    f8E4M3FN,
+    f8E4M3FNUZ,
+    f8E5M2,
+    f8E5M2FNUZ,
+    f8E8M0FNU,
+)
 
 
 class Specials(Enum):
@@ -240,4 +253,48 @@ def narrow_to_float(emit: Emit, x: SSAValue) -> SSAValue:
     return emit(arith.BitcastOp(ints.or_(bits, sign), f32))
 
 
-__all__ = ["FORMATS", "FloatFormat", "Specials", "float_to_narrow", "narrow_to_float"]
+def float_to_e8m0(emit: Emit, x: SSAValue, round_mode: str, saturate: bool) -> SSAValue:
+    """An f32's magnitude as a power of two (`onnx.numpy_helper.to_float8e8m0`)."""
+    ints = _Ints(emit, IntegerType(32))
+    u = emit(arith.BitcastOp(x, ints.t))
+    exponent = ints.and_(ints.shr(u, 23), 0xFF)
+    if round_mode == "up":
+        round_up = ints.cmp("ne", ints.and_(u, 0x7FFFFF), 0)
+    elif round_mode == "nearest":  # guard bit, and any lower bit or an odd (nonzero) exponent
+        guard = ints.cmp("ne", ints.and_(u, 0x400000), 0)
+        rest = emit(arith.OrIOp(ints.cmp("ne", ints.and_(u, 0x3FFFFF), 0),
+                                ints.cmp("ne", exponent, 0)))  # fmt: skip
+        round_up = emit(arith.AndIOp(guard, rest))
+    else:
+        assert round_mode == "down", round_mode
+        round_up = None
+    if round_up is not None:
+        if saturate:  # the largest exponent stays
+            below_max = ints.cmp("ne", exponent, 0xFE)
+            round_up = emit(arith.AndIOp(round_up, below_max))
+        special = ints.cmp("eq", exponent, 0xFF)
+        step = ints.select(special, 0, emit(arith.ExtUIOp(round_up, ints.t)))
+        exponent = ints.add(exponent, step)
+    # An exponent carried past 0xFE reaches 0xFF, NaN, as to_float8e8m0 wraps it.
+    byte = emit(arith.TruncIOp(exponent, IntegerType(8)))
+    return emit(arith.BitcastOp(byte, f8E8M0FNU))
+
+
+def e8m0_to_float(emit: Emit, x: SSAValue) -> SSAValue:
+    """2^(e - 127) as f32 (2^-127, for e = 0, is an f32 subnormal); NaN for 0xFF."""
+    ints = _Ints(emit, IntegerType(32))
+    e = emit(arith.ExtUIOp(emit(arith.BitcastOp(x, IntegerType(8))), ints.t))
+    bits = ints.select(ints.cmp("eq", e, 0), 0x00400000, ints.shl(e, 23))
+    bits = ints.select(ints.cmp("eq", e, 0xFF), 0x7FC00000, bits)
+    return emit(arith.BitcastOp(bits, f32))
+
+
+__all__ = [
+    "e8m0_to_float",
+    "float_to_e8m0",
+    "FORMATS",
+    "FloatFormat",
+    "Specials",
+    "float_to_narrow",
+    "narrow_to_float",
+]

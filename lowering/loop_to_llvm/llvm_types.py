@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,7 +39,7 @@ FLOATS = (Float16Type, Float32Type, Float64Type)
 
 
 NARROW_FLOATS = (BFloat16Type, Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
-                 Float8E5M2FNUZType, Float4E2M1FNType)  # fmt: skip
+                 Float8E5M2FNUZType, Float8E8M0FNUType, Float4E2M1FNType)  # fmt: skip
 
 
 def scalar_type(t: Attribute) -> Attribute:

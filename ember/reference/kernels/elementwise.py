@@ -236,7 +236,8 @@ def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
     ``saturate`` (float8 targets only) clips out-of-range values and infinities to
     the largest finite value of the target (``onnx.numpy_helper.saturate_cast``);
-    without it they become infinity or NaN as the type has them. STRING is
+    without it they become infinity or NaN as the type has them. FLOAT8E8M0
+    rounds as ``round_mode`` says (``numpy_helper.to_float8e8m0``). STRING is
     unsupported.
     """
     x = np.asarray(inputs[0])
@@ -249,6 +250,9 @@ def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     with np.errstate(all="ignore"):
         if to in _FLOAT8 and attrs.get("saturate", 1) and x.dtype.kind == "f":
             return [numpy_helper.saturate_cast(x, dtype)]
+        if to == TensorProto.FLOAT8E8M0:
+            round_mode = attrs.get("round_mode", "up")
+            return [numpy_helper.to_float8e8m0(x, bool(attrs.get("saturate", 1)), round_mode)]
         if x.dtype.kind == "f" and dtype.kind in "iu":
             return [float_to_int(x, dtype)]
         if x.dtype.kind == "f" and is_narrow_int_dtype(dtype):
