@@ -96,7 +96,7 @@ C_TYPES = {
     np.dtype(ml_dtypes.bfloat16): "uint16_t",
     **{np.dtype(t): "uint8_t" for t in (
         ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
-        ml_dtypes.float8_e5m2fnuz, ml_dtypes.float4_e2m1fn, ml_dtypes.int4, ml_dtypes.uint4,
+        ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn, ml_dtypes.int4, ml_dtypes.uint4,
         ml_dtypes.int2, ml_dtypes.uint2)},
 }  # fmt: skip
 
