@@ -105,6 +105,17 @@ Emit = Callable[[Operation], SSAValue]
 """Appends an op to the body being built and gives its result (`Body.emit`)."""
 
 
+Operand = SSAValue | int
+"""An SSA value, or an int for a constant of the arithmetic's width."""
+
+
+def _binary(op_class: type[Operation]) -> Callable[[_Ints, Operand, Operand], SSAValue]:
+    def method(self: _Ints, a: Operand, b: Operand) -> SSAValue:
+        return self.binary(op_class, a, b)
+
+    return method
+
+
 class _Ints:
     """Unsigned integer arithmetic of one width, appended to a block by `emit`."""
 
@@ -114,34 +125,23 @@ class _Ints:
     def const(self, value: int) -> SSAValue:
         return self.emit(arith.ConstantOp.from_int_and_width(value, self.t))
 
-    def _value(self, v: SSAValue | int) -> SSAValue:
+    def _value(self, v: Operand) -> SSAValue:
         return self.const(v) if isinstance(v, int) else v
 
-    def binary(self, op: type[Operation], a: SSAValue | int, b: SSAValue | int) -> SSAValue:
+    def binary(self, op: type[Operation], a: Operand, b: Operand) -> SSAValue:
         return self.emit(op(self._value(a), self._value(b)))  # type: ignore[call-arg]
 
-    def add(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.AddiOp, a, b)
+    add = _binary(arith.AddiOp)
+    sub = _binary(arith.SubiOp)
+    and_ = _binary(arith.AndIOp)
+    or_ = _binary(arith.OrIOp)
+    shl = _binary(arith.ShLIOp)
+    shr = _binary(arith.ShRUIOp)  # unsigned: the values are bit patterns
 
-    def sub(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.SubiOp, a, b)
-
-    def and_(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.AndIOp, a, b)
-
-    def or_(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.OrIOp, a, b)
-
-    def shl(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.ShLIOp, a, b)
-
-    def shr(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
-        return self.binary(arith.ShRUIOp, a, b)
-
-    def cmp(self, relation: str, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
+    def cmp(self, relation: str, a: Operand, b: Operand) -> SSAValue:
         return self.emit(arith.CmpiOp(self._value(a), self._value(b), relation))
 
-    def select(self, c: SSAValue, a: SSAValue | int, b: SSAValue | int) -> SSAValue:
+    def select(self, c: SSAValue, a: Operand, b: Operand) -> SSAValue:
         return self.emit(arith.SelectOp(c, self._value(a), self._value(b)))
 
 
@@ -185,7 +185,7 @@ def float_to_narrow(emit: Emit, x: SSAValue, to: Attribute, saturate: bool) -> S
     return emit(arith.BitcastOp(narrow, to))
 
 
-def _round_half_even(ints: _Ints, value: SSAValue, shift: SSAValue | int) -> SSAValue:
+def _round_half_even(ints: _Ints, value: SSAValue, shift: Operand) -> SSAValue:
     """value / 2^shift rounded to nearest, ties to even (shift >= 1)."""
     odd = ints.and_(ints.shr(value, shift), 1)
     half_less_one = ints.sub(ints.shl(1, ints.sub(shift, 1)), 1)
