@@ -11,7 +11,10 @@ f32 and no cast runs for it. Elementwise ops are left alone: float16 computes
 as LLVM's `half` (each op rounded once, as ONNX says), the narrow floats in
 f32 per op (`convert-graph-to-tensor`).
 
-Ops with no half operand, and the ops outside the table, are unchanged.
+The narrow floats (bf16, float8), which have no arithmetic in LLVM, also
+run the max pools, ReduceMax/Min/Prod, ArgMax/ArgMin and LRN in f32
+(`NARROW_ONLY`). Ops with no half operand, and the ops outside the tables,
+are unchanged.
 `graph-optimize` runs it at every level once constants are folded, before
 layout and fusion, which fuse the casts into the elementwise groups around.
 """
@@ -33,6 +36,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ember.dialects.graph import (
+    ArgMaxOp,
+    ArgMinOp,
     AveragePoolOp,
     BatchNormalizationOp,
     CastOp,
@@ -40,15 +45,21 @@ from ember.dialects.graph import (
     ConvTransposeOp,
     GemmOp,
     GlobalAveragePoolOp,
+    GlobalMaxPoolOp,
     GraphOp,
     InstanceNormalizationOp,
     LayerNormalizationOp,
     LogSoftmaxOp,
+    LRNOp,
     MatMulOp,
+    MaxPoolOp,
     ReduceL1Op,
     ReduceL2Op,
     ReduceLogSumExpOp,
+    ReduceMaxOp,
     ReduceMeanOp,
+    ReduceMinOp,
+    ReduceProdOp,
     ReduceSumOp,
     ReduceSumSquareOp,
     SoftmaxOp,
@@ -65,10 +76,26 @@ ACCUMULATING = (
 )  # fmt: skip
 """The ops whose results sum many terms: computed in f32 for half tensors."""
 
+NARROW_ONLY = (
+    MaxPoolOp, GlobalMaxPoolOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp, LRNOp,
+)  # fmt: skip
+"""Ops that compute in f16 as they are (LLVM's `half`) but that the narrow
+floats, which have no arithmetic, also run in f32 (exactly, for the maxima)."""
+
 
 def is_half(t: Attribute) -> bool:
     """A tensor of float16 or a narrow float."""
     return isinstance(t, TensorType) and (t.element_type == f16 or is_narrow_float(t.element_type))
+
+
+def _is_narrow(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and is_narrow_float(t.element_type)
+
+
+def _widens(op: Operation) -> bool:
+    if isinstance(op, ACCUMULATING):
+        return any(is_half(v.type) for v in op.operands)
+    return isinstance(op, NARROW_ONLY) and any(_is_narrow(v.type) for v in op.operands)
 
 
 def _wide(t: TensorType) -> TensorType:
@@ -87,7 +114,7 @@ def _widened(value: SSAValue, anchor: Operation, rewriter: PatternRewriter) -> S
 class WidenAccumulators(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GraphOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ACCUMULATING) or not any(is_half(v.type) for v in op.operands):
+        if not _widens(op):
             return
         operands: list[Any] = []
         for spec in op.SPEC.operands:

@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import ember
-from tests.support.models import mlp
+from tests.support.models import light_model_path, mlp, with_random_weights
 
 HALF = {TensorProto.FLOAT16: np.float16, TensorProto.BFLOAT16: ml_dtypes.bfloat16}
 
@@ -107,3 +107,14 @@ def test_half_sums_accumulate_in_float32(op: str) -> None:
     (got,) = ember.compile(model)(x)
     assert got.dtype == np.float16
     assert got[0, 0] == np.float16(2048 * np.float32(np.float16(0.1)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("half", list(HALF), ids=["float16", "bfloat16"])
+def test_half_resnet50_matches_float32(half: int) -> None:
+    model = with_random_weights(onnx.load(light_model_path("resnet50")), 0)
+    x = np.random.default_rng(2).standard_normal((1, 3, 224, 224)).astype(np.float32)
+    (want,) = ember.compile(model)(x)
+    (got,) = ember.compile(to_half(model, half))(x.astype(HALF[half]))
+    error = np.abs(got.astype(np.float32) - want).max() / np.abs(want).max()
+    assert error < 10 * TOLERANCE[half], error
