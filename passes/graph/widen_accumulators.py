@@ -35,49 +35,24 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ember.dialects.graph import (
-    ArgMaxOp,
-    ArgMinOp,
-    AveragePoolOp,
-    BatchNormalizationOp,
-    CastOp,
-    ConvOp,
-    ConvTransposeOp,
-    GemmOp,
-    GlobalAveragePoolOp,
-    GlobalMaxPoolOp,
-    GraphOp,
-    InstanceNormalizationOp,
-    LayerNormalizationOp,
-    LogSoftmaxOp,
-    LRNOp,
-    MatMulOp,
-    MaxPoolOp,
-    ReduceL1Op,
-    ReduceL2Op,
-    ReduceLogSumExpOp,
-    ReduceMaxOp,
-    ReduceMeanOp,
-    ReduceMinOp,
-    ReduceProdOp,
-    ReduceSumOp,
-    ReduceSumSquareOp,
-    SoftmaxOp,
-    constant_value_of,
-)
+from ember.dialects import graph
+from ember.dialects.graph import CastOp, GraphOp, constant_value_of
 from ember.dialects.graph.spec import Arity
 from ember.dialects.graph.types import is_narrow_float
 from ember.passes.graph.builders import insert_constant, insert_op
 
 ACCUMULATING = (
-    MatMulOp, GemmOp, ConvOp, ConvTransposeOp, AveragePoolOp, GlobalAveragePoolOp,
-    ReduceSumOp, ReduceMeanOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp,
-    SoftmaxOp, LogSoftmaxOp, BatchNormalizationOp, InstanceNormalizationOp, LayerNormalizationOp,
+    graph.MatMulOp, graph.GemmOp, graph.ConvOp, graph.ConvTransposeOp, graph.AveragePoolOp,
+    graph.GlobalAveragePoolOp, graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceL1Op,
+    graph.ReduceL2Op, graph.ReduceSumSquareOp, graph.ReduceLogSumExpOp, graph.SoftmaxOp,
+    graph.LogSoftmaxOp, graph.BatchNormalizationOp, graph.InstanceNormalizationOp,
+    graph.LayerNormalizationOp,
 )  # fmt: skip
 """The ops whose results sum many terms: computed in f32 for half tensors."""
 
 NARROW_ONLY = (
-    MaxPoolOp, GlobalMaxPoolOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp, LRNOp,
+    graph.MaxPoolOp, graph.GlobalMaxPoolOp, graph.ReduceMaxOp, graph.ReduceMinOp,
+    graph.ReduceProdOp, graph.ArgMaxOp, graph.ArgMinOp, graph.LRNOp,
 )  # fmt: skip
 """Ops that compute in f16 as they are (LLVM's `half`) but that the narrow
 floats, which have no arithmetic, also run in f32 (exactly, for the maxima)."""
