@@ -66,18 +66,28 @@ def ops_tested(cases: list) -> dict[str, str]:
 
 
 def _compare(outputs: list, expected: list, case) -> None:  # noqa: ANN001
-    """Raises AssertionError where `outputs` differ from the case's outputs."""
+    """Raises AssertionError where `outputs` differ from the case's outputs,
+    compared as ONNX's runner (`onnx.backend.test.runner`) compares them: its
+    own `assert_similar_outputs` (bfloat16 at two ulps), expected outputs held
+    as `TensorProto`s read with `numpy_helper`."""
+    from onnx import TensorProto, numpy_helper
+    from onnx.backend.test.runner import Runner
+
     if len(outputs) != len(expected):
         raise AssertionError(f"{len(outputs)} outputs, expected {len(expected)}")
+    expected = [numpy_helper.to_array(w) if isinstance(w, TensorProto) else np.asarray(w)
+                for w in expected]  # fmt: skip
     for got, want in zip(outputs, expected):
-        got, want = np.asarray(got), np.asarray(want)
+        got = np.asarray(got)
         if got.shape != want.shape or got.dtype != want.dtype:
             raise AssertionError(f"{got.dtype}{list(got.shape)} vs {want.dtype}{list(want.shape)}")
-        np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol)
+    Runner.assert_similar_outputs(expected, list(outputs), case.rtol, case.atol)
 
 
 def run_case(case, op: str = "", peer: bool = False) -> Outcome:  # noqa: ANN001 - onnx's TestCase
-    """Runs one case through Ember (or, with `peer`, onnxruntime's backend)."""
+    """Runs one case through Ember (or, with `peer`, onnxruntime's backend)
+    as ONNX's runner does: the inputs passed as the case holds them (arrays or
+    `TensorProto`s, which the backend reads)."""
     from ember.errors import EmberError
 
     if peer:

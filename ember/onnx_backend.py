@@ -57,10 +57,12 @@ class EmberRep(BackendRep):
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         names = _input_names(self.model)
         if isinstance(inputs, dict):
-            feeds = {k: np.asarray(v) for k, v in inputs.items()}
+            feeds = {k: _as_array(v) for k, v in inputs.items()}
         else:
-            arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
-            feeds = {n: np.asarray(a) for n, a in zip(names, arrays)}
+            arrays = (
+                [inputs] if isinstance(inputs, (np.ndarray, onnx.TensorProto)) else list(inputs)
+            )
+            feeds = {n: _as_array(a) for n, a in zip(names, arrays)}
         if self.compiled is not None:
             compiled, kept = self.compiled, names
         else:
@@ -89,6 +91,15 @@ class EmberRep(BackendRep):
             compiled = ember.compile(model, self.target, input_shapes=shapes)
             self._specialized[key] = (compiled, [i.name for i in kept_inputs])
         return self._specialized[key]
+
+
+def _as_array(value: Any) -> np.ndarray:
+    """An input as an array; a `TensorProto` (as ONNX's test cases hold some)
+    read by `numpy_helper`, which gives the ml_dtypes arrays of the narrow
+    types (bfloat16, float8, int4, ...)."""
+    if isinstance(value, onnx.TensorProto):
+        return numpy_helper.to_array(value)
+    return np.asarray(value)
 
 
 def _float_shape_inputs(model: onnx.ModelProto) -> set[str]:

@@ -34,6 +34,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
     from ember.passes.graph.layout import LayoutPass
     from ember.passes.graph.optimize import GraphOptimizePass
     from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.graph.widen_accumulators import WidenAccumulatorsPass
     from ember.passes.loop.expand_math import ExpandMathPass
     from ember.passes.loop.form_kernels import FormKernelsPass
     from ember.passes.loop.fuse import FuseLoopsPass
@@ -60,6 +61,7 @@ def all_passes() -> dict[str, type[ModulePass]]:
         LayoutPass,
         GraphOptimizePass,
         SimplifyPass,
+        WidenAccumulatorsPass,
         ConvertConvToWinogradPass,
         ConvertGraphToTensorPass,
         DefaultSchedulePass,

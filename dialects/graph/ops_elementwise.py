@@ -208,8 +208,11 @@ OTHER_SPECS = [
            summary="Element-wise select, with broadcasting."),
     OpSpec("Not", [one("X")], [one("Y")], logical_not, summary="Logical not of an i1 tensor."),
     OpSpec("IsNaN", [one("X")], [one("Y")], bool_like_input, summary="x != x, as i1."),
-    OpSpec("Cast", [one("input")], [one("output")], cast, attributes=(type_attr("to"),),
-           summary="Converts the element type to `to`."),
+    OpSpec("Cast", [one("input")], [one("output")], cast,
+           attributes=(type_attr("to"), int_attr("saturate", 1), string_attr("round_mode", "up")),
+           summary="Converts the element type to `to` (saturate: float8 targets clamp "
+                   "out-of-range values to their largest finite value; round_mode: "
+                   "float8e8m0's rounding, up, down or nearest)."),
     OpSpec("Clip", [one("input"), opt("min"), opt("max")], [one("output")], clip,
            summary="Clamps to [min, max]; a missing bound is unbounded."),
     OpSpec("Dropout", [one("data")], [one("output")], same_as_input,

@@ -4,11 +4,14 @@ quantisation (opset 21), per tensor or per axis.
     QuantizeLinear:   y = saturate(round_half_even(x / y_scale) + y_zero_point)
     DequantizeLinear: y = (x - x_zero_point) * x_scale
 
-The scale and zero point are scalars or single values (per tensor) or 1-D
-along `axis` (per axis); blocked quantisation (`block_size` > 0) is not modelled (the shape
-rule says so). QuantizeLinear's result has the zero point's type (int8,
-uint8, int16, uint16), or `output_dtype`'s, uint8 by default; saturation
-clamps to that type's range. DequantizeLinear gives the scale's type. These
+The scale and zero point are scalars or single values (per tensor), 1-D
+along `axis` (per axis), or of x's rank with ceil(n / block_size) values
+along `axis` (blocked: `block_size` consecutive elements share one).
+QuantizeLinear's result has the zero point's type (int8, uint8, int16,
+uint16, int4, uint4, int2, uint2, a float8 type or float4), or
+`output_dtype`'s, uint8 by default; saturation clamps to an integer type's
+range, and a float8 result rounds once as Cast does (with `saturate`).
+DequantizeLinear gives the scale's type (float32, float16 or bfloat16). These
 are the ops `onnxruntime.quantization.quantize_static` puts around the
 Convs, MatMuls and Gemms of a float model (its QDQ format).
 """
@@ -26,13 +29,34 @@ from ember.dialects.graph.types import element_type_from_onnx
 QUANTIZED_TYPES = ("int8", "uint8", "int16", "uint16")
 
 
+def _blocked(ctx: ShapeContext, scale: str, data: str) -> None:
+    """Blocked: the scale has x's rank, ceil(n / block_size) values along `axis`
+    where x has n, and x's dims elsewhere."""
+    block = ctx.attr("block_size")
+    if block < 0:
+        raise ctx.error(f"block_size must be positive, got {block}")
+    rank, shape = ctx.rank(data), ctx.shape(scale)
+    if len(shape) != rank or rank == 0:
+        raise ctx.error(f"blocked quantisation needs a {scale} of {data}'s rank {rank}, "
+                        f"got rank {len(shape)}")  # fmt: skip
+    axis = ctx.normalize_axis(ctx.attr("axis"), rank)
+    for dim, (size, along) in enumerate(zip(shape, ctx.shape(data))):
+        if not (isinstance(size, int) and isinstance(along, int)) or along < 0 or size < 0:
+            continue
+        want = -(-along // block) if dim == axis else along
+        if size != want:
+            raise ctx.error(f"{scale} has {size} values on dim {dim}, where blocks of "
+                            f"{block} along axis {axis} need {want}")  # fmt: skip
+
+
 def _parameters(ctx: ShapeContext, scale: str, zero_point: str, data: str) -> None:
-    """Scalar or 1-D along `axis`; the zero point shaped as the scale."""
-    if ctx.attr("block_size"):
-        raise ctx.error("blocked quantisation (block_size > 0) is not supported")
+    """Scalar or 1-D along `axis`, or blocked (`_blocked`); the zero point
+    shaped as the scale."""
     rank = ctx.rank(data)
     shape = ctx.shape(scale)
-    if len(shape) > 1:
+    if ctx.attr("block_size"):
+        _blocked(ctx, scale, data)
+    elif len(shape) > 1:
         raise ctx.error(f"{scale} must be a scalar or 1-D, got rank {len(shape)}")
     if len(shape) == 1 and rank and shape[0] != 1:  # one value is per tensor
         axis = ctx.normalize_axis(ctx.attr("axis"), rank)
@@ -42,7 +66,12 @@ def _parameters(ctx: ShapeContext, scale: str, zero_point: str, data: str) -> No
             raise ctx.error(f"{scale} has {shape[0]} values, axis {axis} has {along}")
     if ctx.has(zero_point):
         points = ctx.shape(zero_point)
-        if len(points) > 1 or (list(points) != list(shape) and [*points, *shape] not in ([1], [])):
+        if ctx.attr("block_size"):
+            if list(points) != list(shape):
+                raise ctx.error(f"{zero_point} must have {scale}'s shape")
+        elif len(points) > 1 or (
+            list(points) != list(shape) and [*points, *shape] not in ([1], [])
+        ):
             raise ctx.error(
                 f"{zero_point} must have {scale}'s shape (or hold one value as it does)"
             )
@@ -68,10 +97,10 @@ SPECS = [
     OpSpec("QuantizeLinear", [one("x"), one("y_scale"), opt("y_zero_point")], [one("y")],
            quantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0),
                                  int_attr("output_dtype", 0), int_attr("saturate", 1)),
-           summary="saturate(round(x / y_scale) + y_zero_point), per tensor or per axis."),
+           summary="saturate(round(x / y_scale) + y_zero_point), per tensor, per axis or blocked."),
     OpSpec("DequantizeLinear", [one("x"), one("x_scale"), opt("x_zero_point")], [one("y")],
            dequantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0)),
-           summary="(x - x_zero_point) * x_scale, per tensor or per axis."),
+           summary="(x - x_zero_point) * x_scale, per tensor, per axis or blocked."),
 ]  # fmt: skip
 
 

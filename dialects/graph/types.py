@@ -2,7 +2,12 @@
 
 Ember's `graph` dialect uses builtin types (`tensor<1x3x224x224xf32>`, with
 `?` for unknown dims). This module maps element types between xDSL, NumPy
-and ONNX's TensorProto enum, converts attribute values between their IR and
+and ONNX's TensorProto enum (every numeric type ONNX defines: the narrow
+floats `bf16`, `f8E4M3FN`, `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`, `f8E8M0FNU`,
+`f4E2M1FN`
+and the narrow integers `i4`/`ui4`/`i2`/`ui2` are `ml_dtypes` arrays in
+NumPy, one element per byte, as onnx's own `numpy_helper` gives them;
+docs/types.md), converts attribute values between their IR and
 Python forms (see `spec.AttrKind`), and moves tensor data into and out of
 `dense` attributes without going through Python lists, so that 100 MB of
 weights cost a copy, not a minute.
@@ -13,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from onnx import TensorProto
 from xdsl.dialects.builtin import (
@@ -22,6 +28,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    Float4E2M1FNType,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -29,6 +36,11 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     bf16,
+    f8E4M3FN,
+    f8E4M3FNUZ,
+    f8E5M2,
+    f8E5M2FNUZ,
+    f8E8M0FNU,
     f16,
     f32,
     f64,
@@ -47,6 +59,14 @@ DYNAMIC = DYNAMIC_INDEX
 
 Shape = tuple[int, ...]
 
+f4E2M1FN = Float4E2M1FNType()
+"""ONNX's FLOAT4E2M1 (xDSL's builtin has the type but no instance)."""
+
+NARROW_FLOATS = (bf16, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN)
+"""Float types Ember stores but does not compute in: a value of one is
+converted to f32 (exactly) to take part in arithmetic, and an f32 result
+back with ONNX's rounding (docs/types.md)."""
+
 _ELEMENT_TYPES: list[tuple[TypeAttribute, Any, int]] = [
     (f32, np.float32, TensorProto.FLOAT),
     (f64, np.float64, TensorProto.DOUBLE),
@@ -60,7 +80,22 @@ _ELEMENT_TYPES: list[tuple[TypeAttribute, Any, int]] = [
     (IntegerType(32, Signedness.UNSIGNED), np.uint32, TensorProto.UINT32),
     (IntegerType(64, Signedness.UNSIGNED), np.uint64, TensorProto.UINT64),
     (i1, np.bool_, TensorProto.BOOL),
+    (bf16, ml_dtypes.bfloat16, TensorProto.BFLOAT16),
+    (f8E4M3FN, ml_dtypes.float8_e4m3fn, TensorProto.FLOAT8E4M3FN),
+    (f8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz, TensorProto.FLOAT8E4M3FNUZ),
+    (f8E5M2, ml_dtypes.float8_e5m2, TensorProto.FLOAT8E5M2),
+    (f8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz, TensorProto.FLOAT8E5M2FNUZ),
+    (f8E8M0FNU, ml_dtypes.float8_e8m0fnu, TensorProto.FLOAT8E8M0),
+    (f4E2M1FN, ml_dtypes.float4_e2m1fn, TensorProto.FLOAT4E2M1),
+    (IntegerType(4), ml_dtypes.int4, TensorProto.INT4),
+    (IntegerType(4, Signedness.UNSIGNED), ml_dtypes.uint4, TensorProto.UINT4),
+    (IntegerType(2), ml_dtypes.int2, TensorProto.INT2),
+    (IntegerType(2, Signedness.UNSIGNED), ml_dtypes.uint2, TensorProto.UINT2),
 ]
+
+_NARROW_INTS = {
+    np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)
+}
 
 _BY_IR = {ir: (np.dtype(dt), onnx) for ir, dt, onnx in _ELEMENT_TYPES}
 _BY_NUMPY = {np.dtype(dt): ir for ir, dt, _ in _ELEMENT_TYPES}
@@ -77,8 +112,6 @@ class ElidedConstantError(ValueError):
 
 
 def element_type_from_onnx(onnx_type: int) -> TypeAttribute:
-    if onnx_type == TensorProto.BFLOAT16:
-        return bf16
     if onnx_type not in _BY_ONNX:
         name = _ONNX_NAMES.get(onnx_type, str(onnx_type))
         raise UnsupportedTypeError(f"unsupported ONNX element type {name}")
@@ -91,6 +124,16 @@ def element_type_from_numpy(dtype: np.dtype[Any]) -> TypeAttribute:
     return _BY_NUMPY[dtype]
 
 
+def is_narrow_float_dtype(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes float (bfloat16, float8, float4): NumPy's kind "V"."""
+    return dtype in _BY_NUMPY and is_narrow_float(_BY_NUMPY[dtype])
+
+
+def is_narrow_int_dtype(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes integer narrower than a byte (int4, uint4, int2, uint2)."""
+    return dtype in _NARROW_INTS
+
+
 def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
     if element_type not in _BY_IR:
         raise UnsupportedTypeError(f"element type {element_type} has no NumPy equivalent")
@@ -98,8 +141,6 @@ def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
 
 
 def onnx_type_of(element_type: Attribute) -> int:
-    if element_type == bf16:
-        return TensorProto.BFLOAT16
     if element_type not in _BY_IR:
         raise UnsupportedTypeError(f"element type {element_type} has no ONNX equivalent")
     return _BY_IR[element_type][1]
@@ -114,9 +155,8 @@ above what the models Ember targets need (ONNX caps a whole model's weights at
 
 
 def element_bytes(element_type: Attribute) -> int:
-    """Bytes per element in memory (a bool takes a byte, as in NumPy)."""
-    if element_type == bf16:
-        return 2
+    """Bytes per element in memory (a bool, an i4 or an f4 takes a byte, as in
+    NumPy and ml_dtypes)."""
     return numpy_dtype(element_type).itemsize if element_type in _BY_IR else 8
 
 
@@ -144,7 +184,12 @@ def type_size_problem(value_type: Attribute) -> str | None:
 
 
 def is_float(element_type: Attribute) -> bool:
-    return element_type in (f16, bf16, f32, f64)
+    return element_type in (f16, f32, f64, *NARROW_FLOATS)
+
+
+def is_narrow_float(element_type: Attribute) -> bool:
+    """A float type held only in storage (`NARROW_FLOATS`)."""
+    return element_type in NARROW_FLOATS
 
 
 def tensor_type(element_type: Attribute, shape: Sequence[Dim]) -> TensorType:
@@ -172,8 +217,9 @@ def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """A `dense` attribute holding `array`'s bytes (little-endian, C order)."""
     element_type = element_type_from_numpy(array.dtype)
     data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
-    if array.dtype == np.bool_:
-        data = data.astype(np.int8)
+    if array.dtype == np.bool_ or array.dtype in _NARROW_INTS:
+        # A byte per element, narrow integers sign-extended: the printed values are theirs.
+        data = data.astype(np.uint8 if array.dtype.name.startswith("u") else np.int8)
     return DenseIntOrFPElementsAttr(
         TensorType(element_type, list(array.shape)), BytesAttr(data.tobytes())
     )

@@ -52,10 +52,9 @@ Rule = Callable[[Node, int, TypeOf], Upgraded]
 
 # Attributes of older opsets that carry no meaning for inference.
 _OBSOLETE = {"consumed_inputs", "is_test"}
-# Attributes newer opsets added that only matter for types Ember does not
-# support (Cast's round_mode: float8/float4) or that ask for wider internal
-# precision than the opset-21 semantics (Range's stash_type).
-_IGNORED_NEWER = {"Cast": {"round_mode"}, "Range": {"stash_type"}}
+# Attributes newer opsets added that ask for wider internal precision than
+# the opset-21 semantics (Range's stash_type).
+_IGNORED_NEWER = {"Range": {"stash_type"}}
 
 
 def _with_inputs_from_attrs(
@@ -165,7 +164,8 @@ def _cast_like(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     from ember.dialects.graph.types import onnx_type_of
 
     target = onnx_type_of(type_of(node.inputs[1]).element_type)
-    return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs={"to": target})])
+    attrs = {**node.attrs, "to": target}  # saturate (opset 19) carries over
+    return Upgraded([replace(node, op_type="Cast", inputs=[node.inputs[0]], attrs=attrs)])
 
 
 def _scatter(node: Node, opset: int, type_of: TypeOf) -> Upgraded:

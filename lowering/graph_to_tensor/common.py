@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
+    f8E8M0FNU,
     f32,
     f64,
     i1,
@@ -41,9 +42,20 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects.graph import ConstantOp, GraphOp, constant_value_of
 from ember.dialects.graph.dims import symbolic_shape, symbolic_type
 from ember.dialects.graph.symbolic import Dim, SymExpr, exact_quotient, symbols_of
-from ember.dialects.graph.types import array_from_dense, dense_from_array, is_float
+from ember.dialects.graph.types import (
+    array_from_dense,
+    dense_from_array,
+    is_float,
+    is_narrow_float,
+)
 from ember.dialects.loop_nests import scalar_constant_ops
 from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
+from ember.lowering.graph_to_tensor.float_conversions import (
+    e8m0_to_float,
+    float_to_e8m0,
+    float_to_narrow,
+    narrow_to_float,
+)
 
 PASS_NAME = "convert-graph-to-tensor"
 MAX_GATHER_INDICES = 64
@@ -277,12 +289,26 @@ class Body:
     def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.SelectOp(condition, a, b))
 
-    def convert(self, x: SSAValue, to: Attribute) -> SSAValue:
+    def convert(
+        self, x: SSAValue, to: Attribute, saturate: bool = True, round_mode: str = "up"
+    ) -> SSAValue:
         """ONNX Cast: float<->float, float->int truncating, int<->int by
-        sign/zero extension or truncation, anything->i1 as `!= 0`, i1->number as 0/1."""
+        sign/zero extension or truncation, anything->i1 as `!= 0`, i1->number as 0/1.
+        A narrow float (bf16, float8, float4) goes through f32, exactly, and
+        a value becomes one with one rounding (`float_conversions`; `saturate`
+        is ONNX Cast's, for float8 targets; `round_mode` its rounding to f8E8M0FNU)."""
         src = x.type
         if src == to:
             return x
+        if src == f8E8M0FNU:
+            return self.convert(e8m0_to_float(self.emit, x), to, saturate)
+        if is_narrow_float(src):
+            return self.convert(narrow_to_float(self.emit, x), to, saturate)
+        if to == f8E8M0FNU:
+            return float_to_e8m0(self.emit, self.convert(x, f32), round_mode, saturate)
+        if is_narrow_float(to):
+            wide = src if src in (f32, f64) else f64 if _bits(src) > 24 else f32
+            return float_to_narrow(self.emit, self.convert(x, wide), to, saturate)
         if to == i1:
             zero = self.const(0, src)
             return self.cmpf("une", x, zero) if is_float(src) else self.cmp("ne", x, zero)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     IntegerType,
+    f32,
     f64,
     i1,
 )
@@ -75,7 +76,7 @@ from ember.dialects.graph import (
     WhereOp,
     XorOp,
 )
-from ember.dialects.graph.types import is_float
+from ember.dialects.graph.types import is_float, is_narrow_float
 from ember.lowering.graph_to_tensor.common import (
     Body,
     Check,
@@ -247,7 +248,7 @@ def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 
 def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
-    return b.convert(x[0], t)
+    return b.convert(x[0], t, bool(b.attr("saturate")), b.attr("round_mode"))
 
 
 def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
@@ -352,6 +353,21 @@ def _elementwise(body: ScalarFn) -> Lowering:
     return lower
 
 
+def _in_f32(body: ScalarFn) -> ScalarFn:
+    """`body` computing in f32 where an operand or the result is a narrow float
+    (bf16, float8, float4: stored, not computed in; docs/types.md): the
+    operands widened exactly, the result rounded once, to nearest even."""
+
+    def widened(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+        if not any(is_narrow_float(v.type) for v in x) and not is_narrow_float(t):
+            return body(b, x, t)
+        wide = [b.convert(v, f32) if is_narrow_float(v.type) else v for v in x]
+        value = body(b, wide, f32 if is_narrow_float(t) else t)
+        return b.convert(value, t, saturate=False)
+
+    return widened
+
+
 def _check_pow(op: GraphOp) -> str | None:
     if any(_is_unsigned(_elem(v)) for v in op.operands):
         return "unsigned integer operands"
@@ -376,7 +392,8 @@ def _with_broadcast_check(check: Check | None) -> Check:
 class ElementwisePattern(FamilyPattern):
     """Elementwise ops: one all-parallel generic each, body from SCALAR_BODIES."""
 
-    lowerings = {op_class: _elementwise(body) for op_class, body in SCALAR_BODIES.items()}
+    lowerings = {op_class: _elementwise(body if op_class is CastOp else _in_f32(body))
+                 for op_class, body in SCALAR_BODIES.items()}  # fmt: skip
     checks = {
         op_class: _with_broadcast_check({PowOp: _check_pow, CastOp: _check_cast}.get(op_class))
         for op_class in SCALAR_BODIES

@@ -71,7 +71,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, llvm
+from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -87,7 +87,7 @@ from ember.lowering.loop_to_llvm import (
 )
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable, check_supported
-from ember.lowering.loop_to_llvm.llvm_types import lowerable
+from ember.lowering.loop_to_llvm.llvm_types import NARROW_FLOATS, element_of, lowerable
 
 PASS = "convert-loop-to-llvm"
 HANDLERS: HandlerTable = {
@@ -107,8 +107,20 @@ def _problem(op: Operation, module: ModuleOp) -> str | None:
         return None if op.parent_op() in (None, module) else op.name
     if type(op) not in HANDLERS or op.parent_op() is module:
         return op.name
-    bad = [t for t in (*(v.type for v in op.operands), *op.result_types) if not lowerable(t)]
-    return f"{op.name} on {bad[0]}" if bad else None
+    types = (*(v.type for v in op.operands), *op.result_types)
+    bad = [t for t in types if not lowerable(t)]
+    if bad:
+        return f"{op.name} on {bad[0]}"
+    if op.dialect_name() in ("arith", "math") and not isinstance(op, _MOVES_BITS):
+        narrow = [t for t in types if isinstance(element_of(t), NARROW_FLOATS)]
+        if narrow:  # stored only: arithmetic goes through f32 (docs/types.md)
+            return f"{op.name} on {narrow[0]} (computes only in f32)"
+    return None
+
+
+_MOVES_BITS = (arith.BitcastOp, arith.SelectOp, arith.ConstantOp)
+"""The arith ops that may take narrow floats (`llvm_types.NARROW_FLOATS`):
+they move (or give) bits without computing on them."""
 
 
 def _check_supported(module: ModuleOp) -> None:

@@ -1,7 +1,12 @@
 """The LLVM type of each loop-level type, shared by every piece of the lowering.
 
 `index` is i64; a buffer element of type `i1` is one byte holding 0 or 1, as
-NumPy stores booleans; pointers are opaque.
+NumPy stores booleans, and one of a narrower integer (`i4`, `ui2`, ...) a
+byte holding it zero-extended, as ml_dtypes stores them; the narrow floats
+(`bf16`, the float8 types, `f4E2M1FN`), which Ember only stores and converts
+(docs/types.md), are the integers of their width (`i16`, `i8`, `i4`), their
+conversions integer arithmetic (`graph_to_tensor/float_conversions.py`);
+pointers are opaque.
 """
 
 from __future__ import annotations
@@ -10,6 +15,13 @@ from functools import cache
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -17,7 +29,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     VectorType,
-    i1,
     i8,
     i64,
 )
@@ -27,8 +38,14 @@ PTR = llvm.LLVMPointerType()
 FLOATS = (Float16Type, Float32Type, Float64Type)
 
 
+NARROW_FLOATS = (BFloat16Type, Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+                 Float8E5M2FNUZType, Float8E8M0FNUType, Float4E2M1FNType)  # fmt: skip
+
+
 def scalar_type(t: Attribute) -> Attribute:
     """The LLVM type of a scalar of type `t` (one that `lowerable` accepts)."""
+    if isinstance(t, NARROW_FLOATS):
+        return IntegerType(t.bitwidth)
     return i64 if isinstance(t, IndexType) else t
 
 
@@ -39,13 +56,25 @@ def lowerable(t: Attribute) -> bool:
     if isinstance(t, MemRefType):
         return lowerable(t.element_type)
     if isinstance(t, VectorType):  # one-dimensional, fixed length: an LLVM vector
-        return t.get_num_dims() == 1 and not t.get_num_scalable_dims() and lowerable(t.element_type)
-    return isinstance(t, (IndexType, *FLOATS)) or isinstance(t, IntegerType) and t.width.data <= 64
+        return (t.get_num_dims() == 1 and not t.get_num_scalable_dims()
+                and lowerable(t.element_type) and memory_type(t.element_type) == scalar_type(t.element_type))  # fmt: skip
+    return isinstance(t, (IndexType, *FLOATS, *NARROW_FLOATS)) or (
+        isinstance(t, IntegerType) and t.width.data <= 64
+    )
+
+
+def element_of(t: Attribute) -> Attribute:
+    """A buffer's or a vector's element type; a scalar's own."""
+    return t.element_type if isinstance(t, MemRefType | VectorType) else t
 
 
 def memory_type(t: Attribute) -> Attribute:
-    """The LLVM type of a buffer element: `i1` is a byte, as in NumPy."""
-    return i8 if t == i1 else scalar_type(t)
+    """The LLVM type of a buffer element: one of less than a byte (`i1`,
+    `i4`, `f4E2M1FN`) is a byte, as in NumPy and ml_dtypes."""
+    llvm_type = scalar_type(t)
+    if isinstance(llvm_type, IntegerType) and llvm_type.width.data < 8:
+        return i8
+    return llvm_type
 
 
 def width(t: Attribute) -> int:

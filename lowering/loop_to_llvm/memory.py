@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, llvm, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, i1, i8, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, i8, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -37,7 +37,7 @@ from ember.lowering.loop_to_llvm.builder import (
     StridedLayout,
     registrar,
 )
-from ember.lowering.loop_to_llvm.llvm_types import memory_type
+from ember.lowering.loop_to_llvm.llvm_types import memory_type, scalar_type
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
@@ -202,14 +202,16 @@ def element_pointer(lw: FunctionBuilder, buffer: SSAValue, indices: Sequence[SSA
 def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
     assert isinstance(op, memref.LoadOp)
     pointer = element_pointer(lw, op.memref, op.indices)
-    value = lw.emit(llvm.LoadOp(pointer, memory_type(op.res.type)))
-    return lw.emit(llvm.TruncOp(value, i1)) if op.res.type == i1 else value
+    stored, held = memory_type(op.res.type), scalar_type(op.res.type)
+    value = lw.emit(llvm.LoadOp(pointer, stored))
+    return lw.emit(llvm.TruncOp(value, held)) if stored != held else value
 
 
 @_lowers(memref.StoreOp)
 def _store(lw: FunctionBuilder, op: Operation) -> None:
     assert isinstance(op, memref.StoreOp)
     value = lw.values[op.value]
-    if op.value.type == i1:
-        value = lw.emit(llvm.ZExtOp(value, i8))
+    stored = memory_type(op.value.type)
+    if stored != scalar_type(op.value.type):  # a byte holding fewer bits, zero-extended
+        value = lw.emit(llvm.ZExtOp(value, stored))
     lw.emit(llvm.StoreOp(value, element_pointer(lw, op.memref, op.indices)))

@@ -12,6 +12,7 @@ uitofp of i64 rounds once, and `powi` avoids libgcc.
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import arith, llvm, math
 from xdsl.dialects.builtin import (
     Float32Type,
@@ -27,8 +28,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from ember.dialects.graph.types import numpy_dtype
 from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
-from ember.lowering.loop_to_llvm.llvm_types import scalar_type, suffix, width
+from ember.lowering.loop_to_llvm.llvm_types import NARROW_FLOATS, scalar_type, suffix, width
 
 HANDLERS: HandlerTable = {}
 _lowers = registrar(HANDLERS)
@@ -99,6 +101,8 @@ def _cast(lw: FunctionBuilder, op: Operation) -> SSAValue:
         # f64 -> f16 needs compiler-rt's __truncdfhf2, which the JIT cannot find;
         # going through f32 rounds twice but stays within f16's precision here.
         value = lw.emit(llvm.FPTruncOp(value, f32))
+    if isinstance(op, arith.BitcastOp) and value.type == target:
+        return value  # a narrow float's bits: the same LLVM integer
     if isinstance(op, arith.TruncIOp | arith.ExtSIOp | arith.ExtUIOp):
         # Same width (i64 <-> ui64: a constant of an unsigned type) is no
         # instruction in LLVM, where signedness is not part of the type.
@@ -130,7 +134,15 @@ def _libm(lw: FunctionBuilder, op: Operation) -> SSAValue:
 @_lowers(arith.ConstantOp)
 def _constant(lw: FunctionBuilder, op: Operation) -> SSAValue:
     assert isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr)
-    return lw.const(op.value.value.data, scalar_type(op.result.type))
+    t = op.result.type
+    if isinstance(t, NARROW_FLOATS):  # its bits, as the integer LLVM holds it in
+        bits = (
+            np.asarray(op.value.value.data, numpy_dtype(t))
+            .reshape(1)
+            .view(f"u{t.bitwidth // 8 or 1}")
+        )
+        return lw.const(int(bits[0]), scalar_type(t))
+    return lw.const(op.value.value.data, scalar_type(t))
 
 
 @_lowers(arith.CmpiOp)

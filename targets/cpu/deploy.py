@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
@@ -79,12 +80,25 @@ from ember.targets.versions import (
 C_TYPES = {
     np.dtype(np.float32): "float",
     np.dtype(np.float64): "double",
+    np.dtype(np.float16): "_Float16",
     np.dtype(np.int64): "int64_t",
     np.dtype(np.int32): "int32_t",
+    np.dtype(np.int16): "int16_t",
     np.dtype(np.int8): "int8_t",
+    np.dtype(np.uint64): "uint64_t",
+    np.dtype(np.uint32): "uint32_t",
+    np.dtype(np.uint16): "uint16_t",
     np.dtype(np.uint8): "uint8_t",
     np.dtype(np.bool_): "uint8_t",
-}
+    # The narrow types as their storage (docs/types.md): bfloat16's bits in
+    # 16, and a byte per float8, float4, int4 or int2 element (the value in
+    # its low bits, zero-extended).
+    np.dtype(ml_dtypes.bfloat16): "uint16_t",
+    **{np.dtype(t): "uint8_t" for t in (
+        ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn, ml_dtypes.int4, ml_dtypes.uint4,
+        ml_dtypes.int2, ml_dtypes.uint2)},
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

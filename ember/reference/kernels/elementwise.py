@@ -11,7 +11,9 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
+
+from ember.dialects.graph.types import is_narrow_float_dtype, is_narrow_int_dtype
 
 from ._registry import Attrs, Inputs, Kernel, arg, register, register_all, wide
 
@@ -192,13 +194,8 @@ def clip(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.array(y, dtype=x.dtype)]
 
 
-# Largest finite value of each float8 type, and whether the type lacks infinities (FNUZ).
-_FLOAT8: dict[int, tuple[float, bool]] = {
-    TensorProto.FLOAT8E4M3FN: (448.0, False),
-    TensorProto.FLOAT8E4M3FNUZ: (240.0, True),
-    TensorProto.FLOAT8E5M2: (57344.0, False),
-    TensorProto.FLOAT8E5M2FNUZ: (57344.0, True),
-}
+_FLOAT8 = {TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ, TensorProto.FLOAT8E5M2,
+           TensorProto.FLOAT8E5M2FNUZ}  # fmt: skip
 
 
 def _truncate(x: np.ndarray, width: int) -> np.ndarray:
@@ -232,21 +229,32 @@ def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 @register("Cast")
 def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """Cast to TensorProto type ``to``; float->int truncates toward zero, with
-    onnxruntime's results out of range (``float_to_int``).
+    onnxruntime's results out of range (``float_to_int``). The narrow types are
+    ml_dtypes arrays (docs/types.md): a narrow float source is read as f32
+    (exactly), and conversions to one round to nearest even once, as onnx's
+    reference does.
 
-    ``saturate`` (float8 targets only) clips out-of-range values and infinities to the
-    largest finite value of the target (infinities become NaN for the FNUZ types, which have
-    none); without it the conversion follows IEEE rounding to inf/NaN. STRING is unsupported.
+    ``saturate`` (float8 targets only) clips out-of-range values and infinities to
+    the largest finite value of the target (``onnx.numpy_helper.saturate_cast``);
+    without it they become infinity or NaN as the type has them. FLOAT8E8M0
+    rounds as ``round_mode`` says (``numpy_helper.to_float8e8m0``). STRING is
+    unsupported.
     """
     x = np.asarray(inputs[0])
     to = int(attrs["to"])
     if to == TensorProto.STRING or x.dtype == object:
         raise NotImplementedError("Cast from/to STRING is not supported")
     dtype = helper.tensor_dtype_to_np_dtype(to)
-    if to in _FLOAT8 and attrs.get("saturate", 1) and x.dtype.kind == "f":
-        big, fnuz = _FLOAT8[to]  # saturate: out of range -> +-max; +-inf -> +-max (NaN if FNUZ)
-        x = np.where(np.isinf(x) & fnuz, x, np.clip(x, -big, big))
+    if is_narrow_float_dtype(x.dtype):
+        x = x.astype(np.float32)
     with np.errstate(all="ignore"):
+        if to in _FLOAT8 and attrs.get("saturate", 1) and x.dtype.kind == "f":
+            return [numpy_helper.saturate_cast(x, dtype)]
+        if to == TensorProto.FLOAT8E8M0:
+            round_mode = attrs.get("round_mode", "up")
+            return [numpy_helper.to_float8e8m0(x, bool(attrs.get("saturate", 1)), round_mode)]
         if x.dtype.kind == "f" and dtype.kind in "iu":
             return [float_to_int(x, dtype)]
+        if x.dtype.kind == "f" and is_narrow_int_dtype(dtype):
+            return [float_to_int(x, np.dtype(np.int32)).astype(dtype)]
         return [x.astype(dtype)]

@@ -1,4 +1,5 @@
-"""QuantizeLinear and DequantizeLinear (opset 21; per tensor or per axis), and
+"""QuantizeLinear and DequantizeLinear (opset 21; per tensor, per axis or
+blocked; to and from every integer and float8/float4 type), and
 the quantised products QLinearConv, QLinearMatMul and QGemm (integer
 accumulation, one requantisation: `ember.dialects.graph.ops_qlinear`).
 
@@ -10,12 +11,15 @@ so an int32 bias dequantises exactly up to 2^24.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from onnx import helper
 
 from ember.dialects.graph.ops_qlinear import requant_multiplier, requantize
+from ember.dialects.graph.types import is_narrow_float_dtype
 
 from ._registry import Attrs, Inputs, arg, register
+from .elementwise import cast
 from .nn import conv
 
 
@@ -27,8 +31,22 @@ def _along(parameter: np.ndarray, rank: int, axis: int) -> np.ndarray:
     return parameter.reshape(-1, *[1] * (rank - axis - 1))
 
 
+def _applied(parameter: np.ndarray, shape: tuple[int, ...], attrs: Attrs) -> np.ndarray:
+    """A scale or zero point broadcastable to x's shape: per tensor, 1-D along
+    `axis`, or blocked (`block_size` consecutive elements along `axis` share one)."""
+    axis, block = int(attrs.get("axis", 1)), int(attrs.get("block_size", 0))
+    if not block or parameter.ndim == 0:
+        return _along(parameter, len(shape), axis)
+    axis %= len(shape)
+    return np.repeat(parameter, block, axis=axis).take(np.arange(shape[axis]), axis=axis)
+
+
 @register("QuantizeLinear")
 def quantize_linear(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """To an integer type: round half to even, add the zero point, saturate.
+    To a float8 type: one rounding to it (``saturate`` as Cast's; the zero
+    point, which must be 0, is not added, as in onnx's reference); to float4
+    the zero point is added before the rounding."""
     x, scale = inputs[0], inputs[1]
     zero_point = inputs[2] if len(inputs) > 2 else None
     assert x is not None and scale is not None
@@ -38,24 +56,36 @@ def quantize_linear(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         dtype = np.dtype(helper.tensor_dtype_to_np_dtype(attrs["output_dtype"]))
     else:
         dtype = np.dtype(np.uint8)
-    axis = int(attrs.get("axis", 1))
-    scaled = np.rint(x.astype(np.float32) / _along(scale.astype(np.float32), x.ndim, axis))
+    scaled = x.astype(np.float32) / _applied(scale.astype(np.float32), x.shape, attrs)
+    if is_narrow_float_dtype(dtype):
+        if zero_point is not None and dtype == ml_dtypes.float4_e2m1fn:
+            scaled = scaled + _applied(zero_point.astype(np.float32), x.shape, attrs)
+        to = helper.np_dtype_to_tensor_dtype(dtype)
+        return cast([scaled], {"to": to, "saturate": attrs.get("saturate", 1)})
+    scaled = np.rint(scaled)
     if zero_point is not None:
-        scaled = scaled + _along(zero_point.astype(np.float32), x.ndim, axis)
-    info = np.iinfo(dtype)
+        scaled = scaled + _applied(zero_point.astype(np.float32), x.shape, attrs)
+    info = ml_dtypes.iinfo(dtype)
     return [np.clip(scaled, info.min, info.max).astype(dtype)]
 
 
 @register("DequantizeLinear")
 def dequantize_linear(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """(x - zero_point) * scale: an integer x centred in integers and converted
+    once; a float8 x read as f32 (its zero point is 0), a float4 one centred in f32."""
     x, scale = inputs[0], inputs[1]
     zero_point = inputs[2] if len(inputs) > 2 else None
     assert x is not None and scale is not None
-    axis = int(attrs.get("axis", 1))
-    shifted = x.astype(np.int64)
-    if zero_point is not None:
-        shifted = shifted - _along(zero_point.astype(np.int64), x.ndim, axis)
-    return [(shifted.astype(np.float32) * _along(scale, x.ndim, axis)).astype(scale.dtype)]
+    if is_narrow_float_dtype(x.dtype):
+        shifted = x.astype(np.float32)
+        if zero_point is not None and x.dtype == ml_dtypes.float4_e2m1fn:
+            shifted = shifted - _applied(zero_point.astype(np.float32), x.shape, attrs)
+    else:
+        shifted = x.astype(np.int64)
+        if zero_point is not None:
+            shifted = shifted - _applied(zero_point.astype(np.int64), x.shape, attrs)
+    product = shifted.astype(np.float32) * _applied(scale.astype(np.float32), x.shape, attrs)
+    return [product.astype(scale.dtype)]
 
 
 def _centred(x: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:

@@ -843,11 +843,11 @@ func.func @quantize_axis(%x: tensor<1x3x4x4xf32>, %s: tensor<4xf32>) -> tensor<1
 
 // -----
 
-// DequantizeLinear: blocked quantisation is not modelled.
-func.func @dequantize_blocked(%x: tensor<4x8xi8>, %s: tensor<4x2xf32>) -> tensor<4x8xf32> {
-  %y = graph.dequantize_linear %x, %s {block_size = 4 : i64} : (tensor<4x8xi8>, tensor<4x2xf32>) -> tensor<4x8xf32>
+// DequantizeLinear: blocks of 4 along axis 1 of 8 need 2 scales per row.
+func.func @dequantize_blocked(%x: tensor<4x8xi8>, %s: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %y = graph.dequantize_linear %x, %s {block_size = 4 : i64} : (tensor<4x8xi8>, tensor<4x3xf32>) -> tensor<4x8xf32>
   func.return %y : tensor<4x8xf32>
 }
 
 // CHECK:      sym_name = "dequantize_blocked"
-// CHECK:      Operation does not verify: graph.dequantize_linear: blocked quantisation (block_size > 0) is not supported
+// CHECK:      Operation does not verify: graph.dequantize_linear: x_scale has 3 values on dim 1, where blocks of 4 along axis 1 need 2
