@@ -1,6 +1,7 @@
 """Ember next to onnxruntime on every model we ship, at each thread count.
 
     python benchmarks/suite.py [-k resnet50,mlp] [--runs 10] [--threads 1,2] [--json out.json]
+    python benchmarks/suite.py -k resnet50,transformer --dtype fp32,fp16,bf16
 
 The models: every light model (random weights, seed 0), the MLP (batch
 64, 784-1024-1024-10), the BERT-base-like encoder layer and a GPT block
@@ -15,6 +16,14 @@ bandwidth, NumPy's sgemm at 1024^3) and Ember's own 1024^3 matmul as a share
 of NumPy's, all measured in the same run. `-k` keeps the models whose name
 contains one of its comma-separated words (a few minutes for a few models;
 all of them take long).
+
+`--dtype fp16,bf16` also runs each model converted to float16 or bfloat16
+(its float weights, inputs and outputs; `tests.support.models.to_half`):
+Ember computes such models in f32 between half tensors (docs/types.md), and
+the row's last column is the largest difference of its outputs from the
+float32 model's (Ember's, same inputs) relative to their largest magnitude.
+Where onnxruntime's CPU provider cannot run the converted model (it lacks
+bfloat16 kernels for most ops) its columns say n/a and the reason is printed.
 """
 
 from __future__ import annotations
@@ -37,16 +46,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
 os.environ.setdefault("EMBER_CACHE", "0")
 
-from ember.benchmarking import benchmark_model  # noqa: E402
+from ember.benchmarking import PeerError, benchmark_model  # noqa: E402
 from ember.compiler import compile as ember_compile  # noqa: E402
 from ember.machine_limits import measure_machine_limits  # noqa: E402
 from tests.support.models import (  # noqa: E402
+    HALF,
     LIGHT_MODELS,
     gpt_block,
     light_model_path,
     minilm_available,
     minilm_onnx,
     mlp,
+    random_inputs,
+    to_half,
     transformer_encoder,
     with_random_weights,
 )
@@ -70,6 +82,9 @@ all-MiniLM-L6-v2 (its trained weights, one sentence of 128 tokens) where
 torch, transformers and its weights package are installed."""
 
 
+DTYPES = {"fp32": TensorProto.FLOAT, "fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}
+
+
 @dataclass
 class ModelRow:
     name: str
@@ -77,9 +92,13 @@ class ModelRow:
     ember_ms: dict[int, float] = field(default_factory=dict)
     ort_ms: dict[int, float] = field(default_factory=dict)
     max_abs_error: float = 0.0
+    dtype: str = "fp32"
+    error_to_fp32: float | None = None
+    """For a half-precision row: its outputs' largest difference from the
+    float32 model's, relative to their largest magnitude."""
 
     def ratio(self, threads: int) -> float:
-        return self.ember_ms[threads] / self.ort_ms[threads]
+        return self.ember_ms[threads] / self.ort_ms.get(threads, math.nan)
 
 
 def matmul_model(size: int) -> onnx.ModelProto:
@@ -135,7 +154,9 @@ def header_lines(matmul_size: int) -> tuple[list[str], dict[str, object]]:
                    "matmul_size": matmul_size}  # fmt: skip
 
 
-def table(rows: Sequence[ModelRow], threads: Sequence[int]) -> list[str]:
+def table(rows: Sequence[ModelRow], threads: Sequence[int], half: bool = False) -> list[str]:
+    """The header, a line per row and the geometric means; `half` adds the
+    column of the half-precision rows' differences from float32."""
     columns = "".join(f" {'ember ms@' + str(t):>12} {'ort ms@' + str(t):>10} {'ratio@' + str(t):>8}"
                       for t in threads)  # fmt: skip
     speedup = (
@@ -143,36 +164,90 @@ def table(rows: Sequence[ModelRow], threads: Sequence[int]) -> list[str]:
         if len(threads) > 1
         else ""
     )
-    lines = [f"{'model':<20} {'compile s':>9}{columns}{speedup}"]
+    accuracy = f" {'vs fp32':>8}" if half else ""
+    lines = [f"{'model':<25} {'compile s':>9}{columns}{speedup}{accuracy}"]
     for row in rows:
-        cells = "".join(f" {row.ember_ms[t]:>12.2f} {row.ort_ms[t]:>10.2f} {row.ratio(t):>8.2f}"
+        cells = "".join(f" {row.ember_ms[t]:>12.2f} {_ms(row.ort_ms.get(t))} {_ms(row.ratio(t), 8)}"
                         for t in threads)  # fmt: skip
         gain = (f" {row.ember_ms[threads[0]] / row.ember_ms[threads[-1]]:>14.2f}"
                 if len(threads) > 1 else "")  # fmt: skip
-        lines.append(f"{row.name:<20} {row.compile_seconds:>9.1f}{cells}{gain}")
-    if rows:
-        means = "  ".join(f"@{t}: {geomean([r.ratio(t) for r in rows]):.2f}" for t in threads)
-        lines.append(f"geometric mean of the ratios (Ember / onnxruntime): {means}")
+        error = f" {row.error_to_fp32:>8.1e}" if row.error_to_fp32 is not None else " " * 9 * half
+        lines.append(f"{row.name:<25} {row.compile_seconds:>9.1f}{cells}{gain}{error}")
+    for dtype in dict.fromkeys(r.dtype for r in rows):
+        same = [r for r in rows if r.dtype == dtype]
+        means = "  ".join(f"@{t}: {geomean([r.ratio(t) for r in same]):.2f}" for t in threads)
+        of = f" ({dtype} rows)" if half else ""
+        lines.append(f"geometric mean of the ratios (Ember / onnxruntime){of}: {means}")
     return lines
 
 
+def _ms(value: float | None, width: int = 10) -> str:
+    return f"{'n/a':>{width}}" if value is None or math.isnan(value) else f"{value:>{width}.2f}"
+
+
 def geomean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+    """Of the values that are numbers (a row onnxruntime cannot run has none)."""
+    values = [v for v in values if not math.isnan(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
 
 
-def run_suite(names: Sequence[str], threads: Sequence[int], runs: int) -> list[ModelRow]:
+def run_suite(names: Sequence[str], threads: Sequence[int], runs: int,
+              dtypes: Sequence[str] = ("fp32",)) -> list[ModelRow]:  # fmt: skip
     rows = []
     for name in names:
         model = MODELS[name]()
-        row = ModelRow(name)
-        for count in threads:
-            result = benchmark_model(model, threads=count, runs=runs, warmup=1)
-            row.compile_seconds = row.compile_seconds or result.compile_seconds
-            row.ember_ms[count], row.ort_ms[count] = result.ember_ms, result.ort_ms
-            row.max_abs_error = max(row.max_abs_error, result.max_abs_error)
-        print(table([row], threads)[1], flush=True)
-        rows.append(row)
+        for dtype in dtypes:
+            half = dtype != "fp32"
+            row = ModelRow(f"{name} {dtype}" if half else name, dtype=dtype)
+            converted = to_half(model, DTYPES[dtype]) if half else model
+            for count in threads:
+                _time_row(row, converted, count, runs)
+            if half:
+                row.error_to_fp32 = error_to_fp32(model, converted, DTYPES[dtype])
+            print(table([row], threads, half=list(dtypes) != ["fp32"])[1], flush=True)
+            rows.append(row)
     return rows
+
+
+def _time_row(row: ModelRow, model: onnx.ModelProto, threads: int, runs: int) -> None:
+    """Both engines on `threads` threads; Ember alone where onnxruntime
+    cannot run the model (its columns then stay empty: n/a)."""
+    try:
+        result = benchmark_model(model, threads=threads, runs=runs, warmup=1)
+    except PeerError as error:
+        print(f"  {row.name}: {error}")
+        start = time.perf_counter()
+        compiled = ember_compile(model, threads=threads)
+        row.compile_seconds = row.compile_seconds or time.perf_counter() - start
+        row.ember_ms[threads] = _median_ms(compiled, random_inputs(model), runs)
+        return
+    row.compile_seconds = row.compile_seconds or result.compile_seconds
+    row.ember_ms[threads], row.ort_ms[threads] = result.ember_ms, result.ort_ms
+    row.max_abs_error = max(row.max_abs_error, result.max_abs_error)
+
+
+def _median_ms(compiled: Callable[..., object], inputs: dict[str, np.ndarray], runs: int) -> float:
+    compiled(*inputs.values())
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        compiled(*inputs.values())
+        times.append(time.perf_counter() - start)
+    return 1000 * float(np.median(times))
+
+
+def error_to_fp32(model: onnx.ModelProto, half_model: onnx.ModelProto, half: int) -> float:
+    """The half model's outputs against the float32 model's (Ember both, the
+    same inputs rounded to the half type), relative to their largest."""
+    inputs = random_inputs(model)
+    rounded = {k: v.astype(HALF[half]) if v.dtype == np.float32 else v for k, v in inputs.items()}
+    wide = ember_compile(model)(*[v.astype(np.float32) if v.dtype == HALF[half] else v
+                                  for v in rounded.values()])  # fmt: skip
+    narrow = ember_compile(half_model)(*rounded.values())
+    return max(
+        float(np.max(np.abs(n.astype(np.float64) - w)) / max(float(np.max(np.abs(w))), 1e-30))
+        for n, w in zip(narrow, wide)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,22 +257,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=thread_counts, default=[1, 2],
                         help="thread counts, comma-separated (default 1,2)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--dtype", default="fp32",
+                        help="comma-separated of fp32, fp16, bf16: each model also converted "
+                             "to these (default fp32)")  # fmt: skip
     parser.add_argument("--matmul-size", type=int, default=1024,
                         help="size of Ember's matmul next to NumPy's sgemm (default 1024)")  # fmt: skip
     args = parser.parse_args(argv)
     names = selected(args.k)
+    dtypes = [d for d in args.dtype.split(",") if d]
+    if not dtypes or set(dtypes) - set(DTYPES):
+        parser.error(f"--dtype {args.dtype!r}: expected some of {', '.join(DTYPES)}")
     if not names:
         parser.error(f"-k {args.k!r} selects no model (models: {', '.join(MODELS)})")
     lines, machine = header_lines(args.matmul_size)
     print("\n".join(lines), flush=True)
-    print(table([], args.threads)[0], flush=True)
-    rows = run_suite(names, args.threads, args.runs)
-    print(table(rows, args.threads)[-1])
+    print(table([], args.threads, half=dtypes != ["fp32"])[0], flush=True)
+    rows = run_suite(names, args.threads, args.runs, dtypes)
+    print("\n".join(table(rows, args.threads, half=dtypes != ["fp32"])[1 + len(rows) :]))
     if args.json is not None:
         args.json.write_text(json.dumps({
             "machine": machine, "threads": args.threads,
             "models": [asdict(row) for row in rows],
-            "geomean_ratio": {t: geomean([r.ratio(t) for r in rows]) for t in args.threads},
+            "geomean_ratio": {t: geomean([r.ratio(t) for r in rows if r.dtype == dtypes[0]])
+                              for t in args.threads},
+            "geomean_ratio_by_dtype": {d: {t: geomean([r.ratio(t) for r in rows if r.dtype == d])
+                                           for t in args.threads} for d in dtypes},
         }, indent=2))  # fmt: skip
     return 0
 

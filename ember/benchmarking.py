@@ -123,6 +123,11 @@ def _random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.nd
     return inputs
 
 
+class PeerError(EmberError):
+    """onnxruntime, the peer Ember is compared with, cannot load or run the
+    model (it lacks a kernel for an op or a type, or rejects an input)."""
+
+
 def onnxruntime_session(model: ModelProto, threads: int = 1) -> Any:
     """An onnxruntime CPU session for `model` with `threads` intra-op threads;
     a model onnxruntime rejects is an `EmberError` naming onnxruntime."""
@@ -139,7 +144,7 @@ def onnxruntime_session(model: ModelProto, threads: int = 1) -> Any:
             model.SerializeToString(), options, providers=["CPUExecutionProvider"]
         )
     except Exception as error:  # onnxruntime raises its own types and RuntimeError
-        raise EmberError(f"onnxruntime cannot load the model: {first_line(error)}") from None
+        raise PeerError(f"onnxruntime cannot load the model: {first_line(error)}") from None
 
 
 def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -148,7 +153,7 @@ def run_onnxruntime(session: Any, inputs: Mapping[str, np.ndarray]) -> list[np.n
     try:
         return session.run(None, dict(inputs))
     except Exception as error:
-        raise EmberError(f"onnxruntime cannot run the model: {first_line(error)}") from None
+        raise PeerError(f"onnxruntime cannot run the model: {first_line(error)}") from None
 
 
 ROUNDS = 4

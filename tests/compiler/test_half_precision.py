@@ -6,30 +6,13 @@ and matches the float32 model within the half type's precision."""
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import ember
-from tests.support.models import light_model_path, mlp, with_random_weights
-
-HALF = {TensorProto.FLOAT16: np.float16, TensorProto.BFLOAT16: ml_dtypes.bfloat16}
-
-
-def to_half(model: onnx.ModelProto, half: int) -> onnx.ModelProto:
-    """`model` with every float32 initializer, input, output and value info in `half`."""
-    model = onnx.ModelProto.FromString(model.SerializeToString())
-    graph = model.graph
-    for init in graph.initializer:
-        array = numpy_helper.to_array(init)
-        if array.dtype == np.float32:
-            init.CopyFrom(numpy_helper.from_array(array.astype(HALF[half]), init.name))
-    for value in [*graph.input, *graph.output, *graph.value_info]:
-        if value.type.tensor_type.elem_type == TensorProto.FLOAT:
-            value.type.tensor_type.elem_type = half
-    return model
+from tests.support.models import HALF, light_model_path, mlp, to_half, with_random_weights
 
 
 def small_convnet(seed: int = 0) -> onnx.ModelProto:

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -376,3 +377,25 @@ def minilm_onnx(seq: int = 128) -> onnx.ModelProto:
     example = (ids, torch.ones(1, seq, dtype=torch.int64), torch.zeros(1, seq, dtype=torch.int64))
     proto, _ = onnx_from_torch(encoder, example)
     return proto
+
+
+# ------------------------------------------------------------ half precision
+
+HALF = {TensorProto.FLOAT16: np.float16, TensorProto.BFLOAT16: ml_dtypes.bfloat16}
+
+
+def to_half(model: onnx.ModelProto, half: int) -> onnx.ModelProto:
+    """`model` with every float32 initializer, input, output and value info in
+    `half` (a TensorProto element type): a small stand-in for
+    onnxconverter_common's float16 converter, for models whose float data are
+    initializers (no float Constant nodes or Cast-to-float attributes)."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    for init in graph.initializer:
+        array = numpy_helper.to_array(init)
+        if array.dtype == np.float32:
+            init.CopyFrom(numpy_helper.from_array(array.astype(HALF[half]), init.name))
+    for value in [*graph.input, *graph.output, *graph.value_info]:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT:
+            value.type.tensor_type.elem_type = half
+    return model

@@ -42,6 +42,33 @@ def test_suite_on_tiny_models(
         assert model["max_abs_error"] < 1e-3
 
 
+def test_half_precision_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--dtype adds a row per half type with its difference from float32;
+    onnxruntime has no bfloat16 Gemm/MatMul on the CPU: that row is Ember's alone."""
+    monkeypatch.setattr(suite, "MODELS", {"tiny_mlp": lambda: mlp(batch=2, sizes=(16, 8, 4))})
+    out = tmp_path / "suite.json"
+    code = suite.main(["--runs", "1", "--threads", "1", "--matmul-size", "32",
+                       "--dtype", "fp32,fp16,bf16", "--json", str(out)])  # fmt: skip
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("model "))
+    assert lines[head].split()[-2:] == ["vs", "fp32"]
+    rows = [line.split() for line in lines[head + 1 :] if line.startswith("tiny_mlp ")]
+    assert [row[1] if row[1] in ("fp16", "bf16") else "fp32" for row in rows] == [
+        "fp32", "fp16", "bf16"
+    ]  # fmt: skip
+    assert rows[2][4:6] == ["n/a", "n/a"]  # onnxruntime's columns of the bf16 row
+    result = json.loads(out.read_text())
+    by_name = {m["name"]: m for m in result["models"]}
+    assert by_name["tiny_mlp"]["error_to_fp32"] is None
+    assert 0 < by_name["tiny_mlp fp16"]["error_to_fp32"] < 3e-3
+    assert 0 < by_name["tiny_mlp bf16"]["error_to_fp32"] < 3e-2
+    assert by_name["tiny_mlp bf16"]["ort_ms"] == {}  # onnxruntime cannot load it
+    assert set(result["geomean_ratio_by_dtype"]) == {"fp32", "fp16", "bf16"}
+
+
 def test_thread_counts_are_checked() -> None:
     assert suite.thread_counts("1,2,4") == [1, 2, 4]
     for text in ("0", "1,x", ""):
