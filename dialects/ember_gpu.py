@@ -38,7 +38,7 @@ schedule as its `schedule` attribute (as a CPU schedule is a
 `#loop.schedule`), written by the GPU target's `gpu-default-schedule`,
 printable and editable by hand, obeyed by `convert-loop-to-gpu`:
 
-    #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
+    #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [4, 4], stages = 2>
 
 - `m`, `n`, `k`: the op's dims the product runs along, as a matrix product
   of M x K by K x N: the rows are the points of the `m` dims (parallel dims
@@ -58,7 +58,17 @@ printable and editable by hand, obeyed by `convert-loop-to-gpu`:
 - `k_tile = BK`: the reduction runs in steps of BK, each staging a BM x BK
   tile of the first operand and a BK x BN tile of the second in shared
   memory (`ember_gpu.shared`), loaded by all the block's threads together
-  between two `gpu.barrier`s.
+  between two `gpu.barrier`s;
+- `vector = [VR, VC]` (optional, 1 each when left out): the elements one
+  load copies from the row operand's tile (along k) and from the column
+  operand's (along n): 1, 2 or 4 (`VECTOR_WIDTHS`; 4 f32 are one 16-byte
+  `ld.global.v4.f32`); `convert-loop-to-gpu` takes a width above 1 only
+  where the operand is contiguous along that group and aligned to it;
+- `stages = S` (optional, 1 when left out): 1 or 2 (`STAGES`) pairs of
+  tiles; with 2, each step loads the next step's tiles into registers
+  before it multiplies the current ones and stores them into the other
+  pair after, so the loads overlap the products and a step needs one
+  barrier, not two.
 
 An elementwise generic right after such a contraction whose values it can
 compute from the contraction's in registers (a bias, an activation, a
@@ -197,10 +207,15 @@ MAX_REGISTER_TILE = 64
 """The most outputs one thread accumulates (registers it keeps live)."""
 MAX_SHARED_BYTES = 48 * 1024
 """The most shared memory a block may stage (CUDA's static limit)."""
+VECTOR_WIDTHS = (1, 2, 4)
+"""The elements one staging load may copy (4 f32: a 16-byte access)."""
+STAGES = (1, 2)
+"""The pairs of shared tiles a tiled contraction may keep (2: double buffering)."""
 
 
 def tiling_problem(groups: Sequence[Sequence[int]], block: Sequence[int], threads: Sequence[int],
-                   k_tile: int, element_bytes: int = 4) -> str | None:  # fmt: skip
+                   k_tile: int, vector: Sequence[int] = (1, 1), stages: int = 1,
+                   element_bytes: int = 4) -> str | None:  # fmt: skip
     """What is wrong with these fields of a `#ember_gpu.schedule` (None if
     nothing): the rules every tiled contraction's schedule keeps. `groups`
     are the m, n and k dims."""
@@ -220,10 +235,18 @@ def tiling_problem(groups: Sequence[Sequence[int]], block: Sequence[int], thread
     if (bm // ty) * (bn // tx) > MAX_REGISTER_TILE:
         return (f"each thread would accumulate {bm // ty} x {bn // tx} outputs, more than "
                 f"{MAX_REGISTER_TILE}")  # fmt: skip
-    if (bm * k_tile) % count or (k_tile * bn) % count:
-        return (f"the staged tiles ({bm} x {k_tile} and {k_tile} x {bn}) must split evenly "
-                f"among the {count} threads")  # fmt: skip
-    shared = (bm + bn) * k_tile * element_bytes
+    if len(vector) != 2 or any(v not in VECTOR_WIDTHS for v in vector):
+        return f"vector must be two widths out of {list(VECTOR_WIDTHS)}, got {list(vector)}"
+    if stages not in STAGES:
+        return f"stages must be one of {list(STAGES)}, got {stages}"
+    vr, vc = vector
+    if k_tile % vr or bn % vc:
+        return (f"vector = {list(vector)} must divide the tiles' rows of k_tile = {k_tile} and "
+                f"block[1] = {bn} elements")  # fmt: skip
+    if (bm * k_tile // vr) % count or (k_tile * bn // vc) % count:
+        return (f"the staged tiles ({bm} x {k_tile} and {k_tile} x {bn}, in loads of "
+                f"{vr} and {vc}) must split evenly among the {count} threads")  # fmt: skip
+    shared = stages * (bm + bn) * k_tile * element_bytes
     if shared > MAX_SHARED_BYTES:
         return (
             f"the staged tiles need {shared} bytes of shared memory, more than {MAX_SHARED_BYTES}"
@@ -236,7 +259,8 @@ def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
 
 
 _LIST_FIELDS = ("m", "n", "k", "block", "threads")
-_FIELDS = (*_LIST_FIELDS, "k_tile")
+_FIELDS = (*_LIST_FIELDS, "k_tile", "vector", "stages")
+_OPTIONAL: dict[str, list[int] | int] = {"vector": [1, 1], "stages": 1}
 
 
 @irdl_attr_definition
@@ -251,11 +275,14 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
     block: ArrayAttr[IntAttr]
     threads: ArrayAttr[IntAttr]
     k_tile: IntAttr
+    vector: ArrayAttr[IntAttr]
+    stages: IntAttr
 
     def __init__(self, m: Sequence[int], n: Sequence[int], k: Sequence[int],
-                 block: Sequence[int], threads: Sequence[int], k_tile: int):  # fmt: skip
+                 block: Sequence[int], threads: Sequence[int], k_tile: int,
+                 vector: Sequence[int] = (1, 1), stages: int = 1):  # fmt: skip
         super().__init__(_ints(m), _ints(n), _ints(k), _ints(block), _ints(threads),
-                         IntAttr(k_tile))  # fmt: skip
+                         IntAttr(k_tile), _ints(vector), IntAttr(stages))  # fmt: skip
 
     @property
     def groups(self) -> tuple[list[int], list[int], list[int]]:
@@ -279,28 +306,45 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
     def k_step(self) -> int:
         return self.k_tile.data
 
+    @property
+    def vector_widths(self) -> tuple[int, int]:
+        """(VR, VC): the elements per staging load of the row and the column operand."""
+        vr, vc = (v.data for v in self.vector.data)
+        return vr, vc
+
+    @property
+    def buffers(self) -> int:
+        """The pairs of shared tiles (the `stages` field)."""
+        return self.stages.data
+
     def verify(self) -> None:
-        problem = tiling_problem(self.groups, self.block_tile, self.block_threads, self.k_step)
+        problem = tiling_problem(self.groups, self.block_tile, self.block_threads, self.k_step,
+                                 self.vector_widths, self.buffers)  # fmt: skip
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
     def print_parameters(self, printer: Printer) -> None:
         fields = [f"{name} = {[v.data for v in getattr(self, name).data]}" for name in _LIST_FIELDS]
-        printer.print_string(f"<{', '.join([*fields, f'k_tile = {self.k_step}'])}>")
+        fields += [f"k_tile = {self.k_step}", f"vector = {list(self.vector_widths)}",
+                   f"stages = {self.buffers}"]  # fmt: skip
+        printer.print_string(f"<{', '.join(fields)}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[ArrayAttr[IntAttr] | IntAttr]:
-        values, start, end = parse_fields(parser, cls.name, _FIELDS, ("k_tile",))
-        missing = [name for name in _FIELDS if name not in values]
+        values, start, end = parse_fields(parser, cls.name, _FIELDS, ("k_tile", "stages"))
+        missing = [name for name in _FIELDS if name not in values and name not in _OPTIONAL]
         if missing:
             parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)
-        m, n, k, block, threads, k_tile = (values[name] for name in _FIELDS)
+        m, n, k, block, threads, k_tile, vector, stages = (
+            values.get(name, _OPTIONAL.get(name)) for name in _FIELDS
+        )
         lists = (m, n, k, block, threads)
-        assert all(isinstance(v, list) for v in lists) and isinstance(k_tile, int)
-        problem = tiling_problem((m, n, k), block, threads, k_tile)  # type: ignore[arg-type]
+        assert all(isinstance(v, list) for v in (*lists, vector))
+        assert isinstance(k_tile, int) and isinstance(stages, int)
+        problem = tiling_problem((m, n, k), block, threads, k_tile, vector, stages)  # type: ignore[arg-type]
         if problem is not None:
             parser.raise_error(f"{cls.name}: {problem}", start, end)
-        return [*(_ints(v) for v in lists), IntAttr(k_tile)]  # type: ignore[arg-type]
+        return [*(_ints(v) for v in lists), IntAttr(k_tile), _ints(vector), IntAttr(stages)]  # type: ignore[arg-type]
 
 
 @irdl_attr_definition
@@ -374,6 +418,8 @@ __all__ = [
     "MIN_REDUCE_THREADS",
     "SHARED_MEMORY_SPACE",
     "SHUFFLE_MASKS",
+    "STAGES",
+    "VECTOR_WIDTHS",
     "WARP_SIZE",
     "EmberGpu",
     "EpilogueAttr",

@@ -5,9 +5,11 @@ structured op on buffers that has none.
   convolutions) with at least `TILED_FROM` rows and columns
   (`tiled_contraction` says which dims those are) gets a block-tiled
   `#ember_gpu.schedule<m = [...], n = [...], k = [...], block = [64, 64],
-  threads = [16, 16], k_tile = 16>` (each thread 4 x 4 outputs, 8 KiB of
-  shared memory a block); the block is 32 along a side shorter than 64, so
-  that small products do not leave most threads idle. The elementwise
+  threads = [16, 16], k_tile = 16, vector = [VR, VC], stages = 2>` (each
+  thread 4 x 4 outputs, two pairs of 8 KiB tiles a block); the block is 32
+  along a side shorter than 64, so that small products do not leave most
+  threads idle; VR and VC are the widest loads (4, 2 or 1 elements) each
+  operand's layout and the tiles allow (`_widest`). The elementwise
   generics after it that can run on its values in registers (its
   epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`,
   and the contraction then writes the epilogue's output buffer
@@ -33,6 +35,7 @@ Ops with a schedule are left alone, so a schedule written by hand wins.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -40,7 +43,7 @@ from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -55,6 +58,7 @@ from ember.dialects.ember_gpu import (
     EpilogueAttr,
     GpuScheduleAttr,
     ReduceScheduleAttr,
+    tiling_problem,
 )
 from ember.dialects.schedule import (
     PARALLEL,
@@ -74,6 +78,8 @@ TILED_FROM = 32
 BLOCK = 64
 THREADS = 16
 K_TILE = 16
+STAGES = 2
+"""Double buffering: 2 x 8 KiB of tiles for a 64 x 64 block."""
 
 REDUCE_FROM = 32
 """The fewest reduction points that run as a block per row. At 32 the
@@ -89,15 +95,18 @@ REDUCE_THREADS = 256
 """The threads of a block-per-row reduction of at least this many points."""
 
 
-def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
-    """The block-tiled schedule of a contraction large enough for it, or None.
+def tiled_contraction(space: IterationSpace, types: Sequence[Attribute]) -> GpuScheduleAttr | None:
+    """The block-tiled schedule of a contraction large enough for it, or
+    None; `types` are its operands' types.
 
     The k dims are the reduction dims; the output's dims that one product
     operand reads and the other does not are the m or the n dims, the n
     dims being the group that holds the output's innermost dim (so that
     neighbouring threads store neighbouring elements); the dims both read
     are batch dims. A matmul is m = [i], n = [j], k = [l]; an NCHW
-    convolution m = [f], n = [n, oh, ow], k = [c, kh, kw]."""
+    convolution m = [f], n = [n, oh, ow], k = [c, kh, kw]. Each operand's
+    tile is staged in the widest loads (`vector`) its layout and the tiles
+    allow, and with two stages where their shared memory fits."""
     if space.product is None or DYNAMIC_INDEX in space.extents:
         return None
     k = [d for d, kind in enumerate(space.iterators) if kind != PARALLEL]
@@ -118,8 +127,25 @@ def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
     if min(rows, columns) < TILED_FROM:
         return None
     block = [BLOCK if size >= BLOCK else TILED_FROM for size in (rows, columns)]
-    schedule = GpuScheduleAttr(m_group, n_group, k, block, [THREADS, THREADS], K_TILE)
-    return schedule if contraction_problem(space, schedule) is None else None
+    fields = (m_group, n_group, k, block, [THREADS, THREADS], K_TILE)
+    if contraction_problem(space, GpuScheduleAttr(*fields), types) is not None:
+        return None
+    vector = [_widest(fields, types, space, i) for i in range(2)]
+    stages = STAGES if tiling_problem(fields[:3], block, fields[4], K_TILE, vector, STAGES) is None else 1
+    return GpuScheduleAttr(*fields, vector, stages)
+
+
+def _widest(fields: tuple[list[int], list[int], list[int], list[int], list[int], int],
+            types: Sequence[Attribute], space: IterationSpace, operand: int) -> int:  # fmt: skip
+    """The widest staging load (4, 2 or 1 elements) the schedule of `fields`
+    allows for its row (`operand` 0) or column operand (1), the other's at 1."""
+    for width in (4, 2):
+        vector = [width if i == operand else 1 for i in range(2)]
+        if tiling_problem(fields[:3], fields[3], fields[4], fields[5], vector) is not None:
+            continue
+        if contraction_problem(space, GpuScheduleAttr(*fields, vector), types) is None:
+            return width
+    return 1
 
 
 def reduce_threads(points: int) -> int:
@@ -154,7 +180,7 @@ class AttachGpuSchedule(RewritePattern):
         if SCHEDULE in op.attributes or not on_buffers(op):
             return
         space = iteration_space(op)
-        tiled = tiled_contraction(space)
+        tiled = tiled_contraction(space, [v.type for v in op.operands])
         reduction = block_reduction(op, space) if tiled is None else None
         op.attributes[SCHEDULE] = tiled or reduction or loop_schedule(space)
         if tiled is not None:
