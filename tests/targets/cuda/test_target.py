@@ -7,6 +7,7 @@ emulated result wrong)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from collections.abc import Callable
 
@@ -15,12 +16,14 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import arith, gpu
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 import ember
+from ember.dialects.ember_gpu import SharedOp
 from ember.frontends.onnx import import_onnx
 from ember.options import Options
 from ember.report import CompileReport
+from ember.targets.cuda import default_schedule
 from ember.targets.cuda.emulator import emulate
 from ember.targets.cuda.ptxas import assemble
 from ember.targets.cuda.target import EmulatedModel, GpuModule
@@ -125,6 +128,26 @@ def test_resnet50_passes_ptxas() -> None:
     )
 
 
+def test_the_tiled_matmul_stages_its_tiles_in_16_byte_loads() -> None:
+    # 70 x 96 by 96 x 80 in 64 x 64 blocks: both operands are contiguous
+    # along their tile's inner dim (k, n) with extents multiples of 4, so
+    # each thread stages its share of a 64 x 16 tile in one 16-byte load
+    # and store, double-buffered; the emulated result still matches.
+    model = _matmul_bias_relu()
+    lowered, x, expected = _expected(model)
+    ptx = lowered.ptx("sm_90")
+    assert re.search(r"ld\.global\.v4\.(f32|b32)", ptx)
+    assert re.search(r"st\.shared\.v4\.(f32|b32)", ptx)
+    assert _stages(lowered) == 2
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    if shutil.which("ptxas") is not None:
+        [kernel] = assemble(ptx, "sm_90").kernels.values()
+        assert kernel.shared_bytes == 2 * (64 + 64) * 16 * 4
+        assert (kernel.spill_stores, kernel.spill_loads) == (0, 0)
+
+
 def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
     lowered = _lowered(_matmul_bias_relu())
     # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is the
@@ -159,17 +182,31 @@ def _without_barrier(lowered: GpuModule, which: int) -> ModuleOp:
     number `which` (0: the first, -1: the last)."""
     mutated = lowered.module.clone()
     barriers = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, gpu.BarrierOp)]
-    assert len(barriers) == 2  # k step: stage; barrier; accumulate; barrier
+    # one stage, per k step: stage; barrier; accumulate; barrier. Two: stage
+    # the first step; barrier; per k step: load; accumulate; store; barrier.
+    assert len(barriers) == 2
     barriers[which].detach()
     barriers[which].erase()
     return mutated
 
 
-def test_the_tiled_kernel_needs_its_first_barrier() -> None:
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
+@pytest.fixture
+def one_stage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gpu-default-schedule` gives tiled contractions one pair of tiles."""
+    monkeypatch.setattr(default_schedule, "STAGES", 1)
+
+
+def _expected(model: onnx.ModelProto) -> tuple[GpuModule, np.ndarray, np.ndarray]:
+    """`model` lowered, an input, and onnxruntime's output for it."""
     x = random_inputs(model)["x"]
     [expected] = run_onnxruntime(model, {"x": x})
+    return _lowered(model), x, expected
+
+
+@pytest.mark.usefixtures("one_stage")
+def test_the_tiled_kernel_needs_its_first_barrier() -> None:
+    lowered, x, expected = _expected(_matmul_bias_relu())
+    assert _stages(lowered) == 1
     np.testing.assert_allclose(
         _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
     )
@@ -177,6 +214,7 @@ def test_the_tiled_kernel_needs_its_first_barrier() -> None:
                            rtol=1e-4, atol=1e-4)  # fmt: skip
 
 
+@pytest.mark.usefixtures("one_stage")
 def test_the_tiled_kernel_needs_its_last_barrier() -> None:
     # Without it, thread (ty, tx) accumulates its k step from the tiles and
     # at once stages its elements of the next step's tiles (the k loop's back
@@ -185,19 +223,45 @@ def test_the_tiled_kernel_needs_its_last_barrier() -> None:
     # copied, the rest of its column (ty' > ty, tx) B-tile elements it
     # copied, of the wrong step. K = 96 is six steps of 16 over random data,
     # so one step's tiles differ from the next's.
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
-    x = random_inputs(model)["x"]
-    [expected] = run_onnxruntime(model, {"x": x})
+    lowered, x, expected = _expected(_matmul_bias_relu())
     assert not np.allclose(_run(_without_barrier(lowered, -1), lowered, x), expected,
                            rtol=1e-4, atol=1e-4)  # fmt: skip
 
 
+def test_the_double_buffered_kernel_needs_its_barrier() -> None:
+    # Without the one barrier of a k step, thread (ty, tx) stores the next
+    # step's tiles into the other pair and goes on to accumulate from them
+    # before the threads after it have stored theirs.
+    lowered, x, expected = _expected(_matmul_bias_relu())
+    assert _stages(lowered) == 2
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    assert not np.allclose(_run(_without_barrier(lowered, -1), lowered, x), expected,
+                           rtol=1e-4, atol=1e-4)  # fmt: skip
+
+
+def test_the_double_buffered_kernel_needs_its_second_pair() -> None:
+    # Storing the next step's tiles into the pair being read (one barrier a
+    # step, one pair) overwrites tiles the threads after the storing one
+    # have yet to accumulate from.
+    lowered, x, expected = _expected(_matmul_bias_relu())
+    mutated = lowered.module.clone()
+    other = next(op for op in _tiled_kernel(mutated).walk() if isinstance(op, arith.SubiOp))
+    other.result.replace_all_uses_with(other.rhs)  # 1 - current -> current
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def _stages(lowered: GpuModule) -> int:
+    """The pairs of tiles of the tiled kernel (a pair's tiles are 3-D)."""
+    tile = next(op.buffer.type for op in _tiled_kernel(lowered.module).walk()
+                if isinstance(op, SharedOp))  # fmt: skip
+    assert isinstance(tile, MemRefType)
+    return tile.get_shape()[0] if tile.get_num_dims() == 3 else 1
+
+
 def test_a_shifted_thread_index_is_wrong() -> None:
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
-    x = random_inputs(model)["x"]
-    [expected] = run_onnxruntime(model, {"x": x})
+    lowered, x, expected = _expected(_matmul_bias_relu())
     mutated = lowered.module.clone()
     # The tiled kernel: thread (tx, ty) computes (tx + 1, ty)'s outputs.
     kernel = _tiled_kernel(mutated)
