@@ -76,6 +76,14 @@ residual: `ember.passes.loop.epilogue`'s rules) carries `#ember_gpu.epilogue`:
 it runs in the contraction's kernel, on each output value before the store,
 and no kernel of its own.
 
+A product operand that is a padded copy (a buffer only written by fills of
+one constant into parts of it and one `linalg.copy` into the rest, and
+read only by the contraction: a convolution's `tensor.pad` on buffers)
+has those fills and the copy marked `#ember_gpu.padding`: they run no
+kernel of their own; the contraction's loads read the copy's source where
+the point is inside it and take the fill's value elsewhere (bounds checks,
+no padded buffer written).
+
 A reduction whose body folds one value of its inputs into its one output
 with one associative, commutative operation (`out = combine(g(inputs...),
 out)`) over many points runs one block per point of its parallel dims:
@@ -355,6 +363,14 @@ class EpilogueAttr(ParametrizedAttribute, KernelSchedule):
     name = "ember_gpu.epilogue"
 
 
+@irdl_attr_definition
+class PaddingAttr(ParametrizedAttribute, KernelSchedule):
+    """The schedule of a `linalg.fill` or `linalg.copy` that builds a padded
+    operand of the tiled contraction after it (see the module docstring)."""
+
+    name = "ember_gpu.padding"
+
+
 MIN_REDUCE_THREADS = 32
 """The fewest threads of a block-per-row reduction (a warp)."""
 
@@ -408,7 +424,9 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
 
 
 EmberGpu = Dialect(
-    "ember_gpu", [SharedOp, ShuffleXorOp], [GpuScheduleAttr, EpilogueAttr, ReduceScheduleAttr]
+    "ember_gpu",
+    [SharedOp, ShuffleXorOp],
+    [GpuScheduleAttr, EpilogueAttr, PaddingAttr, ReduceScheduleAttr],
 )
 
 __all__ = [
@@ -424,6 +442,7 @@ __all__ = [
     "EmberGpu",
     "EpilogueAttr",
     "GpuScheduleAttr",
+    "PaddingAttr",
     "ReduceScheduleAttr",
     "SharedOp",
     "ShuffleXorOp",

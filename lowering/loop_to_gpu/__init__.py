@@ -18,7 +18,9 @@ where the region stood (the region itself goes):
   `threads` per block along x (`threads.py`);
 - a structured op with a `#ember_gpu.schedule`: a block-tiled contraction
   with shared-memory staging (`contraction.py`); the generics after it
-  marked `#ember_gpu.epilogue` run on its values in registers;
+  marked `#ember_gpu.epilogue` run on its values in registers, and the
+  fills and copy marked `#ember_gpu.padding` that build a padded operand
+  of it run in its loads, as bounds checks;
 - a `linalg.generic` with a `#ember_gpu.reduce`: a reduction of one block
   per point of its parallel dims, its threads' partials combined in shared
   memory (`reduction.py`);
@@ -49,7 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, ReduceScheduleAttr
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
 from ember.dialects.schedule import SCHEDULE
 from ember.lowering.loop_to_gpu.contraction import outline_contraction
@@ -149,8 +151,8 @@ class _HostFunction:
         for op in region.block.ops:
             if op in skipped or rematerializable(op) or isinstance(op, YieldOp):
                 continue
-            if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr):
-                continue  # it runs in the contraction's kernel before it
+            if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr | PaddingAttr):
+                continue  # it runs in the loads or stores of the contraction's kernel
             fill = absorbed_fill(op)
             if fill is not None:
                 skipped.add(fill)

@@ -58,7 +58,13 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, SharedOp, shared_memory_type
+from ember.dialects.ember_gpu import (
+    EpilogueAttr,
+    GpuScheduleAttr,
+    PaddingAttr,
+    SharedOp,
+    shared_memory_type,
+)
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
 from ember.lowering.loop_to_gpu.index_math import IndexMath
@@ -189,6 +195,89 @@ def _uses(amap: AffineMap, dims: Sequence[int], every: bool = False) -> bool:
     return all(d in used for d in dims) if every else any(d in used for d in dims)
 
 
+@dataclass(frozen=True)
+class Padding:
+    """How a product operand is built as a padded copy: `source` copied
+    into it at `offsets` (its `sizes`), `value` (a fill's scalar) elsewhere;
+    `ops` the fills and the copy."""
+
+    source: SSAValue
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+    value: SSAValue
+    ops: tuple[Operation, ...]
+
+
+def padding_of(buffer: SSAValue, reader: Operation, marked: bool) -> Padding | None:
+    """How `buffer`, an input of the tiled contraction `reader`, is a padded
+    copy, or None: each of its other uses a `memref.subview` of static
+    offsets and unit strides written only by a `linalg.fill` of a constant
+    (all of one value) or by the one `linalg.copy`, before `reader` in its
+    block; with `marked` those ops must carry `#ember_gpu.padding`, without
+    it no schedule at all (and `buffer` must be a `memref.alloc`, which
+    nothing else sees)."""
+    if buffer in getattr(reader, "outputs", ()):
+        return None
+    if not marked and not isinstance(buffer.owner, memref.AllocOp):
+        return None
+    fills: list[linalg.FillOp] = []
+    copies: list[tuple[linalg.CopyOp, memref.SubviewOp]] = []
+    for use in buffer.uses:
+        view = use.operation
+        if view is reader:
+            continue
+        if (not isinstance(view, memref.SubviewOp) or view.offsets or view.sizes or view.strides
+                or any(s != 1 for s in view.static_strides.get_values())):  # fmt: skip
+            return None
+        for inner in view.result.uses:
+            writer = inner.operation
+            if (not isinstance(writer, linalg.FillOp | linalg.CopyOp)
+                    or tuple(writer.outputs) != (view.result,) or view.result in writer.inputs
+                    or writer.parent_block() is not reader.parent_block()
+                    or not writer.is_before_in_block(reader)):  # fmt: skip
+                return None
+            schedule = writer.attributes.get(SCHEDULE)
+            if (isinstance(schedule, PaddingAttr) if marked else schedule is None) is False:
+                return None
+            if isinstance(writer, linalg.FillOp):
+                fills.append(writer)
+            else:
+                copies.append((writer, view))
+    values = {_constant_value(fill.inputs[0]) for fill in fills}
+    if len(copies) != 1 or not fills or len(values) != 1 or None in values:
+        return None
+    [(copy, view)] = copies
+    offsets = tuple(int(o) for o in view.static_offsets.get_values())
+    sizes = tuple(view.result.type.get_shape())  # type: ignore[attr-defined]
+    return Padding(copy.inputs[0], offsets, sizes, fills[0].inputs[0], (*fills, copy))
+
+
+def _constant_value(value: SSAValue) -> Attribute | None:
+    owner = value.owner
+    return owner.value if isinstance(owner, arith.ConstantOp) else None
+
+
+def _read_padded(builder: Builder, tile: IndexMath, padding: Padding, source: SSAValue,
+                 fill: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:  # fmt: skip
+    """The padded buffer's element at `indices` (of its `extents`): the
+    source's where the copy put it there, else the fill's value."""
+    shifted, checks = [], []
+    for index, offset, size, extent in zip(indices, padding.offsets, padding.sizes, extents,
+                                           strict=True):  # fmt: skip
+        at = index if offset == 0 else builder.insert(arith.SubiOp(index, tile.const(offset))).results[0]
+        shifted.append(at)
+        if offset or size != extent:  # below the offset, `at` wraps past `size`
+            checks.append((at, size))
+    if not checks:
+        return builder.insert(memref.LoadOp.get(source, shifted)).results[0]
+    read = scf.IfOp(tile.below(builder, checks), [fill.type], Region(Block()), [scf.YieldOp(fill)])
+    builder.insert(read)
+    then = Builder(InsertPoint.at_start(read.true_region.block))
+    value = then.insert(memref.LoadOp.get(source, shifted)).results[0]
+    then.insert(scf.YieldOp(value))
+    return read.results[0]
+
+
 def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
     """The generics after `op` marked as its epilogue (`#ember_gpu.epilogue`),
     in order; pure ops between them (views, constants) are passed over."""
@@ -240,7 +329,15 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
     epilogue = marked_epilogue(op)
     copy = kernel.copier
-    copy.copy_all(operands)
+    paddings = [padding_of(operands[i], op, marked=True) for i in (roles.rows, roles.columns)]
+    for padding, width in zip(paddings, schedule.vector_widths, strict=True):
+        if padding is not None and width > 1:
+            raise DiagnosticException(f"{PASS}: {describe(op)} cannot run as {schedule}: a padded "
+                                      "operand is loaded one element at a time")  # fmt: skip
+    padded = {i for i, p in zip((roles.rows, roles.columns), paddings, strict=True) if p is not None}
+    # A padded operand is never read: its copy's source and fill value are.
+    copy.copy_all(v for i, v in enumerate(operands) if i not in padded)
+    copy.copy_all(v for p in paddings if p is not None for v in (p.source, p.value))
     copy.copy_all(v for generic in epilogue for v in generic.operands)
     fill = absorbed_fill(op)
     start = copy(fill.inputs[0]) if fill is not None else None
@@ -252,7 +349,8 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     bk = schedule.k_step
     rows, columns = bm // ty_count, bn // tx_count
     count = tx_count * ty_count
-    row_source, column_source, out = (copy(operands[i]) for i in (roles.rows, roles.columns, -1))
+    row_source, column_source, out = (operands[i] if i in padded else copy(operands[i])
+                                      for i in (roles.rows, roles.columns, -1))  # fmt: skip
     row_map, column_map, out_map = (space.maps[i] for i in (roles.rows, roles.columns, -1))
     output_type = out.type
     assert isinstance(output_type, MemRefType)
@@ -285,11 +383,13 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
 
     def load(body: Builder, source: SSAValue, amap: AffineMap, shape: tuple[int, int],
              groups: tuple[list[int], list[int]], origin: tuple[SSAValue, SSAValue],
-             totals: tuple[int, int], width: int) -> list[tuple[SSAValue, SSAValue, SSAValue]]:  # fmt: skip
+             totals: tuple[int, int], width: int,
+             padding: Padding | None) -> list[tuple[SSAValue, SSAValue, SSAValue]]:  # fmt: skip
         """This thread's share of the tile of `source` at `origin` (its rows
         along `groups[0]`, columns along `groups[1]`), `width` consecutive
-        elements of a row a load, zero past `totals`: (value, row, column)
-        per load, the place in the tile of its first element."""
+        elements of a row a load, zero past `totals`, read through `padding`
+        where `source` is a padded copy: (value, row, column) per load, the
+        place in the tile of its first element."""
         height, span = shape
         per_row = span // width
         value_type = element if width == 1 else VectorType(element, [width])
@@ -311,7 +411,11 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
             tile.delinearize(then, column_at, groups[1], at)
             nest = LoopNestBuilder(then)
             indices = [nest.affine(e, at) for e in amap.results]
-            if width == 1:
+            if padding is not None:
+                extents = source.type.get_shape()  # type: ignore[attr-defined]
+                value = _read_padded(then, tile, padding, copy(padding.source),
+                                     copy(padding.value), indices, extents)  # fmt: skip
+            elif width == 1:
                 value = nest.load(source, indices)
             else:
                 value = then.insert(vector.LoadOp(source, indices, value_type)).results[0]  # type: ignore[arg-type]
@@ -334,9 +438,9 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     def load_step(body: Builder, k0: SSAValue) -> list[list[tuple[SSAValue, SSAValue, SSAValue]]]:
         """The row and the column operand's tiles of the k step at `k0`."""
         return [load(body, row_source, row_map, (bm, bk), (m, k), (first_row, k0),
-                     (rows_total, depth), vr),
+                     (rows_total, depth), vr, paddings[0]),
                 load(body, column_source, column_map, (bk, bn), (k, n), (k0, first_column),
-                     (depth, columns_total), vc)]  # fmt: skip
+                     (depth, columns_total), vc, paddings[1])]  # fmt: skip
 
     def store_step(body: Builder, loaded: list[list[tuple[SSAValue, SSAValue, SSAValue]]],
                    which: list[SSAValue]) -> None:  # fmt: skip
@@ -418,11 +522,13 @@ def _block(types: Sequence[Attribute]) -> Region:
 
 __all__ = [
     "VECTOR_BYTES",
+    "Padding",
     "Roles",
     "contraction_problem",
     "contraction_roles",
     "marked_epilogue",
     "vector_problem",
     "outline_contraction",
+    "padding_of",
     "tiled_schedule",
 ]

@@ -1316,14 +1316,14 @@ class GenerateFillLoops(RewritePattern):
             and _preceding_fill(consumer) is op
         ):
             return  # left with the op to its target's generator, which may start from it
-        if on_buffers(op):
+        if on_buffers(op) and not has_kernel_schedule(op):
             _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
 
 
 class GenerateCopyLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.CopyOp, rewriter: PatternRewriter) -> None:
-        if on_buffers(op):
+        if on_buffers(op) and not has_kernel_schedule(op):
             _generate(op, rewriter, lambda nest: _emit_copy(nest, op))
 
 

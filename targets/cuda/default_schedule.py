@@ -13,7 +13,12 @@ structured op on buffers that has none.
   generics after it that can run on its values in registers (its
   epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`,
   and the contraction then writes the epilogue's output buffer
-  (`_mark_epilogue` says why).
+  (`_mark_epilogue` says why). A product operand built as a padded copy
+  (a `memref.alloc` written only by fills of one constant and one
+  `linalg.copy`, and read only by the contraction: a convolution's pads)
+  gets those ops marked `#ember_gpu.padding`: the contraction's loads read
+  the copy's source with bounds checks instead (`padding_of`), and that
+  operand loads one element at a time.
 - A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
@@ -57,6 +62,7 @@ from ember.dialects.ember_gpu import (
     MIN_REDUCE_THREADS,
     EpilogueAttr,
     GpuScheduleAttr,
+    PaddingAttr,
     ReduceScheduleAttr,
     tiling_problem,
 )
@@ -68,7 +74,11 @@ from ember.dialects.schedule import (
     StructuredOp,
     iteration_space,
 )
-from ember.lowering.loop_to_gpu.contraction import contraction_problem
+from ember.lowering.loop_to_gpu.contraction import (
+    contraction_problem,
+    contraction_roles,
+    padding_of,
+)
 from ember.lowering.loop_to_gpu.reduction import reduction_problem
 from ember.passes.loop.epilogue import find_epilogue
 from ember.passes.loop.generate import on_buffers
@@ -174,17 +184,43 @@ def loop_schedule(space: IterationSpace) -> ScheduleAttr:
     return ScheduleAttr([*parallel, *reductions], parallel=parallel)
 
 
+class AttachTiledSchedule(RewritePattern):
+    """A tiled contraction's schedule, its epilogue's and its padding's marks
+    (first, so that a padded copy's fills and copy are not scheduled yet)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
+        if SCHEDULE in op.attributes or not on_buffers(op):
+            return
+        types = [v.type for v in op.operands]
+        space = iteration_space(op)
+        tiled = tiled_contraction(space, types)
+        if tiled is None:
+            return
+        roles = contraction_roles(space, tiled, types)
+        assert not isinstance(roles, str)
+        paddings = [padding_of(op.operands[i], op, marked=False) for i in (roles.rows, roles.columns)]
+        if any(p is not None for p in paddings):  # a padded operand loads one element at a time
+            vector = [1 if p is not None else w
+                      for p, w in zip(paddings, tiled.vector_widths, strict=True)]  # fmt: skip
+            tiled = GpuScheduleAttr(*tiled.groups, tiled.block_tile, tiled.block_threads,
+                                    tiled.k_step, vector, tiled.buffers)  # fmt: skip
+        for padding in paddings:
+            for padding_op in padding.ops if padding is not None else ():
+                padding_op.attributes[SCHEDULE] = PaddingAttr()
+                rewriter.notify_op_modified(padding_op)
+        op.attributes[SCHEDULE] = tiled
+        _mark_epilogue(op)
+        rewriter.notify_op_modified(op)
+
+
 class AttachGpuSchedule(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
         if SCHEDULE in op.attributes or not on_buffers(op):
             return
         space = iteration_space(op)
-        tiled = tiled_contraction(space, [v.type for v in op.operands])
-        reduction = block_reduction(op, space) if tiled is None else None
-        op.attributes[SCHEDULE] = tiled or reduction or loop_schedule(space)
-        if tiled is not None:
-            _mark_epilogue(op)
+        op.attributes[SCHEDULE] = block_reduction(op, space) or loop_schedule(space)
         rewriter.notify_op_modified(op)
 
 
@@ -238,7 +274,8 @@ class GpuDefaultSchedulePass(ModulePass):
     name = "gpu-default-schedule"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(AttachGpuSchedule(), apply_recursively=False).rewrite_module(op)
+        for pattern in (AttachTiledSchedule(), AttachGpuSchedule()):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
 
 
 __all__ = [

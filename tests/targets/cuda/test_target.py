@@ -148,6 +148,39 @@ def test_the_tiled_matmul_stages_its_tiles_in_16_byte_loads() -> None:
         assert (kernel.spill_stores, kernel.spill_loads) == (0, 0)
 
 
+def _padded_conv() -> onnx.ModelProto:
+    """Conv (8 -> 32 channels, 3 x 3, pads 1) + Bias + Relu on 1 x 8 x 10 x 10."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((32, 8, 3, 3)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "B")]  # fmt: skip
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 32, 10, 10])], inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None:
+    # The padding's fills and copy run in the tiled kernel's loads: one
+    # launch, reading x itself at (oh + kh - 1, ow + kw - 1) where that is
+    # inside x and 0 elsewhere. Reading x unshifted (the padding's offset
+    # dropped) is wrong.
+    lowered, x, expected = _expected(_padded_conv())
+    [launch] = lowered.plan.launches
+    assert "input:0" in launch.arguments
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    mutated = lowered.module.clone()
+    shifts = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, arith.SubiOp)
+              and not isinstance(op.lhs.owner, arith.ConstantOp)]  # not 1 - the current pair
+    assert len(shifts) == 2  # oh + kh - 1, ow + kw - 1
+    for shift in shifts:
+        shift.result.replace_all_uses_with(shift.lhs)
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
 def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
     lowered = _lowered(_matmul_bias_relu())
     # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is the
