@@ -175,7 +175,7 @@ def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None
     mutated = lowered.module.clone()
     shifts = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, arith.SubiOp)
               and not isinstance(op.lhs.owner, arith.ConstantOp)]  # not 1 - the current pair
-    assert len(shifts) == 2  # oh + kh - 1, ow + kw - 1
+    assert shifts  # oh + kh - 1 and ow + kw - 1, per load
     for shift in shifts:
         shift.result.replace_all_uses_with(shift.lhs)
     assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
