@@ -133,7 +133,9 @@ def contraction_roles(space: IterationSpace, schedule: GpuScheduleAttr,
                 problem = vector_problem(types[operand], space.maps[operand], group,
                                          space.extents, width)  # fmt: skip
                 if problem is not None:
-                    return f"the {name} operand cannot be loaded {width} elements at a time: {problem}"
+                    return (
+                        f"the {name} operand cannot be loaded {width} elements at a time: {problem}"
+                    )
             return Roles(rows, columns, batch)
     return "one product operand must read no n dim and the other no m dim"
 
@@ -169,11 +171,15 @@ def vector_problem(buffer_type: Attribute, amap: AffineMap, group: Sequence[int]
     bytes_each = buffer_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
     if width * bytes_each > VECTOR_BYTES:
         return f"{width} elements of {buffer_type.element_type} exceed {VECTOR_BYTES} bytes"
-    tail = amap.results[len(amap.results) - len(group):]
+    tail = amap.results[len(amap.results) - len(group) :]
     if len(tail) != len(group) or any(not isinstance(r, AffineDimExpr) or r.position != d
                                       for r, d in zip(tail, group, strict=True)):  # fmt: skip
         return f"its innermost dims are not the dims {list(group)}, read as they are"
-    shape, strides, offset = buffer_type.get_shape(), buffer_type.get_strides(), buffer_type.get_offset()
+    shape, strides, offset = (
+        buffer_type.get_shape(),
+        buffer_type.get_strides(),
+        buffer_type.get_offset(),
+    )
     if strides is None or offset is None or None in strides:
         return "its layout is not static"
     first = len(shape) - len(group)
@@ -182,9 +188,8 @@ def vector_problem(buffer_type: Attribute, amap: AffineMap, group: Sequence[int]
         if strides[d] != contiguous or (d > first and shape[d] != extents[group[d - first]]):
             return "it is not contiguous along those dims"
         contiguous *= shape[d]
-    if prod(extents[d] for d in group) % width or offset % width or any(
-        stride % width for stride in strides[:first]  # type: ignore[operator]
-    ):
+    outer: list[int] = list(strides[:first])  # type: ignore[arg-type]
+    if prod(extents[d] for d in group) % width or offset % width or any(s % width for s in outer):
         return f"its extent, offset or strides are not multiples of {width}"
     return None
 
@@ -264,7 +269,11 @@ def _read_padded(builder: Builder, tile: IndexMath, padding: Padding, source: SS
     shifted, checks = [], []
     for index, offset, size, extent in zip(indices, padding.offsets, padding.sizes, extents,
                                            strict=True):  # fmt: skip
-        at = index if offset == 0 else builder.insert(arith.SubiOp(index, tile.const(offset))).results[0]
+        at = (
+            index
+            if offset == 0
+            else builder.insert(arith.SubiOp(index, tile.const(offset))).results[0]
+        )
         shifted.append(at)
         if offset or size != extent:  # below the offset, `at` wraps past `size`
             checks.append((at, size))
@@ -334,7 +343,9 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
         if padding is not None and width > 1:
             raise DiagnosticException(f"{PASS}: {describe(op)} cannot run as {schedule}: a padded "
                                       "operand is loaded one element at a time")  # fmt: skip
-    padded = {i for i, p in zip((roles.rows, roles.columns), paddings, strict=True) if p is not None}
+    padded = {
+        i for i, p in zip((roles.rows, roles.columns), paddings, strict=True) if p is not None
+    }
     # A padded operand is never read: its copy's source and fill value are.
     copy.copy_all(v for i, v in enumerate(operands) if i not in padded)
     copy.copy_all(v for p in paddings if p is not None for v in (p.source, p.value))
@@ -379,7 +390,9 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     zeros: dict[int, SSAValue] = {1: zero}
     for width in schedule.vector_widths:
         if width not in zeros:
-            zeros[width] = build.insert(vector.BroadcastOp(zero, VectorType(element, [width]))).results[0]
+            zeros[width] = build.insert(
+                vector.BroadcastOp(zero, VectorType(element, [width]))
+            ).results[0]
 
     def load(body: Builder, source: SSAValue, amap: AffineMap, shape: tuple[int, int],
              groups: tuple[list[int], list[int]], origin: tuple[SSAValue, SSAValue],

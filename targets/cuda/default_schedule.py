@@ -141,7 +141,11 @@ def tiled_contraction(space: IterationSpace, types: Sequence[Attribute]) -> GpuS
     if contraction_problem(space, GpuScheduleAttr(*fields), types) is not None:
         return None
     vector = [_widest(fields, types, space, i) for i in range(2)]
-    stages = STAGES if tiling_problem(fields[:3], block, fields[4], K_TILE, vector, STAGES) is None else 1
+    stages = (
+        STAGES
+        if tiling_problem(fields[:3], block, fields[4], K_TILE, vector, STAGES) is None
+        else 1
+    )
     return GpuScheduleAttr(*fields, vector, stages)
 
 
@@ -199,7 +203,9 @@ class AttachTiledSchedule(RewritePattern):
             return
         roles = contraction_roles(space, tiled, types)
         assert not isinstance(roles, str)
-        paddings = [padding_of(op.operands[i], op, marked=False) for i in (roles.rows, roles.columns)]
+        paddings = [
+            padding_of(op.operands[i], op, marked=False) for i in (roles.rows, roles.columns)
+        ]
         if any(p is not None for p in paddings):  # a padded operand loads one element at a time
             vector = [1 if p is not None else w
                       for p, w in zip(paddings, tiled.vector_widths, strict=True)]  # fmt: skip

@@ -173,8 +173,11 @@ def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None
         _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
     )
     mutated = lowered.module.clone()
-    shifts = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, arith.SubiOp)
-              and not isinstance(op.lhs.owner, arith.ConstantOp)]  # not 1 - the current pair
+    shifts = [
+        op
+        for op in _tiled_kernel(mutated).walk()
+        if isinstance(op, arith.SubiOp) and not isinstance(op.lhs.owner, arith.ConstantOp)
+    ]  # not 1 - the current pair
     assert shifts  # oh + kh - 1 and ow + kw - 1, per load
     for shift in shifts:
         shift.result.replace_all_uses_with(shift.lhs)
