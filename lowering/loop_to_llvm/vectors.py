@@ -53,21 +53,24 @@ def access_handlers(alignment: Callable[[VectorType], int]) -> HandlerTable:
     table: HandlerTable = {}
     lowers = registrar(table)
 
+    def place(lw: FunctionBuilder, op: vector.LoadOp | vector.StoreOp,
+              value: SSAValue) -> tuple[SSAValue, int]:  # fmt: skip
+        """The address of `op`'s first element and the alignment of `value`'s type."""
+        vector_type = value.type
+        assert isinstance(vector_type, VectorType)
+        return element_pointer(lw, op.base, op.indices), alignment(vector_type)
+
     @lowers(vector.LoadOp)
     def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
         assert isinstance(op, vector.LoadOp)
-        vector_type = op.result.type
-        assert isinstance(vector_type, VectorType)
-        pointer = element_pointer(lw, op.base, op.indices)
-        return lw.emit(llvm.LoadOp(pointer, vector_type, alignment=alignment(vector_type)))
+        pointer, align = place(lw, op, op.result)
+        return lw.emit(llvm.LoadOp(pointer, op.result.type, alignment=align))
 
     @lowers(vector.StoreOp)
     def _store(lw: FunctionBuilder, op: Operation) -> None:
         assert isinstance(op, vector.StoreOp)
-        vector_type = op.vector.type
-        assert isinstance(vector_type, VectorType)
-        pointer = element_pointer(lw, op.base, op.indices)
-        lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=alignment(vector_type)))
+        pointer, align = place(lw, op, op.vector)
+        lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=align))
 
     return table
 
