@@ -95,7 +95,11 @@ out)`) over many points runs one block per point of its parallel dims:
   ... from the combiner's identity, and the block combines the threads'
   partials in shared memory, halving them between barriers down to 32,
   and the first warp finishes with `shuffle_xor`s
-  (`ember.lowering.loop_to_gpu.reduction` says how).
+  (`ember.lowering.loop_to_gpu.reduction` says how);
+- `rows = R` (optional, printed where not 1): with `threads = 32`, a block
+  runs R rows, a warp each (32 x R threads), for rows too short to fill a
+  block: the warp's lanes fold the row's points side by side and combine
+  their partials with shuffles alone, no shared memory and no barrier.
 
 Every other structured op runs with a `#loop.schedule` whose parallel dims
 come first (`gpu-default-schedule` writes it): `loop-generate` makes its
@@ -375,13 +379,18 @@ MIN_REDUCE_THREADS = 32
 """The fewest threads of a block-per-row reduction (a warp)."""
 
 
-def reduce_threads_problem(threads: int) -> str | None:
-    """What is wrong with `threads` as a `#ember_gpu.reduce`'s block size
-    (None if nothing): a power of two from `MIN_REDUCE_THREADS` to
-    `MAX_THREADS`, so the tree of partials halves evenly down to one."""
+def reduce_threads_problem(threads: int, rows: int = 1) -> str | None:
+    """What is wrong with `threads` and `rows` as a `#ember_gpu.reduce`'s
+    fields (None if nothing): `threads` a power of two from
+    `MIN_REDUCE_THREADS` to `MAX_THREADS`, so the tree of partials halves
+    evenly down to one; `rows` positive, above 1 only for a warp a row
+    (`threads` 32), and at most `MAX_THREADS` threads a block."""
     if not MIN_REDUCE_THREADS <= threads <= MAX_THREADS or threads & (threads - 1):
         return (f"threads must be a power of two from {MIN_REDUCE_THREADS} to {MAX_THREADS}, "
                 f"got {threads}")  # fmt: skip
+    if rows < 1 or (rows > 1 and threads != WARP_SIZE) or threads * rows > MAX_THREADS:
+        return (f"rows must be 1, or with threads = {WARP_SIZE} (a warp a row) at most "
+                f"{MAX_THREADS // WARP_SIZE}, got rows = {rows} with threads = {threads}")  # fmt: skip
     return None
 
 
@@ -393,21 +402,28 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
     name = "ember_gpu.reduce"
 
     threads: IntAttr
+    rows: IntAttr
 
-    def __init__(self, threads: int):
-        super().__init__(IntAttr(threads))
+    def __init__(self, threads: int, rows: int = 1):
+        super().__init__(IntAttr(threads), IntAttr(rows))
 
     @property
     def block_threads(self) -> int:
+        """The threads of a row (a block's, where `rows` is 1)."""
         return self.threads.data
 
+    @property
+    def block_rows(self) -> int:
+        return self.rows.data
+
     def verify(self) -> None:
-        problem = reduce_threads_problem(self.block_threads)
+        problem = reduce_threads_problem(self.block_threads, self.block_rows)
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<threads = {self.block_threads}>")
+        rows = f", rows = {self.block_rows}" if self.block_rows != 1 else ""
+        printer.print_string(f"<threads = {self.block_threads}{rows}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[IntAttr]:
@@ -416,11 +432,16 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
             parser.parse_keyword("threads", " (the ember_gpu.reduce field)")
             parser.parse_punctuation("=")
             threads = parser.parse_integer(allow_boolean=False)
+            rows = 1
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("rows", " (the ember_gpu.reduce field after threads)")
+                parser.parse_punctuation("=")
+                rows = parser.parse_integer(allow_boolean=False)
             end = parser.pos
-        problem = reduce_threads_problem(threads)
+        problem = reduce_threads_problem(threads, rows)
         if problem is not None:
             parser.raise_error(f"{cls.name}: {problem}", start, end)
-        return [IntAttr(threads)]
+        return [IntAttr(threads), IntAttr(rows)]
 
 
 EmberGpu = Dialect(

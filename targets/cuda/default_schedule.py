@@ -23,10 +23,13 @@ structured op on buffers that has none.
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
   out)`, combine one of addf, mulf, maximumf, minimumf, maxnumf, minnumf:
-  `reduction_problem` says what runs so) gets `#ember_gpu.reduce<threads =
-  T>`: one block per point of its parallel dims, T threads folding its
-  reduction points side by side (`reduce_threads`). Softmax's and
-  LayerNorm's row reductions, ReduceMean, ReduceMax and global pooling
+  `reduction_problem` says what runs so) gets, with at least
+  `REDUCE_THREADS` points, `#ember_gpu.reduce<threads = 256>`: one block
+  per point of its parallel dims (a row), 256 threads folding its
+  reduction points side by side; with fewer, `#ember_gpu.reduce<threads =
+  32, rows = R>`: a warp per row, R = `WARP_ROWS` (8) rows a block, or
+  the number of rows where that is fewer (`block_reduction`). Softmax's
+  and LayerNorm's row reductions, ReduceMean, ReduceMax and global pooling
   are such reductions.
 - Every other op (elementwise, small reductions, reductions of another
   body, convolutions, small products) gets a `#loop.schedule` with its
@@ -59,7 +62,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ember.dialects.ember_gpu import (
-    MIN_REDUCE_THREADS,
+    WARP_SIZE,
     EpilogueAttr,
     GpuScheduleAttr,
     PaddingAttr,
@@ -102,7 +105,12 @@ thread each, and a block reads each channel's 49 contiguous values
 coalesced where a thread per channel strides 49 floats between
 neighbours."""
 REDUCE_THREADS = 256
-"""The threads of a block-per-row reduction of at least this many points."""
+"""The threads of a block-per-row reduction, which rows of at least this
+many points get; shorter rows get a warp each (`WARP_ROWS` a block): a
+block of 256 would leave threads idle and wait at log2(256 / 32) barriers,
+where a warp's lanes fold a point or more each and finish with shuffles."""
+WARP_ROWS = 8
+"""The rows (warps) of a warp-per-row reduction's block: 256 threads."""
 
 
 def tiled_contraction(space: IterationSpace, types: Sequence[Attribute]) -> GpuScheduleAttr | None:
@@ -162,23 +170,16 @@ def _widest(fields: tuple[list[int], list[int], list[int], list[int], list[int],
     return 1
 
 
-def reduce_threads(points: int) -> int:
-    """The threads of a block reducing `points` values (at least
-    `REDUCE_FROM`): `REDUCE_THREADS`, or the largest power of two up to
-    `points` where that is fewer, so that no thread starts idle."""
-    threads = REDUCE_THREADS
-    while threads > points and threads > MIN_REDUCE_THREADS:
-        threads //= 2
-    return threads
-
-
 def block_reduction(op: StructuredOp, space: IterationSpace) -> ReduceScheduleAttr | None:
-    """The block-per-row schedule of a reduction large enough for it, or
-    None (see the module docstring)."""
-    points = prod(space.extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL)
+    """The block- or warp-per-row schedule of a reduction large enough for
+    it, or None (see the module docstring)."""
+    points, rows = (prod(space.extents[d] for d, kind in enumerate(space.iterators)
+                         if (kind != PARALLEL) == reduced) for reduced in (True, False))  # fmt: skip
     if points < REDUCE_FROM or reduction_problem(op, space) is not None:
         return None
-    return ReduceScheduleAttr(reduce_threads(points))
+    if points < REDUCE_THREADS:
+        return ReduceScheduleAttr(WARP_SIZE, min(WARP_ROWS, rows))
+    return ReduceScheduleAttr(REDUCE_THREADS)
 
 
 def loop_schedule(space: IterationSpace) -> ScheduleAttr:
@@ -287,9 +288,9 @@ class GpuDefaultSchedulePass(ModulePass):
 __all__ = [
     "REDUCE_FROM",
     "REDUCE_THREADS",
+    "WARP_ROWS",
     "GpuDefaultSchedulePass",
     "block_reduction",
     "loop_schedule",
-    "reduce_threads",
     "tiled_contraction",
 ]

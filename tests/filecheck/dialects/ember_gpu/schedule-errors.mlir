@@ -89,5 +89,17 @@
 
 // -----
 
+// Several rows a block are a warp each.
+
+// CHECK: ember_gpu.reduce: rows must be 1, or with threads = 32 (a warp a row) at most 32, got rows = 4 with threads = 64
+"test.op"() {s = #ember_gpu.reduce<threads = 64, rows = 4>} : () -> ()
+
+// -----
+
+// CHECK: ember_gpu.reduce: rows must be 1, or with threads = 32 (a warp a row) at most 32, got rows = 64 with threads = 32
+"test.op"() {s = #ember_gpu.reduce<threads = 32, rows = 64>} : () -> ()
+
+// -----
+
 // CHECK: Expected 'threads' (the ember_gpu.reduce field)
 "test.op"() {s = #ember_gpu.reduce<block = 256>} : () -> ()

@@ -13,9 +13,14 @@
 "test.op"() {schedule = #ember_gpu.schedule<stages = 2, vector = [4, 2], m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} : () -> ()
 "test.epilogue"() {schedule = #ember_gpu.epilogue} : () -> ()
 
-// A block-per-row reduction's schedule: its threads per block.
+// A block-per-row reduction's schedule: its threads per block; a
+// warp-per-row one's rows per block too (rows = 1 is left out).
 
 // CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 256>}
 // CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 32>}
+// CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 32, rows = 8>}
+// CHECK: "test.reduce"() {schedule = #ember_gpu.reduce<threads = 32>}
 "test.reduce"() {schedule = #ember_gpu.reduce<threads = 256>} : () -> ()
 "test.reduce"() {schedule = #ember_gpu.reduce<threads = 32>} : () -> ()
+"test.reduce"() {schedule = #ember_gpu.reduce<threads = 32, rows = 8>} : () -> ()
+"test.reduce"() {schedule = #ember_gpu.reduce<threads = 32, rows = 1>} : () -> ()

@@ -101,10 +101,11 @@ func.func @conv(%x: memref<1x16x10x10xf32>, %w: memref<32x16x3x3xf32>, %b: memre
 // -----
 
 // Reductions of 32 points or more whose body folds a value of the inputs
-// into the output with one associative, commutative op run one block per
-// row: 256 threads, or the largest power of two up to the points where
-// that is fewer (49 points of a 7 x 7 pool: 32; 100: 64). Softmax's sum of
-// exp(x - max) folds code of two inputs; maxnumf may take the output second.
+// into the output with one associative, commutative op run one block of
+// 256 threads per row (768 points), or, with fewer than 256 points, a warp
+// per row, 8 rows a block or as many as there are (49 points of a 7 x 7
+// pool, 512 rows: 8; 100 points, 4 rows: 4). Softmax's sum of exp(x - max)
+// folds code of two inputs; maxnumf may take the output second.
 
 func.func @reductions(%x: memref<8x768xf32>, %m: memref<8xf32>, %s: memref<8xf32>,
                       %p: memref<1x512x7x7xf32>, %q: memref<1x512xf32>, %y: memref<4x100xf32>, %z: memref<4xf32>) {
@@ -136,8 +137,8 @@ func.func @reductions(%x: memref<8x768xf32>, %m: memref<8xf32>, %s: memref<8xf32
 // CHECK-LABEL: func.func @reductions
 // CHECK:         ins(%x : memref<8x768xf32>) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
 // CHECK:         ins(%x, %m : {{.*}}) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
-// CHECK:         ins(%p : {{.*}}) outs(%q : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32>}
-// CHECK:         ins(%y : {{.*}}) outs(%z : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 64>}
+// CHECK:         ins(%p : {{.*}}) outs(%q : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32, rows = 8>}
+// CHECK:         ins(%y : {{.*}}) outs(%z : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32, rows = 4>}
 
 // -----
 
