@@ -11,6 +11,7 @@ data's scale."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 from collections.abc import Callable
 
@@ -175,7 +176,7 @@ def test_the_warp_needs_each_shuffles_mask(which: int) -> None:
 def test_short_rows_run_a_warp_each_without_barriers() -> None:
     # 20 rows of 48 points: a warp a row, 8 rows a block (the third block's
     # last 4 warps fold nothing and store nothing), shuffles only.
-    lowered = _lowered(_reduce("ReduceSum", [20, 48], [20, 1]))
+    lowered = _short_rows()[0]
     [kernel] = _reduction_kernels(lowered.module)
     [launch] = [launch for launch in lowered.plan.launches if launch.kernel == kernel.sym_name.data]
     assert (launch.grid, launch.block) == ((3, 1, 1), (256, 1, 1))
@@ -187,14 +188,20 @@ def test_short_rows_run_a_warp_each_without_barriers() -> None:
         assert (resources.shared_bytes, resources.barriers, resources.spill_stores) == (0, 0, 0)
 
 
-def _short_rows_mutated(mutate: Callable[[gpu.FuncOp], None]) -> None:
-    """The warp-per-row ReduceSum matches onnxruntime as lowered, and not
-    once `mutate` has changed its kernel."""
+@functools.cache
+def _short_rows() -> tuple[GpuModule, np.ndarray, np.ndarray]:
+    """The warp-per-row ReduceSum lowered, an input, onnxruntime's output."""
     model = _reduce("ReduceSum", [20, 48], [20, 1])
-    lowered = _lowered(model)
     x = random_inputs(model)["x"]
     [expected] = run_onnxruntime(model, {"x": x})
-    _assert_close(_run(lowered.module.clone(), lowered, x), expected)
+    return _lowered(model), x, expected
+
+
+def _short_rows_mutated(mutate: Callable[[gpu.FuncOp], None]) -> None:
+    """The warp-per-row ReduceSum (right as lowered:
+    test_emulated_reductions_match_onnxruntime[short_rows]) is wrong once
+    `mutate` has changed its kernel."""
+    lowered, x, expected = _short_rows()
     mutated = lowered.module.clone()
     [kernel] = _reduction_kernels(mutated)
     mutate(kernel)
