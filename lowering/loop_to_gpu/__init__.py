@@ -53,8 +53,13 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
-from ember.dialects.schedule import SCHEDULE
-from ember.lowering.loop_to_gpu.contraction import outline_contraction
+from ember.dialects.schedule import SCHEDULE, describe, iteration_space
+from ember.lowering.loop_to_gpu.contraction import (
+    contraction_roles,
+    folded_paddings,
+    outline_contraction,
+    tiled_schedule,
+)
 from ember.lowering.loop_to_gpu.outline import (
     PASS,
     KernelBuilder,
@@ -148,9 +153,15 @@ class _HostFunction:
         if region.outs:
             raise DiagnosticException(f"{PASS}: a loop.kernel with results (still on tensors)")
         skipped: set[Operation] = set()
+        folded = {padding_op for op in region.block.ops for padding_op in _folded(op)}
         for op in region.block.ops:
             if op in skipped or rematerializable(op) or isinstance(op, YieldOp):
                 continue
+            if isinstance(op.attributes.get(SCHEDULE), PaddingAttr) and op not in folded:
+                raise DiagnosticException(
+                    f"{PASS}: {describe(op)} is marked {op.attributes[SCHEDULE]}, but no tiled "
+                    "contraction after it reads the buffer it pads as a padded operand"
+                )
             if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr | PaddingAttr):
                 continue  # it runs in the loads or stores of the contraction's kernel
             fill = absorbed_fill(op)
@@ -161,6 +172,17 @@ class _HostFunction:
             self.outline(op, region)
         region.detach()
         region.erase()
+
+
+def _folded(op: Operation) -> list[Operation]:
+    """The fills and copies a tiled contraction `op` runs in its loads."""
+    schedule = tiled_schedule(op)
+    if schedule is None:
+        return []
+    roles = contraction_roles(iteration_space(op), schedule, [v.type for v in op.operands])
+    if isinstance(roles, str):
+        return []  # outline_contraction reports it
+    return [o for p in folded_paddings(op, roles) if p is not None for o in p.ops]
 
 
 @dataclass(frozen=True)

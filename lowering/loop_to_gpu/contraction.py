@@ -257,6 +257,14 @@ def padding_of(buffer: SSAValue, reader: Operation, marked: bool) -> Padding | N
     return Padding(copy.inputs[0], offsets, sizes, fills[0].inputs[0], (*fills, copy))
 
 
+def folded_paddings(op: Operation, roles: Roles) -> list[Padding | None]:
+    """The padding (or None) of the row and the column operand of `op`, a
+    tiled contraction of `roles`, that its kernel reads with bounds checks:
+    where the ops building it are marked `#ember_gpu.padding`."""
+    operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
+    return [padding_of(operands[i], op, marked=True) for i in (roles.rows, roles.columns)]
+
+
 def _constant_value(value: SSAValue) -> Attribute | None:
     owner = value.owner
     return owner.value if isinstance(owner, arith.ConstantOp) else None
@@ -338,7 +346,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
     epilogue = marked_epilogue(op)
     copy = kernel.copier
-    paddings = [padding_of(operands[i], op, marked=True) for i in (roles.rows, roles.columns)]
+    paddings = folded_paddings(op, roles)
     for padding, width in zip(paddings, schedule.vector_widths, strict=True):
         if padding is not None and width > 1:
             raise DiagnosticException(f"{PASS}: {describe(op)} cannot run as {schedule}: a padded "
@@ -539,6 +547,7 @@ __all__ = [
     "Roles",
     "contraction_problem",
     "contraction_roles",
+    "folded_paddings",
     "marked_epilogue",
     "vector_problem",
     "outline_contraction",

@@ -103,3 +103,21 @@ func.func @ragged(%a: memref<64x32xf32>, %b: memref<32x70xf32>, %c: memref<64x70
 }
 
 // CHECK: convert-loop-to-gpu: linalg.matmul into %c in @ragged cannot run as {{.*}} vector = [1, 4], stages = 1>: the column operand cannot be loaded 4 elements at a time: its extent, offset or strides are not multiples of 4
+
+// -----
+
+// A fill marked #ember_gpu.padding runs no kernel of its own: the
+// contraction after it must read the buffer it pads as a padded operand,
+// which a matmul reading another buffer does not.
+
+func.func @stray_padding(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>, %p: memref<64x34xf32>) {
+  loop.kernel {
+    %inner = memref.subview %p[0, 1] [64, 32] [1, 1] : memref<64x34xf32> to memref<64x32xf32, strided<[34, 1], offset: 1>>
+    %zero = arith.constant 0.0 : f32
+    linalg.fill {schedule = #ember_gpu.padding} ins(%zero : f32) outs(%inner : memref<64x32xf32, strided<[34, 1], offset: 1>>)
+    linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  }
+  func.return
+}
+
+// CHECK: convert-loop-to-gpu: linalg.fill into %inner in @stray_padding is marked #ember_gpu.padding, but no tiled contraction after it reads the buffer it pads as a padded operand
