@@ -20,13 +20,29 @@ of them may read:
   neighbouring columns, so the final stores are coalesced;
 - the reduction runs in steps of BK: the block's threads together copy a
   BM x BK tile of `a` and a BK x BN tile of `b` into shared memory
-  (`ember_gpu.shared`; thread t copies the elements t, t + TX * TY, ... in
-  row-major order, so neighbouring threads read neighbouring elements of
-  each operand's contiguous dim where it is k for `a` and n for `b`; an
-  element past the operand's extent is 0), wait at a `gpu.barrier`, each
-  accumulate the step's BK products from shared memory (a `math.fma` each:
-  one rounding per product, as the CPU's micro-kernels round), and wait at
-  a second barrier before the next step overwrites the tiles;
+  (`ember_gpu.shared`; with `vector = [VR, VC]` a copy moves VR (VC)
+  consecutive elements of a tile's row as one `vector.load` and
+  `vector.store`, where `vector_problem` finds the operand contiguous and
+  aligned along that row; thread t copies the elements (runs) t,
+  t + TX * TY, ... in row-major order, so neighbouring threads read
+  neighbouring elements of each operand's contiguous dim where it is k for
+  `a` and n for `b`; an element past the operand's extent is 0), wait at a
+  `gpu.barrier`, each accumulate the step's BK products from shared memory
+  (a `math.fma` each: one rounding per product, as the CPU's micro-kernels
+  round), and wait at a second barrier before the next step overwrites the
+  tiles;
+- with `stages = 2` the tiles are pairs (`[2, BM, BK]`, `[2, BK, BN]`): the
+  first step's are copied into pair 0 before the loop, then a barrier; each
+  step loads the next step's elements into registers (zeros past the end),
+  accumulates from pair (k0 / BK) % 2, stores what it loaded into the other
+  pair, and waits at its one barrier (no thread reads the pair being
+  stored in that step, and the barrier orders the stores before the next
+  step's reads);
+- a product operand built as a padded copy by fills and a copy marked
+  `#ember_gpu.padding` (`padding_of`) is not read: its element at p is the
+  copy's source at p - offset where that is inside the source, else the
+  fills' value (an `scf.if` on unsigned bounds checks), and the fills and
+  the copy run no kernel;
 - at the end each thread adds its accumulators to the output elements it
   owns that exist (or, where a `linalg.fill` into the output (`absorbed_fill`)
   comes just before the op, starts from its value and stores without
