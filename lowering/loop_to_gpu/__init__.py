@@ -65,6 +65,7 @@ from ember.lowering.loop_to_gpu.outline import (
     KernelBuilder,
     ValueCopier,
     absorbed_fill,
+    fill_consumer,
     rematerializable,
 )
 from ember.lowering.loop_to_gpu.reduction import outline_reduction
@@ -136,7 +137,7 @@ class _HostFunction:
                         f"{PASS}: {op.name} computes a value on the host that later code reads; "
                         "the host only launches kernels (and computes sizes and views)"
                     )
-                if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+                if isinstance(op, linalg.FillOp) and absorbed_fill(fill_consumer(op)) is op:
                     continue  # the op after it starts from its value; erased with it
                 fill = absorbed_fill(op)
                 self.outline(op, op)
@@ -167,7 +168,7 @@ class _HostFunction:
             fill = absorbed_fill(op)
             if fill is not None:
                 skipped.add(fill)
-            if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+            if isinstance(op, linalg.FillOp) and absorbed_fill(fill_consumer(op)) is op:
                 continue  # the op after it starts from its value
             self.outline(op, region)
         region.detach()

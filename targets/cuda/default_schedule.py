@@ -18,7 +18,10 @@ structured op on buffers that has none.
   `linalg.copy`, and read only by the contraction: a convolution's pads)
   gets those ops marked `#ember_gpu.padding`: the contraction's loads read
   the copy's source with bounds checks instead (`padding_of`), and that
-  operand loads one element at a time.
+  operand loads one element at a time. The copy moves to just before the
+  contraction, after its output's fill: its source, which the kernel
+  reads, is then live until the output is first written, so memory
+  planning never puts the output over it.
 - A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
@@ -60,6 +63,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from ember.dialects.ember_gpu import (
     WARP_SIZE,
@@ -218,6 +222,10 @@ class AttachTiledSchedule(RewritePattern):
                 rewriter.notify_op_modified(padding_op)
         op.attributes[SCHEDULE] = tiled
         _mark_epilogue(op)
+        for padding in paddings:
+            if padding is not None:  # its copy, the last reader of its source, after op's fill
+                padding.ops[-1].detach()
+                rewriter.insert(padding.ops[-1], InsertPoint.before(op))
         rewriter.notify_op_modified(op)
 
 

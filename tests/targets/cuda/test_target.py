@@ -149,16 +149,20 @@ def test_the_tiled_matmul_stages_its_tiles_in_16_byte_loads() -> None:
         assert (kernel.spill_stores, kernel.spill_loads) == (0, 0)
 
 
-def _padded_conv() -> onnx.ModelProto:
-    """Conv (8 -> 32 channels, 3 x 3, pads 1) + Bias + Relu on 1 x 8 x 10 x 10."""
+def _padded_convs(layers: int = 1) -> onnx.ModelProto:
+    """`layers` x (Conv (to 32 channels, 3 x 3, pads 1) + Bias + Relu) on 1 x 8 x 10 x 10."""
     rng = np.random.default_rng(0)
-    inits = [numpy_helper.from_array(rng.standard_normal((32, 8, 3, 3)).astype(np.float32), "W"),
-             numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "B")]  # fmt: skip
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["c"], ["r"])]  # fmt: skip
+    inits, nodes, previous = [], [], "x"
+    for i in range(layers):
+        weights = rng.standard_normal((32, 32 if i else 8, 3, 3)).astype(np.float32) * 0.3
+        inits += [numpy_helper.from_array(weights, f"W{i}"),
+                  numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), f"B{i}")]  # fmt: skip
+        nodes += [helper.make_node("Conv", [previous, f"W{i}", f"B{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"])]  # fmt: skip
+        previous = f"r{i}"
     graph = helper.make_graph(
         nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])],
-        [helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 32, 10, 10])], inits)  # fmt: skip
+        [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [1, 32, 10, 10])], inits)  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -167,7 +171,7 @@ def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None
     # launch, reading x itself at (oh + kh - 1, ow + kw - 1) where that is
     # inside x and 0 elsewhere. Reading x unshifted (the padding's offset
     # dropped) is wrong.
-    lowered, x, expected = _expected(_padded_conv())
+    lowered, x, expected = _expected(_padded_convs())
     [launch] = lowered.plan.launches
     assert "input:0" in launch.arguments
     np.testing.assert_allclose(
@@ -183,6 +187,19 @@ def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None
     for shift in shifts:
         shift.result.replace_all_uses_with(shift.lhs)
     assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_padded_convolutions_source_is_not_overwritten_by_its_output() -> None:
+    # The middle convolution reads the first one's output through its
+    # padding while it writes its own: memory planning must keep the two
+    # apart (the padding's copy, their source's last reader, stands after
+    # the output's fill), or blocks storing outputs overwrite inputs that
+    # others have yet to read. One launch a convolution.
+    lowered, x, expected = _expected(_padded_convs(3))
+    assert len(lowered.plan.launches) == 3
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
 
 
 def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
