@@ -38,7 +38,7 @@ schedule as its `schedule` attribute (as a CPU schedule is a
 `#loop.schedule`), written by the GPU target's `gpu-default-schedule`,
 printable and editable by hand, obeyed by `convert-loop-to-gpu`:
 
-    #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
+    #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [4, 4], stages = 2>
 
 - `m`, `n`, `k`: the op's dims the product runs along, as a matrix product
   of M x K by K x N: the rows are the points of the `m` dims (parallel dims
@@ -58,13 +58,31 @@ printable and editable by hand, obeyed by `convert-loop-to-gpu`:
 - `k_tile = BK`: the reduction runs in steps of BK, each staging a BM x BK
   tile of the first operand and a BK x BN tile of the second in shared
   memory (`ember_gpu.shared`), loaded by all the block's threads together
-  between two `gpu.barrier`s.
+  between two `gpu.barrier`s;
+- `vector = [VR, VC]` (optional, 1 each when left out): the elements one
+  load copies from the row operand's tile (along k) and from the column
+  operand's (along n): 1, 2 or 4 (`VECTOR_WIDTHS`; 4 f32 are one 16-byte
+  `ld.global.v4.f32`); `convert-loop-to-gpu` takes a width above 1 only
+  where the operand is contiguous along that group and aligned to it;
+- `stages = S` (optional, 1 when left out): 1 or 2 (`STAGES`) pairs of
+  tiles; with 2, each step loads the next step's tiles into registers
+  before it multiplies the current ones and stores them into the other
+  pair after, so the loads overlap the products and a step needs one
+  barrier, not two.
 
 An elementwise generic right after such a contraction whose values it can
 compute from the contraction's in registers (a bias, an activation, a
 residual: `ember.passes.loop.epilogue`'s rules) carries `#ember_gpu.epilogue`:
 it runs in the contraction's kernel, on each output value before the store,
 and no kernel of its own.
+
+A product operand that is a padded copy (a buffer only written by fills of
+one constant into parts of it and one `linalg.copy` into the rest, and
+read only by the contraction: a convolution's `tensor.pad` on buffers)
+has those fills and the copy marked `#ember_gpu.padding`: they run no
+kernel of their own; the contraction's loads read the copy's source where
+the point is inside it and take the fill's value elsewhere (bounds checks,
+no padded buffer written).
 
 A reduction whose body folds one value of its inputs into its one output
 with one associative, commutative operation (`out = combine(g(inputs...),
@@ -77,7 +95,11 @@ out)`) over many points runs one block per point of its parallel dims:
   ... from the combiner's identity, and the block combines the threads'
   partials in shared memory, halving them between barriers down to 32,
   and the first warp finishes with `shuffle_xor`s
-  (`ember.lowering.loop_to_gpu.reduction` says how).
+  (`ember.lowering.loop_to_gpu.reduction` says how);
+- `rows = R` (optional, printed where not 1): with `threads = 32`, a block
+  runs R rows, a warp each (32 x R threads), for rows too short to fill a
+  block: the warp's lanes fold the row's points side by side and combine
+  their partials with shuffles alone, no shared memory and no barrier.
 
 Every other structured op runs with a `#loop.schedule` whose parallel dims
 come first (`gpu-default-schedule` writes it): `loop-generate` makes its
@@ -197,10 +219,15 @@ MAX_REGISTER_TILE = 64
 """The most outputs one thread accumulates (registers it keeps live)."""
 MAX_SHARED_BYTES = 48 * 1024
 """The most shared memory a block may stage (CUDA's static limit)."""
+VECTOR_WIDTHS = (1, 2, 4)
+"""The elements one staging load may copy (4 f32: a 16-byte access)."""
+STAGES = (1, 2)
+"""The pairs of shared tiles a tiled contraction may keep (2: double buffering)."""
 
 
 def tiling_problem(groups: Sequence[Sequence[int]], block: Sequence[int], threads: Sequence[int],
-                   k_tile: int, element_bytes: int = 4) -> str | None:  # fmt: skip
+                   k_tile: int, vector: Sequence[int] = (1, 1), stages: int = 1,
+                   element_bytes: int = 4) -> str | None:  # fmt: skip
     """What is wrong with these fields of a `#ember_gpu.schedule` (None if
     nothing): the rules every tiled contraction's schedule keeps. `groups`
     are the m, n and k dims."""
@@ -220,10 +247,18 @@ def tiling_problem(groups: Sequence[Sequence[int]], block: Sequence[int], thread
     if (bm // ty) * (bn // tx) > MAX_REGISTER_TILE:
         return (f"each thread would accumulate {bm // ty} x {bn // tx} outputs, more than "
                 f"{MAX_REGISTER_TILE}")  # fmt: skip
-    if (bm * k_tile) % count or (k_tile * bn) % count:
-        return (f"the staged tiles ({bm} x {k_tile} and {k_tile} x {bn}) must split evenly "
-                f"among the {count} threads")  # fmt: skip
-    shared = (bm + bn) * k_tile * element_bytes
+    if len(vector) != 2 or any(v not in VECTOR_WIDTHS for v in vector):
+        return f"vector must be two widths out of {list(VECTOR_WIDTHS)}, got {list(vector)}"
+    if stages not in STAGES:
+        return f"stages must be one of {list(STAGES)}, got {stages}"
+    vr, vc = vector
+    if k_tile % vr or bn % vc:
+        return (f"vector = {list(vector)} must divide the tiles' rows of k_tile = {k_tile} and "
+                f"block[1] = {bn} elements")  # fmt: skip
+    if (bm * k_tile // vr) % count or (k_tile * bn // vc) % count:
+        return (f"the staged tiles ({bm} x {k_tile} and {k_tile} x {bn}, in loads of "
+                f"{vr} and {vc}) must split evenly among the {count} threads")  # fmt: skip
+    shared = stages * (bm + bn) * k_tile * element_bytes
     if shared > MAX_SHARED_BYTES:
         return (
             f"the staged tiles need {shared} bytes of shared memory, more than {MAX_SHARED_BYTES}"
@@ -236,7 +271,8 @@ def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
 
 
 _LIST_FIELDS = ("m", "n", "k", "block", "threads")
-_FIELDS = (*_LIST_FIELDS, "k_tile")
+_FIELDS = (*_LIST_FIELDS, "k_tile", "vector", "stages")
+_OPTIONAL: dict[str, list[int] | int] = {"vector": [1, 1], "stages": 1}
 
 
 @irdl_attr_definition
@@ -251,11 +287,14 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
     block: ArrayAttr[IntAttr]
     threads: ArrayAttr[IntAttr]
     k_tile: IntAttr
+    vector: ArrayAttr[IntAttr]
+    stages: IntAttr
 
     def __init__(self, m: Sequence[int], n: Sequence[int], k: Sequence[int],
-                 block: Sequence[int], threads: Sequence[int], k_tile: int):  # fmt: skip
+                 block: Sequence[int], threads: Sequence[int], k_tile: int,
+                 vector: Sequence[int] = (1, 1), stages: int = 1):  # fmt: skip
         super().__init__(_ints(m), _ints(n), _ints(k), _ints(block), _ints(threads),
-                         IntAttr(k_tile))  # fmt: skip
+                         IntAttr(k_tile), _ints(vector), IntAttr(stages))  # fmt: skip
 
     @property
     def groups(self) -> tuple[list[int], list[int], list[int]]:
@@ -279,28 +318,45 @@ class GpuScheduleAttr(ParametrizedAttribute, KernelSchedule):
     def k_step(self) -> int:
         return self.k_tile.data
 
+    @property
+    def vector_widths(self) -> tuple[int, int]:
+        """(VR, VC): the elements per staging load of the row and the column operand."""
+        vr, vc = (v.data for v in self.vector.data)
+        return vr, vc
+
+    @property
+    def buffers(self) -> int:
+        """The pairs of shared tiles (the `stages` field)."""
+        return self.stages.data
+
     def verify(self) -> None:
-        problem = tiling_problem(self.groups, self.block_tile, self.block_threads, self.k_step)
+        problem = tiling_problem(self.groups, self.block_tile, self.block_threads, self.k_step,
+                                 self.vector_widths, self.buffers)  # fmt: skip
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
     def print_parameters(self, printer: Printer) -> None:
         fields = [f"{name} = {[v.data for v in getattr(self, name).data]}" for name in _LIST_FIELDS]
-        printer.print_string(f"<{', '.join([*fields, f'k_tile = {self.k_step}'])}>")
+        fields += [f"k_tile = {self.k_step}", f"vector = {list(self.vector_widths)}",
+                   f"stages = {self.buffers}"]  # fmt: skip
+        printer.print_string(f"<{', '.join(fields)}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[ArrayAttr[IntAttr] | IntAttr]:
-        values, start, end = parse_fields(parser, cls.name, _FIELDS, ("k_tile",))
-        missing = [name for name in _FIELDS if name not in values]
+        values, start, end = parse_fields(parser, cls.name, _FIELDS, ("k_tile", "stages"))
+        missing = [name for name in _FIELDS if name not in values and name not in _OPTIONAL]
         if missing:
             parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)
-        m, n, k, block, threads, k_tile = (values[name] for name in _FIELDS)
+        m, n, k, block, threads, k_tile, vector, stages = (
+            values.get(name, _OPTIONAL.get(name)) for name in _FIELDS
+        )
         lists = (m, n, k, block, threads)
-        assert all(isinstance(v, list) for v in lists) and isinstance(k_tile, int)
-        problem = tiling_problem((m, n, k), block, threads, k_tile)  # type: ignore[arg-type]
+        assert all(isinstance(v, list) for v in (*lists, vector))
+        assert isinstance(k_tile, int) and isinstance(stages, int)
+        problem = tiling_problem((m, n, k), block, threads, k_tile, vector, stages)  # type: ignore[arg-type]
         if problem is not None:
             parser.raise_error(f"{cls.name}: {problem}", start, end)
-        return [*(_ints(v) for v in lists), IntAttr(k_tile)]  # type: ignore[arg-type]
+        return [*(_ints(v) for v in lists), IntAttr(k_tile), _ints(vector), IntAttr(stages)]  # type: ignore[arg-type]
 
 
 @irdl_attr_definition
@@ -311,17 +367,30 @@ class EpilogueAttr(ParametrizedAttribute, KernelSchedule):
     name = "ember_gpu.epilogue"
 
 
+@irdl_attr_definition
+class PaddingAttr(ParametrizedAttribute, KernelSchedule):
+    """The schedule of a `linalg.fill` or `linalg.copy` that builds a padded
+    operand of the tiled contraction after it (see the module docstring)."""
+
+    name = "ember_gpu.padding"
+
+
 MIN_REDUCE_THREADS = 32
 """The fewest threads of a block-per-row reduction (a warp)."""
 
 
-def reduce_threads_problem(threads: int) -> str | None:
-    """What is wrong with `threads` as a `#ember_gpu.reduce`'s block size
-    (None if nothing): a power of two from `MIN_REDUCE_THREADS` to
-    `MAX_THREADS`, so the tree of partials halves evenly down to one."""
+def reduce_threads_problem(threads: int, rows: int = 1) -> str | None:
+    """What is wrong with `threads` and `rows` as a `#ember_gpu.reduce`'s
+    fields (None if nothing): `threads` a power of two from
+    `MIN_REDUCE_THREADS` to `MAX_THREADS`, so the tree of partials halves
+    evenly down to one; `rows` positive, above 1 only for a warp a row
+    (`threads` 32), and at most `MAX_THREADS` threads a block."""
     if not MIN_REDUCE_THREADS <= threads <= MAX_THREADS or threads & (threads - 1):
         return (f"threads must be a power of two from {MIN_REDUCE_THREADS} to {MAX_THREADS}, "
                 f"got {threads}")  # fmt: skip
+    if rows < 1 or (rows > 1 and threads != WARP_SIZE) or threads * rows > MAX_THREADS:
+        return (f"rows must be 1, or with threads = {WARP_SIZE} (a warp a row) at most "
+                f"{MAX_THREADS // WARP_SIZE}, got rows = {rows} with threads = {threads}")  # fmt: skip
     return None
 
 
@@ -333,21 +402,28 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
     name = "ember_gpu.reduce"
 
     threads: IntAttr
+    rows: IntAttr
 
-    def __init__(self, threads: int):
-        super().__init__(IntAttr(threads))
+    def __init__(self, threads: int, rows: int = 1):
+        super().__init__(IntAttr(threads), IntAttr(rows))
 
     @property
     def block_threads(self) -> int:
+        """The threads of a row (a block's, where `rows` is 1)."""
         return self.threads.data
 
+    @property
+    def block_rows(self) -> int:
+        return self.rows.data
+
     def verify(self) -> None:
-        problem = reduce_threads_problem(self.block_threads)
+        problem = reduce_threads_problem(self.block_threads, self.block_rows)
         if problem is not None:
             raise VerifyException(f"{self.name}: {problem}")
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<threads = {self.block_threads}>")
+        rows = f", rows = {self.block_rows}" if self.block_rows != 1 else ""
+        printer.print_string(f"<threads = {self.block_threads}{rows}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[IntAttr]:
@@ -356,15 +432,22 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
             parser.parse_keyword("threads", " (the ember_gpu.reduce field)")
             parser.parse_punctuation("=")
             threads = parser.parse_integer(allow_boolean=False)
+            rows = 1
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("rows", " (the ember_gpu.reduce field after threads)")
+                parser.parse_punctuation("=")
+                rows = parser.parse_integer(allow_boolean=False)
             end = parser.pos
-        problem = reduce_threads_problem(threads)
+        problem = reduce_threads_problem(threads, rows)
         if problem is not None:
             parser.raise_error(f"{cls.name}: {problem}", start, end)
-        return [IntAttr(threads)]
+        return [IntAttr(threads), IntAttr(rows)]
 
 
 EmberGpu = Dialect(
-    "ember_gpu", [SharedOp, ShuffleXorOp], [GpuScheduleAttr, EpilogueAttr, ReduceScheduleAttr]
+    "ember_gpu",
+    [SharedOp, ShuffleXorOp],
+    [GpuScheduleAttr, EpilogueAttr, PaddingAttr, ReduceScheduleAttr],
 )
 
 __all__ = [
@@ -374,10 +457,13 @@ __all__ = [
     "MIN_REDUCE_THREADS",
     "SHARED_MEMORY_SPACE",
     "SHUFFLE_MASKS",
+    "STAGES",
+    "VECTOR_WIDTHS",
     "WARP_SIZE",
     "EmberGpu",
     "EpilogueAttr",
     "GpuScheduleAttr",
+    "PaddingAttr",
     "ReduceScheduleAttr",
     "SharedOp",
     "ShuffleXorOp",

@@ -30,14 +30,18 @@ buffers), which `targets/cuda` turns into PTX:
 - bodies: `convert-loop-to-llvm`'s target-neutral tables through its
   `FunctionBuilder`: `control_flow` (scf to a CFG), `memory` (views and
   accesses as GEPs on the base pointer, which keep its address space:
-  `ld.global`, `ld.shared`), and `scalars` less what NVPTX cannot select,
+  `ld.global`, `ld.shared`), `vectors`' `vector.load`/`vector.store` of
+  one-dimensional vectors, promising alignment to the whole vector (the
+  tiled contraction emits them only where its operand is so aligned: 4
+  f32 are one `ld.global.v4.f32`) and `vector.broadcast` of a scalar,
+  and `scalars` less what NVPTX cannot select,
   with PTX's approximations for exp, exp2, log, log2, log10, tanh on f32
   and f16 (`nvvm_math.py`, which says how accurate they are and why
   `loop-expand-math` should run first where accuracy matters).
 
 Unsupported, reported in one diagnostic listing every such op with its
 count (never a crash in LLVM's code generation): libm-only math (sin, cos,
-tan, erf, pow, atan, ...), the approximations on f64, vector ops, calls,
+tan, erf, pow, atan, ...), the approximations on f64, other vector ops, calls,
 `gpu.func`s with results or several blocks, memref arguments outside
 global memory, anything else not in the tables.
 """
@@ -47,14 +51,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import gpu
+from xdsl.dialects import gpu, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from ember.lowering.gpu_to_nvvm import kernels, nvvm_intrinsics, nvvm_math, shared_memory
 from ember.lowering.gpu_to_nvvm.kernels import GLOBAL_ADDRESS_SPACE, KERNEL_ATTR
-from ember.lowering.loop_to_llvm import control_flow, memory
+from ember.lowering.loop_to_llvm import control_flow, memory, vectors
 from ember.lowering.loop_to_llvm.builder import HandlerTable, check_supported
 from ember.lowering.loop_to_llvm.llvm_types import lowerable
 
@@ -62,6 +66,8 @@ PASS = "convert-gpu-to-nvvm"
 HANDLERS: HandlerTable = {
     **control_flow.HANDLERS,
     **memory.HANDLERS,
+    **vectors.access_handlers(vectors.vector_bytes),
+    vector.BroadcastOp: vectors.HANDLERS[vector.BroadcastOp],
     **nvvm_math.HANDLERS,
     **nvvm_intrinsics.HANDLERS,
     **shared_memory.HANDLERS,

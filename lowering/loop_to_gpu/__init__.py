@@ -18,7 +18,9 @@ where the region stood (the region itself goes):
   `threads` per block along x (`threads.py`);
 - a structured op with a `#ember_gpu.schedule`: a block-tiled contraction
   with shared-memory staging (`contraction.py`); the generics after it
-  marked `#ember_gpu.epilogue` run on its values in registers;
+  marked `#ember_gpu.epilogue` run on its values in registers, and the
+  fills and copy marked `#ember_gpu.padding` that build a padded operand
+  of it run in its loads, as bounds checks;
 - a `linalg.generic` with a `#ember_gpu.reduce`: a reduction of one block
   per point of its parallel dims, its threads' partials combined in shared
   memory (`reduction.py`);
@@ -49,15 +51,21 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, ReduceScheduleAttr
+from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
-from ember.dialects.schedule import SCHEDULE
-from ember.lowering.loop_to_gpu.contraction import outline_contraction
+from ember.dialects.schedule import SCHEDULE, describe, iteration_space
+from ember.lowering.loop_to_gpu.contraction import (
+    contraction_roles,
+    folded_paddings,
+    outline_contraction,
+    tiled_schedule,
+)
 from ember.lowering.loop_to_gpu.outline import (
     PASS,
     KernelBuilder,
     ValueCopier,
     absorbed_fill,
+    fill_consumer,
     rematerializable,
 )
 from ember.lowering.loop_to_gpu.reduction import outline_reduction
@@ -129,7 +137,7 @@ class _HostFunction:
                         f"{PASS}: {op.name} computes a value on the host that later code reads; "
                         "the host only launches kernels (and computes sizes and views)"
                     )
-                if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+                if isinstance(op, linalg.FillOp) and absorbed_fill(fill_consumer(op)) is op:
                     continue  # the op after it starts from its value; erased with it
                 fill = absorbed_fill(op)
                 self.outline(op, op)
@@ -146,19 +154,36 @@ class _HostFunction:
         if region.outs:
             raise DiagnosticException(f"{PASS}: a loop.kernel with results (still on tensors)")
         skipped: set[Operation] = set()
+        folded = {padding_op for op in region.block.ops for padding_op in _folded(op)}
         for op in region.block.ops:
             if op in skipped or rematerializable(op) or isinstance(op, YieldOp):
                 continue
-            if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr):
-                continue  # it runs in the contraction's kernel before it
+            if isinstance(op.attributes.get(SCHEDULE), PaddingAttr) and op not in folded:
+                raise DiagnosticException(
+                    f"{PASS}: {describe(op)} is marked {op.attributes[SCHEDULE]}, but no tiled "
+                    "contraction after it reads the buffer it pads as a padded operand"
+                )
+            if isinstance(op.attributes.get(SCHEDULE), EpilogueAttr | PaddingAttr):
+                continue  # it runs in the loads or stores of the contraction's kernel
             fill = absorbed_fill(op)
             if fill is not None:
                 skipped.add(fill)
-            if isinstance(op, linalg.FillOp) and absorbed_fill(op.next_op) is op:
+            if isinstance(op, linalg.FillOp) and absorbed_fill(fill_consumer(op)) is op:
                 continue  # the op after it starts from its value
             self.outline(op, region)
         region.detach()
         region.erase()
+
+
+def _folded(op: Operation) -> list[Operation]:
+    """The fills and copies a tiled contraction `op` runs in its loads."""
+    schedule = tiled_schedule(op)
+    if schedule is None:
+        return []
+    roles = contraction_roles(iteration_space(op), schedule, [v.type for v in op.operands])
+    if isinstance(roles, str):
+        return []  # outline_contraction reports it
+    return [o for p in folded_paddings(op, roles) if p is not None for o in p.ops]
 
 
 @dataclass(frozen=True)

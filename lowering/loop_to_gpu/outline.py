@@ -32,7 +32,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import GpuScheduleAttr, ReduceScheduleAttr
+from ember.dialects.ember_gpu import GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
 from ember.dialects.schedule import SCHEDULE
 
 KERNELS_MODULE = "ember_kernels"
@@ -172,10 +172,22 @@ def absorbed_fill(op: Operation | None) -> linalg.FillOp | None:
                                     GpuScheduleAttr | ReduceScheduleAttr):  # fmt: skip
         return None
     fill = op.prev_op
+    while fill is not None and isinstance(fill.attributes.get(SCHEDULE), PaddingAttr):
+        fill = fill.prev_op  # the copy of a padded operand, which runs in op's loads
     outputs = getattr(op, "outputs", ())
     if not isinstance(fill, linalg.FillOp) or len(outputs) != 1:
         return None
     return fill if fill.outputs[0] is outputs[0] else None
+
+
+def fill_consumer(fill: linalg.FillOp) -> Operation | None:
+    """The op after `fill` that may start from its value (`absorbed_fill`):
+    the next one but ops marked `#ember_gpu.padding` (a tiled contraction's
+    padding, placed between its fill and it by `gpu-default-schedule`)."""
+    following = fill.next_op
+    while following is not None and isinstance(following.attributes.get(SCHEDULE), PaddingAttr):
+        following = following.next_op
+    return following
 
 
 def host_index(host: ValueCopier, value: int | SSAValue) -> SSAValue:
@@ -194,6 +206,7 @@ __all__ = [
     "KernelBuilder",
     "ValueCopier",
     "absorbed_fill",
+    "fill_consumer",
     "host_index",
     "kernels_module",
     "outside_values",

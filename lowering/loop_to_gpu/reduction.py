@@ -15,7 +15,11 @@ the inputs (`reduction_combiner` recognises it):
 
 - the grid is (R, 1, 1), R the number of rows (points of the parallel dims,
   numbered row-major: at most 2^31 - 1, the largest grid x); block b runs
-  row b;
+  row b. With `rows = W` (and T = 32: a warp a row), the grid is
+  (ceil(R / W), 1, 1) of 32 W threads; warp w of block b runs row
+  b W + w, its lane l as thread t below (a last block's warps past the
+  rows fold no point and store nothing, but still take part in the
+  shuffles, as every lane of a warp must);
 - thread t folds the row's reduction points t, t + T, t + 2T, ... (numbered
   row-major over the reduction dims, the last fastest, so neighbouring
   threads read neighbouring elements where that dim is an input's
@@ -36,7 +40,7 @@ the inputs (`reduction_combiner` recognises it):
   block runs the shuffles, as the op asks all 32 lanes of a warp to take
   part, and the control flow stays the same for every thread of the block
   (which `convert-gpu-to-loop` needs); the other warps' results are unused;
-- thread 0 combines the row's total (in its register) with the output's
+- thread 0 (lane 0 of each warp, with `rows`) combines the row's total (in its register) with the output's
   old value, linalg's initial accumulator, and stores the result:
   `out = combine(total, out)`. Where a `linalg.fill` into the output comes
   just before the op (`absorbed_fill`), it combines with the fill's value
@@ -221,18 +225,28 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
     slots = None
     if threads > WARP_SIZE:
         slots = build.insert(SharedOp(shared_memory_type(element, (threads,)))).results[0]
+    per_block = schedule.block_rows
     thread = build.insert(gpu.ThreadIdOp(_X)).results[0]
     # Constants go before the thread id: wherever one is first needed, it
     # then comes before every use.
     index = IndexMath(Builder(InsertPoint.before(thread.owner)), extents)  # type: ignore[arg-type]
     row = build.insert(gpu.BlockIdOp(_X)).results[0]
+    end = index.const(depth)
+    valid = None
+    if per_block > 1:  # a warp a row: the lane folds, the warp picks the row
+        warp = build.insert(arith.DivUIOp(thread, index.const(WARP_SIZE))).results[0]
+        thread = build.insert(arith.RemUIOp(thread, index.const(WARP_SIZE))).results[0]
+        row = index.add(build, index.mul(build, row, index.const(per_block)), warp)
+        if rows % per_block:  # the last block's extra warps fold nothing, store nothing
+            valid = index.below(build, [(row, rows)])
+            end = build.insert(arith.SelectOp(valid, end, index.const(0))).results[0]
     ivs: list[SSAValue] = [index.const(0)] * len(extents)
     if parallel:
         index.delinearize(build, row, parallel, ivs)
     identity = FloatAttr(COMBINER_IDENTITIES[type(combiner)], element)  # type: ignore[arg-type]
     start_value = build.insert(arith.ConstantOp(identity)).results[0]
 
-    fold = scf.ForOp(thread, index.const(depth), index.const(threads), [start_value],
+    fold = scf.ForOp(thread, end, index.const(threads), [start_value],
                      Region(Block(arg_types=[IndexType(), element])))  # fmt: skip
     build.insert(fold)
     point_body = Builder(InsertPoint.at_start(fold.body.block))
@@ -279,6 +293,8 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
         warp_value = _combine(build, combiner, out_arg, warp_value, shuffled)
 
     first = build.insert(arith.CmpiOp(thread, index.const(0), "eq")).results[0]
+    if valid is not None:
+        first = build.insert(arith.AndIOp(first, valid)).results[0]
     store = scf.IfOp(first, [], [scf.YieldOp()])
     build.insert(store)
     then = Builder(InsertPoint.at_start(store.true_region.block))
@@ -289,8 +305,8 @@ def outline_reduction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -
     nest.store(_combine(then, combiner, out_arg, old, warp_value), out, positions)
     kernel.finish()
     one = host_index(host, 1)
-    kernel.launch(host.builder, [host_index(host, rows), one, one],
-                  [host_index(host, threads), one, one])  # fmt: skip
+    kernel.launch(host.builder, [host_index(host, -(-rows // per_block)), one, one],
+                  [host_index(host, threads * per_block), one, one])  # fmt: skip
 
 
 __all__ = [

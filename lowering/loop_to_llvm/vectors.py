@@ -7,7 +7,8 @@ each op here becomes one LLVM instruction or intrinsic on the same vector type:
 - `vector.load`/`vector.store`: a load/store of the whole vector at the
   element's address (`memory.element_pointer`), aligned to the element only:
   a row of a buffer starts anywhere, and x86 loads unaligned vectors at full
-  speed;
+  speed (`access_handlers` makes them with another alignment: the GPU's
+  promise the whole vector's);
 - `vector.broadcast` of a scalar: `insertelement` into lane 0 of an undef
   vector, then a `shufflevector` with an all-zero mask (what LLVM itself
   emits for a splat, and what instruction selection turns into one
@@ -22,6 +23,8 @@ carries the vector type (`llvm.maximum.v16f32`, `llvm_types.suffix`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
@@ -39,22 +42,40 @@ def _element_bytes(vector_type: VectorType) -> int:
     return vector_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
 
 
-@_lowers(vector.LoadOp)
-def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
-    assert isinstance(op, vector.LoadOp)
-    vector_type = op.result.type
-    assert isinstance(vector_type, VectorType)
-    pointer = element_pointer(lw, op.base, op.indices)
-    return lw.emit(llvm.LoadOp(pointer, vector_type, alignment=_element_bytes(vector_type)))
+def vector_bytes(vector_type: VectorType) -> int:
+    """The bytes of a whole vector (its alignment where accesses are aligned to it)."""
+    return _element_bytes(vector_type) * vector_type.get_shape()[0]
 
 
-@_lowers(vector.StoreOp)
-def _store(lw: FunctionBuilder, op: Operation) -> None:
-    assert isinstance(op, vector.StoreOp)
-    vector_type = op.vector.type
-    assert isinstance(vector_type, VectorType)
-    pointer = element_pointer(lw, op.base, op.indices)
-    lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=_element_bytes(vector_type)))
+def access_handlers(alignment: Callable[[VectorType], int]) -> HandlerTable:
+    """`vector.load`/`vector.store` as LLVM loads and stores that promise
+    `alignment(vector type)` bytes of alignment."""
+    table: HandlerTable = {}
+    lowers = registrar(table)
+
+    def place(lw: FunctionBuilder, op: vector.LoadOp | vector.StoreOp,
+              value: SSAValue) -> tuple[SSAValue, int]:  # fmt: skip
+        """The address of `op`'s first element and the alignment of `value`'s type."""
+        vector_type = value.type
+        assert isinstance(vector_type, VectorType)
+        return element_pointer(lw, op.base, op.indices), alignment(vector_type)
+
+    @lowers(vector.LoadOp)
+    def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
+        assert isinstance(op, vector.LoadOp)
+        pointer, align = place(lw, op, op.result)
+        return lw.emit(llvm.LoadOp(pointer, op.result.type, alignment=align))
+
+    @lowers(vector.StoreOp)
+    def _store(lw: FunctionBuilder, op: Operation) -> None:
+        assert isinstance(op, vector.StoreOp)
+        pointer, align = place(lw, op, op.vector)
+        lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=align))
+
+    return table
+
+
+HANDLERS.update(access_handlers(_element_bytes))
 
 
 @_lowers(vector.BroadcastOp)

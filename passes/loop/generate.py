@@ -893,13 +893,25 @@ def absorbed_fill(op: Operation) -> linalg.FillOp | None:
 
 
 def _preceding_fill(op: Operation) -> linalg.FillOp | None:
-    """The `linalg.fill` just before `op` into `op`'s one output, if any."""
-    fill = op.prev_op
-    if not isinstance(fill, linalg.FillOp) or not isinstance(op, STRUCTURED_OPS):
+    """The `linalg.fill` just before `op` into `op`'s one output, if any;
+    ops between that a target's generator runs elsewhere (`KernelSchedule`)
+    and that do not touch that output are passed over."""
+    if not isinstance(op, STRUCTURED_OPS) or len(op.outputs) != 1:
         return None
-    if len(op.outputs) != 1 or fill.outputs[0] is not op.outputs[0]:
+    fill = op.prev_op
+    while _runs_elsewhere(fill, op.outputs[0]):
+        fill = fill.prev_op  # type: ignore[union-attr]
+    if not isinstance(fill, linalg.FillOp) or fill.outputs[0] is not op.outputs[0]:
         return None
     return fill
+
+
+def _runs_elsewhere(op: Operation | None, buffer: SSAValue) -> bool:
+    """Whether `op` is a structured op other than a fill that a target's
+    generator runs (`KernelSchedule`: a GPU contraction's padding, in its
+    loads) and that does not touch `buffer`."""
+    return (op is not None and not isinstance(op, linalg.FillOp) and has_kernel_schedule(op)
+            and buffer not in op.operands)  # fmt: skip
 
 
 def writes_whole_output(op: Operation, filled: bool) -> bool:
@@ -1308,6 +1320,8 @@ class GenerateFillLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.FillOp, rewriter: PatternRewriter) -> None:
         consumer = op.next_op
+        while _runs_elsewhere(consumer, op.outputs[0]):
+            consumer = consumer.next_op  # type: ignore[union-attr]
         if consumer is not None and absorbed_fill(consumer) is op:
             return  # the contraction after it starts from its value
         if (
@@ -1316,14 +1330,14 @@ class GenerateFillLoops(RewritePattern):
             and _preceding_fill(consumer) is op
         ):
             return  # left with the op to its target's generator, which may start from it
-        if on_buffers(op):
+        if on_buffers(op) and not has_kernel_schedule(op):
             _generate(op, rewriter, lambda nest: _emit_fill(nest, op))
 
 
 class GenerateCopyLoops(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.CopyOp, rewriter: PatternRewriter) -> None:
-        if on_buffers(op):
+        if on_buffers(op) and not has_kernel_schedule(op):
             _generate(op, rewriter, lambda nest: _emit_copy(nest, op))
 
 

@@ -5,21 +5,34 @@ structured op on buffers that has none.
   convolutions) with at least `TILED_FROM` rows and columns
   (`tiled_contraction` says which dims those are) gets a block-tiled
   `#ember_gpu.schedule<m = [...], n = [...], k = [...], block = [64, 64],
-  threads = [16, 16], k_tile = 16>` (each thread 4 x 4 outputs, 8 KiB of
-  shared memory a block); the block is 32 along a side shorter than 64, so
-  that small products do not leave most threads idle. The elementwise
+  threads = [16, 16], k_tile = 16, vector = [VR, VC], stages = 2>` (each
+  thread 4 x 4 outputs, two pairs of 8 KiB tiles a block); the block is 32
+  along a side shorter than 64, so that small products do not leave most
+  threads idle; VR and VC are the widest loads (4, 2 or 1 elements) each
+  operand's layout and the tiles allow (`_widest`). The elementwise
   generics after it that can run on its values in registers (its
   epilogue, `ember.passes.loop.epilogue`'s rules) get `#ember_gpu.epilogue`,
   and the contraction then writes the epilogue's output buffer
-  (`_mark_epilogue` says why).
+  (`_mark_epilogue` says why). A product operand built as a padded copy
+  (a `memref.alloc` written only by fills of one constant and one
+  `linalg.copy`, and read only by the contraction: a convolution's pads)
+  gets those ops marked `#ember_gpu.padding`: the contraction's loads read
+  the copy's source with bounds checks instead (`padding_of`), and that
+  operand loads one element at a time. The copy moves to just before the
+  contraction, after its output's fill: its source, which the kernel
+  reads, is then live until the output is first written, so memory
+  planning never puts the output over it.
 - A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
   out)`, combine one of addf, mulf, maximumf, minimumf, maxnumf, minnumf:
-  `reduction_problem` says what runs so) gets `#ember_gpu.reduce<threads =
-  T>`: one block per point of its parallel dims, T threads folding its
-  reduction points side by side (`reduce_threads`). Softmax's and
-  LayerNorm's row reductions, ReduceMean, ReduceMax and global pooling
+  `reduction_problem` says what runs so) gets, with at least
+  `REDUCE_THREADS` points, `#ember_gpu.reduce<threads = 256>`: one block
+  per point of its parallel dims (a row), 256 threads folding its
+  reduction points side by side; with fewer, `#ember_gpu.reduce<threads =
+  32, rows = R>`: a warp per row, R = `WARP_ROWS` (8) rows a block, or
+  the number of rows where that is fewer (`block_reduction`). Softmax's
+  and LayerNorm's row reductions, ReduceMean, ReduceMax and global pooling
   are such reductions.
 - Every other op (elementwise, small reductions, reductions of another
   body, convolutions, small products) gets a `#loop.schedule` with its
@@ -33,6 +46,7 @@ Ops with a schedule are left alone, so a schedule written by hand wins.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -40,7 +54,7 @@ from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -49,12 +63,15 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from ember.dialects.ember_gpu import (
-    MIN_REDUCE_THREADS,
+    WARP_SIZE,
     EpilogueAttr,
     GpuScheduleAttr,
+    PaddingAttr,
     ReduceScheduleAttr,
+    tiling_problem,
 )
 from ember.dialects.schedule import (
     PARALLEL,
@@ -64,7 +81,11 @@ from ember.dialects.schedule import (
     StructuredOp,
     iteration_space,
 )
-from ember.lowering.loop_to_gpu.contraction import contraction_problem
+from ember.lowering.loop_to_gpu.contraction import (
+    contraction_problem,
+    contraction_roles,
+    padding_of,
+)
 from ember.lowering.loop_to_gpu.reduction import reduction_problem
 from ember.passes.loop.epilogue import find_epilogue
 from ember.passes.loop.generate import on_buffers
@@ -74,6 +95,8 @@ TILED_FROM = 32
 BLOCK = 64
 THREADS = 16
 K_TILE = 16
+STAGES = 2
+"""Double buffering: 2 x 8 KiB of tiles for a 64 x 64 block."""
 
 REDUCE_FROM = 32
 """The fewest reduction points that run as a block per row. At 32 the
@@ -86,18 +109,26 @@ thread each, and a block reads each channel's 49 contiguous values
 coalesced where a thread per channel strides 49 floats between
 neighbours."""
 REDUCE_THREADS = 256
-"""The threads of a block-per-row reduction of at least this many points."""
+"""The threads of a block-per-row reduction, which rows of at least this
+many points get; shorter rows get a warp each (`WARP_ROWS` a block): a
+block of 256 would leave threads idle and wait at log2(256 / 32) barriers,
+where a warp's lanes fold a point or more each and finish with shuffles."""
+WARP_ROWS = 8
+"""The rows (warps) of a warp-per-row reduction's block: 256 threads."""
 
 
-def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
-    """The block-tiled schedule of a contraction large enough for it, or None.
+def tiled_contraction(space: IterationSpace, types: Sequence[Attribute]) -> GpuScheduleAttr | None:
+    """The block-tiled schedule of a contraction large enough for it, or
+    None; `types` are its operands' types.
 
     The k dims are the reduction dims; the output's dims that one product
     operand reads and the other does not are the m or the n dims, the n
     dims being the group that holds the output's innermost dim (so that
     neighbouring threads store neighbouring elements); the dims both read
     are batch dims. A matmul is m = [i], n = [j], k = [l]; an NCHW
-    convolution m = [f], n = [n, oh, ow], k = [c, kh, kw]."""
+    convolution m = [f], n = [n, oh, ow], k = [c, kh, kw]. Each operand's
+    tile is staged in the widest loads (`vector`) its layout and the tiles
+    allow, and with two stages where their shared memory fits."""
     if space.product is None or DYNAMIC_INDEX in space.extents:
         return None
     k = [d for d, kind in enumerate(space.iterators) if kind != PARALLEL]
@@ -118,27 +149,41 @@ def tiled_contraction(space: IterationSpace) -> GpuScheduleAttr | None:
     if min(rows, columns) < TILED_FROM:
         return None
     block = [BLOCK if size >= BLOCK else TILED_FROM for size in (rows, columns)]
-    schedule = GpuScheduleAttr(m_group, n_group, k, block, [THREADS, THREADS], K_TILE)
-    return schedule if contraction_problem(space, schedule) is None else None
+    fields = (m_group, n_group, k, block, [THREADS, THREADS], K_TILE)
+    if contraction_problem(space, GpuScheduleAttr(*fields), types) is not None:
+        return None
+    vector = [_widest(fields, types, space, i) for i in range(2)]
+    stages = (
+        STAGES
+        if tiling_problem(fields[:3], block, fields[4], K_TILE, vector, STAGES) is None
+        else 1
+    )
+    return GpuScheduleAttr(*fields, vector, stages)
 
 
-def reduce_threads(points: int) -> int:
-    """The threads of a block reducing `points` values (at least
-    `REDUCE_FROM`): `REDUCE_THREADS`, or the largest power of two up to
-    `points` where that is fewer, so that no thread starts idle."""
-    threads = REDUCE_THREADS
-    while threads > points and threads > MIN_REDUCE_THREADS:
-        threads //= 2
-    return threads
+def _widest(fields: tuple[list[int], list[int], list[int], list[int], list[int], int],
+            types: Sequence[Attribute], space: IterationSpace, operand: int) -> int:  # fmt: skip
+    """The widest staging load (4, 2 or 1 elements) the schedule of `fields`
+    allows for its row (`operand` 0) or column operand (1), the other's at 1."""
+    for width in (4, 2):
+        vector = [width if i == operand else 1 for i in range(2)]
+        if tiling_problem(fields[:3], fields[3], fields[4], fields[5], vector) is not None:
+            continue
+        if contraction_problem(space, GpuScheduleAttr(*fields, vector), types) is None:
+            return width
+    return 1
 
 
 def block_reduction(op: StructuredOp, space: IterationSpace) -> ReduceScheduleAttr | None:
-    """The block-per-row schedule of a reduction large enough for it, or
-    None (see the module docstring)."""
-    points = prod(space.extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL)
+    """The block- or warp-per-row schedule of a reduction large enough for
+    it, or None (see the module docstring)."""
+    points, rows = (prod(space.extents[d] for d, kind in enumerate(space.iterators)
+                         if (kind != PARALLEL) == reduced) for reduced in (True, False))  # fmt: skip
     if points < REDUCE_FROM or reduction_problem(op, space) is not None:
         return None
-    return ReduceScheduleAttr(reduce_threads(points))
+    if points < REDUCE_THREADS:
+        return ReduceScheduleAttr(WARP_SIZE, min(WARP_ROWS, rows))
+    return ReduceScheduleAttr(REDUCE_THREADS)
 
 
 def loop_schedule(space: IterationSpace) -> ScheduleAttr:
@@ -148,17 +193,49 @@ def loop_schedule(space: IterationSpace) -> ScheduleAttr:
     return ScheduleAttr([*parallel, *reductions], parallel=parallel)
 
 
+class AttachTiledSchedule(RewritePattern):
+    """A tiled contraction's schedule, its epilogue's and its padding's marks
+    (first, so that a padded copy's fills and copy are not scheduled yet)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
+        if SCHEDULE in op.attributes or not on_buffers(op):
+            return
+        types = [v.type for v in op.operands]
+        space = iteration_space(op)
+        tiled = tiled_contraction(space, types)
+        if tiled is None:
+            return
+        roles = contraction_roles(space, tiled, types)
+        assert not isinstance(roles, str)
+        paddings = [
+            padding_of(op.operands[i], op, marked=False) for i in (roles.rows, roles.columns)
+        ]
+        if any(p is not None for p in paddings):  # a padded operand loads one element at a time
+            vector = [1 if p is not None else w
+                      for p, w in zip(paddings, tiled.vector_widths, strict=True)]  # fmt: skip
+            tiled = GpuScheduleAttr(*tiled.groups, tiled.block_tile, tiled.block_threads,
+                                    tiled.k_step, vector, tiled.buffers)  # fmt: skip
+        for padding in paddings:
+            for padding_op in padding.ops if padding is not None else ():
+                padding_op.attributes[SCHEDULE] = PaddingAttr()
+                rewriter.notify_op_modified(padding_op)
+        op.attributes[SCHEDULE] = tiled
+        _mark_epilogue(op)
+        for padding in paddings:
+            if padding is not None:  # its copy, the last reader of its source, after op's fill
+                padding.ops[-1].detach()
+                rewriter.insert(padding.ops[-1], InsertPoint.before(op))
+        rewriter.notify_op_modified(op)
+
+
 class AttachGpuSchedule(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
         if SCHEDULE in op.attributes or not on_buffers(op):
             return
         space = iteration_space(op)
-        tiled = tiled_contraction(space)
-        reduction = block_reduction(op, space) if tiled is None else None
-        op.attributes[SCHEDULE] = tiled or reduction or loop_schedule(space)
-        if tiled is not None:
-            _mark_epilogue(op)
+        op.attributes[SCHEDULE] = block_reduction(op, space) or loop_schedule(space)
         rewriter.notify_op_modified(op)
 
 
@@ -212,15 +289,16 @@ class GpuDefaultSchedulePass(ModulePass):
     name = "gpu-default-schedule"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(AttachGpuSchedule(), apply_recursively=False).rewrite_module(op)
+        for pattern in (AttachTiledSchedule(), AttachGpuSchedule()):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
 
 
 __all__ = [
     "REDUCE_FROM",
     "REDUCE_THREADS",
+    "WARP_ROWS",
     "GpuDefaultSchedulePass",
     "block_reduction",
     "loop_schedule",
-    "reduce_threads",
     "tiled_contraction",
 ]

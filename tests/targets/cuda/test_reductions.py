@@ -1,4 +1,4 @@
-"""Block-per-row reductions on the cuda target (`#ember_gpu.reduce`,
+"""Block- and warp-per-row reductions on the cuda target (`#ember_gpu.reduce`,
 `lowering/loop_to_gpu/reduction.py`): models whose reductions run so match
 onnxruntime when emulated on this CPU, the kernel needs each barrier of its
 shared-memory tree and the right mask on each warp shuffle, starts from the combiner's exact identity (the output's old value and
@@ -11,6 +11,7 @@ data's scale."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 from collections.abc import Callable
 
@@ -19,13 +20,13 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
-from xdsl.dialects import gpu
+from xdsl.dialects import arith, gpu
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.parser import Parser
 
 import ember
 from ember.context import make_context
-from ember.dialects.ember_gpu import ShuffleXorOp
+from ember.dialects.ember_gpu import SharedOp, ShuffleXorOp
 from ember.frontends.onnx import import_onnx
 from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
 from ember.options import Options
@@ -78,9 +79,10 @@ MODELS: dict[str, tuple[Callable[[], onnx.ModelProto], int]] = {
     "layer_norm": (_layer_norm, 256),
     "reduce_mean": (lambda: _reduce("ReduceMean", [6, 3072], [6, 1]), 256),
     "reduce_max": (lambda: _reduce("ReduceMax", [16, 512], [16, 1]), 256),
-    "global_average_pool": (_global_average_pool, 32),
+    "global_average_pool": (_global_average_pool, 256),  # 49 points: a warp a row, 8 a block
+    "short_rows": (lambda: _reduce("ReduceSum", [20, 48], [20, 1]), 256),  # the same, 20 rows
 }
-"""Each model and the threads of its block-per-row reductions."""
+"""Each model and the threads of its reductions' blocks."""
 
 
 def _lowered(model: onnx.ModelProto) -> GpuModule:
@@ -169,6 +171,61 @@ def test_the_warp_needs_each_shuffles_mask(which: int) -> None:
         shuffle.properties["mask"] = IntegerAttr(8, i32)
 
     _reduce_mean_mutated(wrong_mask)
+
+
+def test_short_rows_run_a_warp_each_without_barriers() -> None:
+    # 20 rows of 48 points: a warp a row, 8 rows a block (the third block's
+    # last 4 warps fold nothing and store nothing), shuffles only.
+    lowered = _short_rows()[0]
+    [kernel] = _reduction_kernels(lowered.module)
+    [launch] = [launch for launch in lowered.plan.launches if launch.kernel == kernel.sym_name.data]
+    assert (launch.grid, launch.block) == ((3, 1, 1), (256, 1, 1))
+    assert not any(isinstance(op, gpu.BarrierOp | SharedOp) for op in kernel.walk())
+    masks = [op.lane_mask for op in kernel.walk() if isinstance(op, ShuffleXorOp)]
+    assert masks == [16, 8, 4, 2, 1]
+    if shutil.which("ptxas") is not None:
+        resources = assemble(lowered.ptx("sm_90"), "sm_90").kernels[kernel.sym_name.data]
+        assert (resources.shared_bytes, resources.barriers, resources.spill_stores) == (0, 0, 0)
+
+
+@functools.cache
+def _short_rows() -> tuple[GpuModule, np.ndarray, np.ndarray]:
+    """The warp-per-row ReduceSum lowered, an input, onnxruntime's output."""
+    model = _reduce("ReduceSum", [20, 48], [20, 1])
+    x = random_inputs(model)["x"]
+    [expected] = run_onnxruntime(model, {"x": x})
+    return _lowered(model), x, expected
+
+
+def _short_rows_mutated(mutate: Callable[[gpu.FuncOp], None]) -> None:
+    """The warp-per-row ReduceSum (right as lowered:
+    test_emulated_reductions_match_onnxruntime[short_rows]) is wrong once
+    `mutate` has changed its kernel."""
+    lowered, x, expected = _short_rows()
+    mutated = lowered.module.clone()
+    [kernel] = _reduction_kernels(mutated)
+    mutate(kernel)
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_each_warp_needs_its_own_row() -> None:
+    # The warp number dropped from the row (row = block * 8): every warp of
+    # a block sums the block's first row, and the others are never written.
+    def same_row(kernel: gpu.FuncOp) -> None:
+        warp = next(op for op in kernel.walk() if isinstance(op, arith.DivUIOp))
+        zero = arith.ConstantOp.from_int_and_width(0, warp.result.type)
+        kernel.body.block.insert_op_before(zero, kernel.body.block.first_op)
+        warp.result.replace_all_uses_with(zero.result)
+
+    _short_rows_mutated(same_row)
+
+
+def test_each_warp_needs_its_shuffles_mask() -> None:
+    def wrong_mask(kernel: gpu.FuncOp) -> None:
+        shuffle = next(op for op in kernel.walk() if isinstance(op, ShuffleXorOp))
+        shuffle.properties["mask"] = IntegerAttr(8, i32)
+
+    _short_rows_mutated(wrong_mask)
 
 
 _FOLDS = """

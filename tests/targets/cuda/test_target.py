@@ -7,20 +7,25 @@ emulated result wrong)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 import shutil
 from collections.abc import Callable
+from unittest import mock
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import arith, gpu
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 import ember
+from ember.dialects.ember_gpu import SharedOp
 from ember.frontends.onnx import import_onnx
 from ember.options import Options
 from ember.report import CompileReport
+from ember.targets.cuda import default_schedule
 from ember.targets.cuda.emulator import emulate
 from ember.targets.cuda.ptxas import assemble
 from ember.targets.cuda.target import EmulatedModel, GpuModule
@@ -125,6 +130,78 @@ def test_resnet50_passes_ptxas() -> None:
     )
 
 
+def test_the_tiled_matmul_stages_its_tiles_in_16_byte_loads() -> None:
+    # 70 x 96 by 96 x 80 in 64 x 64 blocks: both operands are contiguous
+    # along their tile's inner dim (k, n) with extents multiples of 4, so
+    # each thread stages its share of a 64 x 16 tile in one 16-byte load
+    # and store, double-buffered; the emulated result still matches.
+    lowered, x, expected = _matmul_case(2)
+    ptx = lowered.ptx("sm_90")
+    assert re.search(r"ld\.global\.v4\.(f32|b32)", ptx)
+    assert re.search(r"st\.shared\.v4\.(f32|b32)", ptx)
+    assert _stages(lowered) == 2
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    if shutil.which("ptxas") is not None:
+        [kernel] = assemble(ptx, "sm_90").kernels.values()
+        assert kernel.shared_bytes == 2 * (64 + 64) * 16 * 4
+        assert (kernel.spill_stores, kernel.spill_loads) == (0, 0)
+
+
+def _padded_convs(layers: int = 1) -> onnx.ModelProto:
+    """`layers` x (Conv (to 32 channels, 3 x 3, pads 1) + Bias + Relu) on 1 x 8 x 10 x 10."""
+    rng = np.random.default_rng(0)
+    inits, nodes, previous = [], [], "x"
+    for i in range(layers):
+        weights = rng.standard_normal((32, 32 if i else 8, 3, 3)).astype(np.float32) * 0.3
+        inits += [numpy_helper.from_array(weights, f"W{i}"),
+                  numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), f"B{i}")]  # fmt: skip
+        nodes += [helper.make_node("Conv", [previous, f"W{i}", f"B{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"])]  # fmt: skip
+        previous = f"r{i}"
+    graph = helper.make_graph(
+        nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])],
+        [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [1, 32, 10, 10])], inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_padded_convolution_is_one_launch_reading_with_bounds_checks() -> None:
+    # The padding's fills and copy run in the tiled kernel's loads: one
+    # launch, reading x itself at (oh + kh - 1, ow + kw - 1) where that is
+    # inside x and 0 elsewhere. Reading x unshifted (the padding's offset
+    # dropped) is wrong.
+    lowered, x, expected = _expected(_padded_convs())
+    [launch] = lowered.plan.launches
+    assert "input:0" in launch.arguments
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+    mutated = lowered.module.clone()
+    shifts = [
+        op
+        for op in _tiled_kernel(mutated).walk()
+        if isinstance(op, arith.SubiOp) and not isinstance(op.lhs.owner, arith.ConstantOp)
+    ]  # not 1 - the current pair
+    assert shifts  # oh + kh - 1 and ow + kw - 1, per load
+    for shift in shifts:
+        shift.result.replace_all_uses_with(shift.lhs)
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_padded_convolutions_source_is_not_overwritten_by_its_output() -> None:
+    # The middle convolution reads the first one's output through its
+    # padding while it writes its own: memory planning must keep the two
+    # apart (the padding's copy, their source's last reader, stands after
+    # the output's fill), or blocks storing outputs overwrite inputs that
+    # others have yet to read. One launch a convolution.
+    lowered, x, expected = _expected(_padded_convs(3))
+    assert len(lowered.plan.launches) == 3
+    np.testing.assert_allclose(
+        _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
+    )
+
+
 def test_the_launch_plan_of_a_tiled_product_and_its_epilogue() -> None:
     lowered = _lowered(_matmul_bias_relu())
     # 70 x 80 outputs in 64 x 64 tiles of 16 x 16 threads; the fill is the
@@ -159,17 +236,32 @@ def _without_barrier(lowered: GpuModule, which: int) -> ModuleOp:
     number `which` (0: the first, -1: the last)."""
     mutated = lowered.module.clone()
     barriers = [op for op in _tiled_kernel(mutated).walk() if isinstance(op, gpu.BarrierOp)]
-    assert len(barriers) == 2  # k step: stage; barrier; accumulate; barrier
+    # one stage, per k step: stage; barrier; accumulate; barrier. Two: stage
+    # the first step; barrier; per k step: load; accumulate; store; barrier.
+    assert len(barriers) == 2
     barriers[which].detach()
     barriers[which].erase()
     return mutated
 
 
-def test_the_tiled_kernel_needs_its_first_barrier() -> None:
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
+def _expected(model: onnx.ModelProto) -> tuple[GpuModule, np.ndarray, np.ndarray]:
+    """`model` lowered, an input, and onnxruntime's output for it."""
     x = random_inputs(model)["x"]
     [expected] = run_onnxruntime(model, {"x": x})
+    return _lowered(model), x, expected
+
+
+@functools.cache
+def _matmul_case(stages: int) -> tuple[GpuModule, np.ndarray, np.ndarray]:
+    """`_expected` of the default MatMul+Add+Relu, its tiles in `stages`
+    pairs (the tests clone the module before changing it)."""
+    with mock.patch.object(default_schedule, "STAGES", stages):
+        return _expected(_matmul_bias_relu())
+
+
+def test_the_tiled_kernel_needs_its_first_barrier() -> None:
+    lowered, x, expected = _matmul_case(1)
+    assert _stages(lowered) == 1
     np.testing.assert_allclose(
         _run(lowered.module.clone(), lowered, x), expected, rtol=1e-4, atol=1e-4
     )
@@ -185,19 +277,43 @@ def test_the_tiled_kernel_needs_its_last_barrier() -> None:
     # copied, the rest of its column (ty' > ty, tx) B-tile elements it
     # copied, of the wrong step. K = 96 is six steps of 16 over random data,
     # so one step's tiles differ from the next's.
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
-    x = random_inputs(model)["x"]
-    [expected] = run_onnxruntime(model, {"x": x})
+    lowered, x, expected = _matmul_case(1)
     assert not np.allclose(_run(_without_barrier(lowered, -1), lowered, x), expected,
                            rtol=1e-4, atol=1e-4)  # fmt: skip
 
 
+def test_the_double_buffered_kernel_needs_its_barrier() -> None:
+    # Without the one barrier of a k step, thread (ty, tx) stores the next
+    # step's tiles into the other pair and goes on to accumulate from them
+    # before the threads after it have stored theirs. (It is right as it
+    # stands: test_the_tiled_matmul_stages_its_tiles_in_16_byte_loads.)
+    lowered, x, expected = _matmul_case(2)
+    assert _stages(lowered) == 2
+    assert not np.allclose(_run(_without_barrier(lowered, -1), lowered, x), expected,
+                           rtol=1e-4, atol=1e-4)  # fmt: skip
+
+
+def test_the_double_buffered_kernel_needs_its_second_pair() -> None:
+    # Storing the next step's tiles into the pair being read (one barrier a
+    # step, one pair) overwrites tiles the threads after the storing one
+    # have yet to accumulate from.
+    lowered, x, expected = _matmul_case(2)
+    mutated = lowered.module.clone()
+    other = next(op for op in _tiled_kernel(mutated).walk() if isinstance(op, arith.SubiOp))
+    other.result.replace_all_uses_with(other.rhs)  # 1 - current -> current
+    assert not np.allclose(_run(mutated, lowered, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def _stages(lowered: GpuModule) -> int:
+    """The pairs of tiles of the tiled kernel (a pair's tiles are 3-D)."""
+    tile = next(op.buffer.type for op in _tiled_kernel(lowered.module).walk()
+                if isinstance(op, SharedOp))  # fmt: skip
+    assert isinstance(tile, MemRefType)
+    return tile.get_shape()[0] if tile.get_num_dims() == 3 else 1
+
+
 def test_a_shifted_thread_index_is_wrong() -> None:
-    model = _matmul_bias_relu()
-    lowered = _lowered(model)
-    x = random_inputs(model)["x"]
-    [expected] = run_onnxruntime(model, {"x": x})
+    lowered, x, expected = _matmul_case(2)
     mutated = lowered.module.clone()
     # The tiled kernel: thread (tx, ty) computes (tx + 1, ty)'s outputs.
     kernel = _tiled_kernel(mutated)

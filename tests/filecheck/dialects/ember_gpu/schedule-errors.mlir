@@ -27,13 +27,42 @@
 
 // -----
 
-// CHECK: the staged tiles (64 x 3 and 3 x 64) must split evenly among the 256 threads
+// CHECK: the staged tiles (64 x 3 and 3 x 64, in loads of 1 and 1) must split evenly among the 256 threads
 "test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 3>} : () -> ()
 
 // -----
 
 // CHECK: the staged tiles need 65536 bytes of shared memory, more than 49152
 "test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [128, 128], threads = [16, 16], k_tile = 64>} : () -> ()
+
+// -----
+
+// CHECK: vector must be two widths out of [1, 2, 4], got [8, 1]
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [8, 1]>} : () -> ()
+
+// -----
+
+// CHECK: stages must be one of [1, 2], got 3
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, stages = 3>} : () -> ()
+
+// -----
+
+// CHECK: vector = [4, 1] must divide the tiles' rows of k_tile = 2 and block[1] = 64 elements
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [128, 64], threads = [16, 16], k_tile = 2, vector = [4, 1]>} : () -> ()
+
+// -----
+
+// A 32 x 16 tile is 128 loads of 4: fewer than the 256 threads.
+
+// CHECK: the staged tiles (32 x 16 and 16 x 64, in loads of 4 and 4) must split evenly among the 256 threads
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [32, 64], threads = [16, 16], k_tile = 16, vector = [4, 4]>} : () -> ()
+
+// -----
+
+// Two stages double the tiles: 2 x (64 + 64) x 64 x 4 bytes.
+
+// CHECK: the staged tiles need 65536 bytes of shared memory, more than 49152
+"test.op"() {s = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 64, stages = 2>} : () -> ()
 
 // -----
 
@@ -57,6 +86,18 @@
 
 // CHECK: ember_gpu.reduce: threads must be a power of two from 32 to 1024, got 2048
 "test.op"() {s = #ember_gpu.reduce<threads = 2048>} : () -> ()
+
+// -----
+
+// Several rows a block are a warp each.
+
+// CHECK: ember_gpu.reduce: rows must be 1, or with threads = 32 (a warp a row) at most 32, got rows = 4 with threads = 64
+"test.op"() {s = #ember_gpu.reduce<threads = 64, rows = 4>} : () -> ()
+
+// -----
+
+// CHECK: ember_gpu.reduce: rows must be 1, or with threads = 32 (a warp a row) at most 32, got rows = 64 with threads = 32
+"test.op"() {s = #ember_gpu.reduce<threads = 32, rows = 64>} : () -> ()
 
 // -----
 

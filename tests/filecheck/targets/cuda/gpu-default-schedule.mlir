@@ -2,6 +2,9 @@
 
 // Products with m and n of 32 or more: block-tiled (64 along a dim of 64
 // or more, else 32); the batch dim of a batched product is left to the grid.
+// Tiles are staged in loads of 4 where each thread gets whole loads (a
+// 64 x 16 tile: one load of 4 for each of 256 threads; a 32 x 16 one: one
+// of 2), with two stages.
 
 func.func @products(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x256xf32>,
                     %p: memref<4x40x16xf32>, %q: memref<4x16x48xf32>, %r: memref<4x40x48xf32>) {
@@ -16,8 +19,8 @@ func.func @products(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<1
 }
 
 // CHECK-LABEL: func.func @products
-// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16>
-// CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<m = [1], n = [2], k = [3], block = [32, 32], threads = [16, 16], k_tile = 16>
+// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [4, 4], stages = 2>
+// CHECK:         linalg.generic {{.*}} attrs = {schedule = #ember_gpu.schedule<m = [1], n = [2], k = [3], block = [32, 32], threads = [16, 16], k_tile = 16, vector = [2, 2], stages = 2>
 
 // Must not tile: a product with m below 32 (a batch of 8), an elementwise
 // op, a reduction (of 16 points: too few for a block per row); they get a
@@ -88,7 +91,7 @@ func.func @conv(%x: memref<1x16x10x10xf32>, %w: memref<32x16x3x3xf32>, %b: memre
 // operands; its own buffer goes.
 
 // CHECK-LABEL: func.func @conv
-// CHECK-NEXT:    linalg.conv_2d_nchw_fchw {{.*}}schedule = #ember_gpu.schedule<m = [1], n = [0, 2, 3], k = [4, 5, 6], block = [32, 64], threads = [16, 16], k_tile = 16>{{.*}} outs(%y : memref<1x32x8x8xf32>)
+// CHECK-NEXT:    linalg.conv_2d_nchw_fchw {{.*}}schedule = #ember_gpu.schedule<m = [1], n = [0, 2, 3], k = [4, 5, 6], block = [32, 64], threads = [16, 16], k_tile = 16, vector = [2, 1], stages = 2>{{.*}} outs(%y : memref<1x32x8x8xf32>)
 // CHECK-NEXT:    %biased = memref.alloc()
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%y, %b : {{.*}}) outs(%biased : {{.*}}) attrs = {schedule = #ember_gpu.epilogue}
 // CHECK:         linalg.generic {{.*}} ins(%biased : {{.*}}) outs(%y : {{.*}}) attrs = {schedule = #ember_gpu.epilogue}
@@ -98,10 +101,11 @@ func.func @conv(%x: memref<1x16x10x10xf32>, %w: memref<32x16x3x3xf32>, %b: memre
 // -----
 
 // Reductions of 32 points or more whose body folds a value of the inputs
-// into the output with one associative, commutative op run one block per
-// row: 256 threads, or the largest power of two up to the points where
-// that is fewer (49 points of a 7 x 7 pool: 32; 100: 64). Softmax's sum of
-// exp(x - max) folds code of two inputs; maxnumf may take the output second.
+// into the output with one associative, commutative op run one block of
+// 256 threads per row (768 points), or, with fewer than 256 points, a warp
+// per row, 8 rows a block or as many as there are (49 points of a 7 x 7
+// pool, 512 rows: 8; 100 points, 4 rows: 4). Softmax's sum of exp(x - max)
+// folds code of two inputs; maxnumf may take the output second.
 
 func.func @reductions(%x: memref<8x768xf32>, %m: memref<8xf32>, %s: memref<8xf32>,
                       %p: memref<1x512x7x7xf32>, %q: memref<1x512xf32>, %y: memref<4x100xf32>, %z: memref<4xf32>) {
@@ -133,8 +137,8 @@ func.func @reductions(%x: memref<8x768xf32>, %m: memref<8xf32>, %s: memref<8xf32
 // CHECK-LABEL: func.func @reductions
 // CHECK:         ins(%x : memref<8x768xf32>) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
 // CHECK:         ins(%x, %m : {{.*}}) outs(%s : memref<8xf32>) attrs = {schedule = #ember_gpu.reduce<threads = 256>}
-// CHECK:         ins(%p : {{.*}}) outs(%q : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32>}
-// CHECK:         ins(%y : {{.*}}) outs(%z : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 64>}
+// CHECK:         ins(%p : {{.*}}) outs(%q : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32, rows = 8>}
+// CHECK:         ins(%y : {{.*}}) outs(%z : {{.*}}) attrs = {schedule = #ember_gpu.reduce<threads = 32, rows = 4>}
 
 // -----
 
@@ -179,3 +183,32 @@ func.func @not_reductions(%x: memref<8x16xf32>, %s: memref<8xf32>, %w: memref<8x
 // CHECK-NOT:     ember_gpu.reduce
 // CHECK-COUNT-5: attrs = {schedule = #loop.schedule<order = [0, 1], parallel = [0]>}
 // CHECK-NOT:     ember_gpu.reduce
+
+// -----
+
+// Loads narrower than 4, or of one: a transposed column operand (K^T, read
+// at [j, l]) is contiguous along k, not n: 1; 70 columns split into loads
+// of 2, not 4; a view at an offset of 2
+// elements, or with a row stride of 66, aligns loads of 2 at most. A
+// convolution's input, read through its windows, is never contiguous along
+// the output pixels: 1 (above).
+
+func.func @widths(%q: memref<64x32xf32>, %k: memref<64x32xf32>, %s: memref<64x64xf32>,
+                  %a: memref<64x32xf32>, %b: memref<32x70xf32>, %c: memref<64x70xf32>,
+                  %big: memref<64x66xf32>, %d: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %k : memref<64x32xf32>, memref<64x32xf32>) outs(%s : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %o, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x70xf32>) outs(%c : memref<64x70xf32>)
+  %view = memref.subview %big[0, 2] [64, 64] [1, 1] : memref<64x66xf32> to memref<64x64xf32, strided<[66, 1], offset: 2>>
+  linalg.matmul ins(%view, %d : memref<64x64xf32, strided<[66, 1], offset: 2>>, memref<64x64xf32>) outs(%s : memref<64x64xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @widths
+// CHECK:         schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [4, 1], stages = 2>
+// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [4, 2], stages = 2>
+// CHECK:         linalg.matmul {schedule = #ember_gpu.schedule<m = [0], n = [1], k = [2], block = [64, 64], threads = [16, 16], k_tile = 16, vector = [2, 4], stages = 2>
