@@ -12,6 +12,8 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
+- `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
+  TensorScatter and SwiGLU (opsets 23-28)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -35,6 +37,7 @@ from ember.dialects.graph import (
     ops_reduce,
     ops_resize,
     ops_tensor,
+    ops_transformer,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
 from ember.dialects.graph.dims import DimsAttr, RangeAttr
@@ -168,6 +171,13 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_transformer import (
+    AttentionOp,
+    RMSNormalizationOp,
+    RotaryEmbeddingOp,
+    SwiGLUOp,
+    TensorScatterOp,
+)
 from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
@@ -177,6 +187,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_reduce.SPECS,
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
+    *ops_transformer.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_layout.SPECS,
@@ -191,6 +202,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_reduce,
         ops_resize,
         ops_recurrent,
+        ops_transformer,
         ops_quantize,
         ops_qlinear,
         ops_layout,
@@ -241,6 +253,7 @@ __all__ = [
     "ArgMinOp",
     "AsinOp",
     "AtanOp",
+    "AttentionOp",
     "AveragePoolNCHWcOp",
     "AveragePoolNHWCOp",
     "AveragePoolOp",
@@ -317,6 +330,7 @@ __all__ = [
     "ReduceL1Op",
     "QuantizeLinearOp",
     "ResizeOp",
+    "RMSNormalizationOp",
     "RNNOp",
     "GRUOp",
     "LSTMOp",
@@ -330,6 +344,7 @@ __all__ = [
     "ReduceSumSquareOp",
     "ReluOp",
     "ReshapeOp",
+    "RotaryEmbeddingOp",
     "RoundOp",
     "SeluOp",
     "ScatterElementsOp",
@@ -349,8 +364,10 @@ __all__ = [
     "SqueezeOp",
     "SubOp",
     "SumOp",
+    "SwiGLUOp",
     "TanOp",
     "TanhOp",
+    "TensorScatterOp",
     "ThresholdedReluOp",
     "TileOp",
     "TransposeOp",

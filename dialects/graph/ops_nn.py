@@ -232,10 +232,12 @@ def instance_norm(ctx: ShapeContext) -> list[TensorType]:
 
 
 def layer_norm(ctx: ShapeContext) -> list[TensorType]:
+    """LayerNormalization and RMSNormalization: X normalised over dims [axis,
+    rank), its parameters (the operands after X) broadcast to those dims."""
     x = ctx.shape("X")
     axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
     normalized = x[axis:]
-    for name in ("Scale", "B"):
+    for name in (operand.name for operand in ctx.spec.operands[1:]):
         if not ctx.has(name):
             continue
         try:
