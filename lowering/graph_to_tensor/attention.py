@@ -277,7 +277,7 @@ def _masked(e: Emitter, op: GraphOp, scaled: SSAValue, past: int, q_len: int, to
         rest = a[1:]
         if masks:
             mask = rest.pop(0)
-            value = b.select(mask, value, hidden) if _elem(mask) == i1 else (
+            value = b.select(mask, value, hidden) if mask.type == i1 else (
                 b.add(value, b.convert(mask, ct)))  # fmt: skip
         row, column = (b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(d)), i64)) for d in (2, 3))
         conditions = []
