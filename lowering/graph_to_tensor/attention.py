@@ -218,15 +218,16 @@ def _lower_attention(e: Emitter, op: GraphOp) -> list[SSAValue]:
     scale, softcap = op.attr("scale"), op.attr("softcap")
     scale = 1 / math.sqrt(size) if scale is None else scale
 
-    def capped(b: Body, a: list[SSAValue]) -> SSAValue:
-        value = b.mul(a[0], b.const(scale, ct))
-        if softcap > 0:
-            ratio = b.div(value, b.const(softcap, ct))
-            value = b.mul(b.math(xmath.TanhOp, ratio), b.const(softcap, ct))
-        return value
+    scaled = e.parallel([scores], grid, ct, lambda b, a: b.mul(a[0], b.const(scale, ct)))
+    capped = scaled
+    if softcap > 0:
 
-    scaled = e.parallel([scores], grid, ct, capped)
-    biased = _masked(e, op, scaled, past, q_len, total)
+        def cap(b: Body, a: list[SSAValue]) -> SSAValue:
+            ratio = b.div(a[0], b.const(softcap, ct))
+            return b.mul(b.math(xmath.TanhOp, ratio), b.const(softcap, ct))
+
+        capped = e.parallel([scaled], grid, ct, cap)
+    biased = _masked(e, op, capped, past, q_len, total)
     probabilities = _softmax(e, biased)
     p5 = e.reshape(probabilities, [batch, kv_heads, group, q_len, total])
     # y[b, kh, g, i, c] = sum_j p[b, kh, g, i, j] * v[b, kh, j, c], written in Q's layout
@@ -242,7 +243,7 @@ def _lower_attention(e: Emitter, op: GraphOp) -> list[SSAValue]:
         y = _transpose(e, y, (0, 2, 1, 3))
     y = e.reshape(_cast(e, y, t), _shape(op.results[0]))
     mode = op.attr("qk_matmul_output_mode")
-    qk = {2: biased, 3: probabilities}.get(mode, scaled)
+    qk = {0: scaled, 1: capped, 2: biased, 3: probabilities}[mode]
     return [y, k, v, _cast(e, qk, t)]
 
 

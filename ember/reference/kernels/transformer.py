@@ -7,8 +7,10 @@ down: Q and K are each scaled by sqrt(scale) before their product,
 padded with False (a float one with -inf), `is_causal` aligns the diagonal
 bottom-right (a query at row i with `offset` earlier keys sees keys
 j <= i + offset), and a row that every mask hides gives zeros. Of the
-`qk_matmul_output` modes, 0 and 1 give the (softcapped) scores, 2 the
-scores with the masks added and 3 the softmax.
+`qk_matmul_output` modes, 0 gives the scaled scores, 1 the softcapped ones,
+2 those with the masks added and 3 the softmax (ONNX's reference gives the
+softcapped scores for mode 0 too; onnxruntime and the operator's text, the
+scores before softcap).
 """
 
 from __future__ import annotations
@@ -143,10 +145,10 @@ def attention(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     groups = q.shape[1] // k.shape[1]
     keys, values = np.repeat(wide(k), groups, axis=1), np.repeat(wide(v), groups, axis=1)
     scores = (wide(q) * root) @ np.swapaxes(keys * root, 2, 3)
-    softcap = attrs.get("softcap", 0.0)
+    softcap, capped = attrs.get("softcap", 0.0), scores
     if softcap > 0:
-        scores = softcap * np.tanh(scores / softcap)
-    biased = scores + bias
+        capped = softcap * np.tanh(scores / softcap)
+    biased = capped + bias
     peak = np.max(biased, axis=-1, keepdims=True)
     powers = np.exp(biased - np.where(np.isneginf(peak), 0.0, peak))
     total = powers.sum(-1, keepdims=True)
@@ -156,7 +158,7 @@ def attention(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if len(inputs[0].shape) == 3:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     mode = attrs.get("qk_matmul_output_mode", 0)
-    qk = {2: biased, 3: probabilities}.get(mode, scores)
+    qk = {0: scores, 1: capped, 2: biased, 3: probabilities}[mode]
     qk = np.broadcast_to(qk, probabilities.shape)
     return [y.astype(dtype), present_key.astype(dtype), present_value.astype(dtype),
             qk.astype(dtype)]  # fmt: skip
