@@ -203,13 +203,16 @@ def _lower_attention(e: Emitter, op: GraphOp) -> list[SSAValue]:
     group = q_heads // kv_heads
     ct = f32 if op.attr("softmax_precision") == 1 or _bits(t) < 32 else t
 
-    # scores[b, kh, g, i, j] = sum_d q[b, kh * group + g, i, d] * k[b, kh, j, d]
+    # scores[b, kh, g, i, j] = sum_d q[b, kh * group + g, i, d] * k[b, kh, j, d], the
+    # keys transposed first so that the key index j, the scores' innermost, is
+    # theirs too: the contraction then runs as the CPU's vector micro-kernels
     q5 = e.reshape(q, [batch, kv_heads, group, q_len, size])
+    keys = _transpose(e, k, (0, 1, 3, 2))
     space = 6
-    maps = [_dims_map(space, [0, 1, 2, 3, 5]), _dims_map(space, [0, 1, 4, 5]),
+    maps = [_dims_map(space, [0, 1, 2, 3, 5]), _dims_map(space, [0, 1, 5, 4]),
             _dims_map(space, [0, 1, 2, 3, 4])]  # fmt: skip
     scores5 = e.generic(
-        [q5, k], [e.fill(0, [batch, kv_heads, group, q_len, total], ct)], maps,
+        [q5, keys], [e.fill(0, [batch, kv_heads, group, q_len, total], ct)], maps,
         [PARALLEL] * 5 + [REDUCTION],
         lambda b, a: [b.add(a[2], b.mul(b.convert(a[0], ct), b.convert(a[1], ct)))],
     )[0]  # fmt: skip
