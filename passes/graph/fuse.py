@@ -7,6 +7,7 @@ earlier group took) and grows through the users of its members:
 |---|---|---|
 | Conv, ConvNCHWc, ConvNHWC | `conv` | elementwise ops and reductions: bias, activation, residual Add, Clip… |
 | Gemm, MatMul | `matmul` | the same (attention scores: scale, mask, Softmax) |
+| Attention (only Y used) | `attention` | the same |
 | ReduceX, Softmax, LogSoftmax, LayerNormalization, InstanceNormalization | `reduction` | the same |
 | an elementwise op | `elementwise` | the same; with a reduction it is a `reduction` group |
 
@@ -54,6 +55,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import (
     ArgMaxOp,
+    AttentionOp,
     ArgMinOp,
     ConstantOp,
     ConvNCHWcOp,
@@ -84,6 +86,8 @@ CONTRACTIONS: dict[type[GraphOp], str] = {ConvOp: "conv", ConvNCHWcOp: "conv", C
 
 def anchor_kind(op: Operation) -> str | None:
     """The group kind `op` starts, or None when it starts no group."""
+    if isinstance(op, AttentionOp) and not any(r.uses for r in op.results[1:]):
+        return "attention"  # its lowering is several loop nests: one kernel
     if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or len(op.results) != 1:
         return None
     op_class = type(op)
