@@ -55,8 +55,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.graph import (
     ArgMaxOp,
-    AttentionOp,
     ArgMinOp,
+    AttentionOp,
     ConstantOp,
     ConvNCHWcOp,
     ConvNHWCOp,

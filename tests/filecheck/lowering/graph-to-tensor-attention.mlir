@@ -2,7 +2,8 @@
 
 // Attention (grouped-query: 4 query heads over 2 key heads, causal): Q is
 // viewed as [batch, kv heads, group, sequence, size], one contraction gives
-// the scores without copying the keys per group, one generic scales and
+// the scores without copying the keys per group (the keys transposed first,
+// so that the key index is innermost in both), one generic scales and
 // masks them (the causal limit from the row and column indices), the
 // softmax is a max, an exp-sum and a guarded division, and a second
 // contraction reads V.
@@ -13,7 +14,8 @@ func.func @attention(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tenso
 
 // CHECK-LABEL: func.func @attention
 // CHECK:         %[[Q5:.*]] = tensor.reshape %q(%{{.*}}) : (tensor<1x4x3x8xf32>, tensor<5xi64>) -> tensor<1x2x2x3x8xf32>
-// CHECK:         %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[Q5]], %k : tensor<1x2x2x3x8xf32>, tensor<1x2x5x8xf32>)
+// CHECK:         %[[KT:.*]] = linalg.generic {{.*}} ins(%k : tensor<1x2x5x8xf32>) outs(%{{.*}} : tensor<1x2x8x5xf32>)
+// CHECK:         %[[S:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>, {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[Q5]], %[[KT]] : tensor<1x2x2x3x8xf32>, tensor<1x2x8x5xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4x3x5xf32>)
 // CHECK:           arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4x3x5xf32>)
