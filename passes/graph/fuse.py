@@ -86,10 +86,12 @@ CONTRACTIONS: dict[type[GraphOp], str] = {ConvOp: "conv", ConvNCHWcOp: "conv", C
 
 def anchor_kind(op: Operation) -> str | None:
     """The group kind `op` starts, or None when it starts no group."""
-    if isinstance(op, AttentionOp) and not any(r.uses for r in op.results[1:]):
-        return "attention"  # its lowering is several loop nests: one kernel
-    if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or len(op.results) != 1:
+    if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or not op.results:
         return None
+    if any(r.uses for r in op.results[1:]):  # a group yields one value
+        return None
+    if isinstance(op, AttentionOp):
+        return "attention"  # its lowering is several loop nests: one kernel
     op_class = type(op)
     if op_class in CONTRACTIONS:
         return CONTRACTIONS[op_class]

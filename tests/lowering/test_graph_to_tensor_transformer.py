@@ -3,7 +3,8 @@ through the reference interpreter and compiled for the CPU, next to
 onnxruntime (ONNX's reference evaluator for SwiGLU, which onnxruntime 1.32
 lacks): masks (boolean and float, broadcast, shorter than the keys),
 causal with a KV cache, grouped-query heads in the 3-D layout, softcap,
-scale, padded keys and every qk_matmul_output mode."""
+scale, padded keys and every qk_matmul_output mode; and LayerNormalization's
+Mean and InvStdDev outputs."""
 
 from __future__ import annotations
 
@@ -120,3 +121,12 @@ def test_attention_padded_keys_fully_masked_row() -> None:
               "nonpad_kv_seqlen": np.array([6, 2], np.int64)}  # fmt: skip
     model = _model("Attention", inputs, ["Y"], 25, is_causal=1)
     _check(model, inputs, onnxruntime=False)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layer_normalization_statistics(axis: int) -> None:
+    """LayerNormalization's Mean and InvStdDev outputs (opset 17)."""
+    x = _f32(2, 3, 8)
+    inputs = {"X": x, "Scale": _f32(*x.shape[axis:]), "B": _f32(*x.shape[axis:])}
+    model = _model("LayerNormalization", inputs, ["Y", "Mean", "InvStdDev"], 17, axis=axis)
+    _check(model, inputs)

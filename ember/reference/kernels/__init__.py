@@ -16,8 +16,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   Split, the caller may pass ``__num_results__`` (the node's number of outputs), used when
   neither the ``split`` input nor ``num_outputs`` is given. Unknown attributes are ignored.
 - The result is a list with one array per ONNX output produced in inference. Exceptions:
-  Dropout, BatchNormalization, LayerNormalization and MaxPool return only their first
-  output; Split returns one array per part.
+  Dropout, BatchNormalization and MaxPool return only their first output; Split
+  returns one array per part.
 - Results keep the input dtype (float32 stays float32); intermediates may be computed in
   float64 and are cast back once.
 
