@@ -37,8 +37,15 @@ function that lowers it:
   broadcast copies and `tensor.reshape`), with copy generics for transposes
   and a generic epilogue for alpha and beta * C.
 - normalisation: BatchNormalization, InstanceNormalization and
-  LayerNormalization (mean and variance reductions), LRN (window sum over
-  zero-padded channels), Softmax/LogSoftmax (max, sum of exp, divide or log).
+  LayerNormalization (mean and variance reductions; its Mean and InvStdDev
+  from them), LRN (window sum over zero-padded channels), Softmax/LogSoftmax
+  (max, sum of exp, divide or log).
+- transformer (`attention.py`): Attention as two contraction generics
+  around scale, mask and softmax generics (docs/attention.md),
+  RMSNormalization (a sum of squares), RotaryEmbedding (strided slices of
+  the pairs, `ember_linalg.gather` of the angles at `position_ids`, one
+  generic for both rotated halves, concatenations), SwiGLU (one generic),
+  TensorScatter (`ember_linalg.scatter` at computed indices).
 - reductions: ReduceX is a `linalg.fill` of the neutral element and one
   reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and
   ArgMin carry (value, index) and read indices from an iota constant.
