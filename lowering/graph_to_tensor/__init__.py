@@ -123,8 +123,8 @@ from ember.dialects.graph.symbolic import range_text
 from ember.dialects.graph.types import DYNAMIC
 from ember.dialects.symbol_sizes import SymbolSizes
 from ember.errors import InputDependentDiagnostic
-from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.attention import TransformerPattern
+from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
