@@ -1,5 +1,5 @@
 """Transformer `graph` ops of ONNX opsets 23-28: Attention, RMSNormalization,
-RotaryEmbedding, TensorScatter and SwiGLU.
+RotaryEmbedding, TensorScatter, SwiGLU and CausalConvWithState.
 
 These ops came after opset 21 and are modelled in their newest form (the
 importer accepts models up to opset 28): Attention as in opset 25, with
@@ -113,6 +113,39 @@ def tensor_scatter(ctx: ShapeContext) -> list[TensorType]:
     return [ctx.type("past_cache")]
 
 
+CONV_ACTIVATIONS = ("none", "silu", "swish")
+
+
+def causal_conv(ctx: ShapeContext) -> list[TensorType]:
+    x, weight = ctx.shape("input"), ctx.shape("weight")
+    if len(x) != 3 or len(weight) != 3:
+        raise ShapeError(f"input and weight must be 3-D, got {format_shape(x)} and "
+                         f"{format_shape(weight)}")  # fmt: skip
+    batch, channels, _ = x
+    _same(weight[0], channels, "weight's channels must be input's")
+    _same(weight[1], 1, "weight's dim 1 (depthwise)")
+    window = weight[2]
+    if ctx.has("bias"):
+        _same(ctx.shape("bias")[0] if ctx.rank("bias") == 1 else DYNAMIC, channels,
+              "bias must be 1-D with one value per channel")  # fmt: skip
+    state = [
+        batch,
+        channels,
+        window - 1 if isinstance(window, int) and window != DYNAMIC else DYNAMIC,
+    ]
+    if ctx.has("past_state"):
+        past = ctx.shape("past_state")
+        if len(past) != 3:
+            raise ShapeError(f"past_state must be 3-D, got {format_shape(past)}")
+        for a, b, what in zip(past, state, ("batch", "channels", "length (k - 1)")):
+            _same(a, b, f"past_state's {what}")
+    if ctx.attr("activation") not in CONV_ACTIVATIONS:
+        raise ShapeError(f"activation must be one of {', '.join(CONV_ACTIVATIONS)}, got "
+                         f"'{ctx.attr('activation')}'")  # fmt: skip
+    (y,) = float_only(ctx)
+    return [y, *result(y.element_type, state)]
+
+
 def attention_heads(ctx: ShapeContext) -> tuple[int | None, int | None]:
     """(q_num_heads, kv_num_heads) as given, for the rank the operands have."""
     rank = len(ctx.shape("Q"))
@@ -194,6 +227,10 @@ SPECS = [
                        float_attr("scale"), float_attr("softcap", 0.0),
                        int_attr("softmax_precision")),
            summary="Scaled dot-product attention over heads, with masks and a KV cache."),
+    OpSpec("CausalConvWithState", [one("input"), one("weight"), opt("bias"), opt("past_state")],
+           [one("output"), one("present_state")], causal_conv,
+           attributes=(string_attr("activation", "none"),),
+           summary="Depthwise causal 1-D convolution after a carried state; the new state."),
     OpSpec("RMSNormalization", [one("X"), one("scale")], [one("Y")], layer_norm,
            mnemonic="rms_normalization", attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
                        int_attr("stash_type", 1)),
@@ -215,6 +252,10 @@ SPECS = [
 
 @graph_op(SPECS)
 class AttentionOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CausalConvWithStateOp(GraphOp): ...
 
 
 @graph_op(SPECS)

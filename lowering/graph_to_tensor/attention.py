@@ -1,5 +1,6 @@
 """Graph-to-tensor lowering of the transformer family: Attention,
-RMSNormalization, RotaryEmbedding, SwiGLU and TensorScatter.
+RMSNormalization, RotaryEmbedding, SwiGLU, TensorScatter and
+CausalConvWithState.
 
 Attention becomes a composition of tensor-level ops (docs/attention.md):
 the 3-D layout's K and V are split into heads ([batch, heads, sequence,
@@ -28,6 +29,7 @@ from xdsl.ir import Block, Region, SSAValue
 from ember.dialects import ember_linalg
 from ember.dialects.graph import (
     AttentionOp,
+    CausalConvWithStateOp,
     GraphOp,
     RMSNormalizationOp,
     RotaryEmbeddingOp,
@@ -42,9 +44,11 @@ from ember.lowering.graph_to_tensor.common import (
     Emitter,
     FamilyPattern,
     _bits,
+    _dim,
     _dims_map,
     _elem,
     _identity,
+    _map,
     _normalize_axis,
     _shape,
     _transpose,
@@ -173,6 +177,47 @@ def _lower_tensor_scatter(e: Emitter, op: GraphOp) -> list[SSAValue]:
     maps = ember_linalg.per_element(rank, axis)
     return [e.value(ember_linalg.ScatterOp.build_scatter(update, indices, past, maps,
                                                          Region(block)))]  # fmt: skip
+
+
+# ------------------------------------------------------------- causal conv
+
+
+def _lower_causal_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """The past state (zeros by default) and the input concatenated along the
+    length; a reduction generic over the window, reading the sequence at
+    t + k (each channel its own weights); bias and SiLU in one generic; the
+    new state a slice of the sequence's last k - 1 positions."""
+    x, weight = op.operand_group("input")[0], op.operand_group("weight")[0]
+    (batch, channels, length), t = _shape(x), _elem(x)
+    window = _shape(weight)[2]
+    past = op.operand_group("past_state")
+    state = past[0] if past else e.fill(0, [batch, channels, window - 1], t)
+    sequence = x if window == 1 else e.value(tensor.ConcatOp(
+        [state, x], 2, TensorType(t, [batch, channels, length + window - 1])))  # fmt: skip
+    b, c, step, k = (_dim(i) for i in range(4))
+    maps = [_map(4, [b, c, step + k]), _map(4, [c, 0, k]), _dims_map(4, [0, 1, 2])]
+    ct = f32 if _bits(t) < 32 else t  # f16 sums in f32, as ONNX's reference
+    total = e.generic(
+        [sequence, weight], [e.fill(0, [batch, channels, length], ct)], maps,
+        [PARALLEL] * 3 + [REDUCTION],
+        lambda bd, a: [bd.add(a[2], bd.mul(bd.convert(a[0], ct), bd.convert(a[1], ct)))],
+    )[0]  # fmt: skip
+    bias = op.operand_group("bias")
+    silu = op.attr("activation") in ("silu", "swish")
+
+    def finish(bd: Body, a: list[SSAValue]) -> SSAValue:
+        """The convolution rounded to t (bias included), then SiLU in ct."""
+        value = bd.convert(bd.add(a[0], bd.convert(a[1], ct)) if bias else a[0], t)
+        if silu:
+            wide = bd.convert(value, ct)
+            gate = bd.add(bd.const(1.0, ct), bd.exp(bd.neg(wide)))
+            value = bd.convert(bd.div(wide, gate), t)
+        return value
+
+    maps = [_identity(3), *([_dims_map(3, [1])] if bias else [])]
+    y = e.parallel([total, *bias], [batch, channels, length], t, finish, maps=maps)
+    present = e.extract(sequence, [0, 0, length], [batch, channels, window - 1])
+    return [y, present]
 
 
 # ---------------------------------------------------------------- attention
@@ -328,10 +373,12 @@ def _softmax(e: Emitter, x: SSAValue) -> SSAValue:
 
 
 class TransformerPattern(FamilyPattern):
-    """Attention, RMSNormalization, RotaryEmbedding, SwiGLU, TensorScatter."""
+    """Attention, CausalConvWithState, RMSNormalization, RotaryEmbedding, SwiGLU,
+    TensorScatter."""
 
     lowerings = {
         AttentionOp: _lower_attention,
+        CausalConvWithStateOp: _lower_causal_conv,
         RMSNormalizationOp: _lower_rms_norm,
         RotaryEmbeddingOp: _lower_rotary,
         SwiGLUOp: _lower_swiglu,

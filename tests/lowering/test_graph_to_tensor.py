@@ -653,6 +653,8 @@ TRANSFORMER_CASES = [
     case("TensorScatter", [randn(2, 6, 4), randn(2, 2, 4), Const(np.array([1, 5], np.int64))],
          {"mode": "circular"}, opset=24),
     case("LayerNormalization", [randn(2, 3, 8), randn(8), randn(8)], outputs=3, id="statistics"),
+    case("CausalConvWithState", [randn(2, 3, 5), randn(3, 1, 3), randn(3), randn(2, 3, 2)],
+         {"activation": "silu"}, outputs=2, opset=27),
 ]  # fmt: skip
 
 _R = randn(2, 3, 4, scale=2.0)

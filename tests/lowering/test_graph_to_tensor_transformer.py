@@ -1,7 +1,7 @@
-"""Attention, RMSNormalization, RotaryEmbedding, TensorScatter and SwiGLU
-through the reference interpreter and compiled for the CPU, next to
-onnxruntime (ONNX's reference evaluator for SwiGLU, which onnxruntime 1.32
-lacks): masks (boolean and float, broadcast, shorter than the keys),
+"""Attention, RMSNormalization, RotaryEmbedding, TensorScatter, SwiGLU and
+CausalConvWithState through the reference interpreter and compiled for the
+CPU, next to onnxruntime (ONNX's reference evaluator for SwiGLU and
+CausalConvWithState, which onnxruntime 1.32 lacks): masks (boolean and float, broadcast, shorter than the keys),
 causal with a KV cache, grouped-query heads in the 3-D layout, softcap,
 scale, padded keys and every qk_matmul_output mode; and LayerNormalization's
 Mean and InvStdDev outputs."""
@@ -130,3 +130,13 @@ def test_layer_normalization_statistics(axis: int) -> None:
     inputs = {"X": x, "Scale": _f32(*x.shape[axis:]), "B": _f32(*x.shape[axis:])}
     model = _model("LayerNormalization", inputs, ["Y", "Mean", "InvStdDev"], 17, axis=axis)
     _check(model, inputs)
+
+
+@pytest.mark.parametrize("activation", ["none", "silu"])
+def test_causal_conv_with_state(activation: str) -> None:
+    """With a bias and a past state (opset 27; ONNX's reference evaluator)."""
+    inputs = {"input": _f32(2, 3, 6), "weight": _f32(3, 1, 4), "bias": _f32(3),
+              "past_state": _f32(2, 3, 3)}  # fmt: skip
+    model = _model("CausalConvWithState", inputs, ["output", "present_state"], 27,
+                   activation=activation)  # fmt: skip
+    _check(model, inputs, onnxruntime=False)

@@ -1,5 +1,5 @@
 """Transformer kernels: Attention, RMSNormalization, RotaryEmbedding,
-SwiGLU and TensorScatter (ONNX opsets 23-28).
+SwiGLU, TensorScatter and CausalConvWithState (ONNX opsets 23-28).
 
 Attention follows ONNX's reference for what its conformance cases pin
 down: Q and K are each scaled by sqrt(scale) before their product,
@@ -162,3 +162,28 @@ def attention(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     qk = np.broadcast_to(qk, probabilities.shape)
     return [y.astype(dtype), present_key.astype(dtype), present_value.astype(dtype),
             qk.astype(dtype)]  # fmt: skip
+
+
+@register("CausalConvWithState")
+def causal_conv_with_state(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each channel convolved with its own window over the past state (zeros
+    by default) followed by the input; SiLU when asked; the new state is the
+    last k - 1 positions of that sequence."""
+    x, weight, bias, past = (
+        np.asarray(inputs[0]),
+        np.asarray(inputs[1]),
+        arg(inputs, 2),
+        arg(inputs, 3),
+    )
+    batch, channels, length = x.shape
+    window = weight.shape[2]
+    if past is None:
+        past = np.zeros((batch, channels, window - 1), x.dtype)
+    sequence = np.concatenate([np.asarray(past), x], axis=2)
+    frames = np.lib.stride_tricks.sliding_window_view(wide(sequence), window, axis=2)
+    y = np.einsum("bctk,ck->bct", frames, wide(weight)[:, 0, :])
+    if bias is not None:
+        y = y + wide(np.asarray(bias))[:, None]
+    if attrs.get("activation", "none") in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    return [y.astype(x.dtype), sequence[:, :, sequence.shape[2] - (window - 1) :]]
