@@ -13,7 +13,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
-  TensorScatter, SwiGLU and CausalConvWithState (opsets 23-28)
+  TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -174,6 +174,7 @@ from ember.dialects.graph.ops_tensor import (
 from ember.dialects.graph.ops_transformer import (
     AttentionOp,
     CausalConvWithStateOp,
+    LinearAttentionOp,
     RMSNormalizationOp,
     RotaryEmbeddingOp,
     SwiGLUOp,
@@ -306,6 +307,7 @@ __all__ = [
     "LeakyReluOp",
     "LessOp",
     "LessOrEqualOp",
+    "LinearAttentionOp",
     "LogOp",
     "LogSoftmaxOp",
     "MatMulOp",

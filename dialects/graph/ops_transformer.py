@@ -1,5 +1,6 @@
 """Transformer `graph` ops of ONNX opsets 23-28: Attention, RMSNormalization,
-RotaryEmbedding, TensorScatter, SwiGLU and CausalConvWithState.
+RotaryEmbedding, TensorScatter, SwiGLU, CausalConvWithState and
+LinearAttention.
 
 These ops came after opset 21 and are modelled in their newest form (the
 importer accepts models up to opset 28): Attention as in opset 25, with
@@ -146,6 +147,46 @@ def causal_conv(ctx: ShapeContext) -> list[TensorType]:
     return [y, *result(y.element_type, state)]
 
 
+UPDATE_RULES = ("linear", "gated", "delta", "gated_delta")
+
+
+def linear_attention(ctx: ShapeContext) -> list[TensorType]:
+    """3-D query, key and value ([batch, steps, heads * size]); the state is
+    [batch, kv heads, key size, value size]."""
+    q, k, v = ctx.shape("query"), ctx.shape("key"), ctx.shape("value")
+    if not len(q) == len(k) == len(v) == 3:
+        raise ShapeError("query, key and value must be 3-D")
+    q_heads, kv_heads = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
+    if q_heads is None or kv_heads is None:
+        raise ShapeError("q_num_heads and kv_num_heads are required")
+    if kv_heads < 1 or q_heads % kv_heads:
+        raise ShapeError(f"q_num_heads ({q_heads}) must be a multiple of kv_num_heads "
+                         f"({kv_heads})")  # fmt: skip
+    rule = ctx.attr("update_rule")
+    if rule not in UPDATE_RULES:
+        raise ShapeError(f"update_rule must be one of {', '.join(UPDATE_RULES)}, got '{rule}'")
+    for name, needed in (("decay", "gated" in rule), ("beta", "delta" in rule)):
+        if ctx.has(name) != needed:
+            raise ShapeError(f"update_rule '{rule}' {'needs' if needed else 'forbids'} {name}")
+    key_size = _heads(q[2], q_heads, "query")
+    _same(_heads(k[2], kv_heads, "key"), key_size, "query and key must have the same head size")
+    value_size = _heads(v[2], kv_heads, "value")
+    for name in ("decay", "beta"):
+        if ctx.has(name) and (ctx.rank(name) != 3 or ctx.shape(name)[2] not in (
+                (kv_heads, kv_heads * key_size) if name == "decay" else (kv_heads, 1))):  # fmt: skip
+            raise ShapeError(f"{name} must be [batch, steps, kv heads"
+                             f"{' (* key size)' if name == 'decay' else ' or 1'}], got "
+                             f"{format_shape(ctx.shape(name))}")  # fmt: skip
+    state = [q[0], kv_heads, key_size, value_size]
+    if ctx.has("past_state"):
+        for a, b in zip(ctx.shape("past_state"), state):
+            _same(a, b, f"past_state must be {format_shape(state)}")
+    (query,) = float_only(ctx)
+    state_type = ctx.element_type("past_state") if ctx.has("past_state") else query.element_type
+    out = [q[0], q[1], q_heads * value_size if value_size != DYNAMIC else DYNAMIC]
+    return [*result(query.element_type, out), *result(state_type, state)]
+
+
 def attention_heads(ctx: ShapeContext) -> tuple[int | None, int | None]:
     """(q_num_heads, kv_num_heads) as given, for the rank the operands have."""
     rank = len(ctx.shape("Q"))
@@ -231,6 +272,13 @@ SPECS = [
            [one("output"), one("present_state")], causal_conv,
            attributes=(string_attr("activation", "none"),),
            summary="Depthwise causal 1-D convolution after a carried state; the new state."),
+    OpSpec("LinearAttention",
+           [one("query"), one("key"), one("value"), opt("past_state"), opt("decay"),
+            opt("beta")], [one("output"), one("present_state")], linear_attention,
+           attributes=(int_attr("chunk_size", 64), int_attr("kv_num_heads"),
+                       int_attr("q_num_heads"), float_attr("scale", 0.0),
+                       string_attr("update_rule", "gated_delta")),
+           summary="Attention through a recurrent [key, value] state (linear, gated, delta)."),
     OpSpec("RMSNormalization", [one("X"), one("scale")], [one("Y")], layer_norm,
            mnemonic="rms_normalization", attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
                        int_attr("stash_type", 1)),
@@ -256,6 +304,10 @@ class AttentionOp(GraphOp): ...
 
 @graph_op(SPECS)
 class CausalConvWithStateOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LinearAttentionOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import TensorType, f32, i1, i64
+from xdsl.dialects.builtin import IndexType, TensorType, f32, i1, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
 
@@ -31,6 +31,7 @@ from ember.dialects.graph import (
     AttentionOp,
     CausalConvWithStateOp,
     GraphOp,
+    LinearAttentionOp,
     RMSNormalizationOp,
     RotaryEmbeddingOp,
     SwiGLUOp,
@@ -220,6 +221,85 @@ def _lower_causal_conv(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [y, present]
 
 
+# -------------------------------------------------------- linear attention
+
+
+def _lower_linear_attention(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """An `scf.for` over the steps carrying the state [batch, kv heads, key
+    size, value size] (in f32) and the output: each step slices its query,
+    key, value, decay and beta, decays the state (gated rules), corrects the
+    value by the state's reading of the key times beta (delta rules), adds
+    key x value, and reads the state with the query heads of each group."""
+    q, k, v = (op.operand_group(n)[0] for n in ("query", "key", "value"))
+    t = _elem(q)
+    batch, steps, _ = _shape(q)
+    q_heads, kv_heads = op.attr("q_num_heads"), op.attr("kv_num_heads")
+    state_shape = _shape(op.results[1])
+    key_size, value_size = state_shape[2], state_shape[3]
+    group = q_heads // kv_heads
+    scale = op.attr("scale") or 1 / math.sqrt(key_size)
+    past = op.operand_group("past_state")
+    state = (e.parallel([past[0]], state_shape, f32, lambda b, a: b.convert(a[0], f32)) if past
+             else e.fill(0, state_shape, f32))  # fmt: skip
+    output = e.fill(0, [batch, steps, q_heads * value_size], f32)
+    block = Block(arg_types=[IndexType(), state.type, output.type])
+    step, carried, out = block.args
+    inner = e.inside(block)
+
+    def at_step(x: SSAValue, heads: int) -> SSAValue:
+        """x's row at the step as [batch, heads, size]."""
+        width = _shape(x)[2]
+        row = inner.extract(x, [0, step, 0], [batch, 1, width])
+        return inner.reshape(row, [batch, heads, width // heads])
+
+    key = at_step(k, kv_heads)
+    value = at_step(v, kv_heads)
+    four = _identity(4)
+    decay, beta = op.operand_group("decay"), op.operand_group("beta")
+    if decay:
+        gate = at_step(decay[0], kv_heads)
+        gate_map = _dims_map(4, [0, 1, 2]) if _shape(gate)[2] == key_size else _map(
+            4, [_dim(0), _dim(1), 0])  # fmt: skip
+        carried = inner.parallel([carried, gate], state_shape, f32,
+                                 lambda b, a: b.mul(a[0], b.exp(b.convert(a[1], f32))),
+                                 maps=[four, gate_map])  # fmt: skip
+    if beta:
+        weights = at_step(beta[0], _shape(beta[0])[2])
+        read = inner.generic(
+            [carried, key], [inner.fill(0, [batch, kv_heads, value_size], f32)],
+            [four, _dims_map(4, [0, 1, 2]), _dims_map(4, [0, 1, 3])],
+            [PARALLEL, PARALLEL, REDUCTION, PARALLEL],
+            lambda b, a: [b.add(a[2], b.mul(a[0], b.convert(a[1], f32)))],
+        )[0]  # fmt: skip
+        beta_map = _map(3, [_dim(0), _dim(1) if _shape(weights)[1] == kv_heads else 0, 0])
+        value = inner.parallel(
+            [value, read, weights], [batch, kv_heads, value_size], f32,
+            lambda b, a: b.mul(b.convert(a[2], f32), b.sub(b.convert(a[0], f32), a[1])),
+            maps=[_identity(3), _identity(3), beta_map],
+        )  # fmt: skip
+    carried = inner.parallel(
+        [carried, key, value], state_shape, f32,
+        lambda b, a: b.add(a[0], b.mul(b.convert(a[1], f32), b.convert(a[2], f32))),
+        maps=[four, _dims_map(4, [0, 1, 2]), _dims_map(4, [0, 1, 3])],
+    )  # fmt: skip
+    # out[b, kh, g, m] = scale * sum_d query[b, kh * group + g, d] * state[b, kh, d, m]
+    query = inner.reshape(at_step(q, q_heads), [batch, kv_heads, group, key_size])
+    read = inner.generic(
+        [query, carried], [inner.fill(0, [batch, kv_heads, group, value_size], f32)],
+        [_dims_map(5, [0, 1, 2, 4]), _dims_map(5, [0, 1, 4, 3]), _dims_map(5, [0, 1, 2, 3])],
+        [PARALLEL] * 4 + [REDUCTION],
+        lambda b, a: [b.add(a[2], b.mul(b.convert(a[0], f32), a[1]))],
+    )[0]  # fmt: skip
+    scaled = inner.parallel(
+        [read], _shape(read), f32, lambda b, a: b.mul(a[0], b.const(scale, f32))
+    )
+    row = inner.reshape(scaled, [batch, 1, q_heads * value_size])
+    block.add_op(scf.YieldOp(carried, inner.insert(row, out, [0, step, 0])))
+    bounds = [e.sizes.size(d) for d in (0, steps, 1)]
+    final_state, final_output = e.emit(scf.ForOp(*bounds, [state, output], block)).results
+    return [_cast(e, final_output, t), _cast(e, final_state, _elem(op.results[1]))]
+
+
 # ---------------------------------------------------------------- attention
 
 
@@ -379,6 +459,7 @@ class TransformerPattern(FamilyPattern):
     lowerings = {
         AttentionOp: _lower_attention,
         CausalConvWithStateOp: _lower_causal_conv,
+        LinearAttentionOp: _lower_linear_attention,
         RMSNormalizationOp: _lower_rms_norm,
         RotaryEmbeddingOp: _lower_rotary,
         SwiGLUOp: _lower_swiglu,

@@ -1,5 +1,6 @@
 """Transformer kernels: Attention, RMSNormalization, RotaryEmbedding,
-SwiGLU, TensorScatter and CausalConvWithState (ONNX opsets 23-28).
+SwiGLU, TensorScatter, CausalConvWithState and LinearAttention (ONNX
+opsets 23-28).
 
 Attention follows ONNX's reference for what its conformance cases pin
 down: Q and K are each scaled by sqrt(scale) before their product,
@@ -187,3 +188,37 @@ def causal_conv_with_state(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if attrs.get("activation", "none") in ("silu", "swish"):
         y = y / (1 + np.exp(-y))
     return [y.astype(x.dtype), sequence[:, :, sequence.shape[2] - (window - 1) :]]
+
+
+@register("LinearAttention")
+def linear_attention(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Step by step, per key head: the state [key size, value size] decays by
+    exp(decay) (gated rules), the value is corrected by what the state already
+    holds for the key, times beta (delta rules), the state adds key x value,
+    and each query head of the group reads scale * query . state."""
+    q, k, v, past, decay, beta = (arg(inputs, i) for i in range(6))
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    q_heads, kv_heads = int(attrs["q_num_heads"]), int(attrs["kv_num_heads"])
+    queries, keys, values = (wide(_split_heads(x, n)) for x, n in
+                             ((q, q_heads), (k, kv_heads), (v, kv_heads)))  # fmt: skip
+    batch, _, steps, key_size = keys.shape
+    group = q_heads // kv_heads
+    state = (np.zeros((batch, kv_heads, key_size, values.shape[3])) if past is None
+             else wide(np.asarray(past)))  # fmt: skip
+    gates = None if decay is None else wide(_split_heads(np.asarray(decay), kv_heads))
+    betas = (
+        None if beta is None else wide(_split_heads(np.asarray(beta), np.asarray(beta).shape[2]))
+    )
+    scale = attrs.get("scale", 0.0) or 1 / np.sqrt(key_size)
+    out = np.zeros((batch, q_heads, steps, values.shape[3]))
+    for t in range(steps):
+        key, value = keys[:, :, t], values[:, :, t]
+        if gates is not None:
+            state = state * np.exp(gates[:, :, t])[..., None]
+        if betas is not None:
+            value = betas[:, :, t] * (value - np.einsum("bhdm,bhd->bhm", state, key))
+        state = state + key[..., :, None] * value[..., None, :]
+        out[:, :, t] = scale * np.einsum("bhd,bhdm->bhm", queries[:, :, t],
+                                         np.repeat(state, group, axis=1))  # fmt: skip
+    output = out.transpose(0, 2, 1, 3).reshape(batch, steps, -1)
+    return [output.astype(q.dtype), state.astype(q.dtype if past is None else past.dtype)]
