@@ -655,6 +655,9 @@ TRANSFORMER_CASES = [
     case("LayerNormalization", [randn(2, 3, 8), randn(8), randn(8)], outputs=3, id="statistics"),
     case("CausalConvWithState", [randn(2, 3, 5), randn(3, 1, 3), randn(3), randn(2, 3, 2)],
          {"activation": "silu"}, outputs=2, opset=27),
+    case("LinearAttention", [randn(2, 3, 8), randn(2, 3, 4), randn(2, 3, 6), randn(2, 2, 2, 3),
+                             randn(2, 3, 2) - 1, uniform(0, 1, 2, 3, 1)],
+         {"q_num_heads": 4, "kv_num_heads": 2}, outputs=2, opset=27),
 ]  # fmt: skip
 
 _R = randn(2, 3, 4, scale=2.0)

@@ -1,7 +1,8 @@
-"""Attention, RMSNormalization, RotaryEmbedding, TensorScatter, SwiGLU and
-CausalConvWithState through the reference interpreter and compiled for the
-CPU, next to onnxruntime (ONNX's reference evaluator for SwiGLU and
-CausalConvWithState, which onnxruntime 1.32 lacks): masks (boolean and float, broadcast, shorter than the keys),
+"""Attention, RMSNormalization, RotaryEmbedding, TensorScatter, SwiGLU,
+CausalConvWithState and LinearAttention through the reference interpreter
+and compiled for the CPU, next to onnxruntime (ONNX's reference evaluator
+for SwiGLU, CausalConvWithState and LinearAttention, which onnxruntime
+1.32 lacks): masks (boolean and float, broadcast, shorter than the keys),
 causal with a KV cache, grouped-query heads in the 3-D layout, softcap,
 scale, padded keys and every qk_matmul_output mode; and LayerNormalization's
 Mean and InvStdDev outputs."""
@@ -139,4 +140,20 @@ def test_causal_conv_with_state(activation: str) -> None:
               "past_state": _f32(2, 3, 3)}  # fmt: skip
     model = _model("CausalConvWithState", inputs, ["output", "present_state"], 27,
                    activation=activation)  # fmt: skip
+    _check(model, inputs, onnxruntime=False)
+
+
+@pytest.mark.parametrize(("rule", "decay_width", "beta_width"),
+                         [("gated_delta", 2, 2), ("gated", 8, 0), ("delta", 0, 1), ("linear", 0, 0)])  # fmt: skip
+def test_linear_attention(rule: str, decay_width: int, beta_width: int) -> None:
+    """4 query heads over 2 key heads, 3 steps, a past state; decay per head
+    or per key feature, beta per head or shared (opset 27; ONNX's reference)."""
+    inputs: dict[str, np.ndarray | None] = {
+        "query": _f32(2, 3, 16), "key": _f32(2, 3, 8), "value": _f32(2, 3, 6),
+        "past_state": _f32(2, 2, 4, 3),
+        "decay": -np.abs(_f32(2, 3, decay_width)) if decay_width else None,
+        "beta": 1 / (1 + np.exp(-_f32(2, 3, beta_width))) if beta_width else None,
+    }  # fmt: skip
+    model = _model("LinearAttention", inputs, ["output", "present_state"], 27, q_num_heads=4,
+                   kv_num_heads=2, update_rule=rule)  # fmt: skip
     _check(model, inputs, onnxruntime=False)
