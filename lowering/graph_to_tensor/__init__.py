@@ -45,7 +45,9 @@ function that lowers it:
   RMSNormalization (a sum of squares), RotaryEmbedding (strided slices of
   the pairs, `ember_linalg.gather` of the angles at `position_ids`, one
   generic for both rotated halves, concatenations), SwiGLU (one generic),
-  TensorScatter (`ember_linalg.scatter` at computed indices).
+  TensorScatter (`ember_linalg.scatter` at computed indices),
+  CausalConvWithState (a window reduction over the concatenated state and
+  input), LinearAttention (an `scf.for` over the steps carrying the state).
 - reductions: ReduceX is a `linalg.fill` of the neutral element and one
   reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and
   ArgMin carry (value, index) and read indices from an iota constant.
