@@ -14,6 +14,8 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
+- `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
+  TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -38,6 +40,7 @@ from ember.dialects.graph import (
     ops_resize,
     ops_signal,
     ops_tensor,
+    ops_transformer,
     ops_vision,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
@@ -180,6 +183,15 @@ from ember.dialects.graph.ops_tensor import (
     UnsqueezeOp,
     constant_value_of,
 )
+from ember.dialects.graph.ops_transformer import (
+    AttentionOp,
+    CausalConvWithStateOp,
+    LinearAttentionOp,
+    RMSNormalizationOp,
+    RotaryEmbeddingOp,
+    SwiGLUOp,
+    TensorScatterOp,
+)
 from ember.dialects.graph.ops_vision import (
     AffineGridOp,
     Col2ImOp,
@@ -198,6 +210,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_recurrent.SPECS,
     *ops_signal.SPECS,
     *ops_vision.SPECS,
+    *ops_transformer.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_layout.SPECS,
@@ -214,6 +227,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_recurrent,
         ops_signal,
         ops_vision,
+        ops_transformer,
         ops_quantize,
         ops_qlinear,
         ops_layout,
@@ -275,11 +289,13 @@ __all__ = [
     "ArgMinOp",
     "AsinOp",
     "AtanOp",
+    "AttentionOp",
     "AveragePoolNCHWcOp",
     "AveragePoolNHWCOp",
     "AveragePoolOp",
     "BatchNormalizationOp",
     "CastOp",
+    "CausalConvWithStateOp",
     "CeilOp",
     "CeluOp",
     "ClipOp",
@@ -325,6 +341,7 @@ __all__ = [
     "LeakyReluOp",
     "LessOp",
     "LessOrEqualOp",
+    "LinearAttentionOp",
     "LogOp",
     "LogSoftmaxOp",
     "MatMulOp",
@@ -351,6 +368,7 @@ __all__ = [
     "ReduceL1Op",
     "QuantizeLinearOp",
     "ResizeOp",
+    "RMSNormalizationOp",
     "RNNOp",
     "GRUOp",
     "LSTMOp",
@@ -364,6 +382,7 @@ __all__ = [
     "ReduceSumSquareOp",
     "ReluOp",
     "ReshapeOp",
+    "RotaryEmbeddingOp",
     "RoundOp",
     "SeluOp",
     "ScatterElementsOp",
@@ -383,8 +402,10 @@ __all__ = [
     "SqueezeOp",
     "SubOp",
     "SumOp",
+    "SwiGLUOp",
     "TanOp",
     "TanhOp",
+    "TensorScatterOp",
     "ThresholdedReluOp",
     "TileOp",
     "TransposeOp",

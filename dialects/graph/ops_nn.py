@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
@@ -232,10 +232,12 @@ def instance_norm(ctx: ShapeContext) -> list[TensorType]:
 
 
 def layer_norm(ctx: ShapeContext) -> list[TensorType]:
+    """LayerNormalization and RMSNormalization: X normalised over dims [axis,
+    rank), its parameters (the operands after X) broadcast to those dims."""
     x = ctx.shape("X")
     axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
     normalized = x[axis:]
-    for name in ("Scale", "B"):
+    for name in (operand.name for operand in ctx.spec.operands[1:]):
         if not ctx.has(name):
             continue
         try:
@@ -248,6 +250,17 @@ def layer_norm(ctx: ShapeContext) -> list[TensorType]:
                 f"dims {format_shape(normalized)}"
             )
     return float_only(ctx)
+
+
+def layer_norm_with_statistics(ctx: ShapeContext) -> list[TensorType]:
+    """Y, and the Mean and InvStdDev of each normalised slice: X's shape with
+    dims [axis, rank) of size 1, in f32 when stash_type is 1."""
+    (y,) = layer_norm(ctx)
+    x = ctx.shape("X")
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
+    statistics = [*x[:axis], *[1] * (len(x) - axis)]
+    stash = f32 if ctx.attr("stash_type") == 1 else ctx.element_type("X")
+    return [y, *result(stash, statistics), *result(stash, statistics)]
 
 
 def lrn(ctx: ShapeContext) -> list[TensorType]:
@@ -351,10 +364,11 @@ SPECS = [
     OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
            instance_norm, attributes=(float_attr("epsilon", 1e-5),),
            summary="Normalises each (N, C) plane over its spatial dims."),
-    OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")], [one("Y")], layer_norm,
+    OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")],
+           [one("Y"), one("Mean"), one("InvStdDev")], layer_norm_with_statistics,
            attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
                        int_attr("stash_type", 1)),
-           summary="Normalises over dims [axis, rank); only Y is modelled."),
+           summary="Normalises over dims [axis, rank); also gives the mean and 1 / stddev."),
     OpSpec("LRN", [one("X")], [one("Y")], lrn,
            attributes=(float_attr("alpha", 1e-4), float_attr("beta", 0.75),
                        float_attr("bias", 1.0), int_attr("size", required=True)),

@@ -37,8 +37,17 @@ function that lowers it:
   broadcast copies and `tensor.reshape`), with copy generics for transposes
   and a generic epilogue for alpha and beta * C.
 - normalisation: BatchNormalization, InstanceNormalization and
-  LayerNormalization (mean and variance reductions), LRN (window sum over
-  zero-padded channels), Softmax/LogSoftmax (max, sum of exp, divide or log).
+  LayerNormalization (mean and variance reductions; its Mean and InvStdDev
+  from them), LRN (window sum over zero-padded channels), Softmax/LogSoftmax
+  (max, sum of exp, divide or log).
+- transformer (`attention.py`): Attention as two contraction generics
+  around scale, mask and softmax generics (docs/attention.md),
+  RMSNormalization (a sum of squares), RotaryEmbedding (strided slices of
+  the pairs, `ember_linalg.gather` of the angles at `position_ids`, one
+  generic for both rotated halves, concatenations), SwiGLU (one generic),
+  TensorScatter (`ember_linalg.scatter` at computed indices),
+  CausalConvWithState (a window reduction over the concatenated state and
+  input), LinearAttention (an `scf.for` over the steps carrying the state).
 - reductions: ReduceX is a `linalg.fill` of the neutral element and one
   reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and
   ArgMin carry (value, index) and read indices from an iota constant.
@@ -126,6 +135,7 @@ from ember.dialects.graph.symbolic import range_text
 from ember.dialects.graph.types import DYNAMIC
 from ember.dialects.symbol_sizes import SymbolSizes
 from ember.errors import InputDependentDiagnostic
+from ember.lowering.graph_to_tensor.attention import TransformerPattern
 from ember.lowering.graph_to_tensor.common import PASS_NAME, FamilyPattern, NeedsConstants, _shape
 from ember.lowering.graph_to_tensor.contractions import ContractionPattern
 from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
@@ -156,6 +166,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ReductionPattern,
     LayoutPattern,
     RecurrentPattern,
+    TransformerPattern,
     QuantizePattern,
     SignalPattern,
     VisionPattern,

@@ -130,7 +130,18 @@ def _lower_layer_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
     stats = _dims_map(rank, range(axis))
     maps = [_identity(rank), stats, stats, *[broadcast_map(_shape(p), shape) for p in params]]
-    return [e.parallel([x, mean, var, *params], shape, t, body, maps=maps)]
+    y = e.parallel([x, mean, var, *params], shape, t, body, maps=maps)
+    # Mean and InvStdDev, read only where used (dead code otherwise)
+    st = _elem(op.results[1])
+
+    def inverse(b: Body, a: list[SSAValue]) -> SSAValue:
+        one = b.const(1.0, ct)
+        return b.convert(b.div(one, b.math(xmath.SqrtOp, b.add(a[0], b.const(eps, ct)))), st)
+
+    kept = _shape(mean)
+    statistics = [e.parallel([mean], kept, st, lambda b, a: b.convert(a[0], st)),
+                  e.parallel([var], kept, st, inverse)]  # fmt: skip
+    return [y, *(e.reshape(v, _shape(op.results[1])) for v in statistics)]
 
 
 def _lower_lrn(e: Emitter, op: GraphOp) -> list[SSAValue]:

@@ -7,6 +7,7 @@ earlier group took) and grows through the users of its members:
 |---|---|---|
 | Conv, ConvNCHWc, ConvNHWC | `conv` | elementwise ops and reductions: bias, activation, residual Add, Clip… |
 | Gemm, MatMul | `matmul` | the same (attention scores: scale, mask, Softmax) |
+| Attention (only Y used) | `attention` | the same |
 | ReduceX, Softmax, LogSoftmax, LayerNormalization, InstanceNormalization | `reduction` | the same |
 | an elementwise op | `elementwise` | the same; with a reduction it is a `reduction` group |
 
@@ -55,6 +56,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ember.dialects.graph import (
     ArgMaxOp,
     ArgMinOp,
+    AttentionOp,
     ConstantOp,
     ConvNCHWcOp,
     ConvNHWCOp,
@@ -84,8 +86,12 @@ CONTRACTIONS: dict[type[GraphOp], str] = {ConvOp: "conv", ConvNCHWcOp: "conv", C
 
 def anchor_kind(op: Operation) -> str | None:
     """The group kind `op` starts, or None when it starts no group."""
-    if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or len(op.results) != 1:
+    if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or not op.results:
         return None
+    if any(r.uses for r in op.results[1:]):  # a group yields one value
+        return None
+    if isinstance(op, AttentionOp):
+        return "attention"  # its lowering is several loop nests: one kernel
     op_class = type(op)
     if op_class in CONTRACTIONS:
         return CONTRACTIONS[op_class]

@@ -640,6 +640,26 @@ RECURRENT_CASES = [
                id="reverse-input-forget-inputs"),
 ]  # fmt: skip
 
+TRANSFORMER_CASES = [
+    case("Attention", [randn(2, 3, 4, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 6)],
+         {"is_causal": 1}, id="4d-causal", opset=23),
+    case("Attention", [randn(2, 4, 32), randn(2, 5, 16), randn(2, 5, 16),
+                       randn(4, 5) > 0], {"q_num_heads": 4, "kv_num_heads": 2, "softcap": 3.0},
+         id="3d-gqa-bool-mask", opset=23),
+    case("RMSNormalization", [randn(2, 3, 8), randn(8)], opset=23),
+    case("RotaryEmbedding", [randn(1, 2, 3, 8), randn(1, 3, 4), randn(1, 3, 4)],
+         {"interleaved": 1}, opset=23),
+    case("SwiGLU", [randn(2, 6), randn(2, 6)], {"alpha": 1.702}, opset=28),
+    case("TensorScatter", [randn(2, 6, 4), randn(2, 2, 4), Const(np.array([1, 5], np.int64))],
+         {"mode": "circular"}, opset=24),
+    case("LayerNormalization", [randn(2, 3, 8), randn(8), randn(8)], outputs=3, id="statistics"),
+    case("CausalConvWithState", [randn(2, 3, 5), randn(3, 1, 3), randn(3), randn(2, 3, 2)],
+         {"activation": "silu"}, outputs=2, opset=27),
+    case("LinearAttention", [randn(2, 3, 8), randn(2, 3, 4), randn(2, 3, 6), randn(2, 2, 2, 3),
+                             randn(2, 3, 2) - 1, uniform(0, 1, 2, 3, 1)],
+         {"q_num_heads": 4, "kv_num_heads": 2}, outputs=2, opset=27),
+]  # fmt: skip
+
 _R = randn(2, 3, 4, scale=2.0)
 
 REDUCE_CASES = [
@@ -728,7 +748,7 @@ VISION_CASES = [
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES)  # fmt: skip
+             + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),

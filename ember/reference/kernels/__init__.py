@@ -16,13 +16,14 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   Split, the caller may pass ``__num_results__`` (the node's number of outputs), used when
   neither the ``split`` input nor ``num_outputs`` is given. Unknown attributes are ignored.
 - The result is a list with one array per ONNX output produced in inference. Exceptions:
-  Dropout, BatchNormalization, LayerNormalization and MaxPool return only their first
-  output; Split returns one array per part.
+  Dropout, BatchNormalization and MaxPool return only their first output; Split
+  returns one array per part.
 - Results keep the input dtype (float32 stays float32); intermediates may be computed in
   float64 and are cast back once.
 
-Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`, :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`,
-:mod:`.reduce`, :mod:`.quantize`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
+Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`,
+:mod:`.signal`, :mod:`.tensor`, :mod:`.vision`, :mod:`.reduce`, :mod:`.quantize`,
+:mod:`.transformer`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
 """
@@ -43,11 +44,12 @@ from . import (  # noqa: F401  (registers kernels)
     reduce,
     signal,
     tensor,
+    transformer,
     vision,
 )
 from ._registry import KERNELS, Kernel
 
-__all__ = ["KERNELS", "Kernel", "schema_defaults"]
+__all__ = ["KERNELS", "Kernel", "onnx_schema", "schema_defaults"]
 
 
 def _native(value: Any) -> Any:
@@ -61,12 +63,22 @@ def _native(value: Any) -> Any:
     return value
 
 
+def onnx_schema(op_type: str, opset: int = 21) -> onnx.defs.OpSchema:
+    """The default-domain schema of ``op_type`` at ``opset``, or its newest one for an
+    op that came after ``opset`` (Attention, RMSNormalization: modelled in their newest form)."""
+    try:
+        return onnx.defs.get_schema(op_type, opset)
+    except onnx.defs.SchemaError:
+        return onnx.defs.get_schema(op_type)
+
+
 def schema_defaults(op_type: str, opset: int = 21) -> dict[str, Any]:
-    """Default attribute values of ``op_type`` in the default-domain schema at ``opset``.
+    """Default attribute values of ``op_type`` in the default-domain schema at ``opset``
+    (see :func:`onnx_schema`).
 
     Attributes without a schema default are left out.
     """
-    schema = onnx.defs.get_schema(op_type, opset)
+    schema = onnx_schema(op_type, opset)
     defaults: dict[str, Any] = {}
     for name, attr in schema.attributes.items():
         proto = attr.default_value

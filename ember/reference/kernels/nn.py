@@ -198,15 +198,18 @@ def instance_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 @register("LayerNormalization")
 def layer_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Normalises over axes [axis, rank); returns only Y (statistics kept in float64)."""
+    """Normalises over axes [axis, rank) (statistics kept in float64); Y, and the
+    mean and 1 / stddev of each slice (float32 when stash_type is 1)."""
     x, scale, bias = np.asarray(inputs[0]), np.asarray(inputs[1]), arg(inputs, 2)
     axes = tuple(range(norm_axis(int(attrs.get("axis", -1)), x.ndim), x.ndim))
     xw = wide(x)
     mean, var = xw.mean(axes, keepdims=True), xw.var(axes, keepdims=True)
-    y = (xw - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * wide(scale)
+    inverse = 1 / np.sqrt(var + attrs.get("epsilon", 1e-5))
+    y = (xw - mean) * inverse * wide(scale)
     if bias is not None:
         y = y + wide(np.asarray(bias))
-    return [y.astype(x.dtype)]
+    stash = np.float32 if attrs.get("stash_type", 1) == 1 else x.dtype
+    return [y.astype(x.dtype), mean.astype(stash), inverse.astype(stash)]
 
 
 @register("LRN")

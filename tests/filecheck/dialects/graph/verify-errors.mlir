@@ -338,7 +338,7 @@ func.func @batch_norm_training(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf32>) -> te
 
 // LayerNormalization: Scale must broadcast to the normalized dims.
 func.func @layer_norm_scale(%x: tensor<2x16x768xf32>, %s: tensor<512xf32>) -> tensor<2x16x768xf32> {
-  %y = graph.layer_normalization %x, %s : (tensor<2x16x768xf32>, tensor<512xf32>) -> tensor<2x16x768xf32>
+  %y, %m, %i = graph.layer_normalization %x, %s : (tensor<2x16x768xf32>, tensor<512xf32>) -> (tensor<2x16x768xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>)
   func.return %y : tensor<2x16x768xf32>
 }
 
