@@ -241,12 +241,30 @@ class OnnxImporter:
         opset = versions.get("", versions.get("ai.onnx"))
         if opset is None:
             raise UnsupportedModelError(f"{self.where}: the model imports no ai.onnx opset")
+        if opset < MIN_OPSET and self._unchanged_since(opset):
+            return MIN_OPSET
         if not MIN_OPSET <= opset <= MAX_OPSET:
             raise UnsupportedModelError(
                 f"{self.where}: unsupported opset {opset} "
                 f"(Ember supports ai.onnx opsets {MIN_OPSET} to {MAX_OPSET})"
             )
         return opset
+
+    def _unchanged_since(self, opset: int) -> bool:
+        """Whether every ai.onnx node of the graph means the same at `opset` as
+        at MIN_OPSET (its schema was not revised in between): such a model is
+        read as a MIN_OPSET one."""
+        for node in self.model.graph.node:
+            if node.domain not in ("", "ai.onnx"):
+                continue
+            try:
+                old = onnx.defs.get_schema(node.op_type, opset).since_version
+                new = onnx.defs.get_schema(node.op_type, MIN_OPSET).since_version
+            except onnx.defs.SchemaError:
+                return False
+            if old != new:
+                return False
+        return True
 
     def _check_supported(self) -> None:
         """Lists every unsupported op type with the nodes that use it."""

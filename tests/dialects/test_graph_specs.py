@@ -13,7 +13,7 @@ import ember
 from ember.dialects.graph import OPS, OPS_BY_ONNX_TYPE
 from ember.dialects.graph.spec import EMBER_DOMAIN, ONNX_DOMAIN, ORT_DOMAIN, Arity, OpSpec
 from ember.errors import UnsupportedModelError
-from ember.reference.kernels import KERNELS, schema_defaults
+from ember.reference.kernels import KERNELS, onnx_schema, schema_defaults
 
 # Inputs/outputs that Ember deliberately does not model (inference only).
 NOT_MODELLED_INPUTS = {"Dropout": {"ratio", "training_mode"}}
@@ -34,7 +34,7 @@ def _schema(spec: OpSpec):  # noqa: ANN202 (onnx's or onnxruntime's schema class
 
         return next(s for s in get_all_operator_schema()
                     if s.name == spec.onnx_type and s.domain == ORT_DOMAIN)  # fmt: skip
-    return onnx.defs.get_schema(spec.onnx_type, 21)
+    return onnx_schema(spec.onnx_type)
 
 
 @pytest.mark.parametrize("op", ONNX_OPS + ORT_OPS, ids=lambda op: op.name)

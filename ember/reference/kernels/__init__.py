@@ -37,7 +37,7 @@ from onnx import AttributeProto, helper, numpy_helper
 from . import elementwise, layout, nn, quantize, recurrent, reduce, tensor  # noqa: F401  (registers kernels)
 from ._registry import KERNELS, Kernel
 
-__all__ = ["KERNELS", "Kernel", "schema_defaults"]
+__all__ = ["KERNELS", "Kernel", "onnx_schema", "schema_defaults"]
 
 
 def _native(value: Any) -> Any:
@@ -51,12 +51,23 @@ def _native(value: Any) -> Any:
     return value
 
 
+def onnx_schema(op_type: str, opset: int = 21) -> onnx.defs.OpSchema:
+    """The default-domain schema of ``op_type`` at ``opset``, or its latest one for
+    an op that ONNX added after ``opset`` (Swish, BitCast: Ember models those as
+    their newest opset defines them)."""
+    try:
+        return onnx.defs.get_schema(op_type, opset)
+    except onnx.defs.SchemaError:
+        return onnx.defs.get_schema(op_type)
+
+
 def schema_defaults(op_type: str, opset: int = 21) -> dict[str, Any]:
-    """Default attribute values of ``op_type`` in the default-domain schema at ``opset``.
+    """Default attribute values of ``op_type`` in the default-domain schema at ``opset``
+    (``onnx_schema``).
 
     Attributes without a schema default are left out.
     """
-    schema = onnx.defs.get_schema(op_type, opset)
+    schema = onnx_schema(op_type, opset)
     defaults: dict[str, Any] = {}
     for name, attr in schema.attributes.items():
         proto = attr.default_value
