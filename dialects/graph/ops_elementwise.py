@@ -131,7 +131,7 @@ def broadcast_integers(ctx: ShapeContext) -> list[TensorType]:
 
 def bit_shift(ctx: ShapeContext) -> list[TensorType]:
     if ctx.attr("direction") not in ("LEFT", "RIGHT"):
-        raise ShapeError(f"direction must be \"LEFT\" or \"RIGHT\", got {ctx.attr('direction')!r}")
+        raise ShapeError(f'direction must be "LEFT" or "RIGHT", got {ctx.attr("direction")!r}')
     types = [ctx.type("X"), ctx.type("Y")]
     element_type = same_element_type(ctx, types)
     if not isinstance(element_type, IntegerType) or element_type == i1:
@@ -217,7 +217,11 @@ def _unary_spec(name: str, attrs: tuple[AttrSpec, ...]) -> OpSpec:
     # ONNX names the operand `X` or `input` depending on the op; keep its name.
     schema = onnx.defs.get_schema(name)  # the latest: Swish is newer than opset 21
     rule = (
-        float_only if name in _FLOAT_ONLY else integer_only if name in _INTEGER_ONLY else same_as_input
+        float_only
+        if name in _FLOAT_ONLY
+        else integer_only
+        if name in _INTEGER_ONLY
+        else same_as_input
     )
     return OpSpec(name, [one(schema.inputs[0].name)], [one(schema.outputs[0].name)], rule,
                   attributes=attrs, summary=f"ONNX {name}, element-wise.")  # fmt: skip

@@ -5,7 +5,6 @@ passes form may be imported from ONNX."""
 
 from __future__ import annotations
 
-import onnx
 import pytest
 from onnx import TensorProto, helper
 

@@ -87,7 +87,8 @@ _UNARY: dict[str, Unary] = {
     ),
     "BitwiseNot": lambda x, a: np.invert(x),
     "IsInf": lambda x, a: (
-        (np.isposinf(x) & bool(a["detect_positive"])) | (np.isneginf(x) & bool(a["detect_negative"]))
+        (np.isposinf(x) & bool(a["detect_positive"]))
+        | (np.isneginf(x) & bool(a["detect_negative"]))
     ),
 }
 
