@@ -7,6 +7,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_nn`: Conv, pooling, normalisation, Gemm/MatMul, Softmax, Flatten
 - `ops_tensor`: Constant, shape ops, Reshape, Slice, Gather, Pad, Concat, Split
 - `ops_reduce`: ReduceX and ArgMax/ArgMin
+- `ops_loss`: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
 - `ops_resize`: Resize, and the sampling tables it means
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_quantize`: QuantizeLinear and DequantizeLinear
@@ -28,6 +29,7 @@ from xdsl.ir import Dialect
 from ember.dialects.graph import (
     ops_elementwise,
     ops_layout,
+    ops_loss,
     ops_nn,
     ops_qlinear,
     ops_quantize,
@@ -121,6 +123,10 @@ from ember.dialects.graph.ops_layout import (
     MaxPoolNCHWcOp,
     MaxPoolNHWCOp,
 )
+from ember.dialects.graph.ops_loss import (
+    NegativeLogLikelihoodLossOp,
+    SoftmaxCrossEntropyLossOp,
+)
 from ember.dialects.graph.ops_nn import (
     AveragePoolOp,
     BatchNormalizationOp,
@@ -187,6 +193,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_nn.SPECS,
     *ops_tensor.SPECS,
     *ops_reduce.SPECS,
+    *ops_loss.SPECS,
     *ops_resize.SPECS,
     *ops_recurrent.SPECS,
     *ops_quantize.SPECS,
@@ -201,6 +208,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_nn,
         ops_tensor,
         ops_reduce,
+        ops_loss,
         ops_resize,
         ops_recurrent,
         ops_quantize,
@@ -325,6 +333,7 @@ __all__ = [
     "MishOp",
     "ModOp",
     "MulOp",
+    "NegativeLogLikelihoodLossOp",
     "NegOp",
     "NotOp",
     "OPS",
@@ -364,6 +373,7 @@ __all__ = [
     "SinhOp",
     "SizeOp",
     "SliceOp",
+    "SoftmaxCrossEntropyLossOp",
     "SoftmaxOp",
     "SoftplusOp",
     "SoftsignOp",

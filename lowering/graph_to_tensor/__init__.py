@@ -64,6 +64,10 @@ function that lowers it:
   every step is one matmul before it; each step multiplies the state by
   R^T and computes the cell in one generic (`sequence_lens` as a mask; a
   backwards direction reverses each batch entry's steps by a gather).
+- losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss): a gather of
+  each element's target score (and class weight), one generic of weighted
+  losses, reductions for "sum" and "mean"; the cross entropy's scores go
+  through LogSoftmax first.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -122,6 +126,7 @@ from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
 from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
+from ember.lowering.graph_to_tensor.losses import LossPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.quantize import QuantizePattern
 from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
@@ -142,6 +147,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ContractionPattern,
     NormalizationPattern,
     ReductionPattern,
+    LossPattern,
     LayoutPattern,
     RecurrentPattern,
     QuantizePattern,

@@ -160,30 +160,34 @@ def _lower_lrn(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _lower_softmax(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """m = max over the axis; Softmax: p = exp(x - m), s = sum of p, p / s
-    (each exp computed once); LogSoftmax: s = sum of exp(x - m),
-    (x - m) - log(s)."""
     x = op.operands[0]
+    axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
+    return [softmax(e, x, axis, log=isinstance(op, LogSoftmaxOp))]
+
+
+def softmax(e: Emitter, x: SSAValue, axis: int, *, log: bool) -> SSAValue:
+    """m = max over the axis; Softmax: p = exp(x - m), s = sum of p, p / s
+    (each exp computed once); LogSoftmax (`log`): s = sum of exp(x - m),
+    (x - m) - log(s)."""
     shape, t, rank = _shape(x), _elem(x), len(_shape(x))
-    axis = _normalize_axis(op.attr("axis"), rank)
     peak = e.reduction(x, [axis], -math.inf, t, lambda b, a: b.max(a[1], a[0]))
     kept = _dims_map(rank, [i for i in range(rank) if i != axis])
 
     def shifted_exp(b: Body, a: list[SSAValue]) -> SSAValue:
         return b.exp(b.sub(a[0], a[1]))
 
-    if isinstance(op, LogSoftmaxOp):
+    if log:
         total = e.reduction(x, [axis], 0, t, lambda b, a: _sum(b, a[2], shifted_exp(b, a)), [peak])
 
         def log_body(b: Body, a: list[SSAValue]) -> SSAValue:
             return b.sub(b.sub(a[0], a[1]), b.math(xmath.LogOp, a[2]))
 
         maps = [_identity(rank), kept, kept]
-        return [e.parallel([x, peak, total], shape, t, log_body, maps=maps)]
+        return e.parallel([x, peak, total], shape, t, log_body, maps=maps)
     powers = e.parallel([x, peak], shape, t, shifted_exp, maps=[_identity(rank), kept])
     total = e.reduction(powers, [axis], 0, t, lambda b, a: _sum(b, a[1], a[0]))
     maps = [_identity(rank), kept]
-    return [e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)]
+    return e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)
 
 
 class NormalizationPattern(FamilyPattern):

@@ -14,7 +14,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   are always present; attributes without one (Conv ``kernel_shape``/``pads``/``strides``,
   Transpose ``perm``, ...) may be absent and are then handled per ONNX semantics. For
   Split, the caller may pass ``__num_results__`` (the node's number of outputs), used when
-  neither the ``split`` input nor ``num_outputs`` is given. Unknown attributes are ignored.
+  neither the ``split`` input nor ``num_outputs`` is given; SoftmaxCrossEntropyLoss reads it
+  to give its optional ``log_prob``. Unknown attributes are ignored.
 - The result is a list with one array per ONNX output produced in inference. Exceptions:
   Dropout, BatchNormalization, LayerNormalization and MaxPool return only their first
   output; Split returns one array per part.
@@ -22,7 +23,7 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   float64 and are cast back once.
 
 Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`, :mod:`.tensor`,
-:mod:`.reduce`, :mod:`.quantize`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
+:mod:`.reduce`, :mod:`.quantize`, :mod:`.loss`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
 """
@@ -34,7 +35,7 @@ from typing import Any
 import onnx
 from onnx import AttributeProto, helper, numpy_helper
 
-from . import elementwise, layout, nn, quantize, recurrent, reduce, tensor  # noqa: F401  (registers kernels)
+from . import elementwise, layout, loss, nn, quantize, recurrent, reduce, tensor  # noqa: F401  (registers kernels)
 from ._registry import KERNELS, Kernel
 
 __all__ = ["KERNELS", "Kernel", "onnx_schema", "schema_defaults"]
