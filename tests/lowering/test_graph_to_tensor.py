@@ -669,9 +669,88 @@ REDUCE_CASES = [
     case("ArgMin", [randn(6)], {"keepdims": 0}, id="1d"),
 ]  # fmt: skip
 
+_SCORES = randn(4, 5, 3, scale=2.0)
+_TARGETS = np.array([[0, 4, 2], [1, 1, 3], [4, 0, -1], [2, 3, 0]], np.int64)
+_CLASS_WEIGHTS = uniform(0.2, 2.0, 5)
+_SHIFT_INPUT = np.array([[-8, 4, -1, 64, -128], [16, 1, 127, -3, 5]], np.int8)
+_SHIFTS = np.array([[8, -1, 100, 1, 7], [2, 0, 7, 1, 3]], np.int8)
+_SPECIAL = np.array([-np.inf, -1.5, 0.0, np.nan, 2.0, np.inf], F32)
+
+LOSS_CASES = [
+    case("NegativeLogLikelihoodLoss", [_SCORES, np.abs(_TARGETS)], id="mean"),
+    case(
+        "NegativeLogLikelihoodLoss",
+        [_SCORES, _TARGETS, _CLASS_WEIGHTS],
+        {"reduction": "none", "ignore_index": -1},
+        id="none-weighted-ignored",
+    ),
+    case(
+        "NegativeLogLikelihoodLoss",
+        [_SCORES, np.abs(_TARGETS).astype(np.int32), _CLASS_WEIGHTS],
+        {"reduction": "mean", "ignore_index": 4},
+        id="mean-weighted-ignored",
+    ),
+    case(
+        "SoftmaxCrossEntropyLoss",
+        [_SCORES, np.abs(_TARGETS)],
+        {"reduction": "sum"},
+        outputs=2,
+        id="sum-log-prob",
+    ),
+    case(
+        "SoftmaxCrossEntropyLoss",
+        [_SCORES[:, :, 0], np.abs(_TARGETS[:, 0]), _CLASS_WEIGHTS],
+        id="mean-2d-weighted",
+    ),
+]
+
+BIT_CASES = [
+    case(op, [ints(-1000, 1000, 3, 4), ints(-1000, 1000, 4)])
+    for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor")
+] + [
+    case(
+        "BitwiseAnd",
+        [ints(0, 255, 3, 4, dtype=np.uint8), ints(0, 255, 3, 1, dtype=np.uint8)],
+        id="u8",
+    ),
+    case("BitwiseNot", [ints(-1000, 1000, 3, 4, dtype=np.int64)]),
+    case("BitwiseNot", [ints(0, 60000, 3, 4, dtype=np.uint16)], id="u16"),
+    *[
+        case("BitShift", [_SHIFT_INPUT, _SHIFTS], {"direction": d}, opset=28, id=d.lower())
+        for d in ("LEFT", "RIGHT")
+    ],
+    case(
+        "BitShift",
+        [_SHIFT_INPUT.view(np.uint8), _SHIFTS.view(np.uint8)],
+        {"direction": "RIGHT"},
+        opset=28,
+        id="right-u8",
+    ),
+    case("BitCast", [randn(3, 4)], {"to": TensorProto.INT32}, opset=26),
+    case("BitCast", [bools(3, 4)], {"to": TensorProto.UINT8}, opset=26, id="bool-u8"),
+    case(
+        "BitCast",
+        [ints(-100, 100, 3, dtype=np.int64)],
+        {"to": TensorProto.DOUBLE},
+        opset=26,
+        id="i64-f64",
+    ),
+]
+
+NEW_ELEMENTWISE_CASES = [
+    case("Acosh", [uniform(1.0, 9.0, 3, 4)]),
+    case("Asinh", [_X]),
+    case("Atanh", [_UNIT]),
+    case("Swish", [randn(3, 4, scale=4.0)], {"alpha": 0.7}, opset=24),
+    case("Shrink", [_X], {"lambd": 0.7, "bias": 0.3}),
+    case("Shrink", [ints(-5, 6, 3, 4)], {"lambd": 1.5, "bias": 1.0}, id="int"),
+    case("IsInf", [_SPECIAL]),
+    case("IsInf", [_SPECIAL], {"detect_positive": 0}, id="negative"),
+]  # fmt: skip
+
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + QUANTIZE_CASES)  # fmt: skip
+             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -733,6 +812,7 @@ def test_opset17_model() -> None:
 
 COMPILED_CASES = [
     *INDEXED_CASES,
+    *LOSS_CASES,
     *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
          {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),

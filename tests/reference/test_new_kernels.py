@@ -1,0 +1,144 @@
+"""The kernels of the losses, the bit ops and the newer element-wise ops
+against onnxruntime, one single-node model per case (at the opset where
+onnxruntime has the op's current form)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+
+from tests.reference.test_kernels import (
+    F32,
+    assert_same,
+    check,
+    randn,
+    rng_for,
+    run_kernel,
+    run_ort,
+)
+
+_SCORES = randn(rng_for("scores"), 4, 5, 3, scale=2.0)
+_TARGETS = np.array([[0, 4, 2], [1, 1, 3], [4, 0, -1], [2, 3, 0]], np.int64)
+_WEIGHTS = np.array([0.5, 1.0, 2.0, 0.25, 1.5], F32)
+
+LOSS_CASES = [
+    pytest.param(reduction, weights, ignore, id=f"{reduction}-{weights is not None}-{ignore}")
+    for reduction in ("none", "sum", "mean")
+    for weights in (None, _WEIGHTS)
+    for ignore in (None, -1, 3)
+]
+
+
+def _loss_attrs(reduction: str, ignore: int | None) -> dict[str, Any]:
+    return {"reduction": reduction, **({} if ignore is None else {"ignore_index": ignore})}
+
+
+def _targets(ignore: int | None) -> np.ndarray:
+    return _TARGETS if ignore == -1 else np.abs(_TARGETS)  # -1 only where it is ignored
+
+
+@pytest.mark.parametrize(("reduction", "weights", "ignore"), LOSS_CASES)
+def test_negative_log_likelihood_loss(
+    reduction: str, weights: np.ndarray | None, ignore: int | None
+) -> None:
+    check("NegativeLogLikelihoodLoss", [_SCORES, _targets(ignore), weights],
+          _loss_attrs(reduction, ignore))  # fmt: skip
+
+
+@pytest.mark.parametrize(("reduction", "weights", "ignore"), LOSS_CASES)
+def test_softmax_cross_entropy_loss(
+    reduction: str, weights: np.ndarray | None, ignore: int | None
+) -> None:
+    """Both outputs: the loss and log_prob."""
+    inputs = [_SCORES, _targets(ignore).astype(np.int32), weights]
+    attrs = _loss_attrs(reduction, ignore)
+    expected = run_ort("SoftmaxCrossEntropyLoss", inputs, attrs, n_outputs=2)
+    assert_same(run_kernel("SoftmaxCrossEntropyLoss", inputs, attrs), expected, 1e-5)
+    alone = run_kernel("SoftmaxCrossEntropyLoss", inputs, {**attrs, "__num_results__": 1})
+    assert_same(alone, expected[:1], 1e-5)
+
+
+_INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def _integers(dtype: Any, *shape: int, key: object = "") -> np.ndarray:
+    info = np.iinfo(dtype)
+    rng = rng_for("ints", dtype, shape, key)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("dtype", _INTEGER_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", ["BitwiseAnd", "BitwiseOr", "BitwiseXor"])
+def test_bitwise_binary(op: str, dtype: Any) -> None:
+    check(op, [_integers(dtype, 3, 4), _integers(dtype, 4, key=1)])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16], ids=lambda d: np.dtype(d).name)
+def test_bitwise_not(dtype: Any) -> None:
+    check("BitwiseNot", [_integers(dtype, 3, 4)])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64],
+                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+@pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
+def test_bit_shift(direction: str, dtype: Any) -> None:
+    """Unsigned types (onnxruntime's); shifts within the width (the newer rule
+    for the others is in tests/lowering/test_new_ops.py)."""
+    width = 8 * np.dtype(dtype).itemsize
+    amounts = rng_for("shift", dtype).integers(0, width, (3, 4)).astype(dtype)
+    check("BitShift", [_integers(dtype, 3, 4), amounts], {"direction": direction})
+
+
+def test_bit_shift_outside_the_width() -> None:
+    """ONNX opset 28: a shift by a negative amount or the width or more fills
+    with zeros, or the sign for a signed right shift."""
+    x = np.array([-8, 4, -1, 64], np.int8)
+    y = np.array([8, -1, 100, 1], np.int8)
+    left = run_kernel("BitShift", [x, y], {"direction": "LEFT"})[0]
+    right = run_kernel("BitShift", [x, y], {"direction": "RIGHT"})[0]
+    np.testing.assert_array_equal(left, np.array([0, 0, 0, -128], np.int8))
+    np.testing.assert_array_equal(right, np.array([-1, 0, -1, 32], np.int8))
+
+
+_SPECIAL = np.array([-np.inf, -1.5, 0.0, np.nan, 2.0, np.inf], F32)
+
+
+@pytest.mark.parametrize(("negative", "positive"), [(1, 1), (0, 1), (1, 0)])
+def test_is_inf(negative: int, positive: int) -> None:
+    check("IsInf", [_SPECIAL], {"detect_negative": negative, "detect_positive": positive})
+
+
+@pytest.mark.parametrize(("op", "x", "attrs", "opset"), [
+    ("Acosh", np.linspace(1.0, 9.0, 12, dtype=F32), {}, 21),
+    ("Asinh", randn(rng_for("asinh"), 3, 4, scale=3.0), {}, 21),
+    ("Atanh", np.linspace(-0.95, 0.95, 12, dtype=F32), {}, 21),
+    ("Shrink", randn(rng_for("shrink"), 3, 4, scale=2.0), {"lambd": 0.7, "bias": 0.3}, 21),
+    ("Shrink", np.arange(-5, 6, dtype=np.int32), {"lambd": 1.5, "bias": 1.0}, 21),
+    ("Swish", randn(rng_for("swish"), 3, 4, scale=4.0), {"alpha": 0.7}, 24),
+], ids=["acosh", "asinh", "atanh", "shrink", "shrink-int", "swish"])  # fmt: skip
+def test_unary(op: str, x: np.ndarray, attrs: dict[str, Any], opset: int) -> None:
+    check(op, [x], attrs, opset=opset)
+
+
+@pytest.mark.parametrize(("x", "to"), [
+    (randn(rng_for("bitcast"), 2, 3), np.int32),
+    (np.array([1, -1, 2**40], np.int64), np.float64),
+    (np.array([-1, 5, -128], np.int8), np.uint8),
+    (np.array([True, False, True]), np.uint8),
+], ids=["f32-i32", "i64-f64", "i8-u8", "bool-u8"])  # fmt: skip
+def test_bit_cast(x: np.ndarray, to: Any) -> None:
+    """Against ONNX's reference evaluator (onnxruntime lacks BitCast)."""
+    to_proto = helper.np_dtype_to_tensor_dtype(np.dtype(to))
+    node = helper.make_node("BitCast", ["x"], ["y"], to=to_proto)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(x.dtype),
+                                                    x.shape)],
+        [helper.make_tensor_value_info("y", to_proto, x.shape)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
+    assert_same(run_kernel("BitCast", [x], {"to": to_proto}), [expected], 0)
