@@ -25,8 +25,8 @@ from ember.targets.registry import target_for_onnx_device
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
 
-_FLOAT_SHAPE_OPERANDS = {"Resize": (1, 2), "Upsample": (1,)}
-"""Float operands that decide shapes or sampling (Resize's roi and scales):
+_FLOAT_SHAPE_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,)}
+"""Float operands that decide shapes or sampling (Resize's roi and scales, OneHot's depth):
 baked in too when an input feeds them."""
 
 

@@ -369,6 +369,9 @@ SPECS = [
            attributes=(int_attr("axis", -1),), summary="Softmax along one axis."),
     OpSpec("LogSoftmax", [one("input")], [one("output")], softmax,
            attributes=(int_attr("axis", -1),), summary="Log of softmax along one axis."),
+    OpSpec("Hardmax", [one("input")], [one("output")], softmax,
+           attributes=(int_attr("axis", -1),),
+           summary="1 at the first largest element along the axis, 0 elsewhere."),
     OpSpec("Flatten", [one("input")], [one("output")], flatten,
            attributes=(int_attr("axis", 1),), summary="Collapses to 2-D at axis."),
 ]  # fmt: skip
@@ -433,6 +436,10 @@ class SoftmaxOp(GraphOp): ...
 
 @graph_op(SPECS)
 class LogSoftmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class HardmaxOp(GraphOp): ...
 
 
 @graph_op(SPECS)

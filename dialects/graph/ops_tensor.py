@@ -459,6 +459,27 @@ def trilu(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("input"), shape)
 
 
+def one_hot(ctx: ShapeContext) -> list[TensorType]:
+    """indices' shape with `depth` classes inserted at axis; values' type."""
+    shape = list(ctx.shape("indices"))
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(shape) + 1)
+    for name in ("depth", "values"):
+        if ctx.element_type(name) == i1:
+            raise ShapeError(f"{name} must be numeric, got {ctx.type(name)}")
+    if math.prod(ctx.type("depth").get_shape()) != 1:
+        raise ShapeError(f"depth must be a single number, got {ctx.type('depth')}")
+    if tuple(ctx.type("values").get_shape()) != (2,):
+        raise ShapeError(f"values must be [off_value, on_value], got {ctx.type('values')}")
+    depth = ctx.value("depth")
+    classes = DYNAMIC
+    if depth is not None:
+        classes = int(np.asarray(depth).reshape(()))
+        if classes < 1:
+            raise ShapeError(f"depth must be positive, got {classes}")
+    shape.insert(axis, classes)
+    return result(ctx.element_type("values"), shape)
+
+
 def pad(ctx: ShapeContext) -> list[TensorType]:
     data = ctx.shape("data")
     if ctx.attr("mode") not in ("constant", "reflect", "edge", "wrap"):
@@ -668,6 +689,10 @@ SPECS = [
     OpSpec("Trilu", [one("input"), opt("k")], [one("output")], trilu,
            attributes=(int_attr("upper", 1),),
            summary="Keeps the upper (or lower) triangle of the last two dims, from diagonal k."),
+    OpSpec("OneHot", [one("indices"), one("depth"), one("values")], [one("output")], one_hot,
+           attributes=(int_attr("axis", -1),),
+           summary="on_value where the position along axis is the index (negative ones count "
+                   "from depth), off_value elsewhere."),
     OpSpec("Pad", [one("data"), one("pads"), opt("constant_value"), opt("axes")],
            [one("output")], pad, attributes=(string_attr("mode", "constant"),),
            summary="Pads with a constant, or by reflecting, repeating or wrapping edges."),
@@ -766,6 +791,10 @@ class ScatterNDOp(GraphOp): ...
 
 @graph_op(SPECS)
 class TriluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class OneHotOp(GraphOp): ...
 
 
 @graph_op(SPECS)

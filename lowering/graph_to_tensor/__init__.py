@@ -68,6 +68,10 @@ function that lowers it:
   each element's target score (and class weight), one generic of weighted
   losses, reductions for "sum" and "mean"; the cross entropy's scores go
   through LogSoftmax first.
+- positions (CumSum, CumProd, TopK, Hardmax, OneHot): generics whose
+  bodies compare positions along an axis (`linalg.index`): running sums
+  and products over an extra reduction loop, ranks in the order along the
+  axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -128,6 +132,7 @@ from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.losses import LossPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
+from ember.lowering.graph_to_tensor.positions import PositionPattern
 from ember.lowering.graph_to_tensor.quantize import QuantizePattern
 from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
@@ -148,6 +153,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     NormalizationPattern,
     ReductionPattern,
     LossPattern,
+    PositionPattern,
     LayoutPattern,
     RecurrentPattern,
     QuantizePattern,

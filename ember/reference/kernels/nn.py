@@ -289,3 +289,14 @@ def resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
             mask = samples.outside.reshape((-1,) + (1,) * (x.ndim - axis - 1))
             y = np.where(mask, float(attrs.get("extrapolation_value", 0.0)), y)
     return [y.astype(x.dtype)]
+
+
+@register("Hardmax")
+def hardmax(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """1 at the first largest element along ``axis``, 0 elsewhere."""
+    x = np.asarray(inputs[0])
+    axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+    first = np.expand_dims(np.argmax(x, axis=axis), axis)
+    y = np.zeros_like(x)
+    np.put_along_axis(y, first, 1, axis=axis)
+    return [y]

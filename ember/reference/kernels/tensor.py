@@ -280,3 +280,18 @@ def dropout(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if training is not None and bool(np.asarray(training).reshape(-1)[0]):
         raise ValueError("Dropout: training_mode=True is not supported by the reference kernel")
     return [np.array(inputs[0], copy=True)]
+
+
+@register("OneHot")
+def one_hot(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """values[1] where the position along ``axis`` is the index (truncated to an
+    integer; a negative one counts from depth), values[0] elsewhere; an index
+    outside [-depth, depth) gives no on value."""
+    indices, depth, values = (np.asarray(v) for v in inputs[:3])
+    classes = int(depth.reshape(()))
+    axis = norm_axis(int(attrs.get("axis", -1)), indices.ndim + 1)
+    index = np.trunc(indices).astype(np.int64)
+    index = np.where(index < 0, index + classes, index)
+    positions = np.arange(classes).reshape([-1] + [1] * (indices.ndim - axis))
+    on = np.expand_dims(index, axis) == positions
+    return [np.where(on, values[1], values[0]).astype(values.dtype)]
