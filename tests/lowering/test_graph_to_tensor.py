@@ -748,9 +748,29 @@ NEW_ELEMENTWISE_CASES = [
     case("IsInf", [_SPECIAL], {"detect_positive": 0}, id="negative"),
 ]  # fmt: skip
 
+_TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.5, 0.5, 0.5, 0.5, 0.5], [-1.0, 4.0, 2.0, 4.0, 0.0]],
+                 F32)  # fmt: skip
+
+POSITION_CASES = [
+    *[case(op, [randn(3, 4, 2), i64(1)], {"exclusive": exclusive, "reverse": reverse},
+           opset=26, id=f"exclusive{exclusive}-reverse{reverse}")
+      for op in ("CumSum", "CumProd") for exclusive in (0, 1) for reverse in (0, 1)],
+    case("CumSum", [ints(-9, 9, 3, 4), Const(np.array(-2, np.int32))], id="int-negative-axis"),
+    case("TopK", [_TIES, i64(3)], outputs=2, id="largest-ties"),
+    case("TopK", [_TIES, i64(2)], {"largest": 0, "axis": 0}, outputs=2, id="smallest-axis0"),
+    case("TopK", [ints(0, 5, 3, 6, dtype=np.uint64), i64(4)], outputs=2, id="u64"),
+    case("Hardmax", [_TIES]),
+    case("Hardmax", [_TIES], {"axis": 0}, id="axis0"),
+    case("OneHot", [Const(np.array([[0, 3, -1], [5, -6, 2]], np.int64)),
+                    Const(np.array(5, np.int64)), np.array([-1.0, 2.5], F32)], id="last-axis"),
+    case("OneHot", [np.array([1.7, -2.2, 4.0], F32), Const(np.array(5.0, F32)),
+                    np.array([0, 7], np.int32)], {"axis": 0}, id="float-indices-axis0"),
+]  # fmt: skip
+
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES)  # fmt: skip
+             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES
+             + POSITION_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -813,6 +833,7 @@ def test_opset17_model() -> None:
 COMPILED_CASES = [
     *INDEXED_CASES,
     *LOSS_CASES,
+    *[p for p in POSITION_CASES if p.values[0] in ("TopK", "Hardmax") and "u64" not in p.id],
     *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
          {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),

@@ -142,3 +142,42 @@ def test_bit_cast(x: np.ndarray, to: Any) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
     (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
     assert_same(run_kernel("BitCast", [x], {"to": to_proto}), [expected], 0)
+
+
+_TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.5, 0.5, 0.5, 0.5, 0.5], [-1.0, 4.0, 2.0, 4.0, 0.0]],
+                 F32)  # fmt: skip
+
+
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("op", ["CumSum", "CumProd"])
+def test_cumulative(op: str, exclusive: int, reverse: int) -> None:
+    x = randn(rng_for(op), 3, 4, 2).astype(np.float64)
+    attrs = {"exclusive": exclusive, "reverse": reverse}
+    for axis in (np.array(1, np.int32), np.array([-1], np.int64)):
+        check(op, [x, axis], attrs, tol=1e-12, opset=26)
+    check(op, [np.arange(1, 13, dtype=np.int32).reshape(3, 4), np.array(0, np.int32)], attrs,
+          opset=26)  # fmt: skip
+
+
+@pytest.mark.parametrize(("largest", "axis", "k"), [(1, -1, 3), (0, -1, 2), (1, 0, 2), (0, 0, 3)])
+def test_top_k(largest: int, axis: int, k: int) -> None:
+    """Equal values come in index order."""
+    attrs = {"largest": largest, "axis": axis}
+    check("TopK", [_TIES, np.array([k], np.int64)], attrs, n_outputs=2)
+    check("TopK", [(_TIES * 2).astype(np.int64), np.array([k], np.int64)], attrs, n_outputs=2)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_hardmax(axis: int) -> None:
+    check("Hardmax", [_TIES], {"axis": axis})
+
+
+@pytest.mark.parametrize(("indices", "axis"), [
+    (np.array([[0, 3, -1], [5, -6, 2]], np.int64), -1),
+    (np.array([[0, 3, -1], [5, -6, 2]], np.int64), 0),
+    (np.array([1.7, -2.2, 4.0], F32), 1),
+], ids=["last-axis", "first-axis", "float-indices"])  # fmt: skip
+def test_one_hot(indices: np.ndarray, axis: int) -> None:
+    """A negative index counts from depth; one outside [-depth, depth) is all off."""
+    depth = np.array(5, indices.dtype)  # onnxruntime's kernels take depth of the indices' type
+    check("OneHot", [indices, depth, np.array([-1.0, 2.5], F32)], {"axis": axis})
