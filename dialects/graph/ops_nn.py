@@ -304,6 +304,12 @@ def softmax(ctx: ShapeContext) -> list[TensorType]:
     return float_only(ctx)
 
 
+def lp_normalization(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.attr("p") not in (1, 2):
+        raise ShapeError(f"p must be 1 or 2, got {ctx.attr('p')}")
+    return softmax(ctx)
+
+
 def flatten(ctx: ShapeContext) -> list[TensorType]:
     x = ctx.shape("input")
     axis = ctx.attr("axis")
@@ -372,6 +378,9 @@ SPECS = [
     OpSpec("Hardmax", [one("input")], [one("output")], softmax,
            attributes=(int_attr("axis", -1),),
            summary="1 at the first largest element along the axis, 0 elsewhere."),
+    OpSpec("LpNormalization", [one("input")], [one("output")], lp_normalization,
+           attributes=(int_attr("axis", -1), int_attr("p", 2)),
+           summary="x divided by its L1 or L2 norm along the axis."),
     OpSpec("Flatten", [one("input")], [one("output")], flatten,
            attributes=(int_attr("axis", 1),), summary="Collapses to 2-D at axis."),
 ]  # fmt: skip
@@ -440,6 +449,10 @@ class LogSoftmaxOp(GraphOp): ...
 
 @graph_op(SPECS)
 class HardmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LpNormalizationOp(GraphOp): ...
 
 
 @graph_op(SPECS)

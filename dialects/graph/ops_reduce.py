@@ -81,7 +81,7 @@ def top_k(ctx: ShapeContext) -> list[TensorType]:
 
 
 REDUCTIONS = ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-              "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp")  # fmt: skip
+              "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp", "ReduceLogSum")  # fmt: skip
 
 SPECS = [
     OpSpec(name, [one("data"), opt("axes")], [one("reduced")], reduce,
@@ -147,6 +147,10 @@ class ReduceSumSquareOp(GraphOp): ...
 
 @graph_op(SPECS)
 class ReduceLogSumExpOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReduceLogSumOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -32,6 +32,8 @@ from ember.dialects.graph.shapes import (
     same_element_type,
 )
 from ember.dialects.graph.spec import (
+    AttrKind,
+    AttrSpec,
     OpSpec,
     int_attr,
     ints_attr,
@@ -230,6 +232,50 @@ def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
 
     depth = DYNAMIC if c == DYNAMIC else c // (block * block)
     return result(ctx.element_type("input"), [n, depth, scaled(h, block), scaled(w, block)])
+
+
+def space_to_depth(ctx: ShapeContext) -> list[TensorType]:
+    n, c, h, w = _rank4(ctx, "input")
+    block = ctx.attr("blocksize")
+    if block < 1:
+        raise ShapeError(f"blocksize must be positive, got {block}")
+    if ctx.attr("mode") not in ("DCR", "CRD"):
+        raise ShapeError(f"mode must be DCR or CRD, got '{ctx.attr('mode')}'")
+    for name, d in (("height", h), ("width", w)):
+        if d != DYNAMIC and d % block:
+            raise ShapeError(f"{name} ({d}) must be divisible by blocksize ({block})")
+
+    def scaled(d: int, factor: int) -> int:
+        return DYNAMIC if d == DYNAMIC else d * factor
+
+    def divided(d: int) -> int:
+        return DYNAMIC if d == DYNAMIC else d // block
+
+    return result(ctx.element_type("input"), [n, scaled(c, block * block), divided(h), divided(w)])
+
+
+def eye_like(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("input")
+    if len(shape) != 2:
+        raise ShapeError(f"input must have rank 2, got {format_shape(shape)}")
+    element_type = ctx.attr("dtype") or ctx.element_type("input")
+    return result(element_type, shape)
+
+
+def reverse_sequence(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("input")
+    if len(shape) < 2:
+        raise ShapeError(f"input must have rank >= 2, got {format_shape(shape)}")
+    axes = {ctx.attr("batch_axis"), ctx.attr("time_axis")}
+    if axes != {0, 1}:
+        raise ShapeError("batch_axis and time_axis must be 0 and 1, one each")
+    lens = ctx.type("sequence_lens")
+    batch = shape[ctx.attr("batch_axis")]
+    if lens.element_type != i64 or len(lens.get_shape()) != 1:
+        raise ShapeError(f"sequence_lens must be a vector of i64, got {lens}")
+    if lens.get_shape()[0] not in (batch, DYNAMIC) and batch != DYNAMIC:
+        raise ShapeError(f"sequence_lens must have one length per batch entry ({batch})")
+    return [ctx.type("input")]
 
 
 def _rank4(ctx: ShapeContext, name: str) -> tuple[int, int, int, int]:
@@ -665,6 +711,16 @@ SPECS = [
     OpSpec("DepthToSpace", [one("input")], [one("output")], depth_to_space,
            attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
            summary="Moves blocks of channels into spatial blocks (NCHW)."),
+    OpSpec("SpaceToDepth", [one("input")], [one("output")], space_to_depth,
+           attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
+           summary="Moves spatial blocks into channels (NCHW): DepthToSpace's inverse."),
+    OpSpec("EyeLike", [one("input")], [one("output")], eye_like,
+           attributes=(int_attr("k", 0), AttrSpec("dtype", AttrKind.TYPE)),
+           summary="Ones on the k-th diagonal of a matrix of the input's shape, zeros elsewhere."),
+    OpSpec("ReverseSequence", [one("input"), one("sequence_lens")], [one("Y")], reverse_sequence,
+           attributes=(int_attr("batch_axis", 1), int_attr("time_axis", 0)),
+           summary="Reverses the first sequence_lens[b] steps along time_axis of each batch "
+                   "entry b."),
     OpSpec("Concat", [many("inputs")], [one("concat_result")], concat,
            attributes=(int_attr("axis", required=True),), summary="Joins along axis."),
     OpSpec("Split", [one("input"), opt("split")], [many("outputs")], split,
@@ -755,6 +811,18 @@ class TileOp(GraphOp): ...
 
 @graph_op(SPECS)
 class DepthToSpaceOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SpaceToDepthOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class EyeLikeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReverseSequenceOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -21,6 +21,7 @@ from ember.dialects.graph import (
     PadOp,
     ReshapeOp,
     SliceOp,
+    SpaceToDepthOp,
     SplitOp,
     SqueezeOp,
     TileOp,
@@ -90,6 +91,17 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
     else:
         split, perm = [n, depth, block, block, h, w], (0, 1, 4, 2, 5, 3)
     moved = _transpose(e, e.reshape(x, split), perm)
+    return [e.reshape(moved, _shape(op.results[0]))]
+
+
+def _lower_space_to_depth(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshape to 6-D (each spatial dim split into blocks), transpose the block
+    positions in front of the channels (DCR) or behind them (CRD), reshape."""
+    x = op.operands[0]
+    n, c, h, w = _shape(x)
+    block = op.attr("blocksize")
+    perm = (0, 3, 5, 1, 2, 4) if op.attr("mode") == "DCR" else (0, 1, 3, 5, 2, 4)
+    moved = _transpose(e, e.reshape(x, [n, c, h // block, block, w // block, block]), perm)
     return [e.reshape(moved, _shape(op.results[0]))]
 
 
@@ -353,6 +365,7 @@ class DataMovementPattern(FamilyPattern):
         ExpandOp: _lower_expand,
         TileOp: _lower_tile,
         DepthToSpaceOp: _lower_depth_to_space,
+        SpaceToDepthOp: _lower_space_to_depth,
         ConcatOp: _lower_concat,
         SplitOp: _lower_split,
         SliceOp: _lower_slice,

@@ -430,8 +430,8 @@ def _elementwise(body: ScalarFn) -> Lowering:
 
 
 def _check_pow(op: GraphOp) -> str | None:
-    if any(_is_unsigned(_elem(v)) for v in op.operands):
-        return "unsigned integer operands"
+    if _is_unsigned(_elem(op.operands[0])):
+        return "unsigned integer base"
     return None
 
 

@@ -17,6 +17,7 @@ from ember.dialects.graph import (
     InstanceNormalizationOp,
     LayerNormalizationOp,
     LogSoftmaxOp,
+    LpNormalizationOp,
     LRNOp,
     SoftmaxOp,
 )
@@ -190,6 +191,28 @@ def softmax(e: Emitter, x: SSAValue, axis: int, *, log: bool) -> SSAValue:
     return e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)
 
 
+def _lower_lp_normalization(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """norm = sum of |x| (p = 1) or sqrt of the sum of squares (p = 2) along
+    the axis; x / norm, and 0 where the norm is 0 (ONNX)."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axis = _normalize_axis(op.attr("axis"), rank)
+    squares = op.attr("p") == 2
+
+    def accumulate(b: Body, a: list[SSAValue]) -> SSAValue:
+        return _sum(b, a[1], b.mul(a[0], a[0]) if squares else b.abs(a[0]))
+
+    total = e.reduction(x, [axis], 0, t, accumulate)
+    kept = _dims_map(rank, [i for i in range(rank) if i != axis])
+
+    def divide(b: Body, a: list[SSAValue]) -> SSAValue:
+        norm = b.math(xmath.SqrtOp, a[1]) if squares else a[1]
+        zero = b.const(0, t)
+        return b.select(b.cmp("eq", norm, zero), zero, b.div(a[0], norm))
+
+    return [e.parallel([x, total], shape, t, divide, maps=[_identity(rank), kept])]
+
+
 class NormalizationPattern(FamilyPattern):
     """Batch, instance and layer normalisation, LRN, Softmax and LogSoftmax."""
 
@@ -200,5 +223,6 @@ class NormalizationPattern(FamilyPattern):
         LRNOp: _lower_lrn,
         SoftmaxOp: _lower_softmax,
         LogSoftmaxOp: _lower_softmax,
+        LpNormalizationOp: _lower_lp_normalization,
     }
     symbolic = frozenset({LayerNormalizationOp, SoftmaxOp, LogSoftmaxOp})

@@ -1,6 +1,6 @@
 """Graph-to-tensor lowering of the ops computed from element positions along
-an axis (`linalg.index` in their bodies): CumSum, CumProd, TopK, Hardmax and
-OneHot.
+an axis (`linalg.index` in their bodies): CumSum, CumProd, TopK, Hardmax,
+OneHot, EyeLike and ReverseSequence.
 
 - CumSum and CumProd: one generic over the result and a second position k
   along the axis (a reduction): each result element combines the inputs
@@ -16,6 +16,10 @@ OneHot.
 - OneHot: one parallel generic comparing each position along the new axis
   with its index (truncated, negative ones counted from depth); off and on
   values are read from `values` at constant positions.
+- EyeLike: one parallel generic, 1 where column - row == k.
+- ReverseSequence: the time step each (batch, time) position reads
+  (len - 1 - t inside the sequence, t after it), then `ember_linalg.gather`
+  along the time axis by it.
 """
 
 from __future__ import annotations
@@ -24,8 +28,19 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 
-from ember.dialects.graph import CumProdOp, CumSumOp, GraphOp, HardmaxOp, OneHotOp, TopKOp
+from ember.dialects import ember_linalg
+from ember.dialects.graph import (
+    CumProdOp,
+    CumSumOp,
+    EyeLikeOp,
+    GraphOp,
+    HardmaxOp,
+    OneHotOp,
+    ReverseSequenceOp,
+    TopKOp,
+)
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -142,6 +157,36 @@ def _lower_one_hot(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.parallel([indices, values, values], shape, t, body, maps=maps)]
 
 
+def _lower_eye_like(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    shape, t = _shape(op.results[0]), _elem(op.results[0])
+    k = op.attr("k")
+
+    def diagonal(b: Body, a: list[SSAValue]) -> SSAValue:
+        offset = b.sub(_position(b, 1), _position(b, 0))
+        return b.select(b.cmp("eq", offset, b.const(k, i64)), b.const(1, t), b.const(0, t))
+
+    return [e.parallel([], shape, t, diagonal)]
+
+
+def _lower_reverse_sequence(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """The time index each (batch, time) position reads, then a gather of the
+    input by it along the time axis."""
+    x, lens = op.operands
+    shape, rank = _shape(x), len(_shape(x))
+    time_axis, batch_axis = op.attr("time_axis"), op.attr("batch_axis")
+
+    def source(b: Body, a: list[SSAValue]) -> SSAValue:
+        step, length = _position(b, time_axis), a[0]
+        reversed_step = b.sub(b.sub(length, b.const(1, i64)), step)
+        return b.select(b.cmp("lt", step, length), reversed_step, step)
+
+    steps = e.parallel([lens], shape[:2], i64, source, maps=[_map(2, [_dim(batch_axis)])])
+    dims = [_dim(d) for d in range(rank)]
+    data = [AffineExpr.symbol(0) if d == time_axis else dims[d] for d in range(rank)]
+    maps = ([AffineMap(rank, 0, tuple(dims[:2]))], AffineMap(rank, 1, tuple(data)))
+    return [e.value(ember_linalg.GatherOp.on_tensors(x, steps, op.result_types[0], maps))]
+
+
 def _check_axis_constant(op: GraphOp) -> str | None:
     if not _constant_operands(op, "axis"):
         return NeedsConstants("axis must be a constant")
@@ -155,7 +200,7 @@ def _check_one_hot(op: GraphOp) -> str | None:
 
 
 class PositionPattern(FamilyPattern):
-    """CumSum, CumProd, TopK, Hardmax and OneHot."""
+    """CumSum, CumProd, TopK, Hardmax, OneHot, EyeLike and ReverseSequence."""
 
     lowerings = {
         CumSumOp: _lower_cumulative,
@@ -163,6 +208,8 @@ class PositionPattern(FamilyPattern):
         TopKOp: _lower_top_k,
         HardmaxOp: _lower_hardmax,
         OneHotOp: _lower_one_hot,
+        EyeLikeOp: _lower_eye_like,
+        ReverseSequenceOp: _lower_reverse_sequence,
     }
     checks = {CumSumOp: _check_axis_constant, CumProdOp: _check_axis_constant,
               OneHotOp: _check_one_hot}  # fmt: skip

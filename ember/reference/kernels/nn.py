@@ -300,3 +300,13 @@ def hardmax(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     y = np.zeros_like(x)
     np.put_along_axis(y, first, 1, axis=axis)
     return [y]
+
+
+@register("LpNormalization")
+def lp_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """x / ||x||_p along ``axis`` (p = 1 or 2); 0 where the norm is 0."""
+    x = np.asarray(inputs[0])
+    axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+    norm = np.linalg.norm(wide(x), ord=int(attrs.get("p", 2)), axis=axis, keepdims=True)
+    with np.errstate(all="ignore"):
+        return [np.where(norm == 0, 0.0, wide(x) / norm).astype(x.dtype)]

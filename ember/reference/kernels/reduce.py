@@ -70,6 +70,7 @@ _REDUCE: dict[str, Reduction] = {
     "ReduceL2": lambda x, ax: np.sqrt((x * x).sum(ax, keepdims=True)),
     "ReduceSumSquare": lambda x, ax: (x * x).sum(ax, keepdims=True),
     "ReduceLogSumExp": _log_sum_exp,
+    "ReduceLogSum": lambda x, ax: np.log(x.sum(ax, keepdims=True)),
 }
 
 

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import numpy as np
+from onnx import helper
 
 from ._registry import Attrs, Inputs, arg, ints, norm_axis, register
 
@@ -295,3 +296,37 @@ def one_hot(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     positions = np.arange(classes).reshape([-1] + [1] * (indices.ndim - axis))
     on = np.expand_dims(index, axis) == positions
     return [np.where(on, values[1], values[0]).astype(values.dtype)]
+
+
+@register("SpaceToDepth")
+def space_to_depth(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each b x b spatial block becomes b * b channels: in DCR order (block
+    position outermost) or CRD (channel outermost)."""
+    x = np.asarray(inputs[0])
+    n, c, h, w = x.shape
+    b = int(attrs["blocksize"])
+    blocks = x.reshape(n, c, h // b, b, w // b, b)
+    perm = (0, 3, 5, 1, 2, 4) if attrs.get("mode", "DCR") == "DCR" else (0, 1, 3, 5, 2, 4)
+    return [blocks.transpose(perm).reshape(n, c * b * b, h // b, w // b)]
+
+
+@register("EyeLike")
+def eye_like(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    dtype = (
+        x.dtype if attrs.get("dtype") is None else helper.tensor_dtype_to_np_dtype(attrs["dtype"])
+    )
+    return [np.eye(x.shape[0], x.shape[1], int(attrs.get("k", 0)), dtype=dtype)]
+
+
+@register("ReverseSequence")
+def reverse_sequence(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, lens = np.asarray(inputs[0]), np.asarray(inputs[1])
+    batch_axis, time_axis = int(attrs.get("batch_axis", 1)), int(attrs.get("time_axis", 0))
+    y = x.copy()
+    for b, length in enumerate(lens):
+        index: list[Any] = [slice(None)] * x.ndim
+        index[batch_axis] = b
+        index[time_axis] = slice(0, int(length))
+        y[tuple(index)] = np.flip(x[tuple(index)], axis=time_axis - int(batch_axis < time_axis))
+    return [y]
