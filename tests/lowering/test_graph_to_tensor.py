@@ -737,6 +737,15 @@ BIT_CASES = [
     ),
 ]
 
+NEW_NN_CASES = [
+    case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5), i64(0, 2)]),
+    case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5)], {"keepdims": 0}, id="all"),
+    *[case("SpaceToDepth", [randn(2, 3, 4, 6)], {"blocksize": 2, "mode": mode}, opset=28,
+           id=mode) for mode in ("DCR", "CRD")],
+    case("LpNormalization", [_with_zeros_and_nan()[:, :2]], {"p": 1, "axis": 0}, id="l1"),
+    case("LpNormalization", [randn(2, 3, 4)], {"p": 2, "axis": 1}, id="l2"),
+]  # fmt: skip
+
 NEW_ELEMENTWISE_CASES = [
     case("Acosh", [uniform(1.0, 9.0, 3, 4)]),
     case("Asinh", [_X]),
@@ -763,13 +772,18 @@ POSITION_CASES = [
     case("Hardmax", [_TIES], {"axis": 0}, id="axis0"),
     case("OneHot", [Const(np.array([[0, 3, -1], [5, -6, 2]], np.int64)),
                     Const(np.array(5, np.int64)), np.array([-1.0, 2.5], F32)], id="last-axis"),
+    case("EyeLike", [randn(4, 5)], {"k": 1}),
+    case("EyeLike", [ints(0, 3, 3, 3)], {"k": -1, "dtype": TensorProto.DOUBLE}, id="dtype"),
+    case("ReverseSequence", [randn(4, 4, 2), np.array([4, 1, 3, 2], np.int64)]),
+    case("ReverseSequence", [randn(3, 5), np.array([5, 0, 2], np.int64)],
+         {"batch_axis": 0, "time_axis": 1}, id="batch-first"),
     case("OneHot", [np.array([1.7, -2.2, 4.0], F32), Const(np.array(5.0, F32)),
                     np.array([0, 7], np.int32)], {"axis": 0}, id="float-indices-axis0"),
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES
+             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES
              + POSITION_CASES)  # fmt: skip
 
 

@@ -181,3 +181,43 @@ def test_one_hot(indices: np.ndarray, axis: int) -> None:
     """A negative index counts from depth; one outside [-depth, depth) is all off."""
     depth = np.array(5, indices.dtype)  # onnxruntime's kernels take depth of the indices' type
     check("OneHot", [indices, depth, np.array([-1.0, 2.5], F32)], {"axis": axis})
+
+
+@pytest.mark.parametrize(("axes", "keepdims"), [(None, 1), ([1], 0), ([0, 2], 1)])
+def test_reduce_log_sum(axes: list[int] | None, keepdims: int) -> None:
+    x = rng_for("log-sum").uniform(0.1, 3.0, (3, 4, 5)).astype(F32)
+    check("ReduceLogSum", [x, None if axes is None else np.array(axes, np.int64)],
+          {"keepdims": keepdims})  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_space_to_depth(mode: str) -> None:
+    """DCR against onnxruntime; CRD (opset 28, which onnxruntime's SpaceToDepth
+    lacks) as the inverse of DepthToSpace's kernel (itself checked against it)."""
+    attrs = {"blocksize": 2, **({"mode": mode} if mode == "CRD" else {})}
+    x = randn(rng_for("s2d"), 2, 3, 4, 6)
+    if mode == "DCR":
+        check("SpaceToDepth", [x], attrs)
+    else:
+        (back,) = run_kernel("DepthToSpace", run_kernel("SpaceToDepth", [x], attrs), attrs)
+        np.testing.assert_array_equal(back, x)
+
+
+@pytest.mark.parametrize(("k", "dtype"), [(0, None), (1, 11), (-2, 6)])
+def test_eye_like(k: int, dtype: int | None) -> None:
+    attrs = {"k": k, **({} if dtype is None else {"dtype": dtype})}
+    check("EyeLike", [randn(rng_for("eye"), 4, 5)], attrs)
+
+
+@pytest.mark.parametrize(("batch_axis", "time_axis"), [(1, 0), (0, 1)])
+def test_reverse_sequence(batch_axis: int, time_axis: int) -> None:
+    x = randn(rng_for("rev"), 4, 4, 2)
+    lens = np.array([4, 1, 3, 2], np.int64)
+    check("ReverseSequence", [x, lens], {"batch_axis": batch_axis, "time_axis": time_axis})
+
+
+@pytest.mark.parametrize(("p", "axis"), [(1, -1), (2, 0), (2, 1)])
+def test_lp_normalization(p: int, axis: int) -> None:
+    x = randn(rng_for("lpnorm"), 3, 4, 2)
+    x[0, :, 0] = 0.0  # a zero norm along axis 1
+    check("LpNormalization", [x], {"p": p, "axis": axis}, opset=22)

@@ -42,3 +42,26 @@ func.func @one_hot(%i: tensor<2x3xi64>, %v: tensor<2xf32>) -> tensor<2x4x3xf32> 
 // CHECK:      %hot = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (0)>, affine_map<(d0, d1, d2) -> (1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%i, %v, %v : tensor<2x3xi64>, tensor<2xf32>, tensor<2xf32>)
 // CHECK:        arith.constant 4 : i64
 // CHECK:        linalg.index 1
+
+// ReverseSequence: a generic computes the time step each (time, batch)
+// position reads, then one gather along the time axis.
+func.func @reverse_sequence(%s: tensor<4x3x2xf32>, %lens: tensor<3xi64>) -> tensor<4x3x2xf32> {
+  %rev = graph.reverse_sequence %s, %lens : (tensor<4x3x2xf32>, tensor<3xi64>) -> tensor<4x3x2xf32>
+  func.return %rev : tensor<4x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @reverse_sequence
+// CHECK:      %[[STEPS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%lens : tensor<3xi64>)
+// CHECK:      %rev = ember_linalg.gather %s[%[[STEPS]]] {index_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>], data_map = affine_map<(d0, d1, d2)[s0] -> (s0, d1, d2)>} : tensor<4x3x2xf32>, tensor<4x3xi64> -> tensor<4x3x2xf32>
+
+// EyeLike: one parallel generic without inputs, 1 where column - row == k.
+func.func @eye_like(%m: tensor<4x5xi32>) -> tensor<4x5xf64> {
+  %eye = graph.eye_like %m {dtype = f64, k = 1 : i64} : (tensor<4x5xi32>) -> tensor<4x5xf64>
+  func.return %eye : tensor<4x5xf64>
+}
+
+// CHECK-LABEL: func.func @eye_like
+// CHECK:      %eye = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<4x5xf64>)
+// CHECK:        arith.subi
+// CHECK:        arith.constant 1 : i64
+// CHECK-NEXT:   arith.cmpi eq
