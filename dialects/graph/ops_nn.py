@@ -344,6 +344,10 @@ SPECS = [
                        int_attr("count_include_pad", 0),
                        ints_attr("kernel_shape", required=True)),
            summary="Average pooling over windows."),
+    OpSpec("LpPool", [one("X")], [one("Y")], pool,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
+                       ints_attr("kernel_shape", required=True), int_attr("p", 2)),
+           summary="The p-norm of each window: (sum of |x|^p) ^ (1/p), padding counting 0."),
     OpSpec("GlobalAveragePool", [one("X")], [one("Y")], global_pool,
            summary="Mean over all spatial dims, kept as size 1."),
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
@@ -405,6 +409,10 @@ class MaxPoolOp(GraphOp): ...
 
 @graph_op(SPECS)
 class AveragePoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LpPoolOp(GraphOp): ...
 
 
 @graph_op(SPECS)

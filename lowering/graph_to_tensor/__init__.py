@@ -25,7 +25,8 @@ function that lowers it:
   stride-1 convolution by that phase's taps, inserted with the stride into
   the whole output, then cropped. Otherwise it is a stride-1 convolution of
   its input spread out by the strides (a strided `tensor.insert_slice` into
-  a fill of 0) by the flipped kernel. MaxPool and AveragePool pad (NaN, which the max skips, or 0;
+  a fill of 0) by the flipped kernel. MaxPool, AveragePool and LpPool (a sum of
+  |x|^p, then its p-th root) pad (NaN, which the max skips, or 0;
   ceil_mode is extra high padding) and run one pooling generic (the window
   dims get their extent from a window-shaped `tensor.empty`), averages
   divided by the window size or, when windows see different numbers of

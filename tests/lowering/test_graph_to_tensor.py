@@ -738,6 +738,10 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("LpPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    case("LpPool", [_SIGNAL], {"kernel_shape": [3], "p": 3, "auto_pad": "SAME_UPPER"}, id="1d-p3"),
+    case("LpPool", [_IMAGE], {"kernel_shape": [2, 2], "p": 1, "dilations": [2, 2],
+                              "ceil_mode": 1, "strides": [2, 2]}, id="p1-dilated-ceil"),
     case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5), i64(0, 2)]),
     case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5)], {"keepdims": 0}, id="all"),
     *[case("SpaceToDepth", [randn(2, 3, 4, 6)], {"blocksize": 2, "mode": mode}, opset=28,

@@ -221,3 +221,14 @@ def test_lp_normalization(p: int, axis: int) -> None:
     x = randn(rng_for("lpnorm"), 3, 4, 2)
     x[0, :, 0] = 0.0  # a zero norm along axis 1
     check("LpNormalization", [x], {"p": p, "axis": axis}, opset=22)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [2, 2], "p": 3, "auto_pad": "SAME_UPPER"},
+    {"kernel_shape": [3], "p": 1, "strides": [2]},
+], ids=["2d-pads", "same-upper-p3", "1d-p1"])  # fmt: skip
+def test_lp_pool(attrs: dict[str, Any]) -> None:
+    rank = len(attrs["kernel_shape"])
+    x = randn(rng_for("lppool", rank), 1, 2, *[7] * rank)
+    check("LpPool", [x], attrs, tol=1e-4)

@@ -112,7 +112,7 @@ def conv_transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 
 def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
-    """Max or average pooling with ONNX output-size, ceil_mode and padding rules."""
+    """Max, average or sum pooling with ONNX output-size, ceil_mode and padding rules."""
     kernel = ints(attrs["kernel_shape"]) or []
     strides, dilations, extent, pads = _window_params(x, kernel, attrs)
     ceil_mode = bool(attrs.get("ceil_mode", 0)) and attrs.get("auto_pad", "NOTSET") == "NOTSET"
@@ -133,6 +133,8 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
     xp = np.pad(wide(x), spatial + full)
     axes = tuple(range(-len(kernel), 0))
     total = _windows(xp, extent, strides, dilations).sum(axis=axes)
+    if kind == "sum":
+        return total.astype(x.dtype)
     # Count of the elements a window averages: input (+ explicit pads) but never ceil overhang.
     include = bool(attrs.get("count_include_pad", 0))
     mask = np.ones((1, 1, *x.shape[2:]))
@@ -151,6 +153,15 @@ def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 @register("AveragePool")
 def average_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [_pool(np.asarray(inputs[0]), attrs, "avg")]
+
+
+@register("LpPool")
+def lp_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """(sum over each window of |x|^p) ^ (1/p); padding counts 0."""
+    x = np.asarray(inputs[0])
+    p = int(attrs.get("p", 2))
+    total = _pool(np.abs(wide(x)) ** p, attrs, "sum")
+    return [(total ** (1.0 / p)).astype(x.dtype)]
 
 
 def _global_pool(kind: str) -> Kernel:
