@@ -26,6 +26,7 @@ from ember.dialects.graph.spec import (
     float_attr,
     int_attr,
     ints_attr,
+    many,
     one,
     opt,
     string_attr,
@@ -304,6 +305,53 @@ def softmax(ctx: ShapeContext) -> list[TensorType]:
     return float_only(ctx)
 
 
+def einsum_terms(equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
+    """Each operand's subscripts and the result's, one letter per dim, with
+    `...` spelled out as capital letters the equation does not use. Without `->`, the result is the ellipsis dims, then the letters that
+    appear once, in alphabetical order (NumPy's rule)."""
+    equation = equation.replace(" ", "")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ranks):
+        raise ShapeError(f"equation {equation!r} has {len(terms)} operand(s), the op has "
+                         f"{len(ranks)}")  # fmt: skip
+    used = set(equation) - set(".,->")
+    fresh = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+    if any(not c.isalpha() for c in used):
+        raise ShapeError(f"equation {equation!r} has subscripts other than letters")
+    widest = max((r - len(t.replace("...", "")) for t, r in zip(terms, ranks) if "..." in t),
+                 default=0)  # fmt: skip
+    ellipsis = "".join(next(fresh) for _ in range(widest))
+    spelled = []
+    for term, rank in zip(terms, ranks):
+        count = rank - len(term.replace("...", ""))
+        if count < 0 or ("..." not in term and count):
+            raise ShapeError(f"subscripts {term!r} do not fit an operand of rank {rank}")
+        spelled.append(term.replace("...", ellipsis[widest - count :]))
+    if not arrow:
+        letters = "".join(spelled)
+        output = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                        and c not in ellipsis))  # fmt: skip
+    return spelled, output.replace("...", ellipsis)
+
+
+def einsum(ctx: ShapeContext) -> list[TensorType]:
+    types = ctx.types("Inputs")
+    shapes = [symbolic_shape(t) for t in types]
+    element_type = same_element_type(ctx, list(types))
+    terms, output = einsum_terms(ctx.attr("equation"), [len(s) for s in shapes])
+    sizes: dict[str, Dim] = {}
+    for term, shape in zip(terms, shapes):
+        for letter, size in zip(term, shape):
+            known = sizes.get(letter, 1)
+            if size != 1 and known != 1 and size != known:
+                raise ShapeError(f"subscript {letter!r} has sizes {known} and {size}")
+            sizes[letter] = size if known == 1 else known
+    if any(c not in sizes for c in output) or len(set(output)) != len(output):
+        raise ShapeError(f"result subscripts {output!r} must be distinct operand subscripts")
+    return result(element_type, [sizes[c] for c in output])
+
+
 def lp_normalization(ctx: ShapeContext) -> list[TensorType]:
     if ctx.attr("p") not in (1, 2):
         raise ShapeError(f"p must be 1 or 2, got {ctx.attr('p')}")
@@ -375,6 +423,10 @@ SPECS = [
            summary="alpha * op(A) @ op(B) + beta * C."),
     OpSpec("MatMul", [one("A"), one("B")], [one("Y")], matmul,
            summary="NumPy matmul: batched, broadcasting, 1-D operands promoted."),
+    OpSpec("Einsum", [many("Inputs")], [one("Output")], einsum,
+           attributes=(string_attr("equation"),),
+           summary="Einstein summation: products over shared subscripts, summed over those "
+                   "the result lacks."),
     OpSpec("Softmax", [one("input")], [one("output")], softmax,
            attributes=(int_attr("axis", -1),), summary="Softmax along one axis."),
     OpSpec("LogSoftmax", [one("input")], [one("output")], softmax,
@@ -445,6 +497,10 @@ class GemmOp(GraphOp): ...
 
 @graph_op(SPECS)
 class MatMulOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class EinsumOp(GraphOp): ...
 
 
 @graph_op(SPECS)

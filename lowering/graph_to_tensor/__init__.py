@@ -33,7 +33,9 @@ function that lowers it:
   elements, by a count computed with NumPy at compile time and passed as a
   `graph.constant`. 1-D windows are reshaped to N x C x 1 x L (filters
   F x C x 1 x K) and lowered as 2-D. Global pools are reductions.
-- contractions: Gemm and MatMul become `linalg.matmul` (rank 2), or a
+- contractions: Einsum is one multiply-accumulate generic over all its
+  subscripts (those the result lacks are reductions). Gemm and MatMul
+  become `linalg.matmul` (rank 2), or a
   multiply-accumulate generic with a leading batch dim (rank 3, after
   broadcast copies and `tensor.reshape`), with copy generics for transposes
   and a generic epilogue for alpha and beta * C.

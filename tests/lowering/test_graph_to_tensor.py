@@ -738,6 +738,13 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("Einsum", [randn(5, 2, 3), randn(5, 3, 4)], {"equation": "bij, bjk -> bik"}, opset=12,
+         id="batch-matmul"),
+    case("Einsum", [randn(3, 5, 5)], {"equation": "...ii->...i"}, opset=12, id="batch-diagonal"),
+    case("Einsum", [randn(3, 4), randn(4)], {"equation": "ij,j"}, opset=12, id="implicit"),
+    case("Einsum", [randn(2, 1, 3), randn(4, 3)], {"equation": "...k,jk->...j"}, opset=12,
+         id="broadcast-ellipsis"),
+    case("Einsum", [randn(3, 4)], {"equation": "ij->"}, opset=12, id="sum-all"),
     case("LpPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
     case("LpPool", [_SIGNAL], {"kernel_shape": [3], "p": 3, "auto_pad": "SAME_UPPER"}, id="1d-p3"),
     case("LpPool", [_IMAGE], {"kernel_shape": [2, 2], "p": 1, "dilations": [2, 2],
@@ -851,6 +858,7 @@ def test_opset17_model() -> None:
 COMPILED_CASES = [
     *INDEXED_CASES,
     *LOSS_CASES,
+    *[p for p in NEW_NN_CASES if p.values[0] == "Einsum"],
     *[p for p in POSITION_CASES if p.values[0] in ("TopK", "Hardmax") and "u64" not in p.id],
     *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],

@@ -232,3 +232,28 @@ def test_lp_pool(attrs: dict[str, Any]) -> None:
     rank = len(attrs["kernel_shape"])
     x = randn(rng_for("lppool", rank), 1, 2, *[7] * rank)
     check("LpPool", [x], attrs, tol=1e-4)
+
+
+@pytest.mark.parametrize(("equation", "shapes"), [
+    ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]),
+    ("...ii->...i", [(3, 5, 5)]),
+    ("ij,j", [(3, 4), (4,)]),
+    ("i,i", [(5,), (5,)]),
+    ("ij->ji", [(3, 4)]),
+    ("...k,jk->...j", [(2, 1, 3), (4, 3)]),
+], ids=["batch-matmul", "batch-diagonal", "implicit", "inner", "transpose", "ellipsis"])  # fmt: skip
+def test_einsum(equation: str, shapes: list[tuple[int, ...]]) -> None:
+    inputs = [randn(rng_for("einsum", equation, i), *s) for i, s in enumerate(shapes)]
+    check("Einsum", inputs, {"equation": equation})
+
+
+@pytest.mark.parametrize(("equation", "ranks", "terms", "output"), [
+    ("...ii ->...i", [3], ["Aii"], "Ai"),
+    ("ij,jk", [2, 2], ["ij", "jk"], "ik"),
+    ("...j,j...->...", [3, 2], ["ABj", "jB"], "AB"),
+], ids=["spaces", "implicit", "ellipsis-ranks"])  # fmt: skip
+def test_einsum_terms(equation: str, ranks: list[int], terms: list[str], output: str) -> None:
+    """Ellipses become fresh capital letters, right-aligned across operands."""
+    from ember.dialects.graph.ops_nn import einsum_terms
+
+    assert einsum_terms(equation, ranks) == (terms, output)

@@ -321,3 +321,10 @@ def lp_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     norm = np.linalg.norm(wide(x), ord=int(attrs.get("p", 2)), axis=axis, keepdims=True)
     with np.errstate(all="ignore"):
         return [np.where(norm == 0, 0.0, wide(x) / norm).astype(x.dtype)]
+
+
+@register("Einsum")
+def einsum(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    xs = [np.asarray(x) for x in inputs]
+    equation = str(attrs["equation"]).replace(" ", "")
+    return [np.asarray(np.einsum(equation, *[wide(x) for x in xs])).astype(xs[0].dtype)]
