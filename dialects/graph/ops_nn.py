@@ -395,7 +395,7 @@ SPECS = [
     OpSpec("LpPool", [one("X")], [one("Y")], pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        ints_attr("kernel_shape", required=True), int_attr("p", 2)),
-           summary="The p-norm of each window: (sum of |x|^p) ^ (1/p), padding counting 0."),
+           summary="The p-norm of each window, (sum of abs(x)^p)^(1/p); padding counts 0."),
     OpSpec("GlobalAveragePool", [one("X")], [one("Y")], global_pool,
            summary="Mean over all spatial dims, kept as size 1."),
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
