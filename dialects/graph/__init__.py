@@ -170,6 +170,7 @@ from ember.dialects.graph.ops_reduce import (
 )
 from ember.dialects.graph.ops_resize import ResizeOp
 from ember.dialects.graph.ops_tensor import (
+    CenterCropPadOp,
     ConcatOp,
     ConstantOfShapeOp,
     ConstantOp,
@@ -289,6 +290,7 @@ __all__ = [
     "CastOp",
     "CeilOp",
     "CeluOp",
+    "CenterCropPadOp",
     "ClipOp",
     "ConcatOp",
     "ConstantOfShapeOp",

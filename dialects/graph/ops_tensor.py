@@ -278,6 +278,25 @@ def reverse_sequence(ctx: ShapeContext) -> list[TensorType]:
     return [ctx.type("input")]
 
 
+def center_crop_pad(ctx: ShapeContext) -> list[TensorType]:
+    """input_data's shape with each of `axes` (default: all) set to `shape`'s value."""
+    data = list(ctx.shape("input_data"))
+    axes = ctx.attr("axes") or list(range(len(data)))
+    normalized = [ctx.normalize_axis(a, len(data)) for a in axes]
+    if len(set(normalized)) != len(axes):
+        raise ShapeError(f"axes {list(axes)} repeat an axis")
+    sizes = ctx.int_values("shape")
+    if sizes is None:
+        raise UnknownValueError("shape must be known at compile time")
+    if len(sizes) != len(axes):
+        raise ShapeError(f"shape has {len(sizes)} sizes for {len(axes)} axes")
+    for axis, size in zip(normalized, sizes):
+        if isinstance(size, int) and size < 0:
+            raise ShapeError(f"shape {sizes} must not be negative")
+        data[axis] = size
+    return result(ctx.element_type("input_data"), data)
+
+
 def _rank4(ctx: ShapeContext, name: str) -> tuple[int, int, int, int]:
     shape = ctx.shape(name)
     if len(shape) != 4:
@@ -711,6 +730,9 @@ SPECS = [
     OpSpec("DepthToSpace", [one("input")], [one("output")], depth_to_space,
            attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
            summary="Moves blocks of channels into spatial blocks (NCHW)."),
+    OpSpec("CenterCropPad", [one("input_data"), one("shape")], [one("output_data")],
+           center_crop_pad, attributes=(ints_attr("axes"),),
+           summary="Crops or zero-pads each of axes to the given size, keeping the center."),
     OpSpec("SpaceToDepth", [one("input")], [one("output")], space_to_depth,
            attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
            summary="Moves spatial blocks into channels (NCHW): DepthToSpace's inverse."),
@@ -811,6 +833,10 @@ class TileOp(GraphOp): ...
 
 @graph_op(SPECS)
 class DepthToSpaceOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CenterCropPadOp(GraphOp): ...
 
 
 @graph_op(SPECS)

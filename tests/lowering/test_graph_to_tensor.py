@@ -738,6 +738,8 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("CenterCropPad", [randn(20, 8, 3), i64(10, 11, 3)], opset=18),
+    case("CenterCropPad", [randn(3, 7, 4), i64(4, 9)], {"axes": [-2, -1]}, opset=18, id="axes"),
     case("Einsum", [randn(5, 2, 3), randn(5, 3, 4)], {"equation": "bij, bjk -> bik"}, opset=12,
          id="batch-matmul"),
     case("Einsum", [randn(3, 5, 5)], {"equation": "...ii->...i"}, opset=12, id="batch-diagonal"),

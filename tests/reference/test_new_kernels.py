@@ -132,16 +132,8 @@ def test_unary(op: str, x: np.ndarray, attrs: dict[str, Any], opset: int) -> Non
 ], ids=["f32-i32", "i64-f64", "i8-u8", "bool-u8"])  # fmt: skip
 def test_bit_cast(x: np.ndarray, to: Any) -> None:
     """Against ONNX's reference evaluator (onnxruntime lacks BitCast)."""
-    to_proto = helper.np_dtype_to_tensor_dtype(np.dtype(to))
-    node = helper.make_node("BitCast", ["x"], ["y"], to=to_proto)
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(x.dtype),
-                                                    x.shape)],
-        [helper.make_tensor_value_info("y", to_proto, x.shape)],
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
-    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
-    assert_same(run_kernel("BitCast", [x], {"to": to_proto}), [expected], 0)
+    attrs = {"to": helper.np_dtype_to_tensor_dtype(np.dtype(to))}
+    assert_same(run_kernel("BitCast", [x], attrs), _reference("BitCast", [x], attrs, 26), 0)
 
 
 _TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.5, 0.5, 0.5, 0.5, 0.5], [-1.0, 4.0, 2.0, 4.0, 0.0]],
@@ -257,3 +249,30 @@ def test_einsum_terms(equation: str, ranks: list[int], terms: list[str], output:
     from ember.dialects.graph.ops_nn import einsum_terms
 
     assert einsum_terms(equation, ranks) == (terms, output)
+
+
+def _reference(op_type: str, inputs: list[np.ndarray], attrs: dict[str, Any], opset: int) -> list:
+    """ONNX's reference evaluator on one node (for ops onnxruntime lacks)."""
+    names = [f"in{i}" for i in range(len(inputs))]
+    node = helper.make_node(op_type, names, ["out"], **attrs)
+    graph = helper.make_graph(
+        [node], op_type,
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
+         for n, x in zip(names, inputs)],
+        [helper.make_empty_tensor_value_info("out")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return ReferenceEvaluator(model).run(None, dict(zip(names, inputs)))
+
+
+@pytest.mark.parametrize(("shape", "target", "axes"), [
+    ((20, 8, 3), [10, 11, 3], None),
+    ((7, 4), [4, 9], None),
+    ((3, 20, 8), [10, 9], [-2, -1]),
+], ids=["crop-and-pad", "odd", "axes"])  # fmt: skip
+def test_center_crop_pad(shape: tuple[int, ...], target: list[int], axes: list[int] | None) -> None:
+    x = randn(rng_for("crop", shape), *shape)
+    inputs = [x, np.array(target, np.int64)]
+    attrs = {} if axes is None else {"axes": axes}
+    assert_same(run_kernel("CenterCropPad", inputs, attrs),
+                _reference("CenterCropPad", inputs, attrs, 18), 0)  # fmt: skip

@@ -330,3 +330,25 @@ def reverse_sequence(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         index[time_axis] = slice(0, int(length))
         y[tuple(index)] = np.flip(x[tuple(index)], axis=time_axis - int(batch_axis < time_axis))
     return [y]
+
+
+def center_crop_pad_extents(size: int, target: int) -> tuple[int, int, int]:
+    """(crop start, pad before, pad after) that take an axis of `size` to `target`,
+    centered (the extra element of an odd difference goes at the end)."""
+    if size >= target:
+        return (size - target) // 2, 0, 0
+    before = (target - size) // 2
+    return 0, before, target - size - before
+
+
+@register("CenterCropPad")
+def center_crop_pad(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, shape = np.asarray(inputs[0]), ints(inputs[1]) or []
+    axes = [norm_axis(a, x.ndim) for a in (ints(attrs.get("axes")) or range(x.ndim))]
+    crop: list[Any] = [slice(None)] * x.ndim
+    pads = [(0, 0)] * x.ndim
+    for axis, target in zip(axes, shape):
+        start, before, after = center_crop_pad_extents(x.shape[axis], target)
+        crop[axis] = slice(start, start + min(target, x.shape[axis]))
+        pads[axis] = (before, after)
+    return [np.pad(x[tuple(crop)], pads)]
