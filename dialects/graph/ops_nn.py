@@ -232,6 +232,14 @@ def instance_norm(ctx: ShapeContext) -> list[TensorType]:
     return _per_channel(ctx, ("scale", "B"))
 
 
+def group_norm(ctx: ShapeContext) -> list[TensorType]:
+    """scale and bias per channel (opset 21); the channels split into num_groups."""
+    channels, groups = ctx.shape("X")[1] if ctx.rank("X") >= 2 else DYNAMIC, ctx.attr("num_groups")
+    if groups < 1 or (channels != DYNAMIC and channels % groups):
+        raise ShapeError(f"num_groups ({groups}) must divide the channels ({channels})")
+    return _per_channel(ctx, ("scale", "bias"))
+
+
 def layer_norm(ctx: ShapeContext) -> list[TensorType]:
     x = ctx.shape("X")
     axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
@@ -409,6 +417,11 @@ SPECS = [
     OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
            instance_norm, attributes=(float_attr("epsilon", 1e-5),),
            summary="Normalises each (N, C) plane over its spatial dims."),
+    OpSpec("GroupNormalization", [one("X"), one("scale"), one("bias")], [one("Y")], group_norm,
+           attributes=(float_attr("epsilon", 1e-5), int_attr("num_groups", required=True),
+                       int_attr("stash_type", 1)),
+           summary="Normalises each group of channels of each sample; then scale and bias "
+                   "per channel."),
     OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")], [one("Y")], layer_norm,
            attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
                        int_attr("stash_type", 1)),
@@ -481,6 +494,10 @@ class BatchNormalizationOp(GraphOp): ...
 
 @graph_op(SPECS)
 class InstanceNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GroupNormalizationOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -14,6 +14,7 @@ from xdsl.ir import Attribute, SSAValue
 from ember.dialects.graph import (
     BatchNormalizationOp,
     GraphOp,
+    GroupNormalizationOp,
     InstanceNormalizationOp,
     LayerNormalizationOp,
     LogSoftmaxOp,
@@ -109,6 +110,31 @@ def _lower_instance_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
     inputs = [x, mean, var, *op.operands[1:]]
     maps = [_identity(rank), stats, stats, channel, channel]
     return [e.parallel(inputs, shape, t, body, maps=maps)]
+
+
+def _lower_group_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshaped to (N, groups, the rest): moments over the rest, normalised,
+    reshaped back; then scale and bias per channel. The statistics are in f32
+    for narrower inputs when stash_type is 1."""
+    x, scale, bias = op.operands
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    groups = op.attr("num_groups")
+    ct = f32 if op.attr("stash_type") == 1 and _bits(t) < 32 else t
+    grouped_shape = [shape[0], groups, math.prod(shape[1:]) // groups]
+    grouped = e.reshape(x, grouped_shape)
+    mean, var = _moments(e, grouped, [2], ct)
+    eps = op.attr("epsilon")
+
+    def normalize(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.convert(_normalize(b, b.convert(a[0], ct), a[1], a[2], eps), t)
+
+    stats = _dims_map(3, [0, 1])
+    y = e.parallel([grouped, mean, var], grouped_shape, t, normalize,
+                   maps=[_identity(3), stats, stats])  # fmt: skip
+    channel = _dims_map(rank, [1])
+    return [e.parallel([e.reshape(y, shape), scale, bias], shape, t,
+                       lambda b, a: b.add(b.mul(a[0], a[1]), a[2]),
+                       maps=[_identity(rank), channel, channel])]  # fmt: skip
 
 
 def _lower_layer_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -214,12 +240,14 @@ def _lower_lp_normalization(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 class NormalizationPattern(FamilyPattern):
-    """Batch, instance and layer normalisation, LRN, Softmax and LogSoftmax."""
+    """Batch, instance, group and layer normalisation, LRN, Softmax, LogSoftmax
+    and LpNormalization."""
 
     lowerings = {
         BatchNormalizationOp: _lower_batch_norm,
         InstanceNormalizationOp: _lower_instance_norm,
         LayerNormalizationOp: _lower_layer_norm,
+        GroupNormalizationOp: _lower_group_norm,
         LRNOp: _lower_lrn,
         SoftmaxOp: _lower_softmax,
         LogSoftmaxOp: _lower_softmax,

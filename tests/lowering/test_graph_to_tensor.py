@@ -738,6 +738,9 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("GroupNormalization", [randn(3, 4, 2, 2), randn(4), randn(4)], {"num_groups": 2}),
+    case("GroupNormalization", [randn(2, 6, 5), randn(6), randn(6)],
+         {"num_groups": 3, "epsilon": 1e-2}, id="1d"),
     case("CenterCropPad", [randn(20, 8, 3), i64(10, 11, 3)], opset=18),
     case("CenterCropPad", [randn(3, 7, 4), i64(4, 9)], {"axes": [-2, -1]}, opset=18, id="axes"),
     case("Einsum", [randn(5, 2, 3), randn(5, 3, 4)], {"equation": "bij, bjk -> bik"}, opset=12,

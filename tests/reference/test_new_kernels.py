@@ -276,3 +276,12 @@ def test_center_crop_pad(shape: tuple[int, ...], target: list[int], axes: list[i
     attrs = {} if axes is None else {"axes": axes}
     assert_same(run_kernel("CenterCropPad", inputs, attrs),
                 _reference("CenterCropPad", inputs, attrs, 18), 0)  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "groups"), [((3, 4, 2, 2), 2), ((2, 6, 5), 3), ((2, 4, 3), 4)])
+def test_group_normalization(shape: tuple[int, ...], groups: int) -> None:
+    rng = rng_for("group-norm", shape)
+    inputs = [randn(rng, *shape), randn(rng, shape[1]), randn(rng, shape[1])]
+    attrs = {"num_groups": groups, "epsilon": 1e-3}
+    expected = _reference("GroupNormalization", inputs, attrs, 21)
+    assert_same(run_kernel("GroupNormalization", inputs, attrs), expected, 1e-5)

@@ -328,3 +328,18 @@ def einsum(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     xs = [np.asarray(x) for x in inputs]
     equation = str(attrs["equation"]).replace(" ", "")
     return [np.asarray(np.einsum(equation, *[wide(x) for x in xs])).astype(xs[0].dtype)]
+
+
+@register("GroupNormalization")
+def group_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each sample's channels in num_groups groups, each normalised over its
+    channels and spatial positions; then scale and bias per channel."""
+    x, scale, bias = (np.asarray(v) for v in inputs[:3])
+    n, c = x.shape[:2]
+    groups = int(attrs["num_groups"])
+    grouped = wide(x).reshape(n, groups, -1)
+    mean = grouped.mean(axis=2, keepdims=True)
+    var = ((grouped - mean) ** 2).mean(axis=2, keepdims=True)
+    y = ((grouped - mean) / np.sqrt(var + float(attrs.get("epsilon", 1e-5)))).reshape(x.shape)
+    per_channel = (1, c) + (1,) * (x.ndim - 2)
+    return [(y * scale.reshape(per_channel) + bias.reshape(per_channel)).astype(x.dtype)]

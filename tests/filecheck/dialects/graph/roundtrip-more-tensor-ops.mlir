@@ -2,10 +2,10 @@
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // ReduceLogSum, SpaceToDepth (mode), LpNormalization, EyeLike (dtype, k),
-// ReverseSequence (time axis 0, batch axis 1 by default), LpPool and
-// CenterCropPad (shape a constant operand, axes).
+// ReverseSequence (time axis 0, batch axis 1 by default), LpPool,
+// CenterCropPad (shape a constant operand, axes) and GroupNormalization.
 
-func.func @more(%x: tensor<2x3x4x6xf32>, %m: tensor<4x5xi32>, %s: tensor<4x3x2xf32>, %lens: tensor<3xi64>) -> (tensor<2x3x1x1xf32>, tensor<2x12x2x3xf32>, tensor<2x3x4x6xf32>, tensor<4x5xf64>, tensor<4x3x2xf32>, tensor<2x3x2x3xf32>, tensor<4x3x4x9xf32>) {
+func.func @more(%x: tensor<2x3x4x6xf32>, %m: tensor<4x5xi32>, %s: tensor<4x3x2xf32>, %lens: tensor<3xi64>, %gs: tensor<3xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x12x2x3xf32>, tensor<2x3x4x6xf32>, tensor<4x5xf64>, tensor<4x3x2xf32>, tensor<2x3x2x3xf32>, tensor<4x3x4x9xf32>, tensor<2x3x4x6xf32>) {
   %axes = graph.constant dense<[2, 3]> : tensor<2xi64>
   %log_sum = graph.reduce_log_sum %x, axes %axes : (tensor<2x3x4x6xf32>, tensor<2xi64>) -> tensor<2x3x1x1xf32>
   %blocks = graph.space_to_depth %x {blocksize = 2 : i64, mode = "CRD"} : (tensor<2x3x4x6xf32>) -> tensor<2x12x2x3xf32>
@@ -15,7 +15,8 @@ func.func @more(%x: tensor<2x3x4x6xf32>, %m: tensor<4x5xi32>, %s: tensor<4x3x2xf
   %lp = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, p = 3 : i64} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>
   %sizes = graph.constant dense<[4, 9]> : tensor<2xi64>
   %crop = graph.center_crop_pad %x, %sizes {axes = array<i64: 0, -1>} : (tensor<2x3x4x6xf32>, tensor<2xi64>) -> tensor<4x3x4x9xf32>
-  func.return %log_sum, %blocks, %l1, %eye, %rev, %lp, %crop : tensor<2x3x1x1xf32>, tensor<2x12x2x3xf32>, tensor<2x3x4x6xf32>, tensor<4x5xf64>, tensor<4x3x2xf32>, tensor<2x3x2x3xf32>, tensor<4x3x4x9xf32>
+  %gn = graph.group_normalization %x, %gs, %gs {num_groups = 3 : i64} : (tensor<2x3x4x6xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x6xf32>
+  func.return %log_sum, %blocks, %l1, %eye, %rev, %lp, %crop, %gn : tensor<2x3x1x1xf32>, tensor<2x12x2x3xf32>, tensor<2x3x4x6xf32>, tensor<4x5xf64>, tensor<4x3x2xf32>, tensor<2x3x2x3xf32>, tensor<4x3x4x9xf32>, tensor<2x3x4x6xf32>
 }
 
 // CHECK:      %axes = graph.constant dense<[2, 3]> : tensor<2xi64>
@@ -27,3 +28,4 @@ func.func @more(%x: tensor<2x3x4x6xf32>, %m: tensor<4x5xi32>, %s: tensor<4x3x2xf
 // CHECK-NEXT: %lp = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, p = 3 : i64} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>
 // CHECK-NEXT: %sizes = graph.constant dense<[4, 9]> : tensor<2xi64>
 // CHECK-NEXT: %crop = graph.center_crop_pad %x, %sizes {axes = array<i64: 0, -1>} : (tensor<2x3x4x6xf32>, tensor<2xi64>) -> tensor<4x3x4x9xf32>
+// CHECK-NEXT: %gn = graph.group_normalization %x, %gs, %gs {num_groups = 3 : i64} : (tensor<2x3x4x6xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x6xf32>
