@@ -132,6 +132,7 @@ from ember.dialects.graph.ops_nn import (
     BatchNormalizationOp,
     ConvOp,
     ConvTransposeOp,
+    DetOp,
     EinsumOp,
     FlattenOp,
     GemmOp,
@@ -147,6 +148,7 @@ from ember.dialects.graph.ops_nn import (
     LRNOp,
     MatMulOp,
     MaxPoolOp,
+    MeanVarianceNormalizationOp,
     SoftmaxOp,
 )
 from ember.dialects.graph.ops_qlinear import QGemmOp, QLinearConvOp, QLinearMatMulOp
@@ -305,6 +307,7 @@ __all__ = [
     "CumProdOp",
     "CumSumOp",
     "DepthToSpaceOp",
+    "DetOp",
     "DivOp",
     "DropoutOp",
     "EinsumOp",
@@ -352,6 +355,7 @@ __all__ = [
     "MaxPoolNHWCOp",
     "MaxPoolOp",
     "MeanOp",
+    "MeanVarianceNormalizationOp",
     "MinOp",
     "MishOp",
     "ModOp",

@@ -240,6 +240,22 @@ def group_norm(ctx: ShapeContext) -> list[TensorType]:
     return _per_channel(ctx, ("scale", "bias"))
 
 
+def mean_variance_norm(ctx: ShapeContext) -> list[TensorType]:
+    rank = ctx.rank("X")
+    axes = [ctx.normalize_axis(a, rank, "axes") for a in ctx.attr("axes")]
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"axes {list(ctx.attr('axes'))} repeat an axis")
+    return float_only(ctx)
+
+
+def determinant(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("X")
+    if len(shape) < 2 or not dims_compatible(shape[-1], shape[-2]):
+        raise ShapeError(f"X must be square matrices (..., M, M), got {format_shape(shape)}")
+    float_only(ctx)
+    return result(ctx.element_type("X"), shape[:-2])
+
+
 def layer_norm(ctx: ShapeContext) -> list[TensorType]:
     x = ctx.shape("X")
     axis = ctx.normalize_axis(ctx.attr("axis"), len(x))
@@ -422,6 +438,11 @@ SPECS = [
                        int_attr("stash_type", 1)),
            summary="Normalises each group of channels of each sample; then scale and bias "
                    "per channel."),
+    OpSpec("MeanVarianceNormalization", [one("X")], [one("Y")], mean_variance_norm,
+           attributes=(ints_attr("axes", [0, 2, 3]),),
+           summary="(X - mean) / (standard deviation + 1e-9), both over axes."),
+    OpSpec("Det", [one("X")], [one("Y")], determinant,
+           summary="The determinant of each square matrix of the last two dims."),
     OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")], [one("Y")], layer_norm,
            attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
                        int_attr("stash_type", 1)),
@@ -498,6 +519,14 @@ class InstanceNormalizationOp(GraphOp): ...
 
 @graph_op(SPECS)
 class GroupNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MeanVarianceNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DetOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -34,13 +34,16 @@ function that lowers it:
   `graph.constant`. 1-D windows are reshaped to N x C x 1 x L (filters
   F x C x 1 x K) and lowered as 2-D. Global pools are reductions.
 - contractions: Einsum is one multiply-accumulate generic over all its
-  subscripts (those the result lacks are reductions). Gemm and MatMul
+  subscripts (those the result lacks are reductions); Det (matrices up to
+  5 x 5) sums the signed products of every permutation (Leibniz). Gemm and MatMul
   become `linalg.matmul` (rank 2), or a
   multiply-accumulate generic with a leading batch dim (rank 3, after
   broadcast copies and `tensor.reshape`), with copy generics for transposes
   and a generic epilogue for alpha and beta * C.
-- normalisation: BatchNormalization, InstanceNormalization and
-  LayerNormalization (mean and variance reductions), LRN (window sum over
+- normalisation: BatchNormalization, InstanceNormalization,
+  GroupNormalization (over a reshape to N x groups x rest),
+  MeanVarianceNormalization and LayerNormalization (mean and variance
+  reductions), LpNormalization (a norm reduction), LRN (window sum over
   zero-padded channels), Softmax/LogSoftmax (max, sum of exp, divide or log).
 - reductions: ReduceX is a `linalg.fill` of the neutral element and one
   reduction generic, then a generic for Mean, L2 and LogSumExp; ArgMax and

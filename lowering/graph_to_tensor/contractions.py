@@ -1,7 +1,8 @@
-"""Graph-to-tensor lowering of the contractions family: Gemm, MatMul, Einsum."""
+"""Graph-to-tensor lowering of the contractions family: Gemm, MatMul, Einsum, Det."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -9,6 +10,7 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 
 from ember.dialects.graph import (
+    DetOp,
     EinsumOp,
     GemmOp,
     GraphOp,
@@ -139,9 +141,46 @@ def _lower_einsum(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return e.generic(operands, [e.fill(0, _shape(result), t)], maps, iterators, body)
 
 
-class ContractionPattern(FamilyPattern):
-    """Gemm, MatMul and Einsum."""
+MAX_DETERMINANT_SIZE = 5
+"""Det expands its matrices' permutations (5! = 120 products at most)."""
 
-    lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul, EinsumOp: _lower_einsum}
-    checks = {GemmOp: _check_gemm, MatMulOp: _check_matmul}
+
+def _lower_det(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Leibniz's formula: one parallel generic over the batch dims reading each
+    matrix element at constant indices, summing the signed products of every
+    permutation."""
+    x = op.operands[0]
+    shape, t = _shape(x), _elem(x)
+    size, batch = shape[-1], len(shape) - 2
+    assert isinstance(size, int)
+    dims = [_dim(d) for d in range(batch)]
+    cells = [(i, j) for i in range(size) for j in range(size)]
+    maps = [_map(batch, [*dims, i, j]) for i, j in cells]
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        total = b.const(0, t)
+        for perm in itertools.permutations(range(size)):
+            term = a[cells.index((0, perm[0]))]
+            for i in range(1, size):
+                term = b.mul(term, a[cells.index((i, perm[i]))])
+            inversions = sum(perm[i] > perm[j] for i in range(size) for j in range(i + 1, size))
+            total = b.sub(total, term) if inversions % 2 else b.add(total, term)
+        return total
+
+    return [e.parallel([x] * len(cells), shape[:-2], t, body, maps=maps)]
+
+
+def _check_det(op: GraphOp) -> str | None:
+    size = _shape(op.operands[0])[-1]
+    if not isinstance(size, int) or size > MAX_DETERMINANT_SIZE:
+        return f"matrices larger than {MAX_DETERMINANT_SIZE} x {MAX_DETERMINANT_SIZE}"
+    return None
+
+
+class ContractionPattern(FamilyPattern):
+    """Gemm, MatMul, Einsum and Det."""
+
+    lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul, EinsumOp: _lower_einsum,
+                 DetOp: _lower_det}  # fmt: skip
+    checks = {GemmOp: _check_gemm, MatMulOp: _check_matmul, DetOp: _check_det}
     symbolic = frozenset({GemmOp, MatMulOp})

@@ -20,6 +20,7 @@ from ember.dialects.graph import (
     LogSoftmaxOp,
     LpNormalizationOp,
     LRNOp,
+    MeanVarianceNormalizationOp,
     SoftmaxOp,
 )
 from ember.lowering.graph_to_tensor.common import (
@@ -137,6 +138,21 @@ def _lower_group_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
                        maps=[_identity(rank), channel, channel])]  # fmt: skip
 
 
+def _lower_mean_variance_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Moments over axes; (x - mean) / (sqrt(variance) + 1e-9)."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axes = sorted({_normalize_axis(a, rank) for a in op.attr("axes")})
+    mean, var = _moments(e, x, axes, t)
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        std = b.add(b.math(xmath.SqrtOp, a[2]), b.const(1e-9, t))
+        return b.div(b.sub(a[0], a[1]), std)
+
+    stats = _dims_map(rank, [i for i in range(rank) if i not in axes])
+    return [e.parallel([x, mean, var], shape, t, body, maps=[_identity(rank), stats, stats])]
+
+
 def _lower_layer_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Moments over dims [axis, rank), then * Scale (+ B), both broadcast. The
     statistics are computed in f32 for narrower inputs when stash_type is 1."""
@@ -248,6 +264,7 @@ class NormalizationPattern(FamilyPattern):
         InstanceNormalizationOp: _lower_instance_norm,
         LayerNormalizationOp: _lower_layer_norm,
         GroupNormalizationOp: _lower_group_norm,
+        MeanVarianceNormalizationOp: _lower_mean_variance_norm,
         LRNOp: _lower_lrn,
         SoftmaxOp: _lower_softmax,
         LogSoftmaxOp: _lower_softmax,

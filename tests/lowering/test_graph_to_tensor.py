@@ -738,6 +738,11 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("MeanVarianceNormalization", [randn(3, 3, 3, 1)]),
+    case("MeanVarianceNormalization", [randn(2, 3, 4)], {"axes": [1, 2]}, id="axes"),
+    case("Det", [randn(2, 2)], id="2x2"),
+    case("Det", [randn(3, 3, 3)], id="batch-3x3"),
+    case("Det", [randn(2, 1, 4, 4)], id="4x4"),
     case("GroupNormalization", [randn(3, 4, 2, 2), randn(4), randn(4)], {"num_groups": 2}),
     case("GroupNormalization", [randn(2, 6, 5), randn(6), randn(6)],
          {"num_groups": 3, "epsilon": 1e-2}, id="1d"),
@@ -1086,3 +1091,11 @@ def test_fused_groups_become_kernels() -> None:
     got = run_tensor_module(module, feeds)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_large_determinants_are_refused() -> None:
+    """Det expands permutations: past 5 x 5 it is a diagnostic naming the op."""
+    model, _ = single_node_model("Det", [randn(6, 6)], {}, 1, 21)
+    module = ember.import_onnx(model)
+    with pytest.raises(DiagnosticException, match=r"graph.det \(matrices larger than 5 x 5\)"):
+        lower(module)

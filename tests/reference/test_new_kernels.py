@@ -285,3 +285,14 @@ def test_group_normalization(shape: tuple[int, ...], groups: int) -> None:
     attrs = {"num_groups": groups, "epsilon": 1e-3}
     expected = _reference("GroupNormalization", inputs, attrs, 21)
     assert_same(run_kernel("GroupNormalization", inputs, attrs), expected, 1e-5)
+
+
+@pytest.mark.parametrize("axes", [None, [1, 2]])
+def test_mean_variance_normalization(axes: list[int] | None) -> None:
+    x = randn(rng_for("mvn"), 3, 4, 5, 2)
+    check("MeanVarianceNormalization", [x], {} if axes is None else {"axes": axes}, tol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 3, 3), (2, 4, 4)])
+def test_det(shape: tuple[int, ...]) -> None:
+    check("Det", [randn(rng_for("det", shape), *shape)], tol=1e-4)

@@ -343,3 +343,20 @@ def group_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     y = ((grouped - mean) / np.sqrt(var + float(attrs.get("epsilon", 1e-5)))).reshape(x.shape)
     per_channel = (1, c) + (1,) * (x.ndim - 2)
     return [(y * scale.reshape(per_channel) + bias.reshape(per_channel)).astype(x.dtype)]
+
+
+@register("MeanVarianceNormalization")
+def mean_variance_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """(X - mean) / (sqrt(mean(X^2) - mean^2) + 1e-9) over ``axes``: ONNX's function body."""
+    x = np.asarray(inputs[0])
+    axes = tuple(norm_axis(a, x.ndim) for a in ints(attrs.get("axes", [0, 2, 3])) or [])
+    w = wide(x)
+    mean = w.mean(axis=axes, keepdims=True)
+    std = np.sqrt((w * w).mean(axis=axes, keepdims=True) - mean * mean)
+    return [((w - mean) / (std + 1e-9)).astype(x.dtype)]
+
+
+@register("Det")
+def det(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    return [np.asarray(np.linalg.det(wide(x))).astype(x.dtype)]
