@@ -217,41 +217,40 @@ def tile(ctx: ShapeContext) -> list[TensorType]:
     )
 
 
-def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
+def _block_move(ctx: ShapeContext) -> tuple[int, int, int, int, int]:
+    """DepthToSpace's and SpaceToDepth's NCHW input and their checked blocksize."""
     n, c, h, w = _rank4(ctx, "input")
     block = ctx.attr("blocksize")
     if block < 1:
         raise ShapeError(f"blocksize must be positive, got {block}")
     if ctx.attr("mode") not in ("DCR", "CRD"):
         raise ShapeError(f"mode must be DCR or CRD, got '{ctx.attr('mode')}'")
+    return n, c, h, w, block
+
+
+def _scaled(d: int, factor: int) -> int:
+    return DYNAMIC if d == DYNAMIC else d * factor
+
+
+def _divided(d: int, factor: int) -> int:
+    return DYNAMIC if d == DYNAMIC else d // factor
+
+
+def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
+    n, c, h, w, block = _block_move(ctx)
     if c != DYNAMIC and c % (block * block):
         raise ShapeError(f"channels ({c}) must be divisible by blocksize^2 ({block * block})")
-
-    def scaled(d: int, factor: int) -> int:
-        return DYNAMIC if d == DYNAMIC else d * factor
-
-    depth = DYNAMIC if c == DYNAMIC else c // (block * block)
-    return result(ctx.element_type("input"), [n, depth, scaled(h, block), scaled(w, block)])
+    depth = _divided(c, block * block)
+    return result(ctx.element_type("input"), [n, depth, _scaled(h, block), _scaled(w, block)])
 
 
 def space_to_depth(ctx: ShapeContext) -> list[TensorType]:
-    n, c, h, w = _rank4(ctx, "input")
-    block = ctx.attr("blocksize")
-    if block < 1:
-        raise ShapeError(f"blocksize must be positive, got {block}")
-    if ctx.attr("mode") not in ("DCR", "CRD"):
-        raise ShapeError(f"mode must be DCR or CRD, got '{ctx.attr('mode')}'")
+    n, c, h, w, block = _block_move(ctx)
     for name, d in (("height", h), ("width", w)):
         if d != DYNAMIC and d % block:
             raise ShapeError(f"{name} ({d}) must be divisible by blocksize ({block})")
-
-    def scaled(d: int, factor: int) -> int:
-        return DYNAMIC if d == DYNAMIC else d * factor
-
-    def divided(d: int) -> int:
-        return DYNAMIC if d == DYNAMIC else d // block
-
-    return result(ctx.element_type("input"), [n, scaled(c, block * block), divided(h), divided(w)])
+    spatial = [_divided(h, block), _divided(w, block)]
+    return result(ctx.element_type("input"), [n, _scaled(c, block * block), *spatial])
 
 
 def eye_like(ctx: ShapeContext) -> list[TensorType]:
