@@ -148,6 +148,7 @@ from ember.dialects.graph.ops_nn import (
     LRNOp,
     MatMulOp,
     MaxPoolOp,
+    MaxUnpoolOp,
     MeanVarianceNormalizationOp,
     SoftmaxOp,
 )
@@ -354,6 +355,7 @@ __all__ = [
     "MaxPoolNCHWcOp",
     "MaxPoolNHWCOp",
     "MaxPoolOp",
+    "MaxUnpoolOp",
     "MeanOp",
     "MeanVarianceNormalizationOp",
     "MinOp",

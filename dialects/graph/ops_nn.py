@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
@@ -15,6 +15,7 @@ from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
+    UnknownValueError,
     broadcast_shapes,
     dims_compatible,
     require_at_least,
@@ -199,6 +200,46 @@ def pool(ctx: ShapeContext) -> list[TensorType]:
         # Runtime refuses such pads, and so does Ember.
         raise ShapeError(f"pads {list(pads)} must be smaller than kernel_shape {list(kernel)}")
     return result(ctx.element_type("X"), [x[0], x[1], *spatial])
+
+
+def unpooled_shape(
+    shape: Sequence[Dim], kernel: Sequence[int], strides: Sequence[int] | None,
+    pads: Sequence[int] | None,
+) -> list[Dim]:  # fmt: skip
+    """MaxUnpool's default output shape: each spatial dim (in - 1) * stride +
+    kernel - pads; MaxPool's indices address a tensor of this shape."""
+    spatial = len(shape) - 2
+    strides = strides or [1] * spatial
+    pads = pads or [0] * (2 * spatial)
+    out = [DYNAMIC if d == DYNAMIC else (d - 1) * s + k - pads[i] - pads[i + spatial]
+           for i, (d, s, k) in enumerate(zip(shape[2:], strides, kernel))]  # fmt: skip
+    return [shape[0], shape[1], *out]
+
+
+def max_unpool(ctx: ShapeContext) -> list[TensorType]:
+    """output_shape's value (at least the default shape), else the default
+    shape (`unpooled_shape`)."""
+    x = ctx.shape("X")
+    if len(x) < 3:
+        raise ShapeError(f"X must have rank >= 3, got {format_shape(x)}")
+    indices = ctx.shape("I")
+    if (
+        ctx.element_type("I") != i64
+        or len(indices) != len(x)
+        or not all(dims_compatible(a, b) for a, b in zip(indices, x))
+    ):
+        raise ShapeError(f"I must be i64 indices of X's shape, got {ctx.type('I')}")
+    default = unpooled_shape(x, ctx.attr("kernel_shape"), ctx.attr("strides"), ctx.attr("pads"))
+    if not ctx.has("output_shape"):
+        return result(ctx.element_type("X"), default)
+    shape = ctx.int_values("output_shape")
+    if shape is None:
+        raise UnknownValueError("output_shape must be known at compile time")
+    if len(shape) != len(x) or any(
+        isinstance(s, int) and isinstance(d, int) and s < d for s, d in zip(shape, default)
+    ):
+        raise ShapeError(f"output_shape {shape} must have rank {len(x)} and hold {default}")
+    return result(ctx.element_type("X"), shape)
 
 
 def global_pool(ctx: ShapeContext) -> list[TensorType]:
@@ -420,6 +461,10 @@ SPECS = [
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        ints_attr("kernel_shape", required=True), int_attr("p", 2)),
            summary="The p-norm of each window, (sum of abs(x)^p)^(1/p); padding counts 0."),
+    OpSpec("MaxUnpool", [one("X"), one("I"), opt("output_shape")], [one("output")], max_unpool,
+           attributes=(ints_attr("kernel_shape", required=True), ints_attr("pads"),
+                       ints_attr("strides")),
+           summary="Zeros with each value of X put at its (flat) index in I: MaxPool undone."),
     OpSpec("GlobalAveragePool", [one("X")], [one("Y")], global_pool,
            summary="Mean over all spatial dims, kept as size 1."),
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
@@ -499,6 +544,10 @@ class AveragePoolOp(GraphOp): ...
 
 @graph_op(SPECS)
 class LpPoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxUnpoolOp(GraphOp): ...
 
 
 @graph_op(SPECS)

@@ -738,6 +738,12 @@ BIT_CASES = [
 ]
 
 NEW_NN_CASES = [
+    case("MaxUnpool", [randn(1, 2, 2, 2), np.array([[[[0, 3], [9, 14]], [[17, 22], [24, 31]]]],
+                                                    np.int64)],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    case("MaxUnpool", [randn(1, 1, 2, 2), np.array([[[[5, 7], [13, 15]]]], np.int64),
+                       Const(np.array([1, 1, 5, 5], np.int64))],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}, id="output-shape"),
     case("MeanVarianceNormalization", [randn(3, 3, 3, 1)]),
     case("MeanVarianceNormalization", [randn(2, 3, 4)], {"axes": [1, 2]}, id="axes"),
     case("Det", [randn(2, 2)], id="2x2"),
@@ -868,6 +874,7 @@ def test_opset17_model() -> None:
 COMPILED_CASES = [
     *INDEXED_CASES,
     *LOSS_CASES,
+    *[p for p in NEW_NN_CASES if p.values[0] == "MaxUnpool" and "output-shape" not in p.id],
     *[p for p in NEW_NN_CASES if p.values[0] == "Einsum"],
     *[p for p in POSITION_CASES if p.values[0] in ("TopK", "Hardmax") and "u64" not in p.id],
     *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],

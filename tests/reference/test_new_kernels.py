@@ -296,3 +296,22 @@ def test_mean_variance_normalization(axes: list[int] | None) -> None:
 @pytest.mark.parametrize("shape", [(2, 2), (3, 3, 3), (2, 4, 4)])
 def test_det(shape: tuple[int, ...]) -> None:
     check("Det", [randn(rng_for("det", shape), *shape)], tol=1e-4)
+
+
+def test_max_unpool() -> None:
+    """Indices as MaxPool gives them (flat, into the default 4 x 4 shape)."""
+    x = randn(rng_for("unpool"), 1, 2, 2, 2)
+    indices = np.array([[[[0, 3], [9, 14]], [[17, 22], [24, 31]]]], np.int64)
+    check("MaxUnpool", [x, indices], {"kernel_shape": [2, 2], "strides": [2, 2]})
+
+
+def test_max_unpool_to_a_larger_output_shape() -> None:
+    """ONNX's rule (its reference evaluator and the conformance data, not
+    onnxruntime's): the indices address the default shape, which is then
+    zero-padded at the end of each axis up to output_shape."""
+    x = randn(rng_for("unpool-shape"), 1, 2, 2, 2)
+    indices = np.array([[[[0, 3], [9, 14]], [[17, 22], [24, 31]]]], np.int64)
+    inputs = [x, indices, np.array([1, 2, 5, 6], np.int64)]
+    attrs = {"kernel_shape": [2, 2], "strides": [2, 2]}
+    assert_same(run_kernel("MaxUnpool", inputs, attrs), _reference("MaxUnpool", inputs, attrs, 22),
+                0)  # fmt: skip

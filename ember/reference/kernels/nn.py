@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ember.dialects.graph.ops_nn import transposed_pads
+from ember.dialects.graph.ops_nn import transposed_pads, unpooled_shape
 from ember.dialects.graph.ops_resize import Sampling, resize_plan, resize_targets
 
 from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
@@ -360,3 +360,27 @@ def mean_variance_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray
 def det(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x = np.asarray(inputs[0])
     return [np.asarray(np.linalg.det(wide(x))).astype(x.dtype)]
+
+
+@register("MaxUnpool")
+def max_unpool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Zeros of the default shape (`unpooled_shape`), each X value at its flat
+    index in I (as MaxPool gives them); zero-padded at the end of each axis
+    up to output_shape when that is given."""
+    x, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
+    default = [
+        int(d)
+        for d in unpooled_shape(
+            x.shape,
+            ints(attrs["kernel_shape"]) or [],
+            ints(attrs.get("strides")),
+            ints(attrs.get("pads")),
+        )
+    ]
+    y = np.zeros(math.prod(default), dtype=x.dtype)
+    y[indices.reshape(-1)] = x.reshape(-1)
+    y = y.reshape(default)
+    output_shape = ints(arg(inputs, 2))
+    if output_shape is not None:
+        y = np.pad(y, [(0, o - d) for o, d in zip(output_shape, default)])
+    return [y]
