@@ -989,7 +989,7 @@ def test_unsupported_ops_are_listed_together() -> None:
     assert str(error.value) == (
         "convert-graph-to-tensor: cannot lower 2 ops: "
         "graph.pad (pads, constant_value and axes must be constants); "
-        "graph.pow (unsigned integer operands)"
+        "graph.pow (unsigned integer base)"
     )
     assert str(module) == before  # nothing was rewritten
 
