@@ -64,7 +64,7 @@ def _position(b: Body, dim: int) -> SSAValue:
     return b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(dim)), i64))
 
 
-def _along(rank: int, axis: int) -> list:
+def _along(rank: int, axis: int) -> AffineMap:
     """The map of an operand of the result's shape read at position `rank`
     (the extra loop) along `axis`, over rank + 1 loops."""
     return _map(rank + 1, [_dim(rank) if d == axis else _dim(d) for d in range(rank)])
