@@ -276,7 +276,7 @@ OTHER_SPECS = [
     OpSpec("Clip", [one("input"), opt("min"), opt("max")], [one("output")], clip,
            summary="Clamps to [min, max]; a missing bound is unbounded."),
     OpSpec("Dropout", [one("data")], [one("output")], same_as_input,
-           summary="Inference-mode dropout: the identity."),
+           summary="Inference-mode dropout: the identity (the importer makes a mask output all true)."),
 ]  # fmt: skip
 
 SPECS = UNARY_SPECS + BINARY_SPECS + VARIADIC_SPECS + OTHER_SPECS
