@@ -379,13 +379,26 @@ class OnnxImporter:
 
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
-        node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
+        node = Node(proto.op_type, proto.name, list(proto.input),
+                    self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
         upgraded = upgrade(node, self.opset, self._type_of)
         for name, array in upgraded.constants.items():
             self._constant(name, array)
         for canonical in upgraded.nodes:
             self._import_canonical(canonical, used)
+
+    @staticmethod
+    def _read_outputs(proto: onnx.NodeProto, used: set[str]) -> list[str]:
+        """The node's outputs, those past the ones its `graph` op models blanked
+        when nothing reads them: an upgrade rule that computes such an output
+        (Dropout's mask) then leaves it out."""
+        op_class = OPS_BY_ONNX_TYPE.get(proto.op_type)
+        if op_class is None or any(r.arity is not Arity.SINGLE for r in op_class.SPEC.results):
+            return list(proto.output)
+        modelled = len(op_class.SPEC.results)
+        return [name if i < modelled or name in used else ""
+                for i, name in enumerate(proto.output)]  # fmt: skip
 
     def _import_canonical(self, node: Node, used: set[str]) -> None:
         if node.op_type == "Constant":
