@@ -27,10 +27,12 @@ from ember.targets.registry import target_for_onnx_device
 SPECIALIZE_LIMIT = 64
 """Integer inputs with at most this many elements may be baked in as constants."""
 
-_FLOAT_SHAPE_OPERANDS = {"MelWeightMatrix": (3, 4), "Resize": (1, 2), "Upsample": (1,)}
+_FLOAT_SHAPE_OPERANDS = {
+    "MelWeightMatrix": (3, 4), "OneHot": (1,), "Resize": (1, 2), "Upsample": (1,),
+}  # fmt: skip
 """Float operands that decide shapes or sampling (Resize's roi and scales,
-the edge frequencies that place MelWeightMatrix's filters): baked in too
-when an input feeds them."""
+the edge frequencies that place MelWeightMatrix's filters, OneHot's depth):
+baked in too when an input feeds them."""
 
 
 class EmberRep(BackendRep):

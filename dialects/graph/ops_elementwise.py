@@ -6,7 +6,7 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 from __future__ import annotations
 
 import onnx
-from xdsl.dialects.builtin import TensorType, i1
+from xdsl.dialects.builtin import IntegerType, TensorType, i1
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.dims import symbolic_shape
@@ -28,7 +28,7 @@ from ember.dialects.graph.spec import (
     string_attr,
     type_attr,
 )
-from ember.dialects.graph.types import is_float
+from ember.dialects.graph.types import is_float, numpy_dtype
 
 
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:
@@ -43,8 +43,20 @@ def float_only(ctx: ShapeContext) -> list[TensorType]:
     return [input_type]
 
 
+def integer_only(ctx: ShapeContext) -> list[TensorType]:
+    input_type = ctx.type(ctx.spec.operands[0].name)
+    if not isinstance(input_type.element_type, IntegerType) or input_type.element_type == i1:
+        raise ShapeError(f"expects an integer tensor, got {input_type}")
+    return [input_type]
+
+
 def bool_like_input(ctx: ShapeContext) -> list[TensorType]:
     return result(i1, ctx.shape(ctx.spec.operands[0].name))
+
+
+def float_to_bool(ctx: ShapeContext) -> list[TensorType]:
+    float_only(ctx)
+    return bool_like_input(ctx)
 
 
 # name -> attributes; all keep the input type.
@@ -86,19 +98,44 @@ UNARY: dict[str, tuple[AttrSpec, ...]] = {
     ),
     "HardSigmoid": (float_attr("alpha", 0.2), float_attr("beta", 0.5)),
     "Gelu": (string_attr("approximate", "none"),),
+    "Acosh": (),
+    "Asinh": (),
+    "Atanh": (),
+    "Swish": (float_attr("alpha", 1.0),),
+    "Shrink": (float_attr("bias", 0.0), float_attr("lambd", 0.5)),
+    "BitwiseNot": (),
 }
 
 _FLOAT_ONLY = {
     "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Sin", "Cos", "Tan",
     "Asin", "Acos", "Atan", "Sinh", "Cosh", "Softplus", "Softsign", "HardSwish", "Mish",
     "LeakyRelu", "Elu", "Celu", "ThresholdedRelu", "Selu", "HardSigmoid", "Gelu", "Floor",
-    "Ceil", "Round",
+    "Ceil", "Round", "Acosh", "Asinh", "Atanh", "Swish",
 }  # fmt: skip
+
+_INTEGER_ONLY = {"BitwiseNot"}
 
 
 def broadcast_same_type(ctx: ShapeContext) -> list[TensorType]:
     types = [ctx.type("A"), ctx.type("B")]
     element_type = same_element_type(ctx, types)
+    return result(element_type, broadcast_shapes([symbolic_shape(t) for t in types]))
+
+
+def broadcast_integers(ctx: ShapeContext) -> list[TensorType]:
+    (result_type,) = broadcast_same_type(ctx)
+    if not isinstance(result_type.element_type, IntegerType) or result_type.element_type == i1:
+        raise ShapeError(f"operands must be integer tensors, got {result_type.element_type}")
+    return [result_type]
+
+
+def bit_shift(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.attr("direction") not in ("LEFT", "RIGHT"):
+        raise ShapeError(f'direction must be "LEFT" or "RIGHT", got {ctx.attr("direction")!r}')
+    types = [ctx.type("X"), ctx.type("Y")]
+    element_type = same_element_type(ctx, types)
+    if not isinstance(element_type, IntegerType) or element_type == i1:
+        raise ShapeError(f"operands must be integer tensors, got {element_type}")
     return result(element_type, broadcast_shapes([symbolic_shape(t) for t in types]))
 
 
@@ -143,6 +180,14 @@ def cast(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.attr("to"), ctx.shape("input"))
 
 
+def bit_cast(ctx: ShapeContext) -> list[TensorType]:
+    source, target = ctx.element_type("input"), ctx.attr("to")
+    source_bits, target_bits = (numpy_dtype(t).itemsize for t in (source, target))
+    if source_bits != target_bits:
+        raise ShapeError(f"cannot reinterpret {source} as {target}: their sizes differ")
+    return result(target, ctx.shape("input"))
+
+
 def clip(ctx: ShapeContext) -> list[TensorType]:
     input_type = ctx.type("input")
     for bound in ("min", "max"):
@@ -170,8 +215,14 @@ def logical_not(ctx: ShapeContext) -> list[TensorType]:
 
 def _unary_spec(name: str, attrs: tuple[AttrSpec, ...]) -> OpSpec:
     # ONNX names the operand `X` or `input` depending on the op; keep its name.
-    schema = onnx.defs.get_schema(name, 21)
-    rule = float_only if name in _FLOAT_ONLY else same_as_input
+    schema = onnx.defs.get_schema(name)  # the latest: Swish is newer than opset 21
+    rule = (
+        float_only
+        if name in _FLOAT_ONLY
+        else integer_only
+        if name in _INTEGER_ONLY
+        else same_as_input
+    )
     return OpSpec(name, [one(schema.inputs[0].name)], [one(schema.outputs[0].name)], rule,
                   attributes=attrs, summary=f"ONNX {name}, element-wise.")  # fmt: skip
 
@@ -190,6 +241,10 @@ BINARY_SPECS = [
     OpSpec(name, [one("A"), one("B")], [one("C")], logical,
            summary=f"ONNX {name} on i1 tensors, with broadcasting.")
     for name in ("And", "Or", "Xor")
+] + [
+    OpSpec(name, [one("A"), one("B")], [one("C")], broadcast_integers,
+           summary=f"ONNX {name} of integer tensors, with broadcasting.")
+    for name in ("BitwiseAnd", "BitwiseOr", "BitwiseXor")
 ]  # fmt: skip
 
 VARIADIC_SPECS = [
@@ -208,15 +263,23 @@ OTHER_SPECS = [
            summary="Element-wise select, with broadcasting."),
     OpSpec("Not", [one("X")], [one("Y")], logical_not, summary="Logical not of an i1 tensor."),
     OpSpec("IsNaN", [one("X")], [one("Y")], bool_like_input, summary="x != x, as i1."),
+    OpSpec("IsInf", [one("X")], [one("Y")], float_to_bool,
+           attributes=(int_attr("detect_negative", 1), int_attr("detect_positive", 1)),
+           summary="Whether x is an infinity (of the signs asked for), as i1."),
+    OpSpec("BitShift", [one("X"), one("Y")], [one("Z")], bit_shift,
+           attributes=(string_attr("direction"),),
+           summary="X shifted LEFT or RIGHT by Y bits (a shift outside [0, width) fills)."),
     OpSpec("Cast", [one("input")], [one("output")], cast,
            attributes=(type_attr("to"), int_attr("saturate", 1), string_attr("round_mode", "up")),
            summary="Converts the element type to `to` (saturate: float8 targets clamp "
                    "out-of-range values to their largest finite value; round_mode: "
                    "float8e8m0's rounding, up, down or nearest)."),
+    OpSpec("BitCast", [one("input")], [one("output")], bit_cast, attributes=(type_attr("to"),),
+           summary="Reinterprets the bits of each element as the type `to` (of the same size)."),
     OpSpec("Clip", [one("input"), opt("min"), opt("max")], [one("output")], clip,
            summary="Clamps to [min, max]; a missing bound is unbounded."),
     OpSpec("Dropout", [one("data")], [one("output")], same_as_input,
-           summary="Inference-mode dropout: the identity."),
+           summary="Inference-mode dropout: the identity (the importer makes a mask output all true)."),
 ]  # fmt: skip
 
 SPECS = UNARY_SPECS + BINARY_SPECS + VARIADIC_SPECS + OTHER_SPECS
@@ -364,6 +427,30 @@ class GeluOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class AcoshOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AsinhOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class AtanhOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SwishOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ShrinkOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BitwiseNotOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class AddOp(GraphOp): ...
 
 
@@ -412,6 +499,18 @@ class XorOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class BitwiseAndOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BitwiseOrOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BitwiseXorOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class SumOp(GraphOp): ...
 
 
@@ -452,7 +551,19 @@ class IsNaNOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class IsInfOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BitShiftOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class CastOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class BitCastOp(GraphOp): ...
 
 
 @graph_op(SPECS)

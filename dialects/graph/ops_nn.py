@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import TensorType, f32
+from xdsl.dialects.builtin import TensorType, f32, i64
 from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
@@ -15,6 +15,7 @@ from ember.dialects.graph.ops_elementwise import float_only
 from ember.dialects.graph.shapes import (
     ShapeContext,
     ShapeError,
+    UnknownValueError,
     broadcast_shapes,
     dims_compatible,
     require_at_least,
@@ -26,6 +27,7 @@ from ember.dialects.graph.spec import (
     float_attr,
     int_attr,
     ints_attr,
+    many,
     one,
     opt,
     string_attr,
@@ -200,6 +202,46 @@ def pool(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("X"), [x[0], x[1], *spatial])
 
 
+def unpooled_shape(
+    shape: Sequence[Dim], kernel: Sequence[int], strides: Sequence[int] | None,
+    pads: Sequence[int] | None,
+) -> list[Dim]:  # fmt: skip
+    """MaxUnpool's default output shape: each spatial dim (in - 1) * stride +
+    kernel - pads; MaxPool's indices address a tensor of this shape."""
+    spatial = len(shape) - 2
+    strides = strides or [1] * spatial
+    pads = pads or [0] * (2 * spatial)
+    out = [DYNAMIC if d == DYNAMIC else (d - 1) * s + k - pads[i] - pads[i + spatial]
+           for i, (d, s, k) in enumerate(zip(shape[2:], strides, kernel))]  # fmt: skip
+    return [shape[0], shape[1], *out]
+
+
+def max_unpool(ctx: ShapeContext) -> list[TensorType]:
+    """output_shape's value (at least the default shape), else the default
+    shape (`unpooled_shape`)."""
+    x = ctx.shape("X")
+    if len(x) < 3:
+        raise ShapeError(f"X must have rank >= 3, got {format_shape(x)}")
+    indices = ctx.shape("I")
+    if (
+        ctx.element_type("I") != i64
+        or len(indices) != len(x)
+        or not all(dims_compatible(a, b) for a, b in zip(indices, x))
+    ):
+        raise ShapeError(f"I must be i64 indices of X's shape, got {ctx.type('I')}")
+    default = unpooled_shape(x, ctx.attr("kernel_shape"), ctx.attr("strides"), ctx.attr("pads"))
+    if not ctx.has("output_shape"):
+        return result(ctx.element_type("X"), default)
+    shape = ctx.int_values("output_shape")
+    if shape is None:
+        raise UnknownValueError("output_shape must be known at compile time")
+    if len(shape) != len(x) or any(
+        isinstance(s, int) and isinstance(d, int) and s < d for s, d in zip(shape, default)
+    ):
+        raise ShapeError(f"output_shape {shape} must have rank {len(x)} and hold {default}")
+    return result(ctx.element_type("X"), shape)
+
+
 def global_pool(ctx: ShapeContext) -> list[TensorType]:
     x = ctx.shape("X")
     if len(x) < 3:
@@ -229,6 +271,30 @@ def batch_norm(ctx: ShapeContext) -> list[TensorType]:
 
 def instance_norm(ctx: ShapeContext) -> list[TensorType]:
     return _per_channel(ctx, ("scale", "B"))
+
+
+def group_norm(ctx: ShapeContext) -> list[TensorType]:
+    """scale and bias per channel (opset 21); the channels split into num_groups."""
+    channels, groups = ctx.shape("X")[1] if ctx.rank("X") >= 2 else DYNAMIC, ctx.attr("num_groups")
+    if groups < 1 or (channels != DYNAMIC and channels % groups):
+        raise ShapeError(f"num_groups ({groups}) must divide the channels ({channels})")
+    return _per_channel(ctx, ("scale", "bias"))
+
+
+def mean_variance_norm(ctx: ShapeContext) -> list[TensorType]:
+    rank = ctx.rank("X")
+    axes = [ctx.normalize_axis(a, rank, "axes") for a in ctx.attr("axes")]
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"axes {list(ctx.attr('axes'))} repeat an axis")
+    return float_only(ctx)
+
+
+def determinant(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("X")
+    if len(shape) < 2 or not dims_compatible(shape[-1], shape[-2]):
+        raise ShapeError(f"X must be square matrices (..., M, M), got {format_shape(shape)}")
+    float_only(ctx)
+    return result(ctx.element_type("X"), shape[:-2])
 
 
 def layer_norm(ctx: ShapeContext) -> list[TensorType]:
@@ -317,6 +383,59 @@ def softmax(ctx: ShapeContext) -> list[TensorType]:
     return float_only(ctx)
 
 
+def einsum_terms(equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
+    """Each operand's subscripts and the result's, one letter per dim, with
+    `...` spelled out as capital letters the equation does not use. Without `->`, the result is the ellipsis dims, then the letters that
+    appear once, in alphabetical order (NumPy's rule)."""
+    equation = equation.replace(" ", "")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ranks):
+        raise ShapeError(f"equation {equation!r} has {len(terms)} operand(s), the op has "
+                         f"{len(ranks)}")  # fmt: skip
+    used = set(equation) - set(".,->")
+    fresh = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+    if any(not c.isalpha() for c in used):
+        raise ShapeError(f"equation {equation!r} has subscripts other than letters")
+    widest = max((r - len(t.replace("...", "")) for t, r in zip(terms, ranks) if "..." in t),
+                 default=0)  # fmt: skip
+    ellipsis = "".join(next(fresh) for _ in range(widest))
+    spelled = []
+    for term, rank in zip(terms, ranks):
+        count = rank - len(term.replace("...", ""))
+        if count < 0 or ("..." not in term and count):
+            raise ShapeError(f"subscripts {term!r} do not fit an operand of rank {rank}")
+        spelled.append(term.replace("...", ellipsis[widest - count :]))
+    if not arrow:
+        letters = "".join(spelled)
+        output = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                        and c not in ellipsis))  # fmt: skip
+    return spelled, output.replace("...", ellipsis)
+
+
+def einsum(ctx: ShapeContext) -> list[TensorType]:
+    types = ctx.types("Inputs")
+    shapes = [symbolic_shape(t) for t in types]
+    element_type = same_element_type(ctx, list(types))
+    terms, output = einsum_terms(ctx.attr("equation"), [len(s) for s in shapes])
+    sizes: dict[str, Dim] = {}
+    for term, shape in zip(terms, shapes):
+        for letter, size in zip(term, shape):
+            known = sizes.get(letter, 1)
+            if size != 1 and known != 1 and size != known:
+                raise ShapeError(f"subscript {letter!r} has sizes {known} and {size}")
+            sizes[letter] = size if known == 1 else known
+    if any(c not in sizes for c in output) or len(set(output)) != len(output):
+        raise ShapeError(f"result subscripts {output!r} must be distinct operand subscripts")
+    return result(element_type, [sizes[c] for c in output])
+
+
+def lp_normalization(ctx: ShapeContext) -> list[TensorType]:
+    if ctx.attr("p") not in (1, 2):
+        raise ShapeError(f"p must be 1 or 2, got {ctx.attr('p')}")
+    return softmax(ctx)
+
+
 def flatten(ctx: ShapeContext) -> list[TensorType]:
     x = ctx.shape("input")
     axis = ctx.attr("axis")
@@ -351,6 +470,14 @@ SPECS = [
                        int_attr("count_include_pad", 0),
                        ints_attr("kernel_shape", required=True)),
            summary="Average pooling over windows."),
+    OpSpec("LpPool", [one("X")], [one("Y")], pool,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
+                       ints_attr("kernel_shape", required=True), int_attr("p", 2)),
+           summary="The p-norm of each window, (sum of abs(x)^p)^(1/p); padding counts 0."),
+    OpSpec("MaxUnpool", [one("X"), one("I"), opt("output_shape")], [one("output")], max_unpool,
+           attributes=(ints_attr("kernel_shape", required=True), ints_attr("pads"),
+                       ints_attr("strides")),
+           summary="Zeros with each value of X put at its (flat) index in I: MaxPool undone."),
     OpSpec("GlobalAveragePool", [one("X")], [one("Y")], global_pool,
            summary="Mean over all spatial dims, kept as size 1."),
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
@@ -364,6 +491,16 @@ SPECS = [
     OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
            instance_norm, attributes=(float_attr("epsilon", 1e-5),),
            summary="Normalises each (N, C) plane over its spatial dims."),
+    OpSpec("GroupNormalization", [one("X"), one("scale"), one("bias")], [one("Y")], group_norm,
+           attributes=(float_attr("epsilon", 1e-5), int_attr("num_groups", required=True),
+                       int_attr("stash_type", 1)),
+           summary="Normalises each group of channels of each sample; then scale and bias "
+                   "per channel."),
+    OpSpec("MeanVarianceNormalization", [one("X")], [one("Y")], mean_variance_norm,
+           attributes=(ints_attr("axes", [0, 2, 3]),),
+           summary="(X - mean) / (standard deviation + 1e-9), both over axes."),
+    OpSpec("Det", [one("X")], [one("Y")], determinant,
+           summary="The determinant of each square matrix of the last two dims."),
     OpSpec("LayerNormalization", [one("X"), one("Scale"), opt("B")],
            [one("Y"), one("Mean"), one("InvStdDev")], layer_norm_with_statistics,
            attributes=(int_attr("axis", -1), float_attr("epsilon", 1e-5),
@@ -379,10 +516,20 @@ SPECS = [
            summary="alpha * op(A) @ op(B) + beta * C."),
     OpSpec("MatMul", [one("A"), one("B")], [one("Y")], matmul,
            summary="NumPy matmul: batched, broadcasting, 1-D operands promoted."),
+    OpSpec("Einsum", [many("Inputs")], [one("Output")], einsum,
+           attributes=(string_attr("equation"),),
+           summary="Einstein summation: products over shared subscripts, summed over those "
+                   "the result lacks."),
     OpSpec("Softmax", [one("input")], [one("output")], softmax,
            attributes=(int_attr("axis", -1),), summary="Softmax along one axis."),
     OpSpec("LogSoftmax", [one("input")], [one("output")], softmax,
            attributes=(int_attr("axis", -1),), summary="Log of softmax along one axis."),
+    OpSpec("Hardmax", [one("input")], [one("output")], softmax,
+           attributes=(int_attr("axis", -1),),
+           summary="1 at the first largest element along the axis, 0 elsewhere."),
+    OpSpec("LpNormalization", [one("input")], [one("output")], lp_normalization,
+           attributes=(int_attr("axis", -1), int_attr("p", 2)),
+           summary="x divided by its L1 or L2 norm along the axis."),
     OpSpec("Flatten", [one("input")], [one("output")], flatten,
            attributes=(int_attr("axis", 1),), summary="Collapses to 2-D at axis."),
 ]  # fmt: skip
@@ -410,6 +557,14 @@ class AveragePoolOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class LpPoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MaxUnpoolOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class GlobalAveragePoolOp(GraphOp): ...
 
 
@@ -423,6 +578,18 @@ class BatchNormalizationOp(GraphOp): ...
 
 @graph_op(SPECS)
 class InstanceNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class GroupNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MeanVarianceNormalizationOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DetOp(GraphOp): ...
 
 
 @graph_op(SPECS)
@@ -442,11 +609,23 @@ class MatMulOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class EinsumOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class SoftmaxOp(GraphOp): ...
 
 
 @graph_op(SPECS)
 class LogSoftmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class HardmaxOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class LpNormalizationOp(GraphOp): ...
 
 
 @graph_op(SPECS)

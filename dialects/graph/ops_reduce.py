@@ -1,8 +1,11 @@
-"""Reductions: the ReduceX family (axes as an optional operand) and ArgMax/ArgMin."""
+"""Reductions: the ReduceX family (axes as an optional operand), ArgMax/ArgMin, the
+running sums and products CumSum/CumProd, and TopK."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType, i64
+import math
+
+from xdsl.dialects.builtin import IntegerType, TensorType, i64
 
 from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError, UnknownValueError, result
@@ -46,8 +49,39 @@ def arg_reduce(ctx: ShapeContext) -> list[TensorType]:
     return result(i64, reduced_shape(ctx, shape, [ctx.attr("axis")], bool(ctx.attr("keepdims"))))
 
 
+def cumulative(ctx: ShapeContext) -> list[TensorType]:
+    """CumSum/CumProd keep the input's type; `axis` is one integer."""
+    axis_type = ctx.type("axis")
+    if not isinstance(axis_type.element_type, IntegerType) or math.prod(axis_type.get_shape()) != 1:
+        raise ShapeError(f"axis must be a single integer, got {axis_type}")
+    axis = ctx.int_values("axis")
+    if axis is not None:
+        ctx.normalize_axis(int(axis[0]), len(ctx.shape("x")))
+    return [ctx.type("x")]
+
+
+def top_k(ctx: ShapeContext) -> list[TensorType]:
+    """Values and i64 Indices: X's shape with K along `axis` (unknown while K is)."""
+    shape = list(ctx.shape("X"))
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(shape))
+    k_type = ctx.type("K")
+    if k_type.element_type != i64 or math.prod(k_type.get_shape()) != 1:
+        raise ShapeError(f"K must be a single i64, got {k_type}")
+    k = ctx.int_values("K")
+    if k is not None:
+        count = k[0]
+        if isinstance(count, int) and (
+            count < 0 or (shape[axis] != DYNAMIC and count > shape[axis])
+        ):
+            raise ShapeError(f"K ({count}) must be in [0, {shape[axis]}] (the axis' size)")
+        shape[axis] = count
+    else:
+        shape[axis] = DYNAMIC
+    return [*result(ctx.element_type("X"), shape), *result(i64, shape)]
+
+
 REDUCTIONS = ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-              "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp")  # fmt: skip
+              "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp", "ReduceLogSum")  # fmt: skip
 
 SPECS = [
     OpSpec(name, [one("data"), opt("axes")], [one("reduced")], reduce,
@@ -60,6 +94,17 @@ SPECS = [
                        int_attr("select_last_index", 0)),
            summary=f"ONNX {name}: i64 indices along axis.")
     for name in ("ArgMax", "ArgMin")
+] + [
+    OpSpec(name, [one("x"), one("axis")], [one("y")], cumulative,
+           attributes=(int_attr("exclusive", 0), int_attr("reverse", 0)),
+           summary=f"ONNX {name}: running {kind} along axis (exclusive: without the element "
+                   "itself; reverse: from the end).")
+    for name, kind in (("CumSum", "sums"), ("CumProd", "products"))
+] + [
+    OpSpec("TopK", [one("X"), one("K")], [one("Values"), one("Indices")], top_k,
+           attributes=(int_attr("axis", -1), int_attr("largest", 1), int_attr("sorted", 1)),
+           summary="The K largest (or smallest) elements along axis and their indices, "
+                   "in order; equal values in index order."),
 ]  # fmt: skip
 
 
@@ -105,8 +150,24 @@ class ReduceLogSumExpOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class ReduceLogSumOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class ArgMaxOp(GraphOp): ...
 
 
 @graph_op(SPECS)
 class ArgMinOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CumSumOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class CumProdOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class TopKOp(GraphOp): ...

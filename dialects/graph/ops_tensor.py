@@ -32,6 +32,8 @@ from ember.dialects.graph.shapes import (
     same_element_type,
 )
 from ember.dialects.graph.spec import (
+    AttrKind,
+    AttrSpec,
     OpSpec,
     int_attr,
     ints_attr,
@@ -215,21 +217,83 @@ def tile(ctx: ShapeContext) -> list[TensorType]:
     )
 
 
-def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
+def _block_move(ctx: ShapeContext) -> tuple[int, int, int, int, int]:
+    """DepthToSpace's and SpaceToDepth's NCHW input and their checked blocksize."""
     n, c, h, w = _rank4(ctx, "input")
     block = ctx.attr("blocksize")
     if block < 1:
         raise ShapeError(f"blocksize must be positive, got {block}")
     if ctx.attr("mode") not in ("DCR", "CRD"):
         raise ShapeError(f"mode must be DCR or CRD, got '{ctx.attr('mode')}'")
+    return n, c, h, w, block
+
+
+def _scaled(d: int, factor: int) -> int:
+    return DYNAMIC if d == DYNAMIC else d * factor
+
+
+def _divided(d: int, factor: int) -> int:
+    return DYNAMIC if d == DYNAMIC else d // factor
+
+
+def depth_to_space(ctx: ShapeContext) -> list[TensorType]:
+    n, c, h, w, block = _block_move(ctx)
     if c != DYNAMIC and c % (block * block):
         raise ShapeError(f"channels ({c}) must be divisible by blocksize^2 ({block * block})")
+    depth = _divided(c, block * block)
+    return result(ctx.element_type("input"), [n, depth, _scaled(h, block), _scaled(w, block)])
 
-    def scaled(d: int, factor: int) -> int:
-        return DYNAMIC if d == DYNAMIC else d * factor
 
-    depth = DYNAMIC if c == DYNAMIC else c // (block * block)
-    return result(ctx.element_type("input"), [n, depth, scaled(h, block), scaled(w, block)])
+def space_to_depth(ctx: ShapeContext) -> list[TensorType]:
+    n, c, h, w, block = _block_move(ctx)
+    for name, d in (("height", h), ("width", w)):
+        if d != DYNAMIC and d % block:
+            raise ShapeError(f"{name} ({d}) must be divisible by blocksize ({block})")
+    spatial = [_divided(h, block), _divided(w, block)]
+    return result(ctx.element_type("input"), [n, _scaled(c, block * block), *spatial])
+
+
+def eye_like(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("input")
+    if len(shape) != 2:
+        raise ShapeError(f"input must have rank 2, got {format_shape(shape)}")
+    element_type = ctx.attr("dtype") or ctx.element_type("input")
+    return result(element_type, shape)
+
+
+def reverse_sequence(ctx: ShapeContext) -> list[TensorType]:
+    shape = ctx.shape("input")
+    if len(shape) < 2:
+        raise ShapeError(f"input must have rank >= 2, got {format_shape(shape)}")
+    axes = {ctx.attr("batch_axis"), ctx.attr("time_axis")}
+    if axes != {0, 1}:
+        raise ShapeError("batch_axis and time_axis must be 0 and 1, one each")
+    lens = ctx.type("sequence_lens")
+    batch = shape[ctx.attr("batch_axis")]
+    if lens.element_type != i64 or len(lens.get_shape()) != 1:
+        raise ShapeError(f"sequence_lens must be a vector of i64, got {lens}")
+    if lens.get_shape()[0] not in (batch, DYNAMIC) and batch != DYNAMIC:
+        raise ShapeError(f"sequence_lens must have one length per batch entry ({batch})")
+    return [ctx.type("input")]
+
+
+def center_crop_pad(ctx: ShapeContext) -> list[TensorType]:
+    """input_data's shape with each of `axes` (default: all) set to `shape`'s value."""
+    data = list(ctx.shape("input_data"))
+    axes = ctx.attr("axes") or list(range(len(data)))
+    normalized = [ctx.normalize_axis(a, len(data)) for a in axes]
+    if len(set(normalized)) != len(axes):
+        raise ShapeError(f"axes {list(axes)} repeat an axis")
+    sizes = ctx.int_values("shape")
+    if sizes is None:
+        raise UnknownValueError("shape must be known at compile time")
+    if len(sizes) != len(axes):
+        raise ShapeError(f"shape has {len(sizes)} sizes for {len(axes)} axes")
+    for axis, size in zip(normalized, sizes):
+        if isinstance(size, int) and size < 0:
+            raise ShapeError(f"shape {sizes} must not be negative")
+        data[axis] = size
+    return result(ctx.element_type("input_data"), data)
 
 
 def _rank4(ctx: ShapeContext, name: str) -> tuple[int, int, int, int]:
@@ -459,6 +523,27 @@ def trilu(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("input"), shape)
 
 
+def one_hot(ctx: ShapeContext) -> list[TensorType]:
+    """indices' shape with `depth` classes inserted at axis; values' type."""
+    shape = list(ctx.shape("indices"))
+    axis = ctx.normalize_axis(ctx.attr("axis"), len(shape) + 1)
+    for name in ("depth", "values"):
+        if ctx.element_type(name) == i1:
+            raise ShapeError(f"{name} must be numeric, got {ctx.type(name)}")
+    if math.prod(ctx.type("depth").get_shape()) != 1:
+        raise ShapeError(f"depth must be a single number, got {ctx.type('depth')}")
+    if tuple(ctx.type("values").get_shape()) != (2,):
+        raise ShapeError(f"values must be [off_value, on_value], got {ctx.type('values')}")
+    depth = ctx.value("depth")
+    classes = DYNAMIC
+    if depth is not None:
+        classes = int(np.asarray(depth).reshape(()))
+        if classes < 1:
+            raise ShapeError(f"depth must be positive, got {classes}")
+    shape.insert(axis, classes)
+    return result(ctx.element_type("values"), shape)
+
+
 def pad(ctx: ShapeContext) -> list[TensorType]:
     data = ctx.shape("data")
     if ctx.attr("mode") not in ("constant", "reflect", "edge", "wrap"):
@@ -644,6 +729,19 @@ SPECS = [
     OpSpec("DepthToSpace", [one("input")], [one("output")], depth_to_space,
            attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
            summary="Moves blocks of channels into spatial blocks (NCHW)."),
+    OpSpec("CenterCropPad", [one("input_data"), one("shape")], [one("output_data")],
+           center_crop_pad, attributes=(ints_attr("axes"),),
+           summary="Crops or zero-pads each of axes to the given size, keeping the center."),
+    OpSpec("SpaceToDepth", [one("input")], [one("output")], space_to_depth,
+           attributes=(int_attr("blocksize", required=True), string_attr("mode", "DCR")),
+           summary="Moves spatial blocks into channels (NCHW): DepthToSpace's inverse."),
+    OpSpec("EyeLike", [one("input")], [one("output")], eye_like,
+           attributes=(int_attr("k", 0), AttrSpec("dtype", AttrKind.TYPE)),
+           summary="Ones on the k-th diagonal of a matrix of the input's shape, zeros elsewhere."),
+    OpSpec("ReverseSequence", [one("input"), one("sequence_lens")], [one("Y")], reverse_sequence,
+           attributes=(int_attr("batch_axis", 1), int_attr("time_axis", 0)),
+           summary="Reverses the first sequence_lens[b] steps along time_axis of each batch "
+                   "entry b."),
     OpSpec("Concat", [many("inputs")], [one("concat_result")], concat,
            attributes=(int_attr("axis", required=True),), summary="Joins along axis."),
     OpSpec("Split", [one("input"), opt("split")], [many("outputs")], split,
@@ -668,6 +766,10 @@ SPECS = [
     OpSpec("Trilu", [one("input"), opt("k")], [one("output")], trilu,
            attributes=(int_attr("upper", 1),),
            summary="Keeps the upper (or lower) triangle of the last two dims, from diagonal k."),
+    OpSpec("OneHot", [one("indices"), one("depth"), one("values")], [one("output")], one_hot,
+           attributes=(int_attr("axis", -1),),
+           summary="on_value where the position along axis is the index (negative ones count "
+                   "from depth), off_value elsewhere."),
     OpSpec("Pad", [one("data"), one("pads"), opt("constant_value"), opt("axes")],
            [one("output")], pad, attributes=(string_attr("mode", "constant"),),
            summary="Pads with a constant, or by reflecting, repeating or wrapping edges."),
@@ -733,6 +835,22 @@ class DepthToSpaceOp(GraphOp): ...
 
 
 @graph_op(SPECS)
+class CenterCropPadOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class SpaceToDepthOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class EyeLikeOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ReverseSequenceOp(GraphOp): ...
+
+
+@graph_op(SPECS)
 class ConcatOp(GraphOp): ...
 
 
@@ -766,6 +884,10 @@ class ScatterNDOp(GraphOp): ...
 
 @graph_op(SPECS)
 class TriluOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class OneHotOp(GraphOp): ...
 
 
 @graph_op(SPECS)

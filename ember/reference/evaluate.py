@@ -42,8 +42,9 @@ def onnx_attributes(spec: OpSpec, values: dict[str, Any], num_results: int) -> d
         if value is None:
             continue
         native[attr_spec.name] = onnx_type_of(value) if attr_spec.kind is AttrKind.TYPE else value
-    if any(r.arity is Arity.VARIADIC for r in spec.results):
-        # A variadic result's count is not in the attributes (Split's outputs).
+    if any(r.arity is not Arity.SINGLE for r in spec.results):
+        # A variadic or optional result's count is not in the attributes
+        # (Split's outputs, SoftmaxCrossEntropyLoss's log_prob).
         native["__num_results__"] = num_results
     return native
 

@@ -241,12 +241,30 @@ class OnnxImporter:
         opset = versions.get("", versions.get("ai.onnx"))
         if opset is None:
             raise UnsupportedModelError(f"{self.where}: the model imports no ai.onnx opset")
+        if opset < MIN_OPSET and self._unchanged_since(opset):
+            return MIN_OPSET
         if not MIN_OPSET <= opset <= MAX_OPSET:
             raise UnsupportedModelError(
                 f"{self.where}: unsupported opset {opset} "
                 f"(Ember supports ai.onnx opsets {MIN_OPSET} to {MAX_OPSET})"
             )
         return opset
+
+    def _unchanged_since(self, opset: int) -> bool:
+        """Whether every ai.onnx node of the graph means the same at `opset` as
+        at MIN_OPSET (its schema was not revised in between): such a model is
+        read as a MIN_OPSET one."""
+        for node in self.model.graph.node:
+            if node.domain not in ("", "ai.onnx"):
+                continue
+            try:
+                old = onnx.defs.get_schema(node.op_type, opset).since_version
+                new = onnx.defs.get_schema(node.op_type, MIN_OPSET).since_version
+            except onnx.defs.SchemaError:
+                return False
+            if old != new:
+                return False
+        return True
 
     def _check_supported(self) -> None:
         """Lists every unsupported op type with the nodes that use it."""
@@ -361,13 +379,26 @@ class OnnxImporter:
 
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
-        node = Node(proto.op_type, proto.name, list(proto.input), list(proto.output),
+        node = Node(proto.op_type, proto.name, list(proto.input),
+                    self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
         upgraded = upgrade(node, self.opset, self._type_of)
         for name, array in upgraded.constants.items():
             self._constant(name, array)
         for canonical in upgraded.nodes:
             self._import_canonical(canonical, used)
+
+    @staticmethod
+    def _read_outputs(proto: onnx.NodeProto, used: set[str]) -> list[str]:
+        """The node's outputs, those past the ones its `graph` op models blanked
+        when nothing reads them: an upgrade rule that computes such an output
+        (Dropout's mask) then leaves it out."""
+        op_class = OPS_BY_ONNX_TYPE.get(proto.op_type)
+        if op_class is None or any(r.arity is not Arity.SINGLE for r in op_class.SPEC.results):
+            return list(proto.output)
+        modelled = len(op_class.SPEC.results)
+        return [name if i < modelled or name in used else ""
+                for i, name in enumerate(proto.output)]  # fmt: skip
 
     def _import_canonical(self, node: Node, used: set[str]) -> None:
         if node.op_type == "Constant":
@@ -399,10 +430,7 @@ class OnnxImporter:
             groups[o.name] if o.arity is not Arity.SINGLE else groups[o.name][0]
             for o in spec.operands
         ]
-        results: list[Any] = (
-            [result_types] if any(r.arity is not Arity.SINGLE for r in spec.results)
-            else result_types
-        )  # fmt: skip
+        results = op_class._assign_results(list(result_types))  # the variadic or optional group
         properties = {
             name: attribute_from_value(spec.attribute(name).kind, value)
             for name, value in attrs.items()

@@ -144,12 +144,23 @@ def _softmax(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
 
 def _dropout(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
     """Ember compiles for inference: the ratio does not apply, and a
-    training_mode input (which could switch dropout on) is refused."""
+    training_mode input (which could switch dropout on) is refused. The
+    optional mask output keeps every element: all true, of the data's shape."""
     if node.input(2):
         raise UnsupportedModelError(
             f"{node.label}: Dropout with a training_mode input is not supported (inference only)"
         )
-    return Upgraded([replace(node, inputs=[node.inputs[0]], attrs={})])
+    x, y = node.inputs[0], node.outputs[0]
+    nodes = [replace(node, inputs=[x], outputs=[y], attrs={})]
+    mask = node.outputs[1] if len(node.outputs) > 1 else ""
+    if mask:
+        shape = f"{mask}__shape"
+        nodes += [
+            Node("Shape", node.name, [x], [shape], {}, node.label),
+            Node("ConstantOfShape", node.name, [shape], [mask],
+                 {"value": np.array([True])}, node.label),
+        ]  # fmt: skip
+    return Upgraded(nodes)
 
 
 def _batch_norm(node: Node, opset: int, type_of: TypeOf) -> Upgraded:

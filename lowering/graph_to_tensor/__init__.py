@@ -25,20 +25,26 @@ function that lowers it:
   stride-1 convolution by that phase's taps, inserted with the stride into
   the whole output, then cropped. Otherwise it is a stride-1 convolution of
   its input spread out by the strides (a strided `tensor.insert_slice` into
-  a fill of 0) by the flipped kernel. MaxPool and AveragePool pad (NaN, which the max skips, or 0;
+  a fill of 0) by the flipped kernel. MaxPool, AveragePool and LpPool (a sum of
+  |x|^p, then its p-th root) pad (NaN, which the max skips, or 0;
   ceil_mode is extra high padding) and run one pooling generic (the window
   dims get their extent from a window-shaped `tensor.empty`), averages
   divided by the window size or, when windows see different numbers of
   elements, by a count computed with NumPy at compile time and passed as a
   `graph.constant`. 1-D windows are reshaped to N x C x 1 x L (filters
   F x C x 1 x K) and lowered as 2-D. Global pools are reductions.
-- contractions: Gemm and MatMul become `linalg.matmul` (rank 2), or a
+- contractions: Einsum is one multiply-accumulate generic over all its
+  subscripts (those the result lacks are reductions); Det (matrices up to
+  5 x 5) sums the signed products of every permutation (Leibniz). Gemm and MatMul
+  become `linalg.matmul` (rank 2), or a
   multiply-accumulate generic with a leading batch dim (rank 3, after
   broadcast copies and `tensor.reshape`), with copy generics for transposes
   and a generic epilogue for alpha and beta * C.
-- normalisation: BatchNormalization, InstanceNormalization and
-  LayerNormalization (mean and variance reductions; its Mean and InvStdDev
-  from them), LRN (window sum over zero-padded channels), Softmax/LogSoftmax
+- normalisation: BatchNormalization, InstanceNormalization,
+  GroupNormalization (over a reshape to N x groups x rest),
+  MeanVarianceNormalization and LayerNormalization (mean and variance
+  reductions; its Mean and InvStdDev from them), LpNormalization (a norm
+  reduction), LRN (window sum over zero-padded channels), Softmax/LogSoftmax
   (max, sum of exp, divide or log).
 - transformer (`attention.py`): Attention as two contraction generics
   around scale, mask and softmax generics (docs/attention.md),
@@ -83,6 +89,14 @@ function that lowers it:
   AffineGrid contracts a constant base grid with theta; Col2Im gathers by a
   constant table of the block covering each image position and sums over
   the block offsets.
+- losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss): a gather of
+  each element's target score (and class weight), one generic of weighted
+  losses, reductions for "sum" and "mean"; the cross entropy's scores go
+  through LogSoftmax first.
+- positions (CumSum, CumProd, TopK, Hardmax, OneHot): generics whose
+  bodies compare positions along an axis (`linalg.index`): running sums
+  and products over an extra reduction loop, ranks in the order along the
+  axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
@@ -142,7 +156,9 @@ from ember.lowering.graph_to_tensor.data_movement import DataMovementPattern
 from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
 from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
+from ember.lowering.graph_to_tensor.losses import LossPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
+from ember.lowering.graph_to_tensor.positions import PositionPattern
 from ember.lowering.graph_to_tensor.quantize import QuantizePattern
 from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
@@ -164,6 +180,8 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     ContractionPattern,
     NormalizationPattern,
     ReductionPattern,
+    LossPattern,
+    PositionPattern,
     LayoutPattern,
     RecurrentPattern,
     TransformerPattern,

@@ -1,26 +1,36 @@
-"""Graph-to-tensor lowering of the contractions family."""
+"""Graph-to-tensor lowering of the contractions family: Gemm, MatMul, Einsum, Det."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineMap
 
 from ember.dialects.graph import (
+    DetOp,
+    EinsumOp,
     GemmOp,
     GraphOp,
     MatMulOp,
 )
+from ember.dialects.graph.ops_nn import einsum_terms
 from ember.dialects.graph.shapes import broadcast_shapes
-from ember.dialects.graph.symbolic import SymExpr
+from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     FamilyPattern,
     _copy,
+    _dim,
+    _dims_map,
     _elem,
+    _map,
     _matmul,
     _shape,
     _transpose,
@@ -98,9 +108,79 @@ def _check_matmul(op: GraphOp) -> str | None:
     return None
 
 
-class ContractionPattern(FamilyPattern):
-    """Gemm and MatMul."""
+def _lower_einsum(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """One generic over every subscript: each operand read through its
+    subscripts (a repeated one reads a diagonal; a size-1 dim that broadcasts
+    reads index 0), the product of the operands added into a zero-filled
+    result indexed by the result's subscripts; the other subscripts are
+    reductions."""
+    operands, result = list(op.operands), op.results[0]
+    shapes = [_shape(v) for v in operands]
+    terms, output = einsum_terms(op.attr("equation"), [len(s) for s in shapes])
+    letters = sorted(set("".join(terms)), key=lambda c: (c not in output, output.find(c), c))
+    sizes = {c: d for term, shape in zip(terms, shapes) for c, d in zip(term, shape) if d != 1}
+    position = {c: i for i, c in enumerate(letters)}
 
-    lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul}
-    checks = {GemmOp: _check_gemm, MatMulOp: _check_matmul}
+    def read(term: str, shape: Sequence[Dim]) -> AffineMap:
+        return _map(len(letters), [0 if d == 1 and sizes.get(c, 1) != 1 else _dim(position[c])
+                                   for c, d in zip(term, shape)])  # fmt: skip
+
+    maps = [
+        *(read(t, s) for t, s in zip(terms, shapes)),
+        _dims_map(len(letters), range(len(output))),
+    ]
+    iterators = [PARALLEL if c in output else REDUCTION for c in letters]
+    t = _elem(result)
+
+    def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        product = a[0]
+        for factor in a[1:-1]:
+            product = b.mul(product, factor)
+        return [b.add(a[-1], product)]
+
+    return e.generic(operands, [e.fill(0, _shape(result), t)], maps, iterators, body)
+
+
+MAX_DETERMINANT_SIZE = 5
+"""Det expands its matrices' permutations (5! = 120 products at most)."""
+
+
+def _lower_det(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Leibniz's formula: one parallel generic over the batch dims reading each
+    matrix element at constant indices, summing the signed products of every
+    permutation."""
+    x = op.operands[0]
+    shape, t = _shape(x), _elem(x)
+    size, batch = shape[-1], len(shape) - 2
+    assert isinstance(size, int)
+    dims = [_dim(d) for d in range(batch)]
+    cells = [(i, j) for i in range(size) for j in range(size)]
+    maps = [_map(batch, [*dims, i, j]) for i, j in cells]
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        total = b.const(0, t)
+        for perm in itertools.permutations(range(size)):
+            term = a[cells.index((0, perm[0]))]
+            for i in range(1, size):
+                term = b.mul(term, a[cells.index((i, perm[i]))])
+            inversions = sum(perm[i] > perm[j] for i in range(size) for j in range(i + 1, size))
+            total = b.sub(total, term) if inversions % 2 else b.add(total, term)
+        return total
+
+    return [e.parallel([x] * len(cells), shape[:-2], t, body, maps=maps)]
+
+
+def _check_det(op: GraphOp) -> str | None:
+    size = _shape(op.operands[0])[-1]
+    if not isinstance(size, int) or size > MAX_DETERMINANT_SIZE:
+        return f"matrices larger than {MAX_DETERMINANT_SIZE} x {MAX_DETERMINANT_SIZE}"
+    return None
+
+
+class ContractionPattern(FamilyPattern):
+    """Gemm, MatMul, Einsum and Det."""
+
+    lowerings = {GemmOp: _lower_gemm, MatMulOp: _lower_matmul, EinsumOp: _lower_einsum,
+                 DetOp: _lower_det}  # fmt: skip
+    checks = {GemmOp: _check_gemm, MatMulOp: _check_matmul, DetOp: _check_det}
     symbolic = frozenset({GemmOp, MatMulOp})

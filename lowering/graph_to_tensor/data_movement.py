@@ -12,6 +12,7 @@ from xdsl.ir import SSAValue
 
 from ember.dialects import ember_linalg
 from ember.dialects.graph import (
+    CenterCropPadOp,
     ConcatOp,
     DepthToSpaceOp,
     ExpandOp,
@@ -21,6 +22,7 @@ from ember.dialects.graph import (
     PadOp,
     ReshapeOp,
     SliceOp,
+    SpaceToDepthOp,
     SplitOp,
     SqueezeOp,
     TileOp,
@@ -47,6 +49,7 @@ from ember.lowering.graph_to_tensor.common import (
     _transpose,
     regrouping,
 )
+from ember.reference.kernels.tensor import center_crop_pad_extents
 
 # ---------------------------------------------------------- data movement
 
@@ -91,6 +94,28 @@ def _lower_depth_to_space(e: Emitter, op: GraphOp) -> list[SSAValue]:
         split, perm = [n, depth, block, block, h, w], (0, 1, 4, 2, 5, 3)
     moved = _transpose(e, e.reshape(x, split), perm)
     return [e.reshape(moved, _shape(op.results[0]))]
+
+
+def _lower_space_to_depth(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshape to 6-D (each spatial dim split into blocks), transpose the block
+    positions in front of the channels (DCR) or behind them (CRD), reshape."""
+    x = op.operands[0]
+    n, c, h, w = _shape(x)
+    block = op.attr("blocksize")
+    perm = (0, 3, 5, 1, 2, 4) if op.attr("mode") == "DCR" else (0, 1, 3, 5, 2, 4)
+    moved = _transpose(e, e.reshape(x, [n, c, h // block, block, w // block, block]), perm)
+    return [e.reshape(moved, _shape(op.results[0]))]
+
+
+def _lower_center_crop_pad(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """`tensor.extract_slice` of the centre of each axis that shrinks, then
+    `tensor.pad` with zeros around each axis that grows."""
+    x = op.operands[0]
+    shape, target = _shape(x), _shape(op.results[0])
+    extents = [center_crop_pad_extents(n, t) for n, t in zip(shape, target)]
+    cropped = e.extract(x, [start for start, _, _ in extents],
+                        [min(n, t) for n, t in zip(shape, target)])  # fmt: skip
+    return [e.pad(cropped, [b for _, b, _ in extents], [a for _, _, a in extents], 0)]
 
 
 def _lower_concat(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -171,7 +196,7 @@ def _slice_unread(op: GraphOp) -> frozenset[str]:
 
 
 def _shape_unread(op: GraphOp) -> frozenset[str]:
-    """Reshape and Expand take their result shape from the result type, not
+    """Reshape, Expand and CenterCropPad take their result shape from the result type, not
     the value of their `shape` operand (shape inference computed the type
     from it, symbols included)."""
     return frozenset({"shape"})
@@ -353,6 +378,8 @@ class DataMovementPattern(FamilyPattern):
         ExpandOp: _lower_expand,
         TileOp: _lower_tile,
         DepthToSpaceOp: _lower_depth_to_space,
+        SpaceToDepthOp: _lower_space_to_depth,
+        CenterCropPadOp: _lower_center_crop_pad,
         ConcatOp: _lower_concat,
         SplitOp: _lower_split,
         SliceOp: _lower_slice,
@@ -365,4 +392,9 @@ class DataMovementPattern(FamilyPattern):
                  for op_class in (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)}}  # fmt: skip
     symbolic = frozenset({ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
                           ConcatOp, SplitOp, SliceOp, GatherOp, TriluOp})  # fmt: skip
-    unread = {SliceOp: _slice_unread, ReshapeOp: _shape_unread, ExpandOp: _shape_unread}
+    unread = {
+        SliceOp: _slice_unread,
+        ReshapeOp: _shape_unread,
+        ExpandOp: _shape_unread,
+        CenterCropPadOp: _shape_unread,
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from xdsl.dialects import arith
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     IntegerType,
@@ -16,11 +17,20 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from ember.dialects.graph import (
     AbsOp,
+    AcoshOp,
     AcosOp,
     AddOp,
     AndOp,
+    AsinhOp,
     AsinOp,
+    AtanhOp,
     AtanOp,
+    BitCastOp,
+    BitShiftOp,
+    BitwiseAndOp,
+    BitwiseNotOp,
+    BitwiseOrOp,
+    BitwiseXorOp,
     CastOp,
     CeilOp,
     CeluOp,
@@ -41,6 +51,7 @@ from ember.dialects.graph import (
     HardSigmoidOp,
     HardSwishOp,
     IdentityOp,
+    IsInfOp,
     IsNaNOp,
     LeakyReluOp,
     LessOp,
@@ -61,6 +72,7 @@ from ember.dialects.graph import (
     ReluOp,
     RoundOp,
     SeluOp,
+    ShrinkOp,
     SigmoidOp,
     SignOp,
     SinhOp,
@@ -70,6 +82,7 @@ from ember.dialects.graph import (
     SqrtOp,
     SubOp,
     SumOp,
+    SwishOp,
     TanhOp,
     TanOp,
     ThresholdedReluOp,
@@ -224,6 +237,49 @@ def _gelu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
     return b.mul(b.mul(half, v), b.add(one, curve))
 
 
+def _swish(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """x * sigmoid(alpha * x)."""
+    return b.mul(x[0], _sigmoid(b, [b.mul(b.const(b.attr("alpha"), t), x[0])], t))
+
+
+def _shrink(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """x + bias below -lambd, x - bias above lambd, 0 between."""
+    v = x[0]
+    wide = f64 if not is_float(t) else t  # an integer input compares with float bounds
+    w = b.convert(v, wide)
+    lambd, bias = b.const(b.attr("lambd"), wide), b.const(b.attr("bias"), wide)
+    low = b.select(b.cmp("lt", w, b.neg(lambd)), b.add(w, bias), b.const(0, wide))
+    return b.convert(b.select(b.cmp("gt", w, lambd), b.sub(w, bias), low), t)
+
+
+def _is_inf(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    v, src = x[0], x[0].type
+    found = b.const(0, i1)
+    for attr, infinity in (("detect_positive", math.inf), ("detect_negative", -math.inf)):
+        if b.attr(attr):
+            found = b.or_(found, b.cmpf("oeq", v, b.const(infinity, src)))
+    return found
+
+
+def _bitwise_not(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    return b.xor(x[0], b.const(-1, t))
+
+
+def _bit_shift(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """A shift by a negative amount or by the width or more (one unsigned
+    comparison) gives 0, or the sign fill for a signed right shift; LLVM's
+    shifts are poison there."""
+    v, amount = x
+    width = b.const(_bits(t), t)
+    outside = b.emit(arith.CmpiOp(amount, width, "uge"))
+    if b.attr("direction") == "LEFT":
+        return b.select(outside, b.const(0, t), b.emit(arith.ShLIOp(v, amount)))
+    if _is_unsigned(t):
+        return b.select(outside, b.const(0, t), b.emit(arith.ShRUIOp(v, amount)))
+    clamped = b.select(outside, b.const(_bits(t) - 1, t), amount)
+    return b.emit(arith.ShRSIOp(v, clamped))
+
+
 def _prelu(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
     v, slope = x
     return b.select(b.cmp("lt", v, b.const(0, t)), b.mul(v, slope), v)
@@ -249,6 +305,15 @@ def _clip(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
 
 def _cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
     return b.convert(x[0], t, bool(b.attr("saturate")), b.attr("round_mode"))
+
+
+def _bit_cast(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
+    """A float <-> integer reinterpretation is `arith.bitcast`; between integer
+    types (i1 and ui8, i8 and ui8: same bits) it is the modular conversion."""
+    v = x[0]
+    if is_float(v.type) or is_float(t):
+        return b.emit(arith.BitcastOp(v, t))
+    return b.convert(v, t)
 
 
 def _pow(b: Body, x: list[SSAValue], t: Attribute) -> SSAValue:
@@ -315,9 +380,17 @@ SCALAR_BODIES: dict[type[GraphOp], ScalarFn] = {
     SeluOp: _selu,
     HardSigmoidOp: _hard_sigmoid,
     GeluOp: _gelu,
+    AcoshOp: _math(xmath.AcoshOp),
+    AsinhOp: _math(xmath.AsinhOp),
+    AtanhOp: _math(xmath.AtanhOp),
+    SwishOp: _swish,
+    ShrinkOp: _shrink,
+    BitwiseNotOp: _bitwise_not,
+    IsInfOp: _is_inf,
     NotOp: lambda b, x, t: b.not_(x[0]),
     IsNaNOp: lambda b, x, t: b.is_nan(x[0]),
     CastOp: _cast,
+    BitCastOp: _bit_cast,
     ClipOp: _clip,
     # binary
     AddOp: _binary(Body.add),
@@ -332,6 +405,10 @@ SCALAR_BODIES: dict[type[GraphOp], ScalarFn] = {
     AndOp: _binary(Body.and_),
     OrOp: _binary(Body.or_),
     XorOp: _binary(Body.xor),
+    BitwiseAndOp: _binary(Body.and_),
+    BitwiseOrOp: _binary(Body.or_),
+    BitwiseXorOp: _binary(Body.xor),
+    BitShiftOp: _bit_shift,
     PowOp: _pow,
     ModOp: _mod,
     PReluOp: _prelu,
@@ -369,8 +446,8 @@ def _in_f32(body: ScalarFn) -> ScalarFn:
 
 
 def _check_pow(op: GraphOp) -> str | None:
-    if any(_is_unsigned(_elem(v)) for v in op.operands):
-        return "unsigned integer operands"
+    if _is_unsigned(_elem(op.operands[0])):
+        return "unsigned integer base"
     return None
 
 

@@ -14,10 +14,13 @@ from xdsl.ir import Attribute, SSAValue
 from ember.dialects.graph import (
     BatchNormalizationOp,
     GraphOp,
+    GroupNormalizationOp,
     InstanceNormalizationOp,
     LayerNormalizationOp,
     LogSoftmaxOp,
+    LpNormalizationOp,
     LRNOp,
+    MeanVarianceNormalizationOp,
     SoftmaxOp,
 )
 from ember.lowering.graph_to_tensor.common import (
@@ -110,6 +113,46 @@ def _lower_instance_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return [e.parallel(inputs, shape, t, body, maps=maps)]
 
 
+def _lower_group_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Reshaped to (N, groups, the rest): moments over the rest, normalised,
+    reshaped back; then scale and bias per channel. The statistics are in f32
+    for narrower inputs when stash_type is 1."""
+    x, scale, bias = op.operands
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    groups = op.attr("num_groups")
+    ct = f32 if op.attr("stash_type") == 1 and _bits(t) < 32 else t
+    grouped_shape = [shape[0], groups, math.prod(shape[1:]) // groups]
+    grouped = e.reshape(x, grouped_shape)
+    mean, var = _moments(e, grouped, [2], ct)
+    eps = op.attr("epsilon")
+
+    def normalize(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.convert(_normalize(b, b.convert(a[0], ct), a[1], a[2], eps), t)
+
+    stats = _dims_map(3, [0, 1])
+    y = e.parallel([grouped, mean, var], grouped_shape, t, normalize,
+                   maps=[_identity(3), stats, stats])  # fmt: skip
+    channel = _dims_map(rank, [1])
+    return [e.parallel([e.reshape(y, shape), scale, bias], shape, t,
+                       lambda b, a: b.add(b.mul(a[0], a[1]), a[2]),
+                       maps=[_identity(rank), channel, channel])]  # fmt: skip
+
+
+def _lower_mean_variance_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Moments over axes; (x - mean) / (sqrt(variance) + 1e-9)."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axes = sorted({_normalize_axis(a, rank) for a in op.attr("axes")})
+    mean, var = _moments(e, x, axes, t)
+
+    def body(b: Body, a: list[SSAValue]) -> SSAValue:
+        std = b.add(b.math(xmath.SqrtOp, a[2]), b.const(1e-9, t))
+        return b.div(b.sub(a[0], a[1]), std)
+
+    stats = _dims_map(rank, [i for i in range(rank) if i not in axes])
+    return [e.parallel([x, mean, var], shape, t, body, maps=[_identity(rank), stats, stats])]
+
+
 def _lower_layer_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Moments over dims [axis, rank), then * Scale (+ B), both broadcast. The
     statistics are computed in f32 for narrower inputs when stash_type is 1."""
@@ -171,41 +214,71 @@ def _lower_lrn(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 def _lower_softmax(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """m = max over the axis; Softmax: p = exp(x - m), s = sum of p, p / s
-    (each exp computed once); LogSoftmax: s = sum of exp(x - m),
-    (x - m) - log(s)."""
     x = op.operands[0]
+    axis = _normalize_axis(op.attr("axis"), len(_shape(x)))
+    return [softmax(e, x, axis, log=isinstance(op, LogSoftmaxOp))]
+
+
+def softmax(e: Emitter, x: SSAValue, axis: int, *, log: bool) -> SSAValue:
+    """m = max over the axis; Softmax: p = exp(x - m), s = sum of p, p / s
+    (each exp computed once); LogSoftmax (`log`): s = sum of exp(x - m),
+    (x - m) - log(s)."""
     shape, t, rank = _shape(x), _elem(x), len(_shape(x))
-    axis = _normalize_axis(op.attr("axis"), rank)
     peak = e.reduction(x, [axis], -math.inf, t, lambda b, a: b.max(a[1], a[0]))
     kept = _dims_map(rank, [i for i in range(rank) if i != axis])
 
     def shifted_exp(b: Body, a: list[SSAValue]) -> SSAValue:
         return b.exp(b.sub(a[0], a[1]))
 
-    if isinstance(op, LogSoftmaxOp):
+    if log:
         total = e.reduction(x, [axis], 0, t, lambda b, a: _sum(b, a[2], shifted_exp(b, a)), [peak])
 
         def log_body(b: Body, a: list[SSAValue]) -> SSAValue:
             return b.sub(b.sub(a[0], a[1]), b.math(xmath.LogOp, a[2]))
 
         maps = [_identity(rank), kept, kept]
-        return [e.parallel([x, peak, total], shape, t, log_body, maps=maps)]
+        return e.parallel([x, peak, total], shape, t, log_body, maps=maps)
     powers = e.parallel([x, peak], shape, t, shifted_exp, maps=[_identity(rank), kept])
     total = e.reduction(powers, [axis], 0, t, lambda b, a: _sum(b, a[1], a[0]))
     maps = [_identity(rank), kept]
-    return [e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)]
+    return e.parallel([powers, total], shape, t, lambda b, a: b.div(a[0], a[1]), maps=maps)
+
+
+def _lower_lp_normalization(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """norm = sum of |x| (p = 1) or sqrt of the sum of squares (p = 2) along
+    the axis; x / norm, and 0 where the norm is 0 (ONNX)."""
+    x = op.operands[0]
+    shape, t, rank = _shape(x), _elem(x), len(_shape(x))
+    axis = _normalize_axis(op.attr("axis"), rank)
+    squares = op.attr("p") == 2
+
+    def accumulate(b: Body, a: list[SSAValue]) -> SSAValue:
+        return _sum(b, a[1], b.mul(a[0], a[0]) if squares else b.abs(a[0]))
+
+    total = e.reduction(x, [axis], 0, t, accumulate)
+    kept = _dims_map(rank, [i for i in range(rank) if i != axis])
+
+    def divide(b: Body, a: list[SSAValue]) -> SSAValue:
+        norm = b.math(xmath.SqrtOp, a[1]) if squares else a[1]
+        zero = b.const(0, t)
+        return b.select(b.cmp("eq", norm, zero), zero, b.div(a[0], norm))
+
+    return [e.parallel([x, total], shape, t, divide, maps=[_identity(rank), kept])]
 
 
 class NormalizationPattern(FamilyPattern):
-    """Batch, instance and layer normalisation, LRN, Softmax and LogSoftmax."""
+    """Batch, instance, group and layer normalisation, LRN, Softmax, LogSoftmax
+    and LpNormalization."""
 
     lowerings = {
         BatchNormalizationOp: _lower_batch_norm,
         InstanceNormalizationOp: _lower_instance_norm,
         LayerNormalizationOp: _lower_layer_norm,
+        GroupNormalizationOp: _lower_group_norm,
+        MeanVarianceNormalizationOp: _lower_mean_variance_norm,
         LRNOp: _lower_lrn,
         SoftmaxOp: _lower_softmax,
         LogSoftmaxOp: _lower_softmax,
+        LpNormalizationOp: _lower_lp_normalization,
     }
     symbolic = frozenset({LayerNormalizationOp, SoftmaxOp, LogSoftmaxOp})

@@ -18,6 +18,7 @@ from ember.dialects.graph import (
     ReduceL1Op,
     ReduceL2Op,
     ReduceLogSumExpOp,
+    ReduceLogSumOp,
     ReduceMaxOp,
     ReduceMeanOp,
     ReduceMinOp,
@@ -79,6 +80,10 @@ def _square_root(b: Body, v: SSAValue, count: int) -> SSAValue:
     return b.convert(b.math(xmath.SqrtOp, b.convert(v, f64)), v.type)
 
 
+def _log(b: Body, v: SSAValue, count: int) -> SSAValue:
+    return b.math(xmath.LogOp, v)
+
+
 REDUCTIONS: dict[type[GraphOp], Reduction] = {
     ReduceSumOp: Reduction(lambda t: 0, Body.add),
     ReduceMeanOp: Reduction(lambda t: 0, Body.add, finish=_divide_by_count),
@@ -89,6 +94,7 @@ REDUCTIONS: dict[type[GraphOp], Reduction] = {
     ReduceL1Op: Reduction(lambda t: 0, Body.add, Body.abs),
     ReduceL2Op: Reduction(lambda t: 0, Body.add, _square, _square_root),
     ReduceSumSquareOp: Reduction(lambda t: 0, Body.add, _square),
+    ReduceLogSumOp: Reduction(lambda t: 0, Body.add, finish=_log),
 }
 
 
@@ -179,7 +185,7 @@ def _lower_arg_reduce(e: Emitter, op: GraphOp) -> list[SSAValue]:
 def _check_reduce(op: GraphOp) -> str | None:
     if not _constant_operands(op, "axes"):
         return NeedsConstants("axes must be a constant")
-    if isinstance(op, ReduceLogSumExpOp) and not is_float(_elem(op.operands[0])):
+    if isinstance(op, ReduceLogSumExpOp | ReduceLogSumOp) and not is_float(_elem(op.operands[0])):
         return "integer operands"
     return None
 

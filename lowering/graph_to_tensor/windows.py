@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
@@ -20,6 +21,7 @@ from ember.dialects.graph import (
     GlobalAveragePoolOp,
     GlobalMaxPoolOp,
     GraphOp,
+    LpPoolOp,
     MaxPoolOp,
     constant_value_of,
 )
@@ -350,11 +352,25 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     kind = "max" if is_max else "sum"
     low = _max_start(t) if is_max else 0  # NaN padding: skipped by the max
     kernel = attr("kernel_shape")
+    p = op.attr("p") if isinstance(op, LpPoolOp) else None
+    if p is not None:  # the sum of |x|^p, then its p-th root
+        x = e.parallel([x], _shape(x), t, lambda b, a: _power(b, b.abs(a[0]), p))
     padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
     y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
-    if not is_max:
+    if p is not None:
+        y = e.parallel([y], shape, t, lambda b, a: _power(b, a[0], 1 / p))
+    elif not is_max:
         y = _divide_by_counts(e, y, attr, _shape(x)[2:], kernel, strides, dilations, pads, full)
     return [e.reshape(y, out)]
+
+
+def _power(b: Body, v: SSAValue, exponent: float) -> SSAValue:
+    """v ** exponent (v >= 0): a product for 1 and 2, powf otherwise."""
+    if exponent == 1:
+        return v
+    if exponent == 2:
+        return b.mul(v, v)
+    return b.math(xmath.PowFOp, v, b.const(exponent, v.type))
 
 
 def _divide_by_counts(
@@ -410,7 +426,7 @@ class WindowPattern(FamilyPattern):
     """Convolution, transposed convolution and pooling."""
 
     lowerings = {ConvOp: _lower_conv, ConvTransposeOp: _lower_conv_transpose,
-                 MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool,
+                 MaxPoolOp: _lower_pool, AveragePoolOp: _lower_pool, LpPoolOp: _lower_pool,
                  GlobalAveragePoolOp: _lower_global_pool,
                  GlobalMaxPoolOp: _lower_global_pool}  # fmt: skip
     checks = dict.fromkeys(lowerings, check_batch_only)

@@ -60,7 +60,7 @@ def test_every_unsupported_op_is_listed_with_its_nodes() -> None:
         [
             helper.make_node("Relu", ["x"], ["a"], name="ok"),
             helper.make_node("NonMaxSuppression", ["a", "a"], ["b"], name="nms1"),
-            helper.make_node("TopK", ["a", "k"], ["c", "i"], name="topk"),
+            helper.make_node("Unique", ["a"], ["c"], name="unique"),
             helper.make_node("NonMaxSuppression", ["c", "c"], ["d"], name="nms2"),
             helper.make_node("FancyOp", ["d"], ["y"], domain="com.example", name="fancy"),
         ],
@@ -70,7 +70,7 @@ def test_every_unsupported_op_is_listed_with_its_nodes() -> None:
         ember.import_onnx(model)
     message = str(error.value)
     assert "NonMaxSuppression (nodes 'nms1', 'nms2')" in message
-    assert "TopK (node 'topk')" in message
+    assert "Unique (node 'unique')" in message
     assert "com.example.FancyOp (node 'fancy')" in message
     assert "\n" not in message
 
@@ -83,6 +83,22 @@ def test_unsupported_opset(opset: int) -> None:
     model.opset_import[0].version = opset
     with pytest.raises(UnsupportedModelError, match=f"unsupported opset {opset}"):
         ember.import_onnx(model)
+
+
+def test_an_old_opset_whose_ops_are_unchanged_since_opset_7_imports() -> None:
+    """Not and Add (schemas from opsets 1 and 7) mean at opset 1 what they mean
+    at opset 7; Relu (revised at opset 6) does not, so that model is refused."""
+    model = _model(
+        [helper.make_node("Not", ["x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.BOOL, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.BOOL, [3])], opset=1,
+    )  # fmt: skip
+    x = np.array([True, False, True])
+    np.testing.assert_array_equal(ember.compile(model).run({"x": x})[0], ~x)
+    changed = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [2])],
+                     [_tensor("y", [2])], opset=1)  # fmt: skip
+    with pytest.raises(UnsupportedModelError, match="unsupported opset 1"):
+        ember.import_onnx(changed)
 
 
 def test_inconsistent_shapes_name_the_node() -> None:

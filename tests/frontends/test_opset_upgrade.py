@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import ember
 from tests.support.models import run_onnxruntime
@@ -67,6 +67,25 @@ def test_old_opset_node_matches_onnxruntime(case) -> None:
     for a, b in zip(got, expected):
         assert a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [12, 22])
+def test_dropout_mask_output_is_all_true(opset: int) -> None:
+    """For inference Dropout keeps every element: its mask output is all true."""
+    node = helper.make_node("Dropout", ["x", "ratio"], ["y", "mask"])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", F, [2, 3])],
+        [helper.make_tensor_value_info("y", F, [2, 3]),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [2, 3])],
+        [numpy_helper.from_array(np.array(0.4, np.float32), "ratio")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=7)
+    x = np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32)
+    expected = run_onnxruntime(model, {"x": x})
+    got = ember.compile(model).run({"x": x})
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert got[1].dtype == np.bool_ and got[1].all()
 
 
 def test_batch_norm_opset7_spatial() -> None:

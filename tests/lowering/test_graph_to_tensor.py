@@ -744,11 +744,150 @@ VISION_CASES = [
                         randn(2, 12, 3, 2)],
          {"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [1, 2],
           "pads": [1, 0, 0, 1]}, id="groups-mask-bias", tol=LINALG_TOL),
+_SCORES = randn(4, 5, 3, scale=2.0)
+_TARGETS = np.array([[0, 4, 2], [1, 1, 3], [4, 0, -1], [2, 3, 0]], np.int64)
+_CLASS_WEIGHTS = uniform(0.2, 2.0, 5)
+_SHIFT_INPUT = np.array([[-8, 4, -1, 64, -128], [16, 1, 127, -3, 5]], np.int8)
+_SHIFTS = np.array([[8, -1, 100, 1, 7], [2, 0, 7, 1, 3]], np.int8)
+_SPECIAL = np.array([-np.inf, -1.5, 0.0, np.nan, 2.0, np.inf], F32)
+
+LOSS_CASES = [
+    case("NegativeLogLikelihoodLoss", [_SCORES, np.abs(_TARGETS)], id="mean"),
+    case(
+        "NegativeLogLikelihoodLoss",
+        [_SCORES, _TARGETS, _CLASS_WEIGHTS],
+        {"reduction": "none", "ignore_index": -1},
+        id="none-weighted-ignored",
+    ),
+    case(
+        "NegativeLogLikelihoodLoss",
+        [_SCORES, np.abs(_TARGETS).astype(np.int32), _CLASS_WEIGHTS],
+        {"reduction": "mean", "ignore_index": 4},
+        id="mean-weighted-ignored",
+    ),
+    case(
+        "SoftmaxCrossEntropyLoss",
+        [_SCORES, np.abs(_TARGETS)],
+        {"reduction": "sum"},
+        outputs=2,
+        id="sum-log-prob",
+    ),
+    case(
+        "SoftmaxCrossEntropyLoss",
+        [_SCORES[:, :, 0], np.abs(_TARGETS[:, 0]), _CLASS_WEIGHTS],
+        id="mean-2d-weighted",
+    ),
+]
+
+BIT_CASES = [
+    case(op, [ints(-1000, 1000, 3, 4), ints(-1000, 1000, 4)])
+    for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor")
+] + [
+    case(
+        "BitwiseAnd",
+        [ints(0, 255, 3, 4, dtype=np.uint8), ints(0, 255, 3, 1, dtype=np.uint8)],
+        id="u8",
+    ),
+    case("BitwiseNot", [ints(-1000, 1000, 3, 4, dtype=np.int64)]),
+    case("BitwiseNot", [ints(0, 60000, 3, 4, dtype=np.uint16)], id="u16"),
+    *[
+        case("BitShift", [_SHIFT_INPUT, _SHIFTS], {"direction": d}, opset=28, id=d.lower())
+        for d in ("LEFT", "RIGHT")
+    ],
+    case(
+        "BitShift",
+        [_SHIFT_INPUT.view(np.uint8), _SHIFTS.view(np.uint8)],
+        {"direction": "RIGHT"},
+        opset=28,
+        id="right-u8",
+    ),
+    case("BitCast", [randn(3, 4)], {"to": TensorProto.INT32}, opset=26),
+    case("BitCast", [bools(3, 4)], {"to": TensorProto.UINT8}, opset=26, id="bool-u8"),
+    case(
+        "BitCast",
+        [ints(-100, 100, 3, dtype=np.int64)],
+        {"to": TensorProto.DOUBLE},
+        opset=26,
+        id="i64-f64",
+    ),
+]
+
+NEW_NN_CASES = [
+    case("MaxUnpool", [randn(1, 2, 2, 2), np.array([[[[0, 3], [9, 14]], [[17, 22], [24, 31]]]],
+                                                    np.int64)],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    case("MaxUnpool", [randn(1, 1, 2, 2), np.array([[[[5, 7], [13, 15]]]], np.int64),
+                       Const(np.array([1, 1, 5, 5], np.int64))],
+         {"kernel_shape": [2, 2], "strides": [2, 2]}, id="output-shape"),
+    case("MeanVarianceNormalization", [randn(3, 3, 3, 1)]),
+    case("MeanVarianceNormalization", [randn(2, 3, 4)], {"axes": [1, 2]}, id="axes"),
+    case("Det", [randn(2, 2)], id="2x2"),
+    case("Det", [randn(3, 3, 3)], id="batch-3x3"),
+    case("Det", [randn(2, 1, 4, 4)], id="4x4"),
+    case("GroupNormalization", [randn(3, 4, 2, 2), randn(4), randn(4)], {"num_groups": 2}),
+    case("GroupNormalization", [randn(2, 6, 5), randn(6), randn(6)],
+         {"num_groups": 3, "epsilon": 1e-2}, id="1d"),
+    case("CenterCropPad", [randn(20, 8, 3), i64(10, 11, 3)], opset=18),
+    case("CenterCropPad", [randn(3, 7, 4), i64(4, 9)], {"axes": [-2, -1]}, opset=18, id="axes"),
+    case("Einsum", [randn(5, 2, 3), randn(5, 3, 4)], {"equation": "bij, bjk -> bik"}, opset=12,
+         id="batch-matmul"),
+    case("Einsum", [randn(3, 5, 5)], {"equation": "...ii->...i"}, opset=12, id="batch-diagonal"),
+    case("Einsum", [randn(3, 4), randn(4)], {"equation": "ij,j"}, opset=12, id="implicit"),
+    case("Einsum", [randn(2, 1, 3), randn(4, 3)], {"equation": "...k,jk->...j"}, opset=12,
+         id="broadcast-ellipsis"),
+    case("Einsum", [randn(3, 4)], {"equation": "ij->"}, opset=12, id="sum-all"),
+    case("LpPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    case("LpPool", [_SIGNAL], {"kernel_shape": [3], "p": 3, "auto_pad": "SAME_UPPER"}, id="1d-p3"),
+    case("LpPool", [_IMAGE], {"kernel_shape": [2, 2], "p": 1, "dilations": [2, 2],
+                              "ceil_mode": 1, "strides": [2, 2]}, id="p1-dilated-ceil"),
+    case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5), i64(0, 2)]),
+    case("ReduceLogSum", [uniform(0.1, 3.0, 3, 4, 5)], {"keepdims": 0}, id="all"),
+    *[case("SpaceToDepth", [randn(2, 3, 4, 6)], {"blocksize": 2, "mode": mode}, opset=28,
+           id=mode) for mode in ("DCR", "CRD")],
+    case("LpNormalization", [_with_zeros_and_nan()[:, :2]], {"p": 1, "axis": 0}, id="l1"),
+    case("LpNormalization", [randn(2, 3, 4)], {"p": 2, "axis": 1}, id="l2"),
+]  # fmt: skip
+
+NEW_ELEMENTWISE_CASES = [
+    case("Acosh", [uniform(1.0, 9.0, 3, 4)]),
+    case("Asinh", [_X]),
+    case("Atanh", [_UNIT]),
+    case("Swish", [randn(3, 4, scale=4.0)], {"alpha": 0.7}, opset=24),
+    case("Shrink", [_X], {"lambd": 0.7, "bias": 0.3}),
+    case("Shrink", [ints(-5, 6, 3, 4)], {"lambd": 1.5, "bias": 1.0}, id="int"),
+    case("IsInf", [_SPECIAL]),
+    case("IsInf", [_SPECIAL], {"detect_positive": 0}, id="negative"),
+]  # fmt: skip
+
+_TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.5, 0.5, 0.5, 0.5, 0.5], [-1.0, 4.0, 2.0, 4.0, 0.0]],
+                 F32)  # fmt: skip
+
+POSITION_CASES = [
+    *[case(op, [randn(3, 4, 2), i64(1)], {"exclusive": exclusive, "reverse": reverse},
+           opset=26, id=f"exclusive{exclusive}-reverse{reverse}")
+      for op in ("CumSum", "CumProd") for exclusive in (0, 1) for reverse in (0, 1)],
+    case("CumSum", [ints(-9, 9, 3, 4), Const(np.array(-2, np.int32))], id="int-negative-axis"),
+    case("TopK", [_TIES, i64(3)], outputs=2, id="largest-ties"),
+    case("TopK", [_TIES, i64(2)], {"largest": 0, "axis": 0}, outputs=2, id="smallest-axis0"),
+    case("TopK", [ints(0, 5, 3, 6, dtype=np.uint64), i64(4)], outputs=2, id="u64"),
+    case("Hardmax", [_TIES]),
+    case("Hardmax", [_TIES], {"axis": 0}, id="axis0"),
+    case("OneHot", [Const(np.array([[0, 3, -1], [5, -6, 2]], np.int64)),
+                    Const(np.array(5, np.int64)), np.array([-1.0, 2.5], F32)], id="last-axis"),
+    case("EyeLike", [randn(4, 5)], {"k": 1}),
+    case("EyeLike", [ints(0, 3, 3, 3)], {"k": -1, "dtype": TensorProto.DOUBLE}, id="dtype"),
+    case("ReverseSequence", [randn(4, 4, 2), np.array([4, 1, 3, 2], np.int64)]),
+    case("ReverseSequence", [randn(3, 5), np.array([5, 0, 2], np.int64)],
+         {"batch_axis": 0, "time_axis": 1}, id="batch-first"),
+    case("OneHot", [np.array([1.7, -2.2, 4.0], F32), Const(np.array(5.0, F32)),
+                    np.array([0, 7], np.int32)], {"axis": 0}, id="float-indices-axis0"),
 ]  # fmt: skip
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
              + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES)  # fmt: skip
+             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES
+             + POSITION_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -810,6 +949,10 @@ def test_opset17_model() -> None:
 
 COMPILED_CASES = [
     *INDEXED_CASES,
+    *LOSS_CASES,
+    *[p for p in NEW_NN_CASES if p.values[0] == "MaxUnpool" and "output-shape" not in p.id],
+    *[p for p in NEW_NN_CASES if p.values[0] == "Einsum"],
+    *[p for p in POSITION_CASES if p.values[0] in ("TopK", "Hardmax") and "u64" not in p.id],
     *[p for p in WINDOW_CASES if p.values[0] == "ConvTranspose"],
     case("Conv", [randn(1, 4, 13), randn(6, 2, 3), randn(6)],
          {"strides": [2], "group": 2, "pads": [1, 0]}, id="1d"),
@@ -922,7 +1065,7 @@ def test_unsupported_ops_are_listed_together() -> None:
     assert str(error.value) == (
         "convert-graph-to-tensor: cannot lower 2 ops: "
         "graph.pad (pads, constant_value and axes must be constants); "
-        "graph.pow (unsigned integer operands)"
+        "graph.pow (unsigned integer base)"
     )
     assert str(module) == before  # nothing was rewritten
 
@@ -1031,3 +1174,11 @@ def test_fused_groups_become_kernels() -> None:
     got = run_tensor_module(module, feeds)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_large_determinants_are_refused() -> None:
+    """Det expands permutations: past 5 x 5 it is a diagnostic naming the op."""
+    model, _ = single_node_model("Det", [randn(6, 6)], {}, 1, 21)
+    module = ember.import_onnx(model)
+    with pytest.raises(DiagnosticException, match=r"graph.det \(matrices larger than 5 x 5\)"):
+        lower(module)

@@ -32,8 +32,10 @@ def run_ort(
     inputs: Sequence[np.ndarray | None],
     attrs: dict[str, Any] | None = None,
     n_outputs: int = 1,
+    opset: int = OPSET,
 ) -> list[np.ndarray]:
-    """Build a single-node opset-21 model (None inputs become "") and run it in onnxruntime."""
+    """Build a single-node model (opset 21 unless `opset`; None inputs become "") and run it
+    in onnxruntime."""
     names = ["" if x is None else f"in{i}" for i, x in enumerate(inputs)]
     onnx_attrs = {
         k: numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
@@ -48,7 +50,7 @@ def run_ort(
     ]
     graph_outputs = [helper.make_empty_tensor_value_info(o) for o in outputs]
     graph = helper.make_graph([node], op_type, graph_inputs, graph_outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], ir_version=10)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
     session = ort.InferenceSession(
         model.SerializeToString(), _SESSION_OPTIONS, providers=["CPUExecutionProvider"]
     )
@@ -79,10 +81,11 @@ def check(
     *,
     n_outputs: int = 1,
     tol: float = 1e-5,
+    opset: int = OPSET,
 ) -> list[np.ndarray]:
     """Compare the kernel with onnxruntime on one node; returns the kernel's outputs."""
     inputs = [None if x is None else np.asarray(x) for x in inputs]  # 0-d arrays, not scalars
-    expected = run_ort(op_type, inputs, attrs, n_outputs)
+    expected = run_ort(op_type, inputs, attrs, n_outputs, opset)
     got = run_kernel(op_type, inputs, attrs)
     assert_same(got, expected, tol)
     return got

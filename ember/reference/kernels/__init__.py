@@ -14,7 +14,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   are always present; attributes without one (Conv ``kernel_shape``/``pads``/``strides``,
   Transpose ``perm``, ...) may be absent and are then handled per ONNX semantics. For
   Split, the caller may pass ``__num_results__`` (the node's number of outputs), used when
-  neither the ``split`` input nor ``num_outputs`` is given. Unknown attributes are ignored.
+  neither the ``split`` input nor ``num_outputs`` is given; SoftmaxCrossEntropyLoss reads it
+  to give its optional ``log_prob``. Unknown attributes are ignored.
 - The result is a list with one array per ONNX output produced in inference. Exceptions:
   Dropout, BatchNormalization and MaxPool return only their first output; Split
   returns one array per part.
@@ -23,7 +24,7 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
 
 Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`,
 :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`, :mod:`.reduce`, :mod:`.quantize`,
-:mod:`.transformer`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
+:mod:`.transformer`, :mod:`.loss`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
 """
@@ -38,6 +39,7 @@ from onnx import AttributeProto, helper, numpy_helper
 from . import (  # noqa: F401  (registers kernels)
     elementwise,
     layout,
+    loss,
     nn,
     quantize,
     recurrent,
@@ -65,7 +67,8 @@ def _native(value: Any) -> Any:
 
 def onnx_schema(op_type: str, opset: int = 21) -> onnx.defs.OpSchema:
     """The default-domain schema of ``op_type`` at ``opset``, or its newest one for an
-    op that came after ``opset`` (Attention, RMSNormalization: modelled in their newest form)."""
+    op that ONNX added after ``opset`` (Attention, RMSNormalization, Swish, BitCast:
+    Ember models those as their newest opset defines them)."""
     try:
         return onnx.defs.get_schema(op_type, opset)
     except onnx.defs.SchemaError:

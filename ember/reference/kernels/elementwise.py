@@ -80,6 +80,18 @@ _UNARY: dict[str, Unary] = {
         np.maximum(x, 0.0) + np.minimum(0.0, a["alpha"] * (np.exp(x / a["alpha"]) - 1.0))
     ),
     "ThresholdedRelu": lambda x, a: np.where(x > a["alpha"], x, 0.0),
+    "Acosh": lambda x, a: np.arccosh(x),
+    "Asinh": lambda x, a: np.arcsinh(x),
+    "Atanh": lambda x, a: np.arctanh(x),
+    "Swish": lambda x, a: x * _sigmoid(a["alpha"] * x),
+    "Shrink": lambda x, a: np.where(
+        x < -a["lambd"], x + a["bias"], np.where(x > a["lambd"], x - a["bias"], 0)
+    ),
+    "BitwiseNot": lambda x, a: np.invert(x),
+    "IsInf": lambda x, a: (
+        (np.isposinf(x) & bool(a["detect_positive"]))
+        | (np.isneginf(x) & bool(a["detect_negative"]))
+    ),
 }
 
 
@@ -124,6 +136,9 @@ _BINARY: dict[str, Binary] = {
     "And": np.logical_and,
     "Or": np.logical_or,
     "Xor": np.logical_xor,
+    "BitwiseAnd": np.bitwise_and,
+    "BitwiseOr": np.bitwise_or,
+    "BitwiseXor": np.bitwise_xor,
 }
 
 
@@ -147,6 +162,20 @@ def mod(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     with np.errstate(all="ignore"):
         y = np.fmod(a, b) if attrs.get("fmod", 0) else np.mod(a, b)
     return [np.asarray(y).astype(a.dtype)]
+
+
+@register("BitShift")
+def bit_shift(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """A shift by a negative amount or by the width or more fills: with zeros,
+    or with the sign bit for a signed right shift (ONNX opset 28)."""
+    x, y = np.broadcast_arrays(np.asarray(inputs[0]), np.asarray(inputs[1]).astype(inputs[0].dtype))
+    width = 8 * x.dtype.itemsize
+    outside = (y.astype(np.int64) < 0) | (y.astype(np.uint64) >= width)
+    shift = np.where(outside, 0, y)
+    if attrs["direction"] == "LEFT":
+        return [np.where(outside, 0, np.left_shift(x, shift)).astype(x.dtype)]
+    fill = np.where(x < 0, -1, 0) if x.dtype.kind == "i" else 0
+    return [np.where(outside, fill, np.right_shift(x, shift)).astype(x.dtype)]
 
 
 _VARIADIC: dict[str, tuple[Binary, bool]] = {
@@ -258,3 +287,10 @@ def cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
         if x.dtype.kind == "f" and is_narrow_int_dtype(dtype):
             return [float_to_int(x, np.dtype(np.int32)).astype(dtype)]
         return [x.astype(dtype)]
+
+
+@register("BitCast")
+def bit_cast(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """The bits of each element read as the type ``to`` (of the same size)."""
+    x = np.ascontiguousarray(inputs[0])
+    return [x.view(helper.tensor_dtype_to_np_dtype(int(attrs["to"])))]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ember.dialects.graph.ops_nn import transposed_pads
+from ember.dialects.graph.ops_nn import transposed_pads, unpooled_shape
 from ember.dialects.graph.ops_resize import Sampling, resize_plan, resize_targets
 
 from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
@@ -112,7 +112,7 @@ def conv_transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 
 def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
-    """Max or average pooling with ONNX output-size, ceil_mode and padding rules."""
+    """Max, average or sum pooling with ONNX output-size, ceil_mode and padding rules."""
     kernel = ints(attrs["kernel_shape"]) or []
     strides, dilations, extent, pads = _window_params(x, kernel, attrs)
     ceil_mode = bool(attrs.get("ceil_mode", 0)) and attrs.get("auto_pad", "NOTSET") == "NOTSET"
@@ -133,6 +133,8 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
     xp = np.pad(wide(x), spatial + full)
     axes = tuple(range(-len(kernel), 0))
     total = _windows(xp, extent, strides, dilations).sum(axis=axes)
+    if kind == "sum":
+        return total.astype(x.dtype)
     # Count of the elements a window averages: input (+ explicit pads) but never ceil overhang.
     include = bool(attrs.get("count_include_pad", 0))
     mask = np.ones((1, 1, *x.shape[2:]))
@@ -151,6 +153,15 @@ def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 @register("AveragePool")
 def average_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [_pool(np.asarray(inputs[0]), attrs, "avg")]
+
+
+@register("LpPool")
+def lp_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """(sum over each window of |x|^p) ^ (1/p); padding counts 0."""
+    x = np.asarray(inputs[0])
+    p = int(attrs.get("p", 2))
+    total = _pool(np.abs(wide(x)) ** p, attrs, "sum")
+    return [(total ** (1.0 / p)).astype(x.dtype)]
 
 
 def _global_pool(kind: str) -> Kernel:
@@ -292,3 +303,87 @@ def resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
             mask = samples.outside.reshape((-1,) + (1,) * (x.ndim - axis - 1))
             y = np.where(mask, float(attrs.get("extrapolation_value", 0.0)), y)
     return [y.astype(x.dtype)]
+
+
+@register("Hardmax")
+def hardmax(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """1 at the first largest element along ``axis``, 0 elsewhere."""
+    x = np.asarray(inputs[0])
+    axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+    first = np.expand_dims(np.argmax(x, axis=axis), axis)
+    y = np.zeros_like(x)
+    np.put_along_axis(y, first, 1, axis=axis)
+    return [y]
+
+
+@register("LpNormalization")
+def lp_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """x / ||x||_p along ``axis`` (p = 1 or 2); 0 where the norm is 0."""
+    x = np.asarray(inputs[0])
+    axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+    norm = np.linalg.norm(wide(x), ord=int(attrs.get("p", 2)), axis=axis, keepdims=True)
+    with np.errstate(all="ignore"):
+        return [np.where(norm == 0, 0.0, wide(x) / norm).astype(x.dtype)]
+
+
+@register("Einsum")
+def einsum(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    xs = [np.asarray(x) for x in inputs]
+    equation = str(attrs["equation"]).replace(" ", "")
+    return [np.asarray(np.einsum(equation, *[wide(x) for x in xs])).astype(xs[0].dtype)]
+
+
+@register("GroupNormalization")
+def group_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each sample's channels in num_groups groups, each normalised over its
+    channels and spatial positions; then scale and bias per channel."""
+    x, scale, bias = (np.asarray(v) for v in inputs[:3])
+    n, c = x.shape[:2]
+    groups = int(attrs["num_groups"])
+    grouped = wide(x).reshape(n, groups, -1)
+    mean = grouped.mean(axis=2, keepdims=True)
+    var = ((grouped - mean) ** 2).mean(axis=2, keepdims=True)
+    y = ((grouped - mean) / np.sqrt(var + float(attrs.get("epsilon", 1e-5)))).reshape(x.shape)
+    per_channel = (1, c) + (1,) * (x.ndim - 2)
+    return [(y * scale.reshape(per_channel) + bias.reshape(per_channel)).astype(x.dtype)]
+
+
+@register("MeanVarianceNormalization")
+def mean_variance_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """(X - mean) / (sqrt(mean(X^2) - mean^2) + 1e-9) over ``axes``: ONNX's function body."""
+    x = np.asarray(inputs[0])
+    axes = tuple(norm_axis(a, x.ndim) for a in ints(attrs.get("axes", [0, 2, 3])) or [])
+    w = wide(x)
+    mean = w.mean(axis=axes, keepdims=True)
+    std = np.sqrt((w * w).mean(axis=axes, keepdims=True) - mean * mean)
+    return [((w - mean) / (std + 1e-9)).astype(x.dtype)]
+
+
+@register("Det")
+def det(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    return [np.asarray(np.linalg.det(wide(x))).astype(x.dtype)]
+
+
+@register("MaxUnpool")
+def max_unpool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Zeros of the default shape (`unpooled_shape`), each X value at its flat
+    index in I (as MaxPool gives them); zero-padded at the end of each axis
+    up to output_shape when that is given."""
+    x, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
+    default = [
+        int(d)
+        for d in unpooled_shape(
+            x.shape,
+            ints(attrs["kernel_shape"]) or [],
+            ints(attrs.get("strides")),
+            ints(attrs.get("pads")),
+        )
+    ]
+    y = np.zeros(math.prod(default), dtype=x.dtype)
+    y[indices.reshape(-1)] = x.reshape(-1)
+    y = y.reshape(default)
+    output_shape = ints(arg(inputs, 2))
+    if output_shape is not None:
+        y = np.pad(y, [(0, o - d) for o, d in zip(output_shape, default)])
+    return [y]

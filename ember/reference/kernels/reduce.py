@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register_all
+from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all
 
 Axes = tuple[int, ...]
 Reduction = Callable[[np.ndarray, Axes], np.ndarray]
@@ -70,6 +70,7 @@ _REDUCE: dict[str, Reduction] = {
     "ReduceL2": lambda x, ax: np.sqrt((x * x).sum(ax, keepdims=True)),
     "ReduceSumSquare": lambda x, ax: (x * x).sum(ax, keepdims=True),
     "ReduceLogSumExp": _log_sum_exp,
+    "ReduceLogSum": lambda x, ax: np.log(x.sum(ax, keepdims=True)),
 }
 
 
@@ -113,3 +114,48 @@ def _arg_kernel(is_max: bool) -> Kernel:
 
 register_all(["ArgMax"], _arg_kernel(is_max=True))
 register_all(["ArgMin"], _arg_kernel(is_max=False))
+
+
+def _cumulative(ufunc: np.ufunc) -> Kernel:
+    """Running sums or products along ``axis``; ``exclusive`` shifts in the
+    neutral element, ``reverse`` runs from the end."""
+
+    def kernel(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axis = norm_axis(int(np.asarray(inputs[1]).reshape(-1)[0]), x.ndim)
+        y = np.flip(x, axis) if attrs.get("reverse", 0) else x
+        if attrs.get("exclusive", 0):
+            neutral = np.full_like(np.take(y, [0], axis), ufunc.identity)
+            y = np.concatenate([neutral, np.take(y, range(y.shape[axis] - 1), axis)], axis)
+        y = ufunc.accumulate(y, axis=axis, dtype=x.dtype)
+        return [np.flip(y, axis) if attrs.get("reverse", 0) else y]
+
+    return kernel
+
+
+register_all(["CumSum"], _cumulative(np.add))
+register_all(["CumProd"], _cumulative(np.multiply))
+
+
+def rank_along(x: np.ndarray, axis: int, largest: bool) -> np.ndarray:
+    """Each element's place in the order along ``axis`` (0 = first): larger
+    (or smaller) values first, equal values in index order."""
+    keys = np.moveaxis(x, axis, -1)
+    count = keys.shape[-1]
+    if largest:  # descending, ties by index: the ascending stable order of the reversed keys
+        order = count - 1 - np.flip(np.argsort(np.flip(keys, -1), axis=-1, kind="stable"), -1)
+    else:
+        order = np.argsort(keys, axis=-1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(count), order.shape), axis=-1)
+    return np.moveaxis(ranks, -1, axis)
+
+
+@register("TopK")
+def top_k(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    k = int(np.asarray(inputs[1]).reshape(-1)[0])
+    axis = norm_axis(int(attrs.get("axis", -1)), x.ndim)
+    order = np.argsort(rank_along(x, axis, bool(attrs.get("largest", 1))), axis=axis)
+    indices = np.take(order, range(k), axis=axis)
+    return [np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)]

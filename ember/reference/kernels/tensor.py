@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import numpy as np
+from onnx import helper
 
 from ._registry import Attrs, Inputs, arg, ints, norm_axis, register
 
@@ -280,3 +281,74 @@ def dropout(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     if training is not None and bool(np.asarray(training).reshape(-1)[0]):
         raise ValueError("Dropout: training_mode=True is not supported by the reference kernel")
     return [np.array(inputs[0], copy=True)]
+
+
+@register("OneHot")
+def one_hot(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """values[1] where the position along ``axis`` is the index (truncated to an
+    integer; a negative one counts from depth), values[0] elsewhere; an index
+    outside [-depth, depth) gives no on value."""
+    indices, depth, values = (np.asarray(v) for v in inputs[:3])
+    classes = int(depth.reshape(()))
+    axis = norm_axis(int(attrs.get("axis", -1)), indices.ndim + 1)
+    index = np.trunc(indices).astype(np.int64)
+    index = np.where(index < 0, index + classes, index)
+    positions = np.arange(classes).reshape([-1] + [1] * (indices.ndim - axis))
+    on = np.expand_dims(index, axis) == positions
+    return [np.where(on, values[1], values[0]).astype(values.dtype)]
+
+
+@register("SpaceToDepth")
+def space_to_depth(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Each b x b spatial block becomes b * b channels: in DCR order (block
+    position outermost) or CRD (channel outermost)."""
+    x = np.asarray(inputs[0])
+    n, c, h, w = x.shape
+    b = int(attrs["blocksize"])
+    blocks = x.reshape(n, c, h // b, b, w // b, b)
+    perm = (0, 3, 5, 1, 2, 4) if attrs.get("mode", "DCR") == "DCR" else (0, 1, 3, 5, 2, 4)
+    return [blocks.transpose(perm).reshape(n, c * b * b, h // b, w // b)]
+
+
+@register("EyeLike")
+def eye_like(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    dtype = (
+        x.dtype if attrs.get("dtype") is None else helper.tensor_dtype_to_np_dtype(attrs["dtype"])
+    )
+    return [np.eye(x.shape[0], x.shape[1], int(attrs.get("k", 0)), dtype=dtype)]
+
+
+@register("ReverseSequence")
+def reverse_sequence(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, lens = np.asarray(inputs[0]), np.asarray(inputs[1])
+    batch_axis, time_axis = int(attrs.get("batch_axis", 1)), int(attrs.get("time_axis", 0))
+    y = x.copy()
+    for b, length in enumerate(lens):
+        index: list[Any] = [slice(None)] * x.ndim
+        index[batch_axis] = b
+        index[time_axis] = slice(0, int(length))
+        y[tuple(index)] = np.flip(x[tuple(index)], axis=time_axis - int(batch_axis < time_axis))
+    return [y]
+
+
+def center_crop_pad_extents(size: int, target: int) -> tuple[int, int, int]:
+    """(crop start, pad before, pad after) that take an axis of `size` to `target`,
+    centered (the extra element of an odd difference goes at the end)."""
+    if size >= target:
+        return (size - target) // 2, 0, 0
+    before = (target - size) // 2
+    return 0, before, target - size - before
+
+
+@register("CenterCropPad")
+def center_crop_pad(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, shape = np.asarray(inputs[0]), ints(inputs[1]) or []
+    axes = [norm_axis(a, x.ndim) for a in (ints(attrs.get("axes")) or range(x.ndim))]
+    crop: list[Any] = [slice(None)] * x.ndim
+    pads = [(0, 0)] * x.ndim
+    for axis, target in zip(axes, shape):
+        start, before, after = center_crop_pad_extents(x.shape[axis], target)
+        crop[axis] = slice(start, start + min(target, x.shape[axis]))
+        pads[axis] = (before, after)
+    return [np.pad(x[tuple(crop)], pads)]

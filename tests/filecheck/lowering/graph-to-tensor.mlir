@@ -369,4 +369,4 @@ func.func @unsupported(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>, %t:
 
 // Every op that cannot be lowered, with the reason, in one message (the 3-D
 // Conv and the reflect Pad, whose value is not read, lower).
-// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.pad (pads, constant_value and axes must be constants); graph.pow (unsigned integer operands){{$}}
+// CHECK:      {{^}}convert-graph-to-tensor: cannot lower 2 ops: graph.pad (pads, constant_value and axes must be constants); graph.pow (unsigned integer base){{$}}
