@@ -744,6 +744,8 @@ VISION_CASES = [
                         randn(2, 12, 3, 2)],
          {"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [1, 2],
           "pads": [1, 0, 0, 1]}, id="groups-mask-bias", tol=LINALG_TOL),
+]  # fmt: skip
+
 _SCORES = randn(4, 5, 3, scale=2.0)
 _TARGETS = np.array([[0, 4, 2], [1, 1, 3], [4, 0, -1], [2, 3, 0]], np.int64)
 _CLASS_WEIGHTS = uniform(0.2, 2.0, 5)
@@ -885,9 +887,8 @@ POSITION_CASES = [
 
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
-             + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES)  # fmt: skip
-             + QUANTIZE_CASES + LOSS_CASES + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES
-             + POSITION_CASES)  # fmt: skip
+             + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES + LOSS_CASES
+             + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
