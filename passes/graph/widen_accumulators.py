@@ -3,8 +3,9 @@ accumulates.
 
 A model in float16, bfloat16 (or another narrow float: docs/types.md) keeps
 its tensors in that type between ops, but each op that sums many terms
-(products, convolutions, pooling averages, reductions, softmax and the
-normalisations: `ACCUMULATING`) computes in f32: its half operands are cast
+(products, convolutions, pooling averages, reductions, softmax, the
+normalisations, attention, the losses, scans, transforms and the samplers:
+`ACCUMULATING`) computes in f32: its half operands are cast
 to f32 in front of it, its half results cast back after it. A constant
 operand (a weight) is converted here, once, so the weights blob holds it in
 f32 and no cast runs for it. Elementwise ops are left alone: float16 computes
@@ -12,7 +13,7 @@ as LLVM's `half` (each op rounded once, as ONNX says), the narrow floats in
 f32 per op (`convert-graph-to-tensor`).
 
 The narrow floats (bf16, float8), which have no arithmetic in LLVM, also
-run the max pools, ReduceMax/Min/Prod, ArgMax/ArgMin and LRN in f32
+run the max pools, ReduceMax/Min/Prod, ArgMax/ArgMin, LRN, TopK and Hardmax in f32
 (`NARROW_ONLY`). Ops with no half operand, and the ops outside the tables,
 are unchanged.
 `graph-optimize` runs it at every level once constants are folded, before
@@ -46,13 +47,19 @@ ACCUMULATING = (
     graph.GlobalAveragePoolOp, graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceL1Op,
     graph.ReduceL2Op, graph.ReduceSumSquareOp, graph.ReduceLogSumExpOp, graph.SoftmaxOp,
     graph.LogSoftmaxOp, graph.BatchNormalizationOp, graph.InstanceNormalizationOp,
-    graph.LayerNormalizationOp,
+    graph.LayerNormalizationOp, graph.RMSNormalizationOp, graph.GroupNormalizationOp,
+    graph.MeanVarianceNormalizationOp, graph.LpNormalizationOp, graph.LpPoolOp,
+    graph.ReduceLogSumOp, graph.CumSumOp, graph.CumProdOp, graph.EinsumOp, graph.DetOp,
+    graph.NegativeLogLikelihoodLossOp, graph.SoftmaxCrossEntropyLossOp, graph.AttentionOp,
+    graph.LinearAttentionOp, graph.CausalConvWithStateOp, graph.DFTOp, graph.STFTOp,
+    graph.GridSampleOp, graph.AffineGridOp, graph.RoiAlignOp, graph.DeformConvOp, graph.Col2ImOp,
 )  # fmt: skip
-"""The ops whose results sum many terms: computed in f32 for half tensors."""
+"""The ops whose results sum (or multiply) many terms: computed in f32 for half tensors."""
 
 NARROW_ONLY = (
     graph.MaxPoolOp, graph.GlobalMaxPoolOp, graph.ReduceMaxOp, graph.ReduceMinOp,
-    graph.ReduceProdOp, graph.ArgMaxOp, graph.ArgMinOp, graph.LRNOp,
+    graph.ReduceProdOp, graph.ArgMaxOp, graph.ArgMinOp, graph.LRNOp, graph.TopKOp,
+    graph.HardmaxOp,
 )  # fmt: skip
 """Ops that compute in f16 as they are (LLVM's `half`) but that the narrow
 floats, which have no arithmetic, also run in f32 (exactly, for the maxima)."""

@@ -49,6 +49,14 @@ def norm_axis(axis: int, rank: int) -> int:
     return axis % rank if rank else 0
 
 
+def is_floating(dtype: np.dtype[Any]) -> bool:
+    """A floating-point dtype: NumPy's, or an ml_dtypes one (bfloat16, float8,
+    float4: NumPy's kind "V")."""
+    from ember.dialects.graph.types import is_narrow_float_dtype
+
+    return dtype.kind == "f" or is_narrow_float_dtype(dtype)
+
+
 def wide(x: np.ndarray) -> np.ndarray:
     """``x`` in float64 when it is floating point (for accurate intermediates), else as is."""
-    return x.astype(np.float64) if x.dtype.kind == "f" else x
+    return x.astype(np.float64) if is_floating(x.dtype) else x

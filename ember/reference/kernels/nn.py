@@ -16,7 +16,18 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ember.dialects.graph.ops_nn import transposed_pads, unpooled_shape
 from ember.dialects.graph.ops_resize import Sampling, resize_plan, resize_targets
 
-from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all, wide
+from ._registry import (
+    Attrs,
+    Inputs,
+    Kernel,
+    arg,
+    ints,
+    is_floating,
+    norm_axis,
+    register,
+    register_all,
+    wide,
+)
 
 Pads = list[tuple[int, int]]
 
@@ -126,7 +137,7 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
     spatial = [(0, 0), (0, 0)]
     if kind == "max":
         # NaN padding and fmax: NaN elements are skipped (docs/semantics.md).
-        low = np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        low = np.nan if is_floating(x.dtype) else np.iinfo(x.dtype).min
         xp = np.pad(x, spatial + full, constant_values=low)
         windows = _windows(xp, extent, strides, dilations)
         return np.fmax.reduce(windows, axis=tuple(range(-len(kernel), 0)))

@@ -11,14 +11,24 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import Attrs, Inputs, Kernel, arg, ints, norm_axis, register, register_all
+from ._registry import (
+    Attrs,
+    Inputs,
+    Kernel,
+    arg,
+    ints,
+    is_floating,
+    norm_axis,
+    register,
+    register_all,
+)
 
 Axes = tuple[int, ...]
 Reduction = Callable[[np.ndarray, Axes], np.ndarray]
 
 
 def _extreme(x: np.ndarray, high: bool) -> Any:
-    if x.dtype.kind == "f":
+    if is_floating(x.dtype):
         return np.inf if high else -np.inf
     if x.dtype == np.bool_:
         return high
@@ -30,7 +40,7 @@ def _skipping_nan(ufunc: np.ufunc, x: np.ndarray, axes: Axes, high: bool) -> np.
     """fmax/fmin over `axes`: NaN elements are skipped, the result is NaN only
     when all are NaN; an empty reduction gives the ONNX identity."""
     empty = any(x.shape[a] == 0 for a in axes)
-    start = np.nan if x.dtype.kind == "f" and not empty else _extreme(x, high)
+    start = np.nan if is_floating(x.dtype) and not empty else _extreme(x, high)
     return ufunc.reduce(x, axis=axes, keepdims=True, initial=start)
 
 
@@ -48,7 +58,7 @@ def _first_extreme(x: np.ndarray, axis: int, is_max: bool, last: bool) -> np.nda
     else:
         index = np.argmax(hits, axis=axis)
     first = np.take(x, [0], axis=axis).squeeze(axis)
-    if x.dtype.kind == "f":
+    if is_floating(x.dtype):
         index = np.where(np.isnan(first), 0, index)  # all NaN: also index 0
     return index
 

@@ -14,6 +14,18 @@ func.func @reduce_bf16(%x: tensor<4x8xbf16>) -> tensor<4x1xbf16> {
   %y = graph.reduce_sum %x, axes %axes : (tensor<4x8xbf16>, tensor<1xi64>) -> tensor<4x1xbf16>
   func.return %y : tensor<4x1xbf16>
 }
+func.func @einsum_bf16(%a: tensor<5x2x3xbf16>, %b: tensor<5x3x4xbf16>) -> tensor<5x2x4xbf16> {
+  %y = graph.einsum %a, %b {equation = "bij, bjk -> bik"} : (tensor<5x2x3xbf16>, tensor<5x3x4xbf16>) -> tensor<5x2x4xbf16>
+  func.return %y : tensor<5x2x4xbf16>
+}
+func.func @top_k_bf16(%x: tensor<3x5xbf16>, %k: tensor<1xi64>) -> tensor<3x2xbf16> {
+  %values, %indices = graph.top_k %x, %k : (tensor<3x5xbf16>, tensor<1xi64>) -> (tensor<3x2xbf16>, tensor<3x2xi64>)
+  func.return %values : tensor<3x2xbf16>
+}
+func.func @top_k_f16(%x: tensor<3x5xf16>, %k: tensor<1xi64>) -> tensor<3x2xf16> {
+  %values, %indices = graph.top_k %x, %k : (tensor<3x5xf16>, tensor<1xi64>) -> (tensor<3x2xf16>, tensor<3x2xi64>)
+  func.return %values : tensor<3x2xf16>
+}
 func.func @relu(%x: tensor<4xbf16>) -> tensor<4xbf16> {
   %y = graph.relu %x : (tensor<4xbf16>) -> tensor<4xbf16>
   func.return %y : tensor<4xbf16>
@@ -35,6 +47,20 @@ func.func @float32(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> 
 // CHECK:         %[[XW:.*]] = graph.cast %x {to = f32} : (tensor<4x8xbf16>) -> tensor<4x8xf32>
 // CHECK-NEXT:    %[[S:.*]] = graph.reduce_sum %[[XW]], axes %axes : (tensor<4x8xf32>, tensor<1xi64>) -> tensor<4x1xf32>
 // CHECK-NEXT:    %y = graph.cast %[[S]] {to = bf16} : (tensor<4x1xf32>) -> tensor<4x1xbf16>
+
+// Both operands of a product of the newer ops too.
+// CHECK-LABEL: func.func @einsum_bf16(
+// CHECK-NEXT:    %[[A:.*]] = graph.cast %a {to = f32} : (tensor<5x2x3xbf16>) -> tensor<5x2x3xf32>
+// CHECK-NEXT:    %[[B:.*]] = graph.cast %b {to = f32} : (tensor<5x3x4xbf16>) -> tensor<5x3x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = graph.einsum %[[A]], %[[B]] {equation = "bij, bjk -> bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+// CHECK-NEXT:    %y = graph.cast %[[E]] {to = bf16} : (tensor<5x2x4xf32>) -> tensor<5x2x4xbf16>
+
+// TopK compares: f32 for a narrow float, which has no arithmetic; f16 as it is.
+// CHECK-LABEL: func.func @top_k_bf16(
+// CHECK:         graph.top_k %{{.*}}, %k : (tensor<3x5xf32>, tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+// CHECK:         graph.cast %{{.*}} {to = bf16} : (tensor<3x2xf32>) -> tensor<3x2xbf16>
+// CHECK-LABEL: func.func @top_k_f16(
+// CHECK-NEXT:    %values, %indices = graph.top_k %x, %k : (tensor<3x5xf16>, tensor<1xi64>) -> (tensor<3x2xf16>, tensor<3x2xi64>)
 
 // CHECK-LABEL: func.func @relu(
 // CHECK-NEXT:    %y = graph.relu %x : (tensor<4xbf16>) -> tensor<4xbf16>
