@@ -101,6 +101,22 @@ out)`) over many points runs one block per point of its parallel dims:
   block: the warp's lanes fold the row's points side by side and combine
   their partials with shuffles alone, no shared memory and no barrier.
 
+A convolution whose every output point reads one plane of its input (a
+depthwise one: no channel summed) runs as windows staged in shared
+memory:
+
+    #ember_gpu.window<tile = [16, 32], threads = [16, 8]>
+
+- `tile = [TH, TW]`: the output points one block computes, TH along the
+  output's second-to-last dim by TW along its last (the grid covers each
+  plane, every point of its other dims, in such tiles); the block stages
+  the input window those outputs read, halo included, in shared memory
+  once (`ember.lowering.loop_to_gpu.window` says how);
+- `threads = [TX, TY]`: the block's threads, TX along the last dim by TY
+  along the one before; each computes a register tile of (TH / TY) x
+  (TW / TX) outputs from the staged window, thread (tx, ty) the rows ty,
+  ty + TY, ... and the columns tx, tx + TX, ... of the block's tile.
+
 Every other structured op runs with a `#loop.schedule` whose parallel dims
 come first (`gpu-default-schedule` writes it): `loop-generate` makes its
 nest and `convert-loop-to-gpu` gives each point of the parallel band a
@@ -444,10 +460,82 @@ class ReduceScheduleAttr(ParametrizedAttribute, KernelSchedule):
         return [IntAttr(threads), IntAttr(rows)]
 
 
+def window_tiling_problem(tile: Sequence[int], threads: Sequence[int]) -> str | None:
+    """What is wrong with these fields of a `#ember_gpu.window` (None if
+    nothing): two positive sizes each, the tile whole multiples of the
+    threads, at most `MAX_THREADS` threads and `MAX_REGISTER_TILE` outputs
+    a thread. (The staged window's size depends on the op's strides: the
+    lowering checks it against `MAX_SHARED_BYTES`.)"""
+    if len(tile) != 2 or len(threads) != 2 or min(*tile, *threads) < 1:
+        return (f"tile and threads must be two positive sizes, got tile = {list(tile)}, "
+                f"threads = {list(threads)}")  # fmt: skip
+    (th, tw), (tx, ty) = tile, threads
+    if th % ty or tw % tx:
+        return f"tile = {list(tile)} must be whole multiples of [threads[1], threads[0]] = [{ty}, {tx}]"
+    if tx * ty > MAX_THREADS:
+        return f"{tx * ty} threads per block, more than {MAX_THREADS}"
+    if (th // ty) * (tw // tx) > MAX_REGISTER_TILE:
+        return (f"each thread would compute {th // ty} x {tw // tx} outputs, more than "
+                f"{MAX_REGISTER_TILE}")  # fmt: skip
+    return None
+
+
+_WINDOW_FIELDS = ("tile", "threads")
+
+
+@irdl_attr_definition
+class WindowScheduleAttr(ParametrizedAttribute, KernelSchedule):
+    """How a depthwise convolution runs as output tiles computed from input
+    windows staged in shared memory (see the module docstring)."""
+
+    name = "ember_gpu.window"
+
+    tile: ArrayAttr[IntAttr]
+    threads: ArrayAttr[IntAttr]
+
+    def __init__(self, tile: Sequence[int], threads: Sequence[int]):
+        super().__init__(_ints(tile), _ints(threads))
+
+    @property
+    def block_tile(self) -> tuple[int, int]:
+        """(TH, TW)."""
+        th, tw = (v.data for v in self.tile.data)
+        return th, tw
+
+    @property
+    def block_threads(self) -> tuple[int, int]:
+        """(TX, TY)."""
+        tx, ty = (v.data for v in self.threads.data)
+        return tx, ty
+
+    def verify(self) -> None:
+        problem = window_tiling_problem(self.block_tile, self.block_threads)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<tile = {list(self.block_tile)}, threads = {list(self.block_threads)}>"
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[ArrayAttr[IntAttr]]:
+        values, start, end = parse_fields(parser, cls.name, _WINDOW_FIELDS, ())
+        missing = [name for name in _WINDOW_FIELDS if name not in values]
+        if missing:
+            parser.raise_error(f"{cls.name}: {', '.join(missing)} required", start, end)
+        tile, threads = (values[name] for name in _WINDOW_FIELDS)
+        assert isinstance(tile, list) and isinstance(threads, list)
+        problem = window_tiling_problem(tile, threads)
+        if problem is not None:
+            parser.raise_error(f"{cls.name}: {problem}", start, end)
+        return [_ints(tile), _ints(threads)]
+
+
 EmberGpu = Dialect(
     "ember_gpu",
     [SharedOp, ShuffleXorOp],
-    [GpuScheduleAttr, EpilogueAttr, PaddingAttr, ReduceScheduleAttr],
+    [GpuScheduleAttr, EpilogueAttr, PaddingAttr, ReduceScheduleAttr, WindowScheduleAttr],
 )
 
 __all__ = [
@@ -467,8 +555,10 @@ __all__ = [
     "ReduceScheduleAttr",
     "SharedOp",
     "ShuffleXorOp",
+    "WindowScheduleAttr",
     "is_shared",
     "reduce_threads_problem",
     "shared_memory_type",
     "tiling_problem",
+    "window_tiling_problem",
 ]

@@ -24,7 +24,11 @@ where the region stood (the region itself goes):
 - a `linalg.generic` with a `#ember_gpu.reduce`: a reduction of one block
   per point of its parallel dims, its threads' partials combined in shared
   memory (`reduction.py`);
-- for both, a `linalg.fill` just before the op into its output is the
+- a structured op with a `#ember_gpu.window`: a depthwise convolution whose
+  blocks stage their input window in shared memory once and whose threads
+  compute a register tile of outputs each from it (`window.py`); its
+  epilogue runs in registers as a tiled contraction's does;
+- for all three, a `linalg.fill` just before the op into its output is the
   kernel's start and runs no kernel of its own (`absorbed_fill`);
 - anything else that is not pure arithmetic or a view (an `scf.for` nest, a
   lone store): a kernel of one thread.
@@ -51,7 +55,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import EpilogueAttr, GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
+from ember.dialects.ember_gpu import (
+    EpilogueAttr,
+    GpuScheduleAttr,
+    PaddingAttr,
+    ReduceScheduleAttr,
+    WindowScheduleAttr,
+)
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, YieldOp
 from ember.dialects.schedule import SCHEDULE, describe, iteration_space
 from ember.lowering.loop_to_gpu.contraction import (
@@ -70,12 +80,14 @@ from ember.lowering.loop_to_gpu.outline import (
 )
 from ember.lowering.loop_to_gpu.reduction import outline_reduction
 from ember.lowering.loop_to_gpu.threads import outline_band, parallel_band
+from ember.lowering.loop_to_gpu.window import outline_window
 
 KERNEL_GENERATORS: dict[
     type[Attribute], Callable[[KernelBuilder, ValueCopier, Operation], None]
 ] = {
     GpuScheduleAttr: outline_contraction,
     ReduceScheduleAttr: outline_reduction,
+    WindowScheduleAttr: outline_window,
 }
 """The kernel generator of each schedule that has one, by the schedule's class."""
 

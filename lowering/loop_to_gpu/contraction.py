@@ -327,7 +327,7 @@ def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
     return generics
 
 
-def _apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
+def apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
                     value: SSAValue, positions: Sequence[SSAValue], copy: ValueCopier) -> SSAValue:  # fmt: skip
     """The value the epilogue `generics` make of `value`, which the step
     before wrote into `written`, at the output's place `positions` (one
@@ -545,7 +545,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
             if start is None:
                 value = then.insert(arith.AddfOp(nest.load(out, positions), value)).results[0]
             if epilogue:
-                value = _apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
+                value = apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
             nest.store(value, target, positions)
     kernel.finish()
     grid = [-(-columns_total // bn), -(-rows_total // bm), prod(sizes[d] for d in roles.batch)]
@@ -561,6 +561,7 @@ __all__ = [
     "VECTOR_BYTES",
     "Padding",
     "Roles",
+    "apply_epilogue",
     "contraction_problem",
     "contraction_roles",
     "folded_paddings",

@@ -32,7 +32,12 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.dialects.ember_gpu import GpuScheduleAttr, PaddingAttr, ReduceScheduleAttr
+from ember.dialects.ember_gpu import (
+    GpuScheduleAttr,
+    PaddingAttr,
+    ReduceScheduleAttr,
+    WindowScheduleAttr,
+)
 from ember.dialects.schedule import SCHEDULE
 
 KERNELS_MODULE = "ember_kernels"
@@ -165,11 +170,12 @@ class KernelBuilder:
 def absorbed_fill(op: Operation | None) -> linalg.FillOp | None:
     """The `linalg.fill` into the one output of `op`, a structured op that a
     kernel generator of its own runs (a `#ember_gpu.schedule` contraction, a
-    `#ember_gpu.reduce` reduction), just before it: that kernel starts from
+    `#ember_gpu.reduce` reduction, a `#ember_gpu.window` convolution), just
+    before it: that kernel starts from
     the fill's value instead of the output's, and the fill runs no kernel of
     its own (`loop-generate` leaves such a fill alone for this)."""
     if op is None or not isinstance(op.attributes.get(SCHEDULE),
-                                    GpuScheduleAttr | ReduceScheduleAttr):  # fmt: skip
+                                    GpuScheduleAttr | ReduceScheduleAttr | WindowScheduleAttr):  # fmt: skip
         return None
     fill = op.prev_op
     while fill is not None and isinstance(fill.attributes.get(SCHEDULE), PaddingAttr):

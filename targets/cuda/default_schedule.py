@@ -22,6 +22,16 @@ structured op on buffers that has none.
   contraction, after its output's fill: its source, which the kernel
   reads, is then live until the output is first written, so memory
   planning never puts the output over it.
+- A depthwise convolution (`window_roles`: each output point reads one
+  plane of its input through a window, no channel summed; static extents)
+  gets `#ember_gpu.window<tile = [TH, TW], threads = [TX, TY]>`: blocks of
+  TX x TY threads, each computing `WINDOW_OUTPUTS` x `WINDOW_OUTPUTS` (2 x 2)
+  outputs from the input window its block stages in shared memory once;
+  TX is `WINDOW_THREADS[0]` (16) and TY `WINDOW_THREADS[1]` (8), or the
+  smallest power of two whose register tiles cover the output's width
+  (height) where that is fewer, so a 7 x 7 output is not computed by
+  blocks of 16 x 32 (`window_tile`). Its epilogue is marked as a tiled
+  contraction's is. The padded copy it reads stays a copy of its own.
 - A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
@@ -71,6 +81,7 @@ from ember.dialects.ember_gpu import (
     GpuScheduleAttr,
     PaddingAttr,
     ReduceScheduleAttr,
+    WindowScheduleAttr,
     tiling_problem,
 )
 from ember.dialects.schedule import (
@@ -87,6 +98,7 @@ from ember.lowering.loop_to_gpu.contraction import (
     padding_of,
 )
 from ember.lowering.loop_to_gpu.reduction import reduction_problem
+from ember.lowering.loop_to_gpu.window import window_problem, window_roles
 from ember.passes.loop.epilogue import find_epilogue
 from ember.passes.loop.generate import on_buffers
 
@@ -115,6 +127,15 @@ block of 256 would leave threads idle and wait at log2(256 / 32) barriers,
 where a warp's lanes fold a point or more each and finish with shuffles."""
 WARP_ROWS = 8
 """The rows (warps) of a warp-per-row reduction's block: 256 threads."""
+WINDOW_THREADS = (16, 8)
+"""The most threads of a depthwise convolution's block, along its width
+and its height: 128, so that a plane of 56 x 56 outputs still makes 8
+blocks and a block's window (stride 2, 3 x 3: 33 x 65 floats) stays under
+9 KiB."""
+WINDOW_OUTPUTS = 2
+"""The outputs a thread of a depthwise convolution computes along each
+spatial dim: 4 from KH x KW weights read once, and neighbouring threads
+still store neighbouring outputs."""
 
 
 def tiled_contraction(space: IterationSpace, types: Sequence[Attribute]) -> GpuScheduleAttr | None:
@@ -174,6 +195,24 @@ def _widest(fields: tuple[list[int], list[int], list[int], list[int], list[int],
     return 1
 
 
+def window_tile(space: IterationSpace, types: Sequence[Attribute]) -> WindowScheduleAttr | None:
+    """The window schedule of a depthwise convolution, or None (see the
+    module docstring)."""
+    roles = window_roles(space, types)
+    if isinstance(roles, str):
+        return None
+    threads = []
+    for size, most in zip((space.extents[roles.width], space.extents[roles.height]),
+                          WINDOW_THREADS, strict=True):  # fmt: skip
+        count = 1
+        while count < most and count * WINDOW_OUTPUTS < size:
+            count *= 2
+        threads.append(count)
+    tx, ty = threads
+    schedule = WindowScheduleAttr([ty * WINDOW_OUTPUTS, tx * WINDOW_OUTPUTS], [tx, ty])
+    return schedule if window_problem(space, schedule, types) is None else None
+
+
 def block_reduction(op: StructuredOp, space: IterationSpace) -> ReduceScheduleAttr | None:
     """The block- or warp-per-row schedule of a reduction large enough for
     it, or None (see the module docstring)."""
@@ -195,7 +234,8 @@ def loop_schedule(space: IterationSpace) -> ScheduleAttr:
 
 class AttachTiledSchedule(RewritePattern):
     """A tiled contraction's schedule, its epilogue's and its padding's marks
-    (first, so that a padded copy's fills and copy are not scheduled yet)."""
+    (first, so that a padded copy's fills and copy are not scheduled yet);
+    a depthwise convolution's window schedule and its epilogue's marks."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
@@ -205,6 +245,11 @@ class AttachTiledSchedule(RewritePattern):
         space = iteration_space(op)
         tiled = tiled_contraction(space, types)
         if tiled is None:
+            window = window_tile(space, types)
+            if window is not None:
+                op.attributes[SCHEDULE] = window
+                _mark_epilogue(op)
+                rewriter.notify_op_modified(op)
             return
         roles = contraction_roles(space, tiled, types)
         assert not isinstance(roles, str)
@@ -240,7 +285,8 @@ class AttachGpuSchedule(RewritePattern):
 
 
 def _mark_epilogue(op: StructuredOp) -> None:
-    """Marks the epilogue of `op`, a tiled contraction, and makes the IR say
+    """Marks the epilogue of `op`, a tiled contraction or a window
+    convolution, and makes the IR say
     what its kernel does with memory: `op` (and the fill before it) writes
     the epilogue's output, which the first generic reads. Memory planning
     then keeps that buffer apart from `op`'s operands: the kernel's blocks
@@ -297,8 +343,11 @@ __all__ = [
     "REDUCE_FROM",
     "REDUCE_THREADS",
     "WARP_ROWS",
+    "WINDOW_OUTPUTS",
+    "WINDOW_THREADS",
     "GpuDefaultSchedulePass",
     "block_reduction",
     "loop_schedule",
     "tiled_contraction",
+    "window_tile",
 ]
