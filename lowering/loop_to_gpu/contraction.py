@@ -61,7 +61,7 @@ kh`) and views work, less coalesced.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -327,7 +327,7 @@ def marked_epilogue(op: Operation) -> list[linalg.GenericOp]:
     return generics
 
 
-def apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
+def _apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], written: SSAValue,
                     value: SSAValue, positions: Sequence[SSAValue], copy: ValueCopier) -> SSAValue:  # fmt: skip
     """The value the epilogue `generics` make of `value`, which the step
     before wrote into `written`, at the output's place `positions` (one
@@ -348,6 +348,51 @@ def apply_epilogue(builder: Builder, generics: Sequence[linalg.GenericOp], writt
             mapping.update(zip(body_op.results, clone.results))
         written = generic.outputs[0]
     return value
+
+
+def finish_register_tile(kernel: KernelBuilder, host: ValueCopier, tile: IndexMath,
+                         op: Operation, values: Sequence[SSAValue], block: tuple[int, int],
+                         origin: tuple[SSAValue, SSAValue],
+                         threads: tuple[tuple[SSAValue, int], tuple[SSAValue, int]],
+                         totals: tuple[int, int], planes: int,
+                         place: Callable[[Builder, SSAValue, SSAValue], list[SSAValue]],
+                         accumulate: bool) -> None:  # fmt: skip
+    """Ends the kernel of `op`, whose blocks compute `block` (rows by
+    columns) outputs of a `totals` grid for each of `planes`, with each
+    thread storing its register tile `values` (row-major): row i is
+    origin[0] + ty + i * TY and column j origin[1] + tx + j * TX
+    (`threads`: (ty, TY), (tx, TX)), those below `totals` stored, `place`
+    giving `op`'s ivs at a (row, column); added to the output's value where
+    `accumulate`; through `op`'s marked epilogue, into its last generic's
+    output. Then its launch at `host`: a grid of the blocks by `planes`."""
+    (ty, ty_count), (tx, tx_count) = threads
+    rows, columns = block[0] // ty_count, block[1] // tx_count
+    build, copy = kernel.body, kernel.copier
+    operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
+    epilogue = marked_epilogue(op)
+    out = copy(operands[-1])
+    target = copy(epilogue[-1].outputs[0]) if epilogue else out
+    out_map = iteration_space(op).maps[-1]
+    for i in range(rows):
+        for j in range(columns):
+            row_at = tile.add(build, origin[0], tile.add(build, ty, tile.const(i * ty_count)))
+            column_at = tile.add(build, origin[1], tile.add(build, tx, tile.const(j * tx_count)))
+            inside = tile.below(build, [(row_at, totals[0]), (column_at, totals[1])])
+            write = scf.IfOp(inside, [], [scf.YieldOp()])
+            build.insert(write)
+            then = Builder(InsertPoint.at_start(write.true_region.block))
+            nest = LoopNestBuilder(then)
+            positions = [nest.affine(e, place(then, row_at, column_at)) for e in out_map.results]
+            value = values[i * columns + j]
+            if accumulate:
+                value = then.insert(arith.AddfOp(nest.load(out, positions), value)).results[0]
+            if epilogue:
+                value = _apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
+            nest.store(value, target, positions)
+    kernel.finish()
+    grid = [-(-totals[1] // block[1]), -(-totals[0] // block[0]), planes]
+    kernel.launch(host.builder, [host_index(host, g) for g in grid],
+                  [host_index(host, v) for v in (tx_count, ty_count, 1)])  # fmt: skip
 
 
 def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> None:
@@ -386,7 +431,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     count = tx_count * ty_count
     row_source, column_source, out = (operands[i] if i in padded else copy(operands[i])
                                       for i in (roles.rows, roles.columns, -1))  # fmt: skip
-    row_map, column_map, out_map = (space.maps[i] for i in (roles.rows, roles.columns, -1))
+    row_map, column_map = (space.maps[i] for i in (roles.rows, roles.columns))
     output_type = out.type
     assert isinstance(output_type, MemRefType)
     element: Attribute = output_type.element_type
@@ -489,7 +534,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
         store_step(build, load_step(build, tile.const(0)), [tile.const(0)])
         build.insert(gpu.BarrierOp())
     steps = scf.ForOp(tile.const(0), tile.const(depth), tile.const(bk), [initial] * (rows * columns),
-                      _block([IndexType(), *accumulator_types]))  # fmt: skip
+                      block_region([IndexType(), *accumulator_types]))  # fmt: skip
     build.insert(steps)
     step_body = Builder(InsertPoint.at_start(steps.body.block))
     k0, *accumulators = steps.body.block.args
@@ -506,7 +551,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
         store_step(step_body, load_step(step_body, k0), [])
         step_body.insert(gpu.BarrierOp())
     products = scf.ForOp(tile.const(0), tile.const(bk), tile.const(1), list(accumulators),
-                         _block([IndexType(), *accumulator_types]))  # fmt: skip
+                         block_region([IndexType(), *accumulator_types]))  # fmt: skip
     step_body.insert(products)
     inner = Builder(InsertPoint.at_start(products.body.block))
     kk, *partial = products.body.block.args
@@ -527,33 +572,19 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
     step_body.insert(gpu.BarrierOp())
     step_body.insert(scf.YieldOp(*products.results))
 
-    target = copy(epilogue[-1].outputs[0]) if epilogue else out
-    for i in range(rows):
-        for j in range(columns):
-            row_at = tile.add(build, first_row, tile.add(build, ty, tile.const(i * ty_count)))
-            column_at = tile.add(build, first_column, tile.add(build, tx, tile.const(j * tx_count)))
-            inside = tile.below(build, [(row_at, rows_total), (column_at, columns_total)])
-            write = scf.IfOp(inside, [], [scf.YieldOp()])
-            build.insert(write)
-            then = Builder(InsertPoint.at_start(write.true_region.block))
-            at = list(ivs)
-            tile.delinearize(then, row_at, m, at)
-            tile.delinearize(then, column_at, n, at)
-            nest = LoopNestBuilder(then)
-            positions = [nest.affine(e, at) for e in out_map.results]
-            value = steps.results[i * columns + j]
-            if start is None:
-                value = then.insert(arith.AddfOp(nest.load(out, positions), value)).results[0]
-            if epilogue:
-                value = apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
-            nest.store(value, target, positions)
-    kernel.finish()
-    grid = [-(-columns_total // bn), -(-rows_total // bm), prod(sizes[d] for d in roles.batch)]
-    kernel.launch(host.builder, [host_index(host, g) for g in grid],
-                  [host_index(host, v) for v in (tx_count, ty_count, 1)])  # fmt: skip
+    def place(then: Builder, row_at: SSAValue, column_at: SSAValue) -> list[SSAValue]:
+        at = list(ivs)
+        tile.delinearize(then, row_at, m, at)
+        tile.delinearize(then, column_at, n, at)
+        return at
+
+    finish_register_tile(kernel, host, tile, op, steps.results, (bm, bn), (first_row, first_column),
+                         ((ty, ty_count), (tx, tx_count)), (rows_total, columns_total),
+                         prod(sizes[d] for d in roles.batch), place, start is None)  # fmt: skip
 
 
-def _block(types: Sequence[Attribute]) -> Region:
+def block_region(types: Sequence[Attribute]) -> Region:
+    """A region of one block of arguments of `types` (a loop's body)."""
     return Region(Block(arg_types=types))
 
 
@@ -561,7 +592,7 @@ __all__ = [
     "VECTOR_BYTES",
     "Padding",
     "Roles",
-    "apply_epilogue",
+    "block_region",
     "contraction_problem",
     "contraction_roles",
     "folded_paddings",
@@ -569,5 +600,6 @@ __all__ = [
     "vector_problem",
     "outline_contraction",
     "padding_of",
+    "finish_register_tile",
     "tiled_schedule",
 ]

@@ -67,14 +67,17 @@ from ember.dialects.ember_gpu import (
 )
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
-from ember.lowering.loop_to_gpu.contraction import apply_epilogue, marked_epilogue
+from ember.lowering.loop_to_gpu.contraction import (
+    block_region,
+    finish_register_tile,
+    marked_epilogue,
+)
 from ember.lowering.loop_to_gpu.index_math import IndexMath
 from ember.lowering.loop_to_gpu.outline import (
     PASS,
     KernelBuilder,
     ValueCopier,
     absorbed_fill,
-    host_index,
 )
 
 _X, _Y, _Z = (gpu.DimensionAttr(d) for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y,
@@ -202,14 +205,13 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
     roles = window_roles(space, types)
     assert isinstance(roles, Window)
     operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
-    epilogue = marked_epilogue(op)
     copy = kernel.copier
     copy.copy_all(operands)
-    copy.copy_all(v for generic in epilogue for v in generic.operands)
+    copy.copy_all(v for generic in marked_epilogue(op) for v in generic.operands)
     fill = absorbed_fill(op)
     start = copy(fill.inputs[0]) if fill is not None else None
     source, weights, out = (copy(operands[i]) for i in (roles.input, roles.weights, -1))
-    input_map, weights_map, out_map = (space.maps[i] for i in (roles.input, roles.weights, -1))
+    input_map, weights_map = (space.maps[i] for i in (roles.input, roles.weights))
     sizes = space.extents
     (th, tw), (tx_count, ty_count) = schedule.block_tile, schedule.block_threads
     rows, columns = th // ty_count, tw // tx_count
@@ -242,7 +244,7 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
     # The window, halo included, into shared memory: thread t copies t, t + count, ...
     thread = tile.add(build, tile.mul(build, ty, tile.const(tx_count)), tx)
     copies = scf.ForOp(thread, tile.const(staged_rows * staged_columns), tile.const(count), [],
-                       _block([IndexType()]))  # fmt: skip
+                       block_region([IndexType()]))  # fmt: skip
     build.insert(copies)
     body = Builder(InsertPoint.at_start(copies.body.block))
     (linear,) = copies.body.block.args
@@ -264,7 +266,7 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
     points = prod(sizes[d] for d in roles.window)
     steps = scf.ForOp(tile.const(0), tile.const(points), tile.const(1),
                       [initial] * (rows * columns),
-                      _block([IndexType(), *[element] * (rows * columns)]))  # fmt: skip
+                      block_region([IndexType(), *[element] * (rows * columns)]))  # fmt: skip
     build.insert(steps)
     inner = Builder(InsertPoint.at_start(steps.body.block))
     point, *partial = steps.body.block.args
@@ -291,33 +293,14 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
             sums.append(inner.insert(fma).results[0])
     inner.insert(scf.YieldOp(*sums))
 
-    target = copy(epilogue[-1].outputs[0]) if epilogue else out
-    for i in range(rows):
-        for j in range(columns):
-            row_at = tile.add(build, first_row, tile.add(build, ty, tile.const(i * ty_count)))
-            column_at = tile.add(build, first_column, tile.add(build, tx, tile.const(j * tx_count)))
-            write = scf.IfOp(tile.below(build, [(row_at, height), (column_at, width)]), [],
-                             [scf.YieldOp()])  # fmt: skip
-            build.insert(write)
-            then = Builder(InsertPoint.at_start(write.true_region.block))
-            place = list(ivs)
-            place[roles.height], place[roles.width] = row_at, column_at
-            store_nest = LoopNestBuilder(then)
-            positions = [store_nest.affine(e, place) for e in out_map.results]
-            value = steps.results[i * columns + j]
-            if start is None:
-                value = then.insert(arith.AddfOp(store_nest.load(out, positions), value)).results[0]
-            if epilogue:
-                value = apply_epilogue(then, epilogue, operands[-1], value, positions, copy)
-            store_nest.store(value, target, positions)
-    kernel.finish()
-    grid = [-(-width // tw), -(-height // th), prod(sizes[d] for d in roles.plane)]
-    kernel.launch(host.builder, [host_index(host, g) for g in grid],
-                  [host_index(host, v) for v in (tx_count, ty_count, 1)])  # fmt: skip
+    def place(then: Builder, row_at: SSAValue, column_at: SSAValue) -> list[SSAValue]:
+        at = list(ivs)
+        at[roles.height], at[roles.width] = row_at, column_at
+        return at
 
-
-def _block(types: Sequence[Attribute]) -> Region:
-    return Region(Block(arg_types=types))
+    finish_register_tile(kernel, host, tile, op, steps.results, (th, tw), (first_row, first_column),
+                         ((ty, ty_count), (tx, tx_count)), (height, width),
+                         prod(sizes[d] for d in roles.plane), place, start is None)  # fmt: skip
 
 
 __all__ = ["Window", "outline_window", "window_problem", "window_roles", "window_schedule"]
