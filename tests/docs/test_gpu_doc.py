@@ -30,12 +30,20 @@ from ember.dialects.ember_gpu import MAX_REGISTER_TILE, MAX_SHARED_BYTES, MAX_TH
 from ember.lowering.loop_to_gpu import DEFAULT_THREADS
 from ember.options import Options
 from ember.targets.cuda import cuda_available
-from ember.targets.cuda.default_schedule import BLOCK, K_TILE, THREADS, TILED_FROM
+from ember.targets.cuda.default_schedule import (
+    BLOCK,
+    K_TILE,
+    THREADS,
+    TILED_FROM,
+    WINDOW_OUTPUTS,
+    WINDOW_THREADS,
+)
 from ember.targets.registry import target_named
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "gpu.md"
 SCHEDULE_LIT = ROOT / "tests" / "filecheck" / "targets" / "cuda" / "gpu-default-schedule.mlir"
+WINDOW_LIT = SCHEDULE_LIT.with_name("gpu-default-schedule-window.mlir")
 PTXAS_VERSION = "release 13.0"
 """The ptxas whose register counts the doc shows."""
 
@@ -295,6 +303,17 @@ def test_the_defaults_and_limits_are_the_trees() -> None:
     assert "at most 1,024 threads a block" in text
     assert "at most 64 accumulators a thread" in text
     assert "at most 48 KiB of shared memory" in text
+    assert (WINDOW_THREADS, WINDOW_OUTPUTS) == ((16, 8), 2)
+    assert "blocks of up to 16 x 8 threads with 2 x 2 outputs each" in text
+    assert "at most 64 outputs a thread" in text
+
+
+def test_the_window_schedules_are_the_lit_tests() -> None:
+    schedules = re.findall(r"`(#ember_gpu\.window<[^`]*)`", DOC.read_text())
+    assert len(schedules) == 1
+    assert all(f"schedule = {s}" in WINDOW_LIT.read_text() for s in schedules)
+    [first] = re.findall(r"```mlir\n(#ember_gpu\.window<[^\n]*)\n```", DOC.read_text())
+    assert f"schedule = {first}" in WINDOW_LIT.read_text()
 
 
 def test_the_batched_schedule_is_the_lit_tests() -> None:
