@@ -27,7 +27,7 @@ where the region stood (the region itself goes):
 - a structured op with a `#ember_gpu.window`: a depthwise convolution whose
   blocks stage their input window in shared memory once and whose threads
   compute a register tile of outputs each from it (`window.py`); its
-  epilogue runs in registers as a tiled contraction's does;
+  epilogue and its input's padding run as a tiled contraction's do;
 - for all three, a `linalg.fill` just before the op into its output is the
   kernel's start and runs no kernel of its own (`absorbed_fill`);
 - anything else that is not pure arithmetic or a view (an `scf.for` nest, a
@@ -80,7 +80,12 @@ from ember.lowering.loop_to_gpu.outline import (
 )
 from ember.lowering.loop_to_gpu.reduction import outline_reduction
 from ember.lowering.loop_to_gpu.threads import outline_band, parallel_band
-from ember.lowering.loop_to_gpu.window import outline_window
+from ember.lowering.loop_to_gpu.window import (
+    folded_padding,
+    outline_window,
+    window_roles,
+    window_schedule,
+)
 
 KERNEL_GENERATORS: dict[
     type[Attribute], Callable[[KernelBuilder, ValueCopier, Operation], None]
@@ -188,7 +193,13 @@ class _HostFunction:
 
 
 def _folded(op: Operation) -> list[Operation]:
-    """The fills and copies a tiled contraction `op` runs in its loads."""
+    """The fills and copies a tiled contraction or a window convolution
+    `op` runs in its loads."""
+    window = window_schedule(op)
+    if window is not None:
+        roles = window_roles(iteration_space(op), [v.type for v in op.operands])
+        padding = None if isinstance(roles, str) else folded_padding(op, roles)
+        return list(padding.ops) if padding is not None else []
     schedule = tiled_schedule(op)
     if schedule is None:
         return []

@@ -286,7 +286,7 @@ def _constant_value(value: SSAValue) -> Attribute | None:
     return owner.value if isinstance(owner, arith.ConstantOp) else None
 
 
-def _read_padded(builder: Builder, tile: IndexMath, padding: Padding, source: SSAValue,
+def read_padded(builder: Builder, tile: IndexMath, padding: Padding, source: SSAValue,
                  fill: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:  # fmt: skip
     """The padded buffer's element at `indices` (of its `extents`): the
     source's where the copy put it there, else the fill's value."""
@@ -495,7 +495,7 @@ def outline_contraction(kernel: KernelBuilder, host: ValueCopier, op: Operation)
             indices = [nest.affine(e, at) for e in amap.results]
             if padding is not None:
                 extents = source.type.get_shape()  # type: ignore[attr-defined]
-                value = _read_padded(then, tile, padding, copy(padding.source),
+                value = read_padded(then, tile, padding, copy(padding.source),
                                      copy(padding.value), indices, extents)  # fmt: skip
             elif width == 1:
                 value = nest.load(source, indices)
@@ -600,6 +600,7 @@ __all__ = [
     "vector_problem",
     "outline_contraction",
     "padding_of",
+    "read_padded",
     "finish_register_tile",
     "tiled_schedule",
 ]

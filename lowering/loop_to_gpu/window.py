@@ -27,8 +27,11 @@ the kernel is:
   (`ember_gpu.shared`), thread t the elements t, t + TX * TY, ... in
   row-major order, so neighbouring threads read neighbouring elements of
   the input's rows; an element past the input's extent is 0 (it feeds
-  only outputs past the output's extent, which are not stored); then
-  wait at a `gpu.barrier`;
+  only outputs past the output's extent, which are not stored); an input
+  built as a padded copy by fills and a copy marked `#ember_gpu.padding`
+  is not read, its copy's source is, with bounds checks, as a tiled
+  contraction reads one (`padding_of`), and the fills and the copy run no
+  kernel; then wait at a `gpu.barrier`;
 - each thread keeps (TH / TY) x (TW / TX) accumulators in registers, for
   the rows ty + i * TY and the columns tx + j * TX of the tile, and for
   each point of the reduction dims (in row-major order) reads the weight
@@ -68,9 +71,12 @@ from ember.dialects.ember_gpu import (
 from ember.dialects.loop_nests import LoopNestBuilder
 from ember.dialects.schedule import PARALLEL, SCHEDULE, IterationSpace, describe, iteration_space
 from ember.lowering.loop_to_gpu.contraction import (
+    Padding,
     block_region,
     finish_register_tile,
     marked_epilogue,
+    padding_of,
+    read_padded,
 )
 from ember.lowering.loop_to_gpu.index_math import IndexMath
 from ember.lowering.loop_to_gpu.outline import (
@@ -192,6 +198,13 @@ def window_schedule(op: Operation) -> WindowScheduleAttr | None:
     return schedule if isinstance(schedule, WindowScheduleAttr) else None
 
 
+def folded_padding(op: Operation, roles: Window) -> Padding | None:
+    """The padding of `op`'s input that its window kernel reads with bounds
+    checks (where the ops building it are marked `#ember_gpu.padding`), or None."""
+    operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
+    return padding_of(operands[roles.input], op, marked=True)
+
+
 def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> None:
     """Builds the window kernel of `op` (see the module docstring) and its
     launch at `host`."""
@@ -205,12 +218,15 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
     roles = window_roles(space, types)
     assert isinstance(roles, Window)
     operands: list[SSAValue] = [*op.inputs, *op.outputs]  # type: ignore[attr-defined]
+    padding = folded_padding(op, roles)
     copy = kernel.copier
-    copy.copy_all(operands)
+    # A padded input is never read: its copy's source and fill value are.
+    copy.copy_all(v for i, v in enumerate(operands) if padding is None or i != roles.input)
+    copy.copy_all((padding.source, padding.value) if padding is not None else ())
     copy.copy_all(v for generic in marked_epilogue(op) for v in generic.operands)
     fill = absorbed_fill(op)
     start = copy(fill.inputs[0]) if fill is not None else None
-    source, weights, out = (copy(operands[i]) for i in (roles.input, roles.weights, -1))
+    weights, out = (copy(operands[i]) for i in (roles.weights, -1))
     input_map, weights_map = (space.maps[i] for i in (roles.input, roles.weights))
     sizes = space.extents
     (th, tw), (tx_count, ty_count) = schedule.block_tile, schedule.block_threads
@@ -255,7 +271,12 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
     read = scf.IfOp(inside, [element], Region(Block()), [scf.YieldOp(zero)])
     body.insert(read)
     then = Builder(InsertPoint.at_start(read.true_region.block))
-    value = then.insert(memref.LoadOp.get(source, [*origin[:-2], at_row, at_column])).results[0]
+    indices = [*origin[:-2], at_row, at_column]
+    if padding is None:
+        value = then.insert(memref.LoadOp.get(copy(operands[roles.input]), indices)).results[0]
+    else:
+        value = read_padded(then, tile, padding, copy(padding.source), copy(padding.value),
+                            indices, types[roles.input].get_shape())  # type: ignore[attr-defined]  # fmt: skip
     then.insert(scf.YieldOp(value))
     body.insert(memref.StoreOp.get(read.results[0], staged, [row, column]))
     body.insert(scf.YieldOp())
@@ -303,4 +324,11 @@ def outline_window(kernel: KernelBuilder, host: ValueCopier, op: Operation) -> N
                          prod(sizes[d] for d in roles.plane), place, start is None)  # fmt: skip
 
 
-__all__ = ["Window", "outline_window", "window_problem", "window_roles", "window_schedule"]
+__all__ = [
+    "Window",
+    "folded_padding",
+    "outline_window",
+    "window_problem",
+    "window_roles",
+    "window_schedule",
+]

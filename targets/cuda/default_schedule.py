@@ -30,8 +30,8 @@ structured op on buffers that has none.
   TX is `WINDOW_THREADS[0]` (16) and TY `WINDOW_THREADS[1]` (8), or the
   smallest power of two whose register tiles cover the output's width
   (height) where that is fewer, so a 7 x 7 output is not computed by
-  blocks of 16 x 32 (`window_tile`). Its epilogue is marked as a tiled
-  contraction's is. The padded copy it reads stays a copy of its own.
+  blocks of 16 x 32 (`window_tile`). Its epilogue and the padded copy it
+  reads are marked, and the copy moved, as a tiled contraction's are.
 - A `linalg.generic` reduction of at least `REDUCE_FROM` reduction points,
   static extents, one output, whose body folds its inputs' value into the
   output with one associative, commutative op (`out = combine(g(inputs),
@@ -93,6 +93,7 @@ from ember.dialects.schedule import (
     iteration_space,
 )
 from ember.lowering.loop_to_gpu.contraction import (
+    Padding,
     contraction_problem,
     contraction_roles,
     padding_of,
@@ -247,9 +248,10 @@ class AttachTiledSchedule(RewritePattern):
         if tiled is None:
             window = window_tile(space, types)
             if window is not None:
-                op.attributes[SCHEDULE] = window
-                _mark_epilogue(op)
-                rewriter.notify_op_modified(op)
+                roles = window_roles(space, types)
+                assert not isinstance(roles, str)
+                _attach(op, window, [padding_of(op.operands[roles.input], op, marked=False)],
+                        rewriter)  # fmt: skip
             return
         roles = contraction_roles(space, tiled, types)
         assert not isinstance(roles, str)
@@ -261,17 +263,24 @@ class AttachTiledSchedule(RewritePattern):
                       for p, w in zip(paddings, tiled.vector_widths, strict=True)]  # fmt: skip
             tiled = GpuScheduleAttr(*tiled.groups, tiled.block_tile, tiled.block_threads,
                                     tiled.k_step, vector, tiled.buffers)  # fmt: skip
-        for padding in paddings:
-            for padding_op in padding.ops if padding is not None else ():
-                padding_op.attributes[SCHEDULE] = PaddingAttr()
-                rewriter.notify_op_modified(padding_op)
-        op.attributes[SCHEDULE] = tiled
-        _mark_epilogue(op)
-        for padding in paddings:
-            if padding is not None:  # its copy, the last reader of its source, after op's fill
-                padding.ops[-1].detach()
-                rewriter.insert(padding.ops[-1], InsertPoint.before(op))
-        rewriter.notify_op_modified(op)
+        _attach(op, tiled, paddings, rewriter)
+
+
+def _attach(op: StructuredOp, schedule: Attribute, paddings: list[Padding | None],
+            rewriter: PatternRewriter) -> None:  # fmt: skip
+    """Gives `op` `schedule`, marks its epilogue and the ops building its
+    padded operands (`paddings`), and moves each padded copy just before it."""
+    for padding in paddings:
+        for padding_op in padding.ops if padding is not None else ():
+            padding_op.attributes[SCHEDULE] = PaddingAttr()
+            rewriter.notify_op_modified(padding_op)
+    op.attributes[SCHEDULE] = schedule
+    _mark_epilogue(op)
+    for padding in paddings:
+        if padding is not None:  # its copy, the last reader of its source, after op's fill
+            padding.ops[-1].detach()
+            rewriter.insert(padding.ops[-1], InsertPoint.before(op))
+    rewriter.notify_op_modified(op)
 
 
 class AttachGpuSchedule(RewritePattern):

@@ -1,8 +1,8 @@
 """Depthwise and grouped convolutions on the cuda target, emulated on the
 CPU and checked against onnxruntime: a depthwise one (one channel a group,
 as MobileNet's, 3 x 3, stride 1 and 2, padded, with a bias and a Relu)
-runs as a `#ember_gpu.window` kernel whose blocks stage their input window
-in shared memory; a grouped one with 32 or more filters a group as the
+runs as one `#ember_gpu.window` kernel whose blocks stage their input
+window in shared memory, its padding and its epilogue folded in; a grouped one with 32 or more filters a group as the
 block-tiled implicit GEMM, the group on the grid's z. ptxas takes their
 kernels without spills.
 """
@@ -101,6 +101,15 @@ def test_each_convolution_runs_one_staging_kernel(name: str, grid: tuple[int, in
     assert (launch.grid, launch.block) == (grid, block)
     first = next(op for op in kernel.walk() if isinstance(op, SharedOp))
     assert first.results[0].type.get_shape() == tuple(shared)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["depthwise_stride_1", "depthwise_stride_2"])
+def test_a_depthwise_convolution_is_one_launch(name: str) -> None:
+    # Its input's padding runs in the staging (bounds checks, no padded
+    # copy), its bias and Relu in registers.
+    lowered = _lowered(name)
+    [launch] = lowered.plan.launches
+    assert launch.kernel == _staging_kernel(lowered.module).sym_name.data
 
 
 def test_the_window_needs_its_barrier() -> None:

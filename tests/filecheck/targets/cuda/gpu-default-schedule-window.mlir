@@ -72,3 +72,34 @@ func.func @not_windows(%x: memref<1x4x9x9xf32>, %w: memref<8x4x3x3xf32>, %y: mem
 // CHECK:         linalg.generic {{.*}} attrs =  {schedule = #loop.schedule<order = [0, 1, 2, 3, 4, 5], parallel = [0, 1, 2, 3]>}
 // CHECK:         linalg.generic {{.*}} attrs =  {schedule = #loop.schedule<order = [0, 1, 2, 3, 4], parallel = [0, 1, 2, 3]>}
 // CHECK-NOT:     ember_gpu.window
+
+// -----
+
+// A depthwise convolution's padded input (an alloc written by fills of 0
+// and one copy of x, read only by the convolution): the fills and the copy
+// are marked #ember_gpu.padding, to run in the window's staging, and the
+// copy moves to just before the convolution, after its output's fill (which
+// stays unscheduled: the kernel starts from its value).
+
+func.func @padded(%x: memref<1x8x10x10xf32>, %w: memref<8x3x3xf32>, %y: memref<1x8x10x10xf32>) {
+  %p = memref.alloc() : memref<1x8x12x12xf32>
+  %top = memref.subview %p[0, 0, 0, 0] [1, 8, 1, 12] [1, 1, 1, 1] : memref<1x8x12x12xf32> to memref<1x8x1x12xf32, strided<[1152, 144, 12, 1]>>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x8x1x12xf32, strided<[1152, 144, 12, 1]>>)
+  %inner = memref.subview %p[0, 0, 1, 1] [1, 8, 10, 10] [1, 1, 1, 1] : memref<1x8x12x12xf32> to memref<1x8x10x10xf32, strided<[1152, 144, 12, 1], offset: 13>>
+  linalg.copy ins(%x : memref<1x8x10x10xf32>) outs(%inner : memref<1x8x10x10xf32, strided<[1152, 144, 12, 1], offset: 13>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x10x10xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %w : memref<1x8x12x12xf32>, memref<8x3x3xf32>) outs(%y : memref<1x8x10x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @padded
+// CHECK:         linalg.fill {schedule = #ember_gpu.padding}
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%y : memref<1x8x10x10xf32>)
+// CHECK-NEXT:    linalg.copy {schedule = #ember_gpu.padding}
+// CHECK-NEXT:    linalg.generic {{.*}} attrs =  {schedule = #ember_gpu.window<tile = [16, 16], threads = [8, 8]>}
