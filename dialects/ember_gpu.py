@@ -82,7 +82,8 @@ read only by the contraction: a convolution's `tensor.pad` on buffers)
 has those fills and the copy marked `#ember_gpu.padding`: they run no
 kernel of their own; the contraction's loads read the copy's source where
 the point is inside it and take the fill's value elsewhere (bounds checks,
-no padded buffer written).
+no padded buffer written). A depthwise convolution's padded input
+(below) is marked and read so too, by its window's staging.
 
 A reduction whose body folds one value of its inputs into its one output
 with one associative, commutative operation (`out = combine(g(inputs...),
@@ -386,7 +387,8 @@ class EpilogueAttr(ParametrizedAttribute, KernelSchedule):
 @irdl_attr_definition
 class PaddingAttr(ParametrizedAttribute, KernelSchedule):
     """The schedule of a `linalg.fill` or `linalg.copy` that builds a padded
-    operand of the tiled contraction after it (see the module docstring)."""
+    operand of the tiled contraction or window convolution after it (see
+    the module docstring)."""
 
     name = "ember_gpu.padding"
 
