@@ -381,8 +381,9 @@ def finish_register_tile(kernel: KernelBuilder, host: ValueCopier, tile: IndexMa
             write = scf.IfOp(inside, [], [scf.YieldOp()])
             build.insert(write)
             then = Builder(InsertPoint.at_start(write.true_region.block))
+            at = place(then, row_at, column_at)
             nest = LoopNestBuilder(then)
-            positions = [nest.affine(e, place(then, row_at, column_at)) for e in out_map.results]
+            positions = [nest.affine(e, at) for e in out_map.results]
             value = values[i * columns + j]
             if accumulate:
                 value = then.insert(arith.AddfOp(nest.load(out, positions), value)).results[0]
