@@ -84,7 +84,7 @@ def spec_problem(error: ArgSpecParseError) -> str:
 class EmberOptMain(xDSLOptMain):
     version_format = "ember-opt (xDSL {xdsl_version})"
 
-    ember_passes: dict[str, type[ModulePass]]
+    ember_pass_names: list[str]
     running_pass: str | None = None
     """The pass being applied, named in an internal error's report."""
 
@@ -100,11 +100,12 @@ class EmberOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
-        from ember.registry import all_passes
+        from ember.registry import pass_loaders
 
-        self.ember_passes = all_passes()
-        for name, pass_class in self.ember_passes.items():
-            self.register_pass(name, lambda pass_class=pass_class: pass_class)
+        loaders = pass_loaders()  # each pass imported when a pipeline names it
+        self.ember_pass_names = list(loaders)
+        for name, load in loaders.items():
+            self.register_pass(name, load)
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
@@ -116,7 +117,8 @@ class EmberOptMain(xDSLOptMain):
         self.available_frontends["npuhex"] = lambda stream: _read_npu(stream.read(), binary=False)
 
     def xdsl_pass_names(self) -> list[str]:
-        return sorted(name for name in self.available_passes if name not in self.ember_passes)
+        ours = set(self.ember_pass_names)
+        return sorted(name for name in self.available_passes if name not in ours)
 
     # -- the command line
 
@@ -126,7 +128,15 @@ class EmberOptMain(xDSLOptMain):
         # of -t and -f) become one-line diagnostics with exit status 1.
         arg_parser.error = _usage_error  # type: ignore[method-assign]
         arg_parser.formatter_class = _HelpFormatter
-        arg_parser.epilog = self.help_epilog()
+        # The epilog lists every pass with its summary, which imports them
+        # all: written when help is printed, not for every run.
+        print_help = arg_parser.format_help
+
+        def format_help() -> str:
+            arg_parser.epilog = self.help_epilog()
+            return print_help()
+
+        arg_parser.format_help = format_help  # type: ignore[method-assign]
         _replace_help(arg_parser, "passes",
                       "comma-separated pipeline, e.g. 'graph-infer-shapes,graph-layout{layout=NHWC "
                       "block=8}' (passes listed below, and by --list-passes)")  # fmt: skip
@@ -152,25 +162,31 @@ class EmberOptMain(xDSLOptMain):
         )  # fmt: skip
 
     def help_epilog(self) -> str:
-        width = max(len(name) for name in self.ember_passes)
+        from ember.registry import all_passes
+
+        ember_passes = all_passes()
+        width = max(len(name) for name in ember_passes)
         columns = max(shutil.get_terminal_size((100, 24)).columns - 2, 40)
         xdsl = textwrap.fill(", ".join(self.xdsl_pass_names()), width=columns,
                              initial_indent="  ", subsequent_indent="  ",
                              break_long_words=False, break_on_hyphens=False)  # fmt: skip
         return "\n".join([
             "Ember passes (-p 'NAME{option=value ...},NAME'; --help-pass NAME for details):",
-            *(pass_line(name, cls, width) for name, cls in self.ember_passes.items()),
+            *(pass_line(name, cls, width) for name, cls in ember_passes.items()),
             "",
             "xDSL passes (--list-passes describes them):",
             xdsl,
         ])  # fmt: skip
 
     def list_passes(self) -> str:
-        ember_width = max(len(name) for name in self.ember_passes)
+        from ember.registry import all_passes
+
+        ember_passes = all_passes()
+        ember_width = max(len(name) for name in ember_passes)
         xdsl_names = self.xdsl_pass_names()
         xdsl_width = max((len(name) for name in xdsl_names), default=0)
         lines = ["Ember passes:"]
-        lines += [pass_line(name, cls, ember_width) for name, cls in self.ember_passes.items()]
+        lines += [pass_line(name, cls, ember_width) for name, cls in ember_passes.items()]
         lines += ["", "xDSL passes:"]
         lines += [pass_line(name, self.available_passes[name](), xdsl_width) for name in xdsl_names]
         return "\n".join(lines)

@@ -211,9 +211,9 @@ def test_a_bug_in_a_pass_is_one_line_naming_the_pass_unless_traceback_is_asked(
 ) -> None:
     import ember.registry
 
-    registry = ember.registry.all_passes()
+    registry = ember.registry.pass_loaders()
     monkeypatch.setattr(
-        ember.registry, "all_passes", lambda: {**registry, "test-buggy": _BuggyPass}
+        ember.registry, "pass_loaders", lambda: {**registry, "test-buggy": lambda: _BuggyPass}
     )
     path = tmp_path / "ok.mlir"
     path.write_text("builtin.module {}\n")

@@ -89,6 +89,25 @@ def test_help_lists_every_ember_pass_first_with_its_summary_and_options(
     assert "cse," in xdsl_section and "dce," in xdsl_section
 
 
+def test_the_registry_names_each_pass_by_its_own_name() -> None:
+    for name, pass_class in all_passes().items():
+        assert pass_class.name == name, (name, pass_class)
+
+
+def test_a_pipeline_imports_only_the_passes_it_names() -> None:
+    """`ember-opt -p graph-infer-shapes` loads no lowering (a third of its start)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ember.opt import main\n"
+            "try:\n    main(['-p', 'graph-infer-shapes', '/dev/stdin'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('ember.lowering.')))")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code], input="builtin.module {}\n",
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout
+
+
 def test_list_passes_has_one_line_per_registered_pass(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--list-passes"])
