@@ -10,14 +10,18 @@ from xdsl.context import Context
 
 import ember
 from ember.passes.graph.fold_constants import FoldConstantsPass
-from tests.support.models import LIGHT_MODELS, light_model_path, random_inputs
+from tests.support.models import light_model_params, light_model_path, random_inputs
 
 
 def _op_names(module) -> list[str]:
     return [op.name for op in module.walk()]
 
 
-@pytest.mark.parametrize("name", LIGHT_MODELS)
+# The biggest models run the reference interpreter longest: with the slow tests.
+@pytest.mark.parametrize(
+    "name", light_model_params(slow={"vgg19", "densenet121", "inception_v1", "inception_v2",
+                                     "zfnet512", "bvlc_alexnet"})
+)  # fmt: skip
 def test_folding_preserves_light_model_outputs(name: str) -> None:
     path = light_model_path(name)
     inputs = random_inputs(onnx.load(path), seed=5)
