@@ -22,7 +22,7 @@ from tests.support.models import (
 )
 
 
-@pytest.mark.parametrize("name", light_model_params(SLOW_TO_COMPILE | {"bvlc_alexnet"}))
+@pytest.mark.parametrize("name", light_model_params(SLOW_TO_COMPILE | {"bvlc_alexnet", "resnet50"}))
 def test_light_model_random_weights(name: str) -> None:
     """(AlexNet's 240 MB of weights make it slow as well.)"""
     model = with_random_weights(onnx.load(light_model_path(name)), seed=11)

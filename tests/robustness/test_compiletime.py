@@ -39,9 +39,11 @@ def test_a_deep_chain_is_a_few_capped_groups_sharing_one_kernel() -> None:
     assert len(kernels) == 2  # one shared by the full groups, one for the rest
 
 
+@pytest.mark.slow
 def test_a_wide_concat_compiles() -> None:
     _matches_reference(wide(400), 2)
 
 
+@pytest.mark.slow
 def test_a_wide_fused_fan_compiles() -> None:
     _matches_reference(fan(1200), 2)
