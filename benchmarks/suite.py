@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
 os.environ.setdefault("EMBER_CACHE", "0")
 
-from ember.benchmarking import PeerError, benchmark_model  # noqa: E402
+from ember.benchmarking import PeerError, benchmark_model, timed_calls  # noqa: E402
 from ember.compiler import compile as ember_compile  # noqa: E402
 from ember.machine_limits import measure_machine_limits  # noqa: E402
 from tests.support.models import (  # noqa: E402
@@ -227,13 +227,10 @@ def _time_row(row: ModelRow, model: onnx.ModelProto, threads: int, runs: int) ->
 
 
 def _median_ms(compiled: Callable[..., object], inputs: dict[str, np.ndarray], runs: int) -> float:
-    compiled(*inputs.values())
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        compiled(*inputs.values())
-        times.append(time.perf_counter() - start)
-    return 1000 * float(np.median(times))
+    """Ember's median latency alone, timed as `benchmark_model` times it."""
+    seconds: list[float] = []
+    timed_calls(lambda: compiled(*inputs.values()), runs, seconds, settle=True)
+    return 1000 * float(np.median(seconds))
 
 
 def error_to_fp32(model: onnx.ModelProto, half_model: onnx.ModelProto, half: int) -> float:
