@@ -13,7 +13,9 @@ touched, so running them interleaved keeps every dependence. Accesses
 through a view (`memref.reinterpret_cast`, `memref.subview`, ...) of a
 written buffer never merge (the positions would not line up). A parallel
 loop merged with a sequential one becomes sequential. Nests merge only
-within one `loop.kernel` (a fused group): siblings in the kernel's region
+within one `loop.kernel` (a fused group), or one kernel function
+(`ember.kernel`, a group outlined before its loops were generated):
+siblings in the kernel's region
 merge whenever legal, and so do siblings inside a merged nest, recursively,
 so conv + bias + activation become one nest over (n, f, oh) with the
 epilogue in the same innermost loop over ow. Nests outside kernels (unfused
@@ -50,7 +52,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
-from ember.dialects.loop import KernelOp
+from ember.dialects.loop import KERNEL_ATTR, KernelOp
 from ember.dialects.loop_nests import (
     Loop,
     body_end,
@@ -359,15 +361,19 @@ def remove_write_only_buffers(block: Block) -> None:
 
 
 def fuse_function(func: FuncOp) -> None:
-    """Merges the nests of each kernel of `func`, then forwards stores,
-    removes the buffers left write-only and contracts those that each
-    iteration of a merged nest uses a slice of (`contract_buffers`)."""
+    """Merges the nests of each kernel of `func` (of `func` itself where it
+    is a kernel function, `ember.kernel`), then forwards stores, removes the
+    buffers left write-only and contracts those that each iteration of a
+    merged nest uses a slice of (`contract_buffers`)."""
     block = func.body.block
-    kernels = [op.body.block for op in block.ops if isinstance(op, KernelOp)]
+    if KERNEL_ATTR in func.attributes:
+        kernels = [block]
+    else:
+        kernels = [op.body.block for op in block.ops if isinstance(op, KernelOp)]
     for kernel in kernels:
         fuse_siblings(kernel)
     forward_stores(block)
-    for scope in (block, *kernels):
+    for scope in kernels if kernels == [block] else [block, *kernels]:
         remove_write_only_buffers(scope)
     for kernel in kernels:
         contract_buffers(kernel)

@@ -86,7 +86,7 @@ order, and floating-point results may differ by rounding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
@@ -107,6 +107,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
+from xdsl.dialects.func import CallOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSymExpr
@@ -118,6 +119,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.ember_linalg import (
@@ -146,6 +148,7 @@ from ember.dialects.schedule import (
     read_stride,
 )
 from ember.passes.loop.epilogue import EPILOGUE_ATTR, Epilogue, EpilogueBlock, find_epilogue
+from ember.passes.loop.kernel_buffers import calls_by_callee, drop_unused_arguments
 from ember.passes.loop.packed_weights import packed_weight
 
 TilePoint = tuple[SSAValue, SSAValue]
@@ -772,6 +775,7 @@ def _pack(
     dims: Sequence[int],
     extents: Sequence[int],
     tiles: Sequence[int],
+    calls: Mapping[str, Sequence[CallOp]],
 ) -> SSAValue:
     """Copies the operand read through `source`, whose positions are indexed
     by the op's `dims` (each of `extents` and `tiles` per dim of the op), into
@@ -779,12 +783,14 @@ def _pack(
     allocated where the op stands; returns that buffer. The copy is a nest of
     its own over the operand's positions, tiled as the op's dims are, so a
     remainder tile is peeled and the padding past the extent never written.
-    A constant operand is packed now instead (`packed_weight`)."""
+    A constant operand is packed now instead (`packed_weight`; `calls`, by
+    callee, find the weights a kernel function's argument receives)."""
     source_type = source.buffer.type
     assert isinstance(source_type, MemRefType)
     own_extents = [extents[d] for d in dims]
     own_tiles = [tiles[d] for d in dims]
-    constant = packed_weight(source.buffer, source.offsets, source.strides, own_extents, own_tiles)
+    constant = packed_weight(source.buffer, source.offsets, source.strides, own_extents, own_tiles,
+                             calls)  # fmt: skip
     if constant is not None:
         return constant
     tiled = [0 < t < e for t, e in zip(own_tiles, own_extents)]
@@ -954,10 +960,13 @@ def _emit_generic(
     where: str,
     init: SSAValue | None = None,
     epilogue: Epilogue | None = None,
+    calls: Mapping[str, Sequence[CallOp]] | None = None,
 ) -> None:
     """The loops of a generic on buffers, as `schedule` orders them, after
     the copies of the operands it packs; with `epilogue`, its micro-kernel
-    blocks store the epilogue's values into the epilogue's output."""
+    blocks store the epilogue's values into the epilogue's output. `calls`
+    (by callee) are the module's calls, where a packed operand may be a
+    kernel function's argument (`packed_weight`)."""
     outside = outside_value(op)
     if outside is not None:
         name = f"%{outside.name_hint}" if outside.name_hint else "a value"
@@ -976,7 +985,8 @@ def _emit_generic(
     for i in schedule.packed_operands:
         if used[i]:
             dims = [e.position for e in maps[i].results if isinstance(e, AffineDimExpr)]
-            buffer = _pack(nest, accesses[i], dims, space.extents, schedule.tile_sizes)
+            buffer = _pack(nest, accesses[i], dims, space.extents, schedule.tile_sizes,
+                           calls or {})  # fmt: skip
             packed[i] = (dims, buffer)
     packed_dims = {d for dims, _ in packed.values() for d in dims}
 
@@ -1235,18 +1245,27 @@ def _erase_with_operands(op: Operation, rewriter: PatternRewriter) -> None:
     """Erases `op`, then the producers of its operands that nothing else uses."""
     operands = list(op.operands)
     rewriter.erase(op)
-    for operand in operands:
-        owner = operand.owner
+    _erase_unused(operands, rewriter.erase)
+
+
+def _erase_unused(values: Sequence[SSAValue], erase: Callable[[Operation], None]) -> None:
+    """Erases (with `erase`) the producers of `values` (`_DEAD_WITH_THE_OP`)
+    that nothing uses, and theirs in turn."""
+    for value in values:
+        owner = value.owner
         while isinstance(owner, _DEAD_WITH_THE_OP) and not any(r.uses for r in owner.results):
             sources = list(owner.operands)
-            rewriter.erase(owner)
+            erase(owner)
             owner = sources[0].owner if sources else None
 
 
 class GenerateStructuredLoops(RewritePattern):
     """A generic, matmul or convolution on buffers becomes its scheduled
     nest; a contraction marked with an epilogue (`EPILOGUE_ATTR`) applies it
-    in its micro-kernels."""
+    in its micro-kernels. `calls` are the module's calls by callee."""
+
+    def __init__(self, calls: Mapping[str, Sequence[CallOp]] | None = None):
+        self.calls = calls or {}
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
@@ -1262,12 +1281,13 @@ class GenerateStructuredLoops(RewritePattern):
             _allocate_before(epilogue.output, op, rewriter)
         if isinstance(op, linalg.GenericOp):
             _generate(op, rewriter,
-                      lambda nest: _emit_generic(nest, op, schedule, where, init, epilogue))  # fmt: skip
+                      lambda nest: _emit_generic(nest, op, schedule, where, init, epilogue,
+                                                 self.calls))  # fmt: skip
         else:
             generic = generalize(op)
             try:
                 nest = LoopNestBuilder(Builder(InsertPoint.before(op)))
-                _emit_generic(nest, generic, schedule, where, init, epilogue)
+                _emit_generic(nest, generic, schedule, where, init, epilogue, self.calls)
             finally:
                 generic.erase()  # never inserted: drops its operand uses
             _erase_with_operands(op, rewriter)
@@ -1367,11 +1387,12 @@ class LoopGeneratePass(ModulePass):
     name = "loop-generate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        structured = GenerateStructuredLoops()
+        structured = GenerateStructuredLoops(calls_by_callee(op))
         patterns = GreedyRewritePatternApplier([structured, GenerateFillLoops(),
                                                 GenerateCopyLoops(), GenerateGatherLoops(),
                                                 GenerateScatterLoops()])  # fmt: skip
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        drop_unused_arguments(op, lambda values: _erase_unused(values, Rewriter.erase_op))
 
 
 __all__ = ["BodyEmitter", "LoopGeneratePass", "fused_epilogue", "generate_loops", "on_buffers", "outside_value",

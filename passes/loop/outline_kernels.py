@@ -14,20 +14,41 @@ Kernels that are the same computation on other buffers (same loops, same
 shapes, same body) share one function, so repeated layers are compiled
 once. Kernel functions are marked `ember.kernel` (the LLVM lowering keeps
 them out of line). Functions with no kernels are left alone.
+
+A view a kernel captured (`memref.subview`, a reshape: the ops of
+`loop-fuse`'s `VIEW_OPS` but `memref.view`) is copied in as a constant is,
+its source captured instead, so the kernel sees each buffer it touches as
+one argument however many views of it it uses (its nests then merge, or
+not, as they would in place). A `memref.view` stays outside: it is where
+`loop-plan-memory` placed a buffer, and kernels that differ only in that
+stay equal.
+
+The CPU pipeline runs the pass twice. First on structured ops, before
+`loop-generate`: equal fused groups are found there, while each is a few
+ops, so the loops of a repeated layer are generated, fused and lowered
+once, not once per use and then found equal. A kernel's own buffers (its
+`memref.alloc`s) stay in its function until `loop-plan-memory` makes them
+arguments placed in the caller's arena. A group that allocates a buffer of
+a size known only at run time stays in place at this point. Then, after
+`loop-plan-memory`, on what is left (the loop nests of unfused ops).
 """
 
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
-from ember.dialects.loop import KERNEL_ATTR, KernelOp
+from ember.dialects.loop import KERNEL_ATTR, KernelOp, WeightOp
 from ember.passes.loop.form_kernels import form_kernels
+from ember.passes.loop.fuse import VIEW_OPS
+
+COPIED_VIEWS = tuple(view for view in VIEW_OPS if view is not memref.ViewOp)
+"""The views a kernel copies in rather than captures (see the module doc)."""
 
 
 def _captured(kernel: KernelOp) -> dict[SSAValue, list[tuple[Operation, int]]]:
@@ -52,31 +73,76 @@ def _captured(kernel: KernelOp) -> dict[SSAValue, list[tuple[Operation, int]]]:
     return captured
 
 
+def _copy_views_in(kernel: KernelOp) -> None:
+    """Copies the views `kernel` captured into its region, in front, their
+    sources (views of views too) captured instead; a view nothing else uses
+    goes from outside."""
+    while views := [(v, uses) for v, uses in _captured(kernel).items()
+                    if isinstance(v.owner, COPIED_VIEWS)]:  # fmt: skip
+        for value, uses in views:
+            view = value.owner
+            assert isinstance(view, Operation)
+            copy = view.clone()
+            kernel.body.block.insert_op_before(copy, kernel.body.block.first_op)  # type: ignore[arg-type]
+            for user, index in uses:
+                user.operands[index] = copy.results[0]
+            if not value.uses:
+                view.detach()
+                view.erase()
+
+
+def _move_weights_out(kernel: KernelOp) -> None:
+    """Moves the `loop.weight`s of `kernel`'s region in front of it: weights
+    are the model's, placed in its blob by `loop-pack-weights`, and a kernel
+    function receives them as arguments."""
+    for op in list(kernel.body.block.ops):
+        if isinstance(op, WeightOp):
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(kernel))
+
+
+def _allocates_at_run_time(kernel: KernelOp) -> bool:
+    """Whether `kernel` allocates a buffer whose size is known only at run
+    time (which stays in place until `loop-plan-memory` has placed it)."""
+    return any(isinstance(op, memref.AllocOp) and op.dynamic_sizes for op in kernel.body.walk())
+
+
 class KernelTable:
     """The kernel functions made so far, found again by structure: a new
     kernel that is structurally equivalent to one of them (same ops, types,
     attributes and use-def shape; names do not count) calls that one. A cheap
     signature (type and op names) narrows the comparison to a few candidates;
     comparing structures instead of printed text keeps outlining linear in
-    the size of the IR."""
+    the size of the IR. New functions are named after their entry and a
+    number no function of `module` has yet."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: ModuleOp) -> None:
         self.by_signature: dict[tuple[object, ...], list[FuncOp]] = {}
+        self.taken = {op.sym_name.data for op in module.ops if isinstance(op, FuncOp)}
         self.count = 0
 
-    @staticmethod
-    def _signature(kernel: FuncOp) -> tuple[object, ...]:
-        return (kernel.function_type, *(op.name for op in kernel.body.walk()))
+    def new_name(self, entry: str) -> str:
+        """`{entry}_kernel{N}` for the lowest N from the last one up that is free."""
+        while (name := f"{entry}_kernel{self.count}") in self.taken:
+            self.count += 1
+        return name
 
-    def find_or_add(self, kernel: FuncOp, module: ModuleOp) -> str:
+    @staticmethod
+    def _signature(kernel: FuncOp, weights: tuple[bool, ...]) -> tuple[object, ...]:
+        return (kernel.function_type, weights, *(op.name for op in kernel.body.walk()))
+
+    def find_or_add(self, kernel: FuncOp, module: ModuleOp, weights: tuple[bool, ...] = ()) -> str:
         """The name of the kernel function equivalent to `kernel`: an earlier
-        one, or `kernel` itself, then added to `module`."""
-        candidates = self.by_signature.setdefault(self._signature(kernel), [])
+        one, or `kernel` itself, then added to `module`. `weights` says which
+        arguments the call passes a `loop.weight` (kernels differing in that
+        stay apart: `loop-generate` packs a weight argument at compile time
+        only where every call passes one)."""
+        candidates = self.by_signature.setdefault(self._signature(kernel, weights), [])
         for candidate in candidates:
             if candidate.body.is_structurally_equivalent(kernel.body):
                 return candidate.sym_name.data
         candidates.append(kernel)
-        self.count += 1
+        self.taken.add(kernel.sym_name.data)
         module.body.block.add_op(kernel)
         return kernel.sym_name.data
 
@@ -86,6 +152,10 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> No
     entry = func.sym_name.data
     form_kernels(func)
     for kernel in [op for op in func.body.block.ops if isinstance(op, KernelOp)]:
+        if _allocates_at_run_time(kernel):
+            continue
+        _move_weights_out(kernel)
+        _copy_views_in(kernel)
         captured = _captured(kernel)
         constants = {
             v: uses for v, uses in captured.items() if isinstance(v.owner, arith.ConstantOp)
@@ -116,10 +186,11 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> No
                 value.name_hint = None
         for arg in block.args:
             arg.name_hint = None
-        function = FuncOp(f"{entry}_kernel{kernels.count}", ([v.type for v in captured], []),
+        function = FuncOp(kernels.new_name(entry), ([v.type for v in captured], []),
                           Region(block), visibility="private")  # fmt: skip
         function.attributes[KERNEL_ATTR] = UnitAttr()
-        name = kernels.find_or_add(function, module)
+        weights = tuple(isinstance(v.owner, WeightOp) for v in captured)
+        name = kernels.find_or_add(function, module, weights)
         Rewriter.replace_op(kernel, CallOp(SymbolRefAttr(name), list(captured), []))
 
 
@@ -130,7 +201,7 @@ class OutlineKernelsPass(ModulePass):
     name = "loop-outline-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = KernelTable()
+        kernels = KernelTable(op)
         for func in [
             f for f in op.ops if isinstance(f, FuncOp) and KERNEL_ATTR not in f.attributes
         ]:

@@ -13,19 +13,25 @@ nothing does). The padding of a partial last tile is zero, and never read.
 As onnxruntime's MLAS packs a constant B once when a session starts, this
 makes a packed weight cost nothing per call: the default schedule can pack
 every constant panel whose reads it helps (`targets/cpu/schedule/cache_blocking.py`).
+
+In a kernel function outlined before its loops were generated, the weight
+is an argument: where every call passes a `loop.weight` there, each is
+packed at its call and passed in an argument of the packed type, which the
+loops read (the unpacked one goes once nothing reads it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, MemRefType
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ember.dialects.graph.types import array_from_dense, dense_from_array
-from ember.dialects.loop import WeightOp
+from ember.dialects.loop import KERNEL_ATTR, WeightOp
 
 
 def tile_layout(array: np.ndarray, tiles: Sequence[int]) -> np.ndarray:
@@ -56,15 +62,33 @@ def packed_weight(
     strides: Sequence[int] | None,
     extents: Sequence[int],
     tiles: Sequence[int],
+    calls: Mapping[str, Sequence[CallOp]] | None = None,
 ) -> SSAValue | None:
     """The packed copy of the constant operand that `loop-generate` reads from
     `buffer` (a `loop.weight`) at `index * stride + offset` per axis (no
     `offsets`: at the index), of `extents` tiled by `tiles` per axis (see
     `tile_layout`), as a new `loop.weight` just after `buffer`'s; None where
-    `buffer` is not a weight of that rank."""
+    `buffer` is not a weight of that rank.
+
+    In a kernel function (`ember.kernel`), `buffer` may be an argument that
+    every call (`calls`, by callee) passes a weight: each call's weight is
+    packed so, and passed in a new argument, which is returned."""
+    if isinstance(buffer, BlockArgument):
+        return _packed_argument(buffer, offsets, strides, extents, tiles, calls or {})
     weight = buffer.owner
     if not isinstance(weight, WeightOp):
         return None
+    packed = _packed_array(weight, offsets, strides, extents, tiles)
+    return None if packed is None else _weight_after(weight, packed)
+
+
+def _packed_array(
+    weight: WeightOp,
+    offsets: Sequence[int] | None,
+    strides: Sequence[int] | None,
+    extents: Sequence[int],
+    tiles: Sequence[int],
+) -> np.ndarray | None:
     array = array_from_dense(weight.value)
     if array.ndim != len(extents):
         return None
@@ -73,14 +97,48 @@ def packed_weight(
                             for o, s, e in zip(offsets, strides, extents))]  # fmt: skip
     if tuple(array.shape) != tuple(extents):
         return None
-    packed = tile_layout(array, tiles)
-    source_type = buffer.type
+    return tile_layout(array, tiles)
+
+
+def _weight_after(weight: WeightOp, packed: np.ndarray) -> SSAValue:
+    source_type = weight.result.type
     assert isinstance(source_type, MemRefType)
     copy = WeightOp(dense_from_array(packed), MemRefType(source_type.element_type, packed.shape))
     Rewriter.insert_op(copy, InsertPoint.after(weight))
-    hint = buffer.name_hint
+    hint = weight.result.name_hint
     copy.result.name_hint = f"{hint}_packed" if hint else "packed"
     return copy.result
+
+
+def _packed_argument(
+    argument: BlockArgument,
+    offsets: Sequence[int] | None,
+    strides: Sequence[int] | None,
+    extents: Sequence[int],
+    tiles: Sequence[int],
+    calls: Mapping[str, Sequence[CallOp]],
+) -> SSAValue | None:
+    func = argument.block.parent_op()
+    if not isinstance(func, FuncOp) or KERNEL_ATTR not in func.attributes:
+        return None
+    sites = calls.get(func.sym_name.data, ())
+    weights = [call.arguments[argument.index].owner for call in sites]
+    if not sites or not all(isinstance(w, WeightOp) for w in weights):
+        return None
+    arrays = [_packed_array(w, offsets, strides, extents, tiles) for w in weights]  # type: ignore[arg-type]
+    if any(a is None for a in arrays):
+        return None
+    packed = [_weight_after(w, a) for w, a in zip(weights, arrays)]  # type: ignore[arg-type]
+    block = argument.block
+    result = block.insert_arg(packed[0].type, len(block.args))
+    result.name_hint = f"{argument.name_hint}_packed" if argument.name_hint else "packed"
+    if func.arg_attrs is not None:
+        func.arg_attrs = ArrayAttr([*func.arg_attrs.data, DictionaryAttr({})])
+    func.function_type = FunctionType.from_lists([a.type for a in block.args],
+                                                 func.function_type.outputs.data)  # fmt: skip
+    for call, weight in zip(sites, packed):
+        call.operands = (*call.operands, weight)
+    return result
 
 
 __all__ = ["packed_weight", "tile_layout"]

@@ -1,8 +1,12 @@
 """`loop-plan-memory`: places every `memref.alloc` in one arena, reusing memory.
 
 Time is the sequence of the function's top-level ops, each `loop.kernel`
-counting as the ops of its region (a kernel's scratch buffers are planned
-with the rest: the arena is one buffer for the whole function). A buffer
+counting as the ops of its region and each call of a kernel function as
+that function's top-level ops (a kernel's scratch buffers are planned
+with the rest: the arena is one buffer for the whole function). A kernel
+function's own allocs first become arguments that each call allocates
+(`kernel_buffers.py`): a buffer passed to a call is live during the
+kernel's ops that use that argument. A buffer
 is live from its first use to its last (an op that uses it directly,
 inside a loop nest, or through a view such as `memref.reinterpret_cast`):
 where its `memref.alloc` stands does not matter, so a kernel's result,
@@ -50,7 +54,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -69,6 +73,11 @@ from ember.dialects.loop import (
 )
 from ember.dialects.symbol_sizes import SymbolSizes, symbolic_size
 from ember.passes.loop.fuse import VIEW_OPS
+from ember.passes.loop.kernel_buffers import (
+    hoist_kernel_buffers,
+    kernel_argument_spans,
+    kernel_functions,
+)
 
 PASS_NAME = "loop-plan-memory"
 
@@ -88,44 +97,84 @@ class Interval:
         return self.start <= other.end and other.start <= self.end
 
 
-def _timeline(func: FuncOp) -> list[Operation]:
-    """The function's top-level ops, each kernel replaced by its region's ops."""
-    ops: list[Operation] = []
+@dataclass
+class _Timeline:
+    """When each top-level op of a function runs: `positions` maps a
+    top-level op (or an op of a kernel's region) to its time; a call of a
+    kernel function takes as many times as the kernel has top-level ops,
+    from its own on, and `calls` holds, per such call, each argument's
+    (first, last) use within the kernel."""
+
+    positions: dict[Operation, int]
+    calls: dict[Operation, list[tuple[int, int]]]
+    length: int
+
+
+def _timeline(func: FuncOp, kernels: dict[str, FuncOp]) -> _Timeline:
+    """The function's top-level ops, each kernel replaced by its region's
+    ops and each kernel call by its kernel's top-level ops."""
+    positions: dict[Operation, int] = {}
+    calls: dict[Operation, list[tuple[int, int]]] = {}
+    spans: dict[str, tuple[int, list[tuple[int, int]]]] = {}
+    time = 0
     for op in func.body.block.ops:
         if isinstance(op, KernelOp):
-            ops += list(op.body.block.ops)[:-1]  # not the loop.yield
-        else:
-            ops.append(op)
-    return ops
+            for inner in list(op.body.block.ops)[:-1]:  # not the loop.yield
+                positions[inner] = time
+                time += 1
+            continue
+        positions[op] = time
+        callee = kernels.get(op.callee.root_reference.data) if isinstance(op, CallOp) else None
+        if callee is None:
+            time += 1
+            continue
+        name = callee.sym_name.data
+        if name not in spans:
+            spans[name] = kernel_argument_spans(callee, _uses_span_in)
+        length, calls[op] = spans[name]
+        time += length
+    return _Timeline(positions, calls, time)
 
 
-def _time_of(op: Operation, positions: dict[Operation, int]) -> int:
+def _top_level(op: Operation, positions: dict[Operation, int]) -> Operation:
     while op not in positions:
         parent = op.parent_op()
         assert parent is not None, "use outside the function body"
         op = parent
-    return positions[op]
+    return op
 
 
-def _uses_span(value: SSAValue, positions: dict[Operation, int]) -> tuple[int, int]:
+def _uses_span_in(value: SSAValue, positions: dict[Operation, int]) -> tuple[int, int]:
+    """(first, last) time at which `value` or a view of it is used ((big,
+    -1) if never), for a time line without kernel calls."""
+    return _uses_span(value, _Timeline(positions, {}, len(positions)))
+
+
+def _uses_span(value: SSAValue, timeline: _Timeline) -> tuple[int, int]:
     """(first, last) time at which `value` or a view of it is used ((big, -1) if never)."""
-    first, last = len(positions), -1
+    first, last = timeline.length, -1
     for use in value.uses:
-        time = _time_of(use.operation, positions)
-        first, last = min(first, time), max(last, time)
+        top = _top_level(use.operation, timeline.positions)
+        time = timeline.positions[top]
+        if top in timeline.calls:
+            begin, end = timeline.calls[top][use.index]
+            first, last = min(first, time + begin), max(last, time + end)
+        else:
+            first, last = min(first, time), max(last, time)
         if isinstance(use.operation, VIEW_OPS) and use.index == 0:
-            view_first, view_last = _uses_span(use.operation.results[0], positions)
+            view_first, view_last = _uses_span(use.operation.results[0], timeline)
             first, last = min(first, view_first), max(last, view_last)
     return first, last
 
 
-def live_intervals(func: FuncOp) -> list[Interval]:
-    ops = _timeline(func)
-    positions = {op: index for index, op in enumerate(ops)}
+def live_intervals(func: FuncOp, kernels: dict[str, FuncOp] | None = None) -> list[Interval]:
+    """The buffers `func` allocates, each with its live range; `kernels`
+    (by name) are the kernel functions whose calls count as their ops."""
+    timeline = _timeline(func, kernels or {})
     intervals = []
-    for index, op in enumerate(ops):
+    for op, index in timeline.positions.items():
         if isinstance(op, memref.AllocOp):
-            first, last = _uses_span(op.memref, positions)
+            first, last = _uses_span(op.memref, timeline)
             start, end = (first, last) if last >= 0 else (index, index)
             size = _bytes(op, func)
             intervals.append(Interval(op, size if isinstance(size, int) else 0, start, end,
@@ -265,8 +314,8 @@ def symbolic_offsets(intervals: list[Interval]) -> tuple[list[Dim], Dim]:
     return [offsets[id(i)] for i in intervals], end
 
 
-def plan_function(func: FuncOp) -> tuple[Dim, Dim]:
-    intervals = live_intervals(func)
+def plan_function(func: FuncOp, kernels: dict[str, FuncOp] | None = None) -> tuple[Dim, Dim]:
+    intervals = live_intervals(func, kernels)
     offsets, arena = symbolic_offsets(intervals)
     arena_arg = add_abi_argument(func, ARENA_ARG, arena if isinstance(arena, int) else None)
     block = func.body.block
@@ -310,6 +359,8 @@ class PlanMemoryPass(ModulePass):
     name = "loop-plan-memory"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        hoist_kernel_buffers(op)
+        kernels = kernel_functions(op)
         for func in list(op.walk()):
             if (
                 isinstance(func, FuncOp)
@@ -317,4 +368,4 @@ class PlanMemoryPass(ModulePass):
                 and KERNEL_ATTR not in func.attributes
                 and marked_argument(func, ARENA_ARG) is None
             ):
-                plan_function(func)
+                plan_function(func, kernels)

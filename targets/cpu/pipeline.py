@@ -120,12 +120,13 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", ConvertTensorToLoopPass()),
         ("loop", DefaultSchedulePass()),
         *(("loop", p) for p in at_level_2(FuseEpiloguesPass())),
+        ("loop", OutlineKernelsPass()),  # equal groups found before their loops are made
         ("loop", LoopGeneratePass()),
         *(("loop", p) for p in at_level_2(FuseLoopsPass())),
         *(("loop", p) for p in unless_disabled(ExpandMathPass())),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
-        ("loop", OutlineKernelsPass()),
+        ("loop", OutlineKernelsPass()),  # the nests of unfused ops
         ("loop", MarkNoAliasPass()),
         *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
         *(("loop", p) for p in threads),

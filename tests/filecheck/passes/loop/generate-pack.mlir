@@ -150,3 +150,33 @@ func.func @shared(%a: memref<4x2xf32>, %c: memref<4x2xf32>, %d: memref<4x2xf32>)
 // CHECK:         memref.load %w_packed[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x1x2xf32>
 // CHECK:         memref.load %w[%{{.*}}, %{{.*}}] : memref<3x2xf32>
 // CHECK:         func.return
+
+// -----
+
+// In a kernel function (a group outlined before loop-generate) the weight
+// is an argument: where every call passes a loop.weight, each call's weight
+// is packed at compile time and passed in a new argument that the loops
+// read; the unpacked argument, read no more, goes, and so do the weights
+// only it received.
+func.func @calls(%a: memref<4x2xf32>, %c: memref<4x3xf32>, %d: memref<4x3xf32>) {
+  %b0 = loop.weight dense<[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]> : tensor<2x3xf32> -> memref<2x3xf32>
+  %b1 = loop.weight dense<[[6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]> : tensor<2x3xf32> -> memref<2x3xf32>
+  func.call @k(%a, %b0, %c) : (memref<4x2xf32>, memref<2x3xf32>, memref<4x3xf32>) -> ()
+  func.call @k(%a, %b1, %d) : (memref<4x2xf32>, memref<2x3xf32>, memref<4x3xf32>) -> ()
+  func.return
+}
+func.func private @k(%a: memref<4x2xf32>, %b: memref<2x3xf32>, %c: memref<4x3xf32>) attributes {ember.kernel} {
+  linalg.matmul {schedule = #loop.schedule<order = [0, 2, 1], tiles = [0, 2, 0], parallel = [0, 1], pack = [1]>} ins(%a, %b : memref<4x2xf32>, memref<2x3xf32>) outs(%c : memref<4x3xf32>)
+  func.return
+}
+
+// CHECK-LABEL: func.func @calls
+// CHECK-NEXT:    %b0_packed = loop.weight dense<{{\[\[\[}}0.000000e+00, 1.000000e+00], [3.000000e+00, 4.000000e+00]], {{\[\[}}2.000000e+00, 0.000000e+00], [5.000000e+00, 0.000000e+00]]]> : tensor<2x2x2xf32> -> memref<2x2x2xf32>
+// CHECK-NEXT:    %b1_packed = loop.weight dense<{{\[\[\[}}6.000000e+00, 7.000000e+00], [9.000000e+00, 1.000000e+01]], {{\[\[}}8.000000e+00, 0.000000e+00], [1.100000e+01, 0.000000e+00]]]> : tensor<2x2x2xf32> -> memref<2x2x2xf32>
+// CHECK-NEXT:    func.call @k(%a, %c, %b0_packed) : (memref<4x2xf32>, memref<4x3xf32>, memref<2x2x2xf32>) -> ()
+// CHECK-NEXT:    func.call @k(%a, %d, %b1_packed) : (memref<4x2xf32>, memref<4x3xf32>, memref<2x2x2xf32>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK:       func.func private @k(%a: memref<4x2xf32>, %c: memref<4x3xf32>, %b_packed: memref<2x2x2xf32>) attributes {ember.kernel}
+// CHECK-NOT:     memref.alloc
+// CHECK:         memref.load %b_packed[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x2x2xf32>
+// CHECK:         func.return

@@ -124,3 +124,51 @@ func.func @group(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>, %ou
 // CHECK:         func.return
 // CHECK-NEXT:  }
 // CHECK-NOT:   func.func
+
+// -----
+
+// Before loop generation (the CPU pipeline's first run) a group is
+// structured ops. Two groups that differ only in their buffers share a
+// function; a subview they captured is copied in (its source becomes the
+// argument) and the group's own buffer (%t) stays inside, for
+// loop-plan-memory. A group that reads a weight where another reads an
+// activation gets a function of its own (a weight argument is packed at
+// compile time only where every call passes a weight).
+func.func @early(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %out0: memref<2x8xf32>, %out1: memref<2x8xf32>, %out2: memref<2x8xf32>) {
+  %w = loop.weight dense<1.0> : tensor<4x8xf32> -> memref<4x8xf32>
+  %va = memref.subview %a[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
+  %vb = memref.subview %b[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
+  %vw = memref.subview %w[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
+  loop.kernel "elementwise" {
+    %t = memref.alloc() : memref<2x8xf32>
+    linalg.copy ins(%va : memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%t : memref<2x8xf32>)
+    linalg.copy ins(%t : memref<2x8xf32>) outs(%out0 : memref<2x8xf32>)
+  }
+  loop.kernel "elementwise" {
+    %t = memref.alloc() : memref<2x8xf32>
+    linalg.copy ins(%vb : memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%t : memref<2x8xf32>)
+    linalg.copy ins(%t : memref<2x8xf32>) outs(%out1 : memref<2x8xf32>)
+  }
+  loop.kernel "elementwise" {
+    %t = memref.alloc() : memref<2x8xf32>
+    linalg.copy ins(%vw : memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%t : memref<2x8xf32>)
+    linalg.copy ins(%t : memref<2x8xf32>) outs(%out2 : memref<2x8xf32>)
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @early
+// CHECK-NEXT:    %w = loop.weight
+// CHECK-NEXT:    func.call @early_kernel0(%a, %out0) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
+// CHECK-NEXT:    func.call @early_kernel0(%b, %out1) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
+// CHECK-NEXT:    func.call @early_kernel1(%w, %out2) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @early_kernel0(%0: memref<4x8xf32>, %1: memref<2x8xf32>) attributes {ember.kernel} {
+// CHECK-NEXT:    %2 = memref.subview %0[2, 0] [2, 8] [1, 1]
+// CHECK-NEXT:    %3 = memref.alloc() : memref<2x8xf32>
+// CHECK-NEXT:    linalg.copy ins(%2 : memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%3 : memref<2x8xf32>)
+// CHECK-NEXT:    linalg.copy ins(%3 : memref<2x8xf32>) outs(%1 : memref<2x8xf32>)
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @early_kernel1(
+// CHECK-NOT:   func.func

@@ -264,3 +264,53 @@ func.func @none(%x: memref<4xf32>) {
 }
 
 // CHECK-LABEL: func.func @none(%x: memref<4xf32>, %arena: memref<0xi8> {ember.arena}) attributes {loop.arena_bytes = 0 : i64, loop.naive_bytes = 0 : i64} {
+
+// -----
+
+// A kernel function (outlined before its loops were made) keeps its own
+// buffers until here: each becomes an argument that every call allocates
+// in front of itself, planned in the caller's arena. Within a call, time
+// runs over the kernel's top-level ops, so the kernel's %s (live in its
+// first nest) and %t (live in its second) share offset 64 in the first
+// call; %mid, written by the first call's nests and read by the second
+// call's first, is dead by the second call's second nest, whose %t_1 takes
+// its place.
+func.func @calls(%x: memref<16xf32>, %out0: memref<16xf32>) {
+  %mid = memref.alloc() : memref<16xf32>
+  func.call @k(%x, %mid) : (memref<16xf32>, memref<16xf32>) -> ()
+  func.call @k(%mid, %out0) : (memref<16xf32>, memref<16xf32>) -> ()
+  func.return
+}
+func.func private @k(%in: memref<16xf32>, %out: memref<16xf32>) attributes {ember.kernel} {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k16 = arith.constant 16 : index
+  %s = memref.alloc() : memref<16xf32>
+  %t = memref.alloc() : memref<16xf32>
+  scf.for %i = %k0 to %k16 step %k1 {
+    %v = memref.load %in[%i] : memref<16xf32>
+    memref.store %v, %s[%i] : memref<16xf32>
+    %w = memref.load %s[%i] : memref<16xf32>
+    memref.store %w, %out[%i] : memref<16xf32>
+  }
+  scf.for %i = %k0 to %k16 step %k1 {
+    %v = memref.load %out[%i] : memref<16xf32>
+    memref.store %v, %t[%i] : memref<16xf32>
+    %w = memref.load %t[%i] : memref<16xf32>
+    memref.store %w, %out[%i] : memref<16xf32>
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @calls(%x: memref<16xf32>, %out0: memref<16xf32>, %arena: memref<128xi8> {ember.arena})
+// CHECK-SAME:    attributes {loop.arena_bytes = 128 : i64, loop.naive_bytes = 320 : i64}
+// CHECK-NEXT:    %0 = arith.constant 0 : index
+// CHECK-NEXT:    %1 = arith.constant 64 : index
+// CHECK-NEXT:    %mid = memref.view %arena[%0][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT:    %s = memref.view %arena[%1][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT:    %t = memref.view %arena[%1][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT:    func.call @k(%x, %mid, %s, %t)
+// CHECK-NEXT:    %s_1 = memref.view %arena[%1][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT:    %t_1 = memref.view %arena[%0][] : memref<128xi8> to memref<16xf32>
+// CHECK-NEXT:    func.call @k(%mid, %out0, %s_1, %t_1)
+// CHECK:       func.func private @k(%in: memref<16xf32>, %out: memref<16xf32>, %s: memref<16xf32>, %t: memref<16xf32>) attributes {ember.kernel}
+// CHECK-NOT:     memref.alloc
