@@ -129,7 +129,15 @@ class KernelTable:
 
     @staticmethod
     def _signature(kernel: FuncOp, weights: tuple[bool, ...]) -> tuple[object, ...]:
-        return (kernel.function_type, weights, *(op.name for op in kernel.body.walk()))
+        """All that structural equivalence compares but the use-def shape:
+        each op's name, properties, attributes and result types. Kernels
+        that differ only in a constant (a thousand branches scaling by
+        their own factor) then never meet, where comparing each with every
+        earlier one of the same op names was quadratic."""
+        return (kernel.function_type, weights, *(
+            (op.name, tuple(sorted(op.properties.items())), tuple(sorted(op.attributes.items())),
+             op.result_types)
+            for op in kernel.body.walk()))  # fmt: skip
 
     def find_or_add(self, kernel: FuncOp, module: ModuleOp, weights: tuple[bool, ...] = ()) -> str:
         """The name of the kernel function equivalent to `kernel`: an earlier
