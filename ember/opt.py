@@ -13,7 +13,12 @@ available next to Ember's. On top of xDSL's driver:
 - `--elide-large-constants[=N]` prints constant data of more than N elements
   as `dense_resource<__elided__>`, in the output and in every dump;
 - `--print-between-passes` heads the IR after every pass, the last included;
-- `--time-passes` reports on stderr, so stdout stays parseable IR.
+- `--time-passes` reports on stderr, so stdout stays parseable IR;
+- an NPU binary (`.npu`, `.npuhex`) with no passes is printed as it is
+  disassembled, line by line, without building its IR (a program of
+  400,000 instructions in seconds);
+- `-o FILE` is written whole or not at all: a failing run leaves no
+  empty or partial file (`ember.output_files`).
 
 Every mistake in the input or on the command line is one line on stderr,
 `file:line:col: error: message` (parse errors), `file: error: message`
@@ -46,6 +51,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from ember.dialects.graph import Graph
 from ember.dialects.npu.machine import NpuProgramError
 from ember.errors import EmberError, first_line
+from ember.output_files import written
 from ember.pass_catalogue import describe_pass, pass_line, pass_options
 from ember.printing import DEFAULT_ELISION_LIMIT, make_printer
 
@@ -267,6 +273,74 @@ class EmberOptMain(xDSLOptMain):
 
     # -- input and output
 
+    def run(self) -> None:
+        """As xDSL's, but an output file (`-o`) is written whole or not at all
+        (`ember.output_files`), and a binary NPU program printed as it is
+        disassembled (`streams_disassembly`)."""
+        if self.args.output_file is None:
+            self.write_output(sys.stdout)
+            return
+        try:
+            context = written(self.args.output_file)
+            stream = context.__enter__()
+        except OSError as error:
+            raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
+        try:
+            self.write_output(stream)
+        except BaseException as error:
+            context.__exit__(type(error), error, error.__traceback__)
+            raise
+        context.__exit__(None, None, None)
+
+    def write_output(self, stream: IO[str]) -> None:
+        if self.streams_disassembly():
+            self.print_disassembly(stream)
+            return
+        self._output_stream = stream
+        super().run()
+
+    def prepare_output(self) -> IO[str]:
+        return self._output_stream
+
+    def streams_disassembly(self) -> bool:
+        """Whether the run only prints an NPU binary or hex file as IR (no
+        passes, the default printing), which `print_disassembly` does line by
+        line without building the IR."""
+        args = self.args
+        kind = args.frontend or os.path.splitext(args.input_file or "")[1].lstrip(".")
+        return (kind in ("npu", "npuhex") and not args.passes and args.target == "mlir"
+                and not (args.split_input_file or args.verify_diagnostics
+                         or args.print_between_passes or args.print_op_generic
+                         or args.print_debuginfo or args.syntax_highlight))  # fmt: skip
+
+    def print_disassembly(self, output: IO[str]) -> None:
+        from ember.targets.npu.assembler import disassembly_lines
+        from ember.targets.npu.hexfile import from_hex
+        from ember.targets.npu.isa import NpuBinaryError
+
+        stream, extension = self.get_input_stream()
+        input_name = self.get_input_name()
+        data = stream.read()
+        try:
+            if (self.args.frontend or extension) == "npu":
+                name = os.path.basename(input_name).rsplit(".", 1)[0] or "program"
+                programs = [(name, data)]
+            else:
+                programs = from_hex(data.decode())
+            batch: list[str] = []
+            for line in disassembly_lines(programs):
+                batch.append(line)
+                if len(batch) == 256:  # a block of lines at a time: the reader sees them early
+                    output.write("\n".join(batch) + "\n")
+                    batch.clear()
+            output.write("\n".join(batch) + "\n\n")
+        except UnicodeDecodeError:
+            raise OptError(input_name, "an .npuhex file is text") from None
+        except (NpuBinaryError, NpuProgramError) as error:
+            output.flush()
+            raise OptError(input_name, str(error)) from None
+        output.flush()
+
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         stream, extension = super().get_input_stream()
         # No extension (`<(ember import m.onnx)`, /dev/stdin) reads as MLIR text.
@@ -277,12 +351,6 @@ class EmberOptMain(xDSLOptMain):
             return super().prepare_input()
         except ValueError as error:  # e.g. an unknown file extension
             raise OptError(self.get_input_name(), str(error)) from None
-
-    def prepare_output(self) -> IO[str]:
-        try:
-            return super().prepare_output()
-        except OSError as error:
-            raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
