@@ -59,6 +59,7 @@ from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
+from ember.output_files import written
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
 from ember.targets.registry import keeps_compiled, target_names
 
@@ -199,7 +200,7 @@ def _import(args: argparse.Namespace) -> int:
         elide_large_constants(module, args.elide_large_constants)
     if args.output:
         try:
-            with open(args.output, "w") as stream:
+            with written(args.output) as stream:
                 print_module(module, stream)
         except OSError as error:
             raise EmberError(f"{args.output}: cannot write: {error.strerror}") from None

@@ -18,7 +18,9 @@ available next to Ember's. On top of xDSL's driver:
   disassembled, line by line, without building its IR (a program of
   400,000 instructions in seconds);
 - `-o FILE` is written whole or not at all: a failing run leaves no
-  empty or partial file (`ember.output_files`).
+  empty or partial file (`ember.output_files`);
+- a pass that needs a constant's data the IR elided
+  (`dense_resource<__elided__>`) says so, naming itself and the constant.
 
 Every mistake in the input or on the command line is one line on stderr,
 `file:line:col: error: message` (parse errors), `file: error: message`
@@ -49,6 +51,7 @@ from xdsl.utils.hints import isa, type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ember.dialects.graph import Graph
+from ember.dialects.graph.types import ElidedConstantError
 from ember.dialects.npu.machine import NpuProgramError
 from ember.errors import EmberError, first_line
 from ember.output_files import written
@@ -564,6 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, ArgSpecParseError) as error:  # xDSL's ArgSpecParseError is no Exception
         input_name = tool.get_input_name() if tool is not None else TOOL
         line = _diagnose(error, input_name)
+        if isinstance(error, ElidedConstantError) and tool is not None and tool.running_pass:
+            line = f"{input_name}: error: {tool.running_pass}: {first_line(error)}"
         if line is None:
             if "--traceback" in arguments:
                 raise
