@@ -12,8 +12,9 @@ available next to Ember's. On top of xDSL's driver:
   does (its docstring's summary) and its options with their defaults;
 - `--elide-large-constants[=N]` prints constant data of more than N elements
   as `dense_resource<__elided__>`, in the output and in every dump;
-- `--print-between-passes` heads the IR after every pass, the last included;
-- `--time-passes` reports on stderr, so stdout stays parseable IR;
+- `--print-between-passes` prints the IR after every pass, the last
+  included, each headed `IR after PASS:`, on stderr as mlir-opt does;
+- `--time-passes` reports on stderr too, so stdout stays parseable IR;
 - an NPU binary (`.npu`, `.npuhex`) with no passes is printed as it is
   disassembled, line by line, without building its IR (a program of
   400,000 instructions in seconds);
@@ -262,17 +263,13 @@ class EmberOptMain(xDSLOptMain):
         if not self.args.disable_verify:
             module.verify()
         if self.args.print_between_passes and previous is not None:
-            sys.stdout.write(f"IR after {previous.name}:\n")
-            # After the last pass the program's output is that IR: no second copy.
-            if upcoming is not None or not self.output_is_the_ir_on_stdout():
-                self.print_ir(module, sys.stdout)
-                sys.stdout.write("\n\n")
-            sys.stdout.flush()
+            # On stderr, as mlir-opt's dumps: stdout is the output alone.
+            sys.stderr.write(f"IR after {previous.name}:\n")
+            self.print_ir(module, sys.stderr)
+            sys.stderr.write("\n\n")
+            sys.stderr.flush()
         self.running_pass = upcoming.name if upcoming is not None else None
         self._timer = time.perf_counter()
-
-    def output_is_the_ir_on_stdout(self) -> bool:
-        return self.args.output_file is None and parse_spec(self.args.target).name == "mlir"
 
     # -- input and output
 
@@ -350,6 +347,10 @@ class EmberOptMain(xDSLOptMain):
         return stream, extension or "mlir"
 
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        name = self.get_input_name()
+        if not self.args.frontend and name.lower().endswith((".onnx", ".pt2")):
+            raise OptError(name, "ember-opt reads IR, not a model: import it first, "
+                                 f"ember import {name} -o model.mlir (or | ember-opt ...)")  # fmt: skip
         try:
             return super().prepare_input()
         except ValueError as error:  # e.g. an unknown file extension
