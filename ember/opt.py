@@ -40,6 +40,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from io import BytesIO
 from types import NoneType, UnionType
 from typing import IO, Any, NoReturn, Union, get_args, get_origin, get_type_hints
@@ -97,6 +98,8 @@ class EmberOptMain(xDSLOptMain):
     ember_pass_names: list[str]
     running_pass: str | None = None
     """The pass being applied, named in an internal error's report."""
+    _output_stream: IO[str]
+    """Where xDSL's `run` writes the output (`prepare_output`)."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="Ember modular optimizer driver", args=args)
@@ -280,17 +283,12 @@ class EmberOptMain(xDSLOptMain):
         if self.args.output_file is None:
             self.write_output(sys.stdout)
             return
-        try:
-            context = written(self.args.output_file)
-            stream = context.__enter__()
-        except OSError as error:
-            raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
-        try:
+        with ExitStack() as opened:
+            try:
+                stream = opened.enter_context(written(self.args.output_file))
+            except OSError as error:
+                raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
             self.write_output(stream)
-        except BaseException as error:
-            context.__exit__(type(error), error, error.__traceback__)
-            raise
-        context.__exit__(None, None, None)
 
     def write_output(self, stream: IO[str]) -> None:
         if self.streams_disassembly():
