@@ -1,9 +1,14 @@
 """Ember: a deep-learning compiler built as MLIR-style dialects on xDSL.
 
-import ember
-module = ember.import_onnx("model.onnx")        # graph IR
-outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
-model = ember.load("out/")                      # what `ember compile -o out/` wrote
+    import ember
+    model = ember.compile("model.onnx")             # native code for this CPU
+    outputs = model(x)                              # NumPy arrays in, NumPy arrays out
+    module = ember.import_onnx("model.onnx")        # graph IR
+    outputs = ember.reference.run(module, inputs)   # NumPy reference semantics
+    model = ember.load("out/")                      # what `ember compile -o out/` wrote
+
+The API page, docs/api.md, is generated from these docstrings
+(`python -m ember.apidoc`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
     ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|cuda|npu|reference]
-              [--emulate] [--arch sm_XX] [-O2] [--threads N]
+              [--output OUT.npz] [--emulate] [--arch sm_XX] [-O2] [--threads N]
     ember compile MODEL -o OUT_DIR [--target cpu|cuda|npu] [--arch sm_XX] [--name NAME]
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+import zipfile
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -59,8 +60,13 @@ from ember.dialects.graph.symbolic import Range
 from ember.errors import EmberError
 from ember.frontends.onnx.loader import ModelSource
 from ember.options import MAX_THREADS, resolve_threads
+from ember.output_files import written
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, LAYOUTS, OPT_LEVELS
 from ember.targets.registry import keeps_compiled, target_names
+
+CHECK_RTOL, CHECK_ATOL = 1e-3, 1e-4
+"""`ember run --check`: an output matches where |got - expected| <= atol +
+rtol |expected| everywhere (numpy's `allclose`); the check line prints it."""
 
 REFERENCE = "reference"
 """`ember run --target reference`: the NumPy reference interpreter, which is
@@ -199,7 +205,7 @@ def _import(args: argparse.Namespace) -> int:
         elide_large_constants(module, args.elide_large_constants)
     if args.output:
         try:
-            with open(args.output, "w") as stream:
+            with written(args.output) as stream:
                 print_module(module, stream)
         except OSError as error:
             raise EmberError(f"{args.output}: cannot write: {error.strerror}") from None
@@ -381,9 +387,20 @@ def _run(args: argparse.Namespace) -> int:
 
 def _print_outputs(args: argparse.Namespace, names: Sequence[str],
                    outputs: Sequence[np.ndarray]) -> None:  # fmt: skip
+    """Prints each output's summary; with `--output FILE.npz`, saves them
+    there by their ONNX names (`np.load(FILE)[name]`)."""
     print(f"{args.model}: {len(outputs)} output(s) from {args.target}")
     for name, array in zip(names, outputs):
         print(f"  {name}: {array.dtype}{list(array.shape)} {describe_array(array)}")
+    if args.output is not None:
+        try:
+            with written(args.output, "wb") as stream, zipfile.ZipFile(stream, "w") as archive:
+                for name, array in zip(names, outputs):  # as np.savez, for any name
+                    with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+        except OSError as error:
+            raise EmberError(f"--output {args.output}: cannot write: {error.strerror}") from None
+        print(f"  outputs saved: {args.output}")
 
 
 def _is_compiled_directory(model: str) -> bool:
@@ -681,10 +698,11 @@ def _compare(peer: str, outputs: Sequence[np.ndarray], expected: Sequence[np.nda
             continue
         error = np.abs(got.astype(np.float64) - want)
         rel = error / np.maximum(np.abs(want), 1e-12)
-        ok = np.allclose(got, want, rtol=1e-3, atol=1e-4, equal_nan=True)
+        ok = np.allclose(got, want, rtol=CHECK_RTOL, atol=CHECK_ATOL, equal_nan=True)
         worst = max(worst, 0 if ok else 1)
         print(f"  check {name}{label}: max abs error {float(np.nanmax(error, initial=0)):.3g}, "
-              f"max rel error {float(np.nanmax(rel, initial=0)):.3g} -> "
+              f"max rel error {float(np.nanmax(rel, initial=0)):.3g} (tolerance: |error| <= "
+              f"{CHECK_ATOL:g} + {CHECK_RTOL:g} x |expected|) -> "
               f"{'ok' if ok else 'MISMATCH'}")  # fmt: skip
     return worst
 
@@ -820,7 +838,11 @@ def build_parser() -> argparse.ArgumentParser:
                                   "interpreter")  # fmt: skip
     _device_flags(run_command)
     run_command.add_argument("--check", action="store_true",
-                             help="compare the outputs with onnxruntime")  # fmt: skip
+                             help=f"compare the outputs with onnxruntime (ok where |error| <= "
+                                  f"{CHECK_ATOL:g} + {CHECK_RTOL:g} x |expected|)")  # fmt: skip
+    run_command.add_argument("--output", metavar="FILE.npz", default=None,
+                             help="save the outputs, by their ONNX names, as a NumPy .npz "
+                                  "archive")  # fmt: skip
     run_command.add_argument("--seed", type=_non_negative, default=0,
                              help="seed of generated inputs")  # fmt: skip
     optimisation_flags(run_command)

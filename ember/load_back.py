@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ember.errors import EmberError
+from ember.output_files import write_text
 from ember.report import CompileReport
 
 SOURCE_PACKAGES = ("ember", "ember.dialects", "ember.passes", "ember.lowering", "ember.targets",
@@ -103,7 +104,7 @@ def stamp_manifest(manifest: Path) -> dict[str, Any]:
         contents[role]: file_checksum((manifest.parent / contents[role]).read_bytes())
         for role in ("library", "weights")
     }
-    manifest.write_text(json.dumps(contents, indent=2) + "\n")
+    write_text(manifest, json.dumps(contents, indent=2) + "\n")
     return contents
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ember.roofline import check_plot_target
+from ember.roofline import check_plot_target, save_figure
 from ember.targets.npu.report import NpuReport
 
 
@@ -33,8 +33,10 @@ def plot_cycles(report: NpuReport, path: str | Path, title: str = "") -> None:
     axes.set_title(f"{title} on the NPU: {report.cycles:,} cycles" if title else
                    f"NPU: {report.cycles:,} cycles")  # fmt: skip
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    try:
+        save_figure(figure, path)
+    finally:
+        plt.close(figure)
 
 
 __all__ = ["plot_cycles"]

@@ -124,14 +124,18 @@ class EmberBackend(Backend):
 
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
+        """Whether Ember has a target for `device` (the model is checked when
+        it is prepared)."""
         return cls.supports_device(device)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
+        """Whether an ONNX device name (`CPU`, `CUDA`) maps to an Ember target."""
         return target_for_onnx_device(device) is not None
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> EmberRep:
+        """The model compiled for `device`'s target, ready to `run`."""
         target = target_for_onnx_device(device)
         if target is None:
             raise ember.EmberError(f"Ember's ONNX backend has no target for device {device}")
@@ -143,6 +147,7 @@ class EmberBackend(Backend):
 
     @classmethod
     def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any):
+        """`prepare(model, device).run(inputs)`: the outputs, in the model's order."""
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
@@ -154,6 +159,8 @@ class EmberBackend(Backend):
         outputs_info: Sequence[tuple[np.dtype, tuple[int, ...]]] | None = None,
         **kwargs: Any,
     ) -> tuple[np.ndarray, ...]:
+        """One node run as a model of its own (at `opset_version`, default
+        the newest Ember takes) on `inputs`."""
         names = [n for n in node.input if n]
         graph_inputs = [
             helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)

@@ -12,8 +12,16 @@ available next to Ember's. On top of xDSL's driver:
   does (its docstring's summary) and its options with their defaults;
 - `--elide-large-constants[=N]` prints constant data of more than N elements
   as `dense_resource<__elided__>`, in the output and in every dump;
-- `--print-between-passes` heads the IR after every pass, the last included;
-- `--time-passes` reports on stderr, so stdout stays parseable IR.
+- `--print-between-passes` prints the IR after every pass, the last
+  included, each headed `IR after PASS:`, on stderr as mlir-opt does;
+- `--time-passes` reports on stderr too, so stdout stays parseable IR;
+- an NPU binary (`.npu`, `.npuhex`) with no passes is printed as it is
+  disassembled, line by line, without building its IR (a program of
+  400,000 instructions in seconds);
+- `-o FILE` is written whole or not at all: a failing run leaves no
+  empty or partial file (`ember.output_files`);
+- a pass that needs a constant's data the IR elided
+  (`dense_resource<__elided__>`) says so, naming itself and the constant.
 
 Every mistake in the input or on the command line is one line on stderr,
 `file:line:col: error: message` (parse errors), `file: error: message`
@@ -32,6 +40,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from io import BytesIO
 from types import NoneType, UnionType
 from typing import IO, Any, NoReturn, Union, get_args, get_origin, get_type_hints
@@ -44,8 +53,10 @@ from xdsl.utils.hints import isa, type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ember.dialects.graph import Graph
+from ember.dialects.graph.types import ElidedConstantError
 from ember.dialects.npu.machine import NpuProgramError
 from ember.errors import EmberError, first_line
+from ember.output_files import written
 from ember.pass_catalogue import describe_pass, pass_line, pass_options
 from ember.printing import DEFAULT_ELISION_LIMIT, make_printer
 
@@ -87,6 +98,8 @@ class EmberOptMain(xDSLOptMain):
     ember_pass_names: list[str]
     running_pass: str | None = None
     """The pass being applied, named in an internal error's report."""
+    _output_stream: IO[str]
+    """Where xDSL's `run` writes the output (`prepare_output`)."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="Ember modular optimizer driver", args=args)
@@ -253,19 +266,78 @@ class EmberOptMain(xDSLOptMain):
         if not self.args.disable_verify:
             module.verify()
         if self.args.print_between_passes and previous is not None:
-            sys.stdout.write(f"IR after {previous.name}:\n")
-            # After the last pass the program's output is that IR: no second copy.
-            if upcoming is not None or not self.output_is_the_ir_on_stdout():
-                self.print_ir(module, sys.stdout)
-                sys.stdout.write("\n\n")
-            sys.stdout.flush()
+            # On stderr, as mlir-opt's dumps: stdout is the output alone.
+            sys.stderr.write(f"IR after {previous.name}:\n")
+            self.print_ir(module, sys.stderr)
+            sys.stderr.write("\n\n")
+            sys.stderr.flush()
         self.running_pass = upcoming.name if upcoming is not None else None
         self._timer = time.perf_counter()
 
-    def output_is_the_ir_on_stdout(self) -> bool:
-        return self.args.output_file is None and parse_spec(self.args.target).name == "mlir"
-
     # -- input and output
+
+    def run(self) -> None:
+        """As xDSL's, but an output file (`-o`) is written whole or not at all
+        (`ember.output_files`), and a binary NPU program printed as it is
+        disassembled (`streams_disassembly`)."""
+        if self.args.output_file is None:
+            self.write_output(sys.stdout)
+            return
+        with ExitStack() as opened:
+            try:
+                stream = opened.enter_context(written(self.args.output_file))
+            except OSError as error:
+                raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
+            self.write_output(stream)
+
+    def write_output(self, stream: IO[str]) -> None:
+        if self.streams_disassembly():
+            self.print_disassembly(stream)
+            return
+        self._output_stream = stream
+        super().run()
+
+    def prepare_output(self) -> IO[str]:
+        return self._output_stream
+
+    def streams_disassembly(self) -> bool:
+        """Whether the run only prints an NPU binary or hex file as IR (no
+        passes, the default printing), which `print_disassembly` does line by
+        line without building the IR."""
+        args = self.args
+        kind = args.frontend or os.path.splitext(args.input_file or "")[1].lstrip(".")
+        return (kind in ("npu", "npuhex") and not args.passes and args.target == "mlir"
+                and not (args.split_input_file or args.verify_diagnostics
+                         or args.print_between_passes or args.print_op_generic
+                         or args.print_debuginfo or args.syntax_highlight))  # fmt: skip
+
+    def print_disassembly(self, output: IO[str]) -> None:
+        from ember.targets.npu.assembler import disassembly_lines
+        from ember.targets.npu.hexfile import from_hex
+        from ember.targets.npu.isa import NpuBinaryError
+
+        stream, extension = self.get_input_stream()
+        input_name = self.get_input_name()
+        data = stream.read()
+        try:
+            if (self.args.frontend or extension) == "npu":
+                name = os.path.basename(input_name).rsplit(".", 1)[0] or "program"
+                programs = [(name, data)]
+            else:
+                programs = from_hex(data.decode())
+            batch: list[str] = []
+            for line in disassembly_lines(programs):
+                batch.append(line)
+                if len(batch) == 256:  # a block of lines at a time: the reader sees them early
+                    output.write("\n".join(batch) + "\n")
+                    batch.clear()
+            output.write("\n".join(batch) + "\n\n")
+        except UnicodeDecodeError:
+            raise OptError(input_name, "an .npuhex file is text") from None
+        except (NpuBinaryError, NpuProgramError) as error:
+            output.flush()
+            raise OptError(input_name, str(error)) from None
+        output.flush()
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         stream, extension = super().get_input_stream()
@@ -273,16 +345,14 @@ class EmberOptMain(xDSLOptMain):
         return stream, extension or "mlir"
 
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        name = self.get_input_name()
+        if not self.args.frontend and name.lower().endswith((".onnx", ".pt2")):
+            raise OptError(name, "ember-opt reads IR, not a model: import it first, "
+                                 f"ember import {name} -o model.mlir (or | ember-opt ...)")  # fmt: skip
         try:
             return super().prepare_input()
         except ValueError as error:  # e.g. an unknown file extension
             raise OptError(self.get_input_name(), str(error)) from None
-
-    def prepare_output(self) -> IO[str]:
-        try:
-            return super().prepare_output()
-        except OSError as error:
-            raise OptError(self.args.output_file, f"cannot write: {error.strerror}") from None
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
@@ -496,6 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, ArgSpecParseError) as error:  # xDSL's ArgSpecParseError is no Exception
         input_name = tool.get_input_name() if tool is not None else TOOL
         line = _diagnose(error, input_name)
+        if isinstance(error, ElidedConstantError) and tool is not None and tool.running_pass:
+            line = f"{input_name}: error: {tool.running_pass}: {first_line(error)}"
         if line is None:
             if "--traceback" in arguments:
                 raise

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.errors import EmberError
+from ember.output_files import written
 
 if TYPE_CHECKING:
     from ember.benchmarking import ProfileReport
@@ -82,11 +83,18 @@ def plot_roofline(report: ProfileReport, path: str | Path, title: str = "") -> N
     axes.legend(loc="lower right", fontsize=8)
     axes.grid(True, which="both", alpha=0.3)
     try:
-        figure.savefig(path, dpi=120)
+        save_figure(figure, path)
     except OSError as error:
         raise EmberError(f"--plot {path}: cannot write: {error.strerror or error}") from None
     finally:
         plt.close(figure)
 
 
-__all__ = ["NAMED_KERNELS", "check_plot_target", "plot_roofline"]
+def save_figure(figure: Any, path: str | os.PathLike[str]) -> None:
+    """`figure.savefig`, the file written whole or not at all, in the format
+    its suffix names (png where it has none)."""
+    with written(path, "wb") as stream:
+        figure.savefig(stream, dpi=120, format=Path(path).suffix.lstrip(".").lower() or "png")
+
+
+__all__ = ["NAMED_KERNELS", "check_plot_target", "plot_roofline", "save_figure"]

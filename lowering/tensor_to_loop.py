@@ -93,7 +93,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
 from ember.dialects.ember_linalg import GatherOp, ScatterOp
-from ember.dialects.graph import ConstantOp
+from ember.dialects.graph import ConstantOp, dense_constant
 from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.loop_nests import LoopNestBuilder, buffer_size, constant_index
@@ -426,8 +426,8 @@ class FunctionBufferizer:
         match op:
             case ConstantOp():
                 weight = self.nest.insert(
-                    loop.WeightOp(op.properties["value"], memref_of(op.results[0].type))
-                )  # type: ignore[arg-type]
+                    loop.WeightOp(dense_constant(op), memref_of(op.results[0].type))
+                )
                 weight.results[0].name_hint = op.results[0].name_hint
                 self.buffers[op.results[0]] = weight.results[0]
             case arith.ConstantOp() | arith.BitcastOp():

@@ -148,10 +148,12 @@ class CheckedCalls:
     inputs: list[TensorSpec]
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        """The outputs for these inputs, given in the model's input order."""
         check_count(self.inputs, arrays)
         return self._execute([self._checked(spec, a) for spec, a in zip(self.inputs, arrays)])
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """The outputs for these inputs, given by name."""
         arrays = in_order(self.inputs, feeds)
         return self._execute([self._checked(s, a) for s, a in zip(self.inputs, arrays)])
 

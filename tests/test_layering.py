@@ -3,8 +3,8 @@
 Each module under the level folders is read as source (its imports found in
 the syntax tree, those inside functions included), so a lazy import cannot
 hide a cycle. Below the API only a few modules of `ember/` itself may be
-imported: the errors, the reference interpreter, and the options and report
-a target's pipeline fills; never the compiler, the CLI or the registry,
+imported: the errors, the reference interpreter, the options and report
+a target's pipeline fills, and the writer of output files; never the compiler, the CLI or the registry,
 which import the levels.
 """
 
@@ -27,7 +27,7 @@ FORBIDDEN_LEVELS: dict[str, tuple[str, ...]] = {
 """What each level folder must not import (as `ember.<level>`)."""
 
 LEVELS = ("dialects", "passes", "lowering", "targets", "frontends")
-BASE_MODULES = ("errors", "reference", "options", "report")
+BASE_MODULES = ("errors", "reference", "options", "report", "output_files")
 """The modules of `ember/` itself that the levels may import."""
 
 REUSABLE_EDGES = ("builder", "llvm_types", "control_flow", "memory", "scalars")

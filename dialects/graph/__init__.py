@@ -216,7 +216,10 @@ from ember.dialects.graph.ops_tensor import (
     TransposeOp,
     TriluOp,
     UnsqueezeOp,
+    constant_data,
     constant_value_of,
+    dense_constant,
+    describe_constant,
 )
 from ember.dialects.graph.ops_transformer import (
     AttentionOp,
@@ -482,6 +485,9 @@ __all__ = [
     "WhereOp",
     "XorOp",
     "YieldOp",
+    "constant_data",
     "constant_value_of",
+    "dense_constant",
+    "describe_constant",
     "op_classes",
 ]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, f32, i1, i64
 from xdsl.interfaces import HasFolderInterface
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -46,6 +46,8 @@ from ember.dialects.graph.spec import (
 from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.graph.types import (
     DYNAMIC,
+    ELIDED_ADVICE,
+    ElidedConstantError,
     UnsupportedTypeError,
     array_from_dense,
     dense_from_array,
@@ -702,6 +704,33 @@ def constant_value_of(value: SSAValue) -> np.ndarray | None:
         if isinstance(attr, DenseIntOrFPElementsAttr):
             return array_from_dense(attr)
     return None
+
+
+def constant_data(value: SSAValue) -> np.ndarray:
+    """The value of an SSA value defined by `graph.constant`, for a step that
+    cannot go on without it (an NPU program's weights): see `dense_constant`."""
+    owner = value.owner
+    assert isinstance(owner, ConstantOp), "constant_data of a value no graph.constant defines"
+    return array_from_dense(dense_constant(owner))
+
+
+def dense_constant(op: ConstantOp) -> DenseIntOrFPElementsAttr:
+    """The data of `op`, for a step that cannot go on without it (a kernel's
+    weights): an `ElidedConstantError` naming the constant where the IR holds
+    only `dense_resource<__elided__>`."""
+    attr = op.properties.get("value")
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        return attr
+    raise ElidedConstantError(f"{describe_constant(op.results[0])}: its data is elided: "
+                              f"{ELIDED_ADVICE}")  # fmt: skip
+
+
+def describe_constant(value: SSAValue) -> str:
+    """`graph.constant %conv1_b : tensor<64xf32>`, as messages name a constant."""
+    owner = value.owner
+    name = f" %{value.name_hint}" if value.name_hint else ""
+    kind = owner.name if isinstance(owner, Operation) else "block argument"
+    return f"{kind}{name} : {value.type}"
 
 
 SPECS = [

@@ -53,6 +53,7 @@ from xdsl.irdl import AnyOf, BaseAttr
 from ember.dialects.graph.dims import dim_text, symbolic_type
 from ember.dialects.graph.spec import AttrKind
 from ember.dialects.graph.symbolic import Dim
+from ember.errors import EmberError
 
 DYNAMIC = DYNAMIC_INDEX
 """The value of an unknown (`?`) dimension in a shape tuple."""
@@ -107,8 +108,13 @@ class UnsupportedTypeError(ValueError):
     pass
 
 
-class ElidedConstantError(ValueError):
-    """Constant data is needed but the IR only holds `dense_resource<__elided__>`."""
+class ElidedConstantError(EmberError, ValueError):
+    """Constant data is needed but the IR only holds `dense_resource<__elided__>`
+    (it was printed with `--elide-large-constants`)."""
+
+
+ELIDED_ADVICE = ("the IR was written with --elide-large-constants (dense_resource<__elided__>); "
+                 "give this step IR written without it")  # fmt: skip
 
 
 def element_type_from_onnx(onnx_type: int) -> TypeAttribute:
@@ -286,7 +292,7 @@ def value_from_attribute(kind: AttrKind, attr: Attribute) -> Any:
         case AttrKind.TENSOR:
             if isinstance(attr, DenseResourceAttr):
                 raise ElidedConstantError(
-                    f"constant data '{attr.resource_handle.data}' was elided from this IR"
+                    f"constant data '{attr.resource_handle.data}' is not in the IR: {ELIDED_ADVICE}"
                 )
             assert isinstance(attr, DenseIntOrFPElementsAttr)
             return array_from_dense(attr)

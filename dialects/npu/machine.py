@@ -254,12 +254,17 @@ _CHECKS = {"load": lambda i, p: _dma(i, p, True), "load_strided": lambda i, p: _
            "gemm": _gemm, "alu": _alu}  # fmt: skip
 
 
+_FORBIDDEN_FLAGS: dict[str | None, frozenset[str]] = {
+    "load": frozenset({"pop_prev", "push_prev"}), "store": frozenset({"pop_next", "push_next"}),
+    None: frozenset(FLAGS)}  # fmt: skip
+"""The flags a module's instructions cannot carry (it has no module on that side)."""
+
+
 def _flags(inst: Instruction) -> list[str]:
     module = inst.format.module
-    forbidden = {"load": {"pop_prev", "push_prev"}, "store": {"pop_next", "push_next"},
-                 None: set(FLAGS)}.get(module, set())  # fmt: skip
+    forbidden = _FORBIDDEN_FLAGS.get(module, frozenset()) & inst.flags
     return [f"{flag} on a {module or 'finish'} instruction" for flag in FLAGS
-            if flag in inst.flags and flag in forbidden]  # fmt: skip
+            if flag in forbidden]  # fmt: skip
 
 
 def check_instruction(inst: Instruction, params: NpuParams, index: int = 0) -> None:
@@ -360,7 +365,8 @@ class _Locations:
         an instruction `clock` does not follow, else None."""
         module = self.writer_module[lo:hi]
         bad = (module >= 0) & (module != me) & (clock[module] < self.writer_count[lo:hi])
-        return lo + int(bad.argmax()) if bad.any() else None
+        first = int(bad.argmax())  # one pass over the span, not any() and then argmax()
+        return lo + first if bad[first] else None
 
     def unordered_reader(self, lo: int, hi: int, me: int, clock: np.ndarray) -> tuple[int, int] | None:  # fmt: skip
         """(location, module) of the first read in [lo, hi) by another module
@@ -368,13 +374,13 @@ class _Locations:
         bad = self.reader_count[:, lo:hi] > clock[:, None]
         bad[me] = False
         columns = bad.any(axis=0)
-        if not columns.any():
-            return None
         first = int(columns.argmax())
+        if not columns[first]:
+            return None
         return lo + first, int(bad[:, first].argmax())
 
 
-def run_order(program: Sequence[Instruction]) -> list[int]:
+def run_order(program: Sequence[Instruction], hazards: bool = True) -> list[int]:
     """An order the modules can run the program in (each module in its own
     order, an instruction once its pops have tokens), checking the tokens on
     the way: a pop no push feeds is a deadlock, a token left at the end an
@@ -387,14 +393,16 @@ def run_order(program: Sequence[Instruction]) -> list[int]:
     instruction e of module M is ordered before one whose clock is t iff
     t[M] >= e's own count. Per location the last writer and, per module,
     the latest reader since that write are enough to find every hazard
-    (`_Locations`)."""
+    (`_Locations`). With `hazards=False` only the tokens are checked (no
+    deadlock, none left over), at a third of the cost."""
     count = len(MODULES)
     module_of = {m: i for i, m in enumerate(MODULES)}
     streams: list[list[int]] = [[] for _ in MODULES]
     for i, inst in enumerate(program):
         if inst.format.module is not None:
             streams[module_of[inst.format.module]].append(i)
-    spans = [access_spans(inst) for inst in program]
+    no_access: tuple[list[Span], list[Span]] = ([], [])
+    spans = [access_spans(inst) for inst in program] if hazards else [no_access] * len(program)
     places = _Locations(spans, count)
     heads = [0] * count
     tokens: dict[str, list[tuple[int, ...]]] = {}

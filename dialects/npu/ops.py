@@ -75,13 +75,18 @@ class NpuInstructionOp(IRDLOperation):
     def verify_(self) -> None:
         program = self.parent_op()
         params = program.params if isinstance(program, ProgramOp) else NpuParams()
-        index = (
-            program.body.block.get_operation_index(self) if isinstance(program, ProgramOp) else 0
-        )
+        instruction = self.instruction()
         try:
-            check_instruction(self.instruction(), params, index)
-        except NpuProgramError as error:
-            raise VerifyException(f"{self.name}: {error}") from None
+            check_instruction(instruction, params)
+        except NpuProgramError:
+            # The index only for the message: finding it walks the block, and
+            # doing that for every op made verifying a program quadratic.
+            index = (program.body.block.get_operation_index(self)
+                     if isinstance(program, ProgramOp) else 0)  # fmt: skip
+            try:
+                check_instruction(instruction, params, index)
+            except NpuProgramError as error:
+                raise VerifyException(f"{self.name}: {error}") from None
 
 
 OpT = TypeVar("OpT", bound=NpuInstructionOp)
@@ -162,6 +167,18 @@ def instruction_op(instruction: Instruction) -> NpuInstructionOp:
     return INSTRUCTION_OPS[instruction.mnemonic].create(properties=properties)
 
 
+def instruction_text(instruction: Instruction) -> str:
+    """The text xDSL prints for `instruction_op(instruction)` (its
+    `attr-dict` format: each field as `name = value : i64` in encoding
+    order, then its flags), written without building the op: a disassembly
+    prints hundreds of thousands of instructions, and an xDSL op with its
+    attributes costs tens of microseconds to build and print."""
+    fmt = instruction.format
+    items = [f"{f.name} = {instruction.fields[f.name]} : i64" for f in fmt.fields]
+    items += [flag for flag in FLAGS if flag in instruction.flags]
+    return f"npu.{fmt.mnemonic} {{{', '.join(items)}}}" if items else f"npu.{fmt.mnemonic}"
+
+
 _PARAMS = tuple(f.name for f in fields(NpuParams))
 
 
@@ -218,4 +235,4 @@ Npu = Dialect("npu", [ProgramOp, *INSTRUCTION_OPS.values(), SegmentOp, YieldOp, 
               [NpuScheduleAttr])  # fmt: skip
 
 __all__ = ["INSTRUCTION_OPS", "AluOp", "ConfigStoreOp", "FinishOp", "GemmOp", "LoadOp", "LoadStridedOp", "Npu",
-           "NpuInstructionOp", "ProgramOp", "StoreOp", "instruction_op", "npu_instruction"]  # fmt: skip
+           "NpuInstructionOp", "ProgramOp", "StoreOp", "instruction_op", "instruction_text", "npu_instruction"]  # fmt: skip

@@ -43,11 +43,13 @@ def _names(attrs: ArrayAttr[DictionaryAttr] | None, fallbacks: Sequence[str]) ->
 
 
 def input_names(func: FuncOp) -> list[str]:
+    """The model's input names (`onnx.name`; `argN` where there is none), in order."""
     args = func.body.block.args
     return _names(func.arg_attrs, [a.name_hint or f"arg{i}" for i, a in enumerate(args)])
 
 
 def output_names(func: FuncOp) -> list[str]:
+    """The model's output names (`onnx.name`; `outputN` where there is none), in order."""
     count = len(func.function_type.outputs.data)
     return _names(func.res_attrs, [f"output{i}" for i in range(count)])
 

@@ -52,7 +52,7 @@ from ember.dialects.graph import (
     ReluOp,
     SumOp,
 )
-from ember.dialects.graph.ops_tensor import constant_value_of
+from ember.dialects.graph.ops_tensor import constant_data
 from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
 from ember.dialects.npu.ops import ProgramOp, instruction_op
 from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
@@ -318,8 +318,7 @@ class _Lowering:
 
     def constant(self, value: SSAValue) -> Placement:
         if value not in self.places:
-            array = constant_value_of(value)
-            assert array is not None
+            array = constant_data(value)
             self.places[value] = self.dram.place(array.shape, array.dtype, array)
         return self.places[value]
 
@@ -424,8 +423,7 @@ class _Lowering:
         channel's value (a tile of them loads like any operand's)."""
         found = channel_operands(op)
         assert found is not None
-        values = constant_value_of(found[1])
-        assert values is not None
+        values = constant_data(found[1])
         rows = np.repeat(values.reshape(-1, 1).astype(np.float32), self.params.dim, axis=1)
         return PerRow(RowMajor(self.dram.place(rows.shape, np.dtype(np.float32), rows).address,
                                4 * self.params.dim, 4))  # fmt: skip

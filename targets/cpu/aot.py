@@ -25,6 +25,7 @@ from pathlib import Path
 from llvmlite import ir
 
 from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
+from ember.output_files import write_bytes, write_text
 from ember.targets.cpu.c_names import is_c_identifier, is_reserved
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.module_parts import hide
@@ -92,18 +93,23 @@ def link_shared_library(
         paths = [Path(scratch) / name for name in names]
         for path, code in zip(paths, objects):
             path.write_bytes(code)
-        command = [compiler, "-shared", *c_flags, "-o", str(out), *map(str, paths),
+        # Linked in the scratch folder, then written whole: a failed link
+        # leaves no library, and a library that was there stays.
+        linked = Path(scratch) / out.name
+        command = [compiler, "-shared", *c_flags, "-o", str(linked), *map(str, paths),
                    *map(str, c_sources), "-lm", *extra_args]  # fmt: skip
         try:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         except OSError as exc:
             raise CodegenError(f"cannot run the C compiler {compiler}: {exc}") from exc
-    if result.returncode != 0:
-        stderr = " | ".join(filter(None, map(str.strip, result.stderr.splitlines())))
-        raise CodegenError(
-            f"linking {out} failed ({' '.join(command)} exited with "
-            f"{result.returncode}): {stderr or '(no output)'}"
-        )
+        if result.returncode != 0:
+            stderr = " | ".join(filter(None, map(str.strip, result.stderr.splitlines())))
+            raise CodegenError(
+                f"linking {out} failed ({' '.join(command)} exited with "
+                f"{result.returncode}): {stderr or '(no output)'}"
+            )
+        write_bytes(out, linked.read_bytes())
+        os.chmod(out, linked.stat().st_mode & 0o777)  # executable, as the linker made it
     return out
 
 
@@ -177,7 +183,8 @@ def write_c_header(
     if clashes:
         raise CodegenError(f"the header would declare {', '.join(sorted(clashes))} twice")
     arguments = ", ".join(_declarator(ctype, name) for ctype, name in params) or "void"
-    out.write_text(
+    write_text(
+        out,
         _comment(doc)
         + f"#ifndef {guard}\n#define {guard}\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
         + "".join(f"#define {key} {value}\n" for key, value in defines.items())
@@ -187,7 +194,7 @@ def write_c_header(
         + f"{_declarator(returns, function_name)}({arguments});\n\n"
         + "".join(map(_function, functions))
         + "#ifdef __cplusplus\n}\n#endif\n\n"
-        f"#endif /* {guard} */\n"
+        f"#endif /* {guard} */\n",
     )
     return out
 

@@ -52,6 +52,7 @@ from ember.dialects.graph.dims import dim_text
 from ember.dialects.graph.symbolic import Dim, Range, SymExpr, range_text
 from ember.errors import EmberError
 from ember.options import DEFAULT_OPTIONS, Options
+from ember.output_files import write_bytes, write_text
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import has_symbols, model_specs
@@ -325,7 +326,7 @@ def deploy_module(
         tensors = [CTensor(s.name, f.name, s.dims) for s, f in zip([*inputs, *outputs], fields)]
         entry_names = EntryNames(header.name, names["shapes"], names["struct"], names["prepare"],
                                  names["function"], names["error"], f"{name.upper()}_")  # fmt: skip
-        entry_check.write_text(entry_check_source(entry_names, tensors[: len(inputs)],
+        write_text(entry_check, entry_check_source(entry_names, tensors[: len(inputs)],
                                tensors[len(inputs):], model_ranges(func), versions))  # fmt: skip
         contents |= _symbolic_manifest(names, model_ranges(func), versions)
     else:
@@ -336,12 +337,12 @@ def deploy_module(
                                   PTHREAD_LINK_ARGS if pool else (),
                                   [entry_check] if entry_check else [])  # fmt: skip
     weights = out / f"{name}.weights"
-    weights.write_bytes(blob.tobytes())
+    write_bytes(weights, blob.tobytes())
     manifest = out / f"{name}.json"
     entries = [{"name": s.name, "c_name": f.name, "shape": [_json_dim(d) for d in s.dims],
                 "dtype": str(s.dtype)} for s, f in zip([*inputs, *outputs], fields)]  # fmt: skip
     contents |= {"inputs": entries[: len(inputs)], "outputs": entries[len(inputs) :]}
-    manifest.write_text(json.dumps(contents, indent=2) + "\n")
+    write_text(manifest, json.dumps(contents, indent=2) + "\n")
     return DeployedModel(library, header, weights, manifest, names["function"], names["struct"],
                          arena, entry_check)  # fmt: skip
 

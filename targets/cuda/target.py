@@ -45,6 +45,7 @@ from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass
 from ember.lowering.loop_to_gpu import ConvertLoopToGpuPass
 from ember.lowering.tensor_to_loop import ConvertTensorToLoopPass
 from ember.options import Options
+from ember.output_files import write_bytes, write_text
 from ember.passes.graph.optimize import graph_passes
 from ember.passes.loop.expand_math import ExpandMathPass
 from ember.passes.loop.generate import LoopGeneratePass
@@ -239,15 +240,15 @@ class CudaTarget(HostedTarget):
             ptx = lowered.ptx(options.arch)
         out_dir.mkdir(parents=True, exist_ok=True)
         files = [out_dir / f"{name}.ptx", out_dir / f"{name}.weights"]
-        files[0].write_text(ptx)
-        files[1].write_bytes(lowered.weights.tobytes())
+        write_text(files[0], ptx)
+        write_bytes(files[1], lowered.weights.tobytes())
         manifest: dict[str, Any] = {"arch": options.arch, "ptx": files[0].name,
                                     "weights": files[1].name}  # fmt: skip
         if ptxas_path() is not None:  # the cubin, where there is a ptxas
             with report.stage("ptxas"):
                 assembled = assemble(ptx, options.arch)
             cubin = out_dir / f"{name}.cubin"
-            cubin.write_bytes(assembled.cubin)
+            write_bytes(cubin, assembled.cubin)
             files.append(cubin)
             manifest |= {"cubin": cubin.name, "kernels": _resources(assembled)}
         manifest |= {
@@ -257,7 +258,7 @@ class CudaTarget(HostedTarget):
             **lowered.plan.to_json(),
         }
         files.append(out_dir / f"{name}.json")
-        files[-1].write_text(json.dumps(manifest, indent=2) + "\n")
+        write_text(files[-1], json.dumps(manifest, indent=2) + "\n")
         return CudaFiles(files)
 
 

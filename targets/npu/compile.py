@@ -136,7 +136,7 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
     with report.stage("graph"):
         for graph_pass in npu_graph_passes(options):
             graph_pass.apply(Context(), module)
-    with report.stage("npu"):
+    with report.stage("partition"):
         partition(func)
         ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
         terminator = func.body.block.last_op
@@ -156,7 +156,8 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
         if not group:
             return
         host_module, args, results = _host_module(group, later)
-        with report.stage("host"):
+        # Each stage line names one piece of work: `host 2`, `npu npu1`.
+        with report.stage(f"host {sum(isinstance(s, HostStep) for s in steps) + 1}"):
             model = host(host_module, options)
         steps.append(HostStep(model, [ids(v) for v in args], [ids(v) for v in results],
                               [op.name for op in group]))  # fmt: skip
@@ -167,7 +168,7 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
             group.append(op)
             continue
         flush(needed_after[index - 1] if index else set())
-        with report.stage("npu"):
+        with report.stage(f"npu {op.sym_name.data}"):
             program = DeviceProgram.compile(lower_segment(op, params))
         kernels.append(program)
         steps.append(DeviceStep(program, [ids(v) for v in op.inputs],

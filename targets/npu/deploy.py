@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from ember.lowering.graph_to_npu import NpuKernel, Placement
+from ember.output_files import write_bytes, write_text
 from ember.targets.npu.isa import encode_program
 from ember.targets.npu.report import NpuReport
 
@@ -38,8 +39,8 @@ def write_npu_directory(kernels: list[NpuKernel], report: NpuReport, output: str
     for kernel, cycles in zip(kernels, report.segments, strict=True):
         binary = folder / f"{name}.{kernel.name}.npu"
         image = folder / f"{name}.{kernel.name}.dram"
-        binary.write_bytes(encode_program(kernel.program))
-        image.write_bytes(kernel.image.tobytes())
+        write_bytes(binary, encode_program(kernel.program))
+        write_bytes(image, kernel.image.tobytes())
         written += [binary, image]
         segments.append({
             "name": kernel.name, "program": binary.name, "dram_image": image.name,
@@ -53,7 +54,7 @@ def write_npu_directory(kernels: list[NpuKernel], report: NpuReport, output: str
         })  # fmt: skip
     params = dataclasses.asdict(kernels[0].params) if kernels else {}
     manifest = folder / f"{name}.npu.json"
-    manifest.write_text(json.dumps({"params": params, "segments": segments,
+    write_text(manifest, json.dumps({"params": params, "segments": segments,
                                     "host_ops": report.host_ops}, indent=2) + "\n")  # fmt: skip
     return [*written, manifest]
 

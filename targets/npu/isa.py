@@ -11,7 +11,7 @@ byte offset, and a value that does not fit its field an `NpuProgramError`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ember.dialects.npu.machine import (
     BY_MNEMONIC,
@@ -90,19 +90,33 @@ def encode_program(program: Sequence[Instruction]) -> bytes:
 def decode_program(data: bytes) -> list[Instruction]:
     """The instructions of a binary, which must end in `finish` (and hold
     nothing after it)."""
+    return list(decode_stream(data))
+
+
+def decode_stream(data: bytes) -> Iterator[Instruction]:
+    """`decode_program`'s instructions one at a time, each decoded when it is
+    asked for (a disassembly prints the first before it decodes the rest); a
+    malformed instruction is an error when the stream reaches it."""
     if not data:
         raise NpuBinaryError("empty NPU binary (a program ends in finish)")
-    program = []
+    last = ""
     for offset in range(0, len(data), INSTRUCTION_BYTES):
         instruction = decode(data[offset : offset + INSTRUCTION_BYTES], offset)
-        program.append(instruction)
         if instruction.mnemonic == "finish" and offset + INSTRUCTION_BYTES < len(data):
             raise NpuBinaryError(f"instruction {offset // INSTRUCTION_BYTES} (byte {offset}): "
                                  "finish before the end of the binary")  # fmt: skip
-    if program[-1].mnemonic != "finish":
-        raise NpuBinaryError(f"the binary ends without finish (after {len(program)} "
-                             "instructions)")  # fmt: skip
-    return program
+        last = instruction.mnemonic
+        yield instruction
+    if last != "finish":
+        raise NpuBinaryError(f"the binary ends without finish (after "
+                             f"{len(data) // INSTRUCTION_BYTES} instructions)")  # fmt: skip
 
 
-__all__ = ["NpuBinaryError", "decode", "decode_program", "encode", "encode_program"]
+__all__ = [
+    "NpuBinaryError",
+    "decode",
+    "decode_program",
+    "decode_stream",
+    "encode",
+    "encode_program",
+]

@@ -18,21 +18,26 @@ from tests.support.models import (
     run_onnxruntime,
     shipped_model_with_logits,
     transformer_encoder,
+    with_logits,
     with_random_weights,
 )
 
 
 @pytest.mark.parametrize("name", light_model_params(SLOW_TO_COMPILE | {"bvlc_alexnet", "resnet50"}))
 def test_light_model_random_weights(name: str) -> None:
-    """(AlexNet's 240 MB of weights make it slow as well.)"""
-    model = with_random_weights(onnx.load(light_model_path(name)), seed=11)
+    """Every output, and the logits before a final Softmax (which squashes
+    an error: 999 of ResNet-50's 1,000 probabilities are below 1e-4), within
+    1e-4 of the largest magnitude, as the NPU's tests compare. (AlexNet's
+    240 MB of weights make it slow as well.)"""
+    model, _ = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=11))
     inputs = random_inputs(model, seed=12)
     expected = run_onnxruntime(model, inputs)
     compiled = ember.compile(model)
     outputs = compiled.run(inputs)
     for got, want in zip(outputs, expected, strict=True):
         assert got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+        scale = float(np.abs(want).max())
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * scale)
 
 
 @pytest.mark.parametrize("name", ["squeezenet", "shufflenet"])

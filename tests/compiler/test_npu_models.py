@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
 
 import ember
 from ember.targets.npu.compile import DeviceStep
@@ -16,16 +15,9 @@ from tests.support.models import (
     light_model_path,
     random_inputs,
     run_onnxruntime,
+    with_logits,
     with_random_weights,
 )
-
-
-def with_logits(model: onnx.ModelProto) -> onnx.ModelProto:
-    softmax = model.graph.node[-1] if model.graph.node[-1].op_type == "Softmax" else next(
-        n for n in model.graph.node if n.op_type == "Softmax")  # fmt: skip
-    model.graph.output.append(helper.make_tensor_value_info(softmax.input[0], TensorProto.FLOAT,
-                                                            None))  # fmt: skip
-    return model
 
 
 @pytest.mark.slow
@@ -33,7 +25,7 @@ def with_logits(model: onnx.ModelProto) -> onnx.ModelProto:
 def test_light_cnn_on_the_npu(name: str) -> None:
     """Every convolution, the Gemm, the pools, concatenations and residual
     sums on the NPU; only the classifier's reshapes and Softmax on the host."""
-    model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
+    model, _ = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
     inputs = random_inputs(model, seed=8)
     compiled = ember.compile(model, target="npu")
     layers = [layer.ops.split()[0] for segment in compiled.report.segments

@@ -22,12 +22,12 @@ import ember
 from ember.passes.graph.fuse_qdq import FuseQdqPass
 from ember.targets.npu.compile import DeviceStep, NpuModel
 from tests.compiler.test_npu import _cnn
-from tests.compiler.test_npu_models import with_logits
 from tests.support.models import (
     light_model_path,
     mlp,
     random_inputs,
     transformer_encoder,
+    with_logits,
     with_random_weights,
 )
 from tests.support.quantized import quantized
@@ -92,7 +92,7 @@ def test_a_qdq_cnn_runs_its_convolutions_in_int8(tmp_path: Path) -> None:
 def test_a_qdq_mlp_runs_its_gemms_in_int8(tmp_path: Path) -> None:
     """Transposed weights and int32 biases (QGemm); the logits and the
     Softmax after them compared."""
-    model = with_logits(mlp(batch=4, sizes=(32, 64, 10)))
+    model, _ = with_logits(mlp(batch=4, sizes=(32, 64, 10)))
     _, layers = _check(quantized(model, tmp_path, per_channel=False), 0.8)
     assert layers == ["graph.qgemm"] * 2
 
@@ -131,7 +131,7 @@ def test_light_cnn_in_int8_on_the_npu(tmp_path: Path, name: str) -> None:
     by two quanta (measured on AVX-512), and by as much between
     onnxruntime's own op by op and fused runs (about 1 in 3 logits differ
     there too); the bound leaves a quantum for another machine's rounding."""
-    model = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
+    model, _ = with_logits(with_random_weights(onnx.load(light_model_path(name)), seed=7))
     path = quantized(model, tmp_path, per_channel=False, preprocess=True)
     compiled, layers = _check(path, 0.5, quanta=3, logits_only=True)
     products = sum(n.op_type in ("Conv", "Gemm") for n in model.graph.node)

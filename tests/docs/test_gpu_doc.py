@@ -97,6 +97,8 @@ class Run:
     printed: dict[str, str] = field(default_factory=dict[str, str])
 
     def record_opt(self, command: str, stdout: str) -> None:
+        """The IR of each pass the command printed (its stderr's dumps with
+        `--print-between-passes`) or of its last pass (its output)."""
         words = shlex.split(command)[1:]
         options_with_values = {"-p", "-o", "-t", "-f"}
         files = [w for i, w in enumerate(words)
@@ -146,7 +148,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
                 assert done.returncode == 0, f"{command}\n{done.stderr}"
                 result.commands[command] = done.stdout
                 if command.startswith("ember-opt "):
-                    result.record_opt(command, done.stdout)
+                    # The IR between passes is dumped on stderr, as mlir-opt's is.
+                    dumped = "--print-between-passes" in command
+                    result.record_opt(command, done.stderr if dumped else done.stdout)
         elif block.lang == "python":
             _exec_python(block.body, folder, namespace, result)
     return result

@@ -158,6 +158,15 @@ def test_bad_files_on_the_command_line(capsys: pytest.CaptureFixture[str], tmp_p
     text.write_text("builtin.module {}\n")
     code, _, err = run_opt(capsys, str(text))
     assert_one_line_error(code, err, re.escape(str(text)), "Unrecognized file extension 'txt'")
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"\x08\x07")
+    code, _, err = run_opt(capsys, str(model), "-p", "graph-fuse")
+    assert_one_line_error(
+        code,
+        err,
+        re.escape(str(model)),
+        f"ember-opt reads IR, not a model: import it first, ember import {model} -o model.mlir",
+    )
 
 
 def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -6,6 +6,7 @@ traceback, never a wrong mark."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,27 @@ from tests.robustness.test_ember_opt import assert_one_line_error, run_opt
 EMPTY = "func.func @f() {\n  func.return\n}\n"
 
 
-@pytest.mark.parametrize("cpu", ["pentium", "HASWELL", "12", ""])
-def test_bad_cpu_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str) -> None:
+_KNOWN = "expected one of host, generic, x86-64, haswell, znver3, skylake-avx512, znver4"
+BAD_CPUS = [
+    # (cpu, who reports it: the input file or the command line, what it says)
+    ("pentium", "FILE", f"tensor-default-schedule: unknown CPU 'pentium' for schedules: {_KNOWN}"),
+    ("HASWELL", "FILE", f"tensor-default-schedule: unknown CPU 'HASWELL' for schedules: {_KNOWN}"),
+    ("12", "ember-opt", "tensor-default-schedule: option cpu expects str, got 12"),
+    ("", "ember-opt", "-p 'tensor-default-schedule{cpu=}': column 29: Unknown argument value"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("cpu, where, message", BAD_CPUS, ids=[c for c, _, _ in BAD_CPUS])
+def test_bad_cpu_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, cpu: str,
+                             where: str, message: str) -> None:  # fmt: skip
+    """The message that names the mistake, not any one line (an internal
+    error is one line too)."""
     source = tmp_path / "in.mlir"
     source.write_text(EMPTY)
     code, _, err = run_opt(capsys, str(source), "-p", f"tensor-default-schedule{{cpu={cpu}}}")
-    assert_one_line_error(code, err, ".*", "")
+    reporter = re.escape(str(source) if where == "FILE" else where)
+    assert_one_line_error(code, err, reporter, message)
+    assert "internal error" not in err
 
 
 @pytest.mark.parametrize("cpu", ["host", "generic", "haswell", "znver4"])

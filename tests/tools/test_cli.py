@@ -290,3 +290,32 @@ def test_bench_prints_both_engines_and_the_ratio(tmp_path: Path) -> None:
     result = run("ember", "bench", str(_small_mlp(tmp_path)), "--runs", "2")
     assert result.returncode == 0, result.stderr
     assert "ember" in result.stdout and "onnxruntime" in result.stdout and "ratio" in result.stdout
+
+
+def test_run_saves_the_outputs_by_name_and_the_check_says_its_tolerance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import onnxruntime
+
+    from ember.cli import main
+
+    model = _small_mlp(tmp_path)
+    data = np.random.default_rng(1).standard_normal((4, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", data)
+    out = tmp_path / "out.npz"
+    argv = ["run", str(model), "--input", f"input={tmp_path / 'x.npy'}", "--check", "--quiet"]
+    assert main([*argv, "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"check \w+: max abs error \S+, max rel error \S+ \(tolerance: "
+                     r"\|error\| <= 0\.0001 \+ 0\.001 x \|expected\|\) -> ok", printed), printed  # fmt: skip
+    session = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    expected = session.run(None, {"input": data})
+    with np.load(out) as saved:
+        assert sorted(saved.files) == sorted(names)
+        for name, want in zip(names, expected):
+            np.testing.assert_allclose(saved[name], want, rtol=1e-3, atol=1e-5)
+    assert f"outputs saved: {out}" in printed
+    assert main([*argv, "--output", str(tmp_path / "missing" / "out.npz")]) == 1
+    assert "--output" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mlp.onnx", "out.npz", "x.npy"]

@@ -87,3 +87,27 @@ def test_options_the_npu_does_not_take_are_errors(model: str, argv: list[str], m
                                                   capsys) -> None:  # fmt: skip
     assert main([argv[0], model, *argv[1:], "-q"]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_each_stage_line_names_one_piece_of_work(tmp_path: Path, capsys) -> None:
+    """MatMul, Sigmoid (on the host), MatMul: two NPU programs and a host
+    part, each with its own stage line."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    weights = [numpy_helper.from_array(rng.standard_normal((16, 16)).astype(np.float32), name)
+               for name in ("w1", "w2")]  # fmt: skip
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Sigmoid", ["h"], ["s"]),
+         helper.make_node("MatMul", ["s", "w2"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16])], weights,
+    )  # fmt: skip
+    path = tmp_path / "two.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    assert main(["run", str(path), "--target", "npu"]) == 0
+    stages = [line.split()[1:-1] for line in capsys.readouterr().err.splitlines()
+              if line.startswith("ember: ")]  # fmt: skip
+    names = [" ".join(words) for words in stages]
+    assert names == ["import", "graph", "partition", "npu npu0", "host 1", "npu npu1", "cycles",
+                     "run"]  # fmt: skip

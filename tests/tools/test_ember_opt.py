@@ -190,10 +190,11 @@ def test_print_between_passes_heads_every_pass_of_an_expanded_pipeline(
     from ember.passes.graph.optimize import GraphOptimizePass
 
     names = [p.name for p in GraphOptimizePass(level=2).passes()]
-    headers = [line for line in out.splitlines() if line.startswith("IR after ")]
+    headers = [line for line in err.splitlines() if line.startswith("IR after ")]
     assert headers == [f"IR after {name}:" for name in names]
-    # One dump per pass but the last, whose IR is the output itself.
-    assert out.count("builtin.module {") == len(names)
-    assert "0x" not in out  # no hex weights anywhere
-    timings = [line.split()[1] for line in err.splitlines()]
+    # One dump per pass on stderr, as mlir-opt's; stdout is the output alone.
+    assert err.count("builtin.module {") == len(names)
+    assert out.count("builtin.module {") == 1 and "IR after" not in out
+    assert "0x" not in out + err  # no hex weights anywhere
+    timings = [line.split()[1] for line in err.splitlines() if line.startswith("Pass ")]
     assert timings == names and "took" not in out

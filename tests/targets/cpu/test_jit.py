@@ -6,6 +6,7 @@ import ctypes
 import gc
 import math
 import re
+import time
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -199,17 +200,21 @@ def test_function_keeps_its_code_alive() -> None:
 
 
 def test_phase_times_are_recorded() -> None:
+    """Every phase that runs is timed, once: each took some time, and they
+    do not overlap, so together they fit in the time the whole took. A
+    prebuilt module skips parsing and optimising, and their times say so."""
+    start = time.perf_counter()
     jit = JitModule(saxpy_module())
+    whole = time.perf_counter() - start
     times = jit.times
-    assert min(times.parse_s, times.optimize_s, times.codegen_s, times.link_s) >= 0
-    assert times.total_s == pytest.approx(
-        times.parse_s + times.optimize_s + times.codegen_s + times.link_s
-    )
+    assert min(times.parse_s, times.optimize_s, times.codegen_s, times.link_s) > 0
+    assert times.total_s <= whole
     tm = host_target_machine()
     module = parse_ir(saxpy_module(), tm)
     optimize(module, tm)
     prebuilt = JitModule(module, optimized=True)
     assert prebuilt.times.parse_s == prebuilt.times.optimize_s == 0.0
+    assert prebuilt.times.codegen_s > 0 and prebuilt.times.link_s > 0
     assert prebuilt.module is module
 
 

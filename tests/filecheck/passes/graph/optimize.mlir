@@ -1,4 +1,4 @@
-// RUN: ember-opt %s -p 'graph-optimize{level=2}' --print-between-passes | filecheck %s
+// RUN: ember-opt %s -p 'graph-optimize{level=2}' --print-between-passes 2>&1 >/dev/null | filecheck %s
 // RUN: ember-opt %s -p 'graph-optimize{level=0}' | filecheck %s --check-prefix=O0
 // RUN: ember-opt %s -p 'graph-optimize{level=2 layout=none}' | filecheck %s --check-prefix=NCHW
 // RUN: ember-opt %s -p 'graph-optimize{level=2 layout=none disabled=graph-fuse,graph-fold-batchnorm}' | filecheck %s --check-prefix=DISABLED
