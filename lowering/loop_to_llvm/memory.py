@@ -35,6 +35,7 @@ from ember.lowering.loop_to_llvm.builder import (
     HandlerTable,
     Index,
     StridedLayout,
+    quick,
     registrar,
 )
 from ember.lowering.loop_to_llvm.llvm_types import memory_type, scalar_type
@@ -203,7 +204,8 @@ def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
     assert isinstance(op, memref.LoadOp)
     pointer = element_pointer(lw, op.memref, op.indices)
     stored, held = memory_type(op.res.type), scalar_type(op.res.type)
-    value = lw.emit(llvm.LoadOp(pointer, stored))
+    value = lw.emit(quick(lambda: llvm.LoadOp(pointer, stored), llvm.LoadOp, llvm.LoadOp,
+                          (pointer,), (stored,)))  # fmt: skip
     return lw.emit(llvm.TruncOp(value, held)) if stored != held else value
 
 
@@ -214,4 +216,6 @@ def _store(lw: FunctionBuilder, op: Operation) -> None:
     stored = memory_type(op.value.type)
     if stored != scalar_type(op.value.type):  # a byte holding fewer bits, zero-extended
         value = lw.emit(llvm.ZExtOp(value, stored))
-    lw.emit(llvm.StoreOp(value, element_pointer(lw, op.memref, op.indices)))
+    pointer = element_pointer(lw, op.memref, op.indices)
+    lw.emit(quick(lambda: llvm.StoreOp(value, pointer), llvm.StoreOp, llvm.StoreOp,
+                  (value, pointer), ()))  # fmt: skip

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from ember.dialects.graph.types import numpy_dtype
-from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
+from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, quick, registrar
 from ember.lowering.loop_to_llvm.llvm_types import NARROW_FLOATS, scalar_type, suffix, width
 
 HANDLERS: HandlerTable = {}
@@ -88,10 +88,13 @@ _FLAGGED = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)
 
 @_lowers(*_DIRECT)
 def _direct(lw: FunctionBuilder, op: Operation) -> SSAValue:
+    kind, args = _DIRECT[type(op)], lw.args(op)
     if isinstance(op, _FLAGGED) and op.fastmath.data:
         flags = llvm.FastMathAttr([llvm.FastMathFlag(f) for f in op.fastmath.data])
-        return lw.emit(_DIRECT[type(op)](*lw.args(op), flags))
-    return lw.emit(_DIRECT[type(op)](*lw.args(op)))
+        return lw.emit(kind(*args, flags))
+    if len(args) == 2:  # a binary op: its result has its operands' type
+        return lw.emit(quick(lambda: kind(*args), kind, kind, args, (args[0].type,)))
+    return lw.emit(kind(*args))
 
 
 @_lowers(*_CASTS)

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
+from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, quick, registrar
 from ember.lowering.loop_to_llvm.memory import element_pointer
 
 HANDLERS: HandlerTable = {}
@@ -64,13 +64,17 @@ def access_handlers(alignment: Callable[[VectorType], int]) -> HandlerTable:
     def _load(lw: FunctionBuilder, op: Operation) -> SSAValue:
         assert isinstance(op, vector.LoadOp)
         pointer, align = place(lw, op, op.result)
-        return lw.emit(llvm.LoadOp(pointer, op.result.type, alignment=align))
+        loaded = op.result.type
+        return lw.emit(quick(lambda: llvm.LoadOp(pointer, loaded, alignment=align),
+                             (llvm.LoadOp, align), llvm.LoadOp, (pointer,), (loaded,)))  # fmt: skip
 
     @lowers(vector.StoreOp)
     def _store(lw: FunctionBuilder, op: Operation) -> None:
         assert isinstance(op, vector.StoreOp)
         pointer, align = place(lw, op, op.vector)
-        lw.emit(llvm.StoreOp(lw.values[op.vector], pointer, alignment=align))
+        value = lw.values[op.vector]
+        lw.emit(quick(lambda: llvm.StoreOp(value, pointer, alignment=align),
+                      (llvm.StoreOp, align), llvm.StoreOp, (value, pointer), ()))  # fmt: skip
 
     return table
 
@@ -109,4 +113,5 @@ def _shuffle(lw: FunctionBuilder, op: Operation) -> SSAValue:
 @_lowers(vector.FMAOp)
 def _fma(lw: FunctionBuilder, op: Operation) -> SSAValue:
     assert isinstance(op, vector.FMAOp)
-    return lw.emit(llvm.FMAOp(*lw.args(op)))
+    args = lw.args(op)
+    return lw.emit(quick(lambda: llvm.FMAOp(*args), llvm.FMAOp, llvm.FMAOp, args, (args[0].type,)))
