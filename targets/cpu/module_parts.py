@@ -79,11 +79,13 @@ def split_module(module: ir.Module, count: int, hidden: Collection[str] = ()) ->
         defined[name].linkage = ""  # called from other parts
     texts = {name: str(function) for name, function in defined.items()}
     for name in kernels | (set(hidden) & texts.keys()):  # but no more visible than before
-        texts[name] = hide(texts[name], [name])
+        texts[name] = _hidden_definition(texts[name])
     if not kernels:
-        return [_part_text(module, functions, texts, set(texts))]
+        return [_part_text(module, functions, texts, set(texts), {})]
+    references = {name: {m.group(1).strip('"') for m in _REFERENCE.finditer(text)}
+                  for name, text in texts.items()}  # fmt: skip
     # The kernels are external now: with what C can call, they start the units.
-    units = _units(texts, {name for name, f in defined.items() if f.linkage not in _HIDDEN})
+    units = _units(references, {name for name, f in defined.items() if f.linkage not in _HIDDEN})
     members: dict[str, list[str]] = {}
     for name in defined:
         members.setdefault(units[name], []).append(name)
@@ -96,7 +98,8 @@ def split_module(module: ir.Module, count: int, hidden: Collection[str] = ()) ->
         size, index = heapq.heappop(sizes)
         parts[index] += members[root]
         heapq.heappush(sizes, (size + sum(len(texts[name]) for name in members[root]), index))
-    return [_part_text(module, functions, texts, set(names)) for names in parts if names]
+    return [_part_text(module, functions, texts, set(names), references)
+            for names in parts if names]  # fmt: skip
 
 
 def hide(text: str, names: Collection[str]) -> str:
@@ -109,15 +112,22 @@ def hide(text: str, names: Collection[str]) -> str:
     return text
 
 
+def _hidden_definition(text: str) -> str:
+    """One function's IR text (its definition first) with hidden visibility."""
+    assert text.startswith("define "), text[:40]
+    return "define hidden " + text.removeprefix("define ").removeprefix("external ")
+
+
 def _is_kernel(function: ir.Function) -> bool:
     return function.linkage in _HIDDEN and "noinline" in function.attributes
 
 
-def _units(texts: dict[str, str], roots: set[str]) -> dict[str, str]:
+def _units(references: dict[str, set[str]], roots: set[str]) -> dict[str, str]:
     """Each defined function's unit, named by one of its functions: each of
     `roots` starts a unit of its own; an internal function joins the units
-    of the functions that reach it."""
-    parent = {name: name for name in texts}
+    of the functions that reach it (`references`: the globals each
+    defined function's text names)."""
+    parent = {name: name for name in references}
 
     def find(name: str) -> str:
         while parent[name] != name:
@@ -125,21 +135,21 @@ def _units(texts: dict[str, str], roots: set[str]) -> dict[str, str]:
             name = parent[name]
         return name
 
-    for name, text in texts.items():
-        for match in _REFERENCE.finditer(text):
-            reached = match.group(1).strip('"')
-            if reached in texts and reached != name and reached not in roots:
+    for name, reached_names in references.items():
+        for reached in reached_names:
+            if reached in references and reached != name and reached not in roots:
                 first, second = find(name), find(reached)
                 if first != second:  # a root stays its unit's name
                     joined, into = (second, first) if first in roots else (first, second)
                     parent[joined] = into
-    return {name: find(name) for name in texts}
+    return {name: find(name) for name in references}
 
 
 def _part_text(module: ir.Module, functions: list[ir.Function], texts: dict[str, str],
-               names: set[str]) -> str:  # fmt: skip
-    """The module's header, the functions `names` defined, the others that
-    can be called from here declared, and the module's metadata."""
+               names: set[str], references: dict[str, set[str]]) -> str:  # fmt: skip
+    """The module's header, the functions `names` defined, those of other
+    parts that they name declared (every one where `references` does not
+    say), the functions the module only declares, and its metadata."""
     declarations = ir.Module(name=module.name)
     lines = [
         f'; ModuleID = "{module.name}"',
@@ -147,11 +157,13 @@ def _part_text(module: ir.Module, functions: list[ir.Function], texts: dict[str,
         f'target datalayout = "{module.data_layout}"',
         "",
     ]
+    named = set().union(*(references[n] for n in names)) if references else None
     for function in functions:
         if function.name in names:
             lines.append(texts[function.name])
         elif function.name in texts:
-            if function.linkage not in _HIDDEN:  # another part's internal one is never called here
+            # Another part's internal function is never called from here.
+            if function.linkage not in _HIDDEN and (named is None or function.name in named):
                 lines.append(str(ir.Function(declarations, function.ftype, function.name)))
         else:
             lines.append(str(function))
