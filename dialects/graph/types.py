@@ -232,7 +232,10 @@ def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
 
 
 def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The NumPy array of a `dense` attribute (a splat is expanded)."""
+    """The NumPy array of a `dense` attribute (a splat is expanded): a
+    read-only view of the attribute's bytes where their type is the
+    array's (a weight is not copied each time a pass reads it), else a
+    converted copy."""
     value_type = attr.get_type()
     assert isinstance(value_type, TensorType)
     dtype = numpy_dtype(value_type.element_type)
@@ -242,7 +245,7 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     count = int(np.prod(shape)) if shape else 1
     if flat.size == 1 and count != 1:
         flat = np.broadcast_to(flat, (count,))
-    return flat.astype(dtype).reshape(shape)
+    return flat.astype(dtype, copy=False).reshape(shape)
 
 
 # ----------------------------------------------------------- attribute values
