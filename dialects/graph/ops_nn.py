@@ -202,6 +202,14 @@ def pool(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("X"), [x[0], x[1], *spatial])
 
 
+def max_pool(ctx: ShapeContext) -> list[TensorType]:
+    """Y, and when asked for the optional Indices, i64 of Y's shape."""
+    (y,) = pool(ctx)
+    if ctx.attr("storage_order") not in (0, 1):
+        raise ShapeError(f"storage_order must be 0 or 1, got {ctx.attr('storage_order')}")
+    return [y, *result(i64, symbolic_shape(y))] if ctx.num_results > 1 else [y]
+
+
 def unpooled_shape(
     shape: Sequence[Dim], kernel: Sequence[int], strides: Sequence[int] | None,
     pads: Sequence[int] | None,
@@ -461,10 +469,11 @@ SPECS = [
                        ints_attr("kernel_shape"), ints_attr("output_padding"),
                        ints_attr("output_shape")),
            summary="N-d transposed convolution (NCHW), the gradient of Conv with respect to X."),
-    OpSpec("MaxPool", [one("X")], [one("Y")], pool,
+    OpSpec("MaxPool", [one("X")], [one("Y"), opt("Indices")], max_pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        ints_attr("kernel_shape", required=True), int_attr("storage_order", 0)),
-           summary="Max pooling over windows (the indices output is not modelled)."),
+           summary="Max pooling over windows; Indices: where each maximum lies in X, "
+                   "flattened (storage_order 1: spatial dims column-major)."),
     OpSpec("AveragePool", [one("X")], [one("Y")], pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        int_attr("count_include_pad", 0),

@@ -325,9 +325,12 @@ def conv(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
 
 
 def pool(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    """A pool whose input is laid out already; MaxPool's Indices (flat
+    positions in the NCHW input) have no laid-out form, so such a MaxPool
+    stays."""
     x = op.operands[0]
     twin = r.twin(x)
-    if twin is None or not r.results_fit(op):
+    if twin is None or len(op.results) > 1 or not r.results_fit(op):
         return None
     op_class = r.target.laid_out[type(op)]
     return r.build(op, op_class, [twin], _properties(op, op_class))

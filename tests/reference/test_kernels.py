@@ -424,6 +424,18 @@ def test_average_pool_count_include_pad(xs: tuple[int, ...], attrs: dict[str, An
     check("AveragePool", [x], {**attrs, "count_include_pad": 1})
 
 
+@pytest.mark.parametrize("storage_order", [0, 1])
+@pytest.mark.parametrize(("xs", "attrs"), POOL_CASES)
+def test_max_pool_indices(xs: tuple[int, ...], attrs: dict[str, Any], storage_order: int) -> None:
+    """Rounded values, so that windows hold ties: the first maximum's index counts."""
+    x = np.round(randn(rng_for("MaxPoolIndices", xs, attrs), *xs, scale=2.0))
+    attrs = {**attrs, "storage_order": storage_order}
+    expected = run_ort("MaxPool", [x], attrs, n_outputs=2)
+    got = KERNELS["MaxPool"]([x], {**schema_defaults("MaxPool", OPSET), **attrs,
+                                   "__num_results__": 2})  # fmt: skip
+    assert_same(got, expected, 0)
+
+
 def test_max_pool_int() -> None:
     x = rng_for("MaxPoolInt").integers(-100, 100, (1, 2, 6, 6)).astype(np.int8)
     check("MaxPool", [x], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]})

