@@ -272,9 +272,15 @@ def _per_channel(ctx: ShapeContext, names: tuple[str, ...]) -> list[TensorType]:
 
 
 def batch_norm(ctx: ShapeContext) -> list[TensorType]:
-    if ctx.attr("training_mode"):
-        raise ShapeError("training_mode=1 is not supported (inference only)")
-    return _per_channel(ctx, ("scale", "B", "input_mean", "input_var"))
+    """Y; in training mode also the running_mean and running_var, of
+    input_mean's and input_var's types."""
+    (y,) = _per_channel(ctx, ("scale", "B", "input_mean", "input_var"))
+    if ctx.num_results == 1:
+        return [y]
+    if not ctx.attr("training_mode"):
+        raise ShapeError("running_mean and running_var are outputs of training mode "
+                         "(training_mode=1) only")  # fmt: skip
+    return [y, ctx.type("input_mean"), ctx.type("input_var")][: ctx.num_results]
 
 
 def instance_norm(ctx: ShapeContext) -> list[TensorType]:
@@ -492,11 +498,13 @@ SPECS = [
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
            summary="Max over all spatial dims, kept as size 1."),
     OpSpec("BatchNormalization",
-           [one("X"), one("scale"), one("B"), one("input_mean"), one("input_var")], [one("Y")],
-           batch_norm,
+           [one("X"), one("scale"), one("B"), one("input_mean"), one("input_var")],
+           [one("Y"), opt("running_mean"), opt("running_var")], batch_norm,
            attributes=(float_attr("epsilon", 1e-5), float_attr("momentum", 0.9),
                        int_attr("training_mode", 0)),
-           summary="Inference batch normalisation with running statistics."),
+           summary="Batch normalisation per channel (dim 1) with input_mean and input_var; "
+                   "in training mode with the batch's statistics instead, which the running "
+                   "statistics take in with weight 1 - momentum."),
     OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
            instance_norm, attributes=(float_attr("epsilon", 1e-5),),
            summary="Normalises each (N, C) plane over its spatial dims."),

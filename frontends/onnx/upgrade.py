@@ -164,9 +164,13 @@ def _dropout(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
 
 
 def _batch_norm(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """Before opset 14 training mode was implied by the outputs: one that
+    gives its running statistics (mean, var) is in training mode."""
     attrs = dict(node.attrs)
     if attrs.pop("spatial", 1) != 1:
         raise UnsupportedModelError(f"{node.label}: BatchNormalization with spatial=0")
+    if opset < 14 and any(node.outputs[1:3]):
+        attrs["training_mode"] = 1
     return Upgraded([replace(node, attrs=attrs)])
 
 

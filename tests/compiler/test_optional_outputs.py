@@ -57,3 +57,29 @@ def test_max_pool_indices_after_a_laid_out_conv(layout: str, storage_order: int)
     np.testing.assert_array_equal(i, want_i)
     if storage_order == 0:  # MaxUnpool reads row-major indices
         np.testing.assert_allclose(u, want_u, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_batch_normalization_training_mode(dtype: type) -> None:
+    """Y normalised with the batch's statistics, and the running statistics
+    (opset 15); f16 computes in f32 (graph-widen-accumulators) and is held
+    against the f32 result within f16's rounding of the outputs."""
+    rng = np.random.default_rng(1)
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                            training_mode=1, momentum=0.8, epsilon=1e-3)  # fmt: skip
+    names = ["x", "s", "b", "m", "v"]
+    shapes = [[2, 4, 5, 3], [4], [4], [4], [4]]
+    inputs = [helper.make_tensor_value_info(n, elem, s) for n, s in zip(names, shapes)]
+    model = _model([node], inputs, ["y", "rm", "rv"])
+    values = [rng.standard_normal(s) * 2 + 1 for s in shapes[:4]] + [rng.uniform(0.5, 2, 4)]
+    feeds = {n: v.astype(np.float32) for n, v in zip(names, values)}
+    f32_model = _model([node], [helper.make_tensor_value_info(n, F, s)
+                                for n, s in zip(names, shapes)], ["y", "rm", "rv"])  # fmt: skip
+    expected = _onnxruntime(f32_model, feeds)
+    got = ember.compile(model).run({n: v.astype(dtype) for n, v in feeds.items()})
+    # f16 inputs round once (relative 2^-11), the outputs once more
+    tol = 1e-5 if dtype == np.float32 else 4e-3
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == dtype
+        np.testing.assert_allclose(g.astype(np.float32), e, rtol=tol, atol=tol)

@@ -59,10 +59,13 @@ def run_ort(
 
 
 def run_kernel(
-    op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any] | None = None
-) -> list[np.ndarray]:
-    """Run the reference kernel with the schema defaults merged under ``attrs``."""
-    return KERNELS[op_type](inputs, {**schema_defaults(op_type, OPSET), **(attrs or {})})
+    op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any] | None = None,
+    n_outputs: int = 1,
+) -> list[np.ndarray]:  # fmt: skip
+    """Run the reference kernel with the schema defaults merged under ``attrs``,
+    asking for `n_outputs` (``__num_results__``)."""
+    defaults = schema_defaults(op_type, OPSET)
+    return KERNELS[op_type](inputs, {**defaults, **(attrs or {}), "__num_results__": n_outputs})
 
 
 def assert_same(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], tol: float) -> None:
@@ -86,7 +89,7 @@ def check(
     """Compare the kernel with onnxruntime on one node; returns the kernel's outputs."""
     inputs = [None if x is None else np.asarray(x) for x in inputs]  # 0-d arrays, not scalars
     expected = run_ort(op_type, inputs, attrs, n_outputs, opset)
-    got = run_kernel(op_type, inputs, attrs)
+    got = run_kernel(op_type, inputs, attrs, n_outputs)
     assert_same(got, expected, tol)
     return got
 
@@ -429,11 +432,7 @@ def test_average_pool_count_include_pad(xs: tuple[int, ...], attrs: dict[str, An
 def test_max_pool_indices(xs: tuple[int, ...], attrs: dict[str, Any], storage_order: int) -> None:
     """Rounded values, so that windows hold ties: the first maximum's index counts."""
     x = np.round(randn(rng_for("MaxPoolIndices", xs, attrs), *xs, scale=2.0))
-    attrs = {**attrs, "storage_order": storage_order}
-    expected = run_ort("MaxPool", [x], attrs, n_outputs=2)
-    got = KERNELS["MaxPool"]([x], {**schema_defaults("MaxPool", OPSET), **attrs,
-                                   "__num_results__": 2})  # fmt: skip
-    assert_same(got, expected, 0)
+    check("MaxPool", [x], {**attrs, "storage_order": storage_order}, n_outputs=2, tol=0)
 
 
 def test_max_pool_int() -> None:
@@ -453,8 +452,17 @@ def test_batch_normalization(xs: tuple[int, ...], eps: float) -> None:
     c = xs[1]
     params = [randn(rng, c), randn(rng, c), randn(rng, c), rng.uniform(0.5, 2, c).astype(F32)]
     check("BatchNormalization", [randn(rng, *xs), *params], {"epsilon": eps})
-    with pytest.raises(ValueError):
-        run_kernel("BatchNormalization", [randn(rng, *xs), *params], {"training_mode": 1})
+
+
+@pytest.mark.parametrize(("xs", "momentum"), [((2, 3, 4, 5), 0.9), ((4, 3), 0.5), ((2, 3, 6), 0.0)])
+def test_batch_normalization_training(xs: tuple[int, ...], momentum: float) -> None:
+    """The batch's statistics normalise; running_mean and running_var blend
+    them into the given ones with weight 1 - momentum (opset 15)."""
+    rng = rng_for("BNTraining", xs)
+    c = xs[1]
+    params = [randn(rng, c), randn(rng, c), randn(rng, c), rng.uniform(0.5, 2, c).astype(F32)]
+    check("BatchNormalization", [randn(rng, *xs, scale=3.0), *params],
+          {"training_mode": 1, "momentum": momentum}, n_outputs=3, opset=15)  # fmt: skip
 
 
 @pytest.mark.parametrize("xs", [(2, 3, 4, 5), (2, 3, 7)])
@@ -633,7 +641,7 @@ def test_split_num_results() -> None:
     # Neither `split` nor `num_outputs`: onnxruntime rejects this at opset 21, so compare with
     # numpy's equal split into `__num_results__` (the node's output count) parts.
     x = randn(rng_for("SplitN"), 2, 9)
-    got = run_kernel("Split", [x], {"axis": 1, "__num_results__": 3})
+    got = run_kernel("Split", [x], {"axis": 1}, n_outputs=3)
     assert_same(got, np.split(x, 3, axis=1), 0.0)
 
 

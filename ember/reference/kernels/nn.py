@@ -248,13 +248,25 @@ def _channel(v: np.ndarray | None, ndim: int) -> np.ndarray:
 
 @register("BatchNormalization")
 def batch_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Inference form: normalises with input_mean/input_var and returns only Y."""
-    if attrs.get("training_mode", 0):
-        raise ValueError("BatchNormalization: training_mode=1 is not supported")
+    """Normalises with input_mean and input_var; in training mode with the
+    mean and (biased) variance of the batch over every dim but the channels
+    (1) instead, and also gives running_mean and running_var (as many as
+    ``__num_results__`` asks): input_mean * momentum + batch mean * (1 -
+    momentum), and likewise for the variance (opset 15)."""
     x = np.asarray(inputs[0])
     scale, bias, mean, var = (_channel(v, x.ndim) for v in inputs[1:5])
+    statistics: list[np.ndarray] = []
+    if attrs.get("training_mode", 0):
+        axes = (0, *range(2, x.ndim))
+        batch_mean, batch_var = wide(x).mean(axes), wide(x).var(axes)
+        momentum = attrs.get("momentum", 0.9)
+        for given, batch in ((inputs[3], batch_mean), (inputs[4], batch_var)):
+            given = np.asarray(given)
+            running = wide(given) * momentum + batch * (1 - momentum)
+            statistics.append(running.astype(given.dtype))
+        mean, var = batch_mean.reshape(mean.shape), batch_var.reshape(var.shape)
     y = (wide(x) - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * scale + bias
-    return [y.astype(x.dtype)]
+    return [y.astype(x.dtype), *statistics][: attrs.get("__num_results__", 1)]
 
 
 @register("InstanceNormalization")

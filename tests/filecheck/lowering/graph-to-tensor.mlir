@@ -273,6 +273,34 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 
 // -----
 
+func.func @batch_norm_training(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %rm, %rv = graph.batch_normalization %x, %s, %b, %m, %v {momentum = 7.500000e-01 : f32, training_mode = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  func.return %y, %rm, %rv : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// BatchNormalization in training mode: the batch's mean and variance per
+// channel (reductions over dims 0 and 2, each divided by 8), which the
+// running statistics take in with weight 1 - momentum, and which normalise.
+// CHECK-LABEL: func.func @batch_norm_training(
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%x : tensor<2x3x4xf32>)
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xf32>)
+// CHECK:           arith.constant 8.000000e+00 : f32
+// CHECK:         %[[SQUARES:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%x, %[[MEAN]] : tensor<2x3x4xf32>, tensor<3xf32>)
+// CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<3xf32>)
+// CHECK:         %rm = linalg.generic {{.*}} ins(%m, %[[MEAN]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    ^bb0(%[[OLD:.*]]: f32, %[[NEW:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[MOMENTUM:.*]] = arith.constant 7.500000e-01 : f32
+// CHECK-NEXT:      %[[KEPT:.*]] = arith.mulf %[[OLD]], %[[MOMENTUM]] : f32
+// CHECK-NEXT:      %[[REST:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT:      %[[TAKEN:.*]] = arith.mulf %[[NEW]], %[[REST]] : f32
+// CHECK-NEXT:      %[[RM:.*]] = arith.addf %[[KEPT]], %[[TAKEN]] : f32
+// CHECK-NEXT:      linalg.yield %[[RM]] : f32
+// CHECK:         %rv = linalg.generic {{.*}} ins(%v, %[[VAR]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK:         %y = linalg.generic {{.*}} ins(%x, %s, %b, %[[MEAN]], %[[VAR]] : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK:         func.return %y, %rm, %rv
+
+// -----
+
 func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
   %axes = graph.constant dense<[1]> : tensor<1xi64>
   %y = graph.reduce_mean %x, axes %axes : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>

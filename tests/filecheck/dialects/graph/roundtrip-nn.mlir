@@ -29,6 +29,7 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
   // Normalisation.
   %bn = graph.batch_normalization %feat, %scale, %b1, %mean, %var {epsilon = 1.0e-03 : f32, momentum = 0.99 : f32} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
   %bn_default = graph.batch_normalization %pool, %scale, %b1, %mean, %var : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  %bn_train, %running_mean, %running_var = graph.batch_normalization %pool, %scale, %b1, %mean, %var {training_mode = 1 : i64} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
   %ln, %ln_mean, %ln_inv = graph.layer_normalization %seq, %gamma, B %beta {epsilon = 1.0e-12 : f32} : (tensor<2x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>)
   %ln_nobias, %ln_mean2, %ln_inv2 = graph.layer_normalization %seq, %gamma {axis = 1 : i64} : (tensor<2x?x768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
   %lrn = graph.lrn %pool {alpha = 9.99999974e-05 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
@@ -70,6 +71,7 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
 // CHECK-NEXT:    %gmp = graph.global_max_pool %sig : (tensor<1x4x100xf32>) -> tensor<1x4x1xf32>
 // CHECK-NEXT:    %bn = graph.batch_normalization %feat, %scale, %b1, %mean, %var {epsilon = 1.000000e-03 : f32, momentum = 9.900000e-01 : f32} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
 // CHECK-NEXT:    %bn_default = graph.batch_normalization %pool, %scale, %b1, %mean, %var : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+// CHECK-NEXT:    %bn_train, %running_mean, %running_var = graph.batch_normalization %pool, %scale, %b1, %mean, %var {training_mode = 1 : i64} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK-NEXT:    %ln, %ln_mean, %ln_inv = graph.layer_normalization %seq, %gamma, B %beta {epsilon = 1.000000e-12 : f32} : (tensor<2x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>)
 // CHECK-NEXT:    %ln_nobias, %ln_mean2, %ln_inv2 = graph.layer_normalization %seq, %gamma {axis = 1 : i64} : (tensor<2x?x768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
 // CHECK-NEXT:    %lrn = graph.lrn %pool {alpha = 1.000000e-04 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
