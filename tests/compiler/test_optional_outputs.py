@@ -83,3 +83,40 @@ def test_batch_normalization_training_mode(dtype: type) -> None:
     for g, e in zip(got, expected, strict=True):
         assert g.dtype == dtype
         np.testing.assert_allclose(g.astype(np.float32), e, rtol=tol, atol=tol)
+
+
+def _dropout_model() -> onnx.ModelProto:
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], seed=11)
+    inputs = [helper.make_tensor_value_info("x", F, [4, 6, 5]),
+              helper.make_tensor_value_info("r", F, []),
+              helper.make_tensor_value_info("t", TensorProto.BOOL, [])]  # fmt: skip
+    return _model([node], inputs, ["y", "mask"], opset=13)
+
+
+@pytest.mark.parametrize(("ratio", "training"), [(0.5, False), (0.0, True)])
+def test_dropout_training_mode_at_run_time_deterministic(ratio: float, training: bool) -> None:
+    """No element dropped (not training, or a ratio of 0): as onnxruntime."""
+    model = _dropout_model()
+    x = np.random.default_rng(2).standard_normal((4, 6, 5)).astype(np.float32)
+    feeds = {"x": x, "r": np.array(ratio, np.float32), "t": np.array(training)}
+    y, mask = ember.compile(model).run(feeds)
+    want_y, want_mask = _onnxruntime(model, feeds)
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(mask, want_mask)
+
+
+def test_dropout_training_mode_at_run_time_drops() -> None:
+    """Training with a ratio: the compiled code draws the reference's masks
+    (SplitMix64 from the seed, bit for bit), and one compiled model follows
+    training_mode and ratio from run to run."""
+    model = _dropout_model()
+    compiled = ember.compile(model)
+    x = np.random.default_rng(3).standard_normal((4, 6, 5)).astype(np.float32)
+    module = ember.import_onnx(model)
+    for ratio, training in ((0.4, True), (0.4, False), (0.9, True)):
+        feeds = {"x": x, "r": np.array(ratio, np.float32), "t": np.array(training)}
+        y, mask = compiled.run(feeds)
+        want_y, want_mask = ember.reference.run(module, feeds)
+        np.testing.assert_array_equal(mask, want_mask)
+        np.testing.assert_array_equal(y, want_y)
+        assert mask.all() != training

@@ -224,6 +224,18 @@ UNARY_CASES = [
     case("Relu", [ints(-50, 50, 4, 5)], id="i32"),
     case("Sign", [ints(-3, 3, 4, 5)], id="i32"),
     case("Dropout", [_X]),
+    # training_mode at run time: SplitMix64 masks (bit for bit, reference and lowering)
+    case(
+        "Dropout", [_X, np.array(0.3, F32), np.array(True)], {"seed": 5}, outputs=2, id="training"
+    ),
+    case("Dropout", [_X, np.array(0.3, F32), np.array(False)], outputs=2, id="not-training"),
+    case("Dropout", [_X, None, np.array(True)], outputs=2, id="training-default-ratio"),
+    case(
+        "Dropout",
+        [_X.astype(np.float16), np.array(0.25, np.float64), np.array(True)],
+        {"seed": -3},
+        id="training-f16",
+    ),
 ]
 
 BINARY_CASES = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -265,11 +266,30 @@ def test_clip(variant: str) -> None:
 
 
 def test_dropout() -> None:
+    """Deterministic unless training with a nonzero ratio: the identity, mask all true."""
     x = randn(rng_for("Dropout"), 3, 4)
     check("Dropout", [x])
-    check("Dropout", [x, np.array(0.3, F32), np.array(False)])
-    with pytest.raises(ValueError):
-        run_kernel("Dropout", [x, None, np.array(True)])
+    check("Dropout", [x, np.array(0.3, F32), np.array(False)], n_outputs=2)
+    check("Dropout", [x, np.array(0.0, F32), np.array(True)], n_outputs=2)
+
+
+@pytest.mark.parametrize("ratio", [0.1, 0.5, 0.75])
+def test_dropout_training(ratio: float) -> None:
+    """Random masks (no run of onnxruntime's generator to compare with): the
+    share dropped is the ratio (within 5 standard deviations of a binomial),
+    kept elements are scaled by 1 / (1 - ratio), the rest are 0, and the
+    mask depends on the seed only."""
+    x = randn(rng_for("DropoutTraining"), 100, 100) + 10  # no zeros among the inputs
+    inputs = [x, np.array(ratio, F32), np.array(True)]
+    y, mask = run_kernel("Dropout", inputs, {"seed": 3}, n_outputs=2)
+    spread = 5 * math.sqrt(ratio * (1 - ratio) / x.size)
+    assert abs((1 - mask.mean()) - ratio) < spread
+    np.testing.assert_array_equal(y, np.where(mask, x * (F32(1) / (F32(1) - F32(ratio))), 0))
+    again, other = (
+        run_kernel("Dropout", inputs, {"seed": seed}, n_outputs=2)[1] for seed in (3, 4)
+    )
+    np.testing.assert_array_equal(again, mask)
+    assert (other != mask).any()
 
 
 BROADCAST_SHAPES = [((3, 4, 5), (4, 1)), ((2, 1), (1, 3)), ((5,), ()), ((), ())]

@@ -78,6 +78,38 @@ func.func @compare_select_cast(%x: tensor<2x4xf32>, %y: tensor<4xf32>, %i: tenso
 
 // -----
 
+func.func @dropout(%x: tensor<2x3xf32>, %r: tensor<f32>, %t: tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi1>) {
+  %same = graph.dropout %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %y, %mask = graph.dropout %x, ratio %r, training_mode %t {seed = 7 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3xi1>)
+  func.return %same, %y, %mask : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi1>
+}
+
+// Dropout without training_mode is the identity. With it, one generic gives
+// output and mask: the SplitMix64 number at the element's flat position
+// (from 1) from the seed, its top 24 bits times 2^-24 compared with ratio;
+// kept elements scaled by 1 / (1 - ratio) when training, the others 0.
+// CHECK-LABEL: func.func @dropout(
+// CHECK:         %y, %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %r, %t : tensor<2x3xf32>, tensor<f32>, tensor<i1>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[R:.*]]: f32, %[[T:.*]]: i1, %{{.*}}: f32, %{{.*}}: i1):
+// CHECK:           %[[SEED:.*]] = arith.constant 7 : i64
+// CHECK-NEXT:      %[[INCREMENT:.*]] = arith.constant -7046029254386353131 : i64
+// CHECK:           %[[TOP_BITS:.*]] = arith.constant 40 : i64
+// CHECK-NEXT:      %[[TOP:.*]] = arith.shrui %{{.*}}, %[[TOP_BITS]] : i64
+// CHECK-NEXT:      %[[FLOAT:.*]] = arith.sitofp %[[TOP]] : i64 to f32
+// CHECK-NEXT:      %[[ULP:.*]] = arith.constant 5.96046448e-08 : f32
+// CHECK-NEXT:      %[[UNIFORM:.*]] = arith.mulf %[[FLOAT]], %[[ULP]] : f32
+// CHECK:           %[[NOT_T:.*]] = arith.xori %[[T]], %{{.*}} : i1
+// CHECK-NEXT:      %[[AT_LEAST:.*]] = arith.cmpf oge, %[[UNIFORM]], %[[R]] : f32
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.ori %[[NOT_T]], %[[AT_LEAST]] : i1
+// CHECK:           %[[SCALED:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[DROPPED:.*]] = arith.select %[[KEEP]], %[[SCALED]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[OUT:.*]] = arith.select %[[T]], %[[DROPPED]], %[[X]] : f32
+// CHECK-NEXT:      linalg.yield %[[OUT]], %[[KEEP]] : f32, i1
+// CHECK:         func.return %x, %y, %mask
+
+// -----
+
 func.func @variadic(%a: tensor<3x4xf32>, %b: tensor<4xf32>, %c: tensor<3x1xf32>) -> tensor<3x4xf32> {
   %m = graph.max %a, %b, %c : (tensor<3x4xf32>, tensor<4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   func.return %m : tensor<3x4xf32>

@@ -336,6 +336,17 @@ func.func @batch_norm_running_statistics(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf
 
 // -----
 
+// Dropout: training_mode is one bool.
+func.func @dropout_training_mode(%x: tensor<2x3xf32>, %t: tensor<2xi1>) -> tensor<2x3xf32> {
+  %y = graph.dropout %x, training_mode %t : (tensor<2x3xf32>, tensor<2xi1>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// CHECK:      sym_name = "dropout_training_mode"
+// CHECK:      Operation does not verify: graph.dropout: training_mode must be an i1 scalar, got tensor<2xi1>
+
+// -----
+
 // LayerNormalization: Scale must broadcast to the normalized dims.
 func.func @layer_norm_scale(%x: tensor<2x16x768xf32>, %s: tensor<512xf32>) -> tensor<2x16x768xf32> {
   %y, %m, %i = graph.layer_normalization %x, %s : (tensor<2x16x768xf32>, tensor<512xf32>) -> (tensor<2x16x768xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>)
