@@ -1,19 +1,21 @@
-"""Optional outputs compiled end to end on the CPU and held against
-onnxruntime: MaxPool's Indices (also after a laid-out convolution, whose
-layout the MaxPool then leaves), BatchNormalization's running statistics
-in training mode, and Dropout's training_mode given as a run-time input."""
+"""Optional outputs and training modes compiled end to end on the CPU: MaxPool's
+Indices (also after a laid-out convolution, whose layout the MaxPool then
+leaves) and BatchNormalization's running statistics in training mode, held
+against onnxruntime; Dropout with training_mode given at run time, against
+onnxruntime where it drops nothing and against the reference interpreter
+(the same random masks) where it drops."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import ember
+from tests.support.models import run_onnxruntime
 
-F, I64 = TensorProto.FLOAT, TensorProto.INT64
+F = TensorProto.FLOAT
 
 
 def _model(nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outputs: list[str],
@@ -23,11 +25,6 @@ def _model(nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outpu
         [numpy_helper.from_array(a, f"w{i}") for i, a in enumerate(initializers)],
     )  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return [np.asarray(y) for y in session.run(None, feeds)]
 
 
 @pytest.mark.parametrize("layout", ["NCHWc", "NHWC"])
@@ -52,7 +49,7 @@ def test_max_pool_indices_after_a_laid_out_conv(layout: str, storage_order: int)
     model = _model(nodes, [x_info], ["y", "i", "u"], weights)
     x = rng.standard_normal((2, 8, 9, 9)).astype(np.float32)
     y, i, u = ember.compile(model, layout=layout)(x)
-    want_y, want_i, want_u = _onnxruntime(model, {"x": x})
+    want_y, want_i, want_u = run_onnxruntime(model, {"x": x})
     np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-3)
     np.testing.assert_array_equal(i, want_i)
     if storage_order == 0:  # MaxUnpool reads row-major indices
@@ -76,7 +73,7 @@ def test_batch_normalization_training_mode(dtype: type) -> None:
     feeds = {n: v.astype(np.float32) for n, v in zip(names, values)}
     f32_model = _model([node], [helper.make_tensor_value_info(n, F, s)
                                 for n, s in zip(names, shapes)], ["y", "rm", "rv"])  # fmt: skip
-    expected = _onnxruntime(f32_model, feeds)
+    expected = run_onnxruntime(f32_model, feeds)
     got = ember.compile(model).run({n: v.astype(dtype) for n, v in feeds.items()})
     # f16 inputs round once (relative 2^-11), the outputs once more
     tol = 1e-5 if dtype == np.float32 else 4e-3
@@ -100,7 +97,7 @@ def test_dropout_training_mode_at_run_time_deterministic(ratio: float, training:
     x = np.random.default_rng(2).standard_normal((4, 6, 5)).astype(np.float32)
     feeds = {"x": x, "r": np.array(ratio, np.float32), "t": np.array(training)}
     y, mask = ember.compile(model).run(feeds)
-    want_y, want_mask = _onnxruntime(model, feeds)
+    want_y, want_mask = run_onnxruntime(model, feeds)
     np.testing.assert_array_equal(y, want_y)
     np.testing.assert_array_equal(mask, want_mask)
 
