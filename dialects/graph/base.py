@@ -216,7 +216,7 @@ class GraphOp(IRDLOperation):
         end = parser.pos
         try:
             operands = cls._assign_operands(positional, named, resolved)
-            results = cls._assign_results(list(function_type.outputs.data))
+            results = cls.group_result_types(list(function_type.outputs.data))
         except ValueError as error:
             parser.raise_error(str(error), start, end)
         properties = {k: v for k, v in attributes.items() if k in cls._property_names()}
@@ -262,7 +262,7 @@ class GraphOp(IRDLOperation):
         return operands
 
     @classmethod
-    def _assign_results(cls, result_types: list[Attribute]) -> list[Attribute | list[Attribute]]:
+    def group_result_types(cls, result_types: list[Attribute]) -> list[Attribute | list[Attribute]]:
         """`result_types` grouped as `build` takes them: a variadic result
         takes every type past the single ones; optional results (several
         of them: BatchNormalization's running statistics) take one type

@@ -432,7 +432,7 @@ class OnnxImporter:
             groups[o.name] if o.arity is not Arity.SINGLE else groups[o.name][0]
             for o in spec.operands
         ]
-        results = op_class._assign_results(list(result_types))  # the variadic or optional group
+        results = op_class.group_result_types(list(result_types))  # the variadic or optional group
         properties = {
             name: attribute_from_value(spec.attribute(name).kind, value)
             for name, value in attrs.items()
