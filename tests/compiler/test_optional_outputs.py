@@ -56,6 +56,19 @@ def test_max_pool_indices_after_a_laid_out_conv(layout: str, storage_order: int)
         np.testing.assert_allclose(u, want_u, rtol=1e-4, atol=1e-3)
 
 
+def test_max_pool_indices_on_a_symbolic_batch() -> None:
+    """One compiled model for every batch size: each sample's indices count
+    its planes from (n * C + c) times the plane size."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2],
+                            storage_order=1)  # fmt: skip
+    model = _model([node], [helper.make_tensor_value_info("x", F, ["N", 3, 6, 6])], ["y", "i"])
+    compiled = ember.compile(model)
+    for batch in (1, 3):
+        x = np.random.default_rng(batch).standard_normal((batch, 3, 6, 6)).astype(np.float32)
+        for got, want in zip(compiled.run({"x": x}), run_onnxruntime(model, {"x": x}), strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_batch_normalization_training_mode(dtype: type) -> None:
     """Y normalised with the batch's statistics, and the running statistics
