@@ -32,6 +32,25 @@ import numpy as np
 os.environ.setdefault("EMBER_CACHE", "0")
 
 
+_NUMPY_DROPOUT = (
+    "random: the expected output drops by NumPy's Mersenne Twister seeded with 0; Ember's "
+    "masks are SplitMix64 numbers from the seed attribute (onnxruntime has its own generator)"
+)
+EXPLAINED_MISMATCHES = {
+    "test_training_dropout": _NUMPY_DROPOUT,
+    "test_training_dropout_default": _NUMPY_DROPOUT,
+    "test_training_dropout_default_mask": _NUMPY_DROPOUT,
+    "test_training_dropout_mask": _NUMPY_DROPOUT,
+    "test_attention_4d_causal_fp16_expanded": (
+        "f16 rounding: each op of the expanded body correctly rounded to f16 (as Ember's "
+        "reference interpreter and compiled code give it) lands 2 ulps from the expected "
+        "output at two elements, which rounds Softmax's exp, sum and quotient to f16 one "
+        "by one; at 0.469, rtol 1e-3 (4.7e-4) is less than 2 f16 ulps (4.9e-4)"
+    ),
+}
+"""Mismatches understood not to be Ember's error: why, for the failure list."""
+
+
 @dataclass
 class Outcome:
     case: str
@@ -100,7 +119,10 @@ def run_case(case, op: str = "", peer: bool = False) -> Outcome:  # noqa: ANN001
         for inputs, expected in case.data_sets:
             _compare(list(rep.run(inputs)), list(expected), case)
     except AssertionError as error:
-        return Outcome(case.name, op, "mismatch", str(error).strip().splitlines()[-1][:120])
+        numbers = str(error).strip().splitlines()[-1][:120]
+        reason = EXPLAINED_MISMATCHES.get(case.name) if not peer else None
+        return Outcome(case.name, op, "mismatch", f"{reason} ({numbers.strip()})" if reason
+                       else numbers)  # fmt: skip
     except EmberError as error:
         return Outcome(case.name, op, "error", str(error).splitlines()[0][:160])
     except Exception as error:  # noqa: BLE001 - a crash is a finding to report

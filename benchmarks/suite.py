@@ -18,7 +18,7 @@ contains one of its comma-separated words (a few minutes for a few models;
 all of them take long).
 
 `--dtype fp16,bf16` also runs each model converted to float16 or bfloat16
-(its float weights, inputs and outputs; `tests.support.models.to_half`):
+(its float weights, inputs, outputs and Casts; `tests.support.models.to_half`):
 Ember computes such models in f32 between half tensors (docs/types.md), and
 the row's last column is the largest difference of its outputs from the
 float32 model's (Ember's, same inputs) relative to their largest magnitude.

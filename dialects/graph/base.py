@@ -18,6 +18,7 @@ Ember's per-tensor size limit (`types.MAX_TENSOR_BYTES`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -26,6 +27,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    AttrSizedResultSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -145,7 +147,7 @@ class GraphOp(IRDLOperation):
                 if operand.arity is Arity.OPTIONAL:
                     printer.print_string(f"{operand.name} ")
                 printer.print_operand(value)
-        properties = {k: v for k, v in self.properties.items() if k != _SEGMENTS}
+        properties = {k: v for k, v in self.properties.items() if k not in _SEGMENTS}
         printer.print_op_attributes(properties | self.attributes)
         printer.print_string(" : ")
         printer.print_function_type(self.operand_types, self.result_types)
@@ -214,7 +216,7 @@ class GraphOp(IRDLOperation):
         end = parser.pos
         try:
             operands = cls._assign_operands(positional, named, resolved)
-            results = cls._assign_results(list(function_type.outputs.data))
+            results = cls.group_result_types(list(function_type.outputs.data))
         except ValueError as error:
             parser.raise_error(str(error), start, end)
         properties = {k: v for k, v in attributes.items() if k in cls._property_names()}
@@ -260,29 +262,40 @@ class GraphOp(IRDLOperation):
         return operands
 
     @classmethod
-    def _assign_results(cls, result_types: list[Attribute]) -> list[Attribute | list[Attribute]]:
-        fixed = sum(1 for r in cls.SPEC.results if r.arity is Arity.SINGLE)
-        has_variadic = any(r.arity is not Arity.SINGLE for r in cls.SPEC.results)
-        if len(result_types) < fixed or (not has_variadic and len(result_types) != fixed):
+    def group_result_types(cls, result_types: list[Attribute]) -> list[Attribute | list[Attribute]]:
+        """`result_types` grouped as `build` takes them: a variadic result
+        takes every type past the single ones; optional results (several
+        of them: BatchNormalization's running statistics) take one type
+        each, in order, while types remain."""
+        results = cls.SPEC.results
+        fixed = sum(1 for r in results if r.arity is Arity.SINGLE)
+        variadic = any(r.arity is Arity.VARIADIC for r in results)
+        optional = sum(1 for r in results if r.arity is Arity.OPTIONAL)
+        most = math.inf if variadic else fixed + optional
+        if not fixed <= len(result_types) <= most:
             raise ValueError(
-                f"{cls.SPEC.op_name} has {fixed} result(s), the type lists {len(result_types)}"
+                f"{cls.SPEC.op_name} has {fixed} result(s)"
+                + (f" and {optional} optional one(s)" if optional and not variadic else "")
+                + f", the type lists {len(result_types)}"
             )
         grouped: list[Attribute | list[Attribute]] = []
+        extra = len(result_types) - fixed
         cursor = 0
-        for spec in cls.SPEC.results:
+        for spec in results:
             if spec.arity is Arity.SINGLE:
                 grouped.append(result_types[cursor])
                 cursor += 1
-            else:
-                count = len(result_types) - fixed
-                grouped.append(result_types[cursor : cursor + count])
-                cursor += count
+                continue
+            count = extra if spec.arity is Arity.VARIADIC else min(extra, 1)
+            grouped.append(result_types[cursor : cursor + count])
+            cursor += count
+            extra -= count
         return grouped
 
 
 OpT = TypeVar("OpT", bound=GraphOp)
 
-_SEGMENTS = "operandSegmentSizes"
+_SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
 _RESERVED = set(dir(IRDLOperation)) | {"SPEC", "FIELD_NAMES", "name"}
 
 
@@ -330,9 +343,13 @@ def define_op(spec: OpSpec, cls: type[OpT]) -> type[OpT]:
         define = prop_def if attr_spec.required else opt_prop_def
         namespace[field] = define(constraint, prop_name=attr_spec.name)
     namespace["FIELD_NAMES"] = field_names
-    flexible = [o for o in spec.operands if o.arity is not Arity.SINGLE]
-    if len(flexible) > 1:
-        namespace["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)
+    options: list[Any] = []
+    if sum(1 for o in spec.operands if o.arity is not Arity.SINGLE) > 1:
+        options.append(AttrSizedOperandSegments(as_property=True))
+    if sum(1 for r in spec.results if r.arity is not Arity.SINGLE) > 1:
+        options.append(AttrSizedResultSegments(as_property=True))
+    if options:
+        namespace["irdl_options"] = tuple(options)
     own = {k: v for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__")}
     if own.get("__doc__") is None:
         own.pop("__doc__", None)

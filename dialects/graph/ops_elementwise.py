@@ -5,6 +5,9 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import onnx
 from xdsl.dialects.builtin import IntegerType, TensorType, i1
 
@@ -34,6 +37,45 @@ from ember.dialects.graph.types import is_float, numpy_dtype
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:
     """Result has the first operand's type."""
     return [ctx.type(ctx.spec.operands[0].name)]
+
+
+SPLITMIX64_INCREMENT = 0x9E3779B97F4A7C15
+SPLITMIX64_STEPS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (31, 1))
+"""SplitMix64 (Steele, Lea and Flood, 2014): the n-th number (from 1) from
+`seed` is seed + n * INCREMENT, then for each (shift, factor) z = (z ^ z >>
+shift) * factor, modulo 2^64."""
+DROPOUT_UNIFORM_BITS = 24
+"""Dropout's uniform in [0, 1) is the top 24 bits of a SplitMix64 number
+times 2^-24: exact in every float type that has 24 bits of precision."""
+
+
+def dropout_uniforms(seed: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The uniform Dropout compares with ratio at each element of `shape`:
+    from the SplitMix64 number at the element's flat position (row-major,
+    from 1) seeded with `seed`, as float32."""
+    position = np.arange(1, math.prod(shape) + 1, dtype=np.uint64)
+    z = np.uint64(seed % 2**64) + position * np.uint64(SPLITMIX64_INCREMENT)
+    for shift, factor in SPLITMIX64_STEPS:
+        z = (z ^ (z >> np.uint64(shift))) * np.uint64(factor)
+    top = z >> np.uint64(64 - DROPOUT_UNIFORM_BITS)
+    return (top.astype(np.float32) * np.float32(2.0**-DROPOUT_UNIFORM_BITS)).reshape(shape)
+
+
+def dropout(ctx: ShapeContext) -> list[TensorType]:
+    """output: data's type; mask: i1 of data's shape. ratio is a float
+    scalar, training_mode a bool scalar (or either of one element)."""
+    for name, wanted in (("ratio", "a floating-point"), ("training_mode", "an i1")):
+        given = ctx.optional_type(name)
+        if given is None:
+            continue
+        element = given.element_type
+        if given.get_shape() not in ((), (1,)) or not (
+            is_float(element) if name == "ratio" else element == i1
+        ):
+            raise ShapeError(f"{name} must be {wanted} scalar, got {given}")
+    data = ctx.type("data")
+    mask = result(i1, symbolic_shape(data)) if ctx.num_results > 1 else []
+    return [data, *mask]
 
 
 def float_only(ctx: ShapeContext) -> list[TensorType]:
@@ -278,8 +320,12 @@ OTHER_SPECS = [
            summary="Reinterprets the bits of each element as the type `to` (of the same size)."),
     OpSpec("Clip", [one("input"), opt("min"), opt("max")], [one("output")], clip,
            summary="Clamps to [min, max]; a missing bound is unbounded."),
-    OpSpec("Dropout", [one("data")], [one("output")], same_as_input,
-           summary="Inference-mode dropout: the identity (the importer makes a mask output all true)."),
+    OpSpec("Dropout", [one("data"), opt("ratio"), opt("training_mode")],
+           [one("output"), opt("mask")], dropout, attributes=(int_attr("seed", 0),),
+           summary="Without a true training_mode, the identity (mask all true); with one, "
+                   "each element kept where a SplitMix64 number from seed at its flat "
+                   "position, as a uniform in [0, 1), is >= ratio (default 0.5), and "
+                   "scaled by 1 / (1 - ratio); the others 0."),
 ]  # fmt: skip
 
 SPECS = UNARY_SPECS + BINARY_SPECS + VARIADIC_SPECS + OTHER_SPECS

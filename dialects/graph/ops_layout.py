@@ -143,9 +143,12 @@ def layout_transform(ctx: ShapeContext) -> list[TensorType]:
 
 
 def _laid_out_spec(op_type: str, laid: LaidOut) -> OpSpec:
+    """The ONNX op's operands and attributes (less `dropped_attributes`) and its
+    first result: MaxPool's optional Indices, flat positions in the NCHW
+    input, have no laid-out form."""
     onnx = _ONNX_SPECS[laid.onnx_type]
     attributes = [a for a in onnx.attributes if a.name not in laid.dropped_attributes]
-    return OpSpec(op_type, onnx.operands, onnx.results, laid_out, attributes=attributes,
+    return OpSpec(op_type, onnx.operands, onnx.results[:1], laid_out, attributes=attributes,
                   summary=laid.summary, domain=EMBER_DOMAIN)  # fmt: skip
 
 

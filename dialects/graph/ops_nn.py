@@ -202,6 +202,14 @@ def pool(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("X"), [x[0], x[1], *spatial])
 
 
+def max_pool(ctx: ShapeContext) -> list[TensorType]:
+    """Y, and when asked for the optional Indices, i64 of Y's shape."""
+    (y,) = pool(ctx)
+    if ctx.attr("storage_order") not in (0, 1):
+        raise ShapeError(f"storage_order must be 0 or 1, got {ctx.attr('storage_order')}")
+    return [y, *result(i64, symbolic_shape(y))] if ctx.num_results > 1 else [y]
+
+
 def unpooled_shape(
     shape: Sequence[Dim], kernel: Sequence[int], strides: Sequence[int] | None,
     pads: Sequence[int] | None,
@@ -264,9 +272,15 @@ def _per_channel(ctx: ShapeContext, names: tuple[str, ...]) -> list[TensorType]:
 
 
 def batch_norm(ctx: ShapeContext) -> list[TensorType]:
-    if ctx.attr("training_mode"):
-        raise ShapeError("training_mode=1 is not supported (inference only)")
-    return _per_channel(ctx, ("scale", "B", "input_mean", "input_var"))
+    """Y; in training mode also the running_mean and running_var, of
+    input_mean's and input_var's types."""
+    (y,) = _per_channel(ctx, ("scale", "B", "input_mean", "input_var"))
+    if ctx.num_results == 1:
+        return [y]
+    if not ctx.attr("training_mode"):
+        raise ShapeError("running_mean and running_var are outputs of training mode "
+                         "(training_mode=1) only")  # fmt: skip
+    return [y, ctx.type("input_mean"), ctx.type("input_var")][: ctx.num_results]
 
 
 def instance_norm(ctx: ShapeContext) -> list[TensorType]:
@@ -461,10 +475,11 @@ SPECS = [
                        ints_attr("kernel_shape"), ints_attr("output_padding"),
                        ints_attr("output_shape")),
            summary="N-d transposed convolution (NCHW), the gradient of Conv with respect to X."),
-    OpSpec("MaxPool", [one("X")], [one("Y")], pool,
+    OpSpec("MaxPool", [one("X")], [one("Y"), opt("Indices")], max_pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        ints_attr("kernel_shape", required=True), int_attr("storage_order", 0)),
-           summary="Max pooling over windows (the indices output is not modelled)."),
+           summary="Max pooling over windows; Indices: where each maximum lies in X, "
+                   "flattened (storage_order 1: spatial dims column-major)."),
     OpSpec("AveragePool", [one("X")], [one("Y")], pool,
            attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("ceil_mode", 0),
                        int_attr("count_include_pad", 0),
@@ -483,11 +498,13 @@ SPECS = [
     OpSpec("GlobalMaxPool", [one("X")], [one("Y")], global_pool,
            summary="Max over all spatial dims, kept as size 1."),
     OpSpec("BatchNormalization",
-           [one("X"), one("scale"), one("B"), one("input_mean"), one("input_var")], [one("Y")],
-           batch_norm,
+           [one("X"), one("scale"), one("B"), one("input_mean"), one("input_var")],
+           [one("Y"), opt("running_mean"), opt("running_var")], batch_norm,
            attributes=(float_attr("epsilon", 1e-5), float_attr("momentum", 0.9),
                        int_attr("training_mode", 0)),
-           summary="Inference batch normalisation with running statistics."),
+           summary="Batch normalisation per channel (dim 1) with input_mean and input_var; "
+                   "in training mode with the batch's statistics instead, which the running "
+                   "statistics take in with weight 1 - momentum."),
     OpSpec("InstanceNormalization", [one("input"), one("scale"), one("B")], [one("output")],
            instance_norm, attributes=(float_attr("epsilon", 1e-5),),
            summary="Normalises each (N, C) plane over its spatial dims."),

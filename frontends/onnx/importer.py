@@ -394,9 +394,11 @@ class OnnxImporter:
         when nothing reads them: an upgrade rule that computes such an output
         (Dropout's mask) then leaves it out."""
         op_class = OPS_BY_ONNX_TYPE.get(proto.op_type)
-        if op_class is None or any(r.arity is not Arity.SINGLE for r in op_class.SPEC.results):
+        results = op_class.SPEC.results if op_class is not None else ()
+        if op_class is None or any(r.arity is Arity.VARIADIC for r in results):
             return list(proto.output)
-        modelled = len(op_class.SPEC.results)
+        # Optional results (MaxPool's Indices) are computed only when read.
+        modelled = sum(1 for r in results if r.arity is Arity.SINGLE)
         return [name if i < modelled or name in used else ""
                 for i, name in enumerate(proto.output)]  # fmt: skip
 
@@ -430,7 +432,7 @@ class OnnxImporter:
             groups[o.name] if o.arity is not Arity.SINGLE else groups[o.name][0]
             for o in spec.operands
         ]
-        results = op_class._assign_results(list(result_types))  # the variadic or optional group
+        results = op_class.group_result_types(list(result_types))  # the variadic or optional group
         properties = {
             name: attribute_from_value(spec.attribute(name).kind, value)
             for name, value in attrs.items()
@@ -491,7 +493,9 @@ class OnnxImporter:
         return attrs
 
     def _num_results(self, node: Node, spec: OpSpec, used: set[str]) -> int:
-        if any(r.arity is not Arity.SINGLE for r in spec.results):
+        """Every output of a variadic result; the single results, and the
+        optional ones up to the last output the node gives."""
+        if any(r.arity is Arity.VARIADIC for r in spec.results):
             return len(node.outputs)
         modelled = len(spec.results)
         for extra in node.outputs[modelled:]:
@@ -500,7 +504,9 @@ class OnnxImporter:
                     f"{self.where}: {node.label}: output '{extra}' is used, but Ember models "
                     f"only the first {modelled} output(s) of {node.op_type}"
                 )
-        return modelled
+        given = [i + 1 for i, name in enumerate(node.outputs[:modelled]) if name]
+        fixed = sum(1 for r in spec.results if r.arity is Arity.SINGLE)
+        return max([fixed, *given])
 
     def _output(self, info: ValueInfoProto) -> SSAValue:
         value = self._value(info.name, f"graph output '{info.name}'")

@@ -143,13 +143,12 @@ def _softmax(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
 
 
 def _dropout(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
-    """Ember compiles for inference: the ratio does not apply, and a
-    training_mode input (which could switch dropout on) is refused. The
-    optional mask output keeps every element: all true, of the data's shape."""
+    """Without a training_mode input Dropout is the identity: the ratio does
+    not apply, and the optional mask output keeps every element (all true,
+    of the data's shape). With one, the node stays whole: whether it drops
+    is known at run time."""
     if node.input(2):
-        raise UnsupportedModelError(
-            f"{node.label}: Dropout with a training_mode input is not supported (inference only)"
-        )
+        return Upgraded([node])
     x, y = node.inputs[0], node.outputs[0]
     nodes = [replace(node, inputs=[x], outputs=[y], attrs={})]
     mask = node.outputs[1] if len(node.outputs) > 1 else ""
@@ -164,9 +163,13 @@ def _dropout(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
 
 
 def _batch_norm(node: Node, opset: int, type_of: TypeOf) -> Upgraded:
+    """Before opset 14 training mode was implied by the outputs: one that
+    gives its running statistics (mean, var) is in training mode."""
     attrs = dict(node.attrs)
     if attrs.pop("spatial", 1) != 1:
         raise UnsupportedModelError(f"{node.label}: BatchNormalization with spatial=0")
+    if opset < 14 and any(node.outputs[1:3]):
+        attrs["training_mode"] = 1
     return Upgraded([replace(node, attrs=attrs)])
 
 

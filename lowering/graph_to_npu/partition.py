@@ -210,7 +210,7 @@ def _pool_ok(op: MaxPoolOp | AveragePoolOp) -> bool:
     input read padded by no window that pads with zeros (its halo holds
     -inf)."""
     x = _image(op.operands[0])
-    if x is None or _image(op.results[0]) is None:
+    if x is None or _image(op.results[0]) is None or len(op.results) > 1:  # MaxPool's Indices
         return False
     kernel, strides = op.attr("kernel_shape"), op.attr("strides") or [1, 1]
     if len(kernel) != 2 or any(d != 1 for d in op.attr("dilations") or [1, 1]):

@@ -17,6 +17,9 @@ function that lowers it:
   all-parallel generic writing into a `tensor.empty`. Broadcasting lives in
   the indexing maps: a size-1 operand dim that broadcasts reads index 0, and
   missing leading dims are dropped. The table gives the scalar body.
+  Dropout with a training_mode input is one generic writing output and
+  mask, its body drawing each element's SplitMix64 number from the seed
+  and the element's flat position (`linalg.index`).
 - windows: Conv (2-D, one group) is `tensor.pad` (explicit or resolved
   auto_pad) + `linalg.fill` 0 + `linalg.conv_2d_nchw_fchw`, then a bias
   generic; grouped and 3-D convolutions are one generic in place of the

@@ -12,7 +12,9 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i64,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ember.dialects.graph import (
@@ -89,16 +91,26 @@ from ember.dialects.graph import (
     WhereOp,
     XorOp,
 )
+from ember.dialects.graph.ops_elementwise import (
+    DROPOUT_UNIFORM_BITS,
+    SPLITMIX64_INCREMENT,
+    SPLITMIX64_STEPS,
+)
+from ember.dialects.graph.symbolic import symbols_of
 from ember.dialects.graph.types import is_float, is_narrow_float
 from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
     Body,
     Check,
     Emitter,
     FamilyPattern,
     Lowering,
+    Shape,
     _bits,
     _elem,
+    _identity,
     _is_unsigned,
+    _map,
     _shape,
     symbolic_broadcast_problem,
 )
@@ -350,7 +362,6 @@ SCALAR_BODIES: dict[type[GraphOp], ScalarFn] = {
     ReluOp: _relu,
     SignOp: _sign,
     IdentityOp: lambda b, x, t: x[0],
-    DropoutOp: lambda b, x, t: x[0],
     SigmoidOp: _sigmoid,
     TanhOp: _math(xmath.TanhOp),
     ExpOp: _math(xmath.ExpOp),
@@ -445,6 +456,83 @@ def _in_f32(body: ScalarFn) -> ScalarFn:
     return widened
 
 
+def _signed(value: int) -> int:
+    """A 64-bit pattern as the i64 constant that holds it."""
+    return value - 2**64 if value >= 2**63 else value
+
+
+def _splitmix64(b: Body, seed: int, position: SSAValue) -> SSAValue:
+    """The SplitMix64 number at `position` (i64, from 1) from `seed`
+    (`SPLITMIX64_STEPS`); i64 arithmetic wraps, as the generator's does."""
+    z = b.add(b.const(_signed(seed % 2**64), i64),
+              b.mul(position, b.const(_signed(SPLITMIX64_INCREMENT), i64)))  # fmt: skip
+    for shift, factor in SPLITMIX64_STEPS:
+        z = b.xor(z, b.emit(arith.ShRUIOp(z, b.const(shift, i64))))
+        if factor != 1:
+            z = b.mul(z, b.const(_signed(factor), i64))
+    return z
+
+
+def _flat_position(b: Body, shape: Shape) -> SSAValue:
+    """The row-major position of the current element, from 1, as i64."""
+    position = b.const(1, i64)
+    for dim in range(len(shape)):
+        index = b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(dim)), i64))
+        stride = math.prod(shape[dim + 1 :])
+        position = b.add(position, index if stride == 1 else b.mul(index, b.const(stride, i64)))
+    return position
+
+
+def _lower_dropout(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """Without training_mode, data itself (and a mask of true). With it, one
+    generic writing output and mask: an element is kept unless training_mode
+    is true and its uniform (`dropout_uniforms`: SplitMix64 at its flat
+    position, top 24 bits times 2^-24, in f32) is below ratio (in f32); kept
+    elements are scaled by 1 / (1 - ratio) (rounded to the data's type)
+    when training, dropped ones are 0."""
+    data = op.operands[0]
+    shape, t = _shape(data), _elem(data)
+    (ratio,), (training,) = (op.operand_group(name) or [None]
+                             for name in ("ratio", "training_mode"))  # fmt: skip
+    if training is None:
+        return [data, e.fill(1, shape, i1)][: len(op.results)]
+    seed, rank = op.attr("seed"), len(shape)
+    scalars = [v for v in (ratio, training) if v is not None]
+
+    def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        x, on = a[0], a[len(scalars)]
+        p = b.convert(a[1], f32) if ratio is not None else b.const(0.5, f32)
+        top = b.emit(arith.ShRUIOp(_splitmix64(b, seed, _flat_position(b, shape)),
+                                   b.const(64 - DROPOUT_UNIFORM_BITS, i64)))  # fmt: skip
+        uniform = b.mul(b.emit(arith.SIToFPOp(top, f32)),
+                        b.const(2.0**-DROPOUT_UNIFORM_BITS, f32))  # fmt: skip
+        keep = b.or_(b.not_(on), b.cmp("ge", uniform, p))
+        scale = b.convert(b.div(b.const(1, f32), b.sub(b.const(1, f32), p)), t)
+        if is_narrow_float(t):  # no arithmetic in t: the exact product in f32, rounded once
+            scaled = b.convert(b.mul(b.convert(x, f32), b.convert(scale, f32)), t, saturate=False)
+        else:
+            scaled = b.mul(x, scale)
+        dropped = b.select(keep, scaled, b.const(0, t))
+        return [b.select(on, dropped, x), keep][: len(op.results)]
+
+    outputs = [e.empty(shape, t), e.empty(shape, i1)][: len(op.results)]
+    maps = [_identity(rank), *[_map(rank, [0] * len(_shape(v))) for v in scalars],
+            *[_identity(rank)] * len(outputs)]  # fmt: skip
+    return e.generic([data, *scalars], outputs, maps, [PARALLEL] * rank, body)
+
+
+def _check_dropout(op: GraphOp) -> str | None:
+    """Training mode needs float data and, for the flat positions, static sizes."""
+    if not op.operand_group("training_mode"):
+        return None
+    if not is_float(_elem(op.operands[0])):
+        return "training mode on integer data"
+    names = symbols_of(_shape(op.operands[0]))
+    if names:
+        return f"symbolic sizes ({', '.join(sorted(names))}) not lowered yet"
+    return None
+
+
 def _check_pow(op: GraphOp) -> str | None:
     if _is_unsigned(_elem(op.operands[0])):
         return "unsigned integer base"
@@ -467,12 +555,18 @@ def _with_broadcast_check(check: Check | None) -> Check:
 
 
 class ElementwisePattern(FamilyPattern):
-    """Elementwise ops: one all-parallel generic each, body from SCALAR_BODIES."""
+    """Elementwise ops: one all-parallel generic each, body from SCALAR_BODIES;
+    Dropout (`_lower_dropout`)."""
 
-    lowerings = {op_class: _elementwise(body if op_class is CastOp else _in_f32(body))
-                 for op_class, body in SCALAR_BODIES.items()}  # fmt: skip
+    lowerings = {
+        **{op_class: _elementwise(body if op_class is CastOp else _in_f32(body))
+           for op_class, body in SCALAR_BODIES.items()},
+        DropoutOp: _lower_dropout,
+    }  # fmt: skip
     checks = {
-        op_class: _with_broadcast_check({PowOp: _check_pow, CastOp: _check_cast}.get(op_class))
-        for op_class in SCALAR_BODIES
-    }
-    symbolic = frozenset(SCALAR_BODIES)
+        **{op_class: _with_broadcast_check({PowOp: _check_pow,
+                                            CastOp: _check_cast}.get(op_class))
+           for op_class in SCALAR_BODIES},
+        DropoutOp: _check_dropout,
+    }  # fmt: skip
+    symbolic = frozenset({*SCALAR_BODIES, DropoutOp})

@@ -44,10 +44,26 @@ from ember.lowering.graph_to_tensor.common import (
 
 
 def _lower_batch_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
-    """(x - mean) / sqrt(var + eps) * scale + B, per channel (dim 1)."""
-    x = op.operands[0]
+    """(x - mean) / sqrt(var + eps) * scale + B, per channel (dim 1). In
+    training mode mean and var are the batch's (`_moments` over every dim
+    but 1), and the running statistics asked for are input * momentum +
+    batch * (1 - momentum)."""
+    x, scale, bias, mean, var = op.operands
     shape, t = _shape(x), _elem(x)
     eps = op.attr("epsilon")
+    running: list[SSAValue] = []
+    if op.attr("training_mode"):
+        given = (mean, var)
+        mean, var = _moments(e, x, [0, *range(2, len(shape))], t)
+        momentum = op.attr("momentum")
+
+        def blend(b: Body, a: list[SSAValue]) -> SSAValue:
+            kept = b.mul(a[0], b.const(momentum, a[0].type))
+            taken = b.mul(b.convert(a[1], a[0].type), b.const(1 - momentum, a[0].type))
+            return b.add(kept, taken)
+
+        running = [e.parallel([old, new], _shape(old), _elem(old), blend)
+                   for old, new in zip(given, (mean, var))][: len(op.results) - 1]  # fmt: skip
 
     def body(b: Body, a: list[SSAValue]) -> SSAValue:
         v, scale, bias, mean, var = a
@@ -56,7 +72,7 @@ def _lower_batch_norm(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
     channel = _dims_map(len(shape), [1])
     maps = [_identity(len(shape)), *[channel] * 4]
-    return [e.parallel(list(op.operands), shape, t, body, maps=maps)]
+    return [e.parallel([x, scale, bias, mean, var], shape, t, body, maps=maps), *running]
 
 
 def _sum(b: Body, total: SSAValue, term: SSAValue) -> SSAValue:

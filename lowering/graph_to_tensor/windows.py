@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import arith
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.dialects.linalg import ops as linalg
@@ -27,6 +28,7 @@ from ember.dialects.graph import (
 )
 from ember.dialects.graph.ops_nn import transposed_pads
 from ember.dialects.graph.symbolic import symbols_of
+from ember.dialects.graph.types import is_float
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -330,6 +332,57 @@ def _pool_generic(
     ]
 
 
+def flat_positions(spatial: Shape, pads: Pads, storage_order: int) -> np.ndarray:
+    """Each element's position in its (N, C) plane, flattened row-major
+    (storage_order 0) or column-major (1), padded with -1 by `pads`."""
+    positions = np.arange(math.prod(spatial), dtype=np.int64)
+    if storage_order:
+        positions = positions.reshape(tuple(spatial)[::-1]).T
+    return np.pad(positions.reshape(spatial), pads, constant_values=-1)
+
+
+def _max_pool_with_indices(
+    e: Emitter, x: SSAValue, init: SSAValue, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], positions: np.ndarray,
+) -> tuple[SSAValue, SSAValue]:  # fmt: skip
+    """MaxPool's Y and Indices: one generic over (n, c, o..., k...) carrying
+    the best value and its position (from `positions`, -1 in the padding),
+    then the plane's offset (n * C + c) * plane size added. A later element
+    replaces the best when greater, or when the best is NaN and it is not:
+    the first maximum, NaN skipped as in Y; a window of NaN alone gives its
+    first element."""
+    s = len(kernel)
+    count = 2 + 2 * s
+    outs = [_dim(2 + i) for i in range(s)]
+    ks = [_dim(2 + s + i) for i in range(s)]
+    reads = [o * st + k * d for o, k, st, d in zip(outs, ks, strides, dilations)]
+    t, out = _elem(x), _shape(init)
+    window = e.empty(kernel, t)
+    output_map = _map(count, [_dim(0), _dim(1), *outs])
+    maps = [_map(count, [_dim(0), _dim(1), *reads]), _map(count, reads), _map(count, ks),
+            output_map, output_map]  # fmt: skip
+    iterators = [PARALLEL] * (2 + s) + [REDUCTION] * s
+
+    def step(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        value, position, _, best, best_position = a
+        take = b.or_(b.cmp("lt", best_position, b.const(0, i64)), b.cmp("gt", value, best))
+        if is_float(t):
+            take = b.or_(take, b.and_(b.is_nan(best), b.not_(b.is_nan(value))))
+        take = b.and_(take, b.cmp("ge", position, b.const(0, i64)))
+        return [b.select(take, value, best), b.select(take, position, best_position)]
+
+    y, at = e.generic([x, e.constant(positions), window], [init, e.fill(-1, out, i64)], maps,
+                      iterators, step)  # fmt: skip
+    plane = int(np.count_nonzero(positions >= 0))
+
+    def offset(b: Body, a: list[SSAValue]) -> SSAValue:
+        n, c = (b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(d)), i64)) for d in (0, 1))
+        first = b.mul(b.add(b.mul(n, b.const(out[1], i64)), c), b.const(plane, i64))
+        return b.add(a[0], first)
+
+    return y, e.parallel([at], out, i64, offset)
+
+
 def window_step(b: Body, a: list[SSAValue], kind: str) -> SSAValue:
     """The accumulator (last argument) combined with the element read (first):
     max skipping NaN, or sum."""
@@ -356,6 +409,11 @@ def _lower_pool(e: Emitter, op: GraphOp) -> list[SSAValue]:
     if p is not None:  # the sum of |x|^p, then its p-th root
         x = e.parallel([x], _shape(x), t, lambda b, a: _power(b, b.abs(a[0]), p))
     padded, init = _pad_spatial(e, x, full, low), e.fill(low, shape, t)
+    if len(op.results) > 1:  # MaxPool's Indices
+        spatial, order = _shape(x)[2:], op.attr("storage_order")
+        y, indices = _max_pool_with_indices(e, padded, init, kernel, strides, dilations,
+                                            flat_positions(spatial, full, order))  # fmt: skip
+        return [e.reshape(y, out), e.reshape(indices, out)]
     y = _pool_generic(e, padded, init, kind, kernel, strides, dilations)
     if p is not None:
         y = e.parallel([y], shape, t, lambda b, a: _power(b, a[0], 1 / p))

@@ -35,7 +35,7 @@ def insert_op(rewriter: PatternRewriter, anchor: Operation, op_class: type[Graph
               properties: dict | None = None) -> SSAValue:  # fmt: skip
     """An `op_class` op, inserted before `anchor`. An optional operand is
     passed as a list of zero or one value."""
-    new = op_class.build(operands=operands, result_types=[result_type],
+    new = op_class.build(operands=operands, result_types=op_class.group_result_types([result_type]),
                          properties=properties or {})  # fmt: skip
     rewriter.insert(new, InsertPoint.before(anchor))
     return new.results[0]

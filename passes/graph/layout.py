@@ -264,7 +264,7 @@ class Relayout:
     def build(self, op: GraphOp, op_class: type[GraphOp], operands: list,
               properties: dict) -> list[SSAValue]:  # fmt: skip
         """An `op_class` op in place of `op`, with `op`'s result types laid out."""
-        result_types = [self.layout_type(t) for t in op.result_types]
+        result_types = op_class.group_result_types([self.layout_type(t) for t in op.result_types])
         new = op_class.build(operands=operands, result_types=result_types, properties=properties)
         Rewriter.insert_op(new, InsertPoint.before(op))
         return list(new.results)
@@ -325,9 +325,12 @@ def conv(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
 
 
 def pool(r: Relayout, op: GraphOp) -> list[SSAValue] | None:
+    """A pool whose input is laid out already; MaxPool's Indices (flat
+    positions in the NCHW input) have no laid-out form, so such a MaxPool
+    stays."""
     x = op.operands[0]
     twin = r.twin(x)
-    if twin is None or not r.results_fit(op):
+    if twin is None or len(op.results) > 1 or not r.results_fit(op):
         return None
     op_class = r.target.laid_out[type(op)]
     return r.build(op, op_class, [twin], _properties(op, op_class))
@@ -441,8 +444,8 @@ def _insert(op_class: type[GraphOp], operands: list, shape: tuple[int, ...],
     the element type of the first operand."""
     first = operands[0][0] if isinstance(operands[0], list) else operands[0]
     element = _tensor(first.type).element_type
-    new = op_class.build(operands=operands, result_types=[tensor_type(element, shape)],
-                         properties=properties)  # fmt: skip
+    result_types = op_class.group_result_types([tensor_type(element, shape)])
+    new = op_class.build(operands=operands, result_types=result_types, properties=properties)
     Rewriter.insert_op(new, InsertPoint.before(before))
     return new.results[0]
 

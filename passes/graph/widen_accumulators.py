@@ -104,7 +104,8 @@ class WidenAccumulators(RewritePattern):
                      for v in op.operand_group(spec.name)]  # fmt: skip
             operands.append(group[0] if spec.arity is Arity.SINGLE else group)
         result_types = [_wide(t) if is_half(t) else t for t in op.result_types]
-        wide = type(op).build(operands=operands, result_types=result_types,
+        wide = type(op).build(operands=operands,
+                              result_types=type(op).group_result_types(result_types),
                               properties=dict(op.properties))  # fmt: skip
         rewriter.insert(wide, InsertPoint.before(op))
         results = []

@@ -15,8 +15,8 @@ from ember.dialects.graph.spec import EMBER_DOMAIN, ONNX_DOMAIN, ORT_DOMAIN, Ari
 from ember.errors import UnsupportedModelError
 from ember.reference.kernels import KERNELS, onnx_schema, schema_defaults
 
-# Inputs/outputs that Ember deliberately does not model (inference only).
-NOT_MODELLED_INPUTS = {"Dropout": {"ratio", "training_mode"}}
+# Inputs that Ember deliberately does not model.
+NOT_MODELLED_INPUTS: dict[str, set[str]] = {}
 
 
 ONNX_OPS = [op for op in OPS if op.SPEC.domain == ONNX_DOMAIN]

@@ -141,12 +141,25 @@ def test_unknown_attribute_is_rejected() -> None:
 
 
 def test_used_extra_output_is_rejected() -> None:
+    """BatchNormalization-9's saved_mean (training only) has no counterpart
+    in opset 15, which Ember models."""
     model = _model(
-        [helper.make_node("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2], name="pool"),
-         helper.make_node("Cast", ["idx"], ["z"], to=TensorProto.FLOAT)],
-        [_tensor("x", [1, 1, 4, 4])], [_tensor("z", [1, 1, 2, 2])],
+        [helper.make_node("BatchNormalization", ["x", "s", "s", "s", "s"],
+                          ["y", "mean", "var", "saved_mean", "saved_var"], name="bn"),
+         helper.make_node("Identity", ["saved_mean"], ["z"])],
+        [_tensor("x", [1, 2, 4, 4]), _tensor("s", [2])], [_tensor("z", [2])], opset=9,
     )  # fmt: skip
-    with pytest.raises(UnsupportedModelError, match="output 'idx' is used"):
+    with pytest.raises(UnsupportedModelError, match="output 'saved_mean' is used"):
+        ember.import_onnx(model)
+
+
+def test_running_statistics_need_training_mode() -> None:
+    model = _model(
+        [helper.make_node("BatchNormalization", ["x", "s", "s", "s", "s"], ["y", "mean", "var"],
+                          name="bn")],
+        [_tensor("x", [1, 2, 4, 4]), _tensor("s", [2])], [_tensor("mean", [2])], opset=15,
+    )  # fmt: skip
+    with pytest.raises(ModelShapeError, match="node 'bn'.*outputs of training mode"):
         ember.import_onnx(model)
 
 

@@ -88,6 +88,24 @@ def test_dropout_mask_output_is_all_true(opset: int) -> None:
     assert got[1].dtype == np.bool_ and got[1].all()
 
 
+def test_batch_norm_opset9_running_statistics_mean_training() -> None:
+    """Before opset 14, a BatchNormalization giving its running mean and var
+    is in training mode."""
+    names = ["scale", "bias", "mean", "var"]
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array((rng.random(3) + 0.5).astype(np.float32), n) for n in names]
+    node = helper.make_node("BatchNormalization", ["x", *names], ["y", "m", "v", "sm", "sv"],
+                            momentum=0.8)  # fmt: skip
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, [2, 3, 4])],
+                              [helper.make_tensor_value_info(n, F, None) for n in "ymv"],
+                              inits)  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)], ir_version=7)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    got = ember.reference.run(ember.import_onnx(model), [x])
+    for a, b in zip(got, run_onnxruntime(model, {"x": x}), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_batch_norm_opset7_spatial() -> None:
     names = ["scale", "bias", "mean", "var"]
     rng = np.random.default_rng(0)

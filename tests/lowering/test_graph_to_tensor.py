@@ -224,6 +224,18 @@ UNARY_CASES = [
     case("Relu", [ints(-50, 50, 4, 5)], id="i32"),
     case("Sign", [ints(-3, 3, 4, 5)], id="i32"),
     case("Dropout", [_X]),
+    # training_mode at run time: SplitMix64 masks (bit for bit, reference and lowering)
+    case(
+        "Dropout", [_X, np.array(0.3, F32), np.array(True)], {"seed": 5}, outputs=2, id="training"
+    ),
+    case("Dropout", [_X, np.array(0.3, F32), np.array(False)], outputs=2, id="not-training"),
+    case("Dropout", [_X, None, np.array(True)], outputs=2, id="training-default-ratio"),
+    case(
+        "Dropout",
+        [_X.astype(np.float16), np.array(0.25, np.float64), np.array(True)],
+        {"seed": -3},
+        id="training-f16",
+    ),
 ]
 
 BINARY_CASES = [
@@ -322,6 +334,16 @@ OTHER_ELEMENTWISE_CASES = [
     case("Mean", [randn(2, 3, 4), randn(3, 1), randn(2, 1, 1)]),
 ]  # fmt: skip
 
+
+def _with_ties_and_nan() -> np.ndarray:
+    """Rounded values (ties in most windows), a NaN beside a value, and a
+    window of NaN alone."""
+    x = np.round(randn(1, 2, 5, 5, key="ties"))
+    x[0, 0, 1, 1] = x[0, 1, 2, 3] = np.nan
+    x[0, 1, 3:, :2] = np.nan
+    return x.astype(F32)
+
+
 _IMAGE = randn(2, 4, 9, 9)
 _SIGNAL = randn(2, 3, 11)
 _VOLUME = randn(1, 2, 5, 6, 7)
@@ -367,6 +389,16 @@ WINDOW_CASES = [
                                "auto_pad": "SAME_UPPER"}, id="same-upper"),
     case("MaxPool", [ints(-128, 127, 1, 2, 6, 6, dtype=np.int8)],
          {"kernel_shape": [2, 2], "pads": [1, 1, 0, 0]}, id="i8"),
+    # Indices: flat positions in X, the first maximum of each window
+    case("MaxPool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+         outputs=2, id="indices"),
+    case("MaxPool", [_IMAGE], {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1,
+                               "dilations": [2, 1], "storage_order": 1},
+         outputs=2, id="indices-column-major-ceil-dilated"),
+    case("MaxPool", [_with_ties_and_nan()], {"kernel_shape": [2, 2], "pads": [1, 0, 0, 1]},
+         outputs=2, id="indices-ties-nan"),
+    case("MaxPool", [ints(-3, 3, 1, 2, 6, 6, dtype=np.int8)],
+         {"kernel_shape": [2, 2], "pads": [1, 1, 0, 0]}, outputs=2, id="indices-i8-ties"),
     case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3]}),
     case("AveragePool", [_IMAGE], {"kernel_shape": [3, 3], "strides": [2, 2],
                                    "pads": [1, 1, 1, 1]}, id="exclude-pad"),
@@ -393,6 +425,8 @@ WINDOW_CASES = [
                                 "dilations": [2]}, id="1d-ceil-dilated"),
     case("MaxPool", [_SIGNAL], {"kernel_shape": [4], "strides": [3], "auto_pad": "SAME_UPPER"},
          id="1d-same-upper"),
+    case("MaxPool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 1],
+                                "storage_order": 1}, outputs=2, id="1d-indices"),
     case("AveragePool", [_SIGNAL], {"kernel_shape": [3]}, id="1d"),
     case("AveragePool", [_SIGNAL], {"kernel_shape": [3], "strides": [2], "pads": [1, 2]},
          id="1d-exclude-pad"),
@@ -411,6 +445,9 @@ WINDOW_CASES = [
                                 "pads": [1, 1, 0, 0, 1, 1]}, id="3d"),
     case("MaxPool", [_VOLUME], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2], "ceil_mode": 1,
                                 "dilations": [1, 2, 1]}, id="3d-ceil-dilated"),
+    case("MaxPool", [_VOLUME], {"kernel_shape": [2, 3, 2], "strides": [2, 2, 1],
+                                "pads": [1, 1, 0, 0, 1, 1], "storage_order": 1},
+         outputs=2, id="3d-indices-column-major"),
     case("AveragePool", [_VOLUME], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}, id="3d"),
     case("AveragePool", [_VOLUME], {"kernel_shape": [3, 2, 3], "strides": [2, 1, 2],
                                     "pads": [1, 0, 1, 1, 1, 0], "ceil_mode": 1},
@@ -445,6 +482,12 @@ NN_CASES = [
     case("MatMul", [randn(5), randn(2, 5, 3)], id="1d-3d", tol=LINALG_TOL),
     case("BatchNormalization", [_IMAGE, randn(4), randn(4), randn(4), uniform(0.5, 2, 4)],
          {"epsilon": 1e-3}),
+    case("BatchNormalization", [_IMAGE, randn(4), randn(4), randn(4), uniform(0.5, 2, 4)],
+         {"training_mode": 1, "momentum": 0.75}, outputs=3, opset=15, tol=(1e-5, 1e-5),
+         id="training"),
+    case("BatchNormalization", [randn(6, 3, key="bn"), randn(3), randn(3), randn(3),
+                                uniform(0.5, 2, 3)],
+         {"training_mode": 1}, outputs=3, opset=15, tol=(1e-5, 1e-5), id="training-2d"),
     case("InstanceNormalization", [_IMAGE, randn(4), randn(4)]),
     case("LayerNormalization", [randn(2, 3, 8), randn(8), randn(8)]),
     case("LayerNormalization", [randn(2, 3, 8), randn(3, 8)], {"axis": 1, "epsilon": 1e-3},

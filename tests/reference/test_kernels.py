@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -59,10 +60,13 @@ def run_ort(
 
 
 def run_kernel(
-    op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any] | None = None
-) -> list[np.ndarray]:
-    """Run the reference kernel with the schema defaults merged under ``attrs``."""
-    return KERNELS[op_type](inputs, {**schema_defaults(op_type, OPSET), **(attrs or {})})
+    op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any] | None = None,
+    n_outputs: int = 1,
+) -> list[np.ndarray]:  # fmt: skip
+    """Run the reference kernel with the schema defaults merged under ``attrs``,
+    asking for `n_outputs` (``__num_results__``)."""
+    defaults = schema_defaults(op_type, OPSET)
+    return KERNELS[op_type](inputs, {**defaults, **(attrs or {}), "__num_results__": n_outputs})
 
 
 def assert_same(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], tol: float) -> None:
@@ -86,7 +90,7 @@ def check(
     """Compare the kernel with onnxruntime on one node; returns the kernel's outputs."""
     inputs = [None if x is None else np.asarray(x) for x in inputs]  # 0-d arrays, not scalars
     expected = run_ort(op_type, inputs, attrs, n_outputs, opset)
-    got = run_kernel(op_type, inputs, attrs)
+    got = run_kernel(op_type, inputs, attrs, n_outputs)
     assert_same(got, expected, tol)
     return got
 
@@ -262,11 +266,30 @@ def test_clip(variant: str) -> None:
 
 
 def test_dropout() -> None:
+    """Deterministic unless training with a nonzero ratio: the identity, mask all true."""
     x = randn(rng_for("Dropout"), 3, 4)
     check("Dropout", [x])
-    check("Dropout", [x, np.array(0.3, F32), np.array(False)])
-    with pytest.raises(ValueError):
-        run_kernel("Dropout", [x, None, np.array(True)])
+    check("Dropout", [x, np.array(0.3, F32), np.array(False)], n_outputs=2)
+    check("Dropout", [x, np.array(0.0, F32), np.array(True)], n_outputs=2)
+
+
+@pytest.mark.parametrize("ratio", [0.1, 0.5, 0.75])
+def test_dropout_training(ratio: float) -> None:
+    """Random masks (no run of onnxruntime's generator to compare with): the
+    share dropped is the ratio (within 5 standard deviations of a binomial),
+    kept elements are scaled by 1 / (1 - ratio), the rest are 0, and the
+    mask depends on the seed only."""
+    x = randn(rng_for("DropoutTraining"), 100, 100) + 10  # no zeros among the inputs
+    inputs = [x, np.array(ratio, F32), np.array(True)]
+    y, mask = run_kernel("Dropout", inputs, {"seed": 3}, n_outputs=2)
+    spread = 5 * math.sqrt(ratio * (1 - ratio) / x.size)
+    assert abs((1 - mask.mean()) - ratio) < spread
+    np.testing.assert_array_equal(y, np.where(mask, x * (F32(1) / (F32(1) - F32(ratio))), 0))
+    again, other = (
+        run_kernel("Dropout", inputs, {"seed": seed}, n_outputs=2)[1] for seed in (3, 4)
+    )
+    np.testing.assert_array_equal(again, mask)
+    assert (other != mask).any()
 
 
 BROADCAST_SHAPES = [((3, 4, 5), (4, 1)), ((2, 1), (1, 3)), ((5,), ()), ((), ())]
@@ -424,6 +447,14 @@ def test_average_pool_count_include_pad(xs: tuple[int, ...], attrs: dict[str, An
     check("AveragePool", [x], {**attrs, "count_include_pad": 1})
 
 
+@pytest.mark.parametrize("storage_order", [0, 1])
+@pytest.mark.parametrize(("xs", "attrs"), POOL_CASES)
+def test_max_pool_indices(xs: tuple[int, ...], attrs: dict[str, Any], storage_order: int) -> None:
+    """Rounded values, so that windows hold ties: the first maximum's index counts."""
+    x = np.round(randn(rng_for("MaxPoolIndices", xs, attrs), *xs, scale=2.0))
+    check("MaxPool", [x], {**attrs, "storage_order": storage_order}, n_outputs=2, tol=0)
+
+
 def test_max_pool_int() -> None:
     x = rng_for("MaxPoolInt").integers(-100, 100, (1, 2, 6, 6)).astype(np.int8)
     check("MaxPool", [x], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]})
@@ -441,8 +472,17 @@ def test_batch_normalization(xs: tuple[int, ...], eps: float) -> None:
     c = xs[1]
     params = [randn(rng, c), randn(rng, c), randn(rng, c), rng.uniform(0.5, 2, c).astype(F32)]
     check("BatchNormalization", [randn(rng, *xs), *params], {"epsilon": eps})
-    with pytest.raises(ValueError):
-        run_kernel("BatchNormalization", [randn(rng, *xs), *params], {"training_mode": 1})
+
+
+@pytest.mark.parametrize(("xs", "momentum"), [((2, 3, 4, 5), 0.9), ((4, 3), 0.5), ((2, 3, 6), 0.0)])
+def test_batch_normalization_training(xs: tuple[int, ...], momentum: float) -> None:
+    """The batch's statistics normalise; running_mean and running_var blend
+    them into the given ones with weight 1 - momentum (opset 15)."""
+    rng = rng_for("BNTraining", xs)
+    c = xs[1]
+    params = [randn(rng, c), randn(rng, c), randn(rng, c), rng.uniform(0.5, 2, c).astype(F32)]
+    check("BatchNormalization", [randn(rng, *xs, scale=3.0), *params],
+          {"training_mode": 1, "momentum": momentum}, n_outputs=3, opset=15)  # fmt: skip
 
 
 @pytest.mark.parametrize("xs", [(2, 3, 4, 5), (2, 3, 7)])
@@ -621,7 +661,7 @@ def test_split_num_results() -> None:
     # Neither `split` nor `num_outputs`: onnxruntime rejects this at opset 21, so compare with
     # numpy's equal split into `__num_results__` (the node's output count) parts.
     x = randn(rng_for("SplitN"), 2, 9)
-    got = run_kernel("Split", [x], {"axis": 1, "__num_results__": 3})
+    got = run_kernel("Split", [x], {"axis": 1}, n_outputs=3)
     assert_same(got, np.split(x, 3, axis=1), 0.0)
 
 

@@ -398,10 +398,10 @@ HALF = {TensorProto.FLOAT16: np.float16, TensorProto.BFLOAT16: ml_dtypes.bfloat1
 
 
 def to_half(model: onnx.ModelProto, half: int) -> onnx.ModelProto:
-    """`model` with every float32 initializer, input, output and value info in
-    `half` (a TensorProto element type): a small stand-in for
-    onnxconverter_common's float16 converter, for models whose float data are
-    initializers (no float Constant nodes or Cast-to-float attributes)."""
+    """`model` with every float32 initializer, input, output and value info,
+    and every Cast to float32, in `half` (a TensorProto element type): a small
+    stand-in for onnxconverter_common's float16 converter, for models whose
+    float data are initializers (no float Constant nodes)."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     graph = model.graph
     for init in graph.initializer:
@@ -411,4 +411,8 @@ def to_half(model: onnx.ModelProto, half: int) -> onnx.ModelProto:
     for value in [*graph.input, *graph.output, *graph.value_info]:
         if value.type.tensor_type.elem_type == TensorProto.FLOAT:
             value.type.tensor_type.elem_type = half
+    for node in (n for n in graph.node if n.op_type == "Cast"):
+        for attribute in node.attribute:
+            if attribute.name == "to" and attribute.i == TensorProto.FLOAT:
+                attribute.i = half
     return model

@@ -15,10 +15,11 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
   Transpose ``perm``, ...) may be absent and are then handled per ONNX semantics. For
   Split, the caller may pass ``__num_results__`` (the node's number of outputs), used when
   neither the ``split`` input nor ``num_outputs`` is given; SoftmaxCrossEntropyLoss reads it
-  to give its optional ``log_prob``. Unknown attributes are ignored.
-- The result is a list with one array per ONNX output produced in inference. Exceptions:
-  Dropout, BatchNormalization and MaxPool return only their first output; Split
-  returns one array per part.
+  to give its optional ``log_prob``, MaxPool its ``Indices``, Dropout its ``mask`` and
+  BatchNormalization (in training mode) its running statistics. Unknown attributes
+  are ignored.
+- The result is a list with one array per ONNX output asked for; Split returns one
+  array per part.
 - Results keep the input dtype (float32 stays float32); intermediates may be computed in
   float64 and are cast back once.
 

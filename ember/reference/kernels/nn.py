@@ -122,8 +122,9 @@ def conv_transpose(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [np.ascontiguousarray(y, dtype=x.dtype)]
 
 
-def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
-    """Max, average or sum pooling with ONNX output-size, ceil_mode and padding rules."""
+def _pool_padding(x: np.ndarray, attrs: Attrs) -> tuple[list[int], list[int], list[int], Pads]:
+    """Strides, dilations, dilated kernel extents and the (begin, end) padding
+    that makes every output window fit (ONNX's output size and ceil_mode)."""
     kernel = ints(attrs["kernel_shape"]) or []
     strides, dilations, extent, pads = _window_params(x, kernel, attrs)
     ceil_mode = bool(attrs.get("ceil_mode", 0)) and attrs.get("auto_pad", "NOTSET") == "NOTSET"
@@ -134,6 +135,14 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
         if ceil_mode and (out - 1) * s >= n + pb:
             out -= 1  # the last window must start inside the input or the left padding
         full.append((pb, max(pe, (out - 1) * s + e - n - pb)))
+    return strides, dilations, extent, full
+
+
+def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
+    """Max, average or sum pooling with ONNX output-size, ceil_mode and padding rules."""
+    kernel = ints(attrs["kernel_shape"]) or []
+    strides, dilations, extent, pads = _window_params(x, kernel, attrs)
+    _, _, _, full = _pool_padding(x, attrs)
     spatial = [(0, 0), (0, 0)]
     if kind == "max":
         # NaN padding and fmax: NaN elements are skipped (docs/semantics.md).
@@ -157,8 +166,48 @@ def _pool(x: np.ndarray, attrs: Attrs, kind: str) -> np.ndarray:
 
 @register("MaxPool")
 def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Values output only (the optional Indices output is not produced)."""
-    return [_pool(np.asarray(inputs[0]), attrs, "max")]
+    """Y, and with ``__num_results__`` 2 the Indices (`max_pool_indices`)."""
+    x = np.asarray(inputs[0])
+    y = _pool(x, attrs, "max")
+    if attrs.get("__num_results__", 1) < 2:
+        return [y]
+    return [y, max_pool_indices(x, attrs)]
+
+
+def max_pool_indices(x: np.ndarray, attrs: Attrs) -> np.ndarray:
+    """Where each window's maximum lies in ``x``, as a flat index: (n * C + c)
+    times the spatial size, plus the spatial position flattened row-major
+    (storage_order 0) or column-major (1). The first maximum of a window
+    counts; NaN elements are skipped as in Y, and a window of NaN alone
+    points at its first element."""
+    kernel = ints(attrs["kernel_shape"]) or []
+    strides, dilations, extent, full = _pool_padding(x, attrs)
+    n, c, *spatial = x.shape
+    positions = np.arange(math.prod(spatial)).reshape(spatial)
+    if attrs.get("storage_order", 0):
+        positions = positions.reshape(spatial[::-1]).T
+    planes = np.arange(n * c).reshape(n, c, *[1] * len(spatial))
+    positions = positions + planes * math.prod(spatial)
+    # Padding holds -1 (never a maximum's position); its values are NaN or the
+    # lowest integer, which the ordering below puts last.
+    at = np.pad(positions, [(0, 0), (0, 0), *full], constant_values=-1)
+    low = np.nan if is_floating(x.dtype) else np.iinfo(x.dtype).min
+    values = np.pad(x, [(0, 0), (0, 0), *full], constant_values=low)
+    value_windows = _windows(values, extent, strides, dilations)
+    at_windows = _windows(at, extent, strides, dilations)
+    out = value_windows.shape[: 2 + len(kernel)]
+    value_windows = value_windows.reshape(*out, -1)
+    at_windows = at_windows.reshape(*out, -1)
+    # Rank each element: padding last, then NaN, then by value, greatest first
+    # (~v orders integers downwards without overflow); the sort is stable, so
+    # the first of equal elements comes first.
+    padding = at_windows < 0
+    if is_floating(x.dtype):
+        nan, downwards = np.isnan(value_windows), -wide(value_windows)
+    else:
+        nan, downwards = np.zeros_like(padding), ~value_windows
+    order = np.lexsort((downwards, nan, padding), axis=-1)
+    return np.take_along_axis(at_windows, order[..., :1], axis=-1)[..., 0].astype(np.int64)
 
 
 @register("AveragePool")
@@ -199,13 +248,25 @@ def _channel(v: np.ndarray | None, ndim: int) -> np.ndarray:
 
 @register("BatchNormalization")
 def batch_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Inference form: normalises with input_mean/input_var and returns only Y."""
-    if attrs.get("training_mode", 0):
-        raise ValueError("BatchNormalization: training_mode=1 is not supported")
+    """Normalises with input_mean and input_var; in training mode with the
+    mean and (biased) variance of the batch over every dim but the channels
+    (1) instead, and also gives running_mean and running_var (as many as
+    ``__num_results__`` asks): input_mean * momentum + batch mean * (1 -
+    momentum), and likewise for the variance (opset 15)."""
     x = np.asarray(inputs[0])
     scale, bias, mean, var = (_channel(v, x.ndim) for v in inputs[1:5])
+    statistics: list[np.ndarray] = []
+    if attrs.get("training_mode", 0):
+        axes = (0, *range(2, x.ndim))
+        batch_mean, batch_var = wide(x).mean(axes), wide(x).var(axes)
+        momentum = attrs.get("momentum", 0.9)
+        for given, batch in ((inputs[3], batch_mean), (inputs[4], batch_var)):
+            given = np.asarray(given)
+            running = wide(given) * momentum + batch * (1 - momentum)
+            statistics.append(running.astype(given.dtype))
+        mean, var = batch_mean.reshape(mean.shape), batch_var.reshape(var.shape)
     y = (wide(x) - mean) / np.sqrt(var + attrs.get("epsilon", 1e-5)) * scale + bias
-    return [y.astype(x.dtype)]
+    return [y.astype(x.dtype), *statistics][: attrs.get("__num_results__", 1)]
 
 
 @register("InstanceNormalization")

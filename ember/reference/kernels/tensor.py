@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 from onnx import helper
 
+from ember.dialects.graph.ops_elementwise import dropout_uniforms
+
 from ._registry import Attrs, Inputs, arg, ints, norm_axis, register
 
 # Constant's scalar/list attributes -> dtype of the tensor they denote.
@@ -276,11 +278,20 @@ def identity(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 @register("Dropout")
 def dropout(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Inference only: returns [data]; a true training_mode input raises ValueError."""
-    training = arg(inputs, 2)
+    """data and a mask all true, unless training_mode is true: then each
+    element is kept where its uniform (`dropout_uniforms` from ``seed``) is
+    >= ratio (default 0.5), scaled by 1 / (1 - ratio), and the others are 0.
+    The mask comes when ``__num_results__`` is 2."""
+    data = np.asarray(inputs[0])
+    ratio, training = arg(inputs, 1), arg(inputs, 2)
+    keep = np.ones(data.shape, dtype=bool)
+    y = np.array(data, copy=True)
     if training is not None and bool(np.asarray(training).reshape(-1)[0]):
-        raise ValueError("Dropout: training_mode=True is not supported by the reference kernel")
-    return [np.array(inputs[0], copy=True)]
+        p = np.asarray(0.5 if ratio is None else ratio).reshape(-1)[0]
+        keep = dropout_uniforms(int(attrs.get("seed", 0)), data.shape) >= np.float32(p)
+        scale = 1 / (1 - np.asarray(p, dtype=np.float32))
+        y = np.where(keep, data * scale.astype(data.dtype), 0).astype(data.dtype)
+    return [y, keep][: attrs.get("__num_results__", 1)]
 
 
 @register("OneHot")

@@ -78,6 +78,38 @@ func.func @compare_select_cast(%x: tensor<2x4xf32>, %y: tensor<4xf32>, %i: tenso
 
 // -----
 
+func.func @dropout(%x: tensor<2x3xf32>, %r: tensor<f32>, %t: tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi1>) {
+  %same = graph.dropout %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %y, %mask = graph.dropout %x, ratio %r, training_mode %t {seed = 7 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3xi1>)
+  func.return %same, %y, %mask : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi1>
+}
+
+// Dropout without training_mode is the identity. With it, one generic gives
+// output and mask: the SplitMix64 number at the element's flat position
+// (from 1) from the seed, its top 24 bits times 2^-24 compared with ratio;
+// kept elements scaled by 1 / (1 - ratio) when training, the others 0.
+// CHECK-LABEL: func.func @dropout(
+// CHECK:         %y, %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %r, %t : tensor<2x3xf32>, tensor<f32>, tensor<i1>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[R:.*]]: f32, %[[T:.*]]: i1, %{{.*}}: f32, %{{.*}}: i1):
+// CHECK:           %[[SEED:.*]] = arith.constant 7 : i64
+// CHECK-NEXT:      %[[INCREMENT:.*]] = arith.constant -7046029254386353131 : i64
+// CHECK:           %[[TOP_BITS:.*]] = arith.constant 40 : i64
+// CHECK-NEXT:      %[[TOP:.*]] = arith.shrui %{{.*}}, %[[TOP_BITS]] : i64
+// CHECK-NEXT:      %[[FLOAT:.*]] = arith.sitofp %[[TOP]] : i64 to f32
+// CHECK-NEXT:      %[[ULP:.*]] = arith.constant 5.96046448e-08 : f32
+// CHECK-NEXT:      %[[UNIFORM:.*]] = arith.mulf %[[FLOAT]], %[[ULP]] : f32
+// CHECK:           %[[NOT_T:.*]] = arith.xori %[[T]], %{{.*}} : i1
+// CHECK-NEXT:      %[[AT_LEAST:.*]] = arith.cmpf oge, %[[UNIFORM]], %[[R]] : f32
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.ori %[[NOT_T]], %[[AT_LEAST]] : i1
+// CHECK:           %[[SCALED:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[DROPPED:.*]] = arith.select %[[KEEP]], %[[SCALED]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[OUT:.*]] = arith.select %[[T]], %[[DROPPED]], %[[X]] : f32
+// CHECK-NEXT:      linalg.yield %[[OUT]], %[[KEEP]] : f32, i1
+// CHECK:         func.return %x, %y, %mask
+
+// -----
+
 func.func @variadic(%a: tensor<3x4xf32>, %b: tensor<4xf32>, %c: tensor<3x1xf32>) -> tensor<3x4xf32> {
   %m = graph.max %a, %b, %c : (tensor<3x4xf32>, tensor<4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
   func.return %m : tensor<3x4xf32>
@@ -149,6 +181,34 @@ func.func @pools(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x
 // CHECK-NEXT:      %[[N:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT:      %[[D:.*]] = arith.divf %[[V]], %[[N]] : f32
 // CHECK-NEXT:      linalg.yield %[[D]] : f32
+
+// -----
+
+func.func @max_pool_indices(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  %y, %i = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  func.return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// MaxPool's Indices: one generic carries the best value and its position in
+// the plane (a constant, column-major for storage_order 1, -1 in padding);
+// a later element wins when greater, or when the best so far is NaN and it
+// is not. A second generic adds the plane's offset, (n * C + c) * H * W.
+// CHECK-LABEL: func.func @max_pool_indices(
+// CHECK:         %[[POS:.*]] = graph.constant dense<{{\[}}[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]]> : tensor<4x4xi64>
+// CHECK-NEXT:    %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK:         %y, %[[AT:.*]] = linalg.generic {{.*}} ins(%x, %[[POS]], %{{.*}} : tensor<1x2x4x4xf32>, tensor<4x4xi64>, tensor<2x2xf32>) outs(%{{.*}}, %{{.*}} : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[P:.*]]: i64, %{{.*}}: f32, %[[B:.*]]: f32, %[[BP:.*]]: i64):
+// CHECK:           %[[UNSET:.*]] = arith.cmpi slt, %[[BP]], %{{.*}} : i64
+// CHECK-NEXT:      %[[GREATER:.*]] = arith.cmpf ogt, %[[V]], %[[B]] : f32
+// CHECK:           %[[INSIDE:.*]] = arith.cmpi sge, %[[P]], %{{.*}} : i64
+// CHECK-NEXT:      %[[TAKE:.*]] = arith.andi %{{.*}}, %[[INSIDE]] : i1
+// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[B]] : f32
+// CHECK-NEXT:      %[[NP:.*]] = arith.select %[[TAKE]], %[[P]], %[[BP]] : i64
+// CHECK-NEXT:      linalg.yield %[[NV]], %[[NP]] : f32, i64
+// CHECK:         %i = linalg.generic {{.*}} ins(%[[AT]] : tensor<1x2x2x2xi64>)
+// CHECK:           %[[PLANE:.*]] = arith.constant 16 : i64
+// CHECK-NEXT:      %[[OFFSET:.*]] = arith.muli %{{.*}}, %[[PLANE]] : i64
+// CHECK-NEXT:      %{{.*}} = arith.addi %{{.*}}, %[[OFFSET]] : i64
 
 // -----
 
@@ -245,6 +305,34 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 
 // -----
 
+func.func @batch_norm_training(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %rm, %rv = graph.batch_normalization %x, %s, %b, %m, %v {momentum = 7.500000e-01 : f32, training_mode = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  func.return %y, %rm, %rv : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// BatchNormalization in training mode: the batch's mean and variance per
+// channel (reductions over dims 0 and 2, each divided by 8), which the
+// running statistics take in with weight 1 - momentum, and which normalise.
+// CHECK-LABEL: func.func @batch_norm_training(
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%x : tensor<2x3x4xf32>)
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xf32>)
+// CHECK:           arith.constant 8.000000e+00 : f32
+// CHECK:         %[[SQUARES:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%x, %[[MEAN]] : tensor<2x3x4xf32>, tensor<3xf32>)
+// CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<3xf32>)
+// CHECK:         %rm = linalg.generic {{.*}} ins(%m, %[[MEAN]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    ^bb0(%[[OLD:.*]]: f32, %[[NEW:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[MOMENTUM:.*]] = arith.constant 7.500000e-01 : f32
+// CHECK-NEXT:      %[[KEPT:.*]] = arith.mulf %[[OLD]], %[[MOMENTUM]] : f32
+// CHECK-NEXT:      %[[REST:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT:      %[[TAKEN:.*]] = arith.mulf %[[NEW]], %[[REST]] : f32
+// CHECK-NEXT:      %[[RM:.*]] = arith.addf %[[KEPT]], %[[TAKEN]] : f32
+// CHECK-NEXT:      linalg.yield %[[RM]] : f32
+// CHECK:         %rv = linalg.generic {{.*}} ins(%v, %[[VAR]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK:         %y = linalg.generic {{.*}} ins(%x, %s, %b, %[[MEAN]], %[[VAR]] : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK:         func.return %y, %rm, %rv
+
+// -----
+
 func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
   %axes = graph.constant dense<[1]> : tensor<1xi64>
   %y = graph.reduce_mean %x, axes %axes : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
@@ -280,10 +368,10 @@ func.func @argmax(%x: tensor<3x5xf32>) -> tensor<3xi64> {
 // CHECK-NEXT:    %[[I0E:.*]] = tensor.empty() : tensor<3xi64>
 // CHECK-NEXT:    %[[I0:.*]] = linalg.fill ins(%[[I0V]] : i64) outs(%[[I0E]] : tensor<3xi64>) -> tensor<3xi64>
 // CHECK-NEXT:    %{{.*}}, %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %[[IOTA]] : tensor<3x5xf32>, tensor<5xi64>) outs(%[[V0]], %[[I0]] : tensor<3xf32>, tensor<3xi64>) {
-// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[BEST:.*]]: f32, %[[BI:.*]]: i64):
-// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[BEST]] : f32
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[B:.*]]: f32, %[[BI:.*]]: i64):
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[B]] : f32
 // CHECK:           %[[TAKE:.*]] = arith.ori %[[GT]], %{{.*}} : i1
-// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[BEST]] : f32
+// CHECK-NEXT:      %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[B]] : f32
 // CHECK-NEXT:      %[[NI:.*]] = arith.select %[[TAKE]], %[[I]], %[[BI]] : i64
 // CHECK-NEXT:      linalg.yield %[[NV]], %[[NI]] : f32, i64
 // CHECK-NEXT:    } -> (tensor<3xf32>, tensor<3xi64>)

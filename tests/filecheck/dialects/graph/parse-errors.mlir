@@ -134,6 +134,17 @@ func.func @no_result(%x: tensor<2xf32>) {
 
 // -----
 
+// More result types than the single and the optional results.
+func.func @too_many_optional(%x: tensor<1x2xf32>, %s: tensor<2xf32>) -> tensor<1x2xf32> {
+  %y, %m, %v, %w = graph.batch_normalization %x, %s, %s, %s, %s {training_mode = 1 : i64} : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  func.return %y : tensor<1x2xf32>
+}
+
+// CHECK:      parse-errors.mlir:[[# @LINE - 4]]:46{{$}}
+// CHECK:      graph.batch_normalization has 1 result(s) and 2 optional one(s), the type lists 4
+
+// -----
+
 // Two SSA names bound to a one-result op.
 func.func @names_vs_results(%x: tensor<2xf32>) -> tensor<2xf32> {
   %a, %b = graph.relu %x : (tensor<2xf32>) -> tensor<2xf32>

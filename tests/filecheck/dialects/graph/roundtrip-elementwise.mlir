@@ -6,7 +6,7 @@
 // with 1-3 operands, and Pow, Mod, PRelu, Where, Not, IsNaN, Cast, Clip (each
 // subset of its optional bounds) and Dropout. Dynamic (?) dims are kept.
 
-func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d: tensor<?x128xf32>, %row: tensor<1x128xf32>, %i: tensor<4x8xi64>, %j: tensor<8xi64>, %m: tensor<4x8xi1>, %n: tensor<8xi1>, %lo: tensor<f32>, %hi: tensor<f32>, %h: tensor<2x3xf16>) -> (tensor<1x64x56x56xf32>, tensor<?x128xf32>) {
+func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d: tensor<?x128xf32>, %row: tensor<1x128xf32>, %i: tensor<4x8xi64>, %j: tensor<8xi64>, %m: tensor<4x8xi1>, %n: tensor<8xi1>, %lo: tensor<f32>, %hi: tensor<f32>, %h: tensor<2x3xf16>, %n0: tensor<i1>) -> (tensor<1x64x56x56xf32>, tensor<?x128xf32>) {
   %abs = graph.abs %i : (tensor<4x8xi64>) -> tensor<4x8xi64>
   %neg = graph.neg %j : (tensor<8xi64>) -> tensor<8xi64>
   %relu = graph.relu %d : (tensor<?x128xf32>) -> tensor<?x128xf32>
@@ -84,12 +84,13 @@ func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d
   %clip_max = graph.clip %d, max %hi : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
   %clip_both = graph.clip %x, min %lo, max %hi : (tensor<1x64x56x56xf32>, tensor<f32>, tensor<f32>) -> tensor<1x64x56x56xf32>
   %dropout = graph.dropout %where : (tensor<?x128xf32>) -> tensor<?x128xf32>
+  %dropped, %kept = graph.dropout %d, ratio %lo, training_mode %n0 {seed = 3 : i64} : (tensor<?x128xf32>, tensor<f32>, tensor<i1>) -> (tensor<?x128xf32>, tensor<?x128xi1>)
   func.return %clip_both, %dropout : tensor<1x64x56x56xf32>, tensor<?x128xf32>
 }
 
 // The printed form: defaults are omitted, floats are printed in full, and
 // printing the parsed output again gives the same text (second RUN line).
-// CHECK-LABEL: func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d: tensor<?x128xf32>, %row: tensor<1x128xf32>, %i: tensor<4x8xi64>, %j: tensor<8xi64>, %m: tensor<4x8xi1>, %n: tensor<8xi1>, %lo: tensor<f32>, %hi: tensor<f32>, %h: tensor<2x3xf16>) -> (tensor<1x64x56x56xf32>, tensor<?x128xf32>) {
+// CHECK-LABEL: func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d: tensor<?x128xf32>, %row: tensor<1x128xf32>, %i: tensor<4x8xi64>, %j: tensor<8xi64>, %m: tensor<4x8xi1>, %n: tensor<8xi1>, %lo: tensor<f32>, %hi: tensor<f32>, %h: tensor<2x3xf16>, %n0: tensor<i1>) -> (tensor<1x64x56x56xf32>, tensor<?x128xf32>) {
 // CHECK-NEXT:    %abs = graph.abs %i : (tensor<4x8xi64>) -> tensor<4x8xi64>
 // CHECK-NEXT:    %neg = graph.neg %j : (tensor<8xi64>) -> tensor<8xi64>
 // CHECK-NEXT:    %relu = graph.relu %d : (tensor<?x128xf32>) -> tensor<?x128xf32>
@@ -160,5 +161,6 @@ func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d
 // CHECK-NEXT:    %clip_max = graph.clip %d, max %hi : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
 // CHECK-NEXT:    %clip_both = graph.clip %x, min %lo, max %hi : (tensor<1x64x56x56xf32>, tensor<f32>, tensor<f32>) -> tensor<1x64x56x56xf32>
 // CHECK-NEXT:    %dropout = graph.dropout %where : (tensor<?x128xf32>) -> tensor<?x128xf32>
+// CHECK-NEXT:    %dropped, %kept = graph.dropout %d, ratio %lo, training_mode %n0 {seed = 3 : i64} : (tensor<?x128xf32>, tensor<f32>, tensor<i1>) -> (tensor<?x128xf32>, tensor<?x128xi1>)
 // CHECK-NEXT:    func.return %clip_both, %dropout : tensor<1x64x56x56xf32>, tensor<?x128xf32>
 // CHECK-NEXT:  }

@@ -17,9 +17,10 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
   %depthwise = graph.conv %pool, %dw {auto_pad = "SAME_UPPER", group = 64 : i64} : (tensor<1x64x56x56xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x56x56xf32>
   %grouped = graph.conv %feat, %gw {dilations = array<i64: 2, 2>, group = 2 : i64, pads = array<i64: 2, 2, 2, 2>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
   %conv1d = graph.conv %sig, %kw {strides = array<i64: 2>} : (tensor<1x4x100xf32>, tensor<8x4x5xf32>) -> tensor<1x8x48xf32>
-  // Pooling: ceil_mode, VALID, dilations, count_include_pad, storage_order.
+  // Pooling: ceil_mode, VALID, dilations, count_include_pad, storage_order, Indices.
   %pool_ceil = graph.max_pool %feat {ceil_mode = 1 : i64, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
   %pool_dilated = graph.max_pool %pool {dilations = array<i64: 2, 2>, kernel_shape = array<i64: 2, 2>, storage_order = 0 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x54x54xf32>
+  %pool_values, %pool_indices = graph.max_pool %feat {kernel_shape = array<i64: 2, 2>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> (tensor<?x64x28x28xf32>, tensor<?x64x28x28xi64>)
   %avg = graph.average_pool %pool {count_include_pad = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
   %avg_valid = graph.average_pool %feat {auto_pad = "VALID", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
   %avg_ceil = graph.average_pool %sig {ceil_mode = 1 : i64, kernel_shape = array<i64: 3>, strides = array<i64: 3>} : (tensor<1x4x100xf32>) -> tensor<1x4x34xf32>
@@ -28,6 +29,7 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
   // Normalisation.
   %bn = graph.batch_normalization %feat, %scale, %b1, %mean, %var {epsilon = 1.0e-03 : f32, momentum = 0.99 : f32} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
   %bn_default = graph.batch_normalization %pool, %scale, %b1, %mean, %var : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  %bn_train, %running_mean, %running_var = graph.batch_normalization %pool, %scale, %b1, %mean, %var {training_mode = 1 : i64} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
   %ln, %ln_mean, %ln_inv = graph.layer_normalization %seq, %gamma, B %beta {epsilon = 1.0e-12 : f32} : (tensor<2x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>)
   %ln_nobias, %ln_mean2, %ln_inv2 = graph.layer_normalization %seq, %gamma {axis = 1 : i64} : (tensor<2x?x768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
   %lrn = graph.lrn %pool {alpha = 9.99999974e-05 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
@@ -61,6 +63,7 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
 // CHECK-NEXT:    %conv1d = graph.conv %sig, %kw {strides = array<i64: 2>} : (tensor<1x4x100xf32>, tensor<8x4x5xf32>) -> tensor<1x8x48xf32>
 // CHECK-NEXT:    %pool_ceil = graph.max_pool %feat {ceil_mode = 1 : i64, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
 // CHECK-NEXT:    %pool_dilated = graph.max_pool %pool {dilations = array<i64: 2, 2>, kernel_shape = array<i64: 2, 2>, storage_order = 0 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x54x54xf32>
+// CHECK-NEXT:    %pool_values, %pool_indices = graph.max_pool %feat {kernel_shape = array<i64: 2, 2>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> (tensor<?x64x28x28xf32>, tensor<?x64x28x28xi64>)
 // CHECK-NEXT:    %avg = graph.average_pool %pool {count_include_pad = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
 // CHECK-NEXT:    %avg_valid = graph.average_pool %feat {auto_pad = "VALID", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
 // CHECK-NEXT:    %avg_ceil = graph.average_pool %sig {ceil_mode = 1 : i64, kernel_shape = array<i64: 3>, strides = array<i64: 3>} : (tensor<1x4x100xf32>) -> tensor<1x4x34xf32>
@@ -68,6 +71,7 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
 // CHECK-NEXT:    %gmp = graph.global_max_pool %sig : (tensor<1x4x100xf32>) -> tensor<1x4x1xf32>
 // CHECK-NEXT:    %bn = graph.batch_normalization %feat, %scale, %b1, %mean, %var {epsilon = 1.000000e-03 : f32, momentum = 9.900000e-01 : f32} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
 // CHECK-NEXT:    %bn_default = graph.batch_normalization %pool, %scale, %b1, %mean, %var : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+// CHECK-NEXT:    %bn_train, %running_mean, %running_var = graph.batch_normalization %pool, %scale, %b1, %mean, %var {training_mode = 1 : i64} : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK-NEXT:    %ln, %ln_mean, %ln_inv = graph.layer_normalization %seq, %gamma, B %beta {epsilon = 1.000000e-12 : f32} : (tensor<2x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>)
 // CHECK-NEXT:    %ln_nobias, %ln_mean2, %ln_inv2 = graph.layer_normalization %seq, %gamma {axis = 1 : i64} : (tensor<2x?x768xf32>, tensor<768xf32>) -> (tensor<2x?x768xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
 // CHECK-NEXT:    %lrn = graph.lrn %pool {alpha = 1.000000e-04 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 5 : i64} : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>

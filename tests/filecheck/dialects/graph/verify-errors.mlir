@@ -325,14 +325,25 @@ func.func @batch_norm_channels(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf32>, %b: t
 
 // -----
 
-// BatchNormalization: training mode is not supported.
-func.func @batch_norm_training(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
-  %y = graph.batch_normalization %x, %s, %s, %s, %s {training_mode = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
-  func.return %y : tensor<1x4x8x8xf32>
+// BatchNormalization: the running statistics come only in training mode.
+func.func @batch_norm_running_statistics(%x: tensor<1x4x8x8xf32>, %s: tensor<4xf32>) -> tensor<4xf32> {
+  %y, %mean, %var = graph.batch_normalization %x, %s, %s, %s, %s : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return %mean : tensor<4xf32>
 }
 
-// CHECK:      sym_name = "batch_norm_training"
-// CHECK:      Operation does not verify: graph.batch_normalization: training_mode=1 is not supported (inference only)
+// CHECK:      sym_name = "batch_norm_running_statistics"
+// CHECK:      Operation does not verify: graph.batch_normalization: running_mean and running_var are outputs of training mode (training_mode=1) only
+
+// -----
+
+// Dropout: training_mode is one bool.
+func.func @dropout_training_mode(%x: tensor<2x3xf32>, %t: tensor<2xi1>) -> tensor<2x3xf32> {
+  %y = graph.dropout %x, training_mode %t : (tensor<2x3xf32>, tensor<2xi1>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// CHECK:      sym_name = "dropout_training_mode"
+// CHECK:      Operation does not verify: graph.dropout: training_mode must be an i1 scalar, got tensor<2xi1>
 
 // -----
 

@@ -124,6 +124,26 @@ func.func @fire(%x: tensor<1x8x9x9xf32>) -> tensor<1x32x1x1xf32> {
 
 // -----
 
+// A MaxPool that gives its Indices (flat positions in the NCHW input) stays
+// in NCHW: its input is converted back.
+func.func @max_pool_indices(%x: tensor<1x8x4x4xf32>) -> (tensor<1x16x2x2xf32>, tensor<1x16x2x2xi64>) {
+  %w = graph.constant dense<1.0> : tensor<16x8x1x1xf32>
+  %c = graph.conv %x, %w : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %y, %i = graph.max_pool %c {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x16x4x4xf32>) -> (tensor<1x16x2x2xf32>, tensor<1x16x2x2xi64>)
+  func.return %y, %i : tensor<1x16x2x2xf32>, tensor<1x16x2x2xi64>
+}
+
+// CHECK-LABEL: func.func @max_pool_indices
+// CHECK:         %c = graph.conv_nchwc
+// CHECK-NEXT:    %c_nchw = graph.layout_transform %c {source = "NCHW8c", target = "NCHW"}
+// CHECK-NEXT:    %y, %i = graph.max_pool %c_nchw
+
+// NHWC-LABEL: func.func @max_pool_indices
+// NHWC:         %c_nchw = graph.layout_transform %c {source = "NHWC", target = "NCHW"}
+// NHWC-NEXT:    %y, %i = graph.max_pool %c_nchw
+
+// -----
+
 
 // Conversions that undo each other cancel, in the input as in the output.
 func.func @round_trip(%x: tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32> {
