@@ -24,7 +24,6 @@ from ember.errors import (
 )
 from ember.report import CompileReport
 
-
 VERIFY_ENV = "EMBER_VERIFY"
 """`EMBER_VERIFY=all` verifies after every stage a target names, the
 generated ones too (`verifies_after`); the test suite sets it."""
