@@ -11,7 +11,7 @@ dialect (a GPU kernel, say) combines the pieces it shares with its own.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from ember.dialects.quick_ops import quick
 from ember.lowering.loop_to_llvm.llvm_types import width
 
 Handler = Callable[["FunctionBuilder", Operation], SSAValue | None]
@@ -225,28 +226,6 @@ class FunctionBuilder:
     def call(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
         self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], t)
         return self.emit(llvm.CallOp(name, *args, return_type=t))
-
-
-_PROPERTIES: dict[Hashable, dict[str, Attribute]] = {}
-"""The properties of the first op of each `quick` key."""
-
-
-def quick(build: Callable[[], Operation], key: Hashable, kind: type[Operation],
-          operands: Sequence[SSAValue], result_types: Sequence[Attribute]) -> Operation:  # fmt: skip
-    """The op `build()` makes (of type `kind`, with `operands` and
-    `result_types`), made the quick way after the first of each `key`:
-    `kind.create` with the first one's properties, which skips the
-    constructor's checking of its arguments (two thirds of the time of
-    building an op, and most of this lowering's). `key` must name all
-    that sets the op's properties (its kind, fastmath flags, alignment);
-    the properties dict is copied, attributes being immutable."""
-    properties = _PROPERTIES.get(key)
-    if properties is None:
-        op = build()
-        assert type(op) is kind and not op.attributes and not op.successors
-        _PROPERTIES[key] = dict(op.properties)
-        return op
-    return kind.create(operands=operands, result_types=result_types, properties=dict(properties))
 
 
 @cache

@@ -30,12 +30,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
+from ember.dialects.quick_ops import quick
 from ember.lowering.loop_to_llvm.builder import (
     FunctionBuilder,
     HandlerTable,
     Index,
     StridedLayout,
-    quick,
     registrar,
 )
 from ember.lowering.loop_to_llvm.llvm_types import memory_type, scalar_type

@@ -29,7 +29,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from ember.dialects.graph.types import numpy_dtype
-from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, quick, registrar
+from ember.dialects.quick_ops import quick
+from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.llvm_types import NARROW_FLOATS, scalar_type, suffix, width
 
 HANDLERS: HandlerTable = {}

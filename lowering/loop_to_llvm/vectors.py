@@ -31,7 +31,8 @@ from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, quick, registrar
+from ember.dialects.quick_ops import quick
+from ember.lowering.loop_to_llvm.builder import FunctionBuilder, HandlerTable, registrar
 from ember.lowering.loop_to_llvm.memory import element_pointer
 
 HANDLERS: HandlerTable = {}
