@@ -15,7 +15,11 @@ from ember.explore.memory_view import summary as memory_summary
 from ember.explore.naming import short_kernel
 from ember.explore.npu_view import cycles_svg
 from ember.explore.roofline_svg import roofline_svg
-from ember.explore.snapshots import PassView
+from ember.explore.snapshots import KernelCode, PassView
+
+PARALLEL_BODY = "_parallel"
+"""`loop-parallelize` names the function of a kernel's parallel loop body
+`KERNEL_parallelN`: its code is shown with its kernel's."""
 
 STYLE = """
 body { font-family: Helvetica, Arial, sans-serif; margin: 0 auto; max-width: 1400px;
@@ -114,7 +118,8 @@ def _kernels_section(found: Exploration) -> str:
     nodes = _kernel_nodes(snapshots.graph_after)
     rows = {row.name: row for row in profile.rows} if profile is not None else {}
     order = list(rows) + [k for k in dict.fromkeys(snapshots.call_order) if k not in rows]
-    order += [k for k in snapshots.kernels if k not in order and snapshots.kernels[k].loop_ir]
+    order += [k for k in snapshots.kernels if k not in order and snapshots.kernels[k].loop_ir
+              and not any(k.startswith(f"{o}{PARALLEL_BODY}") for o in order)]  # fmt: skip
     parts = ["<h2 id='kernels'>Kernels</h2>"]
     if profile is not None:
         peak = profile.limits.peak_gflops * profile.threads
@@ -152,23 +157,33 @@ def _kernels_section(found: Exploration) -> str:
         body.append(f"<tr>{''.join(cells)}</tr>")
     parts.append(f"<table class='kernels'>{header}{''.join(body)}</table>")
     for name in order:
-        code = snapshots.kernels.get(name)
         row = rows.get(name)
-        anchor = kernel_anchor(name)
-        schedules = "".join(
-            f"<li><code>{escape(s)}</code></li>" for s in (code.schedules if code else [])
-        )
-        parts.append(
-            f"<details class='kernel' id='{anchor}'><summary><b>{short_kernel(name)}</b> "
-            f"<code>{escape(name)}</code> {escape(row.label) if row else ''} "
-            f"{escape(', '.join(nodes.get(name, [])))}</summary>"
-            f"<p>schedule{'s' if len(code.schedules if code else []) != 1 else ''}: "
-            f"{'<ul>' + schedules + '</ul>' if schedules else 'none recorded (its loops were made before it became a kernel)'}</p>"
-            f"<h4 id='{anchor}-loop'>loop IR</h4><pre class='ir loop-ir'>{escape(code.loop_ir if code else '')}</pre>"
-            f"<h4 id='{anchor}-llvm'>LLVM IR (before LLVM's optimisation)</h4>"
-            f"<pre class='ir llvm-ir'>{escape(code.llvm_ir if code else '')}</pre></details>"
-        )  # fmt: skip
+        bodies = {
+            k: c for k, c in snapshots.kernels.items() if k.startswith(f"{name}{PARALLEL_BODY}")
+        }
+        parts.append(f"<details class='kernel' id='{kernel_anchor(name)}'><summary><b>"
+                     f"{short_kernel(name)}</b> <code>{escape(name)}</code> "
+                     f"{escape(row.label) if row else ''} {escape(', '.join(nodes.get(name, [])))}"
+                     f"</summary>{_kernel_code(name, snapshots.kernels.get(name), bodies)}</details>")  # fmt: skip
     return "\n".join(parts)
+
+
+def _kernel_code(name: str, code: KernelCode | None, bodies: dict[str, KernelCode]) -> str:
+    """A kernel's schedules, loop IR and LLVM IR, and those of the functions
+    its parallel loops run (`bodies`)."""
+    code = code or KernelCode()
+    anchor = kernel_anchor(name)
+    schedules = "".join(f"<li><code>{escape(s)}</code></li>" for s in code.schedules)
+    parts = [f"<p>schedules: <ul>{schedules}</ul></p>" if schedules else
+             "<p>schedule: none recorded (its loops were made before it became a kernel)</p>",
+             f"<h4 id='{anchor}-loop'>loop IR</h4><pre class='ir loop-ir'>{escape(code.loop_ir)}</pre>"]  # fmt: skip
+    parts += [f"<h4>loop IR of its parallel body <code>{escape(body)}</code></h4>"
+              f"<pre class='ir loop-ir'>{escape(bodies[body].loop_ir)}</pre>" for body in bodies]  # fmt: skip
+    parts.append(f"<h4 id='{anchor}-llvm'>LLVM IR (before LLVM's optimisation)</h4>"
+                 f"<pre class='ir llvm-ir'>{escape(code.llvm_ir)}</pre>")  # fmt: skip
+    parts += [f"<h4>LLVM IR of <code>{escape(body)}</code></h4>"
+              f"<pre class='ir llvm-ir'>{escape(bodies[body].llvm_ir)}</pre>" for body in bodies]  # fmt: skip
+    return "".join(parts)
 
 
 def _memory_section(found: Exploration) -> str:

@@ -183,3 +183,30 @@ def test_compile_html_reports_the_deployed_compile(tiny_model_path: str, tmp_pat
     page = out.read_text()
     assert 'id="graph-after"' in page and "loop-plan-memory" in page
     assert "no profile" in page
+
+
+def test_npu_report_shows_segments_and_cycles(tiny_model_path: str, tmp_path: Path) -> None:
+    path = tmp_path / "npu.html"
+    found = explore(tiny_model_path, path, target="npu", engine="layered")
+    page = path.read_text()
+    segments = found.npu.segments
+    assert segments
+    after = re.search(r'id="graph-after" data-clusters="(\d+)"', page)
+    assert after is not None and int(after.group(1)) == len(segments)
+    chart = next(svg for svg in svgs(page) if svg.get("class") == "npu-cycles")
+    layers = [g for g in chart.iter(f"{SVG}g") if g.get("class") == "layer"]
+    assert len(layers) == sum(len(s.layers) for s in segments)
+    assert all(
+        {"cycles", "compute", "dma"} <= {r.get("class") for r in g.iter(f"{SVG}rect")}
+        for g in layers
+    )
+    assert "id='npu'" in page
+    assert "<code>convert-graph-to-npu</code> <span class='stats'>not shown" in page
+
+
+def test_bench_html_has_the_profile(tiny_model_path: str, tmp_path: Path) -> None:
+    out = tmp_path / "b.html"
+    assert main(["bench", tiny_model_path, "--profile", "--runs", "2", "--threads", "1",
+                 "--html", str(out), "-q"]) == 0  # fmt: skip
+    page = out.read_text()
+    assert 'class="roofline"' in page and "kernel-point" in page
