@@ -96,7 +96,8 @@ def map_kernels(graph: Graph, entry: FuncOp, kernels: dict[str, FuncOp]) -> dict
 
 def inherit_kernels(before: Graph, after: Graph) -> None:
     """Gives each node of the graph as imported the kernels of the optimised
-    node that has its weights or its result's name."""
+    node that has its weights or its result's name, else, where it feeds one
+    node only, that node's kernels."""
     weights: dict[str, list[str]] = {}
     results: dict[str, list[str]] = {}
     for node in after.nodes:
@@ -110,6 +111,16 @@ def inherit_kernels(before: Graph, after: Graph) -> None:
         found += [results[_unique(n)] for n in node.results if _unique(n) in results]
         if found and node.op not in ("input", "output"):
             node.kernels = list(found[0])
+    # A node folded into the one it feeds (a convolution into the BatchNorm
+    # folded with it) ended in that node's kernels.
+    consumers: dict[str, list[str]] = {}
+    for source, target in before.edges:
+        consumers.setdefault(source, []).append(target)
+    by_id = {node.id: node for node in before.nodes}
+    for node in reversed(before.nodes):
+        fed = consumers.get(node.id, [])
+        if not node.kernels and node.op not in ("input", "output") and len(fed) == 1:
+            node.kernels = list(by_id[fed[0]].kernels)
 
 
 __all__ = ["inherit_kernels", "kernel_calls", "map_kernels", "written_arguments"]
