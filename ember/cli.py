@@ -7,7 +7,8 @@
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
               [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
-    ember explore MODEL -o report.html [--target cpu|npu] [--runs N] [--layout-engine auto|dot|layered]
+    ember explore MODEL -o report.html [--target cpu|cuda|npu] [--runs N]
+              [--layout-engine auto|dot|layered]
     ember run|bench DIR          a directory `ember compile` wrote, loaded back
     ember cache info|clear       the compile cache's entries; remove them
 
@@ -593,11 +594,20 @@ def _print_fusion_report(args: argparse.Namespace, module: Any) -> None:
 def _compile(args: argparse.Namespace) -> int:
     from ember.deploy import compile_to_directory
     from ember.frontends.onnx import import_onnx
+    from ember.targets.registry import target_named
 
     shapes = _shape_overrides(args)
     model = _model(args)
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
+    if args.html is not None and target_named(args.target).cycle_model:
+        # Compiled outside the pass runner (the NPU): explore watches a compile of its own.
+        from ember.explore import explore
+
+        explore(model, args.html, args.target, _options(args), name=args.model,
+                input_shapes=shapes, dims=_dims(args), report=_progress(args))  # fmt: skip
+        print(f"report: {args.html}")
+        args.html = None
     report = _html_report(args)
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
                                     report, dims=_dims(args),
@@ -972,7 +982,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  default="auto",
                                  help="how the graphs are laid out: Graphviz dot where it is on "
                                       "PATH (auto), or the built-in layered layout")  # fmt: skip
-    _arch_flag(explore_command)
+    _device_flags(explore_command, "; explore: compiles for it, no GPU needed")
     optimisation_flags(explore_command)
     _threads_flag(explore_command)
 
