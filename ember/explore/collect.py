@@ -120,6 +120,9 @@ def explore_model(model: ModelSource, name: str, target: str = "cpu",
     if chosen.cycle_model:
         found.npu = compiled.report
         found.dma_bytes_per_cycle = _dma_rate()
+    elif profiled and not _static_inputs(compiled):
+        found.notes.append("no profile: the model's inputs have symbolic dims (give their sizes "
+                           "with --dim NAME=SIZE or --input-shape NAME=DIMS to time its kernels)")  # fmt: skip
     elif profiled:
         with report.stage("profile"):
             found.profile = _profile(compiled, runs, options.threads)
@@ -155,18 +158,17 @@ def _dma_rate() -> int:
     return NpuParams().dma_bytes_per_cycle
 
 
+def _static_inputs(compiled: Any) -> bool:
+    return all(isinstance(d, int) for spec in compiled.inputs for d in spec.dims)
+
+
 def _profile(compiled: Any, runs: int, threads: int) -> ProfileReport:
     """Every kernel's time over `runs` runs on seeded random inputs (after
     one untimed run), with the machine's limits."""
     from ember.machine_limits import measure_machine_limits
 
     rng = np.random.default_rng(0)
-    shapes = [list(spec.dims) for spec in compiled.inputs]
-    if any(not isinstance(d, int) for shape in shapes for d in shape):
-        raise EmberError("ember explore runs the model to time its kernels: give the sizes of its "
-                         "symbolic dims with --dim NAME=SIZE or --input-shape NAME=DIMS")  # fmt: skip
-    inputs = {spec.name: random_array(shape, spec.dtype, rng)
-              for spec, shape in zip(compiled.inputs, shapes)}  # fmt: skip
+    inputs = {spec.name: random_array(list(spec.dims), spec.dtype, rng) for spec in compiled.inputs}
     compiled.run(inputs)
     compiled.reset_profile()
     total = 0.0

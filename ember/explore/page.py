@@ -174,7 +174,7 @@ def _kernel_code(name: str, code: KernelCode | None, bodies: dict[str, KernelCod
     code = code or KernelCode()
     anchor = kernel_anchor(name)
     schedules = "".join(f"<li><code>{escape(s)}</code></li>" for s in code.schedules)
-    parts = [f"<p>schedules: <ul>{schedules}</ul></p>" if schedules else
+    parts = [f"<div>schedules: <ul>{schedules}</ul></div>" if schedules else
              "<p>schedule: none recorded (its loops were made before it became a kernel)</p>",
              f"<h4 id='{anchor}-loop'>loop IR</h4><pre class='ir loop-ir'>{escape(code.loop_ir)}</pre>"]  # fmt: skip
     parts += [f"<h4>loop IR of its parallel body <code>{escape(body)}</code></h4>"
