@@ -37,6 +37,11 @@ def tiny_cnn() -> onnx.ModelProto:
     return model
 
 
+@pytest.fixture
+def tiny_model() -> onnx.ModelProto:
+    return tiny_cnn()
+
+
 @pytest.fixture(scope="session")
 def tiny_model_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = tmp_path_factory.mktemp("explore") / "tiny_cnn.onnx"

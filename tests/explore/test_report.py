@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
+import onnx
 import pytest
 from xdsl.context import Context
 
@@ -210,3 +211,17 @@ def test_bench_html_has_the_profile(tiny_model_path: str, tmp_path: Path) -> Non
                  "--html", str(out), "-q"]) == 0  # fmt: skip
     page = out.read_text()
     assert 'class="roofline"' in page and "kernel-point" in page
+
+
+def test_symbolic_dims_give_a_report_without_a_profile(
+    tiny_model: onnx.ModelProto, tmp_path: Path
+) -> None:
+    model = tiny_model
+    for value in (model.graph.input[0], model.graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    path = tmp_path / "symbolic.html"
+    found = explore(model.SerializeToString(), path, dims={"N": (1, 8)}, engine="layered")
+    assert found.profile is None and found.snapshots.memory is not None
+    assert found.snapshots.memory.symbolic and "N" in found.snapshots.memory.formula
+    page = path.read_text()
+    assert "symbolic dims" in page and 'id="graph-after"' in page
