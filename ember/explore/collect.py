@@ -120,6 +120,8 @@ def explore_model(model: ModelSource, name: str, target: str = "cpu",
     if chosen.cycle_model:
         found.npu = compiled.report
         found.dma_bytes_per_cycle = _dma_rate()
+        found.notes.append(f"the {target} target's programs are timed by its cycle model: see "
+                           "the cycles per layer below; the host's share is not profiled")  # fmt: skip
     elif profiled and not _static_inputs(compiled):
         found.notes.append("no profile: the model's inputs have symbolic dims (give their sizes "
                            "with --dim NAME=SIZE or --input-shape NAME=DIMS to time its kernels)")  # fmt: skip

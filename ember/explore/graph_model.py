@@ -126,7 +126,11 @@ def _add_block(graph: Graph, block: Block, producers: dict[SSAValue, str], clust
             for arg, operand in zip(op.body.block.args, op.operands):
                 if operand in producers:
                     inner[arg] = producers[operand]
+            first = len(graph.nodes)
             yielded = _add_block(graph, op.body.block, inner, cluster_id, new_id)
+            if isinstance(op, SegmentOp):  # its ops end in the segment's program
+                for node in graph.nodes[first:]:
+                    node.kernels = [op.sym_name.data]
             for result, source in zip(op.results, yielded):
                 if source is not None:
                     producers[result] = source

@@ -155,7 +155,8 @@ def _kernels_section(found: Exploration) -> str:
         cells.append(f"<td class='text'><a href='#{anchor}-loop'>loop IR</a> "
                      f"<a href='#{anchor}-llvm'>LLVM IR</a></td>")  # fmt: skip
         body.append(f"<tr>{''.join(cells)}</tr>")
-    parts.append(f"<table class='kernels'>{header}{''.join(body)}</table>")
+    if body:
+        parts.append(f"<table class='kernels'>{header}{''.join(body)}</table>")
     for name in order:
         row = rows.get(name)
         bodies = {

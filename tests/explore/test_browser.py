@@ -80,7 +80,7 @@ def check_report(page: Any, screenshot: Path, cpu: bool = True) -> None:
         assert kernel.get_attribute("open") is None
         link.click()
         assert kernel.get_attribute("open") is not None
-        loop_ir = kernel.locator("pre.loop-ir")
+        loop_ir = kernel.locator("pre.loop-ir").first
         assert loop_ir.is_visible() and "func.func" in loop_ir.inner_text()
         clicked = screenshot.with_name(screenshot.stem + "-kernel.png")
         page.screenshot(path=str(clicked))
