@@ -7,6 +7,8 @@
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
               [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
+    ember explore MODEL -o report.html [--target cpu|cuda|npu] [--runs N]
+              [--layout-engine auto|dot|layered]
     ember run|bench DIR          a directory `ember compile` wrote, loaded back
     ember cache info|clear       the compile cache's entries; remove them
 
@@ -39,6 +41,12 @@ other targets have none).
 same options from the compile cache (`ember/cache.py`, docs/caching.md:
 `$EMBER_CACHE_DIR`, `$EMBER_CACHE_SIZE`; `--no-cache` or `EMBER_CACHE=0`
 turn it off): the stage line `cache hit KEY` says so.
+`explore` writes one self-contained HTML file showing what the compiler
+did: the graph before and after optimisation (fusion groups as clusters),
+the IR after each pass, the kernels (profile, roofline, schedule, loop and
+LLVM IR), the memory plan and, for the NPU, the cycles per layer
+(docs/explore.md); `compile --html FILE` and `bench --html FILE` write the
+same report of the compile they run (bench: with its `--profile`).
 Compiling commands report each stage's time on stderr (`--quiet` silences
 them; `--time-passes` adds each pass's, slowest first, when they end). User mistakes print `error: ...` and exit with status 1.
 """
@@ -422,6 +430,7 @@ def _loaded(args: argparse.Namespace) -> Any:
         ("--fusion-report", args.fusion_report), ("--target", not keeps_compiled(args.target)),
         ("--check", getattr(args, "check", False)), ("--profile", getattr(args, "profile", False)),
         ("--plot", getattr(args, "plot", None) is not None),
+        ("--html", getattr(args, "html", None) is not None),
         ("--dry-run", getattr(args, "dry_run", False)),
     ) if given]  # fmt: skip
     if compiling:
@@ -585,17 +594,73 @@ def _print_fusion_report(args: argparse.Namespace, module: Any) -> None:
 def _compile(args: argparse.Namespace) -> int:
     from ember.deploy import compile_to_directory
     from ember.frontends.onnx import import_onnx
+    from ember.targets.registry import target_named
 
     shapes = _shape_overrides(args)
     model = _model(args)
     if args.fusion_report:
         _print_fusion_report(args, import_onnx(model, shapes, _dims(args)))
+    if args.html is not None and target_named(args.target).cycle_model:
+        # Compiled outside the pass runner (the NPU): explore watches a compile of its own.
+        from ember.explore import explore
+
+        explore(model, args.html, args.target, _options(args), name=args.model,
+                input_shapes=shapes, dims=_dims(args), report=_progress(args))  # fmt: skip
+        print(f"report: {args.html}")
+        args.html = None
+    report = _html_report(args)
     deployed = compile_to_directory(model, args.output, args.name, shapes, _options(args),
-                                    _progress(args), dims=_dims(args),
+                                    report, dims=_dims(args),
                                     specialize=_specialize(args), target=args.target)  # fmt: skip
     for path in deployed.files:
         print(path)
+    if args.html is not None:
+        _write_html(args, report)
     return 0
+
+
+def _explore(args: argparse.Namespace) -> int:
+    """`ember explore MODEL -o report.html`: the model compiled, watched and
+    (where the target profiles kernels) run; its report written."""
+    from ember.explore import check_report_path, explore
+
+    check_report_path(args.output)
+    if args.fusion_report:
+        _print_fusion_report(args, _imported(args))
+    explore(_model(args), args.output, args.target, _options(args), name=args.model,
+            runs=args.runs, input_shapes=_shape_overrides(args), dims=_dims(args),
+            engine=args.layout_engine, report=_progress(args))  # fmt: skip
+    print(f"report: {args.output}")
+    return 0
+
+
+def _imported(args: argparse.Namespace) -> Any:
+    from ember.frontends.onnx import import_onnx
+
+    return import_onnx(_model(args), _shape_overrides(args), _dims(args))
+
+
+def _write_html(args: argparse.Namespace, report: CompileReport, profile: Any = None) -> None:
+    """`--html FILE`: the explorer's report of the compile `report` watched."""
+    from ember.explore import write_report
+    from ember.explore.collect import exploration_of
+
+    found = exploration_of(args.model, args.target, _options(args), report, profile)
+    write_report(found, args.html)
+    print(f"report: {args.html}")
+
+
+def _html_report(args: argparse.Namespace) -> CompileReport:
+    """The progress report, watched pass by pass when `--html` asks for it
+    (whose file is checked first, before the compile)."""
+    report = _progress(args)
+    if getattr(args, "html", None) is not None:
+        from ember.explore import check_report_path
+        from ember.explore.collect import watched_report
+
+        check_report_path(args.html)
+        watched_report(report)
+    return report
 
 
 def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
@@ -610,10 +675,18 @@ def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
         from ember.roofline import check_plot_target
 
         check_plot_target(args.plot)
-    report = _progress(args)
-    with report.stage("import"):
-        module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
-    compiled = target.compile(module, report, _options(args))
+    if args.html is not None:  # the NPU compiles outside the pass runner: explore watches it
+        from ember.explore import explore
+
+        compiled = explore(_model(args), args.html, args.target, _options(args), name=args.model,
+                           input_shapes=_shape_overrides(args), dims=_dims(args),
+                           report=_progress(args)).compiled  # fmt: skip
+        print(f"report: {args.html}")
+    else:
+        report = _progress(args)
+        with report.stage("import"):
+            module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+        compiled = target.compile(module, report, _options(args))
     print(f"{args.model} {target.performance_table(compiled)}")
     if args.plot is not None:
         from ember.npu_plot import plot_cycles
@@ -629,8 +702,9 @@ def _bench_dry_run(args: argparse.Namespace, target: Any) -> int:
     without one, or with options that time runs."""
     from ember.frontends.onnx import import_onnx
 
-    if args.emulate or args.profile or args.plot is not None:
-        raise EmberError("--dry-run runs nothing: --emulate, --profile and --plot need runs")
+    if args.emulate or args.profile or args.plot is not None or args.html is not None:
+        raise EmberError("--dry-run runs nothing: --emulate, --profile, --plot and --html need "
+                         "runs")  # fmt: skip
     report = _progress(args)
     with report.stage("import"):
         module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
@@ -662,11 +736,15 @@ def _bench(args: argparse.Namespace) -> int:
             raise EmberError("--plot draws the profile's roofline: add --profile")
         check_plot_target(args.plot)  # before the compile, not after it
     options = replace(_options(args), profile=args.profile)
+    report = _html_report(args)
+    no_cache = args.no_cache or args.html is not None  # a cache hit compiles nothing to watch
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), dims=_dims(args),
-                             options=options, report=_progress(args),
-                             target=args.target, cache=False if args.no_cache else None)  # fmt: skip
+                             options=options, report=report,
+                             target=args.target, cache=False if no_cache else None)  # fmt: skip
     print(result.format(args.model))
+    if args.html is not None:
+        _write_html(args, report, result.profile)
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
 
@@ -866,6 +944,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "end of its range; none: the generic version alone")  # fmt: skip
     optimisation_flags(compile_command)
     _threads_flag(compile_command, "; the library's NAME_set_threads changes it at run time")
+    _html_flag(compile_command)
 
     bench_command = model_command("bench", "latency of Ember and onnxruntime side by side", _bench)
     _threads_flag(bench_command, ", Ember's and onnxruntime's alike")
@@ -887,6 +966,25 @@ def build_parser() -> argparse.ArgumentParser:
     _device_flags(bench_command, " (bench: times the emulator, not a GPU)")
     optimisation_flags(bench_command)
     _no_cache_flag(bench_command)
+    _html_flag(bench_command, " (with --profile: the kernels' times and roofline)")
+
+    explore_command = model_command(
+        "explore", "write an HTML report of what the compiler did (docs/explore.md)", _explore
+    )
+    explore_command.add_argument("-o", "--output", required=True, metavar="FILE.html",
+                                 help="the report: one self-contained HTML file")  # fmt: skip
+    explore_command.add_argument("--target", choices=target_names(), default="cpu",
+                                 help="npu: also the cycles per layer; cpu: the kernels' profile "
+                                      "and roofline")  # fmt: skip
+    explore_command.add_argument("--runs", type=_positive, default=10,
+                                 help="runs that time the kernels (default 10)")  # fmt: skip
+    explore_command.add_argument("--layout-engine", choices=("auto", "dot", "layered"),
+                                 default="auto",
+                                 help="how the graphs are laid out: Graphviz dot where it is on "
+                                      "PATH (auto), or the built-in layered layout")  # fmt: skip
+    _device_flags(explore_command, "; explore: compiles for it, no GPU needed")
+    optimisation_flags(explore_command)
+    _threads_flag(explore_command)
 
     cache_command = commands.add_parser(
         "cache", help="the compile cache: info lists its entries, clear removes them"
@@ -894,6 +992,12 @@ def build_parser() -> argparse.ArgumentParser:
     cache_command.set_defaults(handler=_cache)
     cache_command.add_argument("action", choices=("info", "clear"))
     return parser
+
+
+def _html_flag(command: argparse.ArgumentParser, extra: str = "") -> None:
+    command.add_argument("--html", metavar="FILE.html", default=None,
+                         help="also write the explorer's report of the compile: graph, passes, "
+                              f"kernels, memory plan (docs/explore.md){extra}")  # fmt: skip
 
 
 def _no_cache_flag(command: argparse.ArgumentParser) -> None:

@@ -10,10 +10,24 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 StageListener = Callable[[str, float | None], None]
 """Told `(stage, None)` when a compile stage starts and `(stage, seconds)`
 when it ends (the CLI prints progress with it)."""
+
+
+class PassObserver(Protocol):
+    """Shown the module before and after each pass a target's pipeline runs
+    through `apply_passes` (`ember explore` snapshots the IR with it); it
+    must not change the module."""
+
+    def before(self, pass_name: str, module: ModuleOp) -> None: ...
+
+    def after(self, pass_name: str, module: ModuleOp) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,8 @@ class CompileReport:
     cache_hit: bool = False
     """Whether the model was loaded from the cache rather than compiled."""
     listener: StageListener | None = field(default=None, repr=False, compare=False)
+    observer: PassObserver | None = field(default=None, repr=False, compare=False)
+    """Shown the module around each pass (`PassObserver`)."""
 
     @property
     def total_seconds(self) -> float:

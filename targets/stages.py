@@ -57,8 +57,11 @@ def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: Compile
     pass's diagnostic is a `CompileError` (an `InputDependentError` where
     it says sizes known only at run time stop it) whose message is the
     diagnostic's first line, with nothing chained: a diagnostic is the
-    whole story, not a traceback."""
+    whole story, not a traceback. The report's `observer`, if any, sees the
+    module before and after each pass."""
     for compiler_pass in passes:
+        if report.observer is not None:
+            report.observer.before(compiler_pass.name, module)
         with report.timed_pass(compiler_pass.name):
             try:
                 compiler_pass.apply(context, module)
@@ -66,6 +69,8 @@ def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: Compile
                 raise InputDependentError(first_line(error)) from None
             except DiagnosticException as error:
                 raise CompileError(first_line(error)) from None
+        if report.observer is not None:
+            report.observer.after(compiler_pass.name, module)
 
 
 __all__ = ["VERIFY_ENV", "apply_passes", "verifies_after", "verify_stage"]
