@@ -66,6 +66,7 @@ alloc of the value it yields, moved out (with any view of it).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -228,9 +229,10 @@ class FunctionBufferizer:
             new.name_hint = old.name_hint
             self.buffers[old] = new
         output_args = block.args[len(input_types) :]
+        times_returned = Counter(returned)
         for index, (value, arg) in enumerate(zip(returned, output_args)):
             arg.name_hint = f"out{index}"
-            if returned.count(value) == 1 and not isinstance(value.owner, Block):
+            if times_returned[value] == 1 and not isinstance(value.owner, Block):
                 self.outputs[value] = arg
         self.nest = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
         self.sizes = SymbolSizes(block, symbol_bindings([a.type for a in old_block.args]),
@@ -267,12 +269,13 @@ class FunctionBufferizer:
             if not isinstance(op, tensor.ConcatOp) or DYNAMIC_INDEX in op.result.type.get_shape():  # type: ignore[attr-defined]
                 continue
             dim, offset = op.dim.value.data, 0
+            times_joined = Counter(op.inputs)
             for value in op.inputs:
                 shape = value.type.get_shape()  # type: ignore[attr-defined]
                 owner = value.owner
                 if (isinstance(owner, (loop.KernelOp, tensor.ConcatOp, *STRUCTURED_OPS))
                         and owner.parent is block and value not in self.outputs
-                        and value not in slabs and list(op.inputs).count(value) == 1
+                        and value not in slabs and times_joined[value] == 1
                         and all(user is op or _only_reads(user, value)
                                 for user in self.users.get(value, []))):  # fmt: skip
                     slabs[value] = Slab(op, tuple(offset if d == dim else 0
