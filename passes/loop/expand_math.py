@@ -47,13 +47,14 @@ vector-typed operands and every other math op.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, ModuleOp, f32, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -64,7 +65,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ember.dialects.loop import WeightOp
+from ember.dialects.loop import KERNEL_ATTR, WeightOp
+from ember.passes.loop.kernel_buffers import calls_by_callee
 
 # exp --------------------------------------------------------------------------
 
@@ -247,19 +249,39 @@ three times (within 2.5 ulp; 2.2 measured); NaN, +-inf, +-0, negative x and over
 out as pow gives them."""
 
 
-def constant_scalar(value: SSAValue) -> float | None:
+def constant_scalar(value: SSAValue,
+                    calls: Mapping[str, Sequence[CallOp]] | None = None) -> float | None:  # fmt: skip
     """The value of `value` where it is a constant: an `arith.constant`, or
     a load from a one-element `loop.weight` (an ONNX initializer that the
-    graph level kept as a tensor)."""
+    graph level kept as a tensor), or in a kernel function a load from an
+    argument that every call (`calls`, by callee) passes such a weight of
+    one value."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
         return owner.value.value.data
-    if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, WeightOp):
-        weight = owner.memref.owner.value
-        if weight.get_type().element_count() == 1 and isinstance(
-            weight.get_type().get_element_type(), Float32Type
-        ):
-            return float(weight.get_values()[0])
+    if not isinstance(owner, memref.LoadOp):
+        return None
+    source = owner.memref
+    if isinstance(source, BlockArgument) and calls:
+        func = source.block.parent_op()
+        if not isinstance(func, FuncOp) or KERNEL_ATTR not in func.attributes:
+            return None
+        sites = calls.get(func.sym_name.data, ())
+        values = {_one_element(call.arguments[source.index]) for call in sites}
+        return values.pop() if len(values) == 1 else None
+    return _one_element(source)
+
+
+def _one_element(buffer: SSAValue) -> float | None:
+    """The value of a one-element f32 `loop.weight`, else None."""
+    weight = buffer.owner
+    if not isinstance(weight, WeightOp):
+        return None
+    dense = weight.value
+    if dense.get_type().element_count() == 1 and isinstance(
+        dense.get_type().get_element_type(), Float32Type
+    ):
+        return float(dense.get_values()[0])
     return None
 
 
@@ -278,13 +300,17 @@ class ExpandMath(RewritePattern):
 
 class ExpandPower(RewritePattern):
     """An f32 `math.powf` whose exponent is a constant of `POWERS` becomes
-    products or square roots."""
+    products or square roots; `calls` (by callee) find the weights a kernel
+    function's arguments receive."""
+
+    def __init__(self, calls: Mapping[str, Sequence[CallOp]] | None = None):
+        self.calls = calls
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: math.PowFOp, rewriter: PatternRewriter) -> None:
         if not isinstance(op.result.type, Float32Type):
             return
-        power = POWERS.get(constant_scalar(op.rhs))  # type: ignore[arg-type]
+        power = POWERS.get(constant_scalar(op.rhs, self.calls))  # type: ignore[arg-type]
         if power is None:
             return
         rewriter.replace(op, [], [power(ArithEmitter(rewriter, op), op.lhs)])
@@ -299,7 +325,7 @@ class ExpandMathPass(ModulePass):
     name = "loop-expand-math"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([ExpandMath(), ExpandPower()])
+        patterns = GreedyRewritePatternApplier([ExpandMath(), ExpandPower(calls_by_callee(op))])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
 
 

@@ -24,13 +24,14 @@ not, as they would in place). A `memref.view` stays outside: it is where
 stay equal.
 
 The CPU pipeline runs the pass twice. First on structured ops, before
-`loop-generate`: equal fused groups are found there, while each is a few
+`loop-generate`: each unfused op becomes a kernel of its own
+(`loop-form-kernels`), and equal kernels are found while each is a few
 ops, so the loops of a repeated layer are generated, fused and lowered
 once, not once per use and then found equal. A kernel's own buffers (its
 `memref.alloc`s) stay in its function until `loop-plan-memory` makes them
 arguments placed in the caller's arena. A group that allocates a buffer of
 a size known only at run time stays in place at this point. Then, after
-`loop-plan-memory`, on what is left (the loop nests of unfused ops).
+`loop-plan-memory`, on whatever is left outside a kernel.
 """
 
 from __future__ import annotations
@@ -89,6 +90,22 @@ def _copy_views_in(kernel: KernelOp) -> None:
             if not value.uses:
                 view.detach()
                 view.erase()
+
+
+def _copy_bitcast_constants_in(kernel: KernelOp) -> None:
+    """Copies into `kernel` the `arith.bitcast`s of constants it captured
+    (an unsigned fill value, which `loop-generate` reads as a constant),
+    their constants captured instead, and copied in as every constant is."""
+    for value, uses in _captured(kernel).items():
+        cast = value.owner
+        if isinstance(cast, arith.BitcastOp) and isinstance(cast.input.owner, arith.ConstantOp):
+            copy = cast.clone()
+            kernel.body.block.insert_op_before(copy, kernel.body.block.first_op)  # type: ignore[arg-type]
+            for user, index in uses:
+                user.operands[index] = copy.results[0]
+            if not value.uses:
+                cast.detach()
+                cast.erase()
 
 
 def _move_weights_out(kernel: KernelOp) -> None:
@@ -164,6 +181,7 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> No
             continue
         _move_weights_out(kernel)
         _copy_views_in(kernel)
+        _copy_bitcast_constants_in(kernel)
         captured = _captured(kernel)
         constants = {
             v: uses for v, uses in captured.items() if isinstance(v.owner, arith.ConstantOp)

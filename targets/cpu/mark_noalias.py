@@ -150,10 +150,18 @@ def footprint(value: SSAValue) -> Footprint | None:
     return None
 
 
-def separate_operands(call: CallOp, caller: FuncOp) -> list[bool]:
+def abi_roots(caller: FuncOp) -> set[BlockArgument]:
+    """The ABI buffers (weights, arena) among `caller`'s arguments."""
+    return {marked_argument(caller, marker) for marker in ABI_BUFFERS} - {None}  # type: ignore[return-value]
+
+
+def separate_operands(call: CallOp, caller: FuncOp,
+                      roots: set[BlockArgument] | None = None) -> list[bool]:  # fmt: skip
     """Per operand of `call`: whether it is a memref whose footprint is
-    disjoint from that of every other memref operand."""
-    abi_roots = {marked_argument(caller, marker) for marker in ABI_BUFFERS} - {None}
+    disjoint from that of every other memref operand; `roots` are
+    `abi_roots(caller)`, found once per caller where it makes many calls
+    (the entry function of a model with thousands of outputs)."""
+    roots = abi_roots(caller) if roots is None else roots
     entry = PACKED_BUFFERS_ATTR in caller.attributes
     buffers = [i for i, v in enumerate(call.arguments) if isinstance(v.type, MemRefType)]
     prints = {i: footprint(call.arguments[i]) for i in buffers}
@@ -163,7 +171,7 @@ def separate_operands(call: CallOp, caller: FuncOp) -> list[bool]:
             return False
         if a.root.owner is not caller.body.block or b.root.owner is not caller.body.block:
             return False  # a block argument of a nested region: not a buffer the ABI names
-        return a.disjoint_from(b, entry or (a.root in abi_roots and b.root in abi_roots))
+        return a.disjoint_from(b, entry or (a.root in roots and b.root in roots))
 
     return [
         i in prints and all(apart(prints[i], prints[j]) for j in buffers if j != i)
@@ -195,11 +203,12 @@ class MarkNoAliasPass(ModulePass):
         for caller in op.ops:
             if not isinstance(caller, FuncOp) or caller.is_declaration:
                 continue
+            roots = abi_roots(caller)
             for call in caller.walk():
                 if not isinstance(call, CallOp) or call.callee.string_value() not in kernels:
                     continue
                 name = call.callee.string_value()
-                here = separate_operands(call, caller)
+                here = separate_operands(call, caller, roots)
                 before = separate.get(name)
                 separate[name] = here if before is None else [a and b for a, b in zip(before, here)]
         for name, flags in separate.items():
@@ -207,4 +216,4 @@ class MarkNoAliasPass(ModulePass):
                 mark_arguments(kernels[name], flags)
 
 
-__all__ = ["NOALIAS", "Footprint", "MarkNoAliasPass", "footprint", "separate_operands"]
+__all__ = ["NOALIAS", "Footprint", "MarkNoAliasPass", "abi_roots", "footprint", "separate_operands"]

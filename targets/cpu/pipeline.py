@@ -124,13 +124,13 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", ConvertTensorToLoopPass()),
         ("loop", DefaultSchedulePass()),
         *(("loop", p) for p in at_level_2(FuseEpiloguesPass())),
-        ("loop", OutlineKernelsPass()),  # equal groups found before their loops are made
+        ("loop", OutlineKernelsPass()),  # equal kernels found before their loops are made
         ("loop", LoopGeneratePass()),
         *(("loop", p) for p in at_level_2(FuseLoopsPass())),
         *(("loop", p) for p in unless_disabled(ExpandMathPass())),
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
-        ("loop", OutlineKernelsPass()),  # the nests of unfused ops
+        ("loop", OutlineKernelsPass()),  # any nest still outside a kernel
         ("loop", MarkNoAliasPass()),
         *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
         *(("loop", p) for p in threads),

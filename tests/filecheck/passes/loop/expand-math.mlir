@@ -144,3 +144,41 @@ func.func @kept(%d: f64, %h: f16, %v: vector<4xf32>, %x: f32, %y: f32, %i: index
 // CHECK-NEXT:    %p = math.powf %x, %half : f32
 // CHECK-NEXT:    %q = math.powf %x, %y : f32
 // CHECK:         %r = math.powf %x, %e : f32
+
+// -----
+
+// In a kernel function the exponent is an argument: where every call passes
+// a one-element weight of one value (3), the power is that constant's; where
+// the calls pass two values, pow stays a call.
+func.func @calls(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %three = "loop.weight"() <{value = dense<3.0> : tensor<1xf32>}> : () -> memref<1xf32>
+  %also_three = "loop.weight"() <{value = dense<3.0> : tensor<1xf32>}> : () -> memref<1xf32>
+  %two = "loop.weight"() <{value = dense<2.0> : tensor<1xf32>}> : () -> memref<1xf32>
+  func.call @same(%x, %three, %y) : (memref<4xf32>, memref<1xf32>, memref<4xf32>) -> ()
+  func.call @same(%x, %also_three, %y) : (memref<4xf32>, memref<1xf32>, memref<4xf32>) -> ()
+  func.call @differ(%x, %three, %y) : (memref<4xf32>, memref<1xf32>, memref<4xf32>) -> ()
+  func.call @differ(%x, %two, %y) : (memref<4xf32>, memref<1xf32>, memref<4xf32>) -> ()
+  func.return
+}
+func.func private @same(%x: memref<4xf32>, %n: memref<1xf32>, %y: memref<4xf32>) attributes {ember.kernel} {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %e = memref.load %n[%c0] : memref<1xf32>
+  %p = math.powf %v, %e : f32
+  memref.store %p, %y[%c0] : memref<4xf32>
+  func.return
+}
+func.func private @differ(%x: memref<4xf32>, %n: memref<1xf32>, %y: memref<4xf32>) attributes {ember.kernel} {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %e = memref.load %n[%c0] : memref<1xf32>
+  %p = math.powf %v, %e : f32
+  memref.store %p, %y[%c0] : memref<4xf32>
+  func.return
+}
+// CHECK-LABEL: func.func private @same
+// CHECK-NOT:     math.powf
+// CHECK:         arith.mulf
+// CHECK:         func.return
+// CHECK-LABEL: func.func private @differ
+// CHECK:         math.powf

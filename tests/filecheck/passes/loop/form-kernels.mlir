@@ -1,4 +1,4 @@
-// RUN: ember-opt %s -p loop-form-kernels | filecheck %s
+// RUN: ember-opt %s -p loop-form-kernels --split-input-file | filecheck %s
 
 // Each loop nest outside a kernel becomes a kernel of its own (no kind);
 // a kernel's nests stay as they are, and so do the ops between nests (the
