@@ -4,6 +4,11 @@ generation build through it, so what a loop looks like in IR is decided
 here once: a sequential loop is an `scf.for`, a parallel one a
 one-dimensional `scf.parallel`, both with `index` bounds (`arith.constant`
 where static). The functions below read such loops back for the loop passes.
+
+The builder makes the ops that loop generation makes by the thousand (loops,
+index constants and arithmetic, loads, stores, the micro-kernels' vector
+ops) with `quick`: the same ops, without their constructors' checks after
+the first of each kind.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder, InsertPoint
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     FloatAttr,
@@ -20,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     Signedness,
+    VectorType,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import (
@@ -29,6 +35,8 @@ from xdsl.ir.affine import (
     AffineDimExpr,
     AffineExpr,
 )
+
+from ember.dialects.quick_ops import quick
 
 INDEX = IndexType()
 
@@ -105,7 +113,9 @@ class LoopNestBuilder:
 
     def index(self, value: int) -> SSAValue:
         """An `index` constant, named as MLIR names them (`%c16`, `%cm1`)."""
-        result = self.insert(arith.ConstantOp(IntegerAttr(value, INDEX))).results[0]
+        constant = quick(lambda: arith.ConstantOp(IntegerAttr(value, INDEX)),
+                         (arith.ConstantOp, INDEX, value), arith.ConstantOp, (), (INDEX,))  # fmt: skip
+        result = self.insert(constant).results[0]
         result.name_hint = f"c{value}".replace("-", "m")
         return result
 
@@ -130,15 +140,24 @@ class LoopNestBuilder:
         given, shares them between loops)."""
         operands = [self.bound(v, constants) for v in (lower, upper, step)]
         block = Block(arg_types=[INDEX])
+        body = Region(block)
         if parallel:
-            block.add_op(scf.ReduceOp())
-            op: Loop = scf.ParallelOp(*([v] for v in operands), Region(block))
+            block.add_op(quick(scf.ReduceOp, scf.ReduceOp, scf.ReduceOp, (), ()))
+            op: Loop = quick(lambda: scf.ParallelOp(*([v] for v in operands), body),
+                       (scf.ParallelOp, 1), scf.ParallelOp, operands, (), (body,))  # fmt: skip
         else:
-            block.add_op(scf.YieldOp())
-            op = scf.ForOp(*operands, [], Region(block))
+            block.add_op(quick(scf.YieldOp, scf.YieldOp, scf.YieldOp, (), ()))
+            op = self.for_loop(*operands, [], body)
         self.builder.insert(op)
         inner = Builder(InsertPoint.before(body_end(op)))
         return block.args[0], LoopNestBuilder(inner)
+
+    @staticmethod
+    def for_loop(lower: SSAValue, upper: SSAValue, step: SSAValue, carried: Sequence[SSAValue],
+                 body: Region) -> scf.ForOp:  # fmt: skip
+        """An `scf.for` with `body`, carrying `carried` (not inserted)."""
+        return quick(lambda: scf.ForOp(lower, upper, step, carried, body), scf.ForOp, scf.ForOp,
+                     (lower, upper, step, *carried), [v.type for v in carried], (body,))  # fmt: skip
 
     def nest(
         self, extents: Sequence[Bound], parallel: Sequence[bool]
@@ -176,13 +195,47 @@ class LoopNestBuilder:
             AffineBinaryOpKind.FloorDiv: arith.FloorDivSIOp,
             AffineBinaryOpKind.Mod: arith.RemSIOp,
         }[expr.kind]
-        return self.insert(op_class(lhs, rhs)).results[0]
+        return self.binary(op_class, lhs, rhs)
+
+    def binary(self, kind: type[arith.SignlessIntegerBinaryOperation], lhs: SSAValue,
+               rhs: SSAValue) -> SSAValue:  # fmt: skip
+        """`kind` (`arith.addi`, `arith.muli`, ...) of two `index` values, no flags."""
+        op = quick(lambda: kind(lhs, rhs), kind, kind, (lhs, rhs), (lhs.type,))
+        return self.insert(op).results[0]
 
     def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
-        return self.insert(memref.LoadOp.get(buffer, list(indices))).results[0]
+        memref_type = buffer.type
+        assert isinstance(memref_type, MemRefType)
+        operands = (buffer, *indices)
+        op = quick(lambda: memref.LoadOp.get(buffer, list(indices)), memref.LoadOp,
+                   memref.LoadOp, operands, (memref_type.element_type,))  # fmt: skip
+        return self.insert(op).results[0]
 
     def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-        self.insert(memref.StoreOp.get(value, buffer, list(indices)))
+        operands = (value, buffer, *indices)
+        self.insert(quick(lambda: memref.StoreOp.get(value, buffer, list(indices)),
+                          memref.StoreOp, memref.StoreOp, operands, ()))  # fmt: skip
+
+    def vector_load(self, buffer: SSAValue, indices: Sequence[SSAValue],
+                    vector_type: VectorType) -> SSAValue:  # fmt: skip
+        op = quick(lambda: vector.LoadOp(buffer, indices, vector_type), vector.LoadOp,
+                   vector.LoadOp, (buffer, *indices), (vector_type,))  # fmt: skip
+        return self.insert(op).results[0]
+
+    def vector_store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.insert(quick(lambda: vector.StoreOp(value, buffer, indices), vector.StoreOp,
+                          vector.StoreOp, (value, buffer, *indices), ()))  # fmt: skip
+
+    def broadcast(self, scalar: SSAValue, vector_type: VectorType) -> SSAValue:
+        op = quick(lambda: vector.BroadcastOp(scalar, vector_type), vector.BroadcastOp,
+                   vector.BroadcastOp, (scalar,), (vector_type,))  # fmt: skip
+        return self.insert(op).results[0]
+
+    def fma(self, lhs: SSAValue, rhs: SSAValue, accumulator: SSAValue) -> SSAValue:
+        """`vector.fma`: `lhs * rhs + accumulator`."""
+        op = quick(lambda: vector.FMAOp(lhs, rhs, accumulator), vector.FMAOp, vector.FMAOp,
+                   (lhs, rhs, accumulator), (accumulator.type,))  # fmt: skip
+        return self.insert(op).results[0]
 
     def constant(self, value: FloatAttr | IntegerAttr) -> SSAValue:
         """A scalar constant of `value`'s type (see `scalar_constant_ops`)."""
@@ -201,7 +254,9 @@ def scalar_constant_ops(value: FloatAttr | IntegerAttr) -> list[Operation]:
     if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
         bits = arith.ConstantOp(IntegerAttr(value.value.data, IntegerType(element.width.data)))
         return [bits, arith.BitcastOp(bits.results[0], element)]
-    return [arith.ConstantOp(value)]
+    # The value is the op's one property: part of the key.
+    return [quick(lambda: arith.ConstantOp(value), (arith.ConstantOp, value), arith.ConstantOp, (),
+                  (element,))]  # fmt: skip
 
 
 __all__ = [

@@ -98,6 +98,7 @@ from ember.dialects.graph import ConstantOp, dense_constant
 from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.symbolic import Dim, SymExpr
 from ember.dialects.loop_nests import LoopNestBuilder, buffer_size, constant_index
+from ember.dialects.quick_ops import quick
 from ember.dialects.schedule import (
     STRUCTURED_OPS,
     describe,
@@ -340,7 +341,10 @@ class FunctionBufferizer:
         assert isinstance(value_type, TensorType)
         sizes = self.sizes.sizes(symbolic_shape(value_type))
         nest = self.allocs or self.nest
-        return nest.insert(memref.AllocOp(sizes, [], memref_of(value_type))).results[0]
+        buffer_type = memref_of(value_type)
+        alloc = quick(lambda: memref.AllocOp(sizes, [], buffer_type), (memref.AllocOp, len(sizes)),
+                      memref.AllocOp, sizes, (buffer_type,))  # fmt: skip
+        return nest.insert(alloc).results[0]
 
     def _buffer(self, value: SSAValue) -> SSAValue:
         """The buffer holding `value`, materialising a pending empty/fill."""
@@ -392,8 +396,13 @@ class FunctionBufferizer:
         dynamic = [o if isinstance(o, SSAValue) else self.sizes.size(o)
                    for o in offsets if not isinstance(o, int)]  # fmt: skip
         view_type = MemRefType(memref_type.element_type, static, layout)
-        view = memref.SubviewOp(buffer, dynamic, self.sizes.sizes(sizes), [],
-                                static_offsets, static, strides, view_type)  # fmt: skip
+        size_values = self.sizes.sizes(sizes)
+        # The static lists and the operand counts set the op's properties.
+        key = (memref.SubviewOp, tuple(static_offsets), tuple(static), tuple(strides),
+               len(dynamic), len(size_values))  # fmt: skip
+        view = quick(lambda: memref.SubviewOp(buffer, dynamic, size_values, [], static_offsets,
+                                              static, strides, view_type),
+                     key, memref.SubviewOp, (buffer, *dynamic, *size_values), (view_type,))  # fmt: skip
         return self.nest.insert(view).results[0]
 
     def _destination(self, init: SSAValue, result: SSAValue) -> SSAValue:

@@ -49,6 +49,7 @@ from ember.dialects.graph.types import (
     is_narrow_float,
 )
 from ember.dialects.loop_nests import scalar_constant_ops
+from ember.dialects.quick_ops import quick
 from ember.dialects.symbol_sizes import SymbolSizes, symbol_bindings
 from ember.lowering.graph_to_tensor.float_conversions import (
     e8m0_to_float,
@@ -209,7 +210,8 @@ class Body:
             op_class = ops[2]
         else:
             op_class = ops[1]
-        return self.emit(op_class(a, b))  # type: ignore[call-arg]
+        op = quick(lambda: op_class(a, b), op_class, op_class, (a, b), (t,))  # type: ignore[call-arg]
+        return self.emit(op)
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._pick(a, b, (arith.AddfOp, arith.AddiOp))
@@ -440,7 +442,10 @@ class Emitter:
 
     def empty(self, shape: Sequence[Dim], t: Attribute) -> SSAValue:
         """A `tensor.empty` of `shape`, its symbolic dims given by their sizes."""
-        return self.value(tensor.EmptyOp(self.sizes.sizes(shape), symbolic_type(t, shape)))
+        sizes, result_type = self.sizes.sizes(shape), symbolic_type(t, shape)
+        empty = quick(lambda: tensor.EmptyOp(sizes, result_type), tensor.EmptyOp, tensor.EmptyOp,
+                      sizes, (result_type,))  # fmt: skip
+        return self.value(empty)
 
     def fill(self, value: float, shape: Sequence[Dim], t: Attribute) -> SSAValue:
         """`linalg.fill` of a `tensor.empty` with the scalar `value`."""
@@ -616,10 +621,12 @@ def generic(
 ) -> linalg.GenericOp:
     """A `linalg.generic` on tensors (one result per output) from plain maps and
     iterator kinds ("parallel", "reduction")."""
-    return linalg.GenericOp(
+    # The maps, the iterators and the operand counts set the op's properties.
+    key = (linalg.GenericOp, tuple(maps), tuple(iterators), len(inputs), len(outputs))
+    return quick(lambda: linalg.GenericOp(
         inputs, outputs, body, [AffineMapAttr(m) for m in maps],
         [IteratorTypeAttr(IteratorType(kind)) for kind in iterators], [o.type for o in outputs],
-    )  # fmt: skip
+    ), key, linalg.GenericOp, (*inputs, *outputs), [o.type for o in outputs], (body,))  # fmt: skip
 
 
 def _emit_scalar(value: float, t: Attribute, emit: Callable[[Operation], SSAValue]) -> SSAValue:

@@ -400,7 +400,7 @@ class _NestEmitter:
             return point
         offset = tile.offset
         start = builder.index(offset) if isinstance(offset, int) else offset
-        return builder.insert(arith.AddiOp(start, point)).results[0]
+        return builder.binary(arith.AddiOp, start, point)
 
     def _mark_innermost(self, iv: SSAValue) -> None:
         """Records the vector width hint on the loop of `iv`."""
@@ -596,7 +596,7 @@ class _MicroNestEmitter(_NestEmitter):
         if isinstance(base, int):
             point = self.bounds[base + offset]
         elif offset:
-            point = builder.insert(arith.AddiOp(base, self.bounds[offset])).results[0]
+            point = builder.binary(arith.AddiOp, base, self.bounds[offset])
         else:
             point = base
         return self._index(builder, tiles.get(dim), point), point
@@ -640,8 +640,8 @@ class _MicroNestEmitter(_NestEmitter):
                                carried, cells)  # fmt: skip
         block.add_op(scf.YieldOp(*results))
         bounds = self.bounds
-        loop = scf.ForOp(bounds[0], bounds[self._size(dim, tiles)], bounds[1], accumulators,
-                         Region(block))  # fmt: skip
+        loop = LoopNestBuilder.for_loop(bounds[0], bounds[self._size(dim, tiles)], bounds[1],
+                                        accumulators, Region(block))  # fmt: skip
         loop.attributes[NO_UNROLL] = UnitAttr()
         builder.insert(loop)
         return list(loop.results)
@@ -728,9 +728,9 @@ class _Access:
         folded = []
         for index, offset, stride in zip(indices, self.offsets, self.strides):
             if stride != 1:
-                index = body.insert(arith.MuliOp(index, body.index(stride))).results[0]
+                index = body.binary(arith.MuliOp, index, body.index(stride))
             if offset:
-                index = body.insert(arith.AddiOp(index, body.index(offset))).results[0]
+                index = body.binary(arith.AddiOp, index, body.index(offset))
             folded.append(index)
         return folded
 
@@ -838,7 +838,7 @@ class _ContractionBlock:
     def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]:
         count = sum(len(row) for row in cells)
         if self.init is not None:  # the output's fill, absorbed (`absorbed_fill`)
-            splat = builder.insert(vector.BroadcastOp(self.init, self.vector_type)).results[0]
+            splat = builder.broadcast(self.init, self.vector_type)
             return [splat] * count
         return [self.read_vector(builder, self.output, cell, self.vector_type)
                 for row in cells for cell in row]  # fmt: skip
@@ -855,9 +855,7 @@ class _ContractionBlock:
                     reads[key] = self.read_vector(builder, number, cell, self.vector_type)
                 else:
                     scalar = self.read(builder, number, cell)
-                    reads[key] = builder.insert(
-                        vector.BroadcastOp(scalar, self.vector_type)
-                    ).results[0]
+                    reads[key] = builder.broadcast(scalar, self.vector_type)
             return reads[key]
 
         results: list[SSAValue] = []
@@ -865,7 +863,7 @@ class _ContractionBlock:
         for k, accumulator in enumerate(accumulators):
             r, j = divmod(k, columns)
             a, b = (operand(number, r, j) for number in self.product)
-            results.append(builder.insert(vector.FMAOp(a, b, accumulator)).results[0])
+            results.append(builder.fma(a, b, accumulator))
         return results
 
     def store(self, builder: LoopNestBuilder, cells: list[list[Cell]],
@@ -1011,11 +1009,11 @@ def _emit_generic(
         if i in strided:
             return _read_even_lanes(body, accesses[i], maps[i], cell[0], vector_type)
         buffer, indices = indices_of(body, i, cell)
-        return body.insert(vector.LoadOp(buffer, indices, vector_type)).results[0]
+        return body.vector_load(buffer, indices, vector_type)
 
     def write_vector(body: LoopNestBuilder, value: SSAValue, cell: Cell) -> None:
         buffer, indices = indices_of(body, inputs, cell)
-        body.insert(vector.StoreOp(value, buffer, indices))
+        body.vector_store(value, buffer, indices)
 
     micro_body: MicroBody | None = None
     if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
@@ -1034,7 +1032,7 @@ def _emit_generic(
             def write(body: LoopNestBuilder, value: SSAValue, cell: Cell) -> None:
                 result = applied.apply(body, cell[0], value)
                 indices = target.indices(body, applied.indices(cell[0]))
-                body.insert(vector.StoreOp(result, target.buffer, indices))
+                body.vector_store(result, target.buffer, indices)
 
             return write
 
@@ -1102,10 +1100,8 @@ def _read_even_lanes(body: LoopNestBuilder, access: _Access, amap: AffineMap,
     width = vector_type.get_shape()[0]
     *outer, last = [body.affine(e, ivs) for e in amap.results]
     further = body.insert(arith.AddiOp(last, body.index(width - 1))).results[0]
-    first, second = (
-        body.insert(vector.LoadOp(access.buffer, access.indices(body, [*outer, at]), vector_type))
-        .results[0] for at in (last, further)
-    )  # fmt: skip
+    first, second = (body.vector_load(access.buffer, access.indices(body, [*outer, at]), vector_type)
+                     for at in (last, further))  # fmt: skip
     half = width // 2
     lanes = [2 * j for j in range(half)] + [width + 2 * j + 1 for j in range(width - half)]
     mask = DenseArrayBase.from_list(i64, lanes)
@@ -1119,8 +1115,7 @@ def _load(body: LoopNestBuilder, buffer: SSAValue, indices: Sequence[SSAValue]) 
 def _load_vector(body: LoopNestBuilder, buffer: SSAValue, indices: Sequence[SSAValue],
                  vector_type: VectorType) -> SSAValue:  # fmt: skip
     access = _Access(buffer)
-    load = vector.LoadOp(access.buffer, access.indices(body, indices), vector_type)
-    return body.insert(load).results[0]
+    return body.vector_load(access.buffer, access.indices(body, indices), vector_type)
 
 
 def _element_type(buffer: SSAValue) -> Attribute:
