@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    LocationAttr,
     MemRefType,
     Signedness,
 )
@@ -87,6 +88,7 @@ def make_sequential(op: scf.ParallelOp) -> scf.ForOp:
     block.add_op(scf.YieldOp())
     for_op = scf.ForOp(lower, upper, step, [], Region(block))
     for_op.attributes.update(op.attributes)
+    for_op.location = op.location
     parent = op.parent_block()
     assert parent is not None
     parent.insert_op_before(for_op, op)
@@ -97,10 +99,14 @@ def make_sequential(op: scf.ParallelOp) -> scf.ForOp:
 class LoopNestBuilder:
     """Emits loop nests, index arithmetic, loads and stores at one insertion point."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, location: LocationAttr | None = None):
         self.builder = builder
+        self.location = location
+        """Given to each op inserted (the source names of what it implements)."""
 
     def insert(self, op: Operation) -> Operation:
+        if self.location is not None:
+            op.location = self.location
         return self.builder.insert(op)
 
     def index(self, value: int) -> SSAValue:
@@ -136,7 +142,7 @@ class LoopNestBuilder:
         else:
             block.add_op(scf.YieldOp())
             op = scf.ForOp(*operands, [], Region(block))
-        self.builder.insert(op)
+        self.insert(op)
         inner = Builder(InsertPoint.before(body_end(op)))
         return block.args[0], LoopNestBuilder(inner)
 

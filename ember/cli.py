@@ -1,6 +1,6 @@
 """The `ember` command: import, run, compile and benchmark models.
 
-    ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
+    ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [--print-debuginfo] [-o OUT]
     ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|cuda|npu|reference]
               [--output OUT.npz] [--emulate] [--arch sm_XX] [-O2] [--threads N]
     ember compile MODEL -o OUT_DIR [--target cpu|cuda|npu] [--arch sm_XX] [--name NAME]
@@ -206,11 +206,11 @@ def _import(args: argparse.Namespace) -> int:
     if args.output:
         try:
             with written(args.output) as stream:
-                print_module(module, stream)
+                print_module(module, stream, args.print_debuginfo)
         except OSError as error:
             raise EmberError(f"{args.output}: cannot write: {error.strerror}") from None
     else:
-        print_module(module, sys.stdout)
+        print_module(module, sys.stdout, args.print_debuginfo)
     return 0
 
 
@@ -825,6 +825,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="print constants of more than N elements (default 16) as dense_resource<__elided__>",
     )  # fmt: skip
+    import_command.add_argument("--print-debuginfo", action="store_true",
+                                help="print each op's location: the model node it came from")  # fmt: skip
     import_command.add_argument("-o", "--output", help="write the IR to this file")
 
     run_command = model_command("run", "run the model on given or random inputs", _run)

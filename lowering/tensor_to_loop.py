@@ -423,6 +423,7 @@ class FunctionBufferizer:
 
     # ----------------------------------------------------------------- ops
     def _lower(self, op: Operation) -> None:
+        self.nest.location = op.location
         match op:
             case ConstantOp():
                 weight = self.nest.insert(

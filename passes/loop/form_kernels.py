@@ -28,6 +28,7 @@ def form_kernels(func: FuncOp) -> None:
     block = func.body.block
     for op in [op for op in block.ops if is_loop(op)]:
         kernel = KernelOp(Block())
+        kernel.location = op.location  # the source names of its nest
         Rewriter.insert_op(kernel, InsertPoint.before(op))
         op.detach()
         kernel.body.block.insert_op_before(op, kernel.terminator)
