@@ -88,9 +88,9 @@ def inherit_location(new: Operation, source: Operation) -> None:
 
 
 def describe_names(names: Sequence[str], limit: int = MAX_SHOWN_NAMES) -> str:
-    """`a + b + c`, or `a + b + c +2 more` past `limit` names; '' for none."""
+    """`a + b + c`, or `a + b + c + …` past `limit` names; '' for none."""
     shown = " + ".join(names[:limit])
-    return f"{shown} +{len(names) - limit} more" if len(names) > limit else shown
+    return f"{shown} + …" if len(names) > limit else shown
 
 
 __all__ = [

@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     from ember.targets.cpu.profile import KernelProfile
 
 
+MAX_TITLE = 48
+"""The widest a profile row's kernel title (`conv1 + relu1 (kernel 3)`) is shown."""
+
+
 @dataclass(frozen=True)
 class ProfileReport:
     """Where Ember's time went over the timed runs of a benchmark: one row
-    per kernel function (slowest first), the seconds those runs took in all
+    per kernel function (slowest first), named by the model's nodes it runs, the seconds those runs took in all
     (`total_seconds`, measured around each call from Python), and the
     machine's limits measured in the same process; `threads` scales the
     one-core peak for the % of peak."""
@@ -54,7 +58,8 @@ class ProfileReport:
 
     def format(self) -> str:
         peak = self.limits.peak_gflops * self.threads
-        header = (f"{'kernel':<22} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
+        width = min(MAX_TITLE, max([len("kernel"), *(len(row.title) for row in self.rows)]))
+        header = (f"{'kernel':<{width}} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
                   f"{'GFLOP/s':>8} {'% peak':>7} {'% time':>7}")  # fmt: skip
         lines = [self.limits.format(),
                  f"profile over {self.runs} runs on {self.threads} thread(s), "
@@ -63,7 +68,8 @@ class ProfileReport:
             gflops = row.gflops
             rate = f"{gflops:8.1f} {100 * gflops / peak:6.1f}%" if gflops else f"{'-':>8} {'-':>7}"
             lines.append(
-                f"{row.name:<22} {row.label[:40]:<40} {row.calls:>6} {row.seconds * 1e3:9.3f} "
+                f"{row.title[:width]:<{width}} {row.label[:40]:<40} {row.calls:>6} "
+                f"{row.seconds * 1e3:9.3f} "
                 f"{row.seconds_per_call * 1e6:9.1f} {rate} "
                 f"{100 * row.seconds / self.total_seconds:6.1f}%"
             )

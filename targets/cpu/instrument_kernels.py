@@ -20,7 +20,8 @@ reads the counters back. They accumulate over calls until the owner zeroes
 them. The function records where they are and what each kernel costs
 statically (`kernel_cost`): `ember.profile_offset` (bytes into the arena)
 and `ember.profile`, one dictionary per kernel with its `name`, `label`,
-`flops` and `bytes` per call. Kernels that share one function share its
+`flops` and `bytes` per call, and `source`: the model's nodes its calls run
+(`call_sites_description`). Kernels that share one function share its
 counters. A function that calls no kernel is left alone.
 """
 
@@ -56,6 +57,7 @@ from ember.dialects.loop import (
     align,
     marked_argument,
 )
+from ember.dialects.source_names import SOURCE_NAMES_ATTR, describe_names
 from ember.passes.loop.kernel_cost import kernel_cost
 
 PROFILE_ATTR = "ember.profile"
@@ -155,6 +157,7 @@ def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
             [end, cycles, *_count(view.result, slot, zero.result, one.result),
              *_count(view.result, slot, one_index.result, cycles.result)], call)  # fmt: skip
     costs = [kernel_cost(kernels[name]) for name in order]
+    sources = [call_sites_description(kernels[name]) for name in order]
     func.attributes[PROFILE_OFFSET_ATTR] = IntegerAttr(offset, i64)
     func.attributes[PROFILE_ATTR] = ArrayAttr(
         [
@@ -164,11 +167,27 @@ def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
                     "label": StringAttr(c.label),
                     "flops": IntegerAttr(c.flops, i64),
                     "bytes": IntegerAttr(c.bytes, i64),
+                    "source": StringAttr(source),
                 }
             )
-            for c in costs
+            for c, source in zip(costs, sources, strict=True)
         ]  # fmt: skip
     )
+
+
+def call_sites_description(kernel: FuncOp) -> str:
+    """The model's nodes a kernel function runs, from its call sites'
+    source names: `conv1 + relu1`, `conv2 + relu2 and 3 more` when it serves
+    4 call sites, '' when no call site has a name."""
+    sites = kernel.attributes.get(SOURCE_NAMES_ATTR)
+    if not isinstance(sites, ArrayAttr):
+        return ""
+    named = [[n.data for n in site.data] for site in sites.data
+             if isinstance(site, ArrayAttr) and site.data]  # fmt: skip
+    if not named:
+        return ""
+    first = describe_names(named[0])
+    return f"{first} and {len(named) - 1} more" if len(named) > 1 else first
 
 
 class InstrumentKernelsPass(ModulePass):

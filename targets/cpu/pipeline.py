@@ -219,7 +219,8 @@ def _record_profile(module: ModuleOp, report: CompileReport) -> None:
             report.profile_offset = offset.value.data
             report.kernel_costs = tuple(
                 KernelCost(row.data["name"].data, row.data["label"].data,  # type: ignore[attr-defined]
-                           row.data["flops"].value.data, row.data["bytes"].value.data)  # type: ignore[attr-defined]
+                           row.data["flops"].value.data, row.data["bytes"].value.data,  # type: ignore[attr-defined]
+                           row.data["source"].data)  # type: ignore[attr-defined]
                 for row in rows.data if isinstance(row, DictionaryAttr)
             )  # fmt: skip
 

@@ -21,7 +21,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from ember.errors import EmberError
-from ember.report import KernelCost
+from ember.report import KernelCost, kernel_title
 from ember.targets.cpu.jit import JitModule
 
 COUNTER_ARCHES = ("x86_64", "i386", "i686")
@@ -63,7 +63,8 @@ def cycle_counter_rate() -> float:
 @dataclass(frozen=True)
 class KernelProfile:
     """One kernel function's calls and time since the counters were zeroed,
-    with its static cost per call (`flops` -1 when unknown)."""
+    with its static cost per call (`flops` -1 when unknown) and the model's
+    nodes it runs (`source`)."""
 
     name: str
     label: str
@@ -71,6 +72,12 @@ class KernelProfile:
     seconds: float
     flops: int
     bytes: int
+    source: str = ""
+
+    @property
+    def title(self) -> str:
+        """`conv1 + relu1 (kernel 3)`: the model's nodes it runs (`KernelCost.title`)."""
+        return kernel_title(self.name, self.source)
 
     @property
     def seconds_per_call(self) -> float:
@@ -101,7 +108,7 @@ def read_profile(
     rate = cycle_counter_rate()
     values = counters(arena, offset, len(costs))
     rows = [KernelProfile(cost.name, cost.label, int(calls), int(ticks) / rate, cost.flops,
-                          cost.bytes)
+                          cost.bytes, cost.source)
             for cost, (calls, ticks) in zip(costs, values, strict=True)]  # fmt: skip
     return sorted(rows, key=lambda row: -row.seconds)
 

@@ -13,8 +13,10 @@ from onnx import TensorProto, helper
 from tests.tools.test_cli import run
 
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
-ROW = re.compile(r"^(\S+) +(.+?) +(\d+) +(\d+\.\d+) +(\d+\.\d+) +(\S+) +(\S+) +(\d+\.\d)%$")
-"""One kernel row: name, what, calls, total ms, us/call, GFLOP/s, % peak, % time."""
+ROW = re.compile(r"^(.+? \(kernel \d+\)) +(.+?) +(\d+) +(\d+\.\d+) +(\d+\.\d+) +(\S+) +(\S+) "
+                 r"+(\d+\.\d)%$")  # fmt: skip
+"""One kernel row: title (the model's nodes, kernel number), what, calls,
+total ms, us/call, GFLOP/s, % peak, % time."""
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +46,9 @@ def test_bench_profile_prints_one_row_per_kernel(small_model: Path) -> None:
     assert rows and all(rows), lines[header + 1 :]
     assert {int(row.group(3)) for row in rows if row} == {3}  # the timed runs, not the warm-up
     assert any(row.group(2).startswith("matmul") for row in rows if row)
+    # Each row is named by the node it runs (these nodes have no names: their outputs').
+    titles = {re.sub(r"\d+", "N", row.group(1)) for row in rows if row}
+    assert titles == {"c (kernel N)", "d (kernel N)"}, titles
     assert re.match(r"kernels \d+\.\d+ ms of \d+\.\d+ ms measured", lines[-1])
 
 
