@@ -92,6 +92,8 @@ class BenchmarkResult:
     arena_bytes: int
     naive_bytes: int
     profile: ProfileReport | None = None
+    trace: dict[str, Any] | None = None
+    """With `Options.trace`: `runs` more runs as a Chrome trace-event object."""
 
     @property
     def ratio(self) -> float:
@@ -234,7 +236,8 @@ def benchmark_model(
     Ember's parallel loops are split among them (`options.threads` is
     replaced), and it is onnxruntime's intra-op thread count. With
     `options.profile` the result holds Ember's profile over the timed runs
-    (and the machine's limits, measured here). A target that cannot run
+    (and the machine's limits, measured here); with `options.trace` too, a
+    trace of as many runs again, made after the timed ones (CPU only). A target that cannot run
     here (the cuda target without a GPU) raises its EmberError before any
     run."""
     threads = resolve_threads(threads)
@@ -277,8 +280,22 @@ def benchmark_model(
 
         profile = ProfileReport(compiled.profile(), sum(ember_times), runs,
                                 measure_machine_limits(), threads)  # fmt: skip
+    label = str(model) if isinstance(model, str) else "model"
+    trace = _traced_runs(compiled, inputs, runs, label) if options.trace else None
     return BenchmarkResult(
         compile_seconds, ort_session_seconds,
         statistics.median(ember_times) * 1e3, statistics.median(ort_times) * 1e3,
-        threads, runs, error, report.arena_bytes, report.naive_bytes, profile,
+        threads, runs, error, report.arena_bytes, report.naive_bytes, profile, trace,
     )  # fmt: skip
+
+
+def _traced_runs(compiled: Any, inputs: dict[str, np.ndarray], runs: int,
+                 name: str) -> dict[str, Any]:  # fmt: skip
+    """`runs` more calls of `compiled` (built with `Options.trace`), recorded
+    as a Chrome trace (`ember.targets.cpu.trace`)."""
+    from ember.targets.cpu.trace import TraceRecorder, chrome_trace
+
+    with TraceRecorder() as recorder:
+        for _ in range(runs):
+            recorder.run(lambda: compiled.run(inputs))
+    return chrome_trace(recorder.events, compiled.report.kernel_costs, name, recorder.dropped)

@@ -6,7 +6,7 @@
     ember compile MODEL -o OUT_DIR [--target cpu|cuda|npu] [--arch sm_XX] [--name NAME]
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
-              [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
+              [--threads N] [--runs N] [-O2] [--profile] [--trace FILE.json] [--plot FILE.png]
     ember run|bench DIR          a directory `ember compile` wrote, loaded back
     ember cache info|clear       the compile cache's entries; remove them
 
@@ -421,6 +421,7 @@ def _loaded(args: argparse.Namespace) -> Any:
         ("--layout", args.layout is not None), ("--disable-pass", args.disable_pass),
         ("--fusion-report", args.fusion_report), ("--target", not keeps_compiled(args.target)),
         ("--check", getattr(args, "check", False)), ("--profile", getattr(args, "profile", False)),
+        ("--trace", getattr(args, "trace", None) is not None),
         ("--plot", getattr(args, "plot", None) is not None),
         ("--dry-run", getattr(args, "dry_run", False)),
     ) if given]  # fmt: skip
@@ -603,8 +604,9 @@ def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
     model's, which do not depend on the data), and with --plot their picture."""
     from ember.frontends.onnx import import_onnx
 
-    if args.profile:
-        raise EmberError(f"--profile times CPU kernels; on the {target.name} target the table "
+    if args.profile or args.trace is not None:
+        flag = "--profile" if args.profile else "--trace"
+        raise EmberError(f"{flag} times CPU kernels; on the {target.name} target the table "
                          "has every layer")  # fmt: skip
     if args.plot is not None:
         from ember.roofline import check_plot_target
@@ -629,8 +631,9 @@ def _bench_dry_run(args: argparse.Namespace, target: Any) -> int:
     without one, or with options that time runs."""
     from ember.frontends.onnx import import_onnx
 
-    if args.emulate or args.profile or args.plot is not None:
-        raise EmberError("--dry-run runs nothing: --emulate, --profile and --plot need runs")
+    if args.emulate or args.profile or args.trace is not None or args.plot is not None:
+        raise EmberError("--dry-run runs nothing: --emulate, --profile, --trace and --plot "
+                         "need runs")  # fmt: skip
     report = _progress(args)
     with report.stage("import"):
         module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
@@ -661,12 +664,23 @@ def _bench(args: argparse.Namespace) -> int:
         if not args.profile:
             raise EmberError("--plot draws the profile's roofline: add --profile")
         check_plot_target(args.plot)  # before the compile, not after it
-    options = replace(_options(args), profile=args.profile)
+    options = replace(_options(args), profile=args.profile or args.trace is not None,
+                      trace=args.trace is not None)  # fmt: skip
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), dims=_dims(args),
                              options=options, report=_progress(args),
                              target=args.target, cache=False if args.no_cache else None)  # fmt: skip
-    print(result.format(args.model))
+    shown = result if args.profile else replace(result, profile=None)
+    print(shown.format(args.model))
+    if args.trace is not None and result.trace is not None:
+        from ember.targets.cpu.trace import write_trace
+
+        try:
+            with written(args.trace) as stream:
+                write_trace(result.trace, stream)
+        except OSError as error:
+            raise EmberError(f"{args.trace}: cannot write: {error.strerror}") from None
+        print(f"trace: {args.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
 
@@ -875,6 +889,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_command.add_argument("--profile", action="store_true",
                                help="time each kernel function of Ember's code: calls, time, "
                                     "GFLOP/s, %% of the measured peak")  # fmt: skip
+    bench_command.add_argument("--trace", metavar="FILE.json", default=None,
+                               help="write a Chrome trace of --runs more runs: one track per "
+                                    "thread, one slice per kernel call and per parallel chunk "
+                                    "(open it in Perfetto or chrome://tracing)")  # fmt: skip
     bench_command.add_argument("--plot", metavar="FILE.png", default=None,
                                help="with --profile: draw the kernels' roofline; with --target "
                                     "npu: the cycles per layer (needs matplotlib: pip install "

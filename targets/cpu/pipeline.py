@@ -13,7 +13,7 @@ grouped in stages that `CompileReport` times:
              loop-expand-math (f32 exp/tanh/erf as vectorisable arith),
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
              loop-mark-noalias (kernel arguments LLVM may treat as noalias)
-             [loop-instrument-kernels with a profile]
+             [loop-instrument-kernels with a profile (and trace)]
              [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O2 for the host CPU: JIT (`jit_entry`) or a
@@ -128,7 +128,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),  # the nests of unfused ops
         ("loop", MarkNoAliasPass()),
-        *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
+        *((("loop", InstrumentKernelsPass(trace=options.trace)),) if options.profile else ()),
         *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),
     ]

@@ -14,7 +14,7 @@ import ctypes
 import functools
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -47,10 +47,19 @@ define i64 @ember_read_cycle_counter() {
 
 
 @functools.cache
+def cycle_counter_reader() -> Callable[[], int]:
+    """A function that reads the counter `loop.timestamp` reads, from Python."""
+    module = JitModule(_COUNTER_IR)
+    read = module.function("ember_read_cycle_counter", ctypes.c_int64, [])
+    read.module = module  # the JIT code lives as long as the function
+    return read  # type: ignore[no-any-return]
+
+
+@functools.cache
 def cycle_counter_rate() -> float:
     """Ticks per second of the counter `loop.timestamp` reads: the median of
     three 20 ms windows timed by `time.perf_counter`."""
-    read = JitModule(_COUNTER_IR).function("ember_read_cycle_counter", ctypes.c_int64, [])
+    read = cycle_counter_reader()
     rates = []
     for _ in range(3):
         t0, c0 = time.perf_counter(), read()
@@ -119,5 +128,6 @@ __all__ = [
     "check_profile_supported",
     "counters",
     "cycle_counter_rate",
+    "cycle_counter_reader",
     "read_profile",
 ]
