@@ -48,7 +48,14 @@ from collections.abc import Sequence
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    ArrayAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -241,8 +248,10 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> No
         for uses, arg in zip(captured.values(), block.args, strict=True):
             for user, index in uses:
                 user.operands[index] = arg
-        # Names mean nothing in a kernel shared by several call sites: drop them.
+        # Names mean nothing in a kernel shared by several call sites: drop
+        # them, and the source names (which the function lists per call site).
         for op in block.walk():
+            op.location = UNKNOWN_LOC
             for value in [*op.results,
                           *(a for r in op.regions for b in r.blocks for a in b.args)]:  # fmt: skip
                 value.name_hint = None
