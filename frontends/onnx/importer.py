@@ -101,16 +101,18 @@ def import_onnx(
 
 def source_name(node: onnx.NodeProto, index: int) -> str:
     """The name the ops of `node` carry as their location: the PyTorch module
-    path a torch export recorded (`layer1.0.conv1`), else the node's name,
-    else its first output's, else its type and position."""
+    path a torch export recorded (`layer1.0.conv1`; for an op of the top
+    module, torch's name for it: `relu`), else the node's name, else its
+    first output's, else its type and position."""
     scopes = next((p.value for p in node.metadata_props if p.key == TORCH_NAME_SCOPES), "")
     if scopes:
         try:
             path = ast.literal_eval(scopes)
         except (ValueError, SyntaxError):
             path = []
-        if isinstance(path, list) and len(path) >= 2 and path[-2]:
-            return str(path[-2])
+        if isinstance(path, list) and path:
+            modules = [str(p) for p in path[:-1] if p]
+            return modules[-1] if modules else str(path[-1])
     if node.name:
         return node.name
     first = next((o for o in node.output if o), "")

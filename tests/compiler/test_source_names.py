@@ -11,9 +11,12 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.parser import Parser
 
 import ember
+from ember.context import make_context
 from ember.dialects.graph import ConstantOp, FusedOp
+from ember.dialects.schedule import describe
 from ember.dialects.source_names import SOURCE_NAMES_ATTR, source_names
 from ember.frontends.onnx import import_onnx
 from ember.options import Options
@@ -110,3 +113,15 @@ def test_profile_rows_are_titled_by_node_names(opt_level: int) -> None:
     titles = [cost.title for cost in compiled.report.kernel_costs]
     assert all("(kernel " in title for title in titles), titles
     assert any(title.startswith("conv1/7x7_s2") for title in titles), titles
+
+
+def test_diagnostics_name_the_node() -> None:
+    text = """
+    func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+      %m = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x4xf32>) outs(%c : tensor<2x4xf32>) -> tensor<2x4xf32> loc(fused["fc1", "bn1"])
+      func.return %m : tensor<2x4xf32>
+    }
+    """
+    module = Parser(make_context(), text).parse_module()
+    matmul = next(op for op in module.walk() if op.name == "linalg.matmul")
+    assert describe(matmul) == "linalg.matmul %m (nodes fc1 + bn1) in @main"
