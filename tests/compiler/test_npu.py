@@ -4,6 +4,8 @@ onnxruntime and the reference interpreter."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import pytest
@@ -14,6 +16,13 @@ from ember.compiler import InputError
 from ember.errors import EmberError
 from ember.targets.npu.compile import DeviceStep, HostStep
 from tests.support.models import mlp, random_inputs, run_onnxruntime, transformer_encoder
+
+
+def op_of(label: str) -> str:
+    """The op a report's label names: `graph.conv` in `c1 (graph.conv)`."""
+    found = re.search(r"\((graph\.\w+)\)", label)
+    assert found, label
+    return found[1]
 
 
 def _check(model: onnx.ModelProto, tolerance: float = 1e-5) -> ember.compiler.CompiledModel:
