@@ -14,13 +14,15 @@ down with the computation, each step setting it in O(1) per op it makes:
   `loop-generate` pass it on to the buffers' ops and the outermost loops;
   `loop-fuse` merges the names of the nests it merges; `loop-form-kernels`
   gives a kernel its nest's;
-- `loop-outline-kernels` puts the kernel's location on its call, and lists
-  on the kernel function the names of every call site that shares it
-  (`ember.source_names`), so names never make otherwise equal kernels
-  differ (locations are not part of structural equivalence, and the
-  function's attributes are not either);
-- the profile, the trace, the NPU report and the fusion report name
-  kernels by them (`conv1 + relu1 (kernel 3)`).
+- `loop-outline-kernels` puts the kernel's location on its call, lists on
+  the kernel function the names of every call site that shares it
+  (`ember.source_names`) and drops them inside its body, so names never
+  make otherwise equal kernels differ (locations are not part of
+  structural equivalence, and the function's attributes are not either);
+  a new kernel function's symbol ends in its first name;
+- the profile, the trace, the NPU report, the fusion report and
+  diagnostics (`ember.dialects.schedule.describe`, the verifier's
+  `CompileError`) name kernels and ops by them (`conv1 + relu1 (kernel 3)`).
 
 A location that is not a name (`loc(unknown)`, a file position) names
 nothing; the tools then fall back to the op's own description.

@@ -66,6 +66,8 @@ readings; the caller is participant 0, worker w is w + 1) and
 `loop-instrument-kernels` traces, appends (kernel, 0, begin, end); an atomic
 counter gives each event its slot, events past the capacity are counted,
 not stored. Without a buffer a chunk costs one load more and reads no counter.
+A launch that runs its whole range alone (one thread wanted, the pool
+busy) appends nothing: its kernel call's event covers it.
 The JIT's pool exports both; a library's (`aot.py`) keeps them internal.
 
 Mutexes and condition variables are opaque, platform-sized types, so they get
