@@ -68,11 +68,13 @@ import numpy as np
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    I64,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
     IndexType,
+    IntegerAttr,
     MemRefType,
     StringAttr,
     UnitAttr,
@@ -86,6 +88,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     lazy_traits_def,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -292,6 +295,23 @@ class TimestampOp(IRDLOperation):
         super().__init__(result_types=[i64])
 
 
+@irdl_op_definition
+class TraceOp(IRDLOperation):
+    """Appends one kernel call, from `begin` to `end` (`loop.timestamp`
+    readings), to the run-time trace, if one is being recorded (the CPU
+    runtime's `ember_trace_record`; `ember bench --trace`). `kernel` is the
+    call's row in the function's `ember.profile`."""
+
+    name = "loop.trace"
+    kernel = prop_def(IntegerAttr[I64])
+    begin = operand_def(i64)
+    end = operand_def(i64)
+    assembly_format = "$kernel `,` $begin `,` $end attr-dict"
+
+    def __init__(self, kernel: int, begin: SSAValue, end: SSAValue) -> None:
+        super().__init__(operands=[begin, end], properties={"kernel": IntegerAttr(kernel, i64)})
+
+
 KERNEL_ATTR = "ember.kernel"
 """Marks a function that `loop-outline-kernels` made of a `loop.kernel`."""
 PARALLEL_BODY_ATTR = "ember.parallel_body"
@@ -343,7 +363,7 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int | None) -> BlockArgu
     return arg
 
 
-Loop = Dialect("loop", [KernelOp, TimestampOp, WeightOp, YieldOp], [ScheduleAttr])
+Loop = Dialect("loop", [KernelOp, TimestampOp, TraceOp, WeightOp, YieldOp], [ScheduleAttr])
 
 __all__ = [
     "PARALLEL_BODY_ATTR",
@@ -357,6 +377,7 @@ __all__ = [
     "KernelOp",
     "Loop",
     "TimestampOp",
+    "TraceOp",
     "WeightOp",
     "YieldOp",
     "add_abi_argument",

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    LocationAttr,
     MemRefType,
     Signedness,
     VectorType,
@@ -95,6 +96,7 @@ def make_sequential(op: scf.ParallelOp) -> scf.ForOp:
     block.add_op(scf.YieldOp())
     for_op = scf.ForOp(lower, upper, step, [], Region(block))
     for_op.attributes.update(op.attributes)
+    for_op.location = op.location
     parent = op.parent_block()
     assert parent is not None
     parent.insert_op_before(for_op, op)
@@ -105,10 +107,14 @@ def make_sequential(op: scf.ParallelOp) -> scf.ForOp:
 class LoopNestBuilder:
     """Emits loop nests, index arithmetic, loads and stores at one insertion point."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, location: LocationAttr | None = None):
         self.builder = builder
+        self.location = location
+        """Given to each op inserted (the source names of what it implements)."""
 
     def insert(self, op: Operation) -> Operation:
+        if self.location is not None:
+            op.location = self.location
         return self.builder.insert(op)
 
     def index(self, value: int) -> SSAValue:
@@ -148,7 +154,7 @@ class LoopNestBuilder:
         else:
             block.add_op(quick(scf.YieldOp, scf.YieldOp, scf.YieldOp, (), ()))
             op = self.for_loop(*operands, [], body)
-        self.builder.insert(op)
+        self.insert(op)
         inner = Builder(InsertPoint.before(body_end(op)))
         return block.args[0], LoopNestBuilder(inner)
 

@@ -81,6 +81,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from ember.dialects.ember_linalg import generalize, indexing_maps, iterator_kinds
+from ember.dialects.source_names import describe_names, source_names
 from ember.errors import EmberError
 
 PARALLEL = IteratorType.PARALLEL.value
@@ -402,13 +403,17 @@ def product_operands(op: linalg.GenericOp) -> tuple[int, int] | None:
 def describe(op: Operation) -> str:
     """`linalg.matmul %m in @main`: the op's name, its first result's name and
     its function, for diagnostics; an op on buffers, which has no result, is
-    named by the buffer it writes (`linalg.matmul into %out0 in @main`)."""
+    named by the buffer it writes (`linalg.matmul into %out0 in @main`); an
+    op with source names says them too (`linalg.matmul %m (node fc1) in @main`)."""
     text = op.name
     if op.results and op.results[0].name_hint:
         text += f" %{op.results[0].name_hint}"
     elif not op.results and isinstance(op, linalg.LinalgStructuredOperation) and op.outputs:
         if op.outputs[0].name_hint:
             text += f" into %{op.outputs[0].name_hint}"
+    names = source_names(op)
+    if names:
+        text += f" (node{'s' if len(names) > 1 else ''} {describe_names(names)})"
     func = op.parent_op()
     while func is not None and not isinstance(func, FuncOp):
         func = func.parent_op()

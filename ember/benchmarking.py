@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     from ember.targets.cpu.profile import KernelProfile
 
 
+MAX_TITLE = 48
+"""The widest a profile row's kernel title (`conv1 + relu1 (kernel 3)`) is shown."""
+
+
 @dataclass(frozen=True)
 class ProfileReport:
     """Where Ember's time went over the timed runs of a benchmark: one row
-    per kernel function (slowest first), the seconds those runs took in all
+    per kernel function (slowest first), named by the model's nodes it runs, the seconds those runs took in all
     (`total_seconds`, measured around each call from Python), and the
     machine's limits measured in the same process; `threads` scales the
     one-core peak for the % of peak."""
@@ -54,7 +58,8 @@ class ProfileReport:
 
     def format(self) -> str:
         peak = self.limits.peak_gflops * self.threads
-        header = (f"{'kernel':<22} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
+        width = min(MAX_TITLE, max([len("kernel"), *(len(row.title) for row in self.rows)]))
+        header = (f"{'kernel':<{width}} {'what':<40} {'calls':>6} {'total ms':>9} {'us/call':>9} "
                   f"{'GFLOP/s':>8} {'% peak':>7} {'% time':>7}")  # fmt: skip
         lines = [self.limits.format(),
                  f"profile over {self.runs} runs on {self.threads} thread(s), "
@@ -63,7 +68,8 @@ class ProfileReport:
             gflops = row.gflops
             rate = f"{gflops:8.1f} {100 * gflops / peak:6.1f}%" if gflops else f"{'-':>8} {'-':>7}"
             lines.append(
-                f"{row.name:<22} {row.label[:40]:<40} {row.calls:>6} {row.seconds * 1e3:9.3f} "
+                f"{row.title[:width]:<{width}} {row.label[:40]:<40} {row.calls:>6} "
+                f"{row.seconds * 1e3:9.3f} "
                 f"{row.seconds_per_call * 1e6:9.1f} {rate} "
                 f"{100 * row.seconds / self.total_seconds:6.1f}%"
             )
@@ -86,6 +92,8 @@ class BenchmarkResult:
     arena_bytes: int
     naive_bytes: int
     profile: ProfileReport | None = None
+    trace: dict[str, Any] | None = None
+    """With `Options.trace`: `runs` more runs as a Chrome trace-event object."""
 
     @property
     def ratio(self) -> float:
@@ -228,7 +236,8 @@ def benchmark_model(
     Ember's parallel loops are split among them (`options.threads` is
     replaced), and it is onnxruntime's intra-op thread count. With
     `options.profile` the result holds Ember's profile over the timed runs
-    (and the machine's limits, measured here). A target that cannot run
+    (and the machine's limits, measured here); with `options.trace` too, a
+    trace of as many runs again, made after the timed ones (CPU only). A target that cannot run
     here (the cuda target without a GPU) raises its EmberError before any
     run."""
     threads = resolve_threads(threads)
@@ -271,8 +280,22 @@ def benchmark_model(
 
         profile = ProfileReport(compiled.profile(), sum(ember_times), runs,
                                 measure_machine_limits(), threads)  # fmt: skip
+    label = str(model) if isinstance(model, str) else "model"
+    trace = _traced_runs(compiled, inputs, runs, label) if options.trace else None
     return BenchmarkResult(
         compile_seconds, ort_session_seconds,
         statistics.median(ember_times) * 1e3, statistics.median(ort_times) * 1e3,
-        threads, runs, error, report.arena_bytes, report.naive_bytes, profile,
+        threads, runs, error, report.arena_bytes, report.naive_bytes, profile, trace,
     )  # fmt: skip
+
+
+def _traced_runs(compiled: Any, inputs: dict[str, np.ndarray], runs: int,
+                 name: str) -> dict[str, Any]:  # fmt: skip
+    """`runs` more calls of `compiled` (built with `Options.trace`), recorded
+    as a Chrome trace (`ember.targets.cpu.trace`)."""
+    from ember.targets.cpu.trace import TraceRecorder, chrome_trace
+
+    with TraceRecorder() as recorder:
+        for _ in range(runs):
+            recorder.run(lambda: compiled.run(inputs))
+    return chrome_trace(recorder.events, compiled.report.kernel_costs, name, recorder.dropped)

@@ -1,12 +1,12 @@
 """The `ember` command: import, run, compile and benchmark models.
 
-    ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [-o OUT]
+    ember import MODEL [--input-shape NAME=1x3x224x224] [--elide-large-constants] [--print-debuginfo] [-o OUT]
     ember run MODEL [--input NAME=file.npy] [--check] [--target cpu|cuda|npu|reference]
               [--output OUT.npz] [--emulate] [--arch sm_XX] [-O2] [--threads N]
     ember compile MODEL -o OUT_DIR [--target cpu|cuda|npu] [--arch sm_XX] [--name NAME]
               [--specialize N=1,8] [-O0|-O1|-O2]
     ember bench MODEL [--target cpu|cuda|npu] [--dry-run | --emulate] [--arch sm_XX]
-              [--threads N] [--runs N] [-O2] [--profile] [--plot FILE.png]
+              [--threads N] [--runs N] [-O2] [--profile] [--trace FILE.json] [--plot FILE.png]
     ember explore MODEL -o report.html [--target cpu|cuda|npu] [--runs N]
               [--layout-engine auto|dot|layered]
     ember run|bench DIR          a directory `ember compile` wrote, loaded back
@@ -214,11 +214,11 @@ def _import(args: argparse.Namespace) -> int:
     if args.output:
         try:
             with written(args.output) as stream:
-                print_module(module, stream)
+                print_module(module, stream, args.print_debuginfo)
         except OSError as error:
             raise EmberError(f"{args.output}: cannot write: {error.strerror}") from None
     else:
-        print_module(module, sys.stdout)
+        print_module(module, sys.stdout, args.print_debuginfo)
     return 0
 
 
@@ -429,6 +429,7 @@ def _loaded(args: argparse.Namespace) -> Any:
         ("--layout", args.layout is not None), ("--disable-pass", args.disable_pass),
         ("--fusion-report", args.fusion_report), ("--target", not keeps_compiled(args.target)),
         ("--check", getattr(args, "check", False)), ("--profile", getattr(args, "profile", False)),
+        ("--trace", getattr(args, "trace", None) is not None),
         ("--plot", getattr(args, "plot", None) is not None),
         ("--html", getattr(args, "html", None) is not None),
         ("--dry-run", getattr(args, "dry_run", False)),
@@ -668,8 +669,9 @@ def _bench_cycle_model(args: argparse.Namespace, target: Any) -> int:
     model's, which do not depend on the data), and with --plot their picture."""
     from ember.frontends.onnx import import_onnx
 
-    if args.profile:
-        raise EmberError(f"--profile times CPU kernels; on the {target.name} target the table "
+    if args.profile or args.trace is not None:
+        flag = "--profile" if args.profile else "--trace"
+        raise EmberError(f"{flag} times CPU kernels; on the {target.name} target the table "
                          "has every layer")  # fmt: skip
     if args.plot is not None:
         from ember.roofline import check_plot_target
@@ -702,9 +704,10 @@ def _bench_dry_run(args: argparse.Namespace, target: Any) -> int:
     without one, or with options that time runs."""
     from ember.frontends.onnx import import_onnx
 
-    if args.emulate or args.profile or args.plot is not None or args.html is not None:
-        raise EmberError("--dry-run runs nothing: --emulate, --profile, --plot and --html need "
-                         "runs")  # fmt: skip
+    if (args.emulate or args.profile or args.trace is not None or args.plot is not None
+            or args.html is not None):  # fmt: skip
+        raise EmberError("--dry-run runs nothing: --emulate, --profile, --trace, --plot and "
+                         "--html need runs")  # fmt: skip
     report = _progress(args)
     with report.stage("import"):
         module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
@@ -735,16 +738,27 @@ def _bench(args: argparse.Namespace) -> int:
         if not args.profile:
             raise EmberError("--plot draws the profile's roofline: add --profile")
         check_plot_target(args.plot)  # before the compile, not after it
-    options = replace(_options(args), profile=args.profile)
+    options = replace(_options(args), profile=args.profile or args.trace is not None,
+                      trace=args.trace is not None)  # fmt: skip
     report = _html_report(args)
     no_cache = args.no_cache or args.html is not None  # a cache hit compiles nothing to watch
     result = benchmark_model(_model(args), threads=resolve_threads(args.threads), runs=args.runs,
                              input_shapes=_shape_overrides(args), dims=_dims(args),
                              options=options, report=report,
                              target=args.target, cache=False if no_cache else None)  # fmt: skip
-    print(result.format(args.model))
+    shown = result if args.profile else replace(result, profile=None)
+    print(shown.format(args.model))
     if args.html is not None:
         _write_html(args, report, result.profile)
+    if args.trace is not None and result.trace is not None:
+        from ember.targets.cpu.trace import write_trace
+
+        try:
+            with written(args.trace) as stream:
+                write_trace(result.trace, stream)
+        except OSError as error:
+            raise EmberError(f"{args.trace}: cannot write: {error.strerror}") from None
+        print(f"trace: {args.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     if args.plot is not None and result.profile is not None:
         from ember.roofline import plot_roofline
 
@@ -903,6 +917,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="print constants of more than N elements (default 16) as dense_resource<__elided__>",
     )  # fmt: skip
+    import_command.add_argument("--print-debuginfo", action="store_true",
+                                help="print each op's location: the model node it came from")  # fmt: skip
     import_command.add_argument("-o", "--output", help="write the IR to this file")
 
     run_command = model_command("run", "run the model on given or random inputs", _run)
@@ -952,6 +968,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_command.add_argument("--profile", action="store_true",
                                help="time each kernel function of Ember's code: calls, time, "
                                     "GFLOP/s, %% of the measured peak")  # fmt: skip
+    bench_command.add_argument("--trace", metavar="FILE.json", default=None,
+                               help="write a Chrome trace of --runs more runs: one track per "
+                                    "thread, one slice per kernel call and per parallel chunk "
+                                    "(open it in Perfetto or chrome://tracing)")  # fmt: skip
     bench_command.add_argument("--plot", metavar="FILE.png", default=None,
                                help="with --profile: draw the kernels' roofline; with --target "
                                     "npu: the cycles per layer (needs matplotlib: pip install "

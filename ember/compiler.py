@@ -44,6 +44,7 @@ def compile(  # noqa: A001 - the public name the API promises
     disabled: Sequence[str] = (),
     report: CompileReport | None = None,
     profile: bool = False,
+    trace: bool = False,
     example_inputs: Sequence[Any] | None = None,
     dynamic_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
     arch: str = DEFAULT_OPTIONS.arch,
@@ -66,7 +67,9 @@ def compile(  # noqa: A001 - the public name the API promises
     range.
     `opt_level` (0, 1, 2), `layout` and `disabled` choose the optimisations
     (see `Options`); `report` collects the seconds per stage; `profile`
-    times every kernel call (read with `CompiledModel.profile()`). `target`
+    times every kernel call (read with `CompiledModel.profile()`); `trace`
+    (implies `profile`) also appends each kernel call to the runtime's trace
+    while a `ember.targets.cpu.trace.TraceRecorder` records. `target`
     is a name of `targets/registry.py`'s table: `cpu` (native code), `npu`
     (the NPU's share of the model in its simulator, the rest on this CPU:
     `targets/npu/compile.py`), `cuda` (NVIDIA GPUs: PTX for compute
@@ -82,7 +85,7 @@ def compile(  # noqa: A001 - the public name the API promises
     same Ember, LLVM and CPU, only load the stored library (the report's
     stage `cache hit KEY`). `cache=False` compiles without it; the default,
     None, uses it unless `$EMBER_CACHE=0`. A model compiled with `profile`
-    is never cached.
+    (or `trace`) is never cached.
     """
     if not isinstance(target, str):  # ember.compile(module, example_inputs)
         if example_inputs is not None:
@@ -98,10 +101,12 @@ def compile(  # noqa: A001 - the public name the API promises
     report = report or CompileReport()
     if not isinstance(profile, bool):
         raise EmberError(f"profile must be True or False, got {profile!r}")
+    if not isinstance(trace, bool):
+        raise EmberError(f"trace must be True or False, got {trace!r}")
     if not isinstance(emulate, bool):
         raise EmberError(f"emulate must be True or False, got {emulate!r}")
-    options = Options(opt_level, layout, tuple(disabled), profile=profile, threads=threads,
-                      arch=arch, emulate=emulate)  # fmt: skip
+    options = Options(opt_level, layout, tuple(disabled), profile=profile or trace, trace=trace,
+                      threads=threads, arch=arch, emulate=emulate)  # fmt: skip
     if is_torch_model(model) or is_pt2_path(model):
         with report.stage("import"):  # exported to ONNX
             model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)

@@ -3,7 +3,9 @@ optimiser did to one model, counted.
 
 - graph ops: operators (constants not counted) as imported, and after the
   level-1 clean-up (folding, canonicalisation, BatchNorm folding, CSE, DCE);
-- fusion groups by kind after `graph-fuse`, and the ops they hold;
+- fusion groups by kind after `graph-fuse`, and the ops they hold; then
+  one line per group, naming it by the model's nodes it fused
+  (`ember.dialects.source_names`) and its output's shape;
 - kernels: the kernel calls of the compiled entry function without fusion
   (`-O1`) and with it (`-O2`): each call is one pass over memory.
 
@@ -22,7 +24,9 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Operation
 
 from ember.dialects.graph import ConstantOp, FusedOp, GraphOp
+from ember.dialects.graph.types import shape_of
 from ember.dialects.loop import KERNEL_ATTR
+from ember.dialects.source_names import source_names
 from ember.options import Options
 from ember.passes.graph.optimize import DEFAULT_LAYOUT, graph_passes
 from ember.targets.cpu.pipeline import cpu_passes
@@ -58,15 +62,29 @@ class FusionReport:
     """kind -> (number of groups, ops in them)"""
     kernels_unfused: int
     kernels_fused: int
+    group_lines: tuple[str, ...] = ()
+    """Per group, in program order: `conv: conv1 + bn1 + relu1 -> 1x112x112x64`."""
 
     def format(self, name: str) -> str:
         kinds = ", ".join(f"{kind} {count} ({ops} ops)"
                           for kind, (count, ops) in sorted(self.groups.items()))  # fmt: skip
-        return (
+        summary = (
             f"{name}: graph ops {self.ops_imported} imported, {self.ops_simplified} after "
             f"simplification; fusion groups: {kinds or 'none'}; kernels "
             f"{self.kernels_unfused} without fusion, {self.kernels_fused} with"
         )
+        return "\n".join([summary, *(f"  {line}" for line in self.group_lines)])
+
+
+def group_line(group: FusedOp) -> str:
+    """`conv: conv1 + bn1 + relu1 -> 1x112x112x64` (the group's op names
+    when its nodes have no names)."""
+    names = source_names(group) or [
+        o.name.removeprefix("graph.") for o in group.walk() if isinstance(o, GraphOp)
+        and not isinstance(o, ConstantOp | FusedOp)
+    ]  # fmt: skip
+    shape = "x".join(str(d) for d in shape_of(group.results[0].type))
+    return f"{group.kind.data}: {' + '.join(names)} -> {shape}"
 
 
 def fusion_report(
@@ -83,10 +101,12 @@ def fusion_report(
             graph_pass.apply(context, optimised[level])
     groups: Counter[str] = Counter()
     members: Counter[str] = Counter()
+    lines = []
     for op in optimised[2].walk():
         if isinstance(op, FusedOp):
             groups[op.kind.data] += 1
             members[op.kind.data] += count_graph_ops(op)
+            lines.append(group_line(op))
     ops_simplified = count_graph_ops(optimised[1])
     lower_only = ("tensor", "loop")
     return FusionReport(
@@ -99,6 +119,7 @@ def fusion_report(
         kernels_fused=count_kernel_calls(
             optimised[2], Options(opt_level=2, layout=layout, disabled=disabled), lower_only
         ),
+        group_lines=tuple(lines),
     )
 
 

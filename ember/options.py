@@ -23,7 +23,9 @@ class Options:
     (`loop-parallelize`; 1 here, so code built from bare `Options` has no
     launches; `ember.compile` and the CLI default to every core), and
     `profile`: time every kernel call (`loop-instrument-kernels`); without
-    it the code has no timing in it. For a GPU target, `arch` is the
+    it the code has no timing in it; `trace` (with `profile`) also appends
+    each kernel call to the runtime's trace when one is recorded
+    (`ember.targets.cpu.trace`, `ember bench --trace`). For a GPU target, `arch` is the
     compute capability the PTX is for (`sm_90`) and `emulate` runs the
     `gpu`-level kernels on this CPU (every block and thread) instead of on
     a GPU."""
@@ -32,6 +34,7 @@ class Options:
     layout: str = DEFAULT_LAYOUT
     disabled: tuple[str, ...] = ()
     profile: bool = False
+    trace: bool = False
     threads: int = 1
     arch: str = "sm_90"
     emulate: bool = False

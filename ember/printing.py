@@ -40,8 +40,9 @@ def elide_large_constants(module: ModuleOp, limit: int) -> None:
             op.properties["value"] = DenseResourceAttr.from_params(ELIDED_HANDLE, value.get_type())
 
 
-def print_module(module: ModuleOp, stream: IO[str]) -> None:
-    Printer(stream=stream).print_op(module)
+def print_module(module: ModuleOp, stream: IO[str], debuginfo: bool = False) -> None:
+    """Prints `module`; with `debuginfo`, each op's location (its source names) too."""
+    Printer(stream=stream, print_debuginfo=debuginfo).print_op(module)
     stream.write("\n")
 
 

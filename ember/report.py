@@ -6,6 +6,7 @@ importing the public API that calls it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,12 +37,33 @@ class KernelCost:
     loop level (`loop-instrument-kernels`): float operations (`flops`, -1
     when a loop bound is not a constant) and the bytes of the buffers it
     takes (`bytes`, each counted once: the least traffic a call needs);
-    `label` says what it computes (its main float ops, loop depth, output)."""
+    `label` says what it computes (its main float ops, loop depth, output);
+    `source` names the model's nodes it runs (`conv1 + relu1`, and how many
+    other call sites share the function: `ember.dialects.source_names`),
+    '' when they are unknown."""
 
     name: str
     label: str
     flops: int
     bytes: int
+    source: str = ""
+
+    @property
+    def title(self) -> str:
+        """How reports name the kernel: `conv1 + relu1 (kernel 3)`, else its symbol."""
+        return kernel_title(self.name, self.source)
+
+
+KERNEL_NUMBER = re.compile(r"_kernel(\d+)")
+
+
+def kernel_title(symbol: str, source: str) -> str:
+    """`{source} (kernel N)` for kernel function `symbol` (`main_kernel3_conv1`),
+    or `symbol` when the source is unknown."""
+    if not source:
+        return symbol
+    number = KERNEL_NUMBER.search(symbol)
+    return f"{source} (kernel {number.group(1)})" if number else f"{source} ({symbol})"
 
 
 @dataclass

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ember.benchmarking import ProfileReport
 
 NAMED_KERNELS = 6
+MAX_LABEL = 32
+"""The most characters of a kernel's title a label shows."""
 """How many of the slowest kernels get their name next to their point."""
 
 
@@ -73,7 +75,7 @@ def plot_roofline(report: ProfileReport, path: str | Path, title: str = "") -> N
     axes.scatter([r.intensity for r in rows], [r.gflops for r in rows],
                  s=[20 + 2000 * r.seconds / total for r in rows], alpha=0.6)  # fmt: skip
     for rank, row in enumerate(rows[:NAMED_KERNELS]):  # staggered: equal kernels sit close
-        axes.annotate(f"{row.name} ({row.label.split(',')[0]})", (row.intensity, row.gflops),
+        axes.annotate(f"{row.title[:MAX_LABEL]} ({row.label.split(',')[0]})", (row.intensity, row.gflops),
                       fontsize=7, xytext=(6, 10 - 8 * (rank % 3)), textcoords="offset points")  # fmt: skip
     axes.set_xscale("log")
     axes.set_yscale("log")

@@ -435,6 +435,7 @@ class FunctionBufferizer:
 
     # ----------------------------------------------------------------- ops
     def _lower(self, op: Operation) -> None:
+        self.nest.location = op.location
         match op:
             case ConstantOp():
                 weight = self.nest.insert(
@@ -757,9 +758,13 @@ class FunctionBufferizer:
 
     def _return(self, op: ReturnOp, output_args: Sequence[SSAValue]) -> None:
         for value, out in zip(op.arguments, output_args):
+            # A copy into an output buffer is named after what computed the value.
+            owner = value.owner
+            self.nest.location = owner.location if isinstance(owner, Operation) else op.location
             buffer = self._buffer(value)
             if buffer is not out:
                 self._copy(buffer, out)
+        self.nest.location = op.location
         self.nest.insert(ReturnOp())
 
 

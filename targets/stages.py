@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from ember.dialects.source_names import describe_names, source_names
 from ember.errors import (
     CompileError,
     InputDependentDiagnostic,
@@ -41,14 +42,18 @@ def verifies_after(stage: str, generated: Collection[str]) -> bool:
 
 def verify_stage(module: ModuleOp, when: str) -> None:
     """Runs xDSL's verifier on every op of `module`; the first op that breaks
-    a rule is a `CompileError` naming the op, `when` ("after the tensor
-    stage") and the rule."""
+    a rule is a `CompileError` naming the op (and the model's nodes it came
+    from), `when` ("after the tensor stage") and the rule."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             reason = first_line(error).removeprefix(f"{op.name}: ")
-            raise CompileError(f"invalid IR {when}: {op.name}: {reason}") from error
+            names = source_names(op)
+            what = op.name
+            if names:
+                what += f" (node{'s' if len(names) > 1 else ''} {describe_names(names)})"
+            raise CompileError(f"invalid IR {when}: {what}: {reason}") from error
 
 
 def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: CompileReport,

@@ -11,6 +11,7 @@ and is checked against the shapes the model declares for its outputs.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,7 +20,14 @@ import numpy as np
 import onnx
 from onnx import ModelProto, ValueInfoProto, helper, numpy_helper
 from xdsl.builder import Builder, InsertPoint
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import Rewriter
@@ -54,6 +62,7 @@ from ember.dialects.graph.types import (
     tensor_type,
     type_size_problem,
 )
+from ember.dialects.source_names import name_location
 from ember.errors import (
     EmberError,
     InputDependentError,
@@ -69,6 +78,8 @@ from ember.frontends.onnx.validate import check_names, node_label, validate
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
+TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
+"""The node metadata where `torch.onnx.export` records the module path."""
 
 
 def import_onnx(
@@ -86,6 +97,26 @@ def import_onnx(
     """
     model = load_model(source)
     return OnnxImporter(model, describe_source(source), input_shapes or {}, dims or {}).run()
+
+
+def source_name(node: onnx.NodeProto, index: int) -> str:
+    """The name the ops of `node` carry as their location: the PyTorch module
+    path a torch export recorded (`layer1.0.conv1`; for an op of the top
+    module, torch's name for it: `relu`), else the node's name, else its
+    first output's, else its type and position."""
+    scopes = next((p.value for p in node.metadata_props if p.key == TORCH_NAME_SCOPES), "")
+    if scopes:
+        try:
+            path = ast.literal_eval(scopes)
+        except (ValueError, SyntaxError):
+            path = []
+        if isinstance(path, list) and path:
+            modules = [str(p) for p in path[:-1] if p]
+            return modules[-1] if modules else str(path[-1])
+    if node.name:
+        return node.name
+    first = next((o for o in node.output if o), "")
+    return first or f"{node.op_type}_{index}"
 
 
 def sanitize_name(name: str) -> str:
@@ -161,6 +192,7 @@ class OnnxImporter:
         self.where = where
         self.input_shapes = dict(input_shapes)
         self.dims = dict(dims)
+        self.location = UNKNOWN_LOC  # of the node being imported
         for name, bounds in self.dims.items():
             problem = range_problem(*bounds)
             if problem:
@@ -379,6 +411,7 @@ class OnnxImporter:
 
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
+        self.location = name_location(source_name(proto, index))
         node = Node(proto.op_type, proto.name, list(proto.input),
                     self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
@@ -440,6 +473,7 @@ class OnnxImporter:
         op = self.builder.insert(
             op_class.build(operands=operands, result_types=results, properties=properties)
         )
+        op.location = self.location
         for name, value in zip(node.outputs, op.results):
             if not name:  # an output the node does not give (LSTM's Y, say)
                 continue

@@ -57,6 +57,7 @@ from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuPro
 from ember.dialects.npu.ops import ProgramOp, instruction_op
 from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
+from ember.dialects.source_names import describe_names, source_names
 from ember.lowering.graph_to_npu.matmul import (
     Matmul,
     MatmulSchedule,
@@ -199,7 +200,12 @@ class _Dram:
         return image
 
 
-def _label(op: Operation) -> str:
+def op_label(op: Operation) -> str:
+    """How reports name an op: by the model's nodes it came from
+    (`conv1 + bn1 (graph.conv)`), else by its SSA name (`graph.conv %r63`)."""
+    names = source_names(op)
+    if names:
+        return f"{describe_names(names)} ({op.name})"
     hint = op.results[0].name_hint if op.results else None
     return f"{op.name} %{hint}" if hint else op.name
 
@@ -267,7 +273,7 @@ def _halos(ops: list[Operation]) -> dict[SSAValue, _Halo]:
             if not any(any(p) for p in pads):
                 continue  # reads no halo
             if old.size != (0, 0) and fill != old.fill:
-                raise NpuProgramError(f"{_label(op)}: its input is also padded with {old.fill}, "
+                raise NpuProgramError(f"{op_label(op)}: its input is also padded with {old.fill}, "
                                       f"not {fill}")  # fmt: skip
             halos[x] = _Halo((max(old.size[0], *pads[0]), max(old.size[1], *pads[1])), fill)
     return {value: halos.get(root.get(value, value), _Halo())
@@ -333,7 +339,7 @@ class _Lowering:
 
     def layer(self, op: Operation, products: Sequence[Matmul | VectorOp]) -> None:
         self.layer_ops.append(op)
-        self.layers.append(([_label(op)], [*range(len(self.products), len(self.products)
+        self.layers.append(([op_label(op)], [*range(len(self.products), len(self.products)
                                                   + len(products))]))  # fmt: skip
         self.products += products
         self.producer[op.results[0]] = len(self.layers) - 1
@@ -346,7 +352,7 @@ class _Lowering:
         if isinstance(op, GemmOp) and op.operand_group("C"):
             bias = self.constant(op.operand_group("C")[0]).address
         out = self.place(op.results[0])
-        self.layer(op, [dense(_label(op), m, k, n, self.place(a).address, self.place(b).address,
+        self.layer(op, [dense(op_label(op), m, k, n, self.place(a).address, self.place(b).address,
                               out.address, bias)])  # fmt: skip
 
     def conv(self, op: ConvOp) -> None:
@@ -399,7 +405,7 @@ class _Lowering:
                                                source.halo[1] - pads[1][0]),
                         kernel=(kh, kw), dilation=(dilations[0], dilations[1]),
                         strides=(strides[0], strides[1]))  # fmt: skip
-            products.append(Matmul(_label(op), filters, k, out_h * out_w, weights, b,
+            products.append(Matmul(op_label(op), filters, k, out_h * out_w, weights, b,
                                    _planes(out, image, out_w), bias, bias_per_row=True,
                                    col_tiles=tiles, **options))  # fmt: skip
         self.layer(op, products)
@@ -413,7 +419,7 @@ class _Lowering:
         tiles = _row_tiles(height, width, self.params.dim)
         if all(p.halo == (0, 0) for p in (a, b, out)):
             tiles = _row_tiles(1, height * width, self.params.dim)
-        self.layer(op, [VectorOp(_label(op), channels, height * width,
+        self.layer(op, [VectorOp(op_label(op), channels, height * width,
                                  (_planes(a, image, width), _planes(b, image, width)),
                                  _planes(out, image, width), "add", tiles)
                         for image in range(batch)])  # fmt: skip
@@ -438,7 +444,7 @@ class _Lowering:
         if source.halo == out.halo == (0, 0):
             tiles = _row_tiles(1, height * width, self.params.dim)
         which = "channel_scale" if isinstance(op, MulOp) else "channel_shift"
-        self.layer(op, [VectorOp(_label(op), channels, height * width,
+        self.layer(op, [VectorOp(op_label(op), channels, height * width,
                                  (_planes(source, image_index, width),),
                                  _planes(out, image_index, width), "add", tiles,
                                  **{which: self.per_channel(op)})  # type: ignore[arg-type]
@@ -476,7 +482,7 @@ class _Lowering:
                                                         source.halo[1] - pads[1][0] + j),
                                  strides=(strides[0], strides[1]))
                          for i in range(kh) for j in range(kw))  # fmt: skip
-            layers.append(VectorOp(_label(op), channels, out_h * out_w, taps,
+            layers.append(VectorOp(op_label(op), channels, out_h * out_w, taps,
                                    _planes(out, image, out_w), "add" if average else "max",
                                    tiles, scale, position_scale=per_position))  # fmt: skip
         self.layer(op, layers)
@@ -519,7 +525,7 @@ class _Lowering:
             tiles = _row_tiles(height, width, self.params.dim)
             if source.halo == view.halo == (0, 0):
                 tiles = _row_tiles(1, height * width, self.params.dim)
-            copies.append(VectorOp(_label(op), channels, height * width,
+            copies.append(VectorOp(op_label(op), channels, height * width,
                                    (_planes(source, 0, width),), _planes(view, 0, width), "add",
                                    tiles))  # fmt: skip
         if copies:
@@ -534,7 +540,7 @@ class _Lowering:
         a = op.operands[0]
         m, k, n = int(np.prod(_shape(a)[:-1])), _shape(a)[-1], weights.row_bytes
         out = self.place(op.results[0])
-        self.layer(op, [Matmul(_label(op), m, k, n, RowMajor(self.place(a).address, k, 1),
+        self.layer(op, [Matmul(op_label(op), m, k, n, RowMajor(self.place(a).address, k, 1),
                                weights, RowMajor(out.address, n, 1), bias, **options)])  # fmt: skip
 
     def epilogue(self, op: AddOp | ReluOp) -> None:
@@ -552,7 +558,7 @@ class _Lowering:
             else:
                 change = {"relu": True}
             self.products[index] = dataclasses.replace(product, **change)  # type: ignore[arg-type]
-        names.append(_label(op))
+        names.append(op_label(op))
         self.places[op.results[0]] = self.places[tail]
         self.producer[op.results[0]] = layer
 

@@ -300,6 +300,7 @@ def form_kernels(module: ModuleOp) -> None:
                 block.add_op(inner)
         block.add_op(loop.YieldOp(*terminator.values))
         kernel = loop.KernelOp(block, fused.result_types, fused.kind)
+        kernel.location = fused.location
         Rewriter.replace_op(fused, kernel)
 
 

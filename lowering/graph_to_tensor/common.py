@@ -419,7 +419,9 @@ class Emitter:
         return replace(self, block=block)
 
     def emit(self, new: Operation) -> Operation:
-        """Inserts `new` (in front of the op, or at the end of `block`)."""
+        """Inserts `new` (in front of the op, or at the end of `block`),
+        with the op's location: the model's nodes it came from."""
+        new.location = self.op.location
         if self.block is None:
             self.rewriter.insert(new)
         else:

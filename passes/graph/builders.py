@@ -9,7 +9,7 @@ uses of the value they replace.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, LocationAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -32,10 +32,13 @@ def insert_constant(rewriter: PatternRewriter, anchor: Operation, array: np.ndar
 
 def insert_op(rewriter: PatternRewriter, anchor: Operation, op_class: type[GraphOp],
               operands: list, result_type: TensorType,
-              properties: dict | None = None) -> SSAValue:  # fmt: skip
-    """An `op_class` op, inserted before `anchor`. An optional operand is
+              properties: dict | None = None,
+              location: LocationAttr | None = None) -> SSAValue:  # fmt: skip
+    """An `op_class` op, inserted before `anchor`, with `anchor`'s location
+    (its source names) unless `location` is given. An optional operand is
     passed as a list of zero or one value."""
     new = op_class.build(operands=operands, result_types=op_class.group_result_types([result_type]),
                          properties=properties or {})  # fmt: skip
+    new.location = anchor.location if location is None else location
     rewriter.insert(new, InsertPoint.before(anchor))
     return new.results[0]

@@ -53,6 +53,7 @@ from ember.dialects.graph import (
     constant_value_of,
 )
 from ember.dialects.graph.types import is_float, numpy_dtype, shape_of
+from ember.dialects.source_names import merged_location
 from ember.passes.graph.builders import insert_constant, insert_op
 
 
@@ -120,7 +121,8 @@ def into_conv(conv: GraphOp, affine: ChannelAffine, bn: GraphOp,
     old_bias = np.zeros(w.shape[0]) if b is None else b.astype(np.float64)
     bias = insert_constant(rewriter, bn, (old_bias * affine.scale + affine.shift).astype(w.dtype))
     operands = [conv.operand_group("X")[0], weight, [bias]]
-    return insert_op(rewriter, bn, ConvOp, operands, bn.result_types[0], dict(conv.properties))  # type: ignore[arg-type]
+    return insert_op(rewriter, bn, ConvOp, operands, bn.result_types[0], dict(conv.properties),  # type: ignore[arg-type]
+                     merged_location([conv.location, bn.location]))  # fmt: skip
 
 
 def into_gemm(gemm: GraphOp, affine: ChannelAffine, bn: GraphOp,

@@ -74,6 +74,7 @@ from ember.dialects.graph import (
     ops_elementwise,
     ops_reduce,
 )
+from ember.dialects.source_names import merged_location
 
 ELEMENTWISE: frozenset[type[GraphOp]] = frozenset(op_classes(ops_elementwise.SPECS))
 REDUCTIONS: frozenset[type[GraphOp]] = (
@@ -219,6 +220,7 @@ def outline_group(group: Group) -> FusedOp:
             mapping[old] = new
     block.add_op(YieldOp(mapping[group.result]))
     fused = FusedOp(group.kind, list(inputs), [group.result.type], Region(block))
+    fused.location = merged_location(member.location for member in group.members)
     last = group.members[-1]
     Rewriter.insert_op(fused, InsertPoint.before(last))
     fused.results[0].name_hint = group.result.name_hint

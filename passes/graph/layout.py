@@ -266,6 +266,7 @@ class Relayout:
         """An `op_class` op in place of `op`, with `op`'s result types laid out."""
         result_types = op_class.group_result_types([self.layout_type(t) for t in op.result_types])
         new = op_class.build(operands=operands, result_types=result_types, properties=properties)
+        new.location = op.location
         Rewriter.insert_op(new, InsertPoint.before(op))
         return list(new.results)
 
@@ -290,6 +291,7 @@ def _insert_transform(value: SSAValue, source: str, target: str, anchor: Operati
     new = LayoutTransformOp.build(
         operands=[value], result_types=[result_type], properties=properties
     )
+    new.location = anchor.location  # converts for `anchor`: named after it
     Rewriter.insert_op(new, InsertPoint.before(anchor))
     if value.name_hint:
         new.results[0].name_hint = f"{value.name_hint}_{target.lower()}"

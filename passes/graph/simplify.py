@@ -1,7 +1,8 @@
 """`graph-simplify`: the graph clean-up passes, repeated until nothing changes.
 
 One round runs `graph-fold-constants`, `graph-canonicalize`,
-`graph-fold-batchnorm`, `cse` and `dce`. Each can expose work for another
+`graph-fold-batchnorm`, `cse` and `dce` (a `cse` that gives the op it
+keeps the source names of the ops it drops: `ember.dialects.source_names`). Each can expose work for another
 (folding a Shape chain makes a Reshape canonicalisable; folding a
 BatchNorm leaves constants to fold), so rounds repeat until the module's
 fingerprint — every non-constant op with its properties, and the number of
@@ -15,11 +16,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.common_subexpression_elimination import (
+    CommonSubexpressionElimination,
+    CSEDriver,
+)
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from ember.dialects.graph import ConstantOp
+from ember.dialects.source_names import merged_location
 from ember.passes.graph.canonicalize import CanonicalizePass
 from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
 from ember.passes.graph.fold_constants import FoldConstantsPass
@@ -38,9 +44,23 @@ def fingerprint(module: ModuleOp) -> tuple[object, ...]:
     return constants, tuple(ops)
 
 
+class _NamedCSEDriver(CSEDriver):
+    def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
+        if op.location != existing.location:
+            existing.location = merged_location([existing.location, op.location])
+        super()._replace_and_delete(op, existing)
+
+
+class NamedCommonSubexpressionElimination(CommonSubexpressionElimination):
+    """xDSL's `cse`, merging the source names of the ops it makes one."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _NamedCSEDriver().simplify(op)
+
+
 def simplify_passes() -> list[ModulePass]:
     return [FoldConstantsPass(), CanonicalizePass(), FoldBatchNormPass(),
-            CommonSubexpressionElimination(), DeadCodeElimination()]  # fmt: skip
+            NamedCommonSubexpressionElimination(), DeadCodeElimination()]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ def form_kernels(func: FuncOp) -> None:
         if _fills_for_next(op):
             continue
         kernel = KernelOp(Block())
+        kernel.location = op.location  # the source names of its nest
         Rewriter.insert_op(kernel, InsertPoint.before(pending[0]))
         for member in pending:
             member.detach()

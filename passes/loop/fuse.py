@@ -63,6 +63,7 @@ from ember.dialects.loop_nests import (
     make_sequential,
     static_bounds,
 )
+from ember.dialects.source_names import merged_location
 from ember.passes.loop.contract_buffers import contract_buffers
 
 VIEW_OPS = (
@@ -279,6 +280,8 @@ def _merge(first: Loop, second: Loop) -> tuple[Loop, list[Operation]]:
         target.insert_op_before(op, body_end(first))
     if isinstance(first, scf.ParallelOp) and isinstance(second, scf.ForOp):
         first = make_sequential(first)
+    if second.location != first.location:  # the merged nest implements both
+        first.location = merged_location([first.location, second.location])
     bounds = loop_operands(second)
     Rewriter.erase_op(second)
     for bound in bounds:  # the constants made for `second` alone

@@ -1232,7 +1232,7 @@ def _generate(
 ) -> None:
     """Replaces `op` by what `emit` builds before it, then erases the
     operand producers nothing uses any more."""
-    emit(LoopNestBuilder(Builder(InsertPoint.before(op))))
+    emit(LoopNestBuilder(Builder(InsertPoint.before(op)), op.location))
     _erase_with_operands(op, rewriter)
 
 
@@ -1281,7 +1281,7 @@ class GenerateStructuredLoops(RewritePattern):
         else:
             generic = generalize(op)
             try:
-                nest = LoopNestBuilder(Builder(InsertPoint.before(op)))
+                nest = LoopNestBuilder(Builder(InsertPoint.before(op)), op.location)
                 _emit_generic(nest, generic, schedule, where, init, epilogue, self.calls)
             finally:
                 generic.erase()  # never inserted: drops its operand uses

@@ -71,7 +71,9 @@ def _pass_new_buffers(call: CallOp, allocs: list[memref.AllocOp]) -> None:
         fresh.memref.name_hint = alloc.memref.name_hint
         Rewriter.insert_op(fresh, InsertPoint.before(call))
         buffers.append(fresh.memref)
-    Rewriter.replace_op(call, CallOp(call.callee, [*call.arguments, *buffers], []))
+    replacement = CallOp(call.callee, [*call.arguments, *buffers], [])
+    replacement.location = call.location
+    Rewriter.replace_op(call, replacement)
 
 
 def hoist_kernel_buffers(module: ModuleOp) -> None:
@@ -103,7 +105,9 @@ def drop_unused_arguments(module: ModuleOp,
         for call in calls.get(name, []):
             dropped = [call.arguments[i] for i in unused]
             kept = [v for i, v in enumerate(call.arguments) if i not in unused]
-            Rewriter.replace_op(call, CallOp(call.callee, kept, []))
+            replacement = CallOp(call.callee, kept, [])
+            replacement.location = call.location
+            Rewriter.replace_op(call, replacement)
             erase_dead(dropped)
         for index in reversed(unused):
             block.erase_arg(block.args[index])

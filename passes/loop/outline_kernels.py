@@ -15,6 +15,14 @@ shapes, same body) share one function, so repeated layers are compiled
 once. Kernel functions are marked `ember.kernel` (the LLVM lowering keeps
 them out of line). Functions with no kernels are left alone.
 
+Source names (`ember.dialects.source_names`) never make kernels differ:
+each call keeps its kernel's location, and the function lists the names of
+every call site it serves in `ember.source_names` (one list per call, in
+the order of the calls), written once the pass has seen them all. A new
+function's name ends in its first call site's first name, where that is a
+C identifier once sanitised (`main_kernel3_conv1_7x7_s2`), so the symbols
+in LLVM IR, perf and gdb say which layer they run.
+
 A view a kernel captured (`memref.subview`, a reshape: the ops of
 `loop-fuse`'s `VIEW_OPS` but `memref.view`) is copied in as a constant is,
 its source captured instead, so the kernel sees each buffer it touches as
@@ -36,17 +44,31 @@ a size known only at run time stays in place at this point. Then, after
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    ArrayAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ember.dialects.loop import KERNEL_ATTR, KernelOp, WeightOp
+from ember.dialects.source_names import SOURCE_NAMES_ATTR, source_names
 from ember.passes.loop.form_kernels import form_kernels
 from ember.passes.loop.fuse import VIEW_OPS
+
+MAX_SYMBOL_SUFFIX = 40
+"""The most characters of a source name a kernel function's name ends in."""
 
 COPIED_VIEWS = tuple(view for view in VIEW_OPS if view is not memref.ViewOp)
 """The views a kernel copies in rather than captures (see the module doc)."""
@@ -124,25 +146,63 @@ def _allocates_at_run_time(kernel: KernelOp) -> bool:
     return any(isinstance(op, memref.AllocOp) and op.dynamic_sizes for op in kernel.body.walk())
 
 
+_NUMBERED = re.compile(r"^(.*?_kernel\d+)")
+"""The `{entry}_kernel{N}` part of a kernel function's name."""
+
+
+def _symbol_suffix(name: str) -> str:
+    """`_{name}` as a C identifier's tail (other characters become `_`, at
+    most `MAX_SYMBOL_SUFFIX` of them), or '' when nothing of it is left."""
+    cleaned = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:MAX_SYMBOL_SUFFIX]
+    return f"_{cleaned}" if cleaned else ""
+
+
 class KernelTable:
     """The kernel functions made so far, found again by structure: a new
     kernel that is structurally equivalent to one of them (same ops, types,
-    attributes and use-def shape; names do not count) calls that one. A cheap
-    signature (type and op names) narrows the comparison to a few candidates;
+    attributes and use-def shape; names do not count) calls that one. A
+    signature of all that but the use-def shape narrows the comparison to the
+    candidates that are almost surely equal;
     comparing structures instead of printed text keeps outlining linear in
     the size of the IR. New functions are named after their entry and a
     number no function of `module` has yet."""
 
     def __init__(self, module: ModuleOp) -> None:
         self.by_signature: dict[tuple[object, ...], list[FuncOp]] = {}
-        self.taken = {op.sym_name.data for op in module.ops if isinstance(op, FuncOp)}
+        self.functions = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+        self.taken = set(self.functions) | {
+            numbered.group(1) for name in self.functions if (numbered := _NUMBERED.match(name))
+        }
         self.count = 0
+        self.numbered: dict[str, str] = {}
+        """A name `new_name` gave -> its `{entry}_kernel{N}` part."""
+        self.call_sites: dict[str, list[list[str]]] = {}
+        """Per kernel function: the source names of each call made this run."""
 
-    def new_name(self, entry: str) -> str:
-        """`{entry}_kernel{N}` for the lowest N from the last one up that is free."""
+    def new_name(self, entry: str, names: Sequence[str] = ()) -> str:
+        """`{entry}_kernel{N}` for the lowest N from the last one up that is
+        free, with `_{first name}` (sanitised) when `names` has one."""
+        suffix = _symbol_suffix(names[0]) if names else ""
         while (name := f"{entry}_kernel{self.count}") in self.taken:
             self.count += 1
-        return name
+        self.numbered[name + suffix] = name
+        return name + suffix
+
+    def add_call_site(self, function: str, names: list[str]) -> None:
+        """Records that a call of `function` runs the model's nodes `names`."""
+        self.call_sites.setdefault(function, []).append(names)
+
+    def write_source_names(self) -> None:
+        """Lists, on each kernel function called, the source names of its call
+        sites (after those an earlier run of the pass listed)."""
+        for name, sites in self.call_sites.items():
+            function = self.functions[name]
+            known = function.attributes.get(SOURCE_NAMES_ATTR)
+            earlier = list(known.data) if isinstance(known, ArrayAttr) else []
+            if any(sites):
+                function.attributes[SOURCE_NAMES_ATTR] = ArrayAttr(
+                    [*earlier, *(ArrayAttr([StringAttr(n) for n in site]) for site in sites)]
+                )
 
     @staticmethod
     def _signature(kernel: FuncOp, weights: tuple[bool, ...]) -> tuple[object, ...]:
@@ -168,6 +228,8 @@ class KernelTable:
                 return candidate.sym_name.data
         candidates.append(kernel)
         self.taken.add(kernel.sym_name.data)
+        self.taken.add(self.numbered.get(kernel.sym_name.data, kernel.sym_name.data))
+        self.functions[kernel.sym_name.data] = kernel
         module.body.block.add_op(kernel)
         return kernel.sym_name.data
 
@@ -205,19 +267,25 @@ def outline_function(func: FuncOp, module: ModuleOp, kernels: KernelTable) -> No
         for uses, arg in zip(captured.values(), block.args, strict=True):
             for user, index in uses:
                 user.operands[index] = arg
-        # Names mean nothing in a kernel shared by several call sites: drop them.
+        # Names mean nothing in a kernel shared by several call sites: drop
+        # them, and the source names (which the function lists per call site).
         for op in block.walk():
+            op.location = UNKNOWN_LOC
             for value in [*op.results,
                           *(a for r in op.regions for b in r.blocks for a in b.args)]:  # fmt: skip
                 value.name_hint = None
         for arg in block.args:
             arg.name_hint = None
-        function = FuncOp(kernels.new_name(entry), ([v.type for v in captured], []),
+        names = source_names(kernel)
+        function = FuncOp(kernels.new_name(entry, names), ([v.type for v in captured], []),
                           Region(block), visibility="private")  # fmt: skip
         function.attributes[KERNEL_ATTR] = UnitAttr()
         weights = tuple(isinstance(v.owner, WeightOp) for v in captured)
         name = kernels.find_or_add(function, module, weights)
-        Rewriter.replace_op(kernel, CallOp(SymbolRefAttr(name), list(captured), []))
+        kernels.add_call_site(name, names)
+        call = CallOp(SymbolRefAttr(name), list(captured), [])
+        call.location = kernel.location
+        Rewriter.replace_op(kernel, call)
 
 
 class OutlineKernelsPass(ModulePass):
@@ -233,6 +301,7 @@ class OutlineKernelsPass(ModulePass):
         ]:
             if not func.is_declaration:
                 outline_function(func, op, kernels)
+        kernels.write_source_names()
 
 
 __all__ = ["KERNEL_ATTR", "OutlineKernelsPass"]

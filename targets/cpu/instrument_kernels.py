@@ -20,11 +20,17 @@ reads the counters back. They accumulate over calls until the owner zeroes
 them. The function records where they are and what each kernel costs
 statically (`kernel_cost`): `ember.profile_offset` (bytes into the arena)
 and `ember.profile`, one dictionary per kernel with its `name`, `label`,
-`flops` and `bytes` per call. Kernels that share one function share its
-counters. A function that calls no kernel is left alone.
+`flops` and `bytes` per call, and `source`: the model's nodes its calls run
+(`call_sites_description`). Kernels that share one function share its
+counters. A function that calls no kernel is left alone. With `trace`,
+each call also gets a `loop.trace` of its two readings and its row in
+`ember.profile`, which appends it to the runtime's trace while one is
+recorded (`ember.targets.cpu.trace`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
@@ -52,10 +58,12 @@ from ember.dialects.loop import (
     ARENA_ARG,
     KERNEL_ATTR,
     TimestampOp,
+    TraceOp,
     add_abi_argument,
     align,
     marked_argument,
 )
+from ember.dialects.source_names import SOURCE_NAMES_ATTR, describe_names
 from ember.passes.loop.kernel_cost import kernel_cost
 
 PROFILE_ATTR = "ember.profile"
@@ -127,7 +135,7 @@ def _count(
     return [load, total, memref.StoreOp.get(total.result, counters, [slot, column])]
 
 
-def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
+def instrument_function(func: FuncOp, kernels: dict[str, FuncOp], trace: bool = False) -> None:
     """Times each kernel call of `func` (see the module docstring)."""
     calls = [op for op in func.body.walk()
              if isinstance(op, CallOp) and op.callee.root_reference.data in kernels]  # fmt: skip
@@ -144,6 +152,7 @@ def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
     slots = [_index(k) for k in range(len(order))]
     block.insert_ops_before([offset_op, zero, one_index, one, view, *slots], block.first_op)  # type: ignore[arg-type]
     slot_of = {name: slot.result for name, slot in zip(order, slots)}
+    row_of = {name: row for row, name in enumerate(order)}
     for call in calls:
         parent = call.parent_block()
         assert parent is not None
@@ -151,10 +160,13 @@ def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
         cycles = arith.SubiOp(end.time, start.time)
         slot = slot_of[call.callee.root_reference.data]
         parent.insert_op_before(start, call)
+        traced = [TraceOp(row_of[call.callee.root_reference.data], start.time, end.time)]
         parent.insert_ops_after(
             [end, cycles, *_count(view.result, slot, zero.result, one.result),
-             *_count(view.result, slot, one_index.result, cycles.result)], call)  # fmt: skip
+             *_count(view.result, slot, one_index.result, cycles.result),
+             *(traced if trace else [])], call)  # fmt: skip
     costs = [kernel_cost(kernels[name]) for name in order]
+    sources = [call_sites_description(kernels[name]) for name in order]
     func.attributes[PROFILE_OFFSET_ATTR] = IntegerAttr(offset, i64)
     func.attributes[PROFILE_ATTR] = ArrayAttr(
         [
@@ -164,25 +176,45 @@ def instrument_function(func: FuncOp, kernels: dict[str, FuncOp]) -> None:
                     "label": StringAttr(c.label),
                     "flops": IntegerAttr(c.flops, i64),
                     "bytes": IntegerAttr(c.bytes, i64),
+                    "source": StringAttr(source),
                 }
             )
-            for c in costs
+            for c, source in zip(costs, sources, strict=True)
         ]  # fmt: skip
     )
 
 
+def call_sites_description(kernel: FuncOp) -> str:
+    """The model's nodes a kernel function runs, from its call sites'
+    source names: `conv1 + relu1`, `conv2 + relu2 and 3 more` when it serves
+    4 call sites, '' when no call site has a name."""
+    sites = kernel.attributes.get(SOURCE_NAMES_ATTR)
+    if not isinstance(sites, ArrayAttr):
+        return ""
+    named = [[n.data for n in site.data] for site in sites.data
+             if isinstance(site, ArrayAttr) and site.data]  # fmt: skip
+    if not named:
+        return ""
+    first = describe_names(named[0])
+    return f"{first} and {len(named) - 1} more" if len(named) > 1 else first
+
+
+@dataclass(frozen=True)
 class InstrumentKernelsPass(ModulePass):
     """Brackets each kernel call with cycle-counter readings that accumulate
     calls and cycles per kernel function in counters at the end of the arena."""
 
     name = "loop-instrument-kernels"
 
+    trace: bool = False
+    """Also append each call to the run-time trace (`loop.trace`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [f for f in op.ops if isinstance(f, FuncOp)]
         kernels = {f.sym_name.data: f for f in functions if KERNEL_ATTR in f.attributes}
         for func in functions:
             if KERNEL_ATTR not in func.attributes and not func.is_declaration:
-                instrument_function(func, kernels)
+                instrument_function(func, kernels, self.trace)
 
 
 __all__ = ["PROFILE_ATTR", "PROFILE_OFFSET_ATTR", "InstrumentKernelsPass"]

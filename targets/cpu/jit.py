@@ -29,7 +29,7 @@ from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
 from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
 from ember.targets.cpu.parallel_codegen import PartObject, compile_parts, part_object
-from ember.targets.cpu.runtime import PARALLEL_FOR, runtime_module
+from ember.targets.cpu.runtime import PARALLEL_FOR, TRACE_RECORD, runtime_module
 from ember.targets.cpu.timing import CompileTimes
 
 _library_ids = itertools.count()
@@ -102,8 +102,8 @@ class JitModule:
     def _link(self, objects: Sequence[PartObject]) -> Any:
         defined = {name for part in objects for name in (*part.exported, *part.shared)}
         declared = {name for part in objects for name in part.declared} - defined
-        if PARALLEL_FOR in declared:
-            _thread_pool()
+        if declared & {PARALLEL_FOR, TRACE_RECORD}:
+            thread_pool()
         builder = llvm.JITLibraryBuilder()
         for part in objects:
             builder.add_object_img(part.code)
@@ -138,15 +138,17 @@ _pool_lock = threading.Lock()
 _pool: list[JitModule] = []
 
 
-def _thread_pool() -> JitModule:
+def thread_pool() -> JitModule:
     """The process's thread pool, built and linked once (under a lock: two
     threads compiling at once must not make two pools) and never released;
-    `ember_parallel_for` then resolves to it through LLVM's symbol search
-    (`_resolve_externals`)."""
+    `ember_parallel_for` and `ember_trace_record` then resolve to it through
+    LLVM's symbol search (`_resolve_externals`); `trace.py` reaches its
+    trace functions through it."""
     with _pool_lock:
         if not _pool:
-            pool = JitModule(str(runtime_module(llvm.get_process_triple())))
+            pool = JitModule(str(runtime_module(llvm.get_process_triple(), export_trace=True)))
             llvm.add_symbol(PARALLEL_FOR, pool.address(PARALLEL_FOR))
+            llvm.add_symbol(TRACE_RECORD, pool.address(TRACE_RECORD))
             _pool.append(pool)
         return _pool[0]
 

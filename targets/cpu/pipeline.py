@@ -13,7 +13,7 @@ grouped in stages that `CompileReport` times:
              loop-expand-math (f32 exp/tanh/erf as vectorisable arith),
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
              loop-mark-noalias (kernel arguments LLVM may treat as noalias)
-             [loop-instrument-kernels with a profile]
+             [loop-instrument-kernels with a profile (and trace)]
              [loop-parallelize{threads=N} when N > 1]
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O2 for the host CPU: JIT (`jit_entry`) or a
@@ -132,7 +132,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),  # any nest still outside a kernel
         ("loop", MarkNoAliasPass()),
-        *((("loop", InstrumentKernelsPass()),) if options.profile else ()),
+        *((("loop", InstrumentKernelsPass(trace=options.trace)),) if options.profile else ()),
         *(("loop", p) for p in threads),
         ("llvm", ConvertLoopToLLVMPass()),
     ]
@@ -223,7 +223,8 @@ def _record_profile(module: ModuleOp, report: CompileReport) -> None:
             report.profile_offset = offset.value.data
             report.kernel_costs = tuple(
                 KernelCost(row.data["name"].data, row.data["label"].data,  # type: ignore[attr-defined]
-                           row.data["flops"].value.data, row.data["bytes"].value.data)  # type: ignore[attr-defined]
+                           row.data["flops"].value.data, row.data["bytes"].value.data,  # type: ignore[attr-defined]
+                           row.data["source"].data)  # type: ignore[attr-defined]
                 for row in rows.data if isinstance(row, DictionaryAttr)
             )  # fmt: skip
 

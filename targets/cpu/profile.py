@@ -14,14 +14,14 @@ import ctypes
 import functools
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 import numpy as np
 
 from ember.errors import EmberError
-from ember.report import KernelCost
+from ember.report import KernelCost, kernel_title
 from ember.targets.cpu.jit import JitModule
 
 COUNTER_ARCHES = ("x86_64", "i386", "i686")
@@ -47,10 +47,19 @@ define i64 @ember_read_cycle_counter() {
 
 
 @functools.cache
+def cycle_counter_reader() -> Callable[[], int]:
+    """A function that reads the counter `loop.timestamp` reads, from Python."""
+    module = JitModule(_COUNTER_IR)
+    read = module.function("ember_read_cycle_counter", ctypes.c_int64, [])
+    read.module = module  # the JIT code lives as long as the function
+    return read  # type: ignore[no-any-return]
+
+
+@functools.cache
 def cycle_counter_rate() -> float:
     """Ticks per second of the counter `loop.timestamp` reads: the median of
     three 20 ms windows timed by `time.perf_counter`."""
-    read = JitModule(_COUNTER_IR).function("ember_read_cycle_counter", ctypes.c_int64, [])
+    read = cycle_counter_reader()
     rates = []
     for _ in range(3):
         t0, c0 = time.perf_counter(), read()
@@ -63,7 +72,8 @@ def cycle_counter_rate() -> float:
 @dataclass(frozen=True)
 class KernelProfile:
     """One kernel function's calls and time since the counters were zeroed,
-    with its static cost per call (`flops` -1 when unknown)."""
+    with its static cost per call (`flops` -1 when unknown) and the model's
+    nodes it runs (`source`)."""
 
     name: str
     label: str
@@ -71,6 +81,12 @@ class KernelProfile:
     seconds: float
     flops: int
     bytes: int
+    source: str = ""
+
+    @property
+    def title(self) -> str:
+        """`conv1 + relu1 (kernel 3)`: the model's nodes it runs (`KernelCost.title`)."""
+        return kernel_title(self.name, self.source)
 
     @property
     def seconds_per_call(self) -> float:
@@ -101,7 +117,7 @@ def read_profile(
     rate = cycle_counter_rate()
     values = counters(arena, offset, len(costs))
     rows = [KernelProfile(cost.name, cost.label, int(calls), int(ticks) / rate, cost.flops,
-                          cost.bytes)
+                          cost.bytes, cost.source)
             for cost, (calls, ticks) in zip(costs, values, strict=True)]  # fmt: skip
     return sorted(rows, key=lambda row: -row.seconds)
 
@@ -112,5 +128,6 @@ __all__ = [
     "check_profile_supported",
     "counters",
     "cycle_counter_rate",
+    "cycle_counter_reader",
     "read_profile",
 ]

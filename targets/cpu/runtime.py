@@ -58,6 +58,18 @@ How it works:
   launches (k >= 1; 1 runs everything on the calling thread); 0 or less
   restores the compiled count.
 
+Tracing (`ember bench --trace`, `targets/cpu/trace.py`): while
+`ember_trace_set(buffer, capacity)` has given it a buffer, each chunk a
+thread runs appends one event (-1, participant, begin, end: cycle-counter
+readings; the caller is participant 0, worker w is w + 1) and
+`ember_trace_record(kernel, begin, end)`, called by code that
+`loop-instrument-kernels` traces, appends (kernel, 0, begin, end); an atomic
+counter gives each event its slot, events past the capacity are counted,
+not stored. Without a buffer a chunk costs one load more and reads no counter.
+A launch that runs its whole range alone (one thread wanted, the pool
+busy) appends nothing: its kernel call's event covers it.
+The JIT's pool exports both; a library's (`aot.py`) keeps them internal.
+
 Mutexes and condition variables are opaque, platform-sized types, so they get
 generous zeroed storage (`SYNC_BYTES`, aligned) and `pthread_*_init`; a
 thread id gets the same.
@@ -71,10 +83,19 @@ from llvmlite import ir
 from llvmlite.ir import instructions as ir_instructions
 
 from ember.lowering.loop_to_llvm.parallel import PARALLEL_FOR
+from ember.lowering.loop_to_llvm.timing import TRACE_RECORD
 from ember.options import MAX_THREADS
 
 SET_THREADS = "ember_set_threads"
 """`void ember_set_threads(int64_t threads)`: the run-time override."""
+TRACE_SET = "ember_trace_set"
+"""`void ember_trace_set(int64_t *buffer, int64_t capacity)`: trace into `buffer`
+(`capacity` events of `TRACE_FIELDS` int64s) from now on; a null buffer stops."""
+TRACE_COUNT = "ember_trace_count"
+"""`int64_t ember_trace_count(void)`: events appended since the last `ember_trace_set`."""
+TRACE_FIELDS = 4
+"""kernel (-1: a chunk of a parallel loop), participant, begin, end."""
+CHUNK_EVENT = -1
 
 CHUNKS_PER_THREAD = 4
 """Chunks per thread taking part: enough to rebalance when one is delayed,
@@ -130,9 +151,16 @@ def _tag(b: ir.IRBuilder, generation: ir.Value) -> ir.Value:
 class _Pool:
     """The globals of one pool and the functions that use them, in `module`."""
 
-    def __init__(self, module: ir.Module, set_threads_name: str) -> None:
+    def __init__(self, module: ir.Module, set_threads_name: str, export_trace: bool) -> None:
         self.module = module
         self.set_threads_name = set_threads_name
+        self.export_trace = export_trace
+        # The trace (see the module docstring): buffer as an integer, its
+        # capacity in events, and the next event's slot.
+        self.trace_buffer = self._global("ember_trace_buffer", _I64)
+        self.trace_capacity = self._global("ember_trace_capacity", _I64)
+        self.trace_next = self._global("ember_trace_next", _I64)
+        self.cycle_counter = self._declare("llvm.readcyclecounter", _I64, [])
         self.mutex = self._global("ember_pool_mutex", ir.ArrayType(_I8, SYNC_BYTES), 64)
         self.work = self._global("ember_pool_work", ir.ArrayType(_I8, SYNC_BYTES), 64)
         self.done = self._global("ember_pool_done", ir.ArrayType(_I8, SYNC_BYTES), 64)
@@ -262,6 +290,7 @@ class _Pool:
     # The functions.
 
     def build(self) -> None:
+        self.trace_event = self.trace_functions()
         run_chunks = self.run_chunks()
         worker = self.worker(run_chunks)
         self.parallel_for(run_chunks, worker, self.worker_cpu() if self.binds else None)
@@ -356,6 +385,47 @@ class _Pool:
         b.store(b.zext(b.not_(disabled), _I64), self.bind)
         b.store(b.sext(self.call(b, "sched_getcpu"), _I64), self.home)
 
+    def trace_functions(self) -> ir.Function:
+        """`ember_trace_set`, `ember_trace_count`, `ember_trace_record` and the
+        internal `event(kernel, participant, begin, end)` they share, which it returns."""
+        linkage = "external" if self.export_trace else "internal"
+        zero = ir.Constant(_I64, 0)
+        event = self._function("ember_trace_event", ir.FunctionType(_VOID, [_I64] * 4))
+        b = ir.IRBuilder(event.append_basic_block("entry"))
+        claim, write, out = (event.append_basic_block(n) for n in ("claim", "write", "out"))
+        buffer = self.load(b, self.trace_buffer)
+        b.cbranch(b.icmp_unsigned("!=", buffer, zero), claim, out)
+        b.position_at_end(claim)
+        slot = b.atomic_rmw("add", self.trace_next, ir.Constant(_I64, 1), _ORDER)
+        b.cbranch(b.icmp_unsigned("<", slot, self.load(b, self.trace_capacity)), write, out)
+        b.position_at_end(write)
+        base = b.mul(slot, ir.Constant(_I64, TRACE_FIELDS))
+        words = b.inttoptr(buffer, _PTR)
+        for field, value in enumerate(event.args):
+            b.store(value, b.gep(words, [b.add(base, ir.Constant(_I64, field))], source_etype=_I64))
+        b.branch(out)
+        b.position_at_end(out)
+        b.ret_void()
+
+        setter = self._function(TRACE_SET, ir.FunctionType(_VOID, [_PTR, _I64]), linkage)
+        b = ir.IRBuilder(setter.append_basic_block("entry"))
+        self.store(b, zero, self.trace_buffer)  # no event lands while the rest changes
+        self.store(b, zero, self.trace_next)
+        self.store(b, setter.args[1], self.trace_capacity)
+        self.store(b, b.ptrtoint(setter.args[0], _I64), self.trace_buffer)
+        b.ret_void()
+
+        count = self._function(TRACE_COUNT, ir.FunctionType(_I64, []), linkage)
+        b = ir.IRBuilder(count.append_basic_block("entry"))
+        b.ret(self.load(b, self.trace_next))
+
+        record = self._function(TRACE_RECORD, ir.FunctionType(_VOID, [_I64] * 3), linkage)
+        b = ir.IRBuilder(record.append_basic_block("entry"))
+        kernel, begin, end = record.args
+        b.call(event, [kernel, zero, begin, end])
+        b.ret_void()
+        return event
+
     def run_chunks(self) -> ir.Function:
         """`run_chunks(task, ctx, n, chunks, participant, participants)`:
         runs the participant's own chunks, then helps the others with theirs,
@@ -389,7 +459,16 @@ class _Pool:
         # Chunk c is [c*n/chunks, (c+1)*n/chunks): sizes differ by one at most.
         begin = b.udiv(b.mul(chunk, n), chunks)
         end = b.udiv(b.mul(b.add(chunk, one), n), chunks)
+        plain, traced = fn.append_basic_block("plain"), fn.append_basic_block("traced")
+        b.cbranch(b.icmp_unsigned("!=", self.load(b, self.trace_buffer), zero), traced, plain)
+        b.position_at_end(plain)
         _call_task(b, task, ctx, begin, end)
+        b.branch(claim)
+        b.position_at_end(traced)
+        started = b.call(self.cycle_counter, [])
+        _call_task(b, task, ctx, begin, end)
+        ended = b.call(self.cycle_counter, [])
+        b.call(self.trace_event, [ir.Constant(_I64, CHUNK_EVENT), participant, started, ended])
         b.branch(claim)
         b.position_at_end(out)
         b.ret_void()
@@ -598,12 +677,15 @@ class _Pool:
         b.ret_void()
 
 
-def runtime_module(triple: str, set_threads_name: str = SET_THREADS) -> ir.Module:
+def runtime_module(
+    triple: str, set_threads_name: str = SET_THREADS, export_trace: bool = False
+) -> ir.Module:
     """The pool as an LLVM module for `triple`: `ember_parallel_for` and
-    `set_threads_name` are external, everything else internal."""
+    `set_threads_name` are external (with `export_trace`, the trace's
+    functions too), everything else internal."""
     module = ir.Module(name="ember_runtime")
     module.triple = triple
-    _Pool(module, set_threads_name).build()
+    _Pool(module, set_threads_name, export_trace).build()
     return module
 
 

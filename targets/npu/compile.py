@@ -32,7 +32,7 @@ from ember.dialects.graph import ConstantOp
 from ember.dialects.npu.machine import NpuParams
 from ember.dialects.npu.segment import SegmentOp
 from ember.errors import EmberError
-from ember.lowering.graph_to_npu import NpuKernel, lower_segment
+from ember.lowering.graph_to_npu import NpuKernel, lower_segment, op_label
 from ember.lowering.graph_to_npu.partition import outline, partition
 from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
@@ -50,6 +50,8 @@ class HostStep:
     args: list[int]
     results: list[int]
     ops: list[str]
+    labels: list[str]
+    """The ops as reports name them: by the model's nodes (`op_label`)."""
 
 
 @dataclass
@@ -160,7 +162,7 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
         with report.stage(f"host {sum(isinstance(s, HostStep) for s in steps) + 1}"):
             model = host(host_module, options)
         steps.append(HostStep(model, [ids(v) for v in args], [ids(v) for v in results],
-                              [op.name for op in group]))  # fmt: skip
+                              [op.name for op in group], [op_label(op) for op in group]))  # fmt: skip
         group.clear()
 
     for index, op in enumerate(ops):
@@ -175,9 +177,11 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
                                 [ids(v) for v in op.results]))  # fmt: skip
     flush(needed_after[-1] if ops else set())
     arg_ids = [ids(a) for a in func.body.block.args]
-    host_ops = [name for step in steps if isinstance(step, HostStep) for name in step.ops]
+    host = [step for step in steps if isinstance(step, HostStep)]
     with report.stage("cycles"):
-        npu_report = NpuReport([kernel_report(p.kernel, p.order) for p in kernels], host_ops)
+        npu_report = NpuReport([kernel_report(p.kernel, p.order) for p in kernels],
+                               [name for step in host for name in step.ops],
+                               [label for step in host for label in step.labels])  # fmt: skip
     result_ids = [ids(v) for v in terminator.operands]
     return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
 

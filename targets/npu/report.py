@@ -11,7 +11,7 @@ share of its peak while the layer runs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ember.lowering.graph_to_npu import NpuKernel
 from ember.targets.npu.simulator.cycles import cycle_model, dma_bytes
@@ -65,6 +65,8 @@ class NpuReport:
     segments: list[SegmentCycles]
     host_ops: list[str]
     """The graph ops that run on the host, in order."""
+    host_labels: list[str] = field(default_factory=list)
+    """The same ops named by the model's nodes they came from (the table shows these)."""
 
     @property
     def cycles(self) -> int:
@@ -84,7 +86,7 @@ class NpuReport:
         widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
         lines = ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip()
                  for row in [header, *rows]]  # fmt: skip
-        host = ", ".join(self.host_ops) if self.host_ops else "none"
+        host = ", ".join(self.host_labels or self.host_ops) or "none"
         lines.append(f"on the host: {host}")
         return "\n".join(lines)
 

@@ -245,3 +245,18 @@ def test_recurrent_layers_from_both_exporters(tmp_path: Path, layer: str, dynamo
         y, state = module(sample)
         _same(got[0], y)
         _same(got[1], state[0] if layer == "LSTM" else state)
+
+
+def test_ops_are_named_by_their_module_path() -> None:
+    """Each op's location is the PyTorch module it ran in (torch's name for
+    an op of the top module): `ember.dialects.source_names`."""
+    from ember.dialects.graph import ConstantOp
+    from ember.dialects.source_names import source_names
+    from ember.frontends.torch import onnx_from_torch
+
+    proto, _ = onnx_from_torch(_Block(), (torch.randn(2, 4, 9, 9),))
+    module = ember.import_onnx(proto)
+    names = {name for op in module.walk() if op.name.startswith("graph.")
+             and not isinstance(op, ConstantOp) for name in source_names(op)}  # fmt: skip
+    assert {"expand", "depthwise", "project"} <= names
+    assert all(names), names

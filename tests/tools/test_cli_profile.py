@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from onnx import TensorProto, helper
 from tests.tools.test_cli import run
 
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
-ROW = re.compile(r"^(\S+) +(.+?) +(\d+) +(\d+\.\d+) +(\d+\.\d+) +(\S+) +(\S+) +(\d+\.\d)%$")
-"""One kernel row: name, what, calls, total ms, us/call, GFLOP/s, % peak, % time."""
+ROW = re.compile(r"^(.+? \(kernel \d+\)) +(.+?) +(\d+) +(\d+\.\d+) +(\d+\.\d+) +(\S+) +(\S+) "
+                 r"+(\d+\.\d)%$")  # fmt: skip
+"""One kernel row: title (the model's nodes, kernel number), what, calls,
+total ms, us/call, GFLOP/s, % peak, % time."""
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +47,9 @@ def test_bench_profile_prints_one_row_per_kernel(small_model: Path) -> None:
     assert rows and all(rows), lines[header + 1 :]
     assert {int(row.group(3)) for row in rows if row} == {3}  # the timed runs, not the warm-up
     assert any(row.group(2).startswith("matmul") for row in rows if row)
+    # Each row is named by the node it runs (these nodes have no names: their outputs').
+    titles = {re.sub(r"\d+", "N", row.group(1)) for row in rows if row}
+    assert titles == {"c (kernel N)", "d (kernel N)"}, titles
     assert re.match(r"kernels \d+\.\d+ ms of \d+\.\d+ ms measured", lines[-1])
 
 
@@ -84,3 +90,30 @@ def test_bench_plot_without_matplotlib_says_how_to_get_it(
     assert err == [
         "error: --plot needs matplotlib, an optional dependency: pip install 'ember[plot]'"
     ]
+
+
+def test_bench_trace_writes_a_chrome_trace(small_model: Path, tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    result = run("ember", "bench", str(small_model), "--trace", str(path), "--runs", "2",
+                 "--threads", "2", "--quiet")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"trace: {path}" in result.stdout
+    assert "% peak" not in result.stdout  # the profile's table only with --profile
+    events = json.loads(path.read_text())["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert all({"ph", "ts", "dur", "pid", "tid", "name"} <= set(e) for e in slices)
+    assert sum(e["cat"] == "run" for e in slices) == 2
+    kernels = [e for e in slices if e["cat"] == "kernel"]
+    assert kernels and len(kernels) % 2 == 0  # the same calls in each run
+    assert {re.sub(r"\d+", "N", e["name"]) for e in kernels} <= {"c (kernel N)", "d (kernel N)",
+                                                                 "c + d (kernel N)"}  # fmt: skip
+
+
+def test_bench_trace_needs_cpu_kernels(small_model: Path, tmp_path: Path) -> None:
+    result = run("ember", "bench", str(small_model), "--trace", str(tmp_path / "t.json"),
+                 "--target", "npu", "--quiet")  # fmt: skip
+    assert result.returncode != 0
+    assert result.stderr == (
+        "error: --trace times CPU kernels; on the npu target the table has every layer\n"
+    ), result.stderr
+    assert not (tmp_path / "t.json").exists()

@@ -81,7 +81,7 @@ def test_the_slice_model_compiles_and_runs() -> None:
     np.testing.assert_array_equal(y, x[1:3])
 
 
-def test_an_op_a_pass_breaks_is_a_compile_error_naming_the_op_and_the_stage(
+def test_an_op_a_pass_breaks_is_a_compile_error_naming_the_op_its_node_and_the_stage(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(pipeline, "cpu_passes", _with_broken_pass)
@@ -90,7 +90,7 @@ def test_an_op_a_pass_breaks_is_a_compile_error_naming_the_op_and_the_stage(
     message = str(caught.value)
     assert "\n" not in message
     assert re.fullmatch(
-        r"invalid IR after the tensor stage: tensor\.extract_slice: The number of dynamic "
+        r"invalid IR after the tensor stage: tensor\.extract_slice \(node y\): The number of dynamic "
         r"positions passed as values \(0\) does not match the number of dynamic position "
         r"markers \(1\) in the offset arguments\.", message
     ), message  # fmt: skip
@@ -119,7 +119,7 @@ def test_the_cli_prints_a_verifier_failure_as_one_line(
     assert main(["run", str(path), "-q"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: "), err
-    assert "invalid IR after the tensor stage: tensor.extract_slice" in err
+    assert "invalid IR after the tensor stage: tensor.extract_slice (node y): " in err
 
 
 def test_the_collector_thresholds_are_raised_while_lowering_and_restored_after_an_error(

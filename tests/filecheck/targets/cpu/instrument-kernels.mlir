@@ -1,4 +1,5 @@
 // RUN: ember-opt %s -p loop-instrument-kernels --split-input-file | filecheck %s
+// RUN: ember-opt %s -p 'loop-instrument-kernels{trace=true}' --split-input-file | filecheck %s --check-prefix=TRACE
 
 // Each kernel call is bracketed by two loop.timestamp readings; the calls
 // and cycles go to one counter row per kernel function (in the order of
@@ -6,7 +7,9 @@
 // lie at the end of the arena, which grows from 64 bytes to 64 + 2*16.
 // The function records where they are and each kernel's static cost: @k_add
 // adds 4 floats (4 flops, two 16-byte buffers); @k_mm is a 2x3x4 matmul,
-// 2*2*3*4 = 48 flops.
+// 2*2*3*4 = 48 flops. Each row names the model's nodes its calls run, from
+// the kernel function's `ember.source_names` (its first call site's, and
+// how many more share it); @k_mm has none.
 func.func @main(%a: memref<4xf32>, %b: memref<2x4xf32>, %c: memref<4x3xf32>, %out: memref<2x3xf32>, %arena: memref<64xi8> {ember.arena}) attributes {loop.arena_bytes = 64 : i64} {
   %o = arith.constant 0 : index
   %t = memref.view %arena[%o][] : memref<64xi8> to memref<4xf32>
@@ -15,7 +18,7 @@ func.func @main(%a: memref<4xf32>, %b: memref<2x4xf32>, %c: memref<4x3xf32>, %ou
   func.call @k_add(%t, %a) : (memref<4xf32>, memref<4xf32>) -> ()
   func.return
 }
-func.func private @k_add(%x: memref<4xf32>, %y: memref<4xf32>) attributes {ember.kernel} {
+func.func private @k_add(%x: memref<4xf32>, %y: memref<4xf32>) attributes {ember.kernel, ember.source_names = [["conv1", "relu1"], ["conv2"]]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -53,7 +56,7 @@ func.func private @k_mm(%x: memref<2x4xf32>, %y: memref<4x3xf32>, %z: memref<2x3
 // CHECK-SAME:    %arena: memref<96xi8> {ember.arena})
 // CHECK-SAME:    loop.arena_bytes = 96 : i64
 // CHECK-SAME:    ember.profile_offset = 64 : i64
-// CHECK-SAME:    ember.profile = [{name = "k_add", label = "addf, 1 loops -> 4", flops = 4 : i64, bytes = 32 : i64}, {name = "k_mm", label = "matmul, 3 loops -> 2x3", flops = 48 : i64, bytes = 104 : i64}]
+// CHECK-SAME:    ember.profile = [{name = "k_add", label = "addf, 1 loops -> 4", flops = 4 : i64, bytes = 32 : i64, source = "conv1 + relu1 and 1 more"}, {name = "k_mm", label = "matmul, 3 loops -> 2x3", flops = 48 : i64, bytes = 104 : i64, source = ""}]
 // CHECK:         %[[OFFSET:.*]] = arith.constant 64 : index
 // CHECK:         %[[COUNTERS:.*]] = memref.view %arena[%[[OFFSET]]][] : memref<96xi8> to memref<2x2xi64>
 // CHECK:         %[[T0:.*]] = loop.timestamp : i64
@@ -78,6 +81,24 @@ func.func private @k_mm(%x: memref<2x4xf32>, %y: memref<4x3xf32>, %z: memref<2x3
 // CHECK-NEXT:    memref.load %[[COUNTERS]][%[[ROW0]], %[[COL0]]]
 // CHECK:         func.return
 // CHECK:       func.func private @k_add(
+
+// With trace=true each call is also appended to the run-time trace: a
+// loop.trace of its two readings and its row in ember.profile, after the
+// counters are updated. Without it there is none.
+// CHECK-NOT:     loop.trace
+// TRACE-LABEL: func.func @main(
+// TRACE:         %[[T0:.*]] = loop.timestamp : i64
+// TRACE-NEXT:    func.call @k_add(
+// TRACE-NEXT:    %[[T1:.*]] = loop.timestamp : i64
+// TRACE:         memref.store
+// TRACE:         memref.store
+// TRACE-NEXT:    loop.trace 0, %[[T0]], %[[T1]]
+// TRACE-NEXT:    %[[T2:.*]] = loop.timestamp : i64
+// TRACE-NEXT:    func.call @k_mm(
+// TRACE-NEXT:    %[[T3:.*]] = loop.timestamp : i64
+// TRACE:         loop.trace 1, %[[T2]], %[[T3]]
+// TRACE:         func.call @k_add(
+// TRACE:         loop.trace 0,
 // CHECK-NOT:     loop.timestamp
 // CHECK:       func.func private @k_mm(
 // CHECK-NOT:     loop.timestamp
@@ -105,7 +126,7 @@ func.func private @k(%x: memref<?xf32>, %n: index) attributes {ember.kernel} {
 // CHECK-LABEL: func.func @main(%a: memref<?xf32>, %n: index, %arena: memref<16xi8> {ember.arena})
 // CHECK-SAME:    loop.arena_bytes = 16 : i64
 // CHECK-SAME:    ember.profile_offset = 0 : i64
-// CHECK-SAME:    ember.profile = [{name = "k", label = "mulf, 1 loops -> ?", flops = -1 : i64, bytes = 0 : i64}]
+// CHECK-SAME:    ember.profile = [{name = "k", label = "mulf, 1 loops -> ?", flops = -1 : i64, bytes = 0 : i64, source = ""}]
 // CHECK:         loop.timestamp
 // CHECK-NEXT:    func.call @k(
 
@@ -176,4 +197,4 @@ func.func private @k(%x: memref<32xf32>, %y: memref<32xf32>) attributes {ember.k
 }
 
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME:    ember.profile = [{name = "k", label = "matmul, 1 loops -> 32", flops = 64 : i64, bytes = 256 : i64}]
+// CHECK-SAME:    ember.profile = [{name = "k", label = "matmul, 1 loops -> 32", flops = 64 : i64, bytes = 256 : i64, source = ""}]
