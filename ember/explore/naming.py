@@ -1,11 +1,12 @@
 """What the explorer calls a graph op and a kernel, in one place.
 
-Names come from what the IR carries today: an ONNX node name on the op (an
-`onnx.name` attribute, where the importer puts one), else the ONNX name of
-the first weight it reads (`fire2/squeeze1x1_w_0` names the convolution
-that reads it), else the name of the value it defines, else the op's kind.
-When ops carry their ONNX node names all the way down, only `node_name`
-changes.
+An op is named by the model's nodes it came from: its location's source
+names (`dialects/source_names.py`: the ONNX node name, or the PyTorch
+module path, kept through optimisation and fusion; a BatchNorm folded into
+a convolution names both), else an `onnx.name` attribute, else the ONNX
+name of the first weight it reads (`fire2/squeeze1x1_w_0` names the
+convolution that reads it), else the name of the value it defines, else
+the op's kind.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from ember.dialects.graph import ConstantOp
+from ember.dialects.source_names import describe_names, source_names
 
 NODE_NAME_ATTR = "onnx.name"
 """An op attribute naming the ONNX node it came from, where present."""
@@ -25,6 +27,9 @@ _WEIGHT_SUFFIX = re.compile(r"(_(w|weight|W|kernel|b|bias|B))?(_0)?$")
 
 def node_name(op: Operation) -> str:
     """The name the explorer shows for graph op `op` (see the module docstring)."""
+    names = source_names(op)
+    if names:
+        return describe_names(names)
     attribute = op.attributes.get(NODE_NAME_ATTR)
     if isinstance(attribute, StringAttr) and attribute.data:
         return attribute.data
