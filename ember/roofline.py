@@ -5,17 +5,20 @@ The roof is min(peak, bandwidth x intensity): a kernel left of the ridge
 is bounded by memory, right of it by arithmetic, and its distance below
 the roof is what a better schedule can win. One point per kernel function
 whose flops are known, its area proportional to its share of the time; the
-slowest few are named. matplotlib is an optional dependency (`pip install
+slowest few are named, each where a place beside its point is free of the
+other points and labels (`ember.label_places`). matplotlib is an optional dependency (`pip install
 'ember[plot]'`); without it `plot_roofline` says so.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ember.errors import EmberError
+from ember.label_places import Box, place_labels
 from ember.output_files import written
 
 if TYPE_CHECKING:
@@ -74,11 +77,10 @@ def plot_roofline(report: ProfileReport, path: str | Path, title: str = "") -> N
                  label=f"NumPy sgemm 1024^3: {limits.sgemm_gflops:.0f} GFLOP/s")  # fmt: skip
     axes.scatter([r.intensity for r in rows], [r.gflops for r in rows],
                  s=[20 + 2000 * r.seconds / total for r in rows], alpha=0.6)  # fmt: skip
-    for rank, row in enumerate(rows[:NAMED_KERNELS]):  # staggered: equal kernels sit close
-        axes.annotate(f"{row.title[:MAX_LABEL]} ({row.label.split(',')[0]})", (row.intensity, row.gflops),
-                      fontsize=7, xytext=(6, 10 - 8 * (rank % 3)), textcoords="offset points")  # fmt: skip
     axes.set_xscale("log")
     axes.set_yscale("log")
+    axes.set_xlim(low, high)
+    _name_kernels(figure, axes, rows[:NAMED_KERNELS], total)
     axes.set_xlabel("arithmetic intensity (flop / byte of the kernel's buffers)")
     axes.set_ylabel("GFLOP/s")
     axes.set_title(title or "roofline")
@@ -90,6 +92,50 @@ def plot_roofline(report: ProfileReport, path: str | Path, title: str = "") -> N
         raise EmberError(f"--plot {path}: cannot write: {error.strerror or error}") from None
     finally:
         plt.close(figure)
+
+
+LABEL_POINTS = 7
+"""The kernels' labels' font size."""
+
+
+def _name_kernels(figure: Any, axes: Any, rows: list[Any], total: float) -> list[Any]:
+    """Names `rows` next to their points where a place is free of the other
+    points and labels (`ember.label_places`, in the figure's pixels), with a
+    leader line where it is not right beside its point; a kernel with no
+    free place stays unnamed (the profile's table names it). Returns the
+    labels."""
+    figure.canvas.draw()  # the axes' final limits: the points' pixels
+    height = figure.bbox.height
+    renderer = figure.canvas.get_renderer()
+    frame = axes.get_window_extent(renderer)
+    points = []
+    for row in rows:
+        x, y = axes.transData.transform((row.intensity, row.gflops))
+        radius = math.sqrt(20 + 2000 * row.seconds / total) / 2 * figure.dpi / 72
+        points.append((float(x), float(height - y), radius))
+    texts = [f"{row.title[:MAX_LABEL]} ({row.label.split(',')[0]})" for row in rows]
+
+    def width_of(text: str) -> float:
+        label = axes.text(0, 0, text, fontsize=LABEL_POINTS)
+        width = label.get_window_extent(renderer).width
+        label.remove()
+        return float(width)
+
+    line = LABEL_POINTS * figure.dpi / 72 * 1.2
+    area = Box(frame.x0, height - frame.y1, frame.x1, height - frame.y0)
+    labels = []
+    for (x, y, _), text, spot in zip(
+        points, texts, place_labels(points, texts, area, width_of, line)
+    ):
+        if spot is None:
+            continue
+        left, baseline, leader = spot
+        target = axes.transData.inverted().transform((left, height - baseline))
+        arrow = {"arrowstyle": "-", "color": "gray", "lw": 0.5} if leader else None
+        labels.append(axes.annotate(text, axes.transData.inverted().transform((x, height - y)),
+                                    xytext=target, textcoords="data", fontsize=LABEL_POINTS,
+                                    ha="left", va="baseline", arrowprops=arrow))  # fmt: skip
+    return labels
 
 
 def save_figure(figure: Any, path: str | os.PathLike[str]) -> None:

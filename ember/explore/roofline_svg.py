@@ -13,66 +13,17 @@ from its point gets a leader line.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ember.benchmarking import ProfileReport
 from ember.explore.graph_svg import kernel_anchor
 from ember.explore.naming import short_kernel
 from ember.explore.svg import FONT, attr, fmt, si, text_width
+from ember.label_places import Box, place_labels
 
 WIDTH, HEIGHT = 820.0, 460.0
 LEFT, RIGHT, TOP, BOTTOM = 64.0, 24.0, 24.0, 48.0
 NAMED = 8
 """How many of the slowest kernels are named next to their points."""
-LABEL_HEIGHT = 13.0
-
-
-@dataclass(frozen=True)
-class Box:
-    left: float
-    top: float
-    right: float
-    bottom: float
-
-    def overlaps(self, other: Box) -> bool:
-        return not (self.right <= other.left or other.right <= self.left
-                    or self.bottom <= other.top or other.bottom <= self.top)  # fmt: skip
-
-
-RINGS = (0.0, 16.0, 32.0, 48.0)
-"""How much further out each ring of places around a point lies; a label
-placed beyond the first gets a leader line to its point."""
-
-
-def place_labels(points: list[tuple[float, float, float]], texts: list[str],
-                 area: Box) -> list[tuple[float, float, bool] | None]:  # fmt: skip
-    """For the first `len(texts)` of the (x, y, radius) `points`, where its
-    label's left end and baseline go and whether it needs a leader line, or
-    None where no place inside `area` is free of the other points and the
-    labels placed before it. Places are tried ring by ring: right, left,
-    above, below, then the four diagonals."""
-    taken: list[Box] = [Box(x - r, y - r, x + r, y + r) for x, y, r in points]
-    placed: list[tuple[float, float, bool] | None] = []
-    for index, ((x, y, radius), text) in enumerate(zip(points, texts)):
-        width = text_width(text)
-        chosen = None
-        for ring in RINGS:
-            gap = radius + 3 + ring
-            for left, baseline in [(x + gap, y + 4), (x - gap - width, y + 4),
-                                   (x - width / 2, y - gap - 2), (x - width / 2, y + gap + 11),
-                                   (x + gap, y - gap), (x + gap, y + gap + 8),
-                                   (x - gap - width, y - gap), (x - gap - width, y + gap + 8)]:  # fmt: skip
-                box = Box(left, baseline - LABEL_HEIGHT + 3, left + width, baseline + 3)
-                inside = (area.left <= box.left and box.right <= area.right
-                          and area.top <= box.top and box.bottom <= area.bottom)  # fmt: skip
-                if inside and not any(box.overlaps(b) for i, b in enumerate(taken) if i != index):
-                    chosen = (left, baseline, ring > 0)
-                    taken.append(box)
-                    break
-            if chosen is not None:
-                break
-        placed.append(chosen)
-    return placed
 
 
 def decades(low: float, high: float) -> list[float]:
@@ -148,7 +99,9 @@ def roofline_svg(profile: ProfileReport) -> str:
                      "</title></circle></a>")  # fmt: skip
     named = min(NAMED, len(rows))
     texts = [f"{short_kernel(r.name)} {r.label.split(',')[0]}" for r in rows[:named]]
-    for text, spot, (x, y, _) in zip(texts, place_labels(circles, texts, plot), circles):
+    for text, spot, (x, y, _) in zip(
+        texts, place_labels(circles, texts, plot, text_width), circles
+    ):
         if spot is None:
             continue
         left, baseline, leader = spot

@@ -7,7 +7,7 @@ import itertools
 
 from ember.explore.ir_diff import changed_lines, shown_rows
 from ember.explore.layered_layout import layered_layout, longest_path_layers
-from ember.explore.roofline_svg import Box, place_labels
+from ember.label_places import Box, place_labels
 from ember.explore.svg import text_width
 
 DIAMOND = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("a", "d")]
@@ -44,7 +44,7 @@ def test_labels_never_overlap_each_other_or_other_points() -> None:
     points = [(100.0 + 6 * (i % 4), 100.0 + 5 * (i // 4), 5.0) for i in range(12)]
     texts = [f"kernel {i} conv" for i in range(12)]
     area = Box(0, 0, 400, 300)
-    spots = place_labels(points, texts, area)
+    spots = place_labels(points, texts, area, text_width)
     boxes = [
         Box(x, y - 10, x + text_width(t), y + 3)
         for t, s in zip(texts, spots)
