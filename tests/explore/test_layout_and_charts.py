@@ -7,8 +7,8 @@ import itertools
 
 from ember.explore.ir_diff import changed_lines, shown_rows
 from ember.explore.layered_layout import layered_layout, longest_path_layers
-from ember.label_places import Box, place_labels
 from ember.explore.svg import text_width
+from ember.label_places import Box, place_labels
 
 DIAMOND = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("a", "d")]
 
