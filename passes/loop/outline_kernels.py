@@ -96,6 +96,20 @@ def _captured(kernel: KernelOp) -> dict[SSAValue, list[tuple[Operation, int]]]:
     return captured
 
 
+def _copy_in(kernel: KernelOp, value: SSAValue, uses: list[tuple[Operation, int]]) -> None:
+    """Copies the op defining `value` into `kernel`'s region, in front, for
+    the kernel's `uses` of it; the original goes where nothing else uses it."""
+    original = value.owner
+    assert isinstance(original, Operation)
+    copy = original.clone()
+    kernel.body.block.insert_op_before(copy, kernel.body.block.first_op)  # type: ignore[arg-type]
+    for user, index in uses:
+        user.operands[index] = copy.results[0]
+    if not value.uses:
+        original.detach()
+        original.erase()
+
+
 def _copy_views_in(kernel: KernelOp) -> None:
     """Copies the views `kernel` captured into its region, in front, their
     sources (views of views too) captured instead; a view nothing else uses
@@ -103,15 +117,7 @@ def _copy_views_in(kernel: KernelOp) -> None:
     while views := [(v, uses) for v, uses in _captured(kernel).items()
                     if isinstance(v.owner, COPIED_VIEWS)]:  # fmt: skip
         for value, uses in views:
-            view = value.owner
-            assert isinstance(view, Operation)
-            copy = view.clone()
-            kernel.body.block.insert_op_before(copy, kernel.body.block.first_op)  # type: ignore[arg-type]
-            for user, index in uses:
-                user.operands[index] = copy.results[0]
-            if not value.uses:
-                view.detach()
-                view.erase()
+            _copy_in(kernel, value, uses)
 
 
 def _copy_bitcast_constants_in(kernel: KernelOp) -> None:
@@ -121,13 +127,7 @@ def _copy_bitcast_constants_in(kernel: KernelOp) -> None:
     for value, uses in _captured(kernel).items():
         cast = value.owner
         if isinstance(cast, arith.BitcastOp) and isinstance(cast.input.owner, arith.ConstantOp):
-            copy = cast.clone()
-            kernel.body.block.insert_op_before(copy, kernel.body.block.first_op)  # type: ignore[arg-type]
-            for user, index in uses:
-                user.operands[index] = copy.results[0]
-            if not value.uses:
-                cast.detach()
-                cast.erase()
+            _copy_in(kernel, value, uses)
 
 
 def _move_weights_out(kernel: KernelOp) -> None:
