@@ -53,8 +53,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, ModuleOp, f32, i32
-from xdsl.dialects.func import CallOp, FuncOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.func import CallOp
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -65,8 +65,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ember.dialects.loop import KERNEL_ATTR, WeightOp
-from ember.passes.loop.kernel_buffers import calls_by_callee
+from ember.dialects.loop import WeightOp
+from ember.passes.loop.kernel_buffers import calls_by_callee, passed_values
 
 # exp --------------------------------------------------------------------------
 
@@ -261,15 +261,11 @@ def constant_scalar(value: SSAValue,
         return owner.value.value.data
     if not isinstance(owner, memref.LoadOp):
         return None
-    source = owner.memref
-    if isinstance(source, BlockArgument) and calls:
-        func = source.block.parent_op()
-        if not isinstance(func, FuncOp) or KERNEL_ATTR not in func.attributes:
-            return None
-        sites = calls.get(func.sym_name.data, ())
-        values = {_one_element(call.arguments[source.index]) for call in sites}
-        return values.pop() if len(values) == 1 else None
-    return _one_element(source)
+    passed = passed_values(owner.memref, calls or {})
+    if passed is None:
+        return _one_element(owner.memref)
+    values = {_one_element(value) for value in passed}
+    return values.pop() if len(values) == 1 else None
 
 
 def _one_element(buffer: SSAValue) -> float | None:

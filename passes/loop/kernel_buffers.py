@@ -21,12 +21,12 @@ inside loops are left where they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ember.dialects.loop import KERNEL_ATTR
@@ -50,18 +50,36 @@ def calls_by_callee(module: ModuleOp) -> dict[str, list[CallOp]]:
     return calls
 
 
-def _append_arguments(func: FuncOp, allocs: list[memref.AllocOp]) -> None:
+def append_argument(func: FuncOp, argument_type: Attribute, name: str | None) -> BlockArgument:
+    """A new last argument of `func` (its type and argument attributes kept
+    in step)."""
     block = func.body.block
-    for alloc in allocs:
-        arg = block.insert_arg(alloc.memref.type, len(block.args))
-        arg.name_hint = alloc.memref.name_hint
-        alloc.memref.replace_all_uses_with(arg)
-        Rewriter.erase_op(alloc)
+    argument = block.insert_arg(argument_type, len(block.args))
+    argument.name_hint = name
     if func.arg_attrs is not None:
-        extra = [DictionaryAttr({})] * len(allocs)
-        func.arg_attrs = ArrayAttr([*func.arg_attrs.data, *extra])
+        func.arg_attrs = ArrayAttr([*func.arg_attrs.data, DictionaryAttr({})])
     func.function_type = FunctionType.from_lists([a.type for a in block.args],
                                                  func.function_type.outputs.data)  # fmt: skip
+    return argument
+
+
+def passed_values(argument: SSAValue,
+                  calls: Mapping[str, Sequence[CallOp]]) -> list[SSAValue] | None:  # fmt: skip
+    """What each call (`calls`, by callee) passes for `argument` of a kernel
+    function, or None where `argument` is no kernel function's argument."""
+    if not isinstance(argument, BlockArgument):
+        return None
+    func = argument.block.parent_op()
+    if not isinstance(func, FuncOp) or KERNEL_ATTR not in func.attributes:
+        return None
+    return [call.arguments[argument.index] for call in calls.get(func.sym_name.data, ())]
+
+
+def _append_arguments(func: FuncOp, allocs: list[memref.AllocOp]) -> None:
+    for alloc in allocs:
+        arg = append_argument(func, alloc.memref.type, alloc.memref.name_hint)
+        alloc.memref.replace_all_uses_with(arg)
+        Rewriter.erase_op(alloc)
 
 
 def _pass_new_buffers(call: CallOp, allocs: list[memref.AllocOp]) -> None:
@@ -135,5 +153,5 @@ def kernel_argument_spans(
     return max(len(ops), 1), [(a, b) if b >= 0 else (0, 0) for a, b in spans]
 
 
-__all__ = ["calls_by_callee", "drop_unused_arguments", "hoist_kernel_buffers", "kernel_argument_spans", "kernel_functions",
-           "top_level_ops"]  # fmt: skip
+__all__ = ["append_argument", "calls_by_callee", "drop_unused_arguments", "hoist_kernel_buffers", "kernel_argument_spans", "kernel_functions",
+           "passed_values", "top_level_ops"]  # fmt: skip

@@ -25,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, MemRefType
+from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ember.dialects.graph.types import array_from_dense, dense_from_array
-from ember.dialects.loop import KERNEL_ATTR, WeightOp
+from ember.dialects.loop import WeightOp
+from ember.passes.loop.kernel_buffers import append_argument, passed_values
 
 
 def tile_layout(array: np.ndarray, tiles: Sequence[int]) -> np.ndarray:
@@ -118,24 +119,19 @@ def _packed_argument(
     tiles: Sequence[int],
     calls: Mapping[str, Sequence[CallOp]],
 ) -> SSAValue | None:
-    func = argument.block.parent_op()
-    if not isinstance(func, FuncOp) or KERNEL_ATTR not in func.attributes:
-        return None
-    sites = calls.get(func.sym_name.data, ())
-    weights = [call.arguments[argument.index].owner for call in sites]
-    if not sites or not all(isinstance(w, WeightOp) for w in weights):
+    passed = passed_values(argument, calls)
+    weights = [v.owner for v in passed or ()]
+    if not weights or not all(isinstance(w, WeightOp) for w in weights):
         return None
     arrays = [_packed_array(w, offsets, strides, extents, tiles) for w in weights]  # type: ignore[arg-type]
     if any(a is None for a in arrays):
         return None
     packed = [_weight_after(w, a) for w, a in zip(weights, arrays)]  # type: ignore[arg-type]
-    block = argument.block
-    result = block.insert_arg(packed[0].type, len(block.args))
-    result.name_hint = f"{argument.name_hint}_packed" if argument.name_hint else "packed"
-    if func.arg_attrs is not None:
-        func.arg_attrs = ArrayAttr([*func.arg_attrs.data, DictionaryAttr({})])
-    func.function_type = FunctionType.from_lists([a.type for a in block.args],
-                                                 func.function_type.outputs.data)  # fmt: skip
+    func = argument.block.parent_op()
+    assert isinstance(func, FuncOp)
+    hint = f"{argument.name_hint}_packed" if argument.name_hint else "packed"
+    result = append_argument(func, packed[0].type, hint)
+    sites = calls[func.sym_name.data]
     for call, weight in zip(sites, packed):
         call.operands = (*call.operands, weight)
     return result
