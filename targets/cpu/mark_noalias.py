@@ -12,7 +12,8 @@ which `convert-loop-to-llvm` passes on to LLVM.
 A memref argument of a kernel function is marked when, at every call, the
 bytes its operand may reach are disjoint from those of every other memref
 operand of the call. What an operand may reach (its footprint) is found by
-following views to a root, an argument of the calling function:
+following views to a root, an argument of the calling function or a
+buffer it allocates (`memref.alloc`, `memref.alloca`):
 
 - `memref.view %root[%offset]` with a constant byte offset and a static
   type, of a root or of such a view, reaches `[offset, offset + size)` of
@@ -24,25 +25,34 @@ following views to a root, an argument of the calling function:
   footprint, and so does a `memref.reinterpret_cast` whose static offset,
   sizes and strides stay within a static source's bytes (the reshapes
   Ember emits); another reinterpret_cast may reach anywhere: unknown;
-- a root argument reaches all of itself; anything else is unknown, and
+- a root reaches all of itself; anything else is unknown, and
   overlaps everything.
 
 Two footprints of one root are disjoint when their byte ranges are. Two of
 different roots are disjoint when the caller is the model's entry function
 (`ember.packed_buffers`), whose ABI promises that its buffers, weights and
 arena do not overlap where one is written (`convert-loop-to-llvm`'s
-docstring), or when both roots are ABI buffers (`ember.weights`,
-`ember.arena`). Two kernel buffers that `loop-plan-memory` placed in the same
-bytes (live in different nests of one kernel) are therefore never marked.
+docstring), when both roots are ABI buffers (`ember.weights`,
+`ember.arena`), when one is a buffer the caller allocates (no other
+buffer reaches its bytes), or when the caller is a kernel and the two arguments lie
+apart at every call of it. That last rule is for the parallel bodies
+`loop-parallelize` outlines from a kernel: two kernel buffers that
+`loop-plan-memory` placed in the same bytes (live in different nests of
+one kernel) are never marked in the kernel, but a body that runs one of
+those nests reads and writes buffers that lie apart, and is marked. So
+functions are visited callers first, each kernel's pairs of arguments that
+lie apart known before its own calls are looked at.
 
 Functions that are not kernels, and kernels with no call, are left alone.
-Run it after `loop-outline-kernels` (and so after `loop-plan-memory`).
+Run it after `loop-outline-kernels` (and so after `loop-plan-memory`) and
+after `loop-parallelize`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
@@ -75,9 +85,10 @@ NOALIAS = "llvm.noalias"
 @dataclass(frozen=True)
 class Footprint:
     """The bytes `[start, end)` of `root` (an argument of the calling
-    function) that a buffer may reach; `end` None: to the root's end."""
+    function, or a buffer it allocates) that a buffer may reach; `end`
+    None: to the root's end."""
 
-    root: BlockArgument
+    root: SSAValue
     start: int
     end: int | None
 
@@ -123,7 +134,7 @@ def _exact(value: SSAValue) -> bool:
     """Whether `value` is a root or a `memref.view` at a constant offset with
     a static type of an exact value: its footprint's start is then where its
     own bytes begin, not a superset's."""
-    if isinstance(value, BlockArgument):
+    if isinstance(value, BlockArgument) or _allocated(value):
         return True
     view = value.owner
     if not isinstance(view, memref.ViewOp) or view.sizes:
@@ -132,9 +143,13 @@ def _exact(value: SSAValue) -> bool:
     return static and _constant_index(view.byte_shift) is not None and _exact(view.source)
 
 
+def _allocated(value: SSAValue) -> bool:
+    return isinstance(value.owner, memref.AllocOp | memref.AllocaOp)
+
+
 def footprint(value: SSAValue) -> Footprint | None:
     """What `value` (a memref) may reach, or None if unknown."""
-    if isinstance(value, BlockArgument):
+    if isinstance(value, BlockArgument) or _allocated(value):
         return Footprint(value, 0, None)
     owner = value.owner
     if isinstance(owner, memref.ViewOp):
@@ -155,28 +170,38 @@ def abi_roots(caller: FuncOp) -> set[BlockArgument]:
     return {marked_argument(caller, marker) for marker in ABI_BUFFERS} - {None}  # type: ignore[return-value]
 
 
-def separate_operands(call: CallOp, caller: FuncOp,
-                      roots: set[BlockArgument] | None = None) -> list[bool]:  # fmt: skip
-    """Per operand of `call`: whether it is a memref whose footprint is
-    disjoint from that of every other memref operand; `roots` are
-    `abi_roots(caller)`, found once per caller where it makes many calls
-    (the entry function of a model with thousands of outputs)."""
-    roots = abi_roots(caller) if roots is None else roots
+Pairs = set[tuple[int, int]]
+"""Pairs `(i, j)`, `i < j`, of a function's arguments (or a call's operands)
+whose bytes lie apart."""
+
+
+def apart_operands(call: CallOp, caller: FuncOp, roots: set[BlockArgument],
+                   caller_apart: Pairs | None) -> Pairs:  # fmt: skip
+    """The pairs of `call`'s memref operands whose footprints are disjoint.
+    `roots` are `abi_roots(caller)` (found once per caller: the entry
+    function of a model with thousands of outputs makes thousands of
+    calls); `caller_apart` holds the pairs of the caller's own arguments
+    that lie apart at every call of it, where the caller is a kernel."""
     entry = PACKED_BUFFERS_ATTR in caller.attributes
     buffers = [i for i, v in enumerate(call.arguments) if isinstance(v.type, MemRefType)]
     prints = {i: footprint(call.arguments[i]) for i in buffers}
 
+    def separate_roots(a: SSAValue, b: SSAValue) -> bool:
+        if entry or (a in roots and b in roots) or _allocated(a) or _allocated(b):
+            return True
+        assert isinstance(a, BlockArgument) and isinstance(b, BlockArgument)
+        pair = (min(a.index, b.index), max(a.index, b.index))
+        return caller_apart is not None and pair in caller_apart
+
     def apart(a: Footprint | None, b: Footprint | None) -> bool:
         if a is None or b is None:
             return False
-        if a.root.owner is not caller.body.block or b.root.owner is not caller.body.block:
+        if any(isinstance(r, BlockArgument) and r.owner is not caller.body.block
+               for r in (a.root, b.root)):  # fmt: skip
             return False  # a block argument of a nested region: not a buffer the ABI names
-        return a.disjoint_from(b, entry or (a.root in roots and b.root in roots))
+        return a.disjoint_from(b, a.root is not b.root and separate_roots(a.root, b.root))
 
-    return [
-        i in prints and all(apart(prints[i], prints[j]) for j in buffers if j != i)
-        for i in range(len(call.arguments))
-    ]
+    return {(i, j) for i, j in combinations(buffers, 2) if apart(prints[i], prints[j])}
 
 
 def mark_arguments(kernel: FuncOp, separate: Sequence[bool]) -> None:
@@ -190,6 +215,31 @@ def mark_arguments(kernel: FuncOp, separate: Sequence[bool]) -> None:
     kernel.arg_attrs = ArrayAttr(attrs)
 
 
+def callers_first(functions: Sequence[FuncOp]) -> list[FuncOp]:
+    """`functions` ordered so that each comes after every function calling it."""
+    names = {f.sym_name.data for f in functions}
+    callees = {
+        f.sym_name.data: [c.callee.string_value() for c in f.walk()
+                          if isinstance(c, CallOp) and c.callee.string_value() in names]
+        for f in functions
+    }  # fmt: skip
+    waiting = {name: 0 for name in names}
+    for called in callees.values():
+        for name in called:
+            waiting[name] += 1
+    ready = [f for f in functions if waiting[f.sym_name.data] == 0]
+    by_name = {f.sym_name.data: f for f in functions}
+    ordered: list[FuncOp] = []
+    while ready:
+        function = ready.pop()
+        ordered.append(function)
+        for name in callees[function.sym_name.data]:
+            waiting[name] -= 1
+            if waiting[name] == 0:
+                ready.append(by_name[name])
+    return ordered
+
+
 class MarkNoAliasPass(ModulePass):
     """Marks kernel function arguments that overlap no other argument at any
     call as `llvm.noalias`."""
@@ -197,23 +247,25 @@ class MarkNoAliasPass(ModulePass):
     name = "loop-mark-noalias"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = {f.sym_name.data: f for f in op.ops
-                   if isinstance(f, FuncOp) and KERNEL_ATTR in f.attributes}  # fmt: skip
-        separate: dict[str, list[bool]] = {}
-        for caller in op.ops:
-            if not isinstance(caller, FuncOp) or caller.is_declaration:
-                continue
+        functions = [f for f in op.ops if isinstance(f, FuncOp) and not f.is_declaration]
+        kernels = {f.sym_name.data: f for f in functions if KERNEL_ATTR in f.attributes}
+        apart: dict[str, Pairs] = {}
+        for caller in callers_first(functions):  # a kernel's pairs are known before its calls
             roots = abi_roots(caller)
+            caller_apart = apart.get(caller.sym_name.data)
             for call in caller.walk():
                 if not isinstance(call, CallOp) or call.callee.string_value() not in kernels:
                     continue
                 name = call.callee.string_value()
-                here = separate_operands(call, caller, roots)
-                before = separate.get(name)
-                separate[name] = here if before is None else [a and b for a, b in zip(before, here)]
-        for name, flags in separate.items():
+                here = apart_operands(call, caller, roots, caller_apart)
+                apart[name] = here if name not in apart else apart[name] & here
+        for name, pairs in apart.items():
+            kernel = kernels[name]
+            buffers = [i for i, arg in enumerate(kernel.args) if isinstance(arg.type, MemRefType)]
+            flags = [i in buffers and all((min(i, j), max(i, j)) in pairs for j in buffers if j != i)
+                     for i in range(len(kernel.args))]  # fmt: skip
             if any(flags):
-                mark_arguments(kernels[name], flags)
+                mark_arguments(kernel, flags)
 
 
-__all__ = ["NOALIAS", "Footprint", "MarkNoAliasPass", "abi_roots", "footprint", "separate_operands"]
+__all__ = ["NOALIAS", "Footprint", "MarkNoAliasPass", "abi_roots", "apart_operands", "footprint"]

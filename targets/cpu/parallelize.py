@@ -67,8 +67,6 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -82,7 +80,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import DiagnosticException
@@ -94,7 +92,6 @@ from ember.dialects.loop import (
     byte_size,
 )
 from ember.dialects.loop_nests import INDEX, constant_index
-from ember.targets.cpu.mark_noalias import NOALIAS
 
 CHUNKS_PER_THREAD = 4
 """The range is made at least this many iterations per thread where the
@@ -485,24 +482,7 @@ def outline(loop: scf.ParallelOp, prefix: int, name: str, threads: int) -> FuncO
                       visibility="private")  # fmt: skip
     function.attributes[KERNEL_ATTR] = UnitAttr()
     function.attributes[PARALLEL_BODY_ATTR] = UnitAttr()
-    if any(_noalias(v) for v in arguments):
-        marked = DictionaryAttr({NOALIAS: UnitAttr()})
-        flags = [marked if _noalias(v) else DictionaryAttr({}) for v in arguments]
-        function.arg_attrs = ArrayAttr([*flags, DictionaryAttr({}), DictionaryAttr({})])
     return function
-
-
-def _noalias(value: SSAValue) -> bool:
-    """Whether `value` is an argument of its function that `loop-mark-noalias`
-    marked: the mark holds for the whole call of the kernel, so its parallel
-    body may carry it too (LLVM vectorises the body without overlap checks)."""
-    if not isinstance(value, BlockArgument):
-        return False
-    function = value.block.parent_op()
-    if not isinstance(function, FuncOp) or function.arg_attrs is None:
-        return False
-    attrs = function.arg_attrs.data[value.index]
-    return isinstance(attrs, DictionaryAttr) and NOALIAS in attrs.data
 
 
 def parallelize(module: ModuleOp, threads: int, min_work: float) -> None:

@@ -12,9 +12,9 @@ grouped in stages that `CompileReport` times:
              epilogues in the micro-kernels), [loop-fuse at -O2,]
              loop-expand-math (f32 exp/tanh/erf as vectorisable arith),
              loop-pack-weights, loop-plan-memory, loop-outline-kernels,
-             loop-mark-noalias (kernel arguments LLVM may treat as noalias)
              [loop-instrument-kernels with a profile (and trace)]
              [loop-parallelize{threads=N} when N > 1]
+             loop-mark-noalias (kernel arguments LLVM may treat as noalias)
     llvm     convert-loop-to-llvm
     then     llvmlite -> LLVM -O2 for the host CPU: JIT (`jit_entry`) or a
              shared library (`ember.deploy`)
@@ -131,9 +131,9 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
         ("loop", PackWeightsPass()),
         ("loop", PlanMemoryPass()),
         ("loop", OutlineKernelsPass()),  # any nest still outside a kernel
-        ("loop", MarkNoAliasPass()),
         *((("loop", InstrumentKernelsPass(trace=options.trace)),) if options.profile else ()),
         *(("loop", p) for p in threads),
+        ("loop", MarkNoAliasPass()),  # after the parallel bodies are outlined, to mark them too
         ("llvm", ConvertLoopToLLVMPass()),
     ]
 

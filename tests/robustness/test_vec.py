@@ -66,12 +66,6 @@ func.func @main(%arena: memref<64xi8> {ember.arena}, %n: index) attributes {embe
   func.call @k(%t, %u) : (memref<?xf32>, memref<4xf32>) -> ()
   func.return
 }""",
-    "allocated": """
-func.func @main(%x: memref<4xf32>) attributes {ember.packed_buffers} {
-  %t = memref.alloc() : memref<4xf32>
-  func.call @k(%x, %t) : (memref<4xf32>, memref<4xf32>) -> ()
-  func.return
-}""",
     "same-buffer-twice": """
 func.func @main(%x: memref<4xf32>) attributes {ember.packed_buffers} {
   func.call @k(%x, %x) : (memref<4xf32>, memref<4xf32>) -> ()

@@ -162,3 +162,75 @@ func.func private @main_kernel1(%a: memref<4xf32>, %b: memref<4xf32>) attributes
 // CHECK-SAME:    (%a: memref<4xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
 // CHECK-LABEL: func.func private @main_kernel1
 // CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>)
+
+// -----
+
+// A kernel's parallel bodies (called from the kernel, defined here before
+// it): two kernel buffers that the memory plan put in the same bytes are
+// not marked in the kernel, but a body that takes one of them with a
+// buffer lying apart from it is marked; one that takes both is not. The
+// body's arguments follow the kernel's pairs, whatever order the functions
+// come in.
+func.func @main(%x: memref<4xf32>, %out0: memref<4xf32>, %arena: memref<64xi8> {ember.arena}) attributes {ember.packed_buffers} {
+  %c0 = arith.constant 0 : index
+  %s = memref.view %arena[%c0][] : memref<64xi8> to memref<4xf32>
+  %t = memref.view %arena[%c0][] : memref<64xi8> to memref<4xf32>
+  func.call @main_kernel0(%x, %s, %t, %out0) : (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  func.return
+}
+func.func private @main_kernel0_parallel0(%a: memref<4xf32>, %b: memref<4xf32>, %begin: index, %end: index) attributes {ember.kernel, ember.parallel_body} {
+  func.return
+}
+func.func private @main_kernel0_parallel1(%a: memref<4xf32>, %b: memref<4xf32>, %begin: index, %end: index) attributes {ember.kernel, ember.parallel_body} {
+  func.return
+}
+func.func private @main_kernel0(%x: memref<4xf32>, %s: memref<4xf32>, %t: memref<4xf32>, %out: memref<4xf32>) attributes {ember.kernel} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  func.call @main_kernel0_parallel0(%x, %s, %c0, %c4) {ember.parallel_threads = 2 : i64} : (memref<4xf32>, memref<4xf32>, index, index) -> ()
+  func.call @main_kernel0_parallel0(%t, %out, %c0, %c4) {ember.parallel_threads = 2 : i64} : (memref<4xf32>, memref<4xf32>, index, index) -> ()
+  func.call @main_kernel0_parallel1(%s, %t, %c0, %c4) {ember.parallel_threads = 2 : i64} : (memref<4xf32>, memref<4xf32>, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: func.func private @main_kernel0_parallel0
+// CHECK-SAME:    (%a: memref<4xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias}, %begin: index, %end: index)
+// CHECK-LABEL: func.func private @main_kernel0_parallel1
+// CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>, %begin: index, %end: index)
+// CHECK-LABEL: func.func private @main_kernel0
+// CHECK-SAME:    (%x: memref<4xf32> {llvm.noalias}, %s: memref<4xf32>, %t: memref<4xf32>, %out: memref<4xf32> {llvm.noalias})
+
+// -----
+
+// A buffer the caller allocates (memref.alloca here; memref.alloc alike)
+// is a root no other buffer reaches: apart
+// from a buffer of any other root, even in a caller that promises nothing
+// about its arguments; two views of it are apart where their bytes are.
+func.func @helper(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t = memref.alloca() : memref<4xf32>
+  %s = memref.alloca() : memref<64xi8>
+  %u = memref.view %s[%c0][] : memref<64xi8> to memref<4xf32>
+  %v = memref.view %s[%c16][] : memref<64xi8> to memref<4xf32>
+  func.call @main_kernel0(%x, %t) : (memref<4xf32>, memref<4xf32>) -> ()
+  func.call @main_kernel1(%x, %y, %t) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  func.call @main_kernel2(%u, %v, %s) : (memref<4xf32>, memref<4xf32>, memref<64xi8>) -> ()
+  func.return
+}
+func.func private @main_kernel0(%a: memref<4xf32>, %b: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+func.func private @main_kernel1(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) attributes {ember.kernel} {
+  func.return
+}
+func.func private @main_kernel2(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<64xi8>) attributes {ember.kernel} {
+  func.return
+}
+
+// CHECK-LABEL: func.func private @main_kernel0
+// CHECK-SAME:    (%a: memref<4xf32> {llvm.noalias}, %b: memref<4xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @main_kernel1
+// CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @main_kernel2
+// CHECK-SAME:    (%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<64xi8>)

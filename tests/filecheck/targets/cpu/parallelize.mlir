@@ -264,29 +264,6 @@ func.func @vector_capture(%out: memref<4096x8xf32>, %v: vector<8xf32>) {
 
 // -----
 
-// A kernel argument that loop-mark-noalias marked keeps its mark in the
-// parallel body (the promise holds for the whole call); an unmarked one
-// stays unmarked.
-func.func @marked(%a: memref<256x64xf32> {llvm.noalias}, %out: memref<256x64xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %c256 = arith.constant 256 : index
-  "scf.parallel"(%c0, %c256, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
-  ^bb0(%i: index):
-    scf.for %j = %c0 to %c64 step %c1 {
-      %x = memref.load %a[%i, %j] : memref<256x64xf32>
-      memref.store %x, %out[%i, %j] : memref<256x64xf32>
-    }
-    scf.reduce
-  }) : (index, index, index) -> ()
-  func.return
-}
-
-// CHECK-LABEL: func.func @marked(
-// CHECK:       func.func private @marked_parallel0(%0: memref<256x64xf32> {llvm.noalias}, %1: memref<256x64xf32>, %2: index, %3: index) attributes {ember.kernel, ember.parallel_body}
-// -----
-
 // A run-time number of rows may be 1 (a batch of one): the band is
 // linearised over the columns as well, its size computed at run time.
 func.func @run_time_rows(%out: memref<?x128xf32>) {
