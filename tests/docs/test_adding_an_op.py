@@ -13,7 +13,14 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, DepthToSpaceOp, ops_tensor
+from ember.dialects.graph import (
+    IMPORTABLE_OPS,
+    OPS_BY_ONNX_TYPE,
+    BinarizerOp,
+    DepthToSpaceOp,
+    ops_ml,
+    ops_tensor,
+)
 from ember.errors import CompileError
 from ember.lowering.graph_to_tensor import data_movement
 from ember.reference.kernels import KERNELS
@@ -122,3 +129,13 @@ def test_step4_the_compiled_op_matches_onnxruntime(mode: str) -> None:
     (want,) = run_onnxruntime(model, {"x": x})
     (got,) = ember.compile(model)(x)
     np.testing.assert_array_equal(got, want)
+
+
+def test_other_domain_the_doc_row_is_the_tree_one() -> None:
+    """The Binarizer row the doc shows for an op of another domain is ops_ml's."""
+    match = re.search(r'(OpSpec\("Binarizer".*?domain=ML_DOMAIN\))', DOC.read_text(), re.DOTALL)
+    assert match, "the doc's Binarizer row is missing"
+    row = re.sub(r"\s+", " ", match.group(1))
+    assert row in re.sub(r"\s+", " ", Path(ops_ml.__file__).read_text())
+    assert IMPORTABLE_OPS[("ai.onnx.ml", "Binarizer")] is BinarizerOp
+    assert "Binarizer" in KERNELS
