@@ -235,3 +235,38 @@ def test_run_time_gather_index_is_wrapped_then_clamped() -> None:
     (y,) = ember.compile(_gather_model(list(indices), constant=False))(x, indices)
     rows = np.clip(np.where(indices < 0, indices + 3, indices), 0, 2)
     np.testing.assert_array_equal(y, x[rows])
+
+
+# ------------------------------------------------------------ ai.onnx.ml
+
+
+def _ml_model(
+    node: onnx.NodeProto, inputs: dict[str, np.ndarray], out_shape: list[int]
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node], "numerics", [_info(n, a.dtype.type, list(a.shape)) for n, a in inputs.items()],
+        [_info("y", np.float32, out_shape)],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+
+
+def test_binarizer_of_nan_is_zero() -> None:
+    x = np.array([NAN, -np.inf, np.inf, 0.5, 0.25], np.float32)
+    node = helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", threshold=0.25)
+    y = _compiled_and_reference(_ml_model(node, {"x": x}, [5]), {"x": x})
+    np.testing.assert_array_equal(y, [0, 0, 1, 1, 0])
+
+
+def test_array_feature_extractor_index_is_wrapped_then_clamped() -> None:
+    """A negative index counts from the end once (the reference interpreter
+    agrees); compiled code clamps what is still outside."""
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    node = helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], domain="ai.onnx.ml")
+    indices = np.array([-1, 2, -4], np.int64)
+    y = _compiled_and_reference(_ml_model(node, {"x": x, "i": indices}, [2, 3]),
+                                {"x": x, "i": indices})  # fmt: skip
+    np.testing.assert_array_equal(y, x[:, [3, 2, 0]])
+    beyond = np.array([7, -9], np.int64)
+    model = _ml_model(node, {"x": x, "i": beyond}, [2, 2])
+    (y,) = ember.compile(model).run({"x": x, "i": beyond})
+    np.testing.assert_array_equal(y, x[:, [3, 0]])
