@@ -17,7 +17,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
   onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
-- `ops_ml`: Binarizer and ArrayFeatureExtractor (domain `ai.onnx.ml`)
+- `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
 - `ops_training`: the optimiser update rules Adagrad, Adam and Momentum
   (domain `ai.onnx.preview.training`)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
@@ -139,7 +139,7 @@ from ember.dialects.graph.ops_loss import (
     NegativeLogLikelihoodLossOp,
     SoftmaxCrossEntropyLossOp,
 )
-from ember.dialects.graph.ops_ml import ArrayFeatureExtractorOp, BinarizerOp
+from ember.dialects.graph.ops_ml import ArrayFeatureExtractorOp, BinarizerOp, TreeEnsembleOp
 from ember.dialects.graph.ops_nn import (
     AveragePoolOp,
     BatchNormalizationOp,
@@ -508,6 +508,7 @@ __all__ = [
     "TileOp",
     "TopKOp",
     "TransposeOp",
+    "TreeEnsembleOp",
     "TriluOp",
     "UnsqueezeOp",
     "WhereOp",

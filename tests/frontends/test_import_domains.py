@@ -57,7 +57,7 @@ def test_domains_mix_in_one_model() -> None:
 def test_unsupported_ops_of_every_domain_are_listed_in_one_line() -> None:
     nodes = [
         helper.make_node("Binarizer", ["x"], ["a"], domain=ML),
-        helper.make_node("TreeEnsemble", ["a"], ["b"], domain=ML, name="tree"),
+        helper.make_node("Normalizer", ["a"], ["b"], domain=ML, name="norm"),
         helper.make_node("Gradient", ["b"], ["c"], domain=TRAINING, name="grad"),
         helper.make_node("Unique", ["c"], ["y"], name="unique"),
     ]
@@ -66,7 +66,7 @@ def test_unsupported_ops_of_every_domain_are_listed_in_one_line() -> None:
     with pytest.raises(UnsupportedModelError) as error:
         ember.import_onnx(model)
     message = str(error.value)
-    assert "ai.onnx.ml.TreeEnsemble (node 'tree')" in message
+    assert "ai.onnx.ml.Normalizer (node 'norm')" in message
     assert "ai.onnx.preview.training.Gradient (node 'grad')" in message
     assert "Unique (node 'unique')" in message
     assert "Binarizer" not in message
@@ -124,6 +124,16 @@ def test_an_unknown_momentum_mode() -> None:
     with pytest.raises(
         ModelShapeError, match="mode must be one of standard, nesterov, got 'heavy'"
     ):
+        ember.import_onnx(model)
+
+
+def test_an_op_newer_than_the_model_s_opset_of_its_domain() -> None:
+    """TreeEnsemble came with ai.onnx.ml opset 5."""
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], domain=ML, name="tree", tree_roots=[0])
+    model = _model([node], [_tensor("x", [2, 3])], [_tensor("y", None)], {ML: 3})
+    with pytest.raises(UnsupportedModelError,
+                       match=r"node 'tree' \(TreeEnsemble\): Ember supports ai\.onnx\.ml\.TreeEnsemble "
+                             "as ai.onnx.ml opset 5 defines it, not opset 3"):  # fmt: skip
         ember.import_onnx(model)
 
 

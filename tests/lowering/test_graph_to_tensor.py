@@ -29,6 +29,7 @@ from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.passes.graph.optimize import graph_passes
 from ember.reference.tensor_level import run_tensor_module
+from tests.reference.test_domain_kernels import forest_input, random_forest
 from tests.support.models import (
     SLOW_IN_PASS_TESTS,
     light_model_params,
@@ -950,6 +951,13 @@ ML_CASES = [
     case("ArrayFeatureExtractor", [randn(5), np.array([[4, 1]], np.int64)], id="1d"),
     case("ArrayFeatureExtractor", [ints(0, 9, 2, 3, 4, dtype=np.int64),
                                    np.array([[3, 0], [1, 1]], np.int64)], id="3d-i64"),
+    case("TreeEnsemble", [forest_input(12, 3)], random_forest(3, 4, 3, 3, key="sum")),
+    case("TreeEnsemble", [forest_input(12, 2, np.float64)],
+         {**random_forest(3, 3, 2, 2, key="avg", splits_dtype=np.float64),
+          "aggregate_function": 0}, id="average-f64"),
+    *[case("TreeEnsemble", [forest_input(12, 2)],
+           {**random_forest(3, 3, 2, 3, key=name), "aggregate_function": number}, id=name)
+      for name, number in (("min", 2), ("max", 3))],
 ]  # fmt: skip
 
 
@@ -1047,6 +1055,7 @@ def test_opset17_model() -> None:
 COMPILED_CASES = [
     *INDEXED_CASES,
     *[p for p in ML_CASES if p.values[0] == "ArrayFeatureExtractor" and p.id != p.values[0]],
+    *[p for p in ML_CASES if p.id == "TreeEnsemble"],
     # onnxruntime refuses negative indices and a NaN input to Binarizer; Ember reads
     # them as ONNX's reference does (counted from the end; 0).
     case("ArrayFeatureExtractor", [randn(3, 4), np.array([2, 3, 0], np.int64)], id="2d"),

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import pytest
-from onnx import ModelProto, helper
+from onnx import ModelProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import ember
@@ -29,7 +29,9 @@ def model_of(op_type: str, inputs: Sequence[np.ndarray], attrs: dict[str, Any],
     domain = OPS_BY_TYPE[op_type].SPEC.domain
     names = [f"in{i}" for i in range(len(inputs))]
     outputs = [f"out{i}" for i in range(n_outputs)]
-    node = helper.make_node(op_type, names, outputs, domain=domain, **attrs)
+    tensors = {k: numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
+               for k, v in attrs.items()}  # fmt: skip
+    node = helper.make_node(op_type, names, outputs, domain=domain, **tensors)
     graph = helper.make_graph(
         [node], op_type,
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
@@ -156,3 +158,108 @@ def test_update_rule_compiled(op_type: str, count: int, attrs: dict[str, Any]) -
     model = model_of(op_type, inputs, attrs, count * (groups - 1))
     expected = run_kernel(op_type, inputs, attrs)
     assert_same(ember.compile(model)(*inputs), expected, 1e-6)
+
+
+# ---------------------------------------------------------------- TreeEnsemble
+
+
+def random_forest(trees: int, depth: int, features: int, targets: int, *, key: object,
+                  splits_dtype: Any = F32, member: bool = True) -> dict[str, Any]:  # fmt: skip
+    """TreeEnsemble attributes of `trees` random trees of `depth` levels, every
+    split mode among them (MEMBER too, with `member`), some splits sending
+    NaN to their true branch, leaves spread over `targets`."""
+    rng = rng_for("forest", trees, depth, features, targets, key)
+    nodes: dict[str, list] = {k: [] for k in ("splits", "features", "modes", "true", "false",
+                                              "true_leaf", "false_leaf", "missing")}  # fmt: skip
+    weights: list[float] = []
+    leaf_targets: list[int] = []
+    members: list[float] = []
+
+    def leaf() -> int:
+        weights.append(float(rng.uniform(-5, 5)))
+        leaf_targets.append(int(rng.integers(0, targets)))
+        return len(weights) - 1
+
+    def split(level: int) -> int:
+        index = len(nodes["modes"])
+        mode = int(rng.integers(0, 7 if member else 6))
+        for name, value in (("splits", float(np.round(rng.uniform(-3, 3) * 2) / 2)),
+                            ("features", int(rng.integers(0, features))), ("modes", mode),
+                            ("missing", int(rng.integers(0, 2))), ("true", 0), ("false", 0),
+                            ("true_leaf", 0), ("false_leaf", 0)):  # fmt: skip
+            nodes[name].append(value)
+        if mode == 6:  # of feature 0, whole numbers (see forest_input)
+            nodes["splits"][index] = np.nan
+            nodes["features"][index] = 0
+            # onnxruntime takes whole members only
+            members.extend([*rng.integers(-3, 4, 3).astype(float).tolist(), np.nan])
+        for side in ("true", "false"):
+            is_leaf = level + 1 == depth or rng.random() < 0.2
+            nodes[side][index] = leaf() if is_leaf else split(level + 1)
+            nodes[f"{side}_leaf"][index] = int(is_leaf)
+        return index
+
+    roots = [split(0) for _ in range(trees)]
+    attrs = {
+        "nodes_splits": np.array(nodes["splits"], splits_dtype),
+        "nodes_featureids": nodes["features"],
+        "nodes_modes": np.array(nodes["modes"], np.uint8),
+        "nodes_truenodeids": nodes["true"], "nodes_falsenodeids": nodes["false"],
+        "nodes_trueleafs": nodes["true_leaf"], "nodes_falseleafs": nodes["false_leaf"],
+        "nodes_missing_value_tracks_true": nodes["missing"],
+        "leaf_weights": np.array(weights, splits_dtype), "leaf_targetids": leaf_targets,
+        "tree_roots": roots, "n_targets": targets,
+    }  # fmt: skip
+    if members:
+        attrs["membership_values"] = np.array(members, splits_dtype)
+    return attrs
+
+
+def forest_input(rows: int, features: int, dtype: Any = F32) -> np.ndarray:
+    """Values on the splits' grid of halves, some NaN; feature 0, which MEMBER
+    splits test, takes whole numbers (onnxruntime truncates it to an integer
+    before it looks it up: -1.5 is a member of {-1})."""
+    x = np.round(rng_for("forest-x", rows, features).uniform(-3, 3, (rows, features)) * 2) / 2
+    x[:, 0] = np.round(x[:, 0])
+    x[::5, 0] = np.nan
+    return x.astype(dtype)
+
+
+FOREST_CASES = [
+    pytest.param(random_forest(1, 3, 2, 2, key=0), F32, id="one-tree"),
+    pytest.param(random_forest(4, 4, 3, 3, key=1), F32, id="sum"),
+    pytest.param(
+        {**random_forest(3, 3, 3, 2, key=2, splits_dtype=F64), "aggregate_function": 0},
+        F64,
+        id="average-f64",
+    ),
+    pytest.param({**random_forest(5, 3, 2, 1, key=3), "aggregate_function": 2}, F32, id="min"),
+    pytest.param({**random_forest(5, 3, 2, 1, key=4), "aggregate_function": 3}, F32, id="max"),
+]
+
+
+@pytest.mark.parametrize(("attrs", "dtype"), FOREST_CASES)
+def test_tree_ensemble(attrs: dict[str, Any], dtype: Any) -> None:
+    """Against onnxruntime, and ONNX's reference where it has no MEMBER split
+    (its reader of membership_values stops at a member equal to 0)."""
+    x = forest_input(20, 3, dtype)
+    model = model_of("TreeEnsemble", [x], attrs, 1)
+    got = run_kernel("TreeEnsemble", [x], attrs)
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, {"in0": x})
+    assert_same(got, expected, 1e-6)
+    if "membership_values" not in attrs:
+        assert_same(got, ReferenceEvaluator(model).run(None, {"in0": x}), 1e-6)
+
+
+@pytest.mark.parametrize("aggregate", [2, 3])
+def test_tree_ensemble_targets_no_tree_reaches(aggregate: int) -> None:
+    """MIN and MAX over no weight give 0, as onnxruntime (ONNX's reference
+    gives the largest or lowest finite value)."""
+    attrs = {**random_forest(2, 2, 2, 4, key=5, member=False), "aggregate_function": aggregate}
+    x = forest_input(6, 2)
+    model = model_of("TreeEnsemble", [x], attrs, 1)
+    got = run_kernel("TreeEnsemble", [x], attrs)
+    assert_same(got, ort.InferenceSession(model.SerializeToString()).run(None, {"in0": x}), 1e-6)
+    reference = ReferenceEvaluator(model).run(None, {"in0": x})[0]
+    untouched = np.abs(reference) == np.finfo(F32).max
+    assert untouched.any() and (got[0][untouched] == 0).all()

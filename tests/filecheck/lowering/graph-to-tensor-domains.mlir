@@ -64,3 +64,22 @@ func.func @adam(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf64>) -> (tensor<
 // CHECK:        linalg.yield %{{.*}} : f64
 // CHECK:      %v = linalg.generic
 // CHECK:      %h = linalg.generic
+
+// TreeEnsemble: one generic over [N, n_targets] reading X once per feature a
+// split tests; each tree is selects of its leaves' weights and targets (a
+// NEQ split is `une`; a split whose missing value tracks true also takes
+// NaN), and a tree's weight counts where its leaf's target is the index.
+func.func @tree(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %tree = graph.tree_ensemble %x {leaf_targetids = array<i64: 0, 1, 0>, leaf_weights = dense<[5.000000e-01, 2.000000e+00, -1.000000e+00]> : tensor<3xf32>, n_targets = 2 : i64, nodes_falseleafs = array<i64: 0, 1>, nodes_falsenodeids = array<i64: 1, 2>, nodes_featureids = array<i64: 1, 0>, nodes_missing_value_tracks_true = array<i64: 1, 0>, nodes_modes = dense<[0, 5]> : tensor<2xui8>, nodes_splits = dense<[1.500000e+00, 2.000000e+00]> : tensor<2xf32>, nodes_trueleafs = array<i64: 1, 1>, nodes_truenodeids = array<i64: 0, 1>, tree_roots = array<i64: 0>} : (tensor<3x4xf32>) -> tensor<3x2xf32>
+  func.return %tree : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @tree
+// CHECK:      %tree = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %x : tensor<3x4xf32>, tensor<3x4xf32>)
+// CHECK:        %[[TARGET:.*]] = arith.index_cast
+// CHECK:        %[[NEQ:.*]] = arith.cmpf une
+// CHECK:        arith.cmpf ole
+// CHECK-NEXT:   arith.cmpf uno
+// CHECK:        %[[LEAF:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK:        %[[HIT:.*]] = arith.cmpi eq, %[[LEAF]], %[[TARGET]] : i64
+// CHECK:        arith.select %[[HIT]]

@@ -88,3 +88,36 @@ func.func @extractor_shape(%x: tensor<3x4xf32>, %i: tensor<2x2xi64>) -> tensor<3
 
 // CHECK:      sym_name = "extractor_shape"
 // CHECK:      Operation does not verify: graph.array_feature_extractor: result #0 has type tensor<3x2xf32>, but the operands imply tensor<3x4xf32>
+
+// -----
+
+// Ember models TreeEnsemble without a post-transform.
+func.func @tree_post_transform(%x: tensor<3x2xf32>) -> tensor<3x1xf32> {
+  %y = graph.tree_ensemble %x {leaf_targetids = array<i64: 0, 0>, leaf_weights = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, nodes_falseleafs = array<i64: 1>, nodes_falsenodeids = array<i64: 1>, nodes_featureids = array<i64: 0>, nodes_modes = dense<0> : tensor<1xui8>, nodes_splits = dense<5.000000e-01> : tensor<1xf32>, nodes_trueleafs = array<i64: 1>, nodes_truenodeids = array<i64: 0>, post_transform = 2 : i64, tree_roots = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<3x1xf32>
+  func.return %y : tensor<3x1xf32>
+}
+
+// CHECK:      sym_name = "tree_post_transform"
+// CHECK:      Operation does not verify: graph.tree_ensemble: post_transform LOGISTIC is not supported (Ember models NONE only)
+
+// -----
+
+// A split reads a feature of X.
+func.func @tree_feature(%x: tensor<3x2xf32>) -> tensor<3x1xf32> {
+  %y = graph.tree_ensemble %x {leaf_targetids = array<i64: 0, 0>, leaf_weights = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, nodes_falseleafs = array<i64: 1>, nodes_falsenodeids = array<i64: 1>, nodes_featureids = array<i64: 2>, nodes_modes = dense<0> : tensor<1xui8>, nodes_splits = dense<5.000000e-01> : tensor<1xf32>, nodes_trueleafs = array<i64: 1>, nodes_truenodeids = array<i64: 0>, tree_roots = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<3x1xf32>
+  func.return %y : tensor<3x1xf32>
+}
+
+// CHECK:      sym_name = "tree_feature"
+// CHECK:      Operation does not verify: graph.tree_ensemble: nodes_featureids[0] (2) is not a feature of X
+
+// -----
+
+// A node that leads back to itself is no tree.
+func.func @tree_cycle(%x: tensor<3x2xf32>) -> tensor<3x1xf32> {
+  %y = graph.tree_ensemble %x {leaf_targetids = array<i64: 0>, leaf_weights = dense<1.000000e+00> : tensor<1xf32>, nodes_falseleafs = array<i64: 1>, nodes_falsenodeids = array<i64: 0>, nodes_featureids = array<i64: 0>, nodes_modes = dense<0> : tensor<1xui8>, nodes_splits = dense<5.000000e-01> : tensor<1xf32>, nodes_trueleafs = array<i64: 0>, nodes_truenodeids = array<i64: 0>, tree_roots = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<3x1xf32>
+  func.return %y : tensor<3x1xf32>
+}
+
+// CHECK:      sym_name = "tree_cycle"
+// CHECK:      Operation does not verify: graph.tree_ensemble: node 0 lies on a cycle
