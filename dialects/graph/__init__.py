@@ -12,9 +12,10 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_recurrent`: RNN, GRU and LSTM
 - `ops_signal`: DFT, STFT, the window functions and MelWeightMatrix
 - `ops_vision`: GridSample, AffineGrid, Col2Im, RoiAlign and DeformConv
-- `ops_quantize`: QuantizeLinear and DequantizeLinear
+- `ops_quantize`: QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear
 - `ops_qlinear`: the quantised products QLinearConv, QLinearMatMul and
-  onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`)
+  onnxruntime's QGemm (domain `com.microsoft`, formed by `graph-fuse-qdq`),
+  and the integer products ConvInteger and MatMulInteger
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
 - `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
@@ -165,8 +166,18 @@ from ember.dialects.graph.ops_nn import (
     MeanVarianceNormalizationOp,
     SoftmaxOp,
 )
-from ember.dialects.graph.ops_qlinear import QGemmOp, QLinearConvOp, QLinearMatMulOp
-from ember.dialects.graph.ops_quantize import DequantizeLinearOp, QuantizeLinearOp
+from ember.dialects.graph.ops_qlinear import (
+    ConvIntegerOp,
+    MatMulIntegerOp,
+    QGemmOp,
+    QLinearConvOp,
+    QLinearMatMulOp,
+)
+from ember.dialects.graph.ops_quantize import (
+    DequantizeLinearOp,
+    DynamicQuantizeLinearOp,
+    QuantizeLinearOp,
+)
 from ember.dialects.graph.ops_recurrent import GRUOp, LSTMOp, RNNOp
 from ember.dialects.graph.ops_reduce import (
     ArgMaxOp,
@@ -343,6 +354,9 @@ __all__ = [
     "MelWeightMatrixOp",
     "STFTOp",
     "DequantizeLinearOp",
+    "DynamicQuantizeLinearOp",
+    "ConvIntegerOp",
+    "MatMulIntegerOp",
     "QGemmOp",
     "QLinearConvOp",
     "QLinearMatMulOp",

@@ -1,5 +1,6 @@
 """Quantised products: `graph.qlinear_conv`, `graph.qlinear_matmul` (ONNX)
-and `graph.qgemm` (onnxruntime's `com.microsoft` QGemm).
+and `graph.qgemm` (onnxruntime's `com.microsoft` QGemm), and the integer
+products `graph.conv_integer` and `graph.matmul_integer` (ONNX).
 
 Each multiplies integer operands with their zero points subtracted,
 accumulates in int32 (plus an int32 bias `B`/`C`, quantised with scale
@@ -17,16 +18,32 @@ These are what a QDQ graph means once its DequantizeLinear -> product ->
 QuantizeLinear chains are recognised (`graph-fuse-qdq`): the integer
 work an int8 matrix unit does. `graph-expand-qlinear` turns them back
 into QDQ chains for the CPU pipeline.
+
+ConvInteger and MatMulInteger stop at the accumulator: int8 or uint8
+operands, each with an optional zero point of its own type, and an int32
+result
+
+    y = sum((x - x_zero_point) * (w - w_zero_point))
+
+(the padding of a convolution is x's zero point: 0 once centred). A
+convolution's `w_zero_point` is one value or one per output channel, its
+`x_zero_point` one value; MatMulInteger's `a_zero_point` is one value, one
+per row of A (M values, or A's rank with 1 as its last dim), and its
+`b_zero_point` one value or one per column of B (N values, or B's rank with
+1 as its second-last dim). `graph-expand-qlinear` turns them into the int32
+Conv or MatMul of the centred operands.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType
+from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType, i32
+from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
+from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.ops_nn import _WINDOW_ATTRS, ConvOp, GemmOp, conv, gemm, matmul
-from ember.dialects.graph.shapes import ShapeContext, ShapeError
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, dims_compatible
 from ember.dialects.graph.spec import (
     ORT_DOMAIN,
     OpSpec,
@@ -36,7 +53,7 @@ from ember.dialects.graph.spec import (
     one,
     opt,
 )
-from ember.dialects.graph.types import tensor_type
+from ember.dialects.graph.types import format_shape, tensor_type
 
 _F32 = Float32Type()
 
@@ -45,7 +62,7 @@ def _as_float(ctx: ShapeContext, names: dict[str, str]) -> ShapeContext:
     """`ctx` as the float op's rule sees it: the operands renamed (float
     name -> quantised name) and typed float32, so the float op's shape rule
     applies unchanged."""
-    types = {float_name: [tensor_type(_F32, t.get_shape()) for t in ctx.types(name)]
+    types = {float_name: [tensor_type(_F32, symbolic_shape(t)) for t in ctx.types(name)]
              for float_name, name in names.items()}  # fmt: skip
     return ShapeContext(ctx.spec, types, {}, ctx.attributes, ctx.num_results, ctx.result_names)
 
@@ -65,7 +82,12 @@ def _requantised(ctx: ShapeContext, rule_result: list[TensorType]) -> list[Tenso
         element = ctx.element_type("y_zero_point")
     else:
         element = IntegerType(8, Signedness.UNSIGNED)  # onnxruntime's default
-    return [tensor_type(element, rule_result[0].get_shape())]
+    return _retyped(rule_result, element)
+
+
+def _retyped(rule_result: list[TensorType], element: Attribute) -> list[TensorType]:
+    """The float rule's result (its symbolic dims kept) with `element` instead."""
+    return [tensor_type(element, symbolic_shape(rule_result[0]))]
 
 
 def qlinear_conv(ctx: ShapeContext) -> list[TensorType]:
@@ -81,6 +103,52 @@ def qlinear_matmul(ctx: ShapeContext) -> list[TensorType]:
 def q_gemm(ctx: ShapeContext) -> list[TensorType]:
     _integer(ctx, "A", "B", "C")
     return _requantised(ctx, gemm(_as_float(ctx, {"A": "A", "B": "B", "C": "C"})))
+
+
+_INT8_TYPES = (IntegerType(8, Signedness.SIGNLESS), IntegerType(8, Signedness.UNSIGNED))
+
+
+def _integer_operands(ctx: ShapeContext, pairs: tuple[tuple[str, str], ...]) -> None:
+    """Each (data, zero point) pair int8 or uint8, the zero point of its data's type."""
+    for data, point in pairs:
+        element = ctx.element_type(data)
+        if element not in _INT8_TYPES:
+            raise ShapeError(f"{data} must be an int8 or uint8 tensor, got {element}")
+        if ctx.has(point) and ctx.element_type(point) != element:
+            raise ShapeError(f"{point} must have {data}'s element type {element}, "
+                             f"got {ctx.element_type(point)}")  # fmt: skip
+
+
+def _zero_point_fits(ctx: ShapeContext, point: str, allowed: list[list[int]]) -> None:
+    """`point` is a single value or has one of the `allowed` shapes (an
+    unknown dim matches anything)."""
+    if not ctx.has(point):
+        return
+    shape = list(ctx.shape(point))
+    if all(d == 1 for d in shape):
+        return
+    for want in allowed:
+        if len(want) == len(shape) and all(map(dims_compatible, shape, want)):
+            return
+    listing = "".join(f" or have shape {format_shape(w)}" for w in allowed)
+    raise ShapeError(f"{point} must hold one value{listing}, got {format_shape(shape)}")
+
+
+def conv_integer(ctx: ShapeContext) -> list[TensorType]:
+    _integer_operands(ctx, (("x", "x_zero_point"), ("w", "w_zero_point")))
+    shape = conv(_as_float(ctx, {"X": "x", "W": "w"}))
+    _zero_point_fits(ctx, "x_zero_point", [])
+    _zero_point_fits(ctx, "w_zero_point", [[ctx.shape("w")[0]]])
+    return _retyped(shape, i32)
+
+
+def matmul_integer(ctx: ShapeContext) -> list[TensorType]:
+    _integer_operands(ctx, (("A", "a_zero_point"), ("B", "b_zero_point")))
+    shape = matmul(_as_float(ctx, {"A": "A", "B": "B"}))
+    a, b = list(ctx.shape("A")), list(ctx.shape("B"))
+    _zero_point_fits(ctx, "a_zero_point", [[a[-2]], [*a[:-1], 1]] if len(a) > 1 else [])
+    _zero_point_fits(ctx, "b_zero_point", [[b[-1]], [*b[:-2], 1, b[-1]]] if len(b) > 1 else [])
+    return _retyped(shape, i32)
 
 
 SPECS = [
@@ -100,6 +168,14 @@ SPECS = [
            attributes=(float_attr("alpha", 1.0), int_attr("transA", 0), int_attr("transB", 0)),
            summary="Gemm of quantised A and B plus an int32 C, requantised (or float32).",
            domain=ORT_DOMAIN),
+    OpSpec("ConvInteger", [one("x"), one("w"), opt("x_zero_point"), opt("w_zero_point")],
+           [one("y")], conv_integer,
+           attributes=(*_WINDOW_ATTRS, ints_attr("dilations"), int_attr("group", 1),
+                       ints_attr("kernel_shape")),
+           summary="Conv of int8/uint8 x and w less their zero points, as int32."),
+    OpSpec("MatMulInteger", [one("A"), one("B"), opt("a_zero_point"), opt("b_zero_point")],
+           [one("Y")], matmul_integer,
+           summary="MatMul of int8/uint8 A and B less their zero points, as int32."),
 ]  # fmt: skip
 
 
@@ -113,6 +189,14 @@ class QLinearMatMulOp(GraphOp): ...
 
 @graph_op(SPECS)
 class QGemmOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class ConvIntegerOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MatMulIntegerOp(GraphOp): ...
 
 
 BIAS_OPERAND: dict[type[GraphOp], str] = {QLinearConvOp: "B", QGemmOp: "C"}

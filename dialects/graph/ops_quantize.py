@@ -1,5 +1,6 @@
 """`graph.quantize_linear`, `graph.dequantize_linear`: ONNX's linear
-quantisation (opset 21), per tensor or per axis.
+quantisation (opset 21), per tensor or per axis; `graph.dynamic_quantize_linear`:
+per tensor to uint8, with a scale and zero point from the data.
 
     QuantizeLinear:   y = saturate(round_half_even(x / y_scale) + y_zero_point)
     DequantizeLinear: y = (x - x_zero_point) * x_scale
@@ -14,15 +15,25 @@ range, and a float8 result rounds once as Cast does (with `saturate`).
 DequantizeLinear gives the scale's type (float32, float16 or bfloat16). These
 are the ops `onnxruntime.quantization.quantize_static` puts around the
 Convs, MatMuls and Gemms of a float model (its QDQ format).
+
+DynamicQuantizeLinear quantises a float32 x to uint8 with the range of its
+values widened to hold 0, as ONNX's function body (and onnxruntime) says:
+
+    lo, hi       = min(min(x), 0), max(max(x), 0)
+    y_scale      = (hi - lo) / 255            (1 when hi == lo, as onnxruntime has it)
+    y_zero_point = uint8(round_half_even(clip(0 - lo / y_scale, 0, 255)))
+    y            = QuantizeLinear(x, y_scale, y_zero_point)
+
+`graph-expand-qlinear` writes it out in those ops.
 """
 
 from __future__ import annotations
 
 from onnx import TensorProto
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType
 
 from ember.dialects.graph.base import GraphOp, graph_op
-from ember.dialects.graph.shapes import ShapeContext, result
+from ember.dialects.graph.shapes import ShapeContext, ShapeError, result
 from ember.dialects.graph.spec import OpSpec, int_attr, one, opt
 from ember.dialects.graph.types import element_type_from_onnx
 
@@ -93,6 +104,14 @@ def dequantize(ctx: ShapeContext) -> list[TensorType]:
     return result(ctx.element_type("x_scale"), ctx.shape("x"))
 
 
+def dynamic_quantize(ctx: ShapeContext) -> list[TensorType]:
+    """y: x's shape in uint8; y_scale (float32) and y_zero_point (uint8): scalars."""
+    if not isinstance(ctx.element_type("x"), Float32Type):
+        raise ShapeError(f"x must be a float32 tensor, got {ctx.element_type('x')}")
+    uint8 = IntegerType(8, Signedness.UNSIGNED)
+    return [*result(uint8, ctx.shape("x")), *result(Float32Type(), []), *result(uint8, [])]
+
+
 SPECS = [
     OpSpec("QuantizeLinear", [one("x"), one("y_scale"), opt("y_zero_point")], [one("y")],
            quantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0),
@@ -101,6 +120,9 @@ SPECS = [
     OpSpec("DequantizeLinear", [one("x"), one("x_scale"), opt("x_zero_point")], [one("y")],
            dequantize, attributes=(int_attr("axis", 1), int_attr("block_size", 0)),
            summary="(x - x_zero_point) * x_scale, per tensor, per axis or blocked."),
+    OpSpec("DynamicQuantizeLinear", [one("x")], [one("y"), one("y_scale"), one("y_zero_point")],
+           dynamic_quantize,
+           summary="x to uint8 with a scale and zero point from its range (widened to hold 0)."),
 ]  # fmt: skip
 
 
@@ -110,3 +132,7 @@ class QuantizeLinearOp(GraphOp): ...
 
 @graph_op(SPECS)
 class DequantizeLinearOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class DynamicQuantizeLinearOp(GraphOp): ...

@@ -145,6 +145,7 @@ _MNEMONIC_OVERRIDES = {
     "Col2Im": "col2im",
     "MatMul": "matmul",
     "QLinearMatMul": "qlinear_matmul",
+    "MatMulInteger": "matmul_integer",
     "PRelu": "prelu",
     "LRN": "lrn",
     "IsNaN": "is_nan",

@@ -1,7 +1,9 @@
 """QuantizeLinear and DequantizeLinear (opset 21; per tensor, per axis or
-blocked; to and from every integer and float8/float4 type), and
-the quantised products QLinearConv, QLinearMatMul and QGemm (integer
-accumulation, one requantisation: `ember.dialects.graph.ops_qlinear`).
+blocked; to and from every integer and float8/float4 type),
+DynamicQuantizeLinear, the quantised products QLinearConv, QLinearMatMul
+and QGemm (integer accumulation, one requantisation:
+`ember.dialects.graph.ops_qlinear`) and the integer products ConvInteger
+and MatMulInteger (the int32 accumulator itself).
 
 QuantizeLinear divides in float32 and rounds half to even before adding
 the zero point and saturating, as ONNX's reference and onnxruntime do;
@@ -100,6 +102,12 @@ def _per_channel(parameter: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return parameter.reshape(shape) if parameter.size > 1 else parameter.reshape(())
 
 
+def _centred_filters(w: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
+    """Convolution filters less their zero point (one, or one per output channel)."""
+    channel = (-1, *[1] * (w.ndim - 1))
+    return _centred(w, None if zero_point is None else _per_channel(zero_point, channel))
+
+
 def _output(acc: np.ndarray, x_scale: np.ndarray, w_scale: np.ndarray, y_scale: np.ndarray | None,
             y_zero_point: np.ndarray | None, shape: tuple[int, ...], alpha: float = 1.0) -> np.ndarray:  # fmt: skip
     """The int64 accumulator requantised (or, without y_scale, QGemm's float32)."""
@@ -117,11 +125,45 @@ def qlinear_conv(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x, x_scale, x_point, w, w_scale, w_point, y_scale, y_point = inputs[:8]
     bias = arg(inputs, 8)
     assert x is not None and w is not None and x_scale is not None and w_scale is not None
-    channel = (-1, *[1] * (w.ndim - 1))
-    window = _centred(x, x_point)
-    weights = _centred(w, None if w_point is None else _per_channel(w_point, channel))
-    acc = conv([window, weights, None if bias is None else bias.astype(np.int64)], attrs)[0]
+    weights = _centred_filters(w, w_point)
+    acc = conv([_centred(x, x_point), weights, None if bias is None else bias.astype(np.int64)],
+               attrs)[0]  # fmt: skip
     return [_output(acc, x_scale, w_scale, y_scale, y_point, (-1, *[1] * (x.ndim - 2)))]
+
+
+@register("DynamicQuantizeLinear")
+def dynamic_quantize_linear(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """uint8 over x's range widened to hold 0, in float32 as onnxruntime
+    computes it (`ember.dialects.graph.ops_quantize`)."""
+    x = inputs[0]
+    assert x is not None
+    low = np.minimum(np.float32(0), x.min(initial=np.float32(0)))
+    high = np.maximum(np.float32(0), x.max(initial=np.float32(0)))
+    scale = np.float32(1) if high == low else np.float32(high - low) / np.float32(255)
+    point = np.rint(np.clip(np.float32(0) - low / scale, 0, 255)).astype(np.uint8)
+    y = quantize_linear([x, np.asarray(scale, np.float32), np.asarray(point)], {})[0]
+    return [y, np.asarray(scale, np.float32), np.asarray(point, np.uint8)]
+
+
+@register("ConvInteger")
+def conv_integer(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    x, w = inputs[0], inputs[1]
+    x_point, w_point = arg(inputs, 2), arg(inputs, 3)
+    assert x is not None and w is not None
+    acc = conv([_centred(x, x_point), _centred_filters(w, w_point)], attrs)[0]
+    return [acc.astype(np.int32)]
+
+
+@register("MatMulInteger")
+def matmul_integer(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """A 1-D a_zero_point holds one value per row of A, a 1-D b_zero_point
+    one per column of B (higher ranks broadcast as they are)."""
+    a, b = inputs[0], inputs[1]
+    a_point, b_point = arg(inputs, 2), arg(inputs, 3)
+    assert a is not None and b is not None
+    if a_point is not None and a_point.ndim == 1 and a.ndim > 1:
+        a_point = a_point.reshape(-1, 1)
+    return [np.matmul(_centred(a, a_point), _centred(b, b_point)).astype(np.int32)]
 
 
 @register("QLinearMatMul")

@@ -862,3 +862,47 @@ func.func @dequantize_blocked(%x: tensor<4x8xi8>, %s: tensor<4x3xf32>) -> tensor
 
 // CHECK:      sym_name = "dequantize_blocked"
 // CHECK:      Operation does not verify: graph.dequantize_linear: x_scale has 3 values on dim 1, where blocks of 4 along axis 1 need 2
+
+// -----
+
+// ConvInteger: a weight zero point holds one value or one per output channel.
+func.func @conv_integer_points(%x: tensor<1x3x5x5xui8>, %w: tensor<4x3x3x3xi8>, %wz: tensor<3xi8>) -> tensor<1x4x3x3xi32> {
+  %y = graph.conv_integer %x, %w, w_zero_point %wz : (tensor<1x3x5x5xui8>, tensor<4x3x3x3xi8>, tensor<3xi8>) -> tensor<1x4x3x3xi32>
+  func.return %y : tensor<1x4x3x3xi32>
+}
+
+// CHECK:      sym_name = "conv_integer_points"
+// CHECK:      Operation does not verify: graph.conv_integer: w_zero_point must hold one value or have shape 4, got 3
+
+// -----
+
+// MatMulInteger: a zero point has its operand's element type.
+func.func @matmul_integer_point_type(%a: tensor<4x6xui8>, %b: tensor<6x5xi8>, %az: tensor<i8>) -> tensor<4x5xi32> {
+  %y = graph.matmul_integer %a, %b, a_zero_point %az : (tensor<4x6xui8>, tensor<6x5xi8>, tensor<i8>) -> tensor<4x5xi32>
+  func.return %y : tensor<4x5xi32>
+}
+
+// CHECK:      sym_name = "matmul_integer_point_type"
+// CHECK:      Operation does not verify: graph.matmul_integer: a_zero_point must have A's element type ui8, got i8
+
+// -----
+
+// MatMulInteger: the operands are 8-bit integers.
+func.func @matmul_integer_wide(%a: tensor<4x6xi32>, %b: tensor<6x5xi8>) -> tensor<4x5xi32> {
+  %y = graph.matmul_integer %a, %b : (tensor<4x6xi32>, tensor<6x5xi8>) -> tensor<4x5xi32>
+  func.return %y : tensor<4x5xi32>
+}
+
+// CHECK:      sym_name = "matmul_integer_wide"
+// CHECK:      Operation does not verify: graph.matmul_integer: A must be an int8 or uint8 tensor, got i32
+
+// -----
+
+// DynamicQuantizeLinear: x is float32.
+func.func @dynamic_quantize_f16(%x: tensor<4xf16>) -> (tensor<4xui8>, tensor<f32>, tensor<ui8>) {
+  %y, %s, %z = graph.dynamic_quantize_linear %x : (tensor<4xf16>) -> (tensor<4xui8>, tensor<f32>, tensor<ui8>)
+  func.return %y, %s, %z : tensor<4xui8>, tensor<f32>, tensor<ui8>
+}
+
+// CHECK:      sym_name = "dynamic_quantize_f16"
+// CHECK:      Operation does not verify: graph.dynamic_quantize_linear: x must be a float32 tensor, got f16

@@ -129,11 +129,13 @@ func.func @group(%a: memref<4xf32>, %b: memref<4xf32>, %out0: memref<4xf32>, %ou
 
 // Before loop generation (the CPU pipeline's first run) a group is
 // structured ops. Two groups that differ only in their buffers share a
-// function; a subview they captured is copied in (its source becomes the
-// argument) and the group's own buffer (%t) stays inside, for
-// loop-plan-memory. A group that reads a weight where another reads an
-// activation gets a function of its own (a weight argument is packed at
-// compile time only where every call passes a weight).
+// function; a slot of a buffer they captured (a subview at an offset, the
+// only view of its buffer they use) is passed with a run-time offset, and
+// the group's own buffer (%t) stays inside, for loop-plan-memory. A group
+// that reads a weight where another reads an activation gets a function of
+// its own (a weight argument is packed at compile time only where every
+// call passes a weight); a subview of a weight is copied in (its source
+// becomes the argument).
 func.func @early(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %out0: memref<2x8xf32>, %out1: memref<2x8xf32>, %out2: memref<2x8xf32>) {
   %w = loop.weight dense<1.0> : tensor<4x8xf32> -> memref<4x8xf32>
   %va = memref.subview %a[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
@@ -158,17 +160,60 @@ func.func @early(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %out0: memref<2x8xf32
 }
 // CHECK-LABEL: func.func @early
 // CHECK-NEXT:    %w = loop.weight
-// CHECK-NEXT:    func.call @early_kernel0(%a, %out0) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
-// CHECK-NEXT:    func.call @early_kernel0(%b, %out1) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
+// CHECK-NEXT:    %0 = arith.constant 2 : index
+// CHECK-NEXT:    %1 = arith.constant 0 : index
+// CHECK-NEXT:    %2 = memref.subview %a[%0, %1] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: ?>>
+// CHECK-NEXT:    func.call @early_kernel0(%2, %out0) : (memref<2x8xf32, strided<[8, 1], offset: ?>>, memref<2x8xf32>) -> ()
+// CHECK:         %5 = memref.subview %b[%3, %4] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: ?>>
+// CHECK-NEXT:    func.call @early_kernel0(%5, %out1) : (memref<2x8xf32, strided<[8, 1], offset: ?>>, memref<2x8xf32>) -> ()
 // CHECK-NEXT:    func.call @early_kernel1(%w, %out2) : (memref<4x8xf32>, memref<2x8xf32>) -> ()
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.func private @early_kernel0(%0: memref<4x8xf32>, %1: memref<2x8xf32>) attributes {ember.kernel} {
-// CHECK-NEXT:    %2 = memref.subview %0[2, 0] [2, 8] [1, 1]
-// CHECK-NEXT:    %3 = memref.alloc() : memref<2x8xf32>
-// CHECK-NEXT:    linalg.copy ins(%2 : memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%3 : memref<2x8xf32>)
-// CHECK-NEXT:    linalg.copy ins(%3 : memref<2x8xf32>) outs(%1 : memref<2x8xf32>)
+// CHECK-NEXT:  func.func private @early_kernel0(%0: memref<2x8xf32, strided<[8, 1], offset: ?>>, %1: memref<2x8xf32>) attributes {ember.kernel} {
+// CHECK-NEXT:    %2 = memref.alloc() : memref<2x8xf32>
+// CHECK-NEXT:    linalg.copy ins(%0 : memref<2x8xf32, strided<[8, 1], offset: ?>>) outs(%2 : memref<2x8xf32>)
+// CHECK-NEXT:    linalg.copy ins(%2 : memref<2x8xf32>) outs(%1 : memref<2x8xf32>)
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.func private @early_kernel1(
+// CHECK-NEXT:  func.func private @early_kernel1(%0: memref<4x8xf32>, %1: memref<2x8xf32>) attributes {ember.kernel} {
+// CHECK-NEXT:    %2 = memref.subview %0[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
 // CHECK-NOT:   func.func
+
+// -----
+
+// A slot is passed only where it is the one view of its buffer the kernel
+// uses (two views of %a: both copied in, %a the argument, so the kernel
+// sees the buffer whole), where it does not start at the buffer's start
+// (%b's first rows: copied in), and where its chain of subviews has unit
+// steps (%c's every other row: copied in). A chain of subviews passes one
+// subview of its start, at the sum of their offsets (%d).
+func.func @slots(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<8x8xf32>, %out0: memref<2x8xf32>, %out1: memref<2x8xf32>, %out2: memref<2x8xf32>, %out3: memref<2x8xf32>) {
+  %a0 = memref.subview %a[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  %a1 = memref.subview %a[2, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
+  %b0 = memref.subview %b[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  %c1 = memref.subview %c[1, 0] [2, 8] [2, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[16, 1], offset: 8>>
+  %d1 = memref.subview %d[4, 0] [4, 8] [1, 1] : memref<8x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 32>>
+  %d2 = memref.subview %d1[1, 0] [2, 8] [1, 1] : memref<4x8xf32, strided<[8, 1], offset: 32>> to memref<2x8xf32, strided<[8, 1], offset: 40>>
+  loop.kernel "elementwise" {
+    linalg.add ins(%a0, %a1 : memref<2x8xf32, strided<[8, 1]>>, memref<2x8xf32, strided<[8, 1], offset: 16>>) outs(%out0 : memref<2x8xf32>)
+  }
+  loop.kernel "elementwise" {
+    linalg.copy ins(%b0 : memref<2x8xf32, strided<[8, 1]>>) outs(%out1 : memref<2x8xf32>)
+  }
+  loop.kernel "elementwise" {
+    linalg.copy ins(%c1 : memref<2x8xf32, strided<[16, 1], offset: 8>>) outs(%out2 : memref<2x8xf32>)
+  }
+  loop.kernel "elementwise" {
+    linalg.copy ins(%d2 : memref<2x8xf32, strided<[8, 1], offset: 40>>) outs(%out3 : memref<2x8xf32>)
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @slots
+// CHECK-NEXT:    func.call @slots_kernel0(%a, %out0)
+// CHECK-NEXT:    func.call @slots_kernel1(%b, %out1)
+// CHECK-NEXT:    func.call @slots_kernel2(%c, %out2)
+// CHECK-NEXT:    %0 = arith.constant 5 : index
+// CHECK-NEXT:    %1 = arith.constant 0 : index
+// CHECK-NEXT:    %2 = memref.subview %d[%0, %1] [2, 8] [1, 1] : memref<8x8xf32> to memref<2x8xf32, strided<[8, 1], offset: ?>>
+// CHECK-NEXT:    func.call @slots_kernel3(%2, %out3)
+// CHECK-NEXT:    func.return
