@@ -13,7 +13,8 @@
   Y [N, n_targets] aggregates, per target, the weights of the trees whose
   leaf names it: their sum, average (each weight divided by the number of
   trees), min or max; 0 for a target no tree's leaf names (as onnxruntime).
-  Comparisons are made in f64. Ember models post_transform NONE
+  Splits, weights and members have X's type (as ONNX's type inference
+  demands); comparisons are made in f64. Ember models post_transform NONE
   only; `forest_of` reads the attributes into trees (and checks them).
 """
 
@@ -38,7 +39,7 @@ from ember.dialects.graph.spec import (
     one,
     tensor_attr,
 )
-from ember.dialects.graph.types import DYNAMIC, is_float
+from ember.dialects.graph.types import DYNAMIC, is_float, numpy_dtype
 
 _BINARIZER_TYPES = (Float32Type(), Float64Type(), i64, IntegerType(32))
 
@@ -190,6 +191,15 @@ def tree_ensemble(ctx: ShapeContext) -> list[TensorType]:
     shape = ctx.shape("X")
     if not is_float(ctx.element_type("X")) or len(shape) != 2:
         raise ShapeError(f"X must be a 2-D floating-point tensor [N, F], got {ctx.type('X')}")
+    dtype = numpy_dtype(ctx.element_type("X"))
+    for name, expected in (("nodes_splits", dtype), ("leaf_weights", dtype),
+                           ("membership_values", dtype), ("nodes_modes", np.dtype(np.uint8)),
+                           ("nodes_hitrates", np.dtype(np.float32))):  # fmt: skip
+        value = ctx.attr(name)
+        if value is not None and np.asarray(value).dtype != expected:
+            raise ShapeError(
+                f"{name} must be a tensor of {expected}, got {np.asarray(value).dtype}"
+            )
     features = shape[1] if isinstance(shape[1], int) else None
     forest = forest_of({a.name: ctx.attr(a.name) for a in ctx.spec.attributes}, features)
     return result(ctx.element_type("X"), [shape[0], forest.n_targets])

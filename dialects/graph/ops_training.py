@@ -25,6 +25,7 @@ from ember.dialects.graph.base import GraphOp, graph_op
 from ember.dialects.graph.shapes import ShapeContext, ShapeError
 from ember.dialects.graph.spec import (
     TRAINING_DOMAIN,
+    AttrSpec,
     OpSpec,
     float_attr,
     many,
@@ -89,7 +90,7 @@ def optimizer(ctx: ShapeContext) -> list[TensorType]:
     return [*tensors, *(t for group in states for t in group)]
 
 
-def _rule(name: str, attributes: tuple, summary: str) -> OpSpec:
+def _rule(name: str, attributes: tuple[AttrSpec, ...], summary: str) -> OpSpec:
     return OpSpec(name, [one("R"), one("T"), many("inputs")], [many("outputs")], optimizer,
                   attributes=attributes, summary=summary, domain=TRAINING_DOMAIN)  # fmt: skip
 

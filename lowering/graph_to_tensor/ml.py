@@ -20,6 +20,7 @@ ArrayFeatureExtractor and TreeEnsemble.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import f64, i1, i64
@@ -100,6 +101,15 @@ def _walk(b: Body, tree: Split | Leaf, features: dict[int, SSAValue]) -> tuple[S
             b.select(condition, true_target, false_target))  # fmt: skip
 
 
+_AGGREGATE: dict[str, Callable[[Body, SSAValue, SSAValue, int], SSAValue]] = {
+    "SUM": lambda b, acc, weight, trees: b.add(acc, weight),
+    "AVERAGE": lambda b, acc, weight, trees: b.add(acc, b.div(weight, b.const(trees, f64))),
+    "MIN": lambda b, acc, weight, trees: b.min(acc, weight),
+    "MAX": lambda b, acc, weight, trees: b.max(acc, weight),
+}
+"""(body, accumulator, a tree's weight, both f64; the number of trees) -> the new accumulator."""
+
+
 def _lower_tree_ensemble(e: Emitter, op: GraphOp) -> list[SSAValue]:
     x = op.operands[0]
     t = _elem(op.results[0])
@@ -113,15 +123,9 @@ def _lower_tree_ensemble(e: Emitter, op: GraphOp) -> list[SSAValue]:
         acc, seen = b.const(0, t), b.const(0, i1)
         for tree in forest.trees:
             weight, leaf_target = _walk(b, tree, row)
-            wide = b.convert(acc, f64)
-            if forest.aggregate == "SUM":
-                combined = b.add(wide, weight)
-            elif forest.aggregate == "AVERAGE":
-                combined = b.add(wide, b.div(weight, b.const(len(forest.trees), f64)))
-            elif forest.aggregate == "MIN":
-                combined = b.min(wide, weight)
-            else:
-                combined = b.max(wide, weight)
+            combined = _AGGREGATE[forest.aggregate](
+                b, b.convert(acc, f64), weight, len(forest.trees)
+            )
             if first:
                 combined = b.select(seen, combined, weight)
             hit = b.cmp("eq", leaf_target, target)

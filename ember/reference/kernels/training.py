@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ember.dialects.graph.ops_training import STATES
+
 from ._registry import Attrs, Inputs, register
 
 Rule = Callable[[float, int, list[np.ndarray], Attrs], list[np.ndarray]]
@@ -69,6 +71,6 @@ def _run(rule: Rule, groups: int) -> Callable[[Inputs, Attrs], list[np.ndarray]]
     return kernel
 
 
-register("Adagrad")(_run(adagrad_step, 3))
-register("Adam")(_run(adam_step, 4))
-register("Momentum")(_run(momentum_step, 3))
+for _op_type, _rule in (("Adagrad", adagrad_step), ("Adam", adam_step),
+                       ("Momentum", momentum_step)):  # fmt: skip
+    register(_op_type)(_run(_rule, 2 + len(STATES[_op_type])))  # X, G and the states

@@ -121,3 +121,14 @@ func.func @tree_cycle(%x: tensor<3x2xf32>) -> tensor<3x1xf32> {
 
 // CHECK:      sym_name = "tree_cycle"
 // CHECK:      Operation does not verify: graph.tree_ensemble: node 0 lies on a cycle
+
+// -----
+
+// The split values have X's type.
+func.func @tree_split_type(%x: tensor<3x2xf32>) -> tensor<3x1xf32> {
+  %y = graph.tree_ensemble %x {leaf_targetids = array<i64: 0, 0>, leaf_weights = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, nodes_falseleafs = array<i64: 1>, nodes_falsenodeids = array<i64: 1>, nodes_featureids = array<i64: 0>, nodes_modes = dense<0> : tensor<1xui8>, nodes_splits = dense<5.000000e-01> : tensor<1xf64>, nodes_trueleafs = array<i64: 1>, nodes_truenodeids = array<i64: 0>, tree_roots = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<3x1xf32>
+  func.return %y : tensor<3x1xf32>
+}
+
+// CHECK:      sym_name = "tree_split_type"
+// CHECK:      Operation does not verify: graph.tree_ensemble: nodes_splits must be a tensor of float32, got float64
