@@ -72,9 +72,10 @@ def compile_streamed(
     with diagnostics_as_errors():
         check_lowerable(module)
     signatures = {f.sym_name.data: f.function_type for f in module.ops if isinstance(f, FuncOp)}
-    with PartCompiler(opt_level, here) as compiler:
+    parts = list(_parts(module))
+    with PartCompiler(opt_level, here, workers=len(parts) + len(extra_parts) - 1) as compiler:
         with report.stage("llvm"):
-            for index, functions in enumerate(_parts(module)):
+            for index, functions in enumerate(parts):
                 part = ModuleOp([])
                 for function in functions:
                     function.detach()
@@ -86,7 +87,10 @@ def compile_streamed(
                     llvm_module = to_llvmlite(part)
                     if index == 0 and add_functions is not None:
                         add_functions(llvm_module)
-                    compiler.submit(standalone_part(llvm_module, hidden))
+                    if len(parts) == 1:  # the whole program: its kernels stay internal
+                        compiler.submit(split_module(llvm_module, 1, hidden)[0])
+                    else:
+                        compiler.submit(standalone_part(llvm_module, hidden))
             for text in extra_parts:
                 compiler.submit(text)
         with report.stage(last_stage):
@@ -114,9 +118,10 @@ def _parts(module: ModuleOp) -> Iterator[list[FuncOp]]:
     """The module's functions in parts: first the functions that are not
     kernels, then the kernels, each with the kernels it launches in
     parallel (whose tasks its calls name), about `PART_OPS` ops a part, or
-    everything in one part where no worker would take any."""
+    everything in one part where no worker would take any, or the module
+    has fewer than `PART_OPS` ops (a worker then costs more than it saves)."""
     functions = [f for f in module.ops if isinstance(f, FuncOp) and not f.is_declaration]
-    if worker_count() == 0:
+    if worker_count() == 0 or not _has_ops(functions, PART_OPS):
         yield functions
         return
     launched: dict[str, list[FuncOp]] = {}
@@ -143,6 +148,17 @@ def _parts(module: ModuleOp) -> Iterator[list[FuncOp]]:
             part, size = [], 0
     if part:
         yield part
+
+
+def _has_ops(functions: list[FuncOp], count: int) -> bool:
+    """Whether `functions` have `count` ops or more (counting stops there)."""
+    seen = 0
+    for function in functions:
+        for _ in function.walk():
+            seen += 1
+            if seen >= count:
+                return True
+    return False
 
 
 def _declare_callees(part: ModuleOp, signatures: dict[str, FunctionType]) -> None:
