@@ -304,7 +304,8 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
     }
 
 
-OPS: list[type[GraphOp]] = [ConstantOp, *(_classes_by_name()[class_name_of(s)] for s in ALL_SPECS)]
+_CLASSES = _classes_by_name()
+OPS: list[type[GraphOp]] = [ConstantOp, *(_CLASSES[class_name_of(s)] for s in ALL_SPECS)]
 """Every `graph` op class, in table order (a row without its class fails here, at import)."""
 
 
