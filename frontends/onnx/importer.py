@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import onnx
@@ -29,10 +29,17 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp
+from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, IfOp, LoopOp, ScanOp, YieldOp
+from ember.dialects.graph.control_flow import (
+    BOOL_SCALAR,
+    INDEX_SCALAR,
+    join_types,
+    static_trip_count,
+)
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
     dim_from_name,
@@ -78,6 +85,13 @@ from ember.frontends.onnx.validate import check_names, node_label, validate
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
+OpT = TypeVar("OpT", bound=Operation)
+CONTROL_FLOW_OPS = ("If", "Loop", "Scan")
+"""ONNX ops with subgraphs, imported as region ops (`graph.if`, ...)."""
+MAX_BODY_TYPE_ROUNDS = 4
+"""How often a Loop or Scan body is re-imported with wider carried types
+(a carried value whose dims change between iterations gets unknown dims)
+before the importer gives up."""
 TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
 """The node metadata where `torch.onnx.export` records the module path."""
 
@@ -156,6 +170,8 @@ def _attribute_values(node: onnx.NodeProto, where: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for attr in node.attribute:
         what = f"{where}: attribute '{attr.name}'"
+        if attr.type == onnx.AttributeProto.GRAPH and node.op_type in CONTROL_FLOW_OPS:
+            continue  # imported as a region
         if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
             raise UnsupportedModelError(f"{where}: subgraph attribute '{attr.name}'")
         try:
@@ -301,9 +317,10 @@ class OnnxImporter:
     def _check_supported(self) -> None:
         """Lists every unsupported op type with the nodes that use it."""
         unsupported: dict[str, list[str]] = {}
-        for index, node in enumerate(self.model.graph.node):
+        for index, node in _all_nodes(self.model.graph):
             domain_ok = node.domain in ("", "ai.onnx")
-            if domain_ok and (node.op_type in OPS_BY_ONNX_TYPE or node.op_type in REWRITTEN_OPS):
+            if domain_ok and (node.op_type in OPS_BY_ONNX_TYPE or node.op_type in REWRITTEN_OPS
+                              or node.op_type in CONTROL_FLOW_OPS):  # fmt: skip
                 continue
             op = node.op_type if domain_ok else f"{node.domain}.{node.op_type}"
             unsupported.setdefault(op, []).append(node.name or f"#{index}")
@@ -315,8 +332,11 @@ class OnnxImporter:
             raise UnsupportedModelError(f"{self.where}: unsupported ops: {listing}")
 
     def _used_names(self) -> set[str]:
-        used = {name for node in self.model.graph.node for name in node.input}
-        return used | {o.name for o in self.model.graph.output}
+        """Every name a node reads, in the graph or in any subgraph (a
+        subgraph reads values of the graphs around it), and the outputs."""
+        used = {name for _, node in _all_nodes(self.model.graph) for name in node.input}
+        used |= {o.name for _, g in _all_graphs(self.model.graph) for o in g.output}
+        return used
 
     # ----------------------------------------------------------------- types
     def _input_type(self, info: ValueInfoProto) -> TensorType:
@@ -412,6 +432,9 @@ class OnnxImporter:
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
         self.location = name_location(source_name(proto, index))
+        if proto.op_type in CONTROL_FLOW_OPS:
+            self._import_control_flow(proto, label, used)
+            return
         node = Node(proto.op_type, proto.name, list(proto.input),
                     self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
@@ -420,6 +443,140 @@ class OnnxImporter:
             self._constant(name, array)
         for canonical in upgraded.nodes:
             self._import_canonical(canonical, used)
+
+    # ---------------------------------------------------------- control flow
+    def _import_control_flow(self, proto: onnx.NodeProto, label: str, used: set[str]) -> None:
+        """If, Loop and Scan: their subgraphs become the regions of
+        `graph.if`, `graph.loop` and `graph.scan`."""
+        where = f"{self.where}: {label}"
+        graphs = {a.name: a.g for a in proto.attribute if a.type == onnx.AttributeProto.GRAPH}
+        attrs = _attribute_values(proto, where)
+        inputs = list(proto.input)
+        location = self.location
+        if proto.op_type == "If":
+            op: Operation = self._import_if(where, inputs, graphs, used)
+        elif proto.op_type == "Loop":
+            op = self._import_loop(where, inputs, graphs["body"], used)
+        else:
+            if self.opset < 9:
+                raise UnsupportedModelError(
+                    f"{where}: Scan of opset {self.opset} (with a batch axis) is not supported; "
+                    "opset 9 and later are"
+                )
+            op = self._import_scan(where, inputs, attrs, graphs["body"], used)
+        op.location = location
+        self.location = location
+        self.builder.insert(op)
+        if len(proto.output) > len(op.results):
+            raise InvalidModelError(
+                f"{where}: {len(proto.output)} outputs, but the subgraph gives {len(op.results)}"
+            )
+        for name, value in zip(proto.output, op.results):
+            if name:
+                value.name_hint = sanitize_name(name)
+                self.values[name] = value
+
+    def _import_subgraph(self, graph: onnx.GraphProto, arg_types: Sequence[Attribute],
+                         where: str, used: set[str]) -> Region:  # fmt: skip
+        """One block: `graph`'s inputs as its arguments (of `arg_types`), its
+        nodes, and a `graph.yield` of its outputs. Names of the enclosing
+        graphs stay visible: a subgraph uses them as values from above."""
+        if len(graph.input) != len(arg_types):
+            raise InvalidModelError(
+                f"{where}: subgraph '{graph.name}' takes {len(graph.input)} inputs, "
+                f"expected {len(arg_types)}"
+            )
+        block = Block(arg_types=arg_types)
+        outer_builder, outer_values = self.builder, self.values
+        self.builder = Builder(InsertPoint.at_end(block))
+        self.values = dict(outer_values)
+        try:
+            for arg, info in zip(block.args, graph.input):
+                arg.name_hint = sanitize_name(info.name)
+                self.values[info.name] = arg
+            for tensor in graph.initializer:
+                self._constant(tensor.name, tensor_array(tensor, f"{where}: '{tensor.name}'"))
+            for index, proto in enumerate(graph.node):
+                self._import_node(proto, index, used)
+            outputs = [self._value(o.name, f"{where}: subgraph output") for o in graph.output]
+            self.builder.insert(YieldOp(*outputs))
+        finally:
+            self.builder, self.values = outer_builder, outer_values
+        return Region(block)
+
+    def _import_if(self, where: str, inputs: list[str], graphs: dict[str, onnx.GraphProto],
+                   used: set[str]) -> IfOp:  # fmt: skip
+        cond = self._value(inputs[0], where)
+        then_branch = self._import_subgraph(graphs["then_branch"], [], where, used)
+        else_branch = self._import_subgraph(graphs["else_branch"], [], where, used)
+        op = IfOp(cond, [], then_branch, else_branch)
+        try:
+            result_types = op.infer_result_types()
+        except VerifyException as error:
+            raise ModelShapeError(f"{where}: {error}") from None
+        return IfOp(cond, result_types, op.detach_region(0), op.detach_region(0))
+
+    def _import_loop(self, where: str, inputs: list[str], body: onnx.GraphProto,
+                     used: set[str]) -> LoopOp:  # fmt: skip
+        trips = self._value(inputs[0], where) if inputs and inputs[0] else None
+        cond = self._value(inputs[1], where) if len(inputs) > 1 and inputs[1] else None
+        carried = [self._value(n, where) for n in inputs[2:]]
+        arg_types = [INDEX_SCALAR, BOOL_SCALAR, *(v.type for v in carried)]
+
+        def build(region: Region) -> LoopOp:
+            return LoopOp(trips, cond, carried, [], region)
+
+        op = self._body_to_fixed_point(where, body, arg_types, 2, 1, build, used)
+        count = static_trip_count(op, self.known.get)
+        return LoopOp(trips, cond, carried, op.infer_result_types(count), op.detach_region(0))
+
+    def _import_scan(self, where: str, inputs: list[str], attrs: dict[str, Any],
+                     body: onnx.GraphProto, used: set[str]) -> ScanOp:  # fmt: skip
+        values = [self._value(n, where) for n in inputs if n]
+        count = int(attrs.pop("num_scan_inputs"))
+        axes = {k: [int(x) for x in v] for k, v in attrs.items()}
+
+        def build(region: Region) -> ScanOp:
+            return ScanOp(values, count, [], region, axes)
+
+        try:
+            arg_types = build(Region()).body_argument_types()
+        except VerifyException as error:
+            raise ModelShapeError(f"{where}: {error}") from None
+        states = len(values) - count
+        op = self._body_to_fixed_point(where, body, arg_types, 0, 0, build, used, states)
+        return ScanOp(values, count, op.infer_result_types(), op.detach_region(0), axes)
+
+    def _body_to_fixed_point(self, where: str, body: onnx.GraphProto,
+                             arg_types: list[Attribute], first_carried: int, first_yielded: int,
+                             build: Callable[[Region], OpT], used: set[str],
+                             carried: int | None = None) -> OpT:  # fmt: skip
+        """Imports a loop body whose carried arguments start at `first_carried`
+        (their values are yielded from `first_yielded`), widening each
+        carried argument's type to cover what the body yields for it until
+        the types settle."""
+        count = len(arg_types) - first_carried if carried is None else carried
+        for _ in range(MAX_BODY_TYPE_ROUNDS):
+            region = self._import_subgraph(body, arg_types, where, used)
+            yielded = [v.type for v in region.block.last_op.operands]  # type: ignore[union-attr]
+            if len(yielded) < first_yielded + count:
+                raise InvalidModelError(
+                    f"{where}: the body gives {len(yielded)} outputs, fewer than the "
+                    f"{first_yielded + count} it must (condition and carried values)"
+                )
+            try:
+                widened = [
+                    join_types("body", f"carried value #{i}",
+                               [arg_types[first_carried + i], yielded[first_yielded + i]])
+                    for i in range(count)
+                ]  # fmt: skip
+            except VerifyException as error:
+                raise ModelShapeError(f"{where}: {error}") from None
+            if widened == arg_types[first_carried : first_carried + count]:
+                return build(region)
+            arg_types = [*arg_types[:first_carried], *widened,
+                         *arg_types[first_carried + count :]]  # fmt: skip
+        raise ModelShapeError(f"{where}: the carried values' types do not settle")
 
     @staticmethod
     def _read_outputs(proto: onnx.NodeProto, used: set[str]) -> list[str]:
@@ -562,6 +719,23 @@ class OnnxImporter:
             value = Rewriter.replace_value_with_new_type(value, refined)
             self.values[info.name] = value
         return value
+
+
+def _all_graphs(graph: onnx.GraphProto) -> list[tuple[int, onnx.GraphProto]]:
+    """`graph` and every subgraph in it, at any depth (with the index of the
+    node holding it; -1 for `graph` itself)."""
+    graphs = [(-1, graph)]
+    for index, node in enumerate(graph.node):
+        for attr in node.attribute:
+            subgraphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+            for subgraph in subgraphs:
+                graphs += [(index, g) for _, g in _all_graphs(subgraph)]
+    return graphs
+
+
+def _all_nodes(graph: onnx.GraphProto) -> list[tuple[int, onnx.NodeProto]]:
+    """Every node of `graph` and of its subgraphs, with its index in its graph."""
+    return [(i, node) for _, g in _all_graphs(graph) for i, node in enumerate(g.node)]
 
 
 __all__ = ["import_onnx", "sanitize_name"]
