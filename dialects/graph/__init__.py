@@ -49,8 +49,8 @@ from ember.dialects.graph import (
     ops_vision,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
-from ember.dialects.graph.dims import DimsAttr, RangeAttr
 from ember.dialects.graph.control_flow import IfOp, LoopOp, ScanOp
+from ember.dialects.graph.dims import DimsAttr, RangeAttr
 from ember.dialects.graph.fused import FusedOp, YieldOp
 from ember.dialects.graph.ops_elementwise import (
     AbsOp,

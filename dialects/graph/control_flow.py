@@ -54,10 +54,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     I64,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -285,8 +284,10 @@ class LoopOp(IRDLOperation):
 
     def verify_(self) -> None:
         has_m, has_cond, carried = self.segments
-        if has_m not in (0, 1) or has_cond not in (0, 1) or has_m + has_cond + carried != len(
-            self.inputs
+        if (
+            has_m not in (0, 1)
+            or has_cond not in (0, 1)
+            or has_m + has_cond + carried != len(self.inputs)
         ):
             raise VerifyException(f"{self.name}: loop_segments do not match the operands")
         for value, what, expected in ((self.max_trip_count, "trip count", i64),
@@ -469,9 +470,51 @@ __all__ = [
     "ScanOp",
     "join_types",
     "sliced_type",
+    "MAX_BODY_TYPE_ROUNDS",
+    "initial_arguments",
     "static_trip_count",
+    "widened_arguments",
     "stacked_type",
 ]
+
+
+MAX_BODY_TYPE_ROUNDS = 4
+"""How often a Loop or Scan body's carried arguments are widened (a carried
+value whose dims change between iterations gets unknown dims) before the
+importer or `graph-infer-shapes` gives up on their types settling."""
+
+
+def carried_slots(op: LoopOp | ScanOp) -> tuple[int, int, int]:
+    """Where the carried values are: the index of the first carried body
+    argument, of the first yielded carried value, and their count."""
+    if isinstance(op, LoopOp):
+        return 2, 1, len(op.carried)
+    return 0, 0, op.num_states
+
+
+def widened_arguments(op: LoopOp | ScanOp, arg_types: Sequence[Attribute]) -> list[Attribute]:
+    """`arg_types` (the body's argument types) with each carried argument
+    widened to also cover the type the body yields for it."""
+    first_arg, first_yield, count = carried_slots(op)
+    yielded = yielded_types(op.body)
+    if len(yielded) < first_yield + count:
+        raise VerifyException(
+            f"{op.name}: the body yields {len(yielded)} values, fewer than the "
+            f"{first_yield + count} it must (the condition and carried values)"
+        )
+    widened = list(arg_types)
+    for i in range(count):
+        widened[first_arg + i] = join_types(
+            op.name, f"carried value #{i}", [arg_types[first_arg + i], yielded[first_yield + i]]
+        )
+    return widened
+
+
+def initial_arguments(op: LoopOp | ScanOp) -> list[Attribute]:
+    """The body's argument types for the first iteration."""
+    if isinstance(op, LoopOp):
+        return [INDEX_SCALAR, BOOL_SCALAR, *(v.type for v in op.carried)]
+    return list(op.body_argument_types())
 
 
 ValueOf = Callable[[SSAValue], np.ndarray | None]

@@ -35,10 +35,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, IfOp, LoopOp, ScanOp, YieldOp
 from ember.dialects.graph.control_flow import (
-    BOOL_SCALAR,
-    INDEX_SCALAR,
-    join_types,
+    MAX_BODY_TYPE_ROUNDS,
+    initial_arguments,
     static_trip_count,
+    widened_arguments,
 )
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
@@ -85,13 +85,9 @@ from ember.frontends.onnx.validate import check_names, node_label, validate
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
-OpT = TypeVar("OpT", bound=Operation)
+LoopT = TypeVar("LoopT", LoopOp, ScanOp)
 CONTROL_FLOW_OPS = ("If", "Loop", "Scan")
 """ONNX ops with subgraphs, imported as region ops (`graph.if`, ...)."""
-MAX_BODY_TYPE_ROUNDS = 4
-"""How often a Loop or Scan body is re-imported with wider carried types
-(a carried value whose dims change between iterations gets unknown dims)
-before the importer gives up."""
 TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
 """The node metadata where `torch.onnx.export` records the module path."""
 
@@ -521,12 +517,9 @@ class OnnxImporter:
         trips = self._value(inputs[0], where) if inputs and inputs[0] else None
         cond = self._value(inputs[1], where) if len(inputs) > 1 and inputs[1] else None
         carried = [self._value(n, where) for n in inputs[2:]]
-        arg_types = [INDEX_SCALAR, BOOL_SCALAR, *(v.type for v in carried)]
-
-        def build(region: Region) -> LoopOp:
-            return LoopOp(trips, cond, carried, [], region)
-
-        op = self._body_to_fixed_point(where, body, arg_types, 2, 1, build, used)
+        op = self._body_to_fixed_point(
+            where, body, lambda region: LoopOp(trips, cond, carried, [], region), used
+        )
         count = static_trip_count(op, self.known.get)
         return LoopOp(trips, cond, carried, op.infer_result_types(count), op.detach_region(0))
 
@@ -535,47 +528,27 @@ class OnnxImporter:
         values = [self._value(n, where) for n in inputs if n]
         count = int(attrs.pop("num_scan_inputs"))
         axes = {k: [int(x) for x in v] for k, v in attrs.items()}
-
-        def build(region: Region) -> ScanOp:
-            return ScanOp(values, count, [], region, axes)
-
-        try:
-            arg_types = build(Region()).body_argument_types()
-        except VerifyException as error:
-            raise ModelShapeError(f"{where}: {error}") from None
-        states = len(values) - count
-        op = self._body_to_fixed_point(where, body, arg_types, 0, 0, build, used, states)
+        op = self._body_to_fixed_point(
+            where, body, lambda region: ScanOp(values, count, [], region, axes), used
+        )
         return ScanOp(values, count, op.infer_result_types(), op.detach_region(0), axes)
 
-    def _body_to_fixed_point(self, where: str, body: onnx.GraphProto,
-                             arg_types: list[Attribute], first_carried: int, first_yielded: int,
-                             build: Callable[[Region], OpT], used: set[str],
-                             carried: int | None = None) -> OpT:  # fmt: skip
-        """Imports a loop body whose carried arguments start at `first_carried`
-        (their values are yielded from `first_yielded`), widening each
-        carried argument's type to cover what the body yields for it until
+    def _body_to_fixed_point(
+        self, where: str, body: onnx.GraphProto, build: Callable[[Region], LoopT], used: set[str]
+    ) -> LoopT:
+        """The op `build` makes of `body`, imported with each carried
+        argument's type widened to cover what the body yields for it until
         the types settle."""
-        count = len(arg_types) - first_carried if carried is None else carried
-        for _ in range(MAX_BODY_TYPE_ROUNDS):
-            region = self._import_subgraph(body, arg_types, where, used)
-            yielded = [v.type for v in region.block.last_op.operands]  # type: ignore[union-attr]
-            if len(yielded) < first_yielded + count:
-                raise InvalidModelError(
-                    f"{where}: the body gives {len(yielded)} outputs, fewer than the "
-                    f"{first_yielded + count} it must (condition and carried values)"
-                )
-            try:
-                widened = [
-                    join_types("body", f"carried value #{i}",
-                               [arg_types[first_carried + i], yielded[first_yielded + i]])
-                    for i in range(count)
-                ]  # fmt: skip
-            except VerifyException as error:
-                raise ModelShapeError(f"{where}: {error}") from None
-            if widened == arg_types[first_carried : first_carried + count]:
-                return build(region)
-            arg_types = [*arg_types[:first_carried], *widened,
-                         *arg_types[first_carried + count :]]  # fmt: skip
+        try:
+            arg_types = initial_arguments(build(Region(Block())))
+            for _ in range(MAX_BODY_TYPE_ROUNDS):
+                op = build(self._import_subgraph(body, arg_types, where, used))
+                widened = widened_arguments(op, arg_types)
+                if widened == arg_types:
+                    return op
+                arg_types = widened
+        except VerifyException as error:
+            raise ModelShapeError(f"{where}: {error}") from None
         raise ModelShapeError(f"{where}: the carried values' types do not settle")
 
     @staticmethod
