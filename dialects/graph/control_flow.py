@@ -86,6 +86,11 @@ INDEX_SCALAR = TensorType(i64, [])
 
 
 # ------------------------------------------------------------------ types
+class RankMismatch(VerifyException):
+    """Values that one result stands for have different ranks (ONNX lets an
+    If's branches differ so): no static type covers them."""
+
+
 def join_types(op_name: str, what: str, types: Sequence[Attribute]) -> TensorType:
     """The type that covers every type of `types`: same element type and
     rank, a dim that differs between them unknown."""
@@ -100,7 +105,7 @@ def join_types(op_name: str, what: str, types: Sequence[Attribute]) -> TensorTyp
                 f"({tensors[0].element_type} and {other.element_type})"
             )
         if len(other.get_shape()) != len(tensors[0].get_shape()):
-            raise VerifyException(f"{op_name}: {what} disagree in rank ({first} and {other})")
+            raise RankMismatch(f"{op_name}: {what} disagree in rank ({first} and {other})")
     shapes = [t.get_shape() for t in tensors]
     dims = [d[0] if all(x == d[0] for x in d) else DYNAMIC for d in zip(*shapes)]
     if dims == list(shapes[0]):
@@ -471,6 +476,7 @@ __all__ = [
     "join_types",
     "sliced_type",
     "MAX_BODY_TYPE_ROUNDS",
+    "RankMismatch",
     "initial_arguments",
     "static_trip_count",
     "widened_arguments",

@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, IfOp, LoopOp, ScanOp, YieldOp
 from ember.dialects.graph.control_flow import (
     MAX_BODY_TYPE_ROUNDS,
+    RankMismatch,
     initial_arguments,
     static_trip_count,
     widened_arguments,
@@ -449,6 +450,14 @@ class OnnxImporter:
         attrs = _attribute_values(proto, where)
         inputs = list(proto.input)
         location = self.location
+        if proto.op_type == "If" and self._known_condition(inputs[0]) is not None:
+            taken = "then_branch" if self._known_condition(inputs[0]) else "else_branch"
+            results = self._inline_branch(graphs[taken], where, used)
+            self.location = location
+            for name, value in zip(proto.output, results):
+                if name:
+                    self.values[name] = value
+            return
         if proto.op_type == "If":
             op: Operation = self._import_if(where, inputs, graphs, used)
         elif proto.op_type == "Loop":
@@ -471,6 +480,26 @@ class OnnxImporter:
             if name:
                 value.name_hint = sanitize_name(name)
                 self.values[name] = value
+
+    def _known_condition(self, name: str) -> bool | None:
+        value = self.known.get(self.values[name]) if name in self.values else None
+        return None if value is None or value.size != 1 else bool(value.reshape(-1)[0])
+
+    def _inline_branch(self, graph: onnx.GraphProto, where: str,
+                       used: set[str]) -> list[SSAValue]:  # fmt: skip
+        """The branch an If with a condition known at import takes, imported
+        in its place: the other branch may not even hold for these shapes
+        (AffineGrid's function picks its 2-D or 3-D branch from the rank)."""
+        outer_values = self.values
+        self.values = dict(outer_values)
+        try:
+            for tensor in graph.initializer:
+                self._constant(tensor.name, tensor_array(tensor, f"{where}: '{tensor.name}'"))
+            for index, proto in enumerate(graph.node):
+                self._import_node(proto, index, used)
+            return [self._value(o.name, f"{where}: subgraph output") for o in graph.output]
+        finally:
+            self.values = outer_values
 
     def _import_subgraph(self, graph: onnx.GraphProto, arg_types: Sequence[Attribute],
                          where: str, used: set[str]) -> Region:  # fmt: skip
@@ -505,12 +534,19 @@ class OnnxImporter:
         cond = self._value(inputs[0], where)
         then_branch = self._import_subgraph(graphs["then_branch"], [], where, used)
         else_branch = self._import_subgraph(graphs["else_branch"], [], where, used)
-        op = IfOp(cond, [], then_branch, else_branch)
+        probe = IfOp(cond, [], then_branch, else_branch)
         try:
-            result_types = op.infer_result_types()
+            result_types = probe.infer_result_types()
+        except RankMismatch as error:
+            raise InputDependentError(
+                f"{where}: {error}: the condition, known only at run time, decides the rank"
+            ) from None
         except VerifyException as error:
             raise ModelShapeError(f"{where}: {error}") from None
-        return IfOp(cond, result_types, op.detach_region(0), op.detach_region(0))
+        finally:
+            regions = [probe.detach_region(0), probe.detach_region(0)]
+            probe.erase()
+        return IfOp(cond, result_types, *regions)
 
     def _import_loop(self, where: str, inputs: list[str], body: onnx.GraphProto,
                      used: set[str]) -> LoopOp:  # fmt: skip
@@ -520,8 +556,8 @@ class OnnxImporter:
         op = self._body_to_fixed_point(
             where, body, lambda region: LoopOp(trips, cond, carried, [], region), used
         )
-        count = static_trip_count(op, self.known.get)
-        return LoopOp(trips, cond, carried, op.infer_result_types(count), op.detach_region(0))
+        result_types = op.infer_result_types(static_trip_count(op, self.known.get))
+        return LoopOp(trips, cond, carried, result_types, _taken_body(op))
 
     def _import_scan(self, where: str, inputs: list[str], attrs: dict[str, Any],
                      body: onnx.GraphProto, used: set[str]) -> ScanOp:  # fmt: skip
@@ -531,7 +567,7 @@ class OnnxImporter:
         op = self._body_to_fixed_point(
             where, body, lambda region: ScanOp(values, count, [], region, axes), used
         )
-        return ScanOp(values, count, op.infer_result_types(), op.detach_region(0), axes)
+        return ScanOp(values, count, op.infer_result_types(), _taken_body(op), axes)
 
     def _body_to_fixed_point(
         self, where: str, body: onnx.GraphProto, build: Callable[[Region], LoopT], used: set[str]
@@ -540,12 +576,15 @@ class OnnxImporter:
         argument's type widened to cover what the body yields for it until
         the types settle."""
         try:
-            arg_types = initial_arguments(build(Region(Block())))
+            probe = build(Region(Block()))
+            arg_types = initial_arguments(probe)
+            probe.erase()
             for _ in range(MAX_BODY_TYPE_ROUNDS):
                 op = build(self._import_subgraph(body, arg_types, where, used))
                 widened = widened_arguments(op, arg_types)
                 if widened == arg_types:
                     return op
+                op.erase()  # with its body, whose ops use values from above
                 arg_types = widened
         except VerifyException as error:
             raise ModelShapeError(f"{where}: {error}") from None
@@ -692,6 +731,14 @@ class OnnxImporter:
             value = Rewriter.replace_value_with_new_type(value, refined)
             self.values[info.name] = value
         return value
+
+
+def _taken_body(op: Operation) -> Region:
+    """The body of `op`, an op built only to read its types: the op is
+    erased, so that it is not left among the users of its operands."""
+    body = op.detach_region(0)
+    op.erase()
+    return body
 
 
 def _all_graphs(graph: onnx.GraphProto) -> list[tuple[int, onnx.GraphProto]]:

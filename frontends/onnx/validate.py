@@ -155,9 +155,25 @@ def check_with_onnx(model: ModelProto, where: str) -> None:
             raise InvalidModelError(
                 f"{where}: initializer '{tensor.name}': {_first_line(str(error))}"
             ) from None
-    for index, node in enumerate(model.graph.node):
+    _check_nodes(model.graph, context, scope, where)
+
+
+def _check_nodes(graph: onnx.GraphProto, context: object, scope: object, where: str) -> None:
+    """`onnx.checker.check_node` on each node of `graph`. A node with
+    subgraphs (If, Loop, Scan) is not checked whole: the checker's lexical
+    scope cannot be given the enclosing graphs' names, which a subgraph may
+    read, so it would refuse every such subgraph; its subgraphs' nodes are
+    checked one by one instead (the importer checks the node's own inputs
+    and subgraph signatures)."""
+    for index, node in enumerate(graph.node):
+        subgraphs = [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+        subgraphs += [g for a in node.attribute for g in a.graphs]
+        if subgraphs:
+            for subgraph in subgraphs:
+                _check_nodes(subgraph, context, scope, where)
+            continue
         try:
-            onnx.checker.check_node(node, context, scope)
+            onnx.checker.check_node(node, context, scope)  # type: ignore[arg-type]
         except onnx.checker.ValidationError as error:
             raise InvalidModelError(
                 f"{where}: {node_label(node, index)}: {_first_line(str(error))}"
