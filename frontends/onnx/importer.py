@@ -453,33 +453,68 @@ class OnnxImporter:
         if proto.op_type == "If" and self._known_condition(inputs[0]) is not None:
             taken = "then_branch" if self._known_condition(inputs[0]) else "else_branch"
             results = self._inline_branch(graphs[taken], where, used)
-            self.location = location
-            for name, value in zip(proto.output, results):
-                if name:
-                    self.values[name] = value
-            return
-        if proto.op_type == "If":
-            op: Operation = self._import_if(where, inputs, graphs, used)
-        elif proto.op_type == "Loop":
-            op = self._import_loop(where, inputs, graphs["body"], used)
+        elif proto.op_type == "Scan" and self.opset < 9:
+            results = self._import_batched_scan(proto, where, attrs, graphs["body"], used)
         else:
-            if self.opset < 9:
-                raise UnsupportedModelError(
-                    f"{where}: Scan of opset {self.opset} (with a batch axis) is not supported; "
-                    "opset 9 and later are"
-                )
-            op = self._import_scan(where, inputs, attrs, graphs["body"], used)
-        op.location = location
+            if proto.op_type == "If":
+                op: Operation = self._import_if(where, inputs, graphs, used)
+            elif proto.op_type == "Loop":
+                op = self._import_loop(where, inputs, graphs["body"], used)
+            else:
+                op = self._import_scan(where, inputs, attrs, graphs["body"], used)
+            op.location = location
+            self.builder.insert(op)
+            results = list(op.results)
         self.location = location
-        self.builder.insert(op)
-        if len(proto.output) > len(op.results):
+        if len(proto.output) > len(results):
             raise InvalidModelError(
-                f"{where}: {len(proto.output)} outputs, but the subgraph gives {len(op.results)}"
+                f"{where}: {len(proto.output)} outputs, but the subgraph gives {len(results)}"
             )
-        for name, value in zip(proto.output, op.results):
+        for name, value in zip(proto.output, results):
             if name:
                 value.name_hint = sanitize_name(name)
                 self.values[name] = value
+
+    def _import_batched_scan(self, proto: onnx.NodeProto, where: str, attrs: dict[str, Any],
+                             body: onnx.GraphProto, used: set[str]) -> list[SSAValue]:  # fmt: skip
+        """Scan-8, whose states and scan inputs carry a leading batch axis (the
+        sequence axis is 1), as one opset-9 Scan per batch entry, its
+        results stacked: a static batch size and no `sequence_lens` needed."""
+        lengths, *inputs = list(proto.input)
+        if lengths:
+            raise UnsupportedModelError(f"{where}: Scan-8 with sequence_lens is not supported")
+        batch = self._type_of(inputs[0]).get_shape()[0] if inputs else DYNAMIC
+        if batch == DYNAMIC:
+            raise InputDependentError(f"{where}: Scan-8 needs a static batch size")
+        count = int(attrs["num_scan_inputs"])
+        directions = {"scan_input_directions": attrs["directions"]} if "directions" in attrs else {}
+        location = self.location
+        per_entry: list[list[str]] = []
+        for entry in range(batch):
+            prefix = f"{proto.output[0]}__batch{entry}"
+            self._constant(f"{prefix}_index", np.array(entry, np.int64))
+            sliced = [f"{prefix}_in{i}" for i in range(len(inputs))]
+            for name, part in zip(inputs, sliced):
+                self._import_canonical(Node("Gather", "", [name, f"{prefix}_index"], [part],
+                                            {"axis": 0}, where), used)  # fmt: skip
+            attrs_9 = {"num_scan_inputs": count, **directions}
+            op = self._import_scan(where, sliced, attrs_9, body, used)
+            op.location = location
+            self.builder.insert(op)
+            names = [f"{prefix}_out{i}" for i in range(len(op.results))]
+            self.values.update(zip(names, op.results))
+            per_entry.append(names)
+        self._constant(f"{proto.output[0]}__batch_axis", np.array([0], np.int64))
+        results = []
+        for index, parts in enumerate(zip(*per_entry)):
+            stacked = [f"{part}_stacked" for part in parts]
+            for part, name in zip(parts, stacked):
+                self._import_canonical(Node("Unsqueeze", "", [part, f"{proto.output[0]}__batch_axis"],
+                                            [name], {}, where), used)  # fmt: skip
+            joined = f"{proto.output[0]}__batch_result{index}"
+            self._import_canonical(Node("Concat", "", stacked, [joined], {"axis": 0}, where), used)
+            results.append(self.values[joined])
+        return results
 
     def _known_condition(self, name: str) -> bool | None:
         value = self.known.get(self.values[name]) if name in self.values else None
