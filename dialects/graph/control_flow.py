@@ -31,6 +31,10 @@ outer-scope reference) is used directly, as an ordinary SSA use.
   (`[has_M, has_cond, carried]`). The body's arguments are the iteration
   number (`tensor<i64>`), the condition and the carried values; it yields
   the next condition, the carried values and one slice per scan output. The
+  loop ends when the trip count is reached or the body's condition is false,
+  whether or not the op has a condition operand (the body's first condition
+  is then true): ONNX's text says that body condition is ignored without a
+  condition operand, but onnxruntime, the oracle, stops on it. The
   results are the final carried values, then the scan outputs (the slices of
   every iteration stacked along a new leading axis, whose length is unknown
   unless the iteration count is a known constant).
@@ -79,6 +83,7 @@ from xdsl.irdl import (
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.graph.ops_elementwise import IdentityOp
 from ember.dialects.graph.types import DYNAMIC, tensor_type
 
 BOOL_SCALAR = TensorType(i1, [])
@@ -529,9 +534,9 @@ ValueOf = Callable[[SSAValue], np.ndarray | None]
 
 def static_trip_count(op: LoopOp, value_of: ValueOf) -> int | None:
     """The number of iterations of `op` when it is known at compile time: its
-    trip count is a known constant, and the condition is absent (the body's
-    condition is then ignored) or a constant true that the body passes on
-    unchanged (yields its condition argument, or a constant true)."""
+    trip count is a known constant, the condition is absent or a constant
+    true, and the body passes the condition on unchanged (yields its
+    condition argument, through Identity ops or not, or a constant true)."""
     if op.max_trip_count is None:
         return None
     trips = value_of(op.max_trip_count)
@@ -539,11 +544,15 @@ def static_trip_count(op: LoopOp, value_of: ValueOf) -> int | None:
         return None
     if op.condition is not None:
         initial = value_of(op.condition)
-        if initial is None or not bool(initial.reshape(-1)[0]):
-            return None if initial is None else 0
-        yielded = op.body.block.last_op.operands[0]  # type: ignore[union-attr]
-        if yielded is not op.body.block.args[1]:
-            value = value_of(yielded)
-            if value is None or not bool(value.reshape(-1)[0]):
-                return None
+        if initial is None:
+            return None
+        if not bool(initial.reshape(-1)[0]):
+            return 0
+    yielded = op.body.block.last_op.operands[0]  # type: ignore[union-attr]
+    while isinstance(yielded.owner, IdentityOp):  # exporters pass the condition on so
+        yielded = yielded.owner.operands[0]
+    if yielded is not op.body.block.args[1]:
+        value = value_of(yielded)
+        if value is None or not bool(value.reshape(-1)[0]):
+            return None
     return max(int(trips.reshape(-1)[0]), 0)

@@ -6,9 +6,9 @@ them directly), and checks its results against the declared types:
 
 - `graph.if` runs the branch its condition picks.
 - `graph.loop` runs while the trip count is not reached and the condition
-  holds (with no condition operand the body's condition is ignored, as
-  ONNX's `for`-loop form says); scan outputs stack one slice per iteration
-  along a new leading axis.
+  holds (the body's, also without a condition operand, as onnxruntime
+  does); scan outputs stack one slice per iteration along a new leading
+  axis.
 - `graph.scan` slices each scan input along its axis (from the end for
   direction 1), carries the states, and stacks each scan output's slices
   along its axis (in reverse order for direction 1).
@@ -76,8 +76,7 @@ def run_loop(op: LoopOp, env: Env, run_block: RunBlock) -> list[np.ndarray]:
     while running and (limit is None or iteration < limit):
         args = [np.array(iteration, np.int64), np.array(running), *carried]
         outputs = _run_body(block, env, args, run_block)
-        if cond is not None:
-            running = _truth(outputs[0], op)
+        running = _truth(outputs[0], op)
         carried = outputs[1 : 1 + len(carried)]
         for scan, value in zip(scans, outputs[1 + len(carried) :]):
             scan.append(value)

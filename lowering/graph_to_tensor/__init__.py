@@ -146,11 +146,10 @@ from xdsl.transforms.dead_code_elimination import dce
 from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects import loop
-from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, IfOp, LoopOp, ScanOp, YieldOp
+from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
 from ember.dialects.graph.dims import SYMBOLS_ATTR, symbol_ranges
 from ember.dialects.graph.symbolic import range_text
 from ember.dialects.graph.types import DYNAMIC
-from ember.dialects.source_names import describe_names, source_names
 from ember.dialects.symbol_sizes import SymbolSizes
 from ember.errors import InputDependentDiagnostic
 from ember.lowering.graph_to_tensor.attention import TransformerPattern
@@ -171,7 +170,7 @@ from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.signal import SignalPattern
 from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
-from ember.passes.graph.unroll_control_flow import why_not_unrolled
+from ember.passes.graph.unroll_control_flow import remaining_control_flow
 
 # -------------------------------------------------------------------- pass
 
@@ -253,14 +252,11 @@ def _undecided_hint(op: Operation) -> str:
 def _check_no_control_flow(module: Operation) -> None:
     """Control flow left after `graph-unroll-control-flow` is refused, naming
     the first such op and its source node."""
-    for op in module.walk():
-        if isinstance(op, IfOp | LoopOp | ScanOp):
-            names = source_names(op)
-            node = f" (node {describe_names(names)})" if names else ""
-            raise DiagnosticException(
-                f"{PASS_NAME}: {why_not_unrolled(op)}{node}: the CPU pipeline does not run "
-                "control flow yet"
-            )
+    problem = remaining_control_flow(module)
+    if problem is not None:
+        raise DiagnosticException(
+            f"{PASS_NAME}: {problem}: the CPU pipeline does not run control flow yet"
+        )
 
 
 def check_lowerable(module: Operation, unused: frozenset[Operation] = frozenset()) -> None:

@@ -47,6 +47,7 @@ from ember.dialects.graph.control_flow import sliced_type, stacked_type, static_
 from ember.dialects.graph.ops_tensor import constant_value_of
 from ember.dialects.graph.spec import AttrKind
 from ember.dialects.graph.types import DYNAMIC, attribute_from_value
+from ember.dialects.source_names import describe_names, source_names
 from ember.passes.graph.builders import insert_constant, insert_op
 
 MAX_UNROLL_ITERATIONS = 256
@@ -65,7 +66,7 @@ def _inline(rewriter: PatternRewriter, anchor: Operation, block: Block,
     for op in block.ops:
         if op is terminator:
             break
-        rewriter.insert_op(op.clone(mapping), InsertPoint.before(anchor))
+        rewriter.insert(op.clone(mapping), InsertPoint.before(anchor))
     return [mapping.get(v, v) for v in terminator.operands]
 
 
@@ -100,7 +101,7 @@ class InlineConstantIf(RewritePattern):
         if cond is None or cond.size != 1:
             return
         branch = op.then_branch if bool(cond.reshape(-1)[0]) else op.else_branch
-        rewriter.replace_op(op, [], _inline(rewriter, op, branch.block, []))
+        rewriter.replace(op, [], _inline(rewriter, op, branch.block, []))
 
 
 class UnrollStaticScan(RewritePattern):
@@ -121,7 +122,7 @@ class UnrollStaticScan(RewritePattern):
                 scan.append(value)
         stacked = [_stack(rewriter, op, s[::-1] if d else s, a)
                    for s, a, d in zip(slices, op.output_axes(), op.output_directions())]  # fmt: skip
-        rewriter.replace_op(op, [], [*states, *stacked])
+        rewriter.replace(op, [], [*states, *stacked])
 
 
 class UnrollStaticLoop(RewritePattern):
@@ -142,7 +143,7 @@ class UnrollStaticLoop(RewritePattern):
             for scan, value in zip(slices, outputs[1 + len(carried) :]):
                 scan.append(value)
         stacked = [_stack(rewriter, op, s, 0) for s in slices]
-        rewriter.replace_op(op, [], [*carried, *stacked])
+        rewriter.replace(op, [], [*carried, *stacked])
 
 
 def why_not_unrolled(op: IfOp | LoopOp | ScanOp) -> str:
@@ -172,6 +173,17 @@ def why_not_unrolled(op: IfOp | LoopOp | ScanOp) -> str:
     return f"{op.name} of {count} iterations (more than {MAX_UNROLL_ITERATIONS} are not unrolled)"
 
 
+def remaining_control_flow(root: Operation) -> str | None:
+    """The first `graph.if`/`graph.loop`/`graph.scan` under `root`, described
+    with what keeps it and its source node (`graph.loop with a run-time trip
+    count (node y)`), or None where there is none."""
+    for op in root.walk():
+        if isinstance(op, IfOp | LoopOp | ScanOp):
+            names = source_names(op)
+            return why_not_unrolled(op) + (f" (node {describe_names(names)})" if names else "")
+    return None
+
+
 CONTROL_FLOW_PATTERNS: tuple[type[RewritePattern], ...] = (
     InlineConstantIf,
     UnrollStaticScan,
@@ -196,4 +208,9 @@ class UnrollControlFlowPass(ModulePass):
                     infer_function_shapes(func)
 
 
-__all__ = ["MAX_UNROLL_ITERATIONS", "UnrollControlFlowPass", "why_not_unrolled"]
+__all__ = [
+    "MAX_UNROLL_ITERATIONS",
+    "UnrollControlFlowPass",
+    "remaining_control_flow",
+    "why_not_unrolled",
+]
