@@ -173,6 +173,29 @@ def why_not_unrolled(op: IfOp | LoopOp | ScanOp) -> str:
     return f"{op.name} of {count} iterations (more than {MAX_UNROLL_ITERATIONS} are not unrolled)"
 
 
+def resolve_static_control_flow(module: ModuleOp, max_rounds: int = 8) -> None:
+    """Folds constants and unrolls, in rounds, until no control flow is left
+    or a round changes nothing: for a target that must know the entry
+    function's result shapes before its pipeline runs, where they depend on
+    control flow that only folding shows to be static."""
+    from ember.passes.graph.fold_constants import FoldConstantsPass
+    from ember.passes.graph.infer_shapes import InferShapesPass
+
+    context = Context()
+    InferShapesPass().apply(context, module)
+    def count() -> int:
+        return sum(1 for op in module.walk() if isinstance(op, IfOp | LoopOp | ScanOp))
+
+    for _ in range(max_rounds):
+        before = count()
+        if before == 0:
+            return
+        FoldConstantsPass().apply(context, module)
+        UnrollControlFlowPass().apply(context, module)
+        if count() == before:
+            return
+
+
 def remaining_control_flow(root: Operation) -> str | None:
     """The first `graph.if`/`graph.loop`/`graph.scan` under `root`, described
     with what keeps it and its source node (`graph.loop with a run-time trip
@@ -212,5 +235,6 @@ __all__ = [
     "MAX_UNROLL_ITERATIONS",
     "UnrollControlFlowPass",
     "remaining_control_flow",
+    "resolve_static_control_flow",
     "why_not_unrolled",
 ]
