@@ -27,5 +27,5 @@ func.func @runtime_condition(%c: tensor<i1>, %a: tensor<2xf32>) -> tensor<2xf32>
   func.return %r : tensor<2xf32>
 }
 
-// CHECK-NEXT: // -----
+// CHECK-NEXT: {{//}} -----
 // CHECK-NEXT: convert-graph-to-tensor: graph.if with a run-time condition: the CPU pipeline does not run control flow yet
