@@ -265,3 +265,30 @@ def test_loop_import_keeps_the_region() -> None:
         "tensor<i64>", "tensor<i1>", "tensor<2xf32>"
     ]  # fmt: skip
     assert loop.max_trip_count is not None and loop.condition is not None
+
+
+# ------------------------------------------------------------- bad models
+def test_missing_branch_is_a_one_line_error() -> None:
+    model = if_model()
+    if_node = model.graph.node[0]
+    kept = [a for a in if_node.attribute if a.name != "else_branch"]
+    del if_node.attribute[:]
+    if_node.attribute.extend(kept)
+    with pytest.raises(EmberError, match="Required attribute 'else_branch' is missing"):
+        ember.import_onnx(model)
+
+
+def test_body_with_too_few_outputs_is_refused() -> None:
+    model = loop_model()
+    body = model.graph.node[0].attribute[0].g
+    del body.output[1:]  # only the condition
+    with pytest.raises(EmberError, match="fewer than the 2 it must"):
+        ember.import_onnx(model)
+
+
+def test_branch_with_inputs_is_refused() -> None:
+    model = if_model()
+    then_branch = next(a.g for a in model.graph.node[0].attribute if a.name == "then_branch")
+    then_branch.input.append(_info("extra", F32, [2, 3]))
+    with pytest.raises(EmberError, match="takes 1 inputs, expected 0"):
+        ember.import_onnx(model)
