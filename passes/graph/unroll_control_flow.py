@@ -183,6 +183,7 @@ def resolve_static_control_flow(module: ModuleOp, max_rounds: int = 8) -> None:
 
     context = Context()
     InferShapesPass().apply(context, module)
+
     def count() -> int:
         return sum(1 for op in module.walk() if isinstance(op, IfOp | LoopOp | ScanOp))
 
