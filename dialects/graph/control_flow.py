@@ -228,23 +228,28 @@ class IfOp(IRDLOperation):
         _check_results(self, self.infer_result_types())
 
 
-# ----------------------------------------------------------------- Loop
+# ------------------------------------------------------------ loop ops
+class BodyOp(IRDLOperation):
+    """What `graph.loop` and `graph.scan` share: operands, results, one body,
+    properties in the attribute dictionary."""
+
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    body = region_def("single_block")
+
+    traits = traits_def(RecursiveMemoryEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
+
+
 @irdl_op_definition
-class LoopOp(IRDLOperation):
+class LoopOp(BodyOp):
     """ONNX Loop (see the module docstring)."""
 
     name = "graph.loop"
 
-    inputs = var_operand_def(TensorType)
-    outputs = var_result_def(TensorType)
     loop_segments = prop_def(DenseArrayBase)
-    body = region_def("single_block")
-
-    traits = traits_def(RecursiveMemoryEffect())
-
-    irdl_options = (ParsePropInAttrDict(),)
-
-    assembly_format = "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
 
     def __init__(self, max_trip_count: SSAValue | None, cond: SSAValue | None,
                  carried: Sequence[SSAValue], result_types: Sequence[Attribute],
@@ -343,24 +348,16 @@ def _is_scalar_of(value_type: Attribute, element: IntegerType) -> bool:
 
 # ----------------------------------------------------------------- Scan
 @irdl_op_definition
-class ScanOp(IRDLOperation):
+class ScanOp(BodyOp):
     """ONNX Scan, opset 9 and later (see the module docstring)."""
 
     name = "graph.scan"
 
-    inputs = var_operand_def(TensorType)
-    outputs = var_result_def(TensorType)
     num_scan_inputs = prop_def(IntegerAttr[I64])
     scan_input_axes = opt_prop_def(DenseArrayBase)
     scan_input_directions = opt_prop_def(DenseArrayBase)
     scan_output_axes = opt_prop_def(DenseArrayBase)
     scan_output_directions = opt_prop_def(DenseArrayBase)
-    body = region_def("single_block")
-
-    traits = traits_def(RecursiveMemoryEffect())
-    irdl_options = (ParsePropInAttrDict(),)
-
-    assembly_format = "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
 
     def __init__(self, inputs: Sequence[SSAValue], num_scan_inputs: int,
                  result_types: Sequence[Attribute], body: Region,
