@@ -292,3 +292,27 @@ def test_branch_with_inputs_is_refused() -> None:
     then_branch.input.append(_info("extra", F32, [2, 3]))
     with pytest.raises(EmberError, match="takes 1 inputs, expected 0"):
         ember.import_onnx(model)
+
+
+def test_scan8_with_a_batch_axis() -> None:
+    """Scan-8's states and scan inputs carry a batch axis (the sequence is
+    axis 1); it imports as one Scan per batch entry."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["y"])],
+        "body",
+        [_info("s_in", F32, [2]), _info("x", F32, [2])],
+        [_info("s_out", F32, [2]), _info("y", F32, [2])],
+    )  # fmt: skip
+    scan = helper.make_node("Scan", ["", "s0", "xs"], ["s", "ys"], body=body,
+                            num_scan_inputs=1, directions=[1])  # fmt: skip
+    graph = helper.make_graph(
+        [scan], "scan8", [_info("s0", F32, [3, 2]), _info("xs", F32, [3, 4, 2])],
+        [_info("s", F32, [3, 2]), _info("ys", F32, [3, 4, 2])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+    model.ir_version = 4
+    feeds = {"s0": _floats(3, 2), "xs": _floats(3, 4, 2)}
+    expected = _onnxruntime(model, feeds)
+    _assert_close(run(ember.import_onnx(model), feeds), expected)
+    _assert_close(ember.compile(model).run(feeds), expected)
