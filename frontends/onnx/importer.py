@@ -332,7 +332,7 @@ class OnnxImporter:
         """Every name a node reads, in the graph or in any subgraph (a
         subgraph reads values of the graphs around it), and the outputs."""
         used = {name for _, node in _all_nodes(self.model.graph) for name in node.input}
-        used |= {o.name for _, g in _all_graphs(self.model.graph) for o in g.output}
+        used |= {o.name for g in _all_graphs(self.model.graph) for o in g.output}
         return used
 
     # ----------------------------------------------------------------- types
@@ -450,8 +450,9 @@ class OnnxImporter:
         attrs = _attribute_values(proto, where)
         inputs = list(proto.input)
         location = self.location
-        if proto.op_type == "If" and self._known_condition(inputs[0]) is not None:
-            taken = "then_branch" if self._known_condition(inputs[0]) else "else_branch"
+        known = self._known_condition(inputs[0]) if proto.op_type == "If" else None
+        if known is not None:
+            taken = "then_branch" if known else "else_branch"
             results = self._inline_branch(graphs[taken], where, used)
         elif proto.op_type == "Scan" and self.opset < 9:
             results = self._import_batched_scan(proto, where, attrs, graphs["body"], used)
@@ -776,21 +777,20 @@ def _taken_body(op: Operation) -> Region:
     return body
 
 
-def _all_graphs(graph: onnx.GraphProto) -> list[tuple[int, onnx.GraphProto]]:
-    """`graph` and every subgraph in it, at any depth (with the index of the
-    node holding it; -1 for `graph` itself)."""
-    graphs = [(-1, graph)]
-    for index, node in enumerate(graph.node):
+def _all_graphs(graph: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """`graph` and every subgraph in it, at any depth."""
+    graphs = [graph]
+    for node in graph.node:
         for attr in node.attribute:
             subgraphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
             for subgraph in subgraphs:
-                graphs += [(index, g) for _, g in _all_graphs(subgraph)]
+                graphs += _all_graphs(subgraph)
     return graphs
 
 
 def _all_nodes(graph: onnx.GraphProto) -> list[tuple[int, onnx.NodeProto]]:
     """Every node of `graph` and of its subgraphs, with its index in its graph."""
-    return [(i, node) for _, g in _all_graphs(graph) for i, node in enumerate(g.node)]
+    return [(i, node) for g in _all_graphs(graph) for i, node in enumerate(g.node)]
 
 
 __all__ = ["import_onnx", "sanitize_name"]
