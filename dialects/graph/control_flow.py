@@ -452,8 +452,10 @@ class ScanOp(BodyOp):
             join_types(self.name, f"body argument #{index}", [arg.type, expected])
         if len(terminator.operands) < self.num_states:
             raise VerifyException(f"{self.name}: the body yields {self.num_states} states first")
-        self.input_directions()
-        self.output_directions()
+        for name, directions in (("scan_input_directions", self.input_directions()),
+                                 ("scan_output_directions", self.output_directions())):  # fmt: skip
+            if any(d not in (0, 1) for d in directions):
+                raise VerifyException(f"{self.name}: {name} must be 0 (forward) or 1 (reverse)")
         _check_results(self, self.infer_result_types())
 
 

@@ -94,3 +94,16 @@ func.func @scan_arguments(%s: tensor<2xf32>, %x: tensor<3x2xf32>) -> tensor<2xf3
 }
 
 // CHECK: Operation does not verify: graph.scan: the body takes 2 arguments (states, then scan slices), it has 1
+
+// -----
+
+// A direction is 0 (forward) or 1 (reverse).
+func.func @scan_direction(%s: tensor<2xf32>, %x: tensor<3x2xf32>) -> tensor<2xf32> {
+  %r = graph.scan(%s, %x) {num_scan_inputs = 1 : i64, scan_input_directions = array<i64: 2>} : (tensor<2xf32>, tensor<3x2xf32>) -> tensor<2xf32> {
+  ^bb0(%st: tensor<2xf32>, %a: tensor<2xf32>):
+    graph.yield %st : tensor<2xf32>
+  }
+  func.return %r : tensor<2xf32>
+}
+
+// CHECK: Operation does not verify: graph.scan: scan_input_directions must be 0 (forward) or 1 (reverse)
