@@ -36,6 +36,12 @@ _NUMPY_DROPOUT = (
     "random: the expected output drops by NumPy's Mersenne Twister seeded with 0; Ember's "
     "masks are SplitMix64 numbers from the seed attribute (onnxruntime has its own generator)"
 )
+_F32_DFT = (
+    "float32 noise in the expected output: Ember's transform (summed in f64, rounded once to "
+    "f32) gives 3e-15 where the exact value is 0 and the expected output holds 1.9e-7, its "
+    "generator's float32 rounding, above the case's atol of 1e-7"
+)
+
 EXPLAINED_MISMATCHES = {
     "test_training_dropout": _NUMPY_DROPOUT,
     "test_training_dropout_default": _NUMPY_DROPOUT,
@@ -47,6 +53,8 @@ EXPLAINED_MISMATCHES = {
         "output at two elements, which rounds Softmax's exp, sum and quotient to f16 one "
         "by one; at 0.469, rtol 1e-3 (4.7e-4) is less than 2 f16 ulps (4.9e-4)"
     ),
+    "test_dft_inverse": _F32_DFT,
+    "test_dft_inverse_opset19": _F32_DFT,
 }
 """Mismatches understood not to be Ember's error: why, for the failure list."""
 

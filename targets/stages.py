@@ -9,7 +9,8 @@ element count) holds in compiled code as it does in `ember-opt`."""
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -67,15 +68,23 @@ def apply_passes(module: ModuleOp, passes: Iterable[ModulePass], report: Compile
     for compiler_pass in passes:
         if report.observer is not None:
             report.observer.before(compiler_pass.name, module)
-        with report.timed_pass(compiler_pass.name):
-            try:
-                compiler_pass.apply(context, module)
-            except InputDependentDiagnostic as error:
-                raise InputDependentError(first_line(error)) from None
-            except DiagnosticException as error:
-                raise CompileError(first_line(error)) from None
+        with report.timed_pass(compiler_pass.name), diagnostics_as_errors():
+            compiler_pass.apply(context, module)
         if report.observer is not None:
             report.observer.after(compiler_pass.name, module)
 
 
-__all__ = ["VERIFY_ENV", "apply_passes", "verifies_after", "verify_stage"]
+@contextmanager
+def diagnostics_as_errors() -> Iterator[None]:
+    """A diagnostic raised in the `with` block as a `CompileError` (an
+    `InputDependentError` where sizes known only at run time stop it),
+    its message the diagnostic's first line, nothing chained."""
+    try:
+        yield
+    except InputDependentDiagnostic as error:
+        raise InputDependentError(first_line(error)) from None
+    except DiagnosticException as error:
+        raise CompileError(first_line(error)) from None
+
+
+__all__ = ["VERIFY_ENV", "apply_passes", "diagnostics_as_errors", "verifies_after", "verify_stage"]

@@ -18,6 +18,9 @@ Each op is declared by an `OpSpec` row in one of the family modules:
   and the integer products ConvInteger and MatMulInteger
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
+- `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
+- `ops_training`: the optimiser update rules Adagrad, Adam and Momentum
+  (domain `ai.onnx.preview.training`)
 - `ops_layout`: Ember's own layout ops (domain `ember`, not importable from
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
@@ -37,6 +40,7 @@ from ember.dialects.graph import (
     ops_elementwise,
     ops_layout,
     ops_loss,
+    ops_ml,
     ops_nn,
     ops_qlinear,
     ops_quantize,
@@ -45,6 +49,7 @@ from ember.dialects.graph import (
     ops_resize,
     ops_signal,
     ops_tensor,
+    ops_training,
     ops_transformer,
     ops_vision,
 )
@@ -138,6 +143,7 @@ from ember.dialects.graph.ops_loss import (
     NegativeLogLikelihoodLossOp,
     SoftmaxCrossEntropyLossOp,
 )
+from ember.dialects.graph.ops_ml import ArrayFeatureExtractorOp, BinarizerOp, TreeEnsembleOp
 from ember.dialects.graph.ops_nn import (
     AveragePoolOp,
     BatchNormalizationOp,
@@ -235,6 +241,7 @@ from ember.dialects.graph.ops_tensor import (
     dense_constant,
     describe_constant,
 )
+from ember.dialects.graph.ops_training import AdagradOp, AdamOp, MomentumOp
 from ember.dialects.graph.ops_transformer import (
     AttentionOp,
     CausalConvWithStateOp,
@@ -251,7 +258,7 @@ from ember.dialects.graph.ops_vision import (
     GridSampleOp,
     RoiAlignOp,
 )
-from ember.dialects.graph.spec import ONNX_DOMAIN, OpSpec
+from ember.dialects.graph.spec import IMPORTED_DOMAINS, ONNX_DOMAIN, OpSpec
 
 ALL_SPECS: list[OpSpec] = [
     *ops_elementwise.SPECS,
@@ -266,6 +273,8 @@ ALL_SPECS: list[OpSpec] = [
     *ops_transformer.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
+    *ops_ml.SPECS,
+    *ops_training.SPECS,
     *ops_layout.SPECS,
 ]
 
@@ -284,6 +293,8 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_transformer,
         ops_quantize,
         ops_qlinear,
+        ops_ml,
+        ops_training,
         ops_layout,
     )
     return {
@@ -307,7 +318,18 @@ def op_classes(specs: Sequence[OpSpec]) -> tuple[type[GraphOp], ...]:
 
 
 OPS_BY_TYPE: dict[str, type[GraphOp]] = {op.SPEC.onnx_type: op for op in OPS}
-"""The op class for each op type, Ember's own included."""
+"""The op class for each op type, Ember's own included. An op type names one
+op whatever its domain (the reference kernels are keyed by it too)."""
+if len(OPS_BY_TYPE) != len(OPS):
+    raise TypeError("two graph ops share an op type (in different domains)")
+
+IMPORTABLE_OPS: dict[tuple[str, str], type[GraphOp]] = {
+    (op.SPEC.domain, op.SPEC.onnx_type): op
+    for op in OPS
+    if op.SPEC.domain == ONNX_DOMAIN or op.SPEC.domain in IMPORTED_DOMAINS
+}
+"""The op class for each (domain, op type) the importer may create: ai.onnx's
+ops and those of the other ONNX domains it reads (`spec.IMPORTED_DOMAINS`)."""
 
 OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
     name: op for name, op in OPS_BY_TYPE.items() if op.SPEC.domain == ONNX_DOMAIN
@@ -317,7 +339,13 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 Graph = Dialect("graph", [*OPS, FusedOp, YieldOp, IfOp, LoopOp, ScanOp], [DimsAttr, RangeAttr])
 
 __all__ = [
+    "AdagradOp",
+    "AdamOp",
     "AffineGridOp",
+    "ArrayFeatureExtractorOp",
+    "BinarizerOp",
+    "IMPORTABLE_OPS",
+    "MomentumOp",
     "Col2ImOp",
     "DeformConvOp",
     "GridSampleOp",
@@ -500,6 +528,7 @@ __all__ = [
     "TileOp",
     "TopKOp",
     "TransposeOp",
+    "TreeEnsembleOp",
     "TriluOp",
     "UnsqueezeOp",
     "WhereOp",

@@ -89,16 +89,16 @@ def ints_attr(name: str, default: list[int] | None = None, *, required: bool = F
     return AttrSpec(name, AttrKind.INTS, default, required)
 
 
-def float_attr(name: str, default: float | None = None) -> AttrSpec:
-    return AttrSpec(name, AttrKind.FLOAT, default)
+def float_attr(name: str, default: float | None = None, *, required: bool = False) -> AttrSpec:
+    return AttrSpec(name, AttrKind.FLOAT, default, required)
 
 
 def floats_attr(name: str, default: list[float] | None = None) -> AttrSpec:
     return AttrSpec(name, AttrKind.FLOATS, default)
 
 
-def string_attr(name: str, default: str | None = None) -> AttrSpec:
-    return AttrSpec(name, AttrKind.STRING, default)
+def string_attr(name: str, default: str | None = None, *, required: bool = False) -> AttrSpec:
+    return AttrSpec(name, AttrKind.STRING, default, required)
 
 
 def strings_attr(name: str, default: list[str] | None = None) -> AttrSpec:
@@ -116,6 +116,23 @@ def type_attr(name: str) -> AttrSpec:
 ShapeRule = Callable[["ShapeContext"], "list[TensorType]"]
 
 ONNX_DOMAIN = "ai.onnx"
+"""ONNX's default domain (spelled `""` or `"ai.onnx"` in a model)."""
+
+ML_DOMAIN = "ai.onnx.ml"
+"""ONNX's classical machine-learning operators (Binarizer, ArrayFeatureExtractor)."""
+
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+"""ONNX's optimiser update rules (Adagrad, Adam, Momentum)."""
+
+IMPORTED_DOMAINS: dict[str, tuple[int, int]] = {
+    ML_DOMAIN: (1, 5),
+    TRAINING_DOMAIN: (1, 1),
+}
+"""The domains besides ai.onnx whose ops the importer reads, with the range of
+their opset versions it accepts. An op of such a domain is modelled as its
+newest schema defines it; a model whose opset of the domain gives the op an
+older schema is refused."""
+
 EMBER_DOMAIN = "ember"
 """Ops of Ember's own (layout changes, laid-out convolutions): never imported from
 ONNX, and not checked against ONNX's schemas."""

@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, IfOp, LoopOp, ScanOp, YieldOp
+from ember.dialects.graph import IMPORTABLE_OPS, ConstantOp, GraphOp, IfOp, LoopOp, ScanOp, YieldOp
 from ember.dialects.graph.control_flow import (
     MAX_BODY_TYPE_ROUNDS,
     RankMismatch,
@@ -57,7 +57,7 @@ from ember.dialects.graph.shapes import (
     refine,
     types_compatible,
 )
-from ember.dialects.graph.spec import Arity, AttrKind, OpSpec
+from ember.dialects.graph.spec import IMPORTED_DOMAINS, ONNX_DOMAIN, Arity, AttrKind, OpSpec
 from ember.dialects.graph.symbolic import DEFAULT_RANGE, Dim, Range, SymExpr, in_ranges
 from ember.dialects.graph.types import (
     DYNAMIC,
@@ -141,6 +141,17 @@ def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
     return [d.dim_value if d.HasField("dim_value") else DYNAMIC for d in tensor.shape.dim]
 
 
+def domain_of(node: onnx.NodeProto) -> str:
+    """The node's domain as `OpSpec.domain` spells it (ai.onnx for "")."""
+    return ONNX_DOMAIN if node.domain in ("", ONNX_DOMAIN) else node.domain
+
+
+def op_class_of(node: onnx.NodeProto) -> type[GraphOp] | None:
+    """The `graph` op a node becomes, found by (domain, op type); None for an
+    op Ember does not model (or one `upgrade` rewrites first)."""
+    return IMPORTABLE_OPS.get((domain_of(node), node.op_type))
+
+
 def tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray:
     """The NumPy array of a TensorProto; `what` names it (file and tensor) in errors."""
     try:
@@ -187,8 +198,8 @@ def _attribute_values(node: onnx.NodeProto, where: str) -> dict[str, Any]:
 
 class OnnxImporter:
     """Imports one model. Before building any IR it checks, in this order, that
-    every name is UTF-8, that the opset and every op are supported (listing all
-    unsupported ops at once), and that the model obeys ONNX's rules (see
+    every name is UTF-8, that the opsets and every op are supported (listing all
+    unsupported ops at once, by domain and type), and that the model obeys ONNX's rules (see
     `validate`: Ember's own single-assignment check, then `onnx.checker` on each
     node and initializer; why not `check_model`, and its cost, are noted there). Shape-level rules and the per-tensor
     size limit (`MAX_TENSOR_BYTES`) are checked op by op as types are inferred.
@@ -220,6 +231,7 @@ class OnnxImporter:
             for d in i.type.tensor_type.shape.dim if d.dim_param
         }  # fmt: skip
         check_names(model, where)
+        self.opsets = {o.domain or ONNX_DOMAIN: o.version for o in model.opset_import}
         self.opset = self._check_opset()
 
     # ---------------------------------------------------------------- driver
@@ -282,9 +294,12 @@ class OnnxImporter:
 
     # ------------------------------------------------------------- checking
     def _check_opset(self) -> int:
-        versions = {o.domain: o.version for o in self.model.opset_import}
-        opset = versions.get("", versions.get("ai.onnx"))
+        """The model's ai.onnx opset (MAX_OPSET for a model with no ai.onnx node
+        that imports none: one of ai.onnx.ml ops only, say)."""
+        opset = self.opsets.get(ONNX_DOMAIN)
         if opset is None:
+            if all(domain_of(node) != ONNX_DOMAIN for node in self.model.graph.node):
+                return MAX_OPSET
             raise UnsupportedModelError(f"{self.where}: the model imports no ai.onnx opset")
         if opset < MIN_OPSET and self._unchanged_since(opset):
             return MIN_OPSET
@@ -300,7 +315,7 @@ class OnnxImporter:
         at MIN_OPSET (its schema was not revised in between): such a model is
         read as a MIN_OPSET one."""
         for node in self.model.graph.node:
-            if node.domain not in ("", "ai.onnx"):
+            if domain_of(node) != ONNX_DOMAIN:
                 continue
             try:
                 old = onnx.defs.get_schema(node.op_type, opset).since_version
@@ -312,14 +327,22 @@ class OnnxImporter:
         return True
 
     def _check_supported(self) -> None:
-        """Lists every unsupported op type with the nodes that use it."""
+        """Lists every unsupported op type with the nodes that use it (an op of
+        another domain as `domain.Type`), after checking the opset of each
+        other domain the nodes use."""
         unsupported: dict[str, list[str]] = {}
         for index, node in _all_nodes(self.model.graph):
-            domain_ok = node.domain in ("", "ai.onnx")
-            if domain_ok and (node.op_type in OPS_BY_ONNX_TYPE or node.op_type in REWRITTEN_OPS
-                              or node.op_type in CONTROL_FLOW_OPS):  # fmt: skip
-                continue
-            op = node.op_type if domain_ok else f"{node.domain}.{node.op_type}"
+            domain = domain_of(node)
+            if domain == ONNX_DOMAIN:
+                if (node.op_type in REWRITTEN_OPS or node.op_type in CONTROL_FLOW_OPS
+                        or op_class_of(node) is not None):  # fmt: skip
+                    continue
+                op = node.op_type
+            else:
+                if op_class_of(node) is not None:
+                    self._check_domain_op(node, index)
+                    continue
+                op = f"{node.domain}.{node.op_type}"
             unsupported.setdefault(op, []).append(node.name or f"#{index}")
         if unsupported:
             listing = "; ".join(
@@ -327,6 +350,32 @@ class OnnxImporter:
                 for op, names in sorted(unsupported.items())
             )
             raise UnsupportedModelError(f"{self.where}: unsupported ops: {listing}")
+
+    def _check_domain_op(self, node: onnx.NodeProto, index: int) -> None:
+        """The model imports the node's domain (other than ai.onnx) at a version
+        Ember reads, where the op means what its newest schema says."""
+        domain, label = node.domain, node_label(node, index)
+        version = self.opsets.get(domain)
+        if version is None:
+            raise InvalidModelError(
+                f"{self.where}: {label}: domain {domain} is not among the model's opset imports"
+            )
+        low, high = IMPORTED_DOMAINS[domain]
+        if not low <= version <= high:
+            raise UnsupportedModelError(
+                f"{self.where}: unsupported {domain} opset {version} "
+                f"(Ember supports {domain} opsets {low} to {high})"
+            )
+        newest = onnx.defs.get_schema(node.op_type, domain).since_version
+        try:
+            since = onnx.defs.get_schema(node.op_type, version, domain).since_version
+        except onnx.defs.SchemaError:
+            since = None
+        if since != newest:
+            raise UnsupportedModelError(
+                f"{self.where}: {label}: Ember supports {domain}.{node.op_type} as "
+                f"{domain} opset {newest} defines it, not opset {version}"
+            )
 
     def _used_names(self) -> set[str]:
         """Every name a node reads, in the graph or in any subgraph (a
@@ -429,12 +478,16 @@ class OnnxImporter:
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
         self.location = name_location(source_name(proto, index))
-        if proto.op_type in CONTROL_FLOW_OPS:
+        if domain_of(proto) == ONNX_DOMAIN and proto.op_type in CONTROL_FLOW_OPS:
             self._import_control_flow(proto, label, used)
             return
         node = Node(proto.op_type, proto.name, list(proto.input),
                     self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
+        op_class = op_class_of(proto)
+        if domain_of(proto) != ONNX_DOMAIN and op_class is not None:
+            self._import_canonical(node, used, op_class)  # upgrade rewrites ai.onnx nodes only
+            return
         upgraded = upgrade(node, self.opset, self._type_of)
         for name, array in upgraded.constants.items():
             self._constant(name, array)
@@ -631,7 +684,7 @@ class OnnxImporter:
         """The node's outputs, those past the ones its `graph` op models blanked
         when nothing reads them: an upgrade rule that computes such an output
         (Dropout's mask) then leaves it out."""
-        op_class = OPS_BY_ONNX_TYPE.get(proto.op_type)
+        op_class = op_class_of(proto)
         results = op_class.SPEC.results if op_class is not None else ()
         if op_class is None or any(r.arity is Arity.VARIADIC for r in results):
             return list(proto.output)
@@ -640,11 +693,14 @@ class OnnxImporter:
         return [name if i < modelled or name in used else ""
                 for i, name in enumerate(proto.output)]  # fmt: skip
 
-    def _import_canonical(self, node: Node, used: set[str]) -> None:
-        if node.op_type == "Constant":
+    def _import_canonical(
+        self, node: Node, used: set[str], op_class: type[GraphOp] | None = None
+    ) -> None:
+        """Builds the op of `node`: `op_class`, else the ai.onnx op of its type."""
+        if op_class is None and node.op_type == "Constant":
             self._constant(node.outputs[0], node.attrs["value"])
             return
-        op_class = OPS_BY_ONNX_TYPE[node.op_type]
+        op_class = op_class or IMPORTABLE_OPS[(ONNX_DOMAIN, node.op_type)]
         spec = op_class.SPEC
         groups = self._operand_groups(node, spec)
         attrs = self._attributes(node, spec)

@@ -102,6 +102,10 @@ function that lowers it:
   axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
+- ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
+  ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
+- ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are
+  one all-parallel generic per result, computing in f64.
 - layout (Ember's own ops): LayoutTransform is reshape + transpose + reshape;
   laid-out convolutions (NCHWc, NHWC) are pad + fill + one generic indexing
   the layouts, whose innermost loop runs over contiguous output channels;
@@ -160,6 +164,7 @@ from ember.lowering.graph_to_tensor.elementwise import ElementwisePattern
 from ember.lowering.graph_to_tensor.indexed import IndexedPattern
 from ember.lowering.graph_to_tensor.layout import LayoutPattern
 from ember.lowering.graph_to_tensor.losses import LossPattern
+from ember.lowering.graph_to_tensor.ml import MLPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.positions import PositionPattern
 from ember.lowering.graph_to_tensor.quantize import QuantizePattern
@@ -168,6 +173,7 @@ from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.signal import SignalPattern
+from ember.lowering.graph_to_tensor.training import TrainingPattern
 from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
 from ember.passes.graph.unroll_control_flow import remaining_control_flow
@@ -192,6 +198,8 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     QuantizePattern,
     SignalPattern,
     VisionPattern,
+    MLPattern,
+    TrainingPattern,
 )
 
 

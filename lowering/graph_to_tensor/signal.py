@@ -2,7 +2,9 @@
 
 - DFT: one contraction generic with the constant matrix of the transform
   (`ops_signal.dft_matrix`, `[k, c_out, t, c_in]`), reducing over the input
-  positions `t` and components `c_in`; an input longer than `dft_length` is
+  positions `t` and components `c_in`, in f64 (a sum whose terms cancel, an
+  imaginary part that is zero, comes out zero to f32's precision, as the
+  reference gives it), rounded to the input's type once at the end; an input longer than `dft_length` is
   cut first (`tensor.extract_slice`), a shorter one is padded implicitly (the
   matrix has no columns for the missing positions).
 - STFT: the same contraction over frames: output `[b, f, k, c_out]` reads the
@@ -18,6 +20,7 @@ must be constants; the transform sizes are static."""
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import f64
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 
@@ -32,7 +35,6 @@ from ember.dialects.graph import (
     constant_value_of,
 )
 from ember.dialects.graph.ops_signal import dft_matrix, dft_output
-from ember.dialects.graph.types import numpy_dtype
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
     REDUCTION,
@@ -59,7 +61,7 @@ def _contract(e: Emitter, signal: SSAValue, signal_read: list[AffineExpr], matri
     t, channel = rank, rank + 1
     loops = rank + 2
     elem = _elem(signal)
-    m = e.constant(matrix.astype(numpy_dtype(elem)))
+    m = e.constant(matrix.astype(np.float64))
     inputs = [signal, m]
     maps = [_map(loops, signal_read), _dims_map(loops, [*matrix_read, t, channel])]
     if window is not None:
@@ -68,13 +70,15 @@ def _contract(e: Emitter, signal: SSAValue, signal_read: list[AffineExpr], matri
     maps.append(_dims_map(loops, range(rank)))
 
     def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
-        term = b.mul(a[0], a[1])
+        term = b.mul(b.convert(a[0], f64), a[1])
         if window is not None:
-            term = b.mul(term, a[2])
+            term = b.mul(term, b.convert(a[2], f64))
         return [b.add(a[-1], term)]
 
-    return e.generic(inputs, [e.fill(0.0, out_shape, elem)], maps,
+    wide = e.generic(inputs, [e.fill(0.0, out_shape, f64)], maps,
                      [PARALLEL] * rank + [REDUCTION] * 2, body)[0]  # fmt: skip
+    return wide if elem == f64 else e.parallel([wide], out_shape, elem,
+                                               lambda b, a: b.convert(a[0], elem))  # fmt: skip
 
 
 def _scalar(op: GraphOp, name: str) -> int | None:

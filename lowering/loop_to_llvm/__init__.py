@@ -130,8 +130,20 @@ def _check_supported(module: ModuleOp) -> None:
 
 def convert_loop_to_llvm(module: ModuleOp) -> None:
     """Replace every `func.func` of `module` by an `llvm.func` (see the ABI above)."""
+    check_lowerable(module)
+    lower_functions(module)
+
+
+def check_lowerable(module: ModuleOp) -> None:
+    """One diagnostic for every op of `module` the pass cannot lower, and
+    for a call of a packed function."""
     _check_supported(module)
     abi.check_packed_not_called(module, PASS)
+
+
+def lower_functions(module: ModuleOp) -> None:
+    """`convert_loop_to_llvm` without its checks (`check_lowerable`), for
+    the functions of a module that a larger one has been checked with."""
     externals: dict[str, llvm.LLVMFunctionType] = {}
     body = module.body.block
     for fn in list(body.ops):
@@ -160,5 +172,7 @@ __all__ = [
     "PACKED_BUFFERS_ATTR",
     "PASS",
     "ConvertLoopToLLVMPass",
+    "check_lowerable",
     "convert_loop_to_llvm",
+    "lower_functions",
 ]

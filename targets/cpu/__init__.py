@@ -17,12 +17,14 @@ from typing import Any
 
 _HOMES = {
     "PTHREAD_LINK_ARGS": "aot", "CField": "aot", "CFunction": "aot", "CStruct": "aot",
-    "calls_thread_pool": "aot", "link_shared_library": "aot", "thread_pool_part": "aot",
+    "link_shared_library": "aot", "thread_pool_part": "aot",
     "write_c_header": "aot", "CNames": "c_names", "CodegenError": "errors", "JitModule": "jit",
     "to_llvmlite": "llvm_module", "LLVM_OPT_LEVEL": "machine",
     "host_cpu_description": "machine", "host_target_machine": "machine",
     "part_count": "module_parts", "split_module": "module_parts", "emit_object": "optimize",
-    "parse_ir": "optimize", "compile_parts": "parallel_codegen",
+    "parse_ir": "optimize",
+    "compile_parts": "parallel_codegen", "compile_streamed": "streamed_codegen",
+    "launches_parallel_loops": "streamed_codegen",
     "CompileTimes": "timing",
 }  # fmt: skip
 """Each exported name and the module of this package that defines it (not

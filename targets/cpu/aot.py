@@ -36,11 +36,6 @@ PTHREAD_LINK_ARGS = ("-lpthread",)
 the threads, as glibc 2.34 and later do; needed before)."""
 
 
-def calls_thread_pool(module: ir.Module) -> bool:
-    """Whether `module` launches parallel loops (declares `ember_parallel_for`)."""
-    return any(f.name == PARALLEL_FOR and not f.blocks for f in module.functions)
-
-
 def thread_pool_part(calls_pool: bool, triple: str, set_threads: str) -> str:
     """The library's thread pool as a part of its own (IR text), for parts
     that call `ember_parallel_for` (`calls_pool`): that entry hidden (the

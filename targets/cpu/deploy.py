@@ -67,7 +67,7 @@ from ember.targets.cpu.entry_check import (
     entry_check_source,
 )
 from ember.targets.cpu.generic import arena_formula, lower_generic
-from ember.targets.cpu.pipeline import fewer_collections, lower_to_llvm, make_entry
+from ember.targets.cpu.pipeline import fewer_collections, lower_to_loops, make_entry
 from ember.targets.target import writable_directory
 from ember.targets.versions import (
     Specialize,
@@ -179,34 +179,29 @@ def _output_directory(out_dir: str | Path, name: str) -> Path:
 
 def _object_code(modules: Sequence[ModuleOp], report: CompileReport, set_threads: str,
                  hidden: Sequence[str]) -> tuple[list[bytes], bool, str]:  # fmt: skip
-    """The lowered modules as objects for this CPU, in parts compiled on the
-    codegen workers as the JIT's are, the thread pool's last; `hidden`
-    names functions not to export. Returns the objects, whether the pool is
-    among them, and the target triple (each version's kernels are named
-    after its entry, so the parts of several never clash)."""
+    """The modules (from `lower_to_loops`, consumed) as objects for this CPU,
+    lowered and compiled part by part (`streamed_codegen.py`), the thread
+    pool's last; `hidden` names functions not to export. Returns the
+    objects, whether the pool is among them, and the target triple (each
+    version's kernels are named after its entry, so the parts of several
+    never clash)."""
     from ember.targets.cpu import (
         LLVM_OPT_LEVEL,
-        calls_thread_pool,
-        compile_parts,
+        compile_streamed,
         host_target_machine,
-        part_count,
-        split_module,
+        launches_parallel_loops,
         thread_pool_part,
-        to_llvmlite,
     )
 
-    with report.stage("llvm-object"):
-        triple = host_target_machine().triple
-        texts: list[str] = []
-        pool = False
-        for module in modules:
-            with fewer_collections():
-                llvm_module = to_llvmlite(module)
-                pool |= calls_thread_pool(llvm_module)
-                texts += split_module(llvm_module, part_count(llvm_module), hidden)
-        texts.append(thread_pool_part(pool, triple, set_threads))
-        objects = compile_parts(texts, LLVM_OPT_LEVEL)
-        return [part.code for part in objects], pool, triple
+    triple = host_target_machine().triple
+    pool = any(launches_parallel_loops(module) for module in modules)
+    objects = []
+    for index, module in enumerate(modules):
+        last = index == len(modules) - 1
+        extra = [thread_pool_part(pool, triple, set_threads)] if last else []
+        with fewer_collections():
+            objects += compile_streamed(module, report, LLVM_OPT_LEVEL, hidden, extra_parts=extra)
+    return [part.code for part in objects], pool, triple
 
 
 @dataclass
@@ -238,7 +233,7 @@ def _lower_versions(module: ModuleOp, name: str, specialize: Specialize,
         version = specialized(module, sizes)
         version_report = CompileReport()
         make_entry(entry_function(version), f"{name}_kernel_{index}")
-        weights = lower_to_llvm(version, version_report, options)
+        weights = lower_to_loops(version, version_report, options)
         add(version, weights, f"{name}_kernel_{index}", max(version_report.arena_bytes, 64), sizes)
     try:
         weights = lower_generic(module, f"{name}_kernel", report, options)
@@ -300,7 +295,7 @@ def deploy_module(
         modules, hidden = [v.module for v in lowered], [v.version.kernel for v in lowered]
     else:
         make_entry(func, names["function"])  # the header's struct is the packed buffers array
-        blob = lower_to_llvm(module, report, options)
+        blob = lower_to_loops(module, report, options)
         modules, hidden = [module], []
     object_code, pool, triple = _object_code(modules, report, names["set_threads"], hidden)
     set_threads = CFunction(names["set_threads"], [("int64_t", "threads")], (

@@ -180,14 +180,14 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
     """The generic version of a model with symbolic dims (see `GenericModel`)."""
     from ember.reference import entry_function
     from ember.targets.cpu.jit_entry_check import add_entry_check
-    from ember.targets.cpu.pipeline import jit_library
+    from ember.targets.cpu.pipeline import jit_streamed
 
     func = entry_function(module)
     ranges = model_ranges(func)
     inputs, outputs = symbolic_specs(func)
     weights = lower_generic(module, ENTRY_NAME, report, options)
     arena = arena_formula(report)
-    jit = jit_library(module, report, add_functions=lambda llvm_module: add_entry_check(
+    jit = jit_streamed(module, report, add_functions=lambda llvm_module: add_entry_check(
         llvm_module, ENTRY_NAME, [s.dims for s in inputs], [s.dims for s in outputs], ranges,
         arena))  # fmt: skip
     return GenericModel(EntryCheck(inputs, ranges), outputs, jit, weights, arena, report)
@@ -195,12 +195,13 @@ def compile_generic(module: ModuleOp, report: CompileReport, options: Options) -
 
 def lower_generic(module: ModuleOp, entry: str, report: CompileReport,
                   options: Options) -> np.ndarray:  # fmt: skip
-    """Lowers a model with symbolic dims to LLVM for every size, its entry
-    named `entry` (`f(buffers, dims, weights, arena)`), and returns the
-    weights; a model whose ops do not all lower with symbolic sizes yet is
-    an InputDependentError that says how to pin or specialise them."""
+    """Lowers a model with symbolic dims for every size to the loop level
+    (`pipeline.lower_to_loops`), its entry named `entry` (`f(buffers, dims,
+    weights, arena)`), and returns the weights; a model whose ops do not
+    all lower with symbolic sizes yet is an InputDependentError that says
+    how to pin or specialise them."""
     from ember.reference import entry_function
-    from ember.targets.cpu.pipeline import lower_to_llvm, make_entry
+    from ember.targets.cpu.pipeline import lower_to_loops, make_entry
 
     func = entry_function(module)
     first = first_symbolic(func)  # for the error below: lowering changes the types
@@ -208,7 +209,7 @@ def lower_generic(module: ModuleOp, entry: str, report: CompileReport,
     name, value_type = first
     make_entry(func, entry)
     try:
-        return lower_to_llvm(module, report, options)
+        return lower_to_loops(module, report, options)
     except CompileError as error:
         why = f"the generic version for every size is not there yet ({error})"
         raise dynamic_shape_error(func, name, value_type, why) from None

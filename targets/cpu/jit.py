@@ -58,26 +58,32 @@ class JitModule:
     codegen workers at once (`parallel_codegen.py`), their objects linked
     into one library (for the host CPU: no `target_machine` then). `times`
     records the seconds this thread spent per phase; `module` keeps the
-    optimised IR for inspection (None with parts).
+    optimised IR for inspection (None with parts). With no `source`,
+    `objects` compiled already (`streamed_codegen.py`) are linked.
+    `imported` names the functions the code calls outside itself (the
+    thread pool's launch, libm, ...).
     """
 
     def __init__(
         self,
-        source: str | ir.Module | llvm.ModuleRef,
+        source: str | ir.Module | llvm.ModuleRef | None = None,
         *,
         opt_level: int = LLVM_OPT_LEVEL,
         optimized: bool = False,
         target_machine: llvm.TargetMachine | None = None,
         parts: Sequence[str] = (),
+        objects: Sequence[PartObject] = (),
     ) -> None:
         self.times = CompileTimes()
         tm = target_machine or host_target_machine(opt_level)
         self.module: llvm.ModuleRef | None = None
-        if parts:
+        if source is None:  # compiled already (`streamed_codegen.py`): linked alone
+            pass
+        elif parts:
             if not isinstance(source, str) or target_machine is not None:
                 raise CodegenError("a module in parts is IR text, compiled for the host CPU")
             objects = compile_parts([source, *parts], opt_level,
-                                    lambda text: self._compile(self._parse(text, tm), tm, opt_level))  # fmt: skip
+                                    lambda text: compile_timed(text, opt_level, self.times))  # fmt: skip
         else:
             module = source if isinstance(source, llvm.ModuleRef) else self._parse(source, tm)
             self.module = module
@@ -92,16 +98,12 @@ class JitModule:
     def _compile(
         self, module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int | None
     ) -> PartObject:
-        """`module` optimised at `opt_level` (None: not at all) and emitted."""
-        if opt_level is not None:
-            self.times.optimize_s += optimize(module, tm, opt_level)
-        with self.times.measure("codegen"):
-            code = emit_object(module, tm)
-        return part_object(module, code)
+        return _optimized_object(module, tm, opt_level, self.times)
 
     def _link(self, objects: Sequence[PartObject]) -> Any:
         defined = {name for part in objects for name in (*part.exported, *part.shared)}
         declared = {name for part in objects for name in part.declared} - defined
+        self.imported = frozenset(declared)  # what the code calls outside itself
         if declared & {PARALLEL_FOR, TRACE_RECORD}:
             thread_pool()
         builder = llvm.JITLibraryBuilder()
@@ -132,6 +134,25 @@ class JitModule:
         func = prototype(self.address(name))
         func._ember_jit_module = self  # type: ignore[attr-defined]
         return func
+
+
+def compile_timed(text: str, opt_level: int, times: CompileTimes) -> PartObject:
+    """A part's IR text parsed, optimised at `opt_level` and emitted for this
+    CPU, as `parallel_codegen.compile_part` does, its seconds added to `times`."""
+    tm = host_target_machine(opt_level)
+    with times.measure("parse"):
+        module = parse_ir(text, tm)
+    return _optimized_object(module, tm, opt_level, times)
+
+
+def _optimized_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int | None,
+                      times: CompileTimes) -> PartObject:  # fmt: skip
+    """`module` optimised at `opt_level` (None: not at all) and emitted."""
+    if opt_level is not None:
+        times.optimize_s += optimize(module, tm, opt_level)
+    with times.measure("codegen"):
+        code = emit_object(module, tm)
+    return part_object(module, code)
 
 
 _pool_lock = threading.Lock()

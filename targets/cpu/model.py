@@ -106,7 +106,7 @@ def compile_module(
 ) -> CompiledModel | GenericModel:
     """Compiles graph IR (an imported model) for this CPU."""
     # Imported here: `import ember` need not load every lowering and LLVM.
-    from ember.targets.cpu.pipeline import jit_entry, lower_to_llvm, make_entry
+    from ember.targets.cpu.pipeline import jit_entry, lower_to_loops, make_entry
 
     report = report or CompileReport()
     func = entry_function(module)
@@ -118,7 +118,7 @@ def compile_module(
         resolve_static_control_flow(module)  # its results' shapes may depend on it
     inputs, outputs = model_specs(func)
     make_entry(func, ENTRY_NAME)
-    weights = lower_to_llvm(module, report, options)
+    weights = lower_to_loops(module, report, options)
     function = jit_entry(module, ENTRY_NAME, report)
     return CompiledModel(inputs, outputs, function, weights, report.arena_bytes, report)
 

@@ -102,6 +102,22 @@ def split_module(module: ir.Module, count: int, hidden: Collection[str] = ()) ->
             for names in parts if names]  # fmt: skip
 
 
+def standalone_part(module: ir.Module, hidden: Collection[str] = ()) -> str:
+    """The IR text of `module` as one part of a program whose other parts
+    call its kernels: every kernel it defines external and hidden, and so
+    are the functions `hidden` (`streamed_codegen.py` makes a model's parts
+    one at a time this way)."""
+    functions = [value for value in module.globals.values() if isinstance(value, ir.Function)]
+    defined = {function.name: function for function in functions if function.blocks}
+    kernels = {name for name, function in defined.items() if _is_kernel(function)}
+    for name in kernels:
+        defined[name].linkage = ""
+    texts = {name: str(function) for name, function in defined.items()}
+    for name in kernels | (set(hidden) & texts.keys()):
+        texts[name] = _hidden_definition(texts[name])
+    return _part_text(module, functions, texts, set(texts), {})
+
+
 def hide(text: str, names: Collection[str]) -> str:
     """IR text with the definitions of the (external) functions `names`
     given hidden visibility."""
@@ -171,4 +187,4 @@ def _part_text(module: ir.Module, functions: list[ir.Function], texts: dict[str,
     return "\n".join(lines)
 
 
-__all__ = ["MIN_PART_INSTRUCTIONS", "hide", "part_count", "split_module"]
+__all__ = ["MIN_PART_INSTRUCTIONS", "hide", "part_count", "split_module", "standalone_part"]

@@ -93,47 +93,95 @@ def compile_parts(
 ) -> list[PartObject]:
     """Each part compiled (`compile_part`, or `here` for those this thread
     takes), in the order of `texts`."""
-    compile_here = here or (lambda text: compile_part(text, opt_level))
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # the largest first
+    with PartCompiler(opt_level, here, workers=len(texts) - 1) as compiler:
+        for index in order:
+            compiler.submit(texts[index])
+        objects = compiler.finish()
     results: list[PartObject | None] = [None] * len(texts)
-    pending: queue.Queue[int] = queue.Queue()
-    for index in sorted(range(len(texts)), key=lambda i: -len(texts[i])):
-        pending.put(index)
+    for index, part in zip(order, objects):
+        results[index] = part
+    return [result for result in results if result is not None]
 
-    def take() -> int | None:
-        try:
-            return pending.get_nowait()
-        except queue.Empty:
-            return None
 
-    def serve(worker: _Worker) -> None:
-        while (index := take()) is not None:
+class PartCompiler:
+    """Compiles parts as they are made: `submit` queues a part, which a
+    codegen worker takes as soon as one is free, so LLVM works on the first
+    parts while this thread makes the next; `finish` compiles what is still
+    queued on this thread too and returns every part's object, in the order
+    they were submitted. Used as a context manager, which lets the workers go
+    (after their current part) however the block ends."""
+
+    def __init__(self, opt_level: int, here: Callable[[str], PartObject] | None = None,
+                 workers: int | None = None) -> None:  # fmt: skip
+        self.opt_level = opt_level
+        self.compile_here = here or (lambda text: compile_part(text, opt_level))
+        self.texts: list[str] = []
+        self.results: list[PartObject | None] = []
+        self.pending: queue.Queue[int | None] = queue.Queue()
+        count = worker_count() if workers is None else min(worker_count(), workers)
+        self.workers = _idle_workers(count)
+        self.helpers = [threading.Thread(target=self._serve, args=(worker,), daemon=True)
+                        for worker in self.workers]  # fmt: skip
+        for helper in self.helpers:
+            helper.start()
+
+    def submit(self, text: str) -> None:
+        self.texts.append(text)
+        self.results.append(None)
+        self.pending.put(len(self.texts) - 1)
+
+    def finish(self) -> list[PartObject]:
+        for _ in self.helpers:  # each worker stops when it takes one of these
+            self.pending.put(None)
+        while (index := self._take()) is not None:
+            self.results[index] = self.compile_here(self.texts[index])
+        self._release()
+        for index, result in enumerate(self.results):  # parts a failing worker gave back late
+            if result is None:
+                self.results[index] = self.compile_here(self.texts[index])
+        return [result for result in self.results if result is not None]
+
+    def __enter__(self) -> PartCompiler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        while self._take() is not None:  # the workers stop after their current part
+            pass
+        for _ in self.helpers:
+            self.pending.put(None)
+        self._release()
+
+    def _take(self) -> int | None:
+        """A queued part's index; None once none is left (a worker's stop mark
+        is put back for the worker it is for)."""
+        while True:
             try:
-                results[index] = worker.compile(texts[index], opt_level)
+                index = self.pending.get_nowait()
+            except queue.Empty:
+                return None
+            if index is not None:
+                return index
+            if any(helper.is_alive() for helper in self.helpers):
+                self.pending.put(None)
+                return None
+
+    def _serve(self, worker: _Worker) -> None:
+        while (index := self.pending.get()) is not None:
+            try:
+                self.results[index] = worker.compile(self.texts[index], self.opt_level)
             except _WorkerFailed:
                 _drop(worker)
-                pending.put(index)  # this thread compiles it
+                self.pending.put(index)  # another worker or this thread compiles it
                 return
 
-    workers = _idle_workers(min(worker_count(), len(texts) - 1))
-    helpers = [threading.Thread(target=serve, args=(worker,), daemon=True) for worker in workers]
-    for helper in helpers:
-        helper.start()
-    try:
-        while (index := take()) is not None:
-            results[index] = compile_here(texts[index])
-    except BaseException:
-        while take() is not None:  # the workers stop after their current part
-            pass
-        raise
-    finally:
-        for helper in helpers:
+    def _release(self) -> None:
+        for helper in self.helpers:
             helper.join()
-        for worker in workers:
-            worker.busy.release()
-    for index, result in enumerate(results):  # parts a failing worker gave back late
-        if result is None:
-            results[index] = compile_here(texts[index])
-    return [result for result in results if result is not None]
+        for worker in self.workers:
+            if worker.busy.locked():
+                worker.busy.release()
+        self.helpers, self.workers = [], []
 
 
 class _WorkerFailed(Exception):
@@ -257,6 +305,7 @@ def serve() -> None:
 
 __all__ = [
     "WORKERS_ENV",
+    "PartCompiler",
     "PartObject",
     "compile_part",
     "compile_parts",

@@ -75,14 +75,17 @@ from ember.targets.cpu.instrument_kernels import (
     PROFILE_OFFSET_ATTR,
     InstrumentKernelsPass,
 )
-from ember.targets.cpu.jit import JitModule
+from ember.targets.cpu.jit import JitModule, compile_timed
 from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.machine import LLVM_OPT_LEVEL
 from ember.targets.cpu.mark_noalias import MarkNoAliasPass
 from ember.targets.cpu.module_parts import part_count, split_module
-from ember.targets.cpu.parallel_codegen import start_workers
+from ember.targets.cpu.parallel_codegen import PartObject, start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
+from ember.targets.cpu.streamed_codegen import compile_streamed
+from ember.targets.cpu.timing import CompileTimes
 from ember.targets.stages import apply_passes, verifies_after, verify_stage
 
 VERIFIED_AFTER = ("graph", "tensor", "loop")
@@ -174,24 +177,41 @@ def lower_to_llvm(
     module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
 ) -> np.ndarray:
     """Runs the CPU pipeline on graph IR in place; returns the weights blob."""
+    return _lower(module, report, options, through="llvm")
+
+
+def lower_to_loops(
+    module: ModuleOp, report: CompileReport, options: Options = DEFAULT_OPTIONS
+) -> np.ndarray:
+    """Runs the CPU pipeline on graph IR in place up to the `llvm` stage,
+    which `jit_streamed` and `ember.deploy` run part by part
+    (`streamed_codegen.py`); returns the weights blob."""
+    return _lower(module, report, options, through="loop")
+
+
+def _lower(module: ModuleOp, report: CompileReport, options: Options, through: str) -> np.ndarray:
     if sum(1 for _ in module.walk()) >= WORKERS_FROM_OPS:
         start_workers()
     with fewer_collections():
-        return _run_passes(module, report, options)
+        return _run_passes(module, report, options, through)
 
 
-def _run_passes(module: ModuleOp, report: CompileReport, options: Options) -> np.ndarray:
+def _run_passes(module: ModuleOp, report: CompileReport, options: Options,
+                through: str) -> np.ndarray:  # fmt: skip
+    """The stages up to `through`, and the weights blob of the loop stage's IR."""
     blob: np.ndarray | None = None
     context = Context()
     for index, (stage, passes) in enumerate(groupby(cpu_passes(options), key=lambda pair: pair[0])):
+        if stage == "llvm":
+            blob = weights_blob(module)
+            _record_memory(module, report)
+            _record_profile(module, report)
+            if through != "llvm":
+                break
         with report.stage(stage):
             if index == 0:
                 with report.timed_pass("verify-input"):
                     verify_stage(module, f"before the {stage} stage")
-            if stage == "llvm":
-                blob = weights_blob(module)
-                _record_memory(module, report)
-                _record_profile(module, report)
             apply_passes(module, (p for _, p in passes), report, context)
             if stage in VERIFIED_AFTER and verifies_after(stage, GENERATED_STAGES):
                 with report.timed_pass(f"verify-{stage}"):
@@ -236,6 +256,26 @@ def make_entry(func: FuncOp, name: str) -> None:
     func.attributes[PACKED_BUFFERS_ATTR] = UnitAttr()
 
 
+def jit_streamed(module: ModuleOp, report: CompileReport,
+                 add_functions: Callable[[Any], None] | None = None) -> JitModule:  # fmt: skip
+    """A module from `lower_to_loops` (consumed) JIT-compiled for this CPU,
+    lowered to LLVM part by part while the codegen workers compile the
+    parts made (`streamed_codegen.py`); `add_functions` as `jit_library`'s."""
+    times = CompileTimes()
+
+    def here(text: str) -> PartObject:
+        return compile_timed(text, LLVM_OPT_LEVEL, times)
+
+    with fewer_collections():
+        objects = compile_streamed(module, report, LLVM_OPT_LEVEL, add_functions=add_functions,
+                                   here=here, last_stage="llvm-jit")  # fmt: skip
+    with report.stage("llvm-jit"), times.measure("link"):
+        jit = JitModule(objects=objects)
+    for phase in ("parse", "optimize", "codegen", "link"):
+        report.pass_seconds[f"llvm-{phase}"] = getattr(times, f"{phase}_s")
+    return jit
+
+
 def jit_library(module: ModuleOp, report: CompileReport,
                 add_functions: Callable[[Any], None] | None = None) -> JitModule:  # fmt: skip
     """A lowered module JIT-compiled for this CPU; `add_functions` may add
@@ -255,6 +295,7 @@ def jit_library(module: ModuleOp, report: CompileReport,
 
 
 def jit_entry(module: ModuleOp, name: str, report: CompileReport) -> Callable[..., None]:
-    """The entry function `name` of a lowered module, JIT-compiled for this
-    CPU, as a ctypes function of (buffers, weights, arena) pointers."""
-    return jit_library(module, report).function(name, None, [ctypes.c_void_p] * 3)
+    """The entry function `name` of a module from `lower_to_loops`,
+    JIT-compiled for this CPU, as a ctypes function of (buffers, weights,
+    arena) pointers."""
+    return jit_streamed(module, report).function(name, None, [ctypes.c_void_p] * 3)

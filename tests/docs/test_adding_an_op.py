@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -13,7 +14,14 @@ import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, DepthToSpaceOp, ops_tensor
+from ember.dialects.graph import (
+    IMPORTABLE_OPS,
+    OPS_BY_ONNX_TYPE,
+    BinarizerOp,
+    DepthToSpaceOp,
+    ops_ml,
+    ops_tensor,
+)
 from ember.errors import CompileError
 from ember.lowering.graph_to_tensor import data_movement
 from ember.reference.kernels import KERNELS
@@ -122,3 +130,21 @@ def test_step4_the_compiled_op_matches_onnxruntime(mode: str) -> None:
     (want,) = run_onnxruntime(model, {"x": x})
     (got,) = ember.compile(model)(x)
     np.testing.assert_array_equal(got, want)
+
+
+def _binarizer_row(source: str) -> str:
+    """The OpSpec call for Binarizer in `source`, as an AST dump."""
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "OpSpec"
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == "Binarizer"):  # fmt: skip
+            return ast.dump(node)
+    raise AssertionError("no Binarizer row")
+
+
+def test_other_domain_the_doc_row_is_the_tree_one() -> None:
+    """The Binarizer row the doc shows for an op of another domain is ops_ml's."""
+    match = re.search(r"```python\n(OpSpec\(\s*\"Binarizer\".*?)```", DOC.read_text(), re.DOTALL)
+    assert match, "the doc's Binarizer row is missing"
+    assert _binarizer_row(match.group(1)) == _binarizer_row(Path(ops_ml.__file__).read_text())
+    assert IMPORTABLE_OPS[("ai.onnx.ml", "Binarizer")] is BinarizerOp
+    assert "Binarizer" in KERNELS

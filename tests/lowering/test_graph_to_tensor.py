@@ -21,13 +21,15 @@ from xdsl.context import Context
 from xdsl.utils.exceptions import DiagnosticException
 
 import ember
-from ember.dialects.graph import OPS_BY_ONNX_TYPE, ConstantOp, FusedOp
+from ember.dialects.graph import IMPORTABLE_OPS, OPS_BY_TYPE, ConstantOp, FusedOp
+from ember.dialects.graph.spec import IMPORTED_DOMAINS
 from ember.dialects.loop import KernelOp
 from ember.lowering.graph_to_tensor import ConvertGraphToTensorPass, lowerable_op_types
 from ember.passes.graph.fold_constants import FoldConstantsPass
 from ember.passes.graph.infer_shapes import InferShapesPass
 from ember.passes.graph.optimize import graph_passes
 from ember.reference.tensor_level import run_tensor_module
+from tests.reference.test_domain_kernels import forest_input, random_forest
 from tests.support.models import (
     SLOW_IN_PASS_TESTS,
     light_model_params,
@@ -79,7 +81,8 @@ def single_node_model(
     op_type: str, inputs: list[Any], attrs: dict[str, Any], outputs: int, opset: int
 ) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """A one-node model: arrays are graph inputs, Const operands initializers,
-    None a missing optional input."""
+    None a missing optional input. An op of another ONNX domain (ai.onnx.ml)
+    is a node of that domain, in a model that imports only that domain."""
     names, graph_inputs, inits, feeds = [], [], [], {}
     for index, value in enumerate(inputs):
         name = f"in{index}"
@@ -96,7 +99,9 @@ def single_node_model(
     onnx_attrs = {k: numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
                   for k, v in attrs.items()}  # fmt: skip
     out_names = [f"out{i}" for i in range(outputs)]
-    node = helper.make_node(op_type, names, out_names, **onnx_attrs)
+    spec_domain = OPS_BY_TYPE[op_type].SPEC.domain if op_type in OPS_BY_TYPE else ""
+    domain = spec_domain if spec_domain in IMPORTED_DOMAINS else ""
+    node = helper.make_node(op_type, names, out_names, domain=domain, **onnx_attrs)
     graph = helper.make_graph(
         [node],
         op_type,
@@ -104,7 +109,9 @@ def single_node_model(
         [helper.make_empty_tensor_value_info(o) for o in out_names],
         inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    version = IMPORTED_DOMAINS[domain][1] if domain else opset
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(domain, version)],
+                              ir_version=10)  # fmt: skip
     return model, feeds
 
 
@@ -928,10 +935,63 @@ POSITION_CASES = [
                     np.array([0, 7], np.int32)], {"axis": 0}, id="float-indices-axis0"),
 ]  # fmt: skip
 
+
+def _binarizer_input() -> np.ndarray:
+    x = randn(3, 4, key="binarizer")
+    x.flat[:3] = [0.25, np.nan, -np.inf]  # at the threshold, NaN, -inf
+    return x
+
+
+ML_CASES = [
+    case("Binarizer", [_binarizer_input()], {"threshold": 0.25}),
+    case("Binarizer", [randn(2, 5).astype(np.float64)], id="f64"),
+    case("Binarizer", [ints(-4, 4, 3, 4, dtype=np.int64)], {"threshold": -1.5}, id="i64"),
+    case("Binarizer", [ints(-4, 4, 6)], {"threshold": 3e9}, id="i32-beyond-range"),
+    case("ArrayFeatureExtractor", [randn(3, 4), np.array([2, -1, 0], np.int64)]),
+    case("ArrayFeatureExtractor", [randn(5), np.array([[4, 1]], np.int64)], id="1d"),
+    case("ArrayFeatureExtractor", [ints(0, 9, 2, 3, 4, dtype=np.int64),
+                                   np.array([[3, 0], [1, 1]], np.int64)], id="3d-i64"),
+    case("TreeEnsemble", [forest_input(12, 3)], random_forest(3, 4, 3, 3, key="sum")),
+    case("TreeEnsemble", [forest_input(12, 2, np.float64)],
+         {**random_forest(3, 3, 2, 2, key="avg", splits_dtype=np.float64),
+          "aggregate_function": 0}, id="average-f64"),
+    *[case("TreeEnsemble", [forest_input(12, 2)],
+           {**random_forest(3, 3, 2, 3, key=name), "aggregate_function": number}, id=name)
+      for name, number in (("min", 2), ("max", 3))],
+]  # fmt: skip
+
+
+def _optimizer_inputs(count: int, groups: int, step: int, dtype: Any = F32) -> list[Any]:
+    """R, T, then `groups` groups of `count` tensors (sizes 1, 3, ...); the
+    last group (a squared-gradient state) non-negative."""
+    tensors = [randn(2 * i + 1, key=("opt", k, i)).astype(dtype)
+               for k in range(groups) for i in range(count)]  # fmt: skip
+    for i in range(count):
+        tensors[-count + i] = np.abs(tensors[-count + i])
+    return [np.array(0.1, dtype), np.array(step, np.int64), *tensors]
+
+
+TRAINING_CASES = [
+    case("Adagrad", _optimizer_inputs(1, 3, 3),
+         {"decay_factor": 0.1, "epsilon": 1e-5, "norm_coefficient": 0.001}, outputs=2),
+    case("Adagrad", _optimizer_inputs(2, 3, 0, np.float64), outputs=4, id="two-f64"),
+    case("Adam", _optimizer_inputs(2, 4, 5),
+         {"alpha": 0.95, "beta": 0.85, "epsilon": 0.01, "norm_coefficient": 0.001,
+          "norm_coefficient_post": 0.01}, outputs=6),
+    case("Adam", _optimizer_inputs(1, 4, 0), outputs=3, id="first-step"),
+    case("Momentum", _optimizer_inputs(2, 3, 2),
+         {"alpha": 0.95, "beta": 0.1, "mode": "standard", "norm_coefficient": 0.001},
+         outputs=4),
+    case("Momentum", _optimizer_inputs(1, 3, 0),
+         {"alpha": 0.95, "beta": 0.1, "mode": "nesterov", "norm_coefficient": 0.01},
+         outputs=2, id="nesterov-first-step"),
+]  # fmt: skip
+
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
              + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES + LOSS_CASES
-             + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES)  # fmt: skip
+             + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES + ML_CASES
+             + TRAINING_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -969,7 +1029,8 @@ def test_named_ops_agree_with_their_generic_form(
 def test_every_lowerable_op_is_tested() -> None:
     """(Ember's own layout ops are tested in test_graph_to_tensor_layout.py.)"""
     tested = {p.values[0] for p in ALL_CASES}
-    assert (lowerable_op_types() & set(OPS_BY_ONNX_TYPE)) - tested == set()
+    importable = {op_type for _, op_type in IMPORTABLE_OPS}
+    assert (lowerable_op_types() & importable) - tested == set()
 
 
 def test_opset17_model() -> None:
@@ -993,6 +1054,12 @@ def test_opset17_model() -> None:
 
 COMPILED_CASES = [
     *INDEXED_CASES,
+    *[p for p in ML_CASES if p.values[0] == "ArrayFeatureExtractor" and p.id != p.values[0]],
+    *[p for p in ML_CASES if p.id == "TreeEnsemble"],
+    # onnxruntime refuses negative indices and a NaN input to Binarizer; Ember reads
+    # them as ONNX's reference does (counted from the end; 0).
+    case("ArrayFeatureExtractor", [randn(3, 4), np.array([2, 3, 0], np.int64)], id="2d"),
+    case("Binarizer", [randn(3, 4, key="binarizer")], {"threshold": 0.25}, id="no-nan"),
     *LOSS_CASES,
     *[p for p in NEW_NN_CASES if p.values[0] == "MaxUnpool" and "output-shape" not in p.id],
     *[p for p in NEW_NN_CASES if p.values[0] == "Einsum"],

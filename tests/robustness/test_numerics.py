@@ -235,3 +235,70 @@ def test_run_time_gather_index_is_wrapped_then_clamped() -> None:
     (y,) = ember.compile(_gather_model(list(indices), constant=False))(x, indices)
     rows = np.clip(np.where(indices < 0, indices + 3, indices), 0, 2)
     np.testing.assert_array_equal(y, x[rows])
+
+
+# ------------------------------------------------------------ ai.onnx.ml
+
+
+def _ml_model(
+    node: onnx.NodeProto, inputs: dict[str, np.ndarray], out_shape: list[int]
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node], "numerics", [_info(n, a.dtype.type, list(a.shape)) for n, a in inputs.items()],
+        [_info("y", np.float32, out_shape)],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+
+
+def test_binarizer_of_nan_is_zero() -> None:
+    x = np.array([NAN, -np.inf, np.inf, 0.5, 0.25], np.float32)
+    node = helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", threshold=0.25)
+    y = _compiled_and_reference(_ml_model(node, {"x": x}, [5]), {"x": x})
+    np.testing.assert_array_equal(y, [0, 0, 1, 1, 0])
+
+
+def test_array_feature_extractor_index_is_wrapped_then_clamped() -> None:
+    """A negative index counts from the end once (the reference interpreter
+    agrees); compiled code clamps what is still outside."""
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    node = helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], domain="ai.onnx.ml")
+    indices = np.array([-1, 2, -4], np.int64)
+    y = _compiled_and_reference(_ml_model(node, {"x": x, "i": indices}, [2, 3]),
+                                {"x": x, "i": indices})  # fmt: skip
+    np.testing.assert_array_equal(y, x[:, [3, 2, 0]])
+    beyond = np.array([7, -9], np.int64)
+    model = _ml_model(node, {"x": x, "i": beyond}, [2, 2])
+    (y,) = ember.compile(model).run({"x": x, "i": beyond})
+    np.testing.assert_array_equal(y, x[:, [3, 0]])
+
+
+def _forest_model(x: np.ndarray, aggregate: int, mode: int, split: float,
+                  members: list[float] | None) -> onnx.ModelProto:  # fmt: skip
+    """One split of feature 0: its true branch a leaf of target 0, its false
+    branch one of target 1 (of two targets, or three: the third no leaf names)."""
+    attrs: dict = {"aggregate_function": aggregate, "tree_roots": [0], "n_targets": 3,
+                   "nodes_featureids": [0], "nodes_truenodeids": [0], "nodes_falsenodeids": [1],
+                   "nodes_trueleafs": [1], "nodes_falseleafs": [1], "leaf_targetids": [0, 1]}  # fmt: skip
+    tensors = {"nodes_modes": np.array([mode], np.uint8),
+               "nodes_splits": np.array([split], np.float32),
+               "leaf_weights": np.array([2.0, -3.0], np.float32)}  # fmt: skip
+    if members is not None:
+        tensors["membership_values"] = np.array([*members, NAN], np.float32)
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml", **attrs,
+                            **{k: onnx.numpy_helper.from_array(v) for k, v in tensors.items()})  # fmt: skip
+    graph = helper.make_graph([node], "numerics", [_info("x", np.float32, list(x.shape))],
+                              [_info("y", np.float32, [x.shape[0], 3])])  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 5)])
+
+
+@pytest.mark.parametrize("aggregate", [2, 3])
+def test_tree_ensemble_min_max_of_no_leaf_is_zero(aggregate: int) -> None:
+    x = np.array([[0.0], [1.0]], np.float32)
+    y = _compiled_and_reference(_forest_model(x, aggregate, 0, 0.5, None), {"x": x})
+    np.testing.assert_array_equal(y, [[2, 0, 0], [0, -3, 0]])
+
+
+def test_tree_ensemble_member_is_compared_exactly() -> None:
+    x = np.array([[-1.5], [-1.0], [NAN]], np.float32)
+    y = _compiled_and_reference(_forest_model(x, 1, 6, NAN, [-1.0, 3.0]), {"x": x})
+    np.testing.assert_array_equal(y, [[0, -3, 0], [2, 0, 0], [0, -3, 0]])

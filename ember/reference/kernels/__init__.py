@@ -25,7 +25,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
 
 Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`,
 :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`, :mod:`.reduce`, :mod:`.quantize`,
-:mod:`.transformer`, :mod:`.loss`; :mod:`.layout` holds the kernels of Ember's own layout ops (domain
+:mod:`.transformer`, :mod:`.loss`, :mod:`.ml` (domain ``ai.onnx.ml``) and :mod:`.training`
+(domain ``ai.onnx.preview.training``); :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
 """
@@ -41,12 +42,14 @@ from . import (  # noqa: F401  (registers kernels)
     elementwise,
     layout,
     loss,
+    ml,
     nn,
     quantize,
     recurrent,
     reduce,
     signal,
     tensor,
+    training,
     transformer,
     vision,
 )
@@ -66,23 +69,26 @@ def _native(value: Any) -> Any:
     return value
 
 
-def onnx_schema(op_type: str, opset: int = 21) -> onnx.defs.OpSchema:
-    """The default-domain schema of ``op_type`` at ``opset``, or its newest one for an
-    op that ONNX added after ``opset`` (Attention, RMSNormalization, Swish, BitCast:
-    Ember models those as their newest opset defines them)."""
+def onnx_schema(op_type: str, opset: int = 21, domain: str = "") -> onnx.defs.OpSchema:
+    """The schema of ``op_type`` at ``opset``, or its newest one for an op that ONNX
+    added after ``opset`` (Attention, RMSNormalization, Swish, BitCast: Ember models
+    those as their newest opset defines them). ``domain`` "" is ai.onnx; an op of
+    another domain (ai.onnx.ml) is modelled by its newest schema, whatever ``opset``."""
+    if domain not in ("", "ai.onnx"):
+        return onnx.defs.get_schema(op_type, domain)
     try:
         return onnx.defs.get_schema(op_type, opset)
     except onnx.defs.SchemaError:
         return onnx.defs.get_schema(op_type)
 
 
-def schema_defaults(op_type: str, opset: int = 21) -> dict[str, Any]:
-    """Default attribute values of ``op_type`` in the default-domain schema at ``opset``
+def schema_defaults(op_type: str, opset: int = 21, domain: str = "") -> dict[str, Any]:
+    """Default attribute values of ``op_type`` in its schema at ``opset``
     (see :func:`onnx_schema`).
 
     Attributes without a schema default are left out.
     """
-    schema = onnx_schema(op_type, opset)
+    schema = onnx_schema(op_type, opset, domain)
     defaults: dict[str, Any] = {}
     for name, attr in schema.attributes.items():
         proto = attr.default_value

@@ -1,15 +1,17 @@
-"""A lowered model's LLVM module split into parts (module_parts.py) and the
-parts compiled on this thread and the codegen workers (parallel_codegen.py):
-each kernel is defined once, next to its parallel tasks; a split model runs
-exactly as the whole one, in the JIT and as a shared library; a part's object is the same wherever it was
-compiled; a worker that dies leaves its part to this thread."""
+"""A lowered model's LLVM module split into parts (module_parts.py), or
+lowered part by part (streamed_codegen.py), and the parts compiled on this
+thread and the codegen workers (parallel_codegen.py): each kernel is
+defined once, next to its parallel tasks; a model compiled in parts runs
+exactly as the whole one, in the JIT and as a shared library; a part's
+object is the same wherever it was compiled; a worker that dies leaves its
+part to this thread."""
 
 from __future__ import annotations
 
 import ctypes
 import re
 import subprocess
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +21,6 @@ import pytest
 from llvmlite import ir
 
 import ember
-from ember import targets
 from ember.deploy import compile_to_directory
 from ember.dialects.loop import aligned_zeros
 from ember.frontends.onnx import import_onnx
@@ -34,9 +35,11 @@ from ember.targets.cpu import (
     module_parts,
     parse_ir,
     pipeline,
+    streamed_codegen,
 )
 from ember.targets.cpu import parallel_codegen as codegen
 from ember.targets.cpu.llvm_module import to_llvmlite
+from ember.targets.cpu.model import ENTRY_NAME
 from ember.targets.cpu.module_parts import part_count, split_module
 from ember.targets.cpu.parallel_codegen import WORKERS_ENV, compile_part, compile_parts
 from tests.support.models import mlp, random_inputs
@@ -60,6 +63,19 @@ def _lowered(threads: int) -> ir.Module:
     pipeline.make_entry(entry_function(module), "ember_main")
     pipeline.lower_to_llvm(module, CompileReport(), replace(DEFAULT_OPTIONS, threads=threads))
     return to_llvmlite(module)
+
+
+def _record_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The IR text of every part handed to the codegen workers from now on."""
+    submitted: list[str] = []
+    submit = codegen.PartCompiler.submit
+
+    def recorded(compiler: codegen.PartCompiler, text: str) -> None:
+        submitted.append(text)
+        submit(compiler, text)
+
+    monkeypatch.setattr(codegen.PartCompiler, "submit", recorded)
+    return submitted
 
 
 def _definitions(text: str) -> dict[str, tuple[bool, bool]]:
@@ -114,17 +130,16 @@ def test_a_model_compiled_in_parts_runs_exactly_as_the_whole_one(
     monkeypatch.setenv(WORKERS_ENV, "0")
     whole = ember.compile(model, threads=threads).run(inputs)
     monkeypatch.setenv(WORKERS_ENV, "1")
-    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
-    counts: list[int] = []
-
-    def counted(module: ir.Module, count: int) -> list[str]:
-        parts = split_module(module, count)
-        counts.append(len(parts))
-        return parts
-
-    monkeypatch.setattr(pipeline, "split_module", counted)
+    monkeypatch.setattr(streamed_codegen, "PART_OPS", 1)  # a part per kernel
+    submitted = _record_parts(monkeypatch)
     split = ember.compile(model, threads=threads).run(inputs)
-    assert counts and counts[0] > 2
+    assert len(submitted) > 2
+    definitions = [_definitions(part) for part in submitted]
+    defined = [name for d in definitions[1:] for name in d]
+    assert ENTRY_NAME in definitions[0] and len(defined) >= 3
+    for name in defined:  # once; a kernel external and hidden, a task internal
+        where = [d[name] for d in definitions if name in d]
+        assert where == [(False, True) if name.endswith("_task") else (True, False)], name
     for ours, theirs in zip(split, whole):
         np.testing.assert_array_equal(ours, theirs)
 
@@ -171,17 +186,10 @@ def test_a_library_compiled_in_parts_exports_its_api_alone_and_runs_as_the_jit(
     model = _model()
     inputs = random_inputs(model)
     (want,) = ember.compile(model, threads=2).run(inputs)
-    monkeypatch.setattr(module_parts, "MIN_PART_INSTRUCTIONS", 1)
-    counts: list[int] = []
-
-    def counted(module: ir.Module, count: int, hidden: Collection[str] = ()) -> list[str]:
-        parts = split_module(module, count, hidden)
-        counts.append(len(parts))
-        return parts
-
-    monkeypatch.setattr(targets.cpu, "split_module", counted)
+    monkeypatch.setattr(streamed_codegen, "PART_OPS", 1)
+    submitted = _record_parts(monkeypatch)
     deployed = compile_to_directory(model, tmp_path, "mlp", options=Options(threads=2))
-    assert counts and counts[0] > 2
+    assert len(submitted) > 3  # the entry's, a part per kernel, the thread pool's
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(deployed.library)],
                              capture_output=True, text=True, check=True).stdout  # fmt: skip
     exported = {line.split()[-1] for line in symbols.splitlines() if " T " in line}

@@ -23,7 +23,7 @@ from ember.compiler import compile_module
 from ember.context import make_context
 from ember.errors import CompileError, EmberError
 from ember.options import DEFAULT_OPTIONS, Options
-from ember.targets.cpu import pipeline
+from ember.targets.cpu import pipeline, streamed_codegen
 from ember.targets.cpu.pipeline import cpu_passes
 
 
@@ -140,7 +140,7 @@ def test_the_collector_thresholds_are_raised_while_lowering_and_restored_after_a
     before = gc.get_threshold()
     with pytest.raises(CompileError):
         compile_module(ember.import_onnx(_slice_model()))
-    assert seen == [pipeline.GC_THRESHOLDS]
+    assert seen and all(threshold == pipeline.GC_THRESHOLDS for threshold in seen)  # each part
     assert gc.get_threshold() == before
 
 
@@ -148,14 +148,14 @@ def test_the_collector_thresholds_are_raised_while_the_llvmlite_module_is_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen = []
-    to_llvmlite = pipeline.to_llvmlite
+    to_llvmlite = streamed_codegen.to_llvmlite
 
     def probed(module: ModuleOp) -> object:
         seen.append(gc.get_threshold())
         return to_llvmlite(module)
 
-    monkeypatch.setattr(pipeline, "to_llvmlite", probed)
+    monkeypatch.setattr(streamed_codegen, "to_llvmlite", probed)
     before = gc.get_threshold()
     compile_module(ember.import_onnx(_slice_model()))
-    assert seen == [pipeline.GC_THRESHOLDS]
+    assert seen and all(threshold == pipeline.GC_THRESHOLDS for threshold in seen)  # each part
     assert gc.get_threshold() == before
