@@ -26,6 +26,7 @@ PASSES: dict[str, str] = {
     "graph-layout": "ember.passes.graph.layout.LayoutPass",
     "graph-optimize": "ember.passes.graph.optimize.GraphOptimizePass",
     "graph-simplify": "ember.passes.graph.simplify.SimplifyPass",
+    "graph-unroll-control-flow": ("ember.passes.graph.unroll_control_flow.UnrollControlFlowPass"),
     "graph-widen-accumulators": "ember.passes.graph.widen_accumulators.WidenAccumulatorsPass",
     "convert-conv-to-winograd": "ember.lowering.graph_to_tensor.winograd.ConvertConvToWinogradPass",
     "convert-graph-to-tensor": "ember.lowering.graph_to_tensor.ConvertGraphToTensorPass",

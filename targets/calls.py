@@ -24,6 +24,7 @@ from ember.dialects.graph.dims import symbolic_shape
 from ember.dialects.graph.symbolic import Dim, symbols_of
 from ember.dialects.graph.types import DYNAMIC, UnsupportedTypeError, numpy_dtype
 from ember.errors import CompileError, EmberError, InputDependentError
+from ember.passes.graph.unroll_control_flow import remaining_control_flow
 
 
 class InputError(EmberError):
@@ -68,6 +69,11 @@ def _specs(func: FuncOp, names: Sequence[str], types: Sequence[Any]) -> list[Ten
         assert isinstance(value_type, TensorType)
         shape = tuple(value_type.get_shape())
         if DYNAMIC in shape:
+            control_flow = remaining_control_flow(func)
+            if control_flow is not None:  # the likelier cause, and the one to name
+                raise CompileError(
+                    f"{control_flow}: the CPU pipeline does not run control flow yet"
+                )
             raise dynamic_shape_error(
                 func, name, value_type, "the CPU pipeline needs static shapes so far"
             )

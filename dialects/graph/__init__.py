@@ -25,7 +25,9 @@ Each op is declared by an `OpSpec` row in one of the family modules:
   ONNX): LayoutTransform and Conv/MaxPool/AveragePool in NCHWc and NHWC
 
 `fused` adds the structural `graph.fused` (a group of ops that becomes one
-kernel) and its terminator `graph.yield`.
+kernel) and its terminator `graph.yield`; `control_flow` adds ONNX's
+If, Loop and Scan as `graph.if`, `graph.loop` and `graph.scan`, whose
+regions end in `graph.yield` too.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from ember.dialects.graph import (
     ops_vision,
 )
 from ember.dialects.graph.base import GraphOp, class_name_of
+from ember.dialects.graph.control_flow import IfOp, LoopOp, ScanOp
 from ember.dialects.graph.dims import DimsAttr, RangeAttr
 from ember.dialects.graph.fused import FusedOp, YieldOp
 from ember.dialects.graph.ops_elementwise import (
@@ -334,7 +337,7 @@ OPS_BY_ONNX_TYPE: dict[str, type[GraphOp]] = {
 }
 """The op class for each supported ONNX op type (what the importer may create)."""
 
-Graph = Dialect("graph", [*OPS, FusedOp, YieldOp], [DimsAttr, RangeAttr])
+Graph = Dialect("graph", [*OPS, FusedOp, YieldOp, IfOp, LoopOp, ScanOp], [DimsAttr, RangeAttr])
 
 __all__ = [
     "AdagradOp",
@@ -417,6 +420,9 @@ __all__ = [
     "FlattenOp",
     "FloorOp",
     "FusedOp",
+    "IfOp",
+    "LoopOp",
+    "ScanOp",
     "GatherElementsOp",
     "GatherNDOp",
     "GatherOp",

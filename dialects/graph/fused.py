@@ -40,6 +40,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from ember.dialects.graph.control_flow import IfOp, LoopOp, ScanOp
+
 
 @irdl_op_definition
 class FusedOp(IRDLOperation):
@@ -98,13 +100,14 @@ def verify_isolated_body(op: Operation, terminator_class: type[Operation]) -> No
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """The results of a `graph.fused` body."""
+    """The values a region of `graph.fused`, `graph.if`, `graph.loop` or
+    `graph.scan` passes on."""
 
     name = "graph.yield"
 
     values = var_operand_def()
 
-    traits = traits_def(IsTerminator(), HasParent(FusedOp), Pure())
+    traits = traits_def(IsTerminator(), HasParent(FusedOp, IfOp, LoopOp, ScanOp), Pure())
 
     assembly_format = "$values attr-dict `:` type($values)"
 

@@ -173,7 +173,8 @@ def squeeze(ctx: ShapeContext) -> list[TensorType]:
                 raise ShapeError(f"cannot squeeze dim {a} of size {data[a]}")
     else:
         if DYNAMIC in data:
-            raise ShapeError("squeezing every size-1 dim needs a static shape")
+            # The result's rank depends on sizes known only at run time.
+            raise UnknownValueError("squeezing every size-1 dim needs a static shape")
         axes = {i for i, d in enumerate(data) if d == 1}
     return result(ctx.element_type("data"), [d for i, d in enumerate(data) if i not in axes])
 

@@ -15,8 +15,9 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, SSAValue
 
-from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, YieldOp
+from ember.dialects.graph import ConstantOp, FusedOp, GraphOp, IfOp, LoopOp, ScanOp, YieldOp
 from ember.dialects.graph.types import DYNAMIC, array_from_dense, numpy_dtype, shape_of
+from ember.reference.control_flow import run_if, run_loop, run_scan
 from ember.reference.evaluate import InterpreterError, evaluate
 
 __all__ = ["InterpreterError", "entry_function", "input_names", "output_names", "run"]
@@ -111,6 +112,10 @@ def _run_block(block: Block, env: dict[SSAValue, np.ndarray]) -> list[np.ndarray
         elif isinstance(op, FusedOp):
             inner = dict(zip(op.block.args, (env[v] for v in op.inputs)))
             env.update(zip(op.results, _run_block(op.block, inner)))
+        elif isinstance(op, IfOp | LoopOp | ScanOp):
+            # Bodies read values from above: they run in (a copy of) `env`.
+            runner = {IfOp: run_if, LoopOp: run_loop, ScanOp: run_scan}[type(op)]
+            env.update(zip(op.results, runner(op, env, _run_block)))  # type: ignore[operator]
         else:
             raise InterpreterError(f"the reference interpreter cannot run '{op.name}'")
     raise InterpreterError("the entry function has no return")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import onnx
@@ -29,10 +29,18 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
 
-from ember.dialects.graph import IMPORTABLE_OPS, ConstantOp, GraphOp
+from ember.dialects.graph import IMPORTABLE_OPS, ConstantOp, GraphOp, IfOp, LoopOp, ScanOp, YieldOp
+from ember.dialects.graph.control_flow import (
+    MAX_BODY_TYPE_ROUNDS,
+    RankMismatch,
+    initial_arguments,
+    static_trip_count,
+    widened_arguments,
+)
 from ember.dialects.graph.dims import (
     SYMBOLS_ATTR,
     dim_from_name,
@@ -78,6 +86,9 @@ from ember.frontends.onnx.validate import check_names, node_label, validate
 from ember.reference.evaluate import propagate_value
 
 ONNX_NAME = "onnx.name"
+LoopT = TypeVar("LoopT", LoopOp, ScanOp)
+CONTROL_FLOW_OPS = ("If", "Loop", "Scan")
+"""ONNX ops with subgraphs, imported as region ops (`graph.if`, ...)."""
 TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
 """The node metadata where `torch.onnx.export` records the module path."""
 
@@ -167,6 +178,8 @@ def _attribute_values(node: onnx.NodeProto, where: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for attr in node.attribute:
         what = f"{where}: attribute '{attr.name}'"
+        if attr.type == onnx.AttributeProto.GRAPH and node.op_type in CONTROL_FLOW_OPS:
+            continue  # imported as a region
         if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
             raise UnsupportedModelError(f"{where}: subgraph attribute '{attr.name}'")
         try:
@@ -318,10 +331,11 @@ class OnnxImporter:
         another domain as `domain.Type`), after checking the opset of each
         other domain the nodes use."""
         unsupported: dict[str, list[str]] = {}
-        for index, node in enumerate(self.model.graph.node):
+        for index, node in _all_nodes(self.model.graph):
             domain = domain_of(node)
             if domain == ONNX_DOMAIN:
-                if node.op_type in REWRITTEN_OPS or op_class_of(node) is not None:
+                if (node.op_type in REWRITTEN_OPS or node.op_type in CONTROL_FLOW_OPS
+                        or op_class_of(node) is not None):  # fmt: skip
                     continue
                 op = node.op_type
             else:
@@ -364,8 +378,11 @@ class OnnxImporter:
             )
 
     def _used_names(self) -> set[str]:
-        used = {name for node in self.model.graph.node for name in node.input}
-        return used | {o.name for o in self.model.graph.output}
+        """Every name a node reads, in the graph or in any subgraph (a
+        subgraph reads values of the graphs around it), and the outputs."""
+        used = {name for _, node in _all_nodes(self.model.graph) for name in node.input}
+        used |= {o.name for g in _all_graphs(self.model.graph) for o in g.output}
+        return used
 
     # ----------------------------------------------------------------- types
     def _input_type(self, info: ValueInfoProto) -> TensorType:
@@ -461,6 +478,9 @@ class OnnxImporter:
     def _import_node(self, proto: onnx.NodeProto, index: int, used: set[str]) -> None:
         label = node_label(proto, index)
         self.location = name_location(source_name(proto, index))
+        if domain_of(proto) == ONNX_DOMAIN and proto.op_type in CONTROL_FLOW_OPS:
+            self._import_control_flow(proto, label, used)
+            return
         node = Node(proto.op_type, proto.name, list(proto.input),
                     self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
@@ -473,6 +493,191 @@ class OnnxImporter:
             self._constant(name, array)
         for canonical in upgraded.nodes:
             self._import_canonical(canonical, used)
+
+    # ---------------------------------------------------------- control flow
+    def _import_control_flow(self, proto: onnx.NodeProto, label: str, used: set[str]) -> None:
+        """If, Loop and Scan: their subgraphs become the regions of
+        `graph.if`, `graph.loop` and `graph.scan`."""
+        where = f"{self.where}: {label}"
+        graphs = {a.name: a.g for a in proto.attribute if a.type == onnx.AttributeProto.GRAPH}
+        attrs = _attribute_values(proto, where)
+        inputs = list(proto.input)
+        location = self.location
+        known = self._known_condition(inputs[0]) if proto.op_type == "If" else None
+        if known is not None:
+            taken = "then_branch" if known else "else_branch"
+            results = self._inline_branch(graphs[taken], where, used)
+        elif proto.op_type == "Scan" and self.opset < 9:
+            results = self._import_batched_scan(proto, where, attrs, graphs["body"], used)
+        else:
+            if proto.op_type == "If":
+                op: Operation = self._import_if(where, inputs, graphs, used)
+            elif proto.op_type == "Loop":
+                op = self._import_loop(where, inputs, graphs["body"], used)
+            else:
+                op = self._import_scan(where, inputs, attrs, graphs["body"], used)
+            op.location = location
+            self.builder.insert(op)
+            results = list(op.results)
+        self.location = location
+        if len(proto.output) > len(results):
+            raise InvalidModelError(
+                f"{where}: {len(proto.output)} outputs, but the subgraph gives {len(results)}"
+            )
+        for name, value in zip(proto.output, results):
+            if name:
+                value.name_hint = sanitize_name(name)
+                self.values[name] = value
+
+    def _import_batched_scan(self, proto: onnx.NodeProto, where: str, attrs: dict[str, Any],
+                             body: onnx.GraphProto, used: set[str]) -> list[SSAValue]:  # fmt: skip
+        """Scan-8, whose states and scan inputs carry a leading batch axis (the
+        sequence axis is 1), as one opset-9 Scan per batch entry, its
+        results stacked: a static batch size and no `sequence_lens` needed."""
+        lengths, *inputs = list(proto.input)
+        if lengths:
+            raise UnsupportedModelError(f"{where}: Scan-8 with sequence_lens is not supported")
+        batch = self._type_of(inputs[0]).get_shape()[0] if inputs else DYNAMIC
+        if batch == DYNAMIC:
+            raise InputDependentError(f"{where}: Scan-8 needs a static batch size")
+        count = int(attrs["num_scan_inputs"])
+        directions = {"scan_input_directions": attrs["directions"]} if "directions" in attrs else {}
+        location = self.location
+        per_entry: list[list[str]] = []
+        for entry in range(batch):
+            prefix = f"{proto.output[0]}__batch{entry}"
+            self._constant(f"{prefix}_index", np.array(entry, np.int64))
+            sliced = [f"{prefix}_in{i}" for i in range(len(inputs))]
+            for name, part in zip(inputs, sliced):
+                self._import_canonical(Node("Gather", "", [name, f"{prefix}_index"], [part],
+                                            {"axis": 0}, where), used)  # fmt: skip
+            attrs_9 = {"num_scan_inputs": count, **directions}
+            op = self._import_scan(where, sliced, attrs_9, body, used)
+            op.location = location
+            self.builder.insert(op)
+            names = [f"{prefix}_out{i}" for i in range(len(op.results))]
+            self.values.update(zip(names, op.results))
+            per_entry.append(names)
+        self._constant(f"{proto.output[0]}__batch_axis", np.array([0], np.int64))
+        results = []
+        for index, parts in enumerate(zip(*per_entry)):
+            stacked = [f"{part}_stacked" for part in parts]
+            for part, name in zip(parts, stacked):
+                self._import_canonical(Node("Unsqueeze", "", [part, f"{proto.output[0]}__batch_axis"],
+                                            [name], {}, where), used)  # fmt: skip
+            joined = f"{proto.output[0]}__batch_result{index}"
+            self._import_canonical(Node("Concat", "", stacked, [joined], {"axis": 0}, where), used)
+            results.append(self.values[joined])
+        return results
+
+    def _known_condition(self, name: str) -> bool | None:
+        value = self.known.get(self.values[name]) if name in self.values else None
+        return None if value is None or value.size != 1 else bool(value.reshape(-1)[0])
+
+    def _inline_branch(self, graph: onnx.GraphProto, where: str,
+                       used: set[str]) -> list[SSAValue]:  # fmt: skip
+        """The branch an If with a condition known at import takes, imported
+        in its place: the other branch may not even hold for these shapes
+        (AffineGrid's function picks its 2-D or 3-D branch from the rank)."""
+        outer_values = self.values
+        self.values = dict(outer_values)
+        try:
+            for tensor in graph.initializer:
+                self._constant(tensor.name, tensor_array(tensor, f"{where}: '{tensor.name}'"))
+            for index, proto in enumerate(graph.node):
+                self._import_node(proto, index, used)
+            return [self._value(o.name, f"{where}: subgraph output") for o in graph.output]
+        finally:
+            self.values = outer_values
+
+    def _import_subgraph(self, graph: onnx.GraphProto, arg_types: Sequence[Attribute],
+                         where: str, used: set[str]) -> Region:  # fmt: skip
+        """One block: `graph`'s inputs as its arguments (of `arg_types`), its
+        nodes, and a `graph.yield` of its outputs. Names of the enclosing
+        graphs stay visible: a subgraph uses them as values from above."""
+        if len(graph.input) != len(arg_types):
+            raise InvalidModelError(
+                f"{where}: subgraph '{graph.name}' takes {len(graph.input)} inputs, "
+                f"expected {len(arg_types)}"
+            )
+        block = Block(arg_types=arg_types)
+        outer_builder, outer_values = self.builder, self.values
+        self.builder = Builder(InsertPoint.at_end(block))
+        self.values = dict(outer_values)
+        try:
+            for arg, info in zip(block.args, graph.input):
+                arg.name_hint = sanitize_name(info.name)
+                self.values[info.name] = arg
+            for tensor in graph.initializer:
+                self._constant(tensor.name, tensor_array(tensor, f"{where}: '{tensor.name}'"))
+            for index, proto in enumerate(graph.node):
+                self._import_node(proto, index, used)
+            outputs = [self._value(o.name, f"{where}: subgraph output") for o in graph.output]
+            self.builder.insert(YieldOp(*outputs))
+        finally:
+            self.builder, self.values = outer_builder, outer_values
+        return Region(block)
+
+    def _import_if(self, where: str, inputs: list[str], graphs: dict[str, onnx.GraphProto],
+                   used: set[str]) -> IfOp:  # fmt: skip
+        cond = self._value(inputs[0], where)
+        then_branch = self._import_subgraph(graphs["then_branch"], [], where, used)
+        else_branch = self._import_subgraph(graphs["else_branch"], [], where, used)
+        probe = IfOp(cond, [], then_branch, else_branch)
+        try:
+            result_types = probe.infer_result_types()
+        except RankMismatch as error:
+            raise InputDependentError(
+                f"{where}: {error}: the condition, known only at run time, decides the rank"
+            ) from None
+        except VerifyException as error:
+            raise ModelShapeError(f"{where}: {error}") from None
+        finally:
+            regions = [probe.detach_region(0), probe.detach_region(0)]
+            probe.erase()
+        return IfOp(cond, result_types, *regions)
+
+    def _import_loop(self, where: str, inputs: list[str], body: onnx.GraphProto,
+                     used: set[str]) -> LoopOp:  # fmt: skip
+        trips = self._value(inputs[0], where) if inputs and inputs[0] else None
+        cond = self._value(inputs[1], where) if len(inputs) > 1 and inputs[1] else None
+        carried = [self._value(n, where) for n in inputs[2:]]
+        op = self._body_to_fixed_point(
+            where, body, lambda region: LoopOp(trips, cond, carried, [], region), used
+        )
+        result_types = op.infer_result_types(static_trip_count(op, self.known.get))
+        return LoopOp(trips, cond, carried, result_types, _taken_body(op))
+
+    def _import_scan(self, where: str, inputs: list[str], attrs: dict[str, Any],
+                     body: onnx.GraphProto, used: set[str]) -> ScanOp:  # fmt: skip
+        values = [self._value(n, where) for n in inputs if n]
+        count = int(attrs.pop("num_scan_inputs"))
+        axes = {k: [int(x) for x in v] for k, v in attrs.items()}
+        op = self._body_to_fixed_point(
+            where, body, lambda region: ScanOp(values, count, [], region, axes), used
+        )
+        return ScanOp(values, count, op.infer_result_types(), _taken_body(op), axes)
+
+    def _body_to_fixed_point(
+        self, where: str, body: onnx.GraphProto, build: Callable[[Region], LoopT], used: set[str]
+    ) -> LoopT:
+        """The op `build` makes of `body`, imported with each carried
+        argument's type widened to cover what the body yields for it until
+        the types settle."""
+        try:
+            probe = build(Region(Block()))
+            arg_types = initial_arguments(probe)
+            probe.erase()
+            for _ in range(MAX_BODY_TYPE_ROUNDS):
+                op = build(self._import_subgraph(body, arg_types, where, used))
+                widened = widened_arguments(op, arg_types)
+                if widened == arg_types:
+                    return op
+                op.erase()  # with its body, whose ops use values from above
+                arg_types = widened
+        except VerifyException as error:
+            raise ModelShapeError(f"{where}: {error}") from None
+        raise ModelShapeError(f"{where}: the carried values' types do not settle")
 
     @staticmethod
     def _read_outputs(proto: onnx.NodeProto, used: set[str]) -> list[str]:
@@ -618,6 +823,30 @@ class OnnxImporter:
             value = Rewriter.replace_value_with_new_type(value, refined)
             self.values[info.name] = value
         return value
+
+
+def _taken_body(op: Operation) -> Region:
+    """The body of `op`, an op built only to read its types: the op is
+    erased, so that it is not left among the users of its operands."""
+    body = op.detach_region(0)
+    op.erase()
+    return body
+
+
+def _all_graphs(graph: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """`graph` and every subgraph in it, at any depth."""
+    graphs = [graph]
+    for node in graph.node:
+        for attr in node.attribute:
+            subgraphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+            for subgraph in subgraphs:
+                graphs += _all_graphs(subgraph)
+    return graphs
+
+
+def _all_nodes(graph: onnx.GraphProto) -> list[tuple[int, onnx.NodeProto]]:
+    """Every node of `graph` and of its subgraphs, with its index in its graph."""
+    return [(i, node) for g in _all_graphs(graph) for i, node in enumerate(g.node)]
 
 
 __all__ = ["import_onnx", "sanitize_name"]

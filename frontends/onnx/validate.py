@@ -155,13 +155,36 @@ def check_with_onnx(model: ModelProto, where: str) -> None:
             raise InvalidModelError(
                 f"{where}: initializer '{tensor.name}': {_first_line(str(error))}"
             ) from None
-    for index, node in enumerate(model.graph.node):
+    _check_nodes(model.graph, context, scope, where)
+
+
+def _check_nodes(graph: onnx.GraphProto, context: object, scope: object, where: str) -> None:
+    """`onnx.checker.check_node` on each node of `graph`. The checker's
+    lexical scope cannot be given the enclosing graphs' names, which a
+    subgraph (of If, Loop, Scan) may read, so it would refuse every such
+    subgraph: a node with subgraphs is checked with empty ones in their
+    place (its inputs, attributes and their kinds), and its subgraphs' nodes
+    one by one."""
+    for index, node in enumerate(graph.node):
+        subgraphs = [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+        subgraphs += [g for a in node.attribute for g in a.graphs]
+        checked = node
+        if subgraphs:
+            checked = NodeProto()
+            checked.CopyFrom(node)
+            for attr in checked.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    attr.g.CopyFrom(onnx.GraphProto(name=attr.g.name))
+                for sub in attr.graphs:
+                    sub.CopyFrom(onnx.GraphProto(name=sub.name))
         try:
-            onnx.checker.check_node(node, context, scope)
+            onnx.checker.check_node(checked, context, scope)  # type: ignore[arg-type]
         except onnx.checker.ValidationError as error:
             raise InvalidModelError(
                 f"{where}: {node_label(node, index)}: {_first_line(str(error))}"
             ) from None
+        for subgraph in subgraphs:
+            _check_nodes(subgraph, context, scope, where)
 
 
 def validate(model: ModelProto, where: str) -> None:

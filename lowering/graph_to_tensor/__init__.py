@@ -176,6 +176,7 @@ from ember.lowering.graph_to_tensor.signal import SignalPattern
 from ember.lowering.graph_to_tensor.training import TrainingPattern
 from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
+from ember.passes.graph.unroll_control_flow import remaining_control_flow
 
 # -------------------------------------------------------------------- pass
 
@@ -256,11 +257,22 @@ def _undecided_hint(op: Operation) -> str:
             "may decide it)")  # fmt: skip
 
 
+def _check_no_control_flow(module: Operation) -> None:
+    """Control flow left after `graph-unroll-control-flow` is refused, naming
+    the first such op and its source node."""
+    problem = remaining_control_flow(module)
+    if problem is not None:
+        raise DiagnosticException(
+            f"{PASS_NAME}: {problem}: the CPU pipeline does not run control flow yet"
+        )
+
+
 def check_lowerable(module: Operation, unused: frozenset[Operation] = frozenset()) -> None:
     """Raises a DiagnosticException naming the first op with a dynamic shape, or
     listing every op that cannot be lowered, with the reasons (`unused` ops
     are not lowered). When the inputs alone are to blame (a dynamic shape,
     operands that must be constants) it is an `InputDependentDiagnostic`."""
+    _check_no_control_flow(module)
     problems: dict[str, list[str]] = {}
     for op in module.walk():
         if not isinstance(op, GraphOp) or isinstance(op, ConstantOp) or op in unused:

@@ -2,8 +2,8 @@
 
 | level | passes |
 |---|---|
-| 0 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-fold-constants`, `graph-widen-accumulators`, `dce` (what lowering needs) |
-| 1 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-simplify` (folding, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point), `graph-widen-accumulators` (half-precision models sum in f32: docs/types.md) |
+| 0 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-fold-constants`, `graph-unroll-control-flow`, `graph-widen-accumulators`, `dce` (what lowering needs) |
+| 1 | `graph-expand-qlinear`, `graph-infer-shapes`, `graph-simplify` (folding, static control flow unrolled, canonicalisation, BatchNorm folding, CSE, DCE to a fixed point), `graph-widen-accumulators` (half-precision models sum in f32: docs/types.md) |
 | 2 | level 1, then `graph-layout` (NHWC unless `layout` says otherwise; `none` keeps NCHW; a function whose conversions would cost too much stays NCHW) and `graph-simplify` again, then `graph-fuse` |
 
 `disabled` leaves passes out, by name (`graph-fuse`, `graph-layout`, or one
@@ -53,6 +53,7 @@ def graph_passes(
     from ember.passes.graph.fuse import FusePass
     from ember.passes.graph.infer_shapes import InferShapesPass
     from ember.passes.graph.simplify import SimplifyPass
+    from ember.passes.graph.unroll_control_flow import UnrollControlFlowPass
     from ember.passes.graph.widen_accumulators import WidenAccumulatorsPass
 
     if level not in OPT_LEVELS:
@@ -64,7 +65,8 @@ def graph_passes(
     expand: list[ModulePass] = [ExpandQLinearPass()] if expand_qlinear else []
     widen = WidenAccumulatorsPass()
     if level == 0:
-        return [*expand, InferShapesPass(), FoldConstantsPass(), widen, DeadCodeElimination()]
+        return [*expand, InferShapesPass(), FoldConstantsPass(), UnrollControlFlowPass(), widen,
+                DeadCodeElimination()]  # fmt: skip
     passes: list[ModulePass] = [*expand, InferShapesPass(), SimplifyPass(skip=disabled), widen]
     if level == 2:
         if layout != "none" and "graph-layout" not in disabled:

@@ -1,6 +1,7 @@
 """`graph-simplify`: the graph clean-up passes, repeated until nothing changes.
 
-One round runs `graph-fold-constants`, `graph-canonicalize`,
+One round runs `graph-fold-constants`, `graph-unroll-control-flow`
+(constant-condition Ifs inlined, static Scans and Loops unrolled), `graph-canonicalize`,
 `graph-fold-batchnorm`, `cse` and `dce` (a `cse` that gives the op it
 keeps the source names of the ops it drops: `ember.dialects.source_names`). Each can expose work for another
 (folding a Shape chain makes a Reshape canonicalisable; folding a
@@ -29,6 +30,7 @@ from ember.dialects.source_names import merged_location
 from ember.passes.graph.canonicalize import CanonicalizePass
 from ember.passes.graph.fold_batchnorm import FoldBatchNormPass
 from ember.passes.graph.fold_constants import FoldConstantsPass
+from ember.passes.graph.unroll_control_flow import UnrollControlFlowPass
 
 
 def fingerprint(module: ModuleOp) -> tuple[object, ...]:
@@ -59,7 +61,7 @@ class NamedCommonSubexpressionElimination(CommonSubexpressionElimination):
 
 
 def simplify_passes() -> list[ModulePass]:
-    return [FoldConstantsPass(), CanonicalizePass(), FoldBatchNormPass(),
+    return [FoldConstantsPass(), UnrollControlFlowPass(), CanonicalizePass(), FoldBatchNormPass(),
             NamedCommonSubexpressionElimination(), DeadCodeElimination()]  # fmt: skip
 
 

@@ -23,6 +23,10 @@ from xdsl.dialects.builtin import ModuleOp
 from ember.dialects.loop import ALIGNMENT, aligned_zeros
 from ember.errors import EmberError
 from ember.options import DEFAULT_OPTIONS, Options
+from ember.passes.graph.unroll_control_flow import (
+    remaining_control_flow,
+    resolve_static_control_flow,
+)
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import CheckedCalls, TensorSpec, has_symbols, model_specs
@@ -110,6 +114,8 @@ def compile_module(
         from ember.targets.cpu.generic import compile_generic
 
         return compile_generic(module, report, options)
+    if remaining_control_flow(func) is not None:
+        resolve_static_control_flow(module)  # its results' shapes may depend on it
     inputs, outputs = model_specs(func)
     make_entry(func, ENTRY_NAME)
     weights = lower_to_loops(module, report, options)

@@ -767,6 +767,8 @@ def test_pad_int() -> None:
         (np.array(0.5, F32), np.array(3.0, F32), np.array(0.3, F32)),
         (np.array(1.0, F32), np.array(-2.0, F32), np.array(-0.5, F32)),
         (np.array(5, np.int64), np.array(1, np.int64), np.array(2, np.int64)),
+        # one-element tensors read as scalars (AffineGrid's function splits its limits)
+        (np.array(0, np.int64), np.array([4], np.int64), np.array(1, np.int64)),
     ],
 )
 def test_range(args: tuple[np.ndarray, ...]) -> None:

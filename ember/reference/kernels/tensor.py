@@ -261,7 +261,9 @@ def pad(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 @register("Range")
 def range_(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    start, limit, delta = (np.asarray(v) for v in inputs[:3])
+    # One-element tensors are read as scalars, as onnxruntime and ONNX's
+    # reference do (AffineGrid's function takes the limits from a Split).
+    start, limit, delta = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])
     if start.dtype.kind in "iu":
         s, lim, d = int(start), int(limit), int(delta)
         n = max(-((s - lim) // d), 0)  # ceil((limit - start) / delta)
