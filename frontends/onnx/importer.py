@@ -66,6 +66,7 @@ from ember.dialects.graph.types import (
     dense_from_array,
     element_type_from_onnx,
     format_shape,
+    numpy_dtype,
     shape_of,
     tensor_type,
     type_size_problem,
@@ -173,13 +174,24 @@ def _decoded(value: bytes, what: str) -> str:
         raise InvalidModelError(f"{what}: {value!r} is not valid UTF-8") from None
 
 
+PREVIEW_DOMAIN = "ai.onnx.preview"
+
+
+def _is_flex_attention(node: onnx.NodeProto) -> bool:
+    """ai.onnx.preview's FlexAttention, which the importer expands (its
+    modifier subgraphs inlined)."""
+    return (node.domain, node.op_type) == (PREVIEW_DOMAIN, "FlexAttention")
+
+
 def _attribute_values(node: onnx.NodeProto, where: str) -> dict[str, Any]:
     """The node's attributes as Python values; `where` names the file and node."""
     values: dict[str, Any] = {}
     for attr in node.attribute:
         what = f"{where}: attribute '{attr.name}'"
-        if attr.type == onnx.AttributeProto.GRAPH and node.op_type in CONTROL_FLOW_OPS:
-            continue  # imported as a region
+        if attr.type == onnx.AttributeProto.GRAPH and (
+            node.op_type in CONTROL_FLOW_OPS or _is_flex_attention(node)
+        ):
+            continue  # imported as a region, or inlined
         if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
             raise UnsupportedModelError(f"{where}: subgraph attribute '{attr.name}'")
         try:
@@ -342,6 +354,8 @@ class OnnxImporter:
                 if op_class_of(node) is not None:
                     self._check_domain_op(node, index)
                     continue
+                if _is_flex_attention(node):
+                    continue  # its definition's ops, imported in its place
                 op = f"{node.domain}.{node.op_type}"
             unsupported.setdefault(op, []).append(node.name or f"#{index}")
         if unsupported:
@@ -481,6 +495,9 @@ class OnnxImporter:
         if domain_of(proto) == ONNX_DOMAIN and proto.op_type in CONTROL_FLOW_OPS:
             self._import_control_flow(proto, label, used)
             return
+        if _is_flex_attention(proto):
+            self._import_flex_attention(proto, f"{self.where}: {label}", used)
+            return
         node = Node(proto.op_type, proto.name, list(proto.input),
                     self._read_outputs(proto, used),
                     _attribute_values(proto, f"{self.where}: {label}"), label)  # fmt: skip
@@ -574,13 +591,21 @@ class OnnxImporter:
         value = self.known.get(self.values[name]) if name in self.values else None
         return None if value is None or value.size != 1 else bool(value.reshape(-1)[0])
 
-    def _inline_branch(self, graph: onnx.GraphProto, where: str,
-                       used: set[str]) -> list[SSAValue]:  # fmt: skip
+    def _inline_branch(self, graph: onnx.GraphProto, where: str, used: set[str],
+                       inputs: Sequence[SSAValue] = ()) -> list[SSAValue]:  # fmt: skip
         """The branch an If with a condition known at import takes, imported
         in its place: the other branch may not even hold for these shapes
-        (AffineGrid's function picks its 2-D or 3-D branch from the rank)."""
+        (AffineGrid's function picks its 2-D or 3-D branch from the rank).
+        `inputs` are the values of the subgraph's inputs (a FlexAttention
+        modifier's one tensor)."""
+        if len(graph.input) != len(inputs):
+            raise InvalidModelError(
+                f"{where}: subgraph '{graph.name}' takes {len(graph.input)} inputs, "
+                f"expected {len(inputs)}"
+            )
         outer_values = self.values
         self.values = dict(outer_values)
+        self.values.update((info.name, value) for info, value in zip(graph.input, inputs))
         try:
             for tensor in graph.initializer:
                 self._constant(tensor.name, tensor_array(tensor, f"{where}: '{tensor.name}'"))
@@ -589,6 +614,73 @@ class OnnxImporter:
             return [self._value(o.name, f"{where}: subgraph output") for o in graph.output]
         finally:
             self.values = outer_values
+
+    def _import_flex_attention(self, proto: onnx.NodeProto, where: str, used: set[str]) -> None:
+        """ai.onnx.preview's FlexAttention as the ops of its definition (as
+        onnx's reference computes it): Q and K each scaled by the square root
+        of `scale`, K and V heads repeated for grouped queries, the scores
+        in `softmax_precision` (f32 for half inputs), `score_mod` and
+        `prob_mod` inlined around the Softmax, the result in V's type."""
+        graphs = {a.name: a.g for a in proto.attribute if a.type == onnx.AttributeProto.GRAPH}
+        attrs = _attribute_values(proto, where)
+        q, k, v = list(proto.input[:3])
+        shapes = [self._type_of(name).get_shape() for name in (q, k, v)]
+        if any(len(shape) != 4 for shape in shapes):
+            raise ModelShapeError(f"{where}: FlexAttention takes rank-4 Q, K and V")
+        (_, heads, _, size), (_, kv_heads, _, _), _ = shapes
+        if DYNAMIC in (heads, kv_heads, size) or heads % kv_heads:
+            raise ModelShapeError(
+                f"{where}: FlexAttention needs static head counts, Q's a multiple of K's, "
+                f"and a static head size (got {heads}, {kv_heads} and {size})"
+            )
+        prefix = f"{proto.output[0]}__flex"
+        dtype = numpy_dtype(self._type_of(q).element_type)
+        half = dtype.itemsize < 4
+        precision = attrs.get("softmax_precision", onnx.TensorProto.FLOAT if half else
+                              helper.np_dtype_to_tensor_dtype(dtype))  # fmt: skip
+        scale = attrs.get("scale", 1.0 / np.sqrt(size))
+        self._constant(f"{prefix}_scale", np.array(np.sqrt(np.float32(scale)), dtype=dtype))
+
+        def node(op: str, inputs: list[str], name: str, **node_attrs: Any) -> str:
+            self._import_canonical(Node(op, "", inputs, [f"{prefix}_{name}"], node_attrs, where),
+                                   used)  # fmt: skip
+            return f"{prefix}_{name}"
+
+        def grouped(name: str, label: str) -> str:
+            if heads == kv_heads:
+                return name
+            last = self._type_of(name).get_shape()[3]
+            if last == DYNAMIC:
+                raise ModelShapeError(
+                    f"{where}: grouped FlexAttention needs a static {label} head size"
+                )
+            self._constant(f"{prefix}_{label}_axis", np.array([2], np.int64))
+            self._constant(f"{prefix}_{label}_repeat",
+                           np.array([1, 1, heads // kv_heads, 1, 1], np.int64))  # fmt: skip
+            wide = node("Unsqueeze", [name, f"{prefix}_{label}_axis"], f"{label}_wide")
+            repeated = node("Expand", [wide, f"{prefix}_{label}_repeat"], f"{label}_repeated")
+            self._constant(f"{prefix}_{label}_shape", np.array([0, heads, -1, last], np.int64))
+            return node("Reshape", [repeated, f"{prefix}_{label}_shape"], f"{label}_grouped")
+
+        def modified(name: str, label: str) -> str:
+            if label not in graphs:
+                return name
+            (result,) = self._inline_branch(graphs[label], where, used, [self.values[name]])
+            self.values[f"{prefix}_{label}"] = result
+            return f"{prefix}_{label}"
+
+        queries = node("Mul", [q, f"{prefix}_scale"], "q")
+        keys = node("Mul", [grouped(k, "k"), f"{prefix}_scale"], "k")
+        keys = node("Transpose", [keys], "kt", perm=[0, 1, 3, 2])
+        scores = node("MatMul", [queries, keys], "scores")
+        if helper.np_dtype_to_tensor_dtype(dtype) != precision:
+            scores = node("Cast", [scores], "scores_cast", to=precision)
+        probs = node("Softmax", [modified(scores, "score_mod")], "probs", axis=-1)
+        values = node("Cast", [grouped(v, "v")], "v_cast", to=precision)
+        output = node("MatMul", [modified(probs, "prob_mod"), values], "output")
+        to = helper.np_dtype_to_tensor_dtype(numpy_dtype(self._type_of(v).element_type))
+        self._import_canonical(Node("Cast", "", [output], [proto.output[0]], {"to": to}, where),
+                               used)  # fmt: skip
 
     def _import_subgraph(self, graph: onnx.GraphProto, arg_types: Sequence[Attribute],
                          where: str, used: set[str]) -> Region:  # fmt: skip
