@@ -27,8 +27,13 @@ from llvmlite import ir
 
 from ember.targets.cpu.errors import CodegenError
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL, host_target_machine, initialize
-from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
-from ember.targets.cpu.parallel_codegen import PartObject, compile_parts, part_object
+from ember.targets.cpu.optimize import parse_ir
+from ember.targets.cpu.parallel_codegen import (
+    PartObject,
+    compile_part,
+    compile_parts,
+    optimized_object,
+)
 from ember.targets.cpu.runtime import PARALLEL_FOR, TRACE_RECORD, runtime_module
 from ember.targets.cpu.timing import CompileTimes
 
@@ -83,7 +88,7 @@ class JitModule:
             if not isinstance(source, str) or target_machine is not None:
                 raise CodegenError("a module in parts is IR text, compiled for the host CPU")
             objects = compile_parts([source, *parts], opt_level,
-                                    lambda text: compile_timed(text, opt_level, self.times))  # fmt: skip
+                                    lambda text: compile_part(text, opt_level, self.times))  # fmt: skip
         else:
             module = source if isinstance(source, llvm.ModuleRef) else self._parse(source, tm)
             self.module = module
@@ -98,7 +103,7 @@ class JitModule:
     def _compile(
         self, module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int | None
     ) -> PartObject:
-        return _optimized_object(module, tm, opt_level, self.times)
+        return optimized_object(module, tm, opt_level, self.times)
 
     def _link(self, objects: Sequence[PartObject]) -> Any:
         defined = {name for part in objects for name in (*part.exported, *part.shared)}
@@ -134,25 +139,6 @@ class JitModule:
         func = prototype(self.address(name))
         func._ember_jit_module = self  # type: ignore[attr-defined]
         return func
-
-
-def compile_timed(text: str, opt_level: int, times: CompileTimes) -> PartObject:
-    """A part's IR text parsed, optimised at `opt_level` and emitted for this
-    CPU, as `parallel_codegen.compile_part` does, its seconds added to `times`."""
-    tm = host_target_machine(opt_level)
-    with times.measure("parse"):
-        module = parse_ir(text, tm)
-    return _optimized_object(module, tm, opt_level, times)
-
-
-def _optimized_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int | None,
-                      times: CompileTimes) -> PartObject:  # fmt: skip
-    """`module` optimised at `opt_level` (None: not at all) and emitted."""
-    if opt_level is not None:
-        times.optimize_s += optimize(module, tm, opt_level)
-    with times.measure("codegen"):
-        code = emit_object(module, tm)
-    return part_object(module, code)
 
 
 _pool_lock = threading.Lock()

@@ -40,6 +40,7 @@ import llvmlite.binding as llvm
 from ember.options import available_cores
 from ember.targets.cpu.machine import host_target_machine
 from ember.targets.cpu.optimize import emit_object, optimize, parse_ir
+from ember.targets.cpu.timing import CompileTimes
 
 WORKERS_ENV = "EMBER_CODEGEN_WORKERS"
 MAX_WORKERS = 7
@@ -71,13 +72,24 @@ def part_object(module: llvm.ModuleRef, code: bytes) -> PartObject:
     )
 
 
-def compile_part(text: str, opt_level: int) -> PartObject:
+def compile_part(text: str, opt_level: int, times: CompileTimes | None = None) -> PartObject:
     """Parses, optimises (LLVM's O`opt_level` pipeline) and emits one part
-    for the host CPU."""
+    for the host CPU, adding each phase's seconds to `times` if given."""
+    times = times or CompileTimes()
     machine = host_target_machine(opt_level)
-    module = parse_ir(text, machine)
-    optimize(module, machine, opt_level)
-    return part_object(module, emit_object(module, machine))
+    with times.measure("parse"):
+        module = parse_ir(text, machine)
+    return optimized_object(module, machine, opt_level, times)
+
+
+def optimized_object(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int | None,
+                     times: CompileTimes) -> PartObject:  # fmt: skip
+    """`module` optimised at `opt_level` (None: not at all) and emitted."""
+    if opt_level is not None:
+        times.optimize_s += optimize(module, machine, opt_level)
+    with times.measure("codegen"):
+        code = emit_object(module, machine)
+    return part_object(module, code)
 
 
 def worker_count() -> int:
@@ -118,7 +130,7 @@ class PartCompiler:
         self.compile_here = here or (lambda text: compile_part(text, opt_level))
         self.texts: list[str] = []
         self.results: list[PartObject | None] = []
-        self.pending: queue.Queue[int | None] = queue.Queue()
+        self.pending: queue.Queue[int | None] = queue.Queue()  # None: a worker's stop mark
         count = worker_count() if workers is None else min(worker_count(), workers)
         self.workers = _idle_workers(count)
         self.helpers = [threading.Thread(target=self._serve, args=(worker,), daemon=True)
@@ -132,8 +144,6 @@ class PartCompiler:
         self.pending.put(len(self.texts) - 1)
 
     def finish(self) -> list[PartObject]:
-        for _ in self.helpers:  # each worker stops when it takes one of these
-            self.pending.put(None)
         while (index := self._take()) is not None:
             self.results[index] = self.compile_here(self.texts[index])
         self._release()
@@ -148,23 +158,14 @@ class PartCompiler:
     def __exit__(self, *exc: object) -> None:
         while self._take() is not None:  # the workers stop after their current part
             pass
-        for _ in self.helpers:
-            self.pending.put(None)
         self._release()
 
     def _take(self) -> int | None:
-        """A queued part's index; None once none is left (a worker's stop mark
-        is put back for the worker it is for)."""
-        while True:
-            try:
-                index = self.pending.get_nowait()
-            except queue.Empty:
-                return None
-            if index is not None:
-                return index
-            if any(helper.is_alive() for helper in self.helpers):
-                self.pending.put(None)
-                return None
+        """A queued part's index, or None once none is queued."""
+        try:
+            return self.pending.get_nowait()
+        except queue.Empty:
+            return None
 
     def _serve(self, worker: _Worker) -> None:
         while (index := self.pending.get()) is not None:
@@ -176,6 +177,9 @@ class PartCompiler:
                 return
 
     def _release(self) -> None:
+        """Stops the workers (each at the mark it takes next) and lets them go."""
+        for _ in self.helpers:
+            self.pending.put(None)
         for helper in self.helpers:
             helper.join()
         for worker in self.workers:
@@ -309,6 +313,7 @@ __all__ = [
     "PartObject",
     "compile_part",
     "compile_parts",
+    "optimized_object",
     "part_object",
     "start_workers",
     "worker_count",

@@ -75,12 +75,12 @@ from ember.targets.cpu.instrument_kernels import (
     PROFILE_OFFSET_ATTR,
     InstrumentKernelsPass,
 )
-from ember.targets.cpu.jit import JitModule, compile_timed
+from ember.targets.cpu.jit import JitModule
 from ember.targets.cpu.llvm_module import to_llvmlite
 from ember.targets.cpu.machine import LLVM_OPT_LEVEL
 from ember.targets.cpu.mark_noalias import MarkNoAliasPass
 from ember.targets.cpu.module_parts import part_count, split_module
-from ember.targets.cpu.parallel_codegen import PartObject, start_workers
+from ember.targets.cpu.parallel_codegen import PartObject, compile_part, start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
@@ -264,7 +264,7 @@ def jit_streamed(module: ModuleOp, report: CompileReport,
     times = CompileTimes()
 
     def here(text: str) -> PartObject:
-        return compile_timed(text, LLVM_OPT_LEVEL, times)
+        return compile_part(text, LLVM_OPT_LEVEL, times)
 
     with fewer_collections():
         objects = compile_streamed(module, report, LLVM_OPT_LEVEL, add_functions=add_functions,

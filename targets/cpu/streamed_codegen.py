@@ -121,19 +121,23 @@ def _parts(module: ModuleOp) -> Iterator[list[FuncOp]]:
     everything in one part where no worker would take any, or the module
     has fewer than `PART_OPS` ops (a worker then costs more than it saves)."""
     functions = [f for f in module.ops if isinstance(f, FuncOp) and not f.is_declaration]
-    if worker_count() == 0 or not _has_ops(functions, PART_OPS):
-        yield functions
-        return
-    launched: dict[str, list[FuncOp]] = {}
     by_name = {f.sym_name.data: f for f in functions}
+    sizes: dict[str, int] = {}
+    launched: dict[str, list[FuncOp]] = {}
     bodies: set[str] = set()
-    for function in functions:
-        for call in function.walk():
-            if isinstance(call, CallOp) and PARALLEL_THREADS_ATTR in call.attributes:
-                body = call.callee.string_value()
+    for function in functions:  # one walk each: its size and the bodies it launches
+        size = 0
+        for op in function.walk():
+            size += 1
+            if isinstance(op, CallOp) and PARALLEL_THREADS_ATTR in op.attributes:
+                body = op.callee.string_value()
                 if body in by_name and body not in bodies:
                     launched.setdefault(function.sym_name.data, []).append(by_name[body])
                     bodies.add(body)
+        sizes[function.sym_name.data] = size
+    if worker_count() == 0 or sum(sizes.values()) < PART_OPS:
+        yield functions
+        return
     yield [f for f in functions if KERNEL_ATTR not in f.attributes]
     part: list[FuncOp] = []
     size = 0
@@ -142,23 +146,12 @@ def _parts(module: ModuleOp) -> Iterator[list[FuncOp]]:
             continue
         for function in [kernel, *launched.get(kernel.sym_name.data, [])]:
             part.append(function)
-            size += sum(1 for _ in function.walk())
+            size += sizes[function.sym_name.data]
         if size >= PART_OPS:
             yield part
             part, size = [], 0
     if part:
         yield part
-
-
-def _has_ops(functions: list[FuncOp], count: int) -> bool:
-    """Whether `functions` have `count` ops or more (counting stops there)."""
-    seen = 0
-    for function in functions:
-        for _ in function.walk():
-            seen += 1
-            if seen >= count:
-                return True
-    return False
 
 
 def _declare_callees(part: ModuleOp, signatures: dict[str, FunctionType]) -> None:
