@@ -82,7 +82,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from ember.dialects.ember_linalg import generalize, indexing_maps, iterator_kinds
 from ember.dialects.source_names import describe_names, source_names
-from ember.errors import EmberError
+from ember.errors import EmberError, first_line
 
 PARALLEL = IteratorType.PARALLEL.value
 REDUCTION = IteratorType.REDUCTION.value
@@ -603,6 +603,28 @@ def schedule_of(op: Operation) -> ScheduleAttr | None:
     raise ScheduleError(f"{describe(op)}: '{SCHEDULE}' must be a #loop.schedule, got {attribute}")
 
 
+def parse_schedule(text: str) -> ScheduleAttr:
+    """A `#loop.schedule<...>`'s text as the attribute (a `ScheduleError`
+    if it is not one)."""
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from ember.dialects.loop import Loop
+
+    context = Context()
+    context.load_dialect(Builtin)
+    context.load_dialect(Loop)
+    try:
+        attribute = Parser(context, text).parse_attribute()
+    except (ParseError, VerifyException) as error:
+        raise ScheduleError(f"not a #loop.schedule: {text} ({first_line(error)})") from None
+    if not isinstance(attribute, ScheduleAttr):
+        raise ScheduleError(f"not a #loop.schedule: {text}")
+    return attribute
+
+
 def set_schedule(op: Operation, schedule: ScheduleAttr) -> None:
     """Attaches `schedule` to `op`, one of the `STRUCTURED_OPS`, after checking
     that it fits the op (`ScheduleError` if not)."""
@@ -679,6 +701,7 @@ __all__ = [
     "iteration_space",
     "op_schedule",
     "overlap_vectors",
+    "parse_schedule",
     "schedule_of",
     "set_schedule",
     "verify_schedule",

@@ -170,9 +170,22 @@ class CacheRequest:
             "threads": options.threads, "input_shapes": _plain(self.input_shapes),
             "dims": _plain(self.dims), "specialize": _plain(self.specialize),
             "extra": _plain(self.extra), "build": build_identity(),
+            "records": records_digest(options.records, options.threads),
         }  # fmt: skip
         text = json.dumps(material, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def records_digest(records: str, threads: int) -> str | None:
+    """A hash of the schedules a records file gives a compile at `threads`
+    threads (None without records): a new record changes the key."""
+    if not records:
+        return None
+    from ember.targets.tuning_records import Records
+
+    best = Records(records).best(threads)
+    chosen = sorted((key, record.schedule) for key, record in best.items())
+    return hashlib.sha256(json.dumps(chosen).encode()).hexdigest()
 
 
 def _plain(value: Any) -> Any:

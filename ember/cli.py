@@ -549,11 +549,15 @@ def _compile_for_run(target: Any, module: Any, sizes: dict[str, int], report: Co
 
 
 def _options(args: argparse.Namespace) -> Options:
+    from ember.targets.tuning_records import resolve_path
+
     layout = DEFAULT_LAYOUT if args.layout is None else args.layout
+    records = resolve_path(getattr(args, "records", False))
     return Options(opt_level=args.opt_level, layout=layout, disabled=tuple(args.disable_pass),
                    threads=resolve_threads(getattr(args, "threads", None)),
                    arch=getattr(args, "arch", Options.arch),
-                   emulate=getattr(args, "emulate", False))  # fmt: skip
+                   emulate=getattr(args, "emulate", False),
+                   records=str(records) if records is not None else "")  # fmt: skip
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -618,6 +622,18 @@ def _compile(args: argparse.Namespace) -> int:
     if args.html is not None:
         _write_html(args, report)
     return 0
+
+
+def _tune(args: argparse.Namespace) -> int:
+    """`ember tune MODEL`: its tasks listed or searched (`ember.tuning.command`)."""
+    from ember.frontends.onnx import import_onnx
+    from ember.targets.cpu.schedule.tasks import model_tasks
+    from ember.tuning.command import run_tune
+
+    module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+    options = Options(opt_level=args.opt_level, layout=args.layout or DEFAULT_LAYOUT,
+                      disabled=tuple(args.disable_pass), threads=args.threads)  # fmt: skip
+    return run_tune(args, model_tasks(module, options))
 
 
 def _explore(args: argparse.Namespace) -> int:
@@ -942,6 +958,7 @@ def build_parser() -> argparse.ArgumentParser:
     optimisation_flags(run_command)
     _threads_flag(run_command)
     _no_cache_flag(run_command)
+    _records_flag(run_command)
 
     compile_command = model_command(
         "compile", "compile ahead of time: .so, C header, weights", _compile
@@ -960,6 +977,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "end of its range; none: the generic version alone")  # fmt: skip
     optimisation_flags(compile_command)
     _threads_flag(compile_command, "; the library's NAME_set_threads changes it at run time")
+    _records_flag(compile_command)
     _html_flag(compile_command)
 
     bench_command = model_command("bench", "latency of Ember and onnxruntime side by side", _bench)
@@ -986,6 +1004,7 @@ def build_parser() -> argparse.ArgumentParser:
     _device_flags(bench_command, " (bench: times the emulator, not a GPU)")
     optimisation_flags(bench_command)
     _no_cache_flag(bench_command)
+    _records_flag(bench_command)
     _html_flag(bench_command, " (with --profile: the kernels' times and roofline)")
 
     explore_command = model_command(
@@ -1006,6 +1025,36 @@ def build_parser() -> argparse.ArgumentParser:
     optimisation_flags(explore_command)
     _threads_flag(explore_command)
 
+    tune_command = model_command(
+        "tune", "search schedules for the model's ops by measuring them (docs/tuning.md)", _tune
+    )
+    tune_command.add_argument("--list", action="store_true",
+                              help="print the model's tasks and what the records hold; measure "
+                                   "nothing")  # fmt: skip
+    tune_command.add_argument("--records", metavar="FILE", default=None,
+                              help="the tuning records to read and add to (default: "
+                                   "$EMBER_RECORDS, else the user's data directory)")  # fmt: skip
+    tune_command.add_argument("--trials", type=_positive, default=64,
+                              help="measurements per task at most (default 64)")  # fmt: skip
+    tune_command.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                              help="stop after this many seconds (default: when every task has "
+                                   "had its trials)")  # fmt: skip
+    tune_command.add_argument("--batch", type=_positive, default=8,
+                              help="candidates measured per round of a task (default 8)")  # fmt: skip
+    tune_command.add_argument("--threads", type=_thread_count, default=1,
+                              help="threads the model will run on (default 1)")  # fmt: skip
+    tune_command.add_argument("--seed", type=_non_negative, default=0,
+                              help="seed of the search's random choices")  # fmt: skip
+    where = tune_command.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                       help="measure on the workers of this Dask scheduler")  # fmt: skip
+    where.add_argument("--local-cluster", type=_positive, default=0, metavar="N",
+                       help="measure on a Dask LocalCluster of N worker processes here")  # fmt: skip
+    where.add_argument("--in-process", action="store_true",
+                       help="measure in this process (no worker process; a crash ends the "
+                            "search)")  # fmt: skip
+    optimisation_flags(tune_command)
+
     cache_command = commands.add_parser(
         "cache", help="the compile cache: info lists its entries, clear removes them"
     )
@@ -1024,6 +1073,13 @@ def _no_cache_flag(command: argparse.ArgumentParser) -> None:
     command.add_argument("--no-cache", action="store_true",
                          help="compile without the compile cache (neither load nor store; "
                               "EMBER_CACHE=0 does the same)")  # fmt: skip
+
+
+def _records_flag(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--records", metavar="FILE", default=None,
+                         help="apply the fastest schedules `ember tune` recorded in FILE "
+                              "(default: $EMBER_RECORDS or the user's records, where they "
+                              "exist; none: no records)")  # fmt: skip
 
 
 def _device_flags(command: argparse.ArgumentParser, emulated: str = "") -> None:

@@ -11,6 +11,7 @@ per size (`targets/versions.py`), each compiled by the target.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from ember.report import CompileReport, StageListener
 from ember.targets.calls import CheckedCalls, InputError, TensorSpec, has_symbols, model_specs
 from ember.targets.cpu.model import ENTRY_NAME, CompiledModel, compile_module
 from ember.targets.registry import keeps_compiled, target_named, target_names
+from ember.targets.tuning_records import resolve_path
 from ember.targets.versions import compile_versions
 
 TARGETS = target_names()
@@ -50,6 +52,7 @@ def compile(  # noqa: A001 - the public name the API promises
     arch: str = DEFAULT_OPTIONS.arch,
     emulate: bool = False,
     cache: bool | None = None,
+    records: str | os.PathLike[str] | bool | None = None,
 ) -> Any:
     """Compiles an ONNX model (path, bytes or ModelProto) for `target`; or a
     PyTorch one: `ember.compile(module, example_inputs)` (an `nn.Module`,
@@ -86,6 +89,10 @@ def compile(  # noqa: A001 - the public name the API promises
     stage `cache hit KEY`). `cache=False` compiles without it; the default,
     None, uses it unless `$EMBER_CACHE=0`. A model compiled with `profile`
     (or `trace`) is never cached.
+
+    `records` is a tuning records file (`ember tune`, docs/tuning.md) whose
+    fastest schedule per op the CPU target applies; None (the default) uses
+    `$EMBER_RECORDS` or the user's records where they exist, False none.
     """
     if not isinstance(target, str):  # ember.compile(module, example_inputs)
         if example_inputs is not None:
@@ -105,8 +112,10 @@ def compile(  # noqa: A001 - the public name the API promises
         raise EmberError(f"trace must be True or False, got {trace!r}")
     if not isinstance(emulate, bool):
         raise EmberError(f"emulate must be True or False, got {emulate!r}")
+    chosen_records = resolve_path(records)
     options = Options(opt_level, layout, tuple(disabled), profile=profile or trace, trace=trace,
-                      threads=threads, arch=arch, emulate=emulate)  # fmt: skip
+                      threads=threads, arch=arch, emulate=emulate,
+                      records=str(chosen_records) if chosen_records is not None else "")  # fmt: skip
     if is_torch_model(model) or is_pt2_path(model):
         with report.stage("import"):  # exported to ONNX
             model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)

@@ -28,7 +28,9 @@ class Options:
     (`ember.targets.cpu.trace`, `ember bench --trace`). For a GPU target, `arch` is the
     compute capability the PTX is for (`sm_90`) and `emulate` runs the
     `gpu`-level kernels on this CPU (every block and thread) instead of on
-    a GPU."""
+    a GPU. `records` is a tuning records file (`ember.targets.tuning_records`) whose
+    fastest schedules the CPU pipeline applies (`tensor-apply-records`);
+    empty: none."""
 
     opt_level: int = 2
     layout: str = DEFAULT_LAYOUT
@@ -38,6 +40,7 @@ class Options:
     threads: int = 1
     arch: str = "sm_90"
     emulate: bool = False
+    records: str = ""
 
 
 DEFAULT_OPTIONS = Options()

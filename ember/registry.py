@@ -31,6 +31,7 @@ PASSES: dict[str, str] = {
     "convert-conv-to-winograd": "ember.lowering.graph_to_tensor.winograd.ConvertConvToWinogradPass",
     "convert-graph-to-tensor": "ember.lowering.graph_to_tensor.ConvertGraphToTensorPass",
     "tensor-default-schedule": "ember.targets.cpu.schedule.default_schedule.DefaultSchedulePass",
+    "tensor-apply-records": "ember.targets.cpu.schedule.apply_records.ApplyRecordsPass",
     "gpu-default-schedule": "ember.targets.cuda.default_schedule.GpuDefaultSchedulePass",
     "convert-tensor-to-loop": "ember.lowering.tensor_to_loop.ConvertTensorToLoopPass",
     "convert-loop-to-llvm": "ember.lowering.loop_to_llvm.ConvertLoopToLLVMPass",

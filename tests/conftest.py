@@ -19,3 +19,4 @@ import os
 
 os.environ["EMBER_CACHE"] = "0"
 os.environ["EMBER_VERIFY"] = "all"
+os.environ["EMBER_RECORDS"] = "0"

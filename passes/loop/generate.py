@@ -1311,7 +1311,25 @@ def fused_epilogue(op: Operation, limit: int | None = None) -> Epilogue | None:
     apply before they store (`ember.passes.loop.epilogue`), or None."""
     if not writes_whole_output(op, filled=_preceding_fill(op) is not None):
         return None
-    return find_epilogue(op, lambda buffer: _Access(buffer).unit_stride_last(), limit)
+    return find_epilogue(op, _vector_readable, limit)
+
+
+def epilogue_chain(op: Operation) -> Epilogue | None:
+    """The generics after `op` that are an epilogue by their own shape (the
+    chain `fused_epilogue` takes once `op` runs as micro-kernels that write
+    its whole output), whatever `op`'s schedule: what a tuning task holds
+    with the op (`ember.targets.cpu.schedule.tasks`)."""
+    return find_epilogue(op, _vector_readable)
+
+
+def _vector_readable(buffer: SSAValue) -> bool:
+    """Whether a block can read `buffer` as vectors along its last dim."""
+    return _Access(buffer).unit_stride_last()
+
+
+def preceding_fill(op: Operation) -> linalg.FillOp | None:
+    """The `linalg.fill` just before `op` into its one output, if any."""
+    return _preceding_fill(op)
 
 
 def marked_epilogue(op: Operation, where: str) -> Epilogue | None:
@@ -1390,5 +1408,5 @@ class LoopGeneratePass(ModulePass):
         drop_unused_arguments(op, lambda values: _erase_unused(values, Rewriter.erase_op))
 
 
-__all__ = ["BodyEmitter", "LoopGeneratePass", "fused_epilogue", "generate_loops", "on_buffers", "outside_value",
-           "scalar_constant"]  # fmt: skip
+__all__ = ["BodyEmitter", "LoopGeneratePass", "epilogue_chain", "fused_epilogue", "generate_loops",
+           "on_buffers", "outside_value", "preceding_fill", "scalar_constant"]  # fmt: skip

@@ -7,6 +7,7 @@ grouped in stages that `CompileReport` times:
     tensor   [convert-conv-to-winograd at -O2,] convert-graph-to-tensor
                                                       (structured ops)
     loop     convert-tensor-to-loop (structured ops on buffers),
+             [tensor-apply-records with tuning records,]
              tensor-default-schedule (each op's schedule, visible in the IR),
              [loop-fuse-epilogues at -O2,] loop-generate (their loops,
              epilogues in the micro-kernels), [loop-fuse at -O2,]
@@ -83,6 +84,7 @@ from ember.targets.cpu.module_parts import part_count, split_module
 from ember.targets.cpu.parallel_codegen import PartObject, compile_part, start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
+from ember.targets.cpu.schedule.apply_records import ApplyRecordsPass
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 from ember.targets.cpu.streamed_codegen import compile_streamed
 from ember.targets.cpu.timing import CompileTimes
@@ -119,12 +121,14 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
 
     # One thread: no launches and no runtime at all, not launches of one thread.
     threads = [ParallelizePass(threads=options.threads)] if options.threads > 1 else []
+    tuned = [ApplyRecordsPass(options.records, options.threads)] if options.records else []
 
     return [
         *(("graph", p) for p in graph),
         *(("tensor", p) for p in at_level_2(ConvertConvToWinogradPass())),
         ("tensor", ConvertGraphToTensorPass()),
         ("loop", ConvertTensorToLoopPass()),
+        *(("loop", p) for p in tuned),
         ("loop", DefaultSchedulePass()),
         *(("loop", p) for p in at_level_2(FuseEpiloguesPass())),
         ("loop", OutlineKernelsPass()),  # equal kernels found before their loops are made
@@ -189,6 +193,19 @@ def lower_to_loops(
     return _lower(module, report, options, through="loop")
 
 
+def lower_from(module: ModuleOp, first: str, report: CompileReport,
+               options: Options = DEFAULT_OPTIONS) -> np.ndarray:  # fmt: skip
+    """Runs the CPU pipeline's passes from the one named `first` up to the
+    `llvm` stage, on a module that holds what the passes before it make (a
+    tuning harness, on buffers before its schedules: `ember.tuning.measure`);
+    returns the weights blob."""
+    names = [p.name for _, p in cpu_passes(options)]
+    if first not in names:
+        raise EmberError(f"the CPU pipeline has no pass {first}")
+    with fewer_collections():
+        return _run_passes(module, report, options, "loop", skip=names.index(first))
+
+
 def _lower(module: ModuleOp, report: CompileReport, options: Options, through: str) -> np.ndarray:
     if sum(1 for _ in module.walk()) >= WORKERS_FROM_OPS:
         start_workers()
@@ -197,11 +214,13 @@ def _lower(module: ModuleOp, report: CompileReport, options: Options, through: s
 
 
 def _run_passes(module: ModuleOp, report: CompileReport, options: Options,
-                through: str) -> np.ndarray:  # fmt: skip
-    """The stages up to `through`, and the weights blob of the loop stage's IR."""
+                through: str, skip: int = 0) -> np.ndarray:  # fmt: skip
+    """The stages up to `through` (leaving out the first `skip` passes), and
+    the weights blob of the loop stage's IR."""
     blob: np.ndarray | None = None
     context = Context()
-    for index, (stage, passes) in enumerate(groupby(cpu_passes(options), key=lambda pair: pair[0])):
+    chosen = cpu_passes(options)[skip:]
+    for index, (stage, passes) in enumerate(groupby(chosen, key=lambda pair: pair[0])):
         if stage == "llvm":
             blob = weights_blob(module)
             _record_memory(module, report)

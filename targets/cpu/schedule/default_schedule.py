@@ -332,22 +332,27 @@ class AttachDefaultSchedule(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StructuredOp, rewriter: PatternRewriter) -> None:
-        space = iteration_space(op)
         schedule = schedule_of(op)
         if schedule is not None:
-            verify_schedule(schedule, space, describe(op))
+            verify_schedule(schedule, iteration_space(op), describe(op))
             return
-        planned = planning_space(space)
-        run_time = {d for d, extent in enumerate(space.extents) if extent == DYNAMIC_INDEX}
-        schedule = contraction_schedule(op, planned, self.target, run_time)
-        if schedule is None:
-            schedule = default_schedule(planned)
-            if isinstance(op, linalg.GenericOp):
-                width = self.target.vector_width(32)
-                schedule = reduction_innermost(planned, schedule, width)
-                schedule = block_innermost(planned, schedule, width)
-        op.attributes[SCHEDULE] = fit_run_time_extents(schedule, space)
+        op.attributes[SCHEDULE] = default_for(op, self.target)
         rewriter.notify_op_modified(op)
+
+
+def default_for(op: StructuredOp, target: CpuTarget) -> ScheduleAttr:
+    """The default schedule of `op` on `target` (see the module docstring)."""
+    space = iteration_space(op)
+    planned = planning_space(space)
+    run_time = {d for d, extent in enumerate(space.extents) if extent == DYNAMIC_INDEX}
+    schedule = contraction_schedule(op, planned, target, run_time)
+    if schedule is None:
+        schedule = default_schedule(planned)
+        if isinstance(op, linalg.GenericOp):
+            width = target.vector_width(32)
+            schedule = reduction_innermost(planned, schedule, width)
+            schedule = block_innermost(planned, schedule, width)
+    return fit_run_time_extents(schedule, space)
 
 
 @dataclass(frozen=True)
@@ -368,4 +373,10 @@ class DefaultSchedulePass(ModulePass):
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["AttachDefaultSchedule", "DefaultSchedulePass", "block_shape", "contraction_schedule"]
+__all__ = [
+    "AttachDefaultSchedule",
+    "DefaultSchedulePass",
+    "block_shape",
+    "contraction_schedule",
+    "default_for",
+]

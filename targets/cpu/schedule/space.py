@@ -1,0 +1,218 @@
+"""The CPU's space of schedules for one structured op: what `ember tune` searches.
+
+A point of the space is a value for each of its *knobs*, each knob a short
+list of choices made from the op's iteration space and the CPU:
+
+- `order`: the default loop order (`default_loop_order`, or the
+  heuristics' reorder), and each order made from it by moving one dim
+  (outward or inward) to another place;
+- `tile{d}` for each dim d of extent 4 or more: untiled, or a power of two
+  (a multiple of the vector width along the output's innermost dim) below
+  its extent, and the default's tile;
+- `unroll` (1, 2, 4, 8) and `vector` (0 and the CPU's f32 width and half
+  of it) for ops that run as plain loops;
+- `micro`: for a contraction, no micro-kernel, or one over (m, n) with MR
+  rows by NR / W vectors, every (m, MR, NR / W) whose accumulators, the
+  vectors of a step and one broadcast fit the register file (the shapes
+  `block_shape` picks from), n the output's innermost dim;
+- `pack`: no packing, or the inputs the default packs, or every input
+  whose map is a projected permutation (with a tile of n, as the default
+  packs).
+
+`schedule(point)` builds the `#loop.schedule` of a point, or None where
+the fields do not make one the op can run (`verify_schedule` and the
+schedule's own checks are the filter): a point that is not a schedule is
+never compiled. The default schedule is a point of the space (`default`),
+so the search starts from it and can only add to it. Parallel dims are
+the default's: tuning runs at the threads the model is compiled for, and
+`loop-parallelize` splits the outermost parallel loops.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.ir.affine import AffineDimExpr
+
+from ember.dialects.schedule import (
+    PARALLEL,
+    IterationSpace,
+    MicroKernel,
+    ScheduleAttr,
+    ScheduleError,
+    is_projected_permutation,
+    micro_problem,
+    schedule_problem,
+    verify_schedule,
+)
+from ember.targets.cpu.schedule.cpu_target import CpuTarget
+from ember.targets.cpu.schedule.default_schedule import MAX_ROWS
+
+Point = Mapping[str, object]
+"""A value for each knob of a `ScheduleSpace`."""
+
+UNROLLS = (1, 2, 4, 8)
+MIN_TILED_EXTENT = 4
+"""Dims shorter than this are never tiled."""
+
+
+@dataclass(frozen=True)
+class ScheduleSpace:
+    """The schedules of one op on one CPU (see the module docstring)."""
+
+    space: IterationSpace
+    default_schedule: ScheduleAttr
+    knobs: Mapping[str, tuple[object, ...]]
+
+    @property
+    def default(self) -> dict[str, object]:
+        """The default schedule as a point."""
+        return point_of(self.default_schedule, self.space)
+
+    def size(self) -> int:
+        """How many points there are (most are not schedules)."""
+        total = 1
+        for choices in self.knobs.values():
+            total *= len(choices)
+        return total
+
+    def random_point(self, rng: random.Random) -> dict[str, object]:
+        return {name: rng.choice(choices) for name, choices in self.knobs.items()}
+
+    def mutate(self, point: Point, rng: random.Random) -> dict[str, object]:
+        """`point` with one knob that has a choice set to another value."""
+        changed = dict(point)
+        open_knobs = [name for name, choices in self.knobs.items() if len(choices) > 1]
+        if not open_knobs:
+            return changed
+        name = rng.choice(open_knobs)
+        others = [c for c in self.knobs[name] if c != point.get(name)]
+        changed[name] = rng.choice(others)
+        return changed
+
+    def schedule(self, point: Point) -> ScheduleAttr | None:
+        """The schedule of `point`, or None where it is not one the op can run."""
+        dims = len(self.space.extents)
+        order = list(point["order"])  # type: ignore[call-overload]
+        tiles = [int(point.get(f"tile{d}", 0)) for d in range(dims)]  # type: ignore[call-overload]
+        micro = point.get("micro")
+        pack = list(point.get("pack", ()))  # type: ignore[call-overload]
+        if micro:
+            m, n, rows, vectors, width = micro  # type: ignore[misc]
+            fields: dict[str, object] = {"unroll": 1, "vector": width,
+                                         "micro": [m, n, rows, vectors * width]}  # fmt: skip
+            if pack and not tiles[n]:
+                return None  # the panels are packed per tile of n
+        else:
+            fields = {"unroll": point.get("unroll", 1), "vector": point.get("vector", 0),
+                      "micro": []}  # fmt: skip
+        parallel = self.default_schedule.parallel_dims
+        problem = schedule_problem(order, tiles, parallel, fields["unroll"], fields["vector"],  # type: ignore[arg-type]
+                                   pack, fields["micro"])  # type: ignore[arg-type]  # fmt: skip
+        if problem is not None:
+            return None
+        schedule = ScheduleAttr(order, tiles=tiles, parallel=parallel, pack=pack, **fields)  # type: ignore[arg-type]
+        try:
+            verify_schedule(schedule, self.space, "a candidate")
+        except ScheduleError:
+            return None
+        return schedule
+
+
+def point_of(schedule: ScheduleAttr, space: IterationSpace) -> dict[str, object]:
+    """`schedule` as a point of the knobs `schedule_space` makes."""
+    point: dict[str, object] = {"order": tuple(schedule.loop_order)}
+    for d, tile in enumerate(schedule.tile_sizes):
+        if space.extents[d] >= MIN_TILED_EXTENT:
+            point[f"tile{d}"] = tile
+    micro = schedule.micro_kernel
+    point["micro"] = (
+        (micro.m, micro.n, micro.rows, micro.vectors, micro.width) if micro is not None else ()
+    )
+    point["pack"] = tuple(schedule.packed_operands)
+    if micro is None:
+        point["unroll"] = schedule.unroll_factor
+        point["vector"] = schedule.vector_width
+    return point
+
+
+def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarget,
+                   element_bits: int = 32) -> ScheduleSpace:  # fmt: skip
+    """The space of schedules of an op with iteration space `space` whose
+    default schedule on `target` is `default` (see the module docstring)."""
+    width = target.vector_width(element_bits)
+    knobs: dict[str, tuple[object, ...]] = {"order": _orders(default.loop_order)}
+    innermost = _innermost_output_dim(space)
+    for d, extent in enumerate(space.extents):
+        if extent >= MIN_TILED_EXTENT:
+            step = width if d == innermost and width else 1
+            knobs[f"tile{d}"] = _tiles(extent, step, default.tile_sizes[d])
+    micro = _micro_choices(space, target, width) if space.product is not None else []
+    default_micro = point_of(default, space)["micro"]
+    if micro or default_micro:
+        knobs["micro"] = _unique([default_micro, (), *micro])
+    if not micro or not default_micro:
+        knobs["unroll"] = UNROLLS
+        knobs["vector"] = _unique([default.vector_width, 0, width, width // 2])
+    packable = tuple(i for i in range(space.inputs) if is_projected_permutation(space.maps[i]))
+    knobs["pack"] = _unique([tuple(default.packed_operands), (), packable])
+    return ScheduleSpace(space, default, knobs)
+
+
+def _unique(values: Sequence[object]) -> tuple[object, ...]:
+    return tuple(dict.fromkeys(v for v in values if v is not None))
+
+
+def _orders(default: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The default order and every order that moves one of its dims elsewhere."""
+    orders = [tuple(default)]
+    for source, target in itertools.permutations(range(len(default)), 2):
+        moved = list(default)
+        moved.insert(target, moved.pop(source))
+        orders.append(tuple(moved))
+    return tuple(dict.fromkeys(orders))
+
+
+def _tiles(extent: int, step: int, default: int) -> tuple[int, ...]:
+    """Untiled, the default's tile, and powers of two (multiples of `step`)
+    below `extent`."""
+    sizes = [0, default]
+    size = max(step, 2)
+    while size < extent:
+        sizes.append(size)
+        size *= 2
+    return tuple(dict.fromkeys(sizes))
+
+
+def _innermost_output_dim(space: IterationSpace) -> int | None:
+    results = space.output_maps[0].results if space.output_maps else ()
+    last = results[-1] if results else None
+    return last.position if isinstance(last, AffineDimExpr) else None
+
+
+def _micro_choices(space: IterationSpace, target: CpuTarget,
+                   width: int) -> list[tuple[int, int, int, int, int]]:  # fmt: skip
+    """Every micro-kernel (m, n, MR, NR / W, W) the op and the register file allow."""
+    n = _innermost_output_dim(space)
+    if n is None or not width or not target.has_micro_kernels or space.extents[n] < width:
+        return []
+    output = space.output_maps[0].results
+    rows_dims = [e.position for e in output
+                 if isinstance(e, AffineDimExpr) and e.position != n
+                 and space.iterators[e.position] == PARALLEL and space.extents[e.position] > 1]  # fmt: skip
+    choices = []
+    most_vectors = min(4 if target.registers >= 32 else 2, space.extents[n] // width)
+    for m in rows_dims:
+        if micro_problem(space, MicroKernel(m, n, 1, width, width)) is not None:
+            continue
+        for vectors in range(1, most_vectors + 1):
+            most_rows = min(MAX_ROWS, (target.registers - vectors - 1) // vectors,
+                            space.extents[m])  # fmt: skip
+            choices += [(m, n, rows, vectors, width) for rows in range(1, most_rows + 1)]
+    return choices
+
+
+__all__ = ["Point", "ScheduleSpace", "point_of", "schedule_space"]

@@ -1,0 +1,223 @@
+"""The tuning database: every measured schedule, in one SQLite table.
+
+One row per measurement: the task's key (`ember.targets.cpu.schedule.tasks`), the
+schedule's text, the median seconds and spread (`ember.tuning.measure`),
+or the error that kept it from being timed, the threads it ran on, the
+Ember build that compiled it (`version`: Ember's version and LLVM's), the
+CPU that ran it (`cpu`: LLVM's name for it and a hash of its features), the date, and what the task is (op, extents, the model's
+node names) for people reading the table.
+
+A record counts only for the build and the CPU that made it: `best` looks
+at the rows of this process's `identity()`; rows of another CPU are
+ignored and rows of another Ember build are stale (`stale_count`: `ember
+tune` and the apply pass say how many they pass over). Each row is
+committed as it is added, in SQLite's WAL mode with a generous busy
+timeout, so several `ember tune` processes can write one file at once and
+a killed one loses at most the candidate it was measuring.
+
+Where: `--records FILE`, else `$EMBER_RECORDS`, else the user's data
+directory (`platformdirs.user_data_dir("ember")/records.sqlite`); a path
+of `none` (or `$EMBER_RECORDS=0`) turns records off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ember.errors import EmberError
+
+FILE_NAME = "records.sqlite"
+BUSY_TIMEOUT_S = 60.0
+"""How long a writer waits for another's transaction to end."""
+OFF = ("0", "none", "off", "no", "false")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL,
+    schedule TEXT NOT NULL,
+    is_default INTEGER NOT NULL,
+    seconds REAL,
+    spread REAL,
+    error TEXT NOT NULL,
+    threads INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    cpu TEXT NOT NULL,
+    date TEXT NOT NULL,
+    op TEXT NOT NULL,
+    extents TEXT NOT NULL,
+    names TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_by_task ON records (task, cpu, version);
+"""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Which build measured (`version`) and on which CPU (`cpu`)."""
+
+    version: str
+    cpu: str
+
+
+@functools.cache
+def identity() -> Identity:
+    """This process's build and CPU (see the module docstring)."""
+    import llvmlite.binding as llvm
+
+    from ember.targets.cpu.machine import initialize
+
+    initialize()
+    try:
+        ember = metadata.version("ember")
+    except metadata.PackageNotFoundError:
+        ember = "unknown"
+    llvm_version = ".".join(map(str, llvm.llvm_version_info))
+    features = ",".join(sorted(llvm.get_host_cpu_features().flatten().split(",")))
+    digest = hashlib.sha256(features.encode()).hexdigest()[:8]
+    return Identity(f"ember {ember}, llvm {llvm_version}", f"{llvm.get_host_cpu_name()}/{digest}")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measured schedule of a task (a row of the table)."""
+
+    task: str
+    schedule: str
+    is_default: bool
+    seconds: float | None
+    spread: float | None
+    error: str
+    threads: int
+    op: str = ""
+    extents: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+def default_path() -> Path | None:
+    """`$EMBER_RECORDS`, else the user's data directory's file; None where
+    records are turned off."""
+    given = os.environ.get("EMBER_RECORDS")
+    if given is not None:
+        return None if given.strip().lower() in OFF else Path(given).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ember")) / FILE_NAME
+
+
+def resolve_path(records: str | os.PathLike[str] | bool | None) -> Path | None:
+    """The records file a compile reads: `records` (a path; False or `none`:
+    none), or with None the default (`default_path`) where it exists."""
+    if records is False or (isinstance(records, str) and records.strip().lower() in OFF):
+        return None
+    if records is None or records is True:
+        path = default_path()
+        return path if path is not None and path.exists() else None
+    return Path(records).expanduser()
+
+
+class Records:
+    """The table in one SQLite file (created on first use)."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as connection:
+                connection.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise EmberError(f"{self.path}: not a tuning records file ({error})") from None
+        except OSError as error:
+            raise EmberError(f"{self.path}: cannot open the tuning records ({error})") from None
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)) as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+            with connection:  # one transaction: committed, or rolled back on an error
+                yield connection
+
+    def add(self, record: Record, who: Identity | None = None) -> None:
+        """Stores one measurement (committed at once)."""
+        who = who or identity()
+        row = (record.task, record.schedule, int(record.is_default), record.seconds,
+               record.spread, record.error, record.threads, who.version, who.cpu,
+               time.strftime("%Y-%m-%d %H:%M:%S"), record.op,
+               "x".join(map(str, record.extents)), ",".join(record.names))  # fmt: skip
+        with self._connect() as connection:
+            connection.execute(
+                "INSERT INTO records (task, schedule, is_default, seconds, spread, error, threads,"
+                " version, cpu, date, op, extents, names) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                row,
+            )
+
+    def of_task(self, task: str, who: Identity | None = None) -> list[Record]:
+        """The task's records of this build and CPU, oldest first."""
+        who = who or identity()
+        with self._connect() as connection:
+            rows = connection.execute(
+                "SELECT task, schedule, is_default, seconds, spread, error, threads, op, extents,"
+                " names FROM records WHERE task = ? AND cpu = ? AND version = ? ORDER BY id",
+                (task, who.cpu, who.version),
+            ).fetchall()
+        return [_record(row) for row in rows]
+
+    def best(self, threads: int, who: Identity | None = None) -> dict[str, Record]:
+        """Per task, the fastest schedule measured by this build on this CPU:
+        among those measured at `threads` threads where there are any, else
+        among all."""
+        who = who or identity()
+        with self._connect() as connection:
+            rows = connection.execute(
+                "SELECT task, schedule, is_default, seconds, spread, error, threads, op, extents,"
+                " names FROM records WHERE cpu = ? AND version = ? AND error = ''"
+                " AND seconds IS NOT NULL",
+                (who.cpu, who.version),
+            ).fetchall()
+        best: dict[str, Record] = {}
+        for record in map(_record, rows):
+            known = best.get(record.task)
+            if known is None or _better(record, known, threads):
+                best[record.task] = record
+        return best
+
+    def stale_count(self, who: Identity | None = None) -> int:
+        """Rows of this CPU made by another Ember build (ignored)."""
+        who = who or identity()
+        with self._connect() as connection:
+            (count,) = connection.execute(
+                "SELECT COUNT(*) FROM records WHERE cpu = ? AND version != ?",
+                (who.cpu, who.version),
+            ).fetchone()
+        return int(count)
+
+
+def _better(record: Record, known: Record, threads: int) -> bool:
+    """Whether `record` beats `known` for a compile at `threads` threads."""
+    mine, theirs = record.threads == threads, known.threads == threads
+    if mine != theirs:
+        return mine
+    assert record.seconds is not None and known.seconds is not None
+    return record.seconds < known.seconds
+
+
+def _record(row: tuple[object, ...]) -> Record:
+    task, schedule, is_default, seconds, spread, error, threads, op, extents, names = row
+    return Record(str(task), str(schedule), bool(is_default),
+                  None if seconds is None else float(seconds),  # type: ignore[arg-type]
+                  None if spread is None else float(spread),  # type: ignore[arg-type]
+                  str(error), int(threads), str(op),  # type: ignore[call-overload]
+                  tuple(int(e) for e in str(extents).split("x") if e),
+                  tuple(n for n in str(names).split(",") if n))  # fmt: skip
+
+
+__all__ = ["Identity", "Record", "Records", "default_path", "identity", "resolve_path"]
