@@ -25,17 +25,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 
 from ember.context import make_context
 from ember.dialects.graph.types import dense_from_array, numpy_dtype
 from ember.dialects.loop import ALIGNMENT, WeightOp, aligned_zeros
-from ember.dialects.schedule import SCHEDULE, STRUCTURED_OPS, parse_schedule, set_schedule
+from ember.dialects.schedule import STRUCTURED_OPS, StructuredOp, parse_schedule, set_schedule
 from ember.errors import EmberError
 from ember.options import Options
 from ember.report import CompileReport
+from ember.targets.cpu.schedule.cpu_target import HOST, cpu_target
+from ember.targets.cpu.schedule.default_schedule import default_for
 from ember.targets.cpu.schedule.tasks import HARNESS_ENTRY
 from ember.targets.tuning_records import identity
 
@@ -82,11 +84,11 @@ class Measurement:
         return not self.error
 
 
-def head_op(module: ModuleOp) -> object:
+def head_op(module: ModuleOp) -> StructuredOp:
     """The structured op a harness is the task of (its first, after the fill)."""
     for op in module.walk():
         if isinstance(op, STRUCTURED_OPS):
-            return op
+            return op  # type: ignore[return-value]
     raise EmberError("the harness holds no structured op")
 
 
@@ -98,8 +100,10 @@ class Harness:
 
         module = Parser(make_context(), harness).parse_module()
         head = head_op(module)
-        if schedule:
-            set_schedule(head, parse_schedule(schedule))  # type: ignore[arg-type]
+        chosen = parse_schedule(schedule) if schedule else default_for(head, cpu_target(HOST))
+        set_schedule(head, chosen)
+        self.schedule = str(chosen)
+        """The schedule that runs (the default's, where none was given)."""
         rng = np.random.default_rng(SEED)
         for op in module.walk():
             if isinstance(op, WeightOp):
@@ -110,12 +114,9 @@ class Harness:
         self.weights = lower_from(
             module, "tensor-default-schedule", report, Options(threads=threads)
         )
-        self.schedule = _chosen_schedule(module, head)
-        arena = function.attributes.get("loop.arena_bytes")
-        arena_bytes = arena.value.data if isinstance(arena, IntegerAttr) else 0
-        self.arena = aligned_zeros(max(arena_bytes, ALIGNMENT))
+        self.arena = aligned_zeros(max(report.arena_bytes, ALIGNMENT))
         self._function = jit_entry(module, HARNESS_ENTRY, report)
-        self.buffers = [b.copy() for b in self.inputs]
+        self.buffers = [_aligned(b) for b in self.inputs]
         self._pointers = (ctypes.c_void_p * max(1, len(self.buffers)))(
             *[b.ctypes.data for b in self.buffers]
         )
@@ -132,11 +133,6 @@ class Harness:
         return [b.copy() for b in self.buffers]
 
 
-def _chosen_schedule(module: ModuleOp, head: object) -> str:
-    schedule = getattr(head, "attributes", {}).get(SCHEDULE)
-    return str(schedule) if schedule is not None else ""
-
-
 def _random_value(op: WeightOp, rng: np.random.Generator) -> DenseIntOrFPElementsAttr:
     shaped = op.value.get_type()
     dtype = numpy_dtype(shaped.get_element_type())
@@ -146,11 +142,15 @@ def _random_value(op: WeightOp, rng: np.random.Generator) -> DenseIntOrFPElement
 def _random_buffer(memref_type: object, rng: np.random.Generator) -> np.ndarray:
     assert isinstance(memref_type, MemRefType)
     shape = tuple(memref_type.get_shape())
-    array = _random_array(shape, numpy_dtype(memref_type.element_type), rng)
-    buffer = aligned_zeros(max(array.nbytes, ALIGNMENT))[: array.nbytes].view(array.dtype)
-    buffer = buffer.reshape(shape)
-    buffer[...] = array
-    return buffer
+    return _aligned(_random_array(shape, numpy_dtype(memref_type.element_type), rng))
+
+
+def _aligned(array: np.ndarray) -> np.ndarray:
+    """A copy of `array` at an `ALIGNMENT`-aligned address (as the arena's buffers are)."""
+    raw = aligned_zeros(max(array.nbytes, ALIGNMENT))[: array.nbytes]
+    copy = raw.view(array.dtype).reshape(array.shape)
+    copy[...] = array
+    return copy
 
 
 def _random_array(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:

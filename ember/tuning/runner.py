@@ -25,7 +25,7 @@ function of picklable values).
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -108,8 +108,11 @@ class ProcessRunner:
 class DaskRunner:
     """Measures on a Dask cluster's workers (see the module docstring)."""
 
-    def __init__(self, address: str | None = None, workers: int = 2):
+    def __init__(self, address: str | None = None, workers: int = 2,
+                 function: Callable[[Candidate], Measurement] = measure):  # fmt: skip
+        self.function = function
         try:
+            import dask
             from dask.distributed import Client, LocalCluster
         except ImportError:
             raise EmberError(
@@ -120,6 +123,8 @@ class DaskRunner:
             if address:
                 self._client = Client(address, timeout="30s")
             else:
+                # A candidate that kills its worker fails at once, not on every worker in turn.
+                dask.config.set({"distributed.scheduler.allowed-failures": 0})
                 self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                              processes=True, dashboard_address=None)  # fmt: skip
                 self._client = Client(self._cluster)
@@ -129,7 +134,7 @@ class DaskRunner:
         self.description = f"Dask ({where})"
 
     def run(self, candidates: Sequence[Candidate]) -> list[Measurement]:
-        futures = [self._client.submit(measure, c, pure=False, retries=0) for c in candidates]
+        futures = [self._client.submit(self.function, c, pure=False) for c in candidates]
         results = []
         for candidate, future in zip(candidates, futures, strict=True):
             try:
