@@ -284,6 +284,7 @@ def _a_broken_schedule_gives_the_error_shown(run: Run) -> None:
     assert done.returncode == 1 and done.stderr.strip().endswith(message)
 
 
+@pytest.mark.slow  # every command of the page: 25 s
 def test_the_page_holds(run: Run) -> None:
     """Every check that reads what the page's commands printed, in one test:
     running them is the cost (tens of seconds), which separate tests would

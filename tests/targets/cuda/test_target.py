@@ -83,8 +83,9 @@ def _check_emulated(model: onnx.ModelProto) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "squeezenet" else n for n in MODELS]
-)  # the emulator runs SqueezeNet's every thread for 20 s: with the slow tests
+    "name", [n if n == "mlp" else pytest.param(n, marks=pytest.mark.slow) for n in MODELS]
+)  # the emulator runs every thread of the kernels (SqueezeNet's for 20 s, a transformer
+# layer's for 8 s): with the slow tests, but for the MLP
 def test_emulated_models_match_onnxruntime(name: str) -> None:
     _check_emulated(MODELS[name]())
 
@@ -365,7 +366,9 @@ def _inputs_at(model: onnx.ModelProto, size: int, seed: int) -> dict[str, np.nda
     return feeds
 
 
-@pytest.mark.parametrize("name", SYMBOLIC)
+@pytest.mark.parametrize(
+    "name", [n if n == "mlp_batch" else pytest.param(n, marks=pytest.mark.slow) for n in SYMBOLIC]
+)
 def test_symbolic_models_run_emulated_at_every_size(name: str) -> None:
     model = SYMBOLIC[name]()
     compiled = ember.compile(model, target="cuda", emulate=True)
