@@ -2,6 +2,7 @@
 
     python benchmarks/suite.py [-k resnet50,mlp] [--runs 10] [--threads 1,2] [--json out.json]
     python benchmarks/suite.py -k resnet50,transformer --dtype fp32,fp16,bf16
+    python benchmarks/suite.py -k squeezenet --threads 1 --records records.sqlite
 
 The models: every light model (random weights, seed 0), the MLP (batch
 64, 784-1024-1024-10), the BERT-base-like encoder layer and a GPT block
@@ -16,6 +17,11 @@ bandwidth, NumPy's sgemm at 1024^3) and Ember's own 1024^3 matmul as a share
 of NumPy's, all measured in the same run. `-k` keeps the models whose name
 contains one of its comma-separated words (a few minutes for a few models;
 all of them take long).
+
+`--records FILE` also times each model with the schedules `ember tune`
+recorded in FILE against the default schedules (both Ember, their runs
+alternating in rounds, in this run) and prints the ratio per model and its
+geometric mean (docs/tuning.md).
 
 `--dtype fp16,bf16` also runs each model converted to float16 or bfloat16
 (its float weights, inputs, outputs and Casts; `tests.support.models.to_half`):
@@ -46,7 +52,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Compile times here are the pipeline's, never a compile-cache hit's (ember/cache.py).
 os.environ.setdefault("EMBER_CACHE", "0")
 
-from ember.benchmarking import PeerError, benchmark_model, timed_calls  # noqa: E402
+from ember.benchmarking import (  # noqa: E402
+    ROUNDS,
+    PeerError,
+    benchmark_model,
+    round_blocks,
+    timed_calls,
+)
 from ember.compiler import compile as ember_compile  # noqa: E402
 from ember.machine_limits import measure_machine_limits  # noqa: E402
 from tests.support.models import (  # noqa: E402
@@ -96,6 +108,10 @@ class ModelRow:
     error_to_fp32: float | None = None
     """For a half-precision row: its outputs' largest difference from the
     float32 model's, relative to their largest magnitude."""
+    default_ms: dict[int, float] = field(default_factory=dict)
+    tuned_ms: dict[int, float] = field(default_factory=dict)
+    """With `--records`: Ember with the default schedules and with the
+    records' (timed alternately, in this run)."""
 
     def ratio(self, threads: int) -> float:
         return self.ember_ms[threads] / self.ort_ms.get(threads, math.nan)
@@ -192,7 +208,7 @@ def geomean(values: Sequence[float]) -> float:
 
 
 def run_suite(names: Sequence[str], threads: Sequence[int], runs: int,
-              dtypes: Sequence[str] = ("fp32",)) -> list[ModelRow]:  # fmt: skip
+              dtypes: Sequence[str] = ("fp32",), records: Path | None = None) -> list[ModelRow]:  # fmt: skip
     rows = []
     for name in names:
         model = MODELS[name]()
@@ -202,6 +218,8 @@ def run_suite(names: Sequence[str], threads: Sequence[int], runs: int,
             converted = to_half(model, DTYPES[dtype]) if half else model
             for count in threads:
                 _time_row(row, converted, count, runs)
+                if records is not None:
+                    _time_tuned(row, converted, count, runs, records)
             if half:
                 row.error_to_fp32 = error_to_fp32(model, converted, DTYPES[dtype])
             print(table([row], threads, half=list(dtypes) != ["fp32"])[1], flush=True)
@@ -224,6 +242,38 @@ def _time_row(row: ModelRow, model: onnx.ModelProto, threads: int, runs: int) ->
     row.compile_seconds = row.compile_seconds or result.compile_seconds
     row.ember_ms[threads], row.ort_ms[threads] = result.ember_ms, result.ort_ms
     row.max_abs_error = max(row.max_abs_error, result.max_abs_error)
+
+
+def _time_tuned(row: ModelRow, model: onnx.ModelProto, threads: int, runs: int,
+                records: Path) -> None:  # fmt: skip
+    """Ember with the default schedules and with `records`' (`ember tune`),
+    their runs alternating in rounds as `benchmark_model` alternates engines."""
+    default = ember_compile(model, threads=threads, records=False)
+    tuned = ember_compile(model, threads=threads, records=str(records))
+    inputs = list(random_inputs(model).values())
+    times: dict[str, list[float]] = {"default": [], "tuned": []}
+    for block in round_blocks(runs, ROUNDS):
+        for name, compiled in (("default", default), ("tuned", tuned)):
+            timed_calls(lambda c=compiled: c(*inputs), block, times[name], settle=True)
+    row.default_ms[threads] = 1000 * float(np.median(times["default"]))
+    row.tuned_ms[threads] = 1000 * float(np.median(times["tuned"]))
+
+
+def tuned_table(rows: Sequence[ModelRow], threads: Sequence[int]) -> list[str]:
+    """Per model, Ember's default and tuned times and their ratio (below 1:
+    the records' schedules are faster), then the ratios' geometric mean."""
+    columns = "".join(f" {'default@' + str(t):>10} {'tuned@' + str(t):>10} {'ratio@' + str(t):>8}"
+                      for t in threads)  # fmt: skip
+    lines = [f"{'model (tuning records)':<25}{columns}"]
+    for row in rows:
+        cells = "".join(f" {row.default_ms[t]:>10.2f} {row.tuned_ms[t]:>10.2f} "
+                        f"{row.tuned_ms[t] / row.default_ms[t]:>8.3f}" for t in threads)  # fmt: skip
+        lines.append(f"{row.name:<25}{cells}")
+    means = "  ".join(
+        f"@{t}: {geomean([r.tuned_ms[t] / r.default_ms[t] for r in rows]):.3f}" for t in threads
+    )
+    lines.append(f"geometric mean of tuned / default: {means}")
+    return lines
 
 
 def _median_ms(compiled: Callable[..., object], inputs: dict[str, np.ndarray], runs: int) -> float:
@@ -259,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
                              "to these (default fp32)")  # fmt: skip
     parser.add_argument("--matmul-size", type=int, default=1024,
                         help="size of Ember's matmul next to NumPy's sgemm (default 1024)")  # fmt: skip
+    parser.add_argument("--records", type=Path, default=None,
+                        help="also time each model with these tuning records' schedules "
+                             "(ember tune) against the default schedules, alternately")  # fmt: skip
     args = parser.parse_args(argv)
     names = selected(args.k)
     dtypes = [d for d in args.dtype.split(",") if d]
@@ -269,14 +322,19 @@ def main(argv: list[str] | None = None) -> int:
     lines, machine = header_lines(args.matmul_size)
     print("\n".join(lines), flush=True)
     print(table([], args.threads, half=dtypes != ["fp32"])[0], flush=True)
-    rows = run_suite(names, args.threads, args.runs, dtypes)
+    rows = run_suite(names, args.threads, args.runs, dtypes, args.records)
     print("\n".join(table(rows, args.threads, half=dtypes != ["fp32"])[1 + len(rows) :]))
+    if args.records is not None:
+        print("\n".join(tuned_table(rows, args.threads)))
     if args.json is not None:
         args.json.write_text(json.dumps({
             "machine": machine, "threads": args.threads,
             "models": [asdict(row) for row in rows],
             "geomean_ratio": {t: geomean([r.ratio(t) for r in rows if r.dtype == dtypes[0]])
                               for t in args.threads},
+            "geomean_tuned_over_default": {t: geomean([r.tuned_ms[t] / r.default_ms[t]
+                                                       for r in rows if r.tuned_ms])
+                                           for t in args.threads},
             "geomean_ratio_by_dtype": {d: {t: geomean([r.ratio(t) for r in rows if r.dtype == d])
                                            for t in args.threads} for d in dtypes},
         }, indent=2))  # fmt: skip

@@ -74,3 +74,32 @@ def test_thread_counts_are_checked() -> None:
     for text in ("0", "1,x", ""):
         with pytest.raises(Exception, match="thread counts|expected counts"):
             suite.thread_counts(text)
+
+
+def test_tuning_records_timed_against_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--records times the model with the records' schedules next to the
+    default's: a table of both and their ratio's geometric mean."""
+    from ember.frontends.onnx import import_onnx
+    from ember.options import Options
+    from ember.targets.cpu.schedule.tasks import model_tasks
+    from ember.targets.tuning_records import Records
+    from ember.tuning.runner import InProcessRunner
+    from ember.tuning.search import Settings, tune
+
+    model = lambda: mlp(batch=2, sizes=(16, 8, 4))  # noqa: E731
+    records = Records(tmp_path / "records.sqlite")
+    tune(model_tasks(import_onnx(model()), Options()), records, InProcessRunner(),
+         Settings(trials=2, batch=1))  # fmt: skip
+    monkeypatch.setattr(suite, "MODELS", {"tiny_mlp": model})
+    out = tmp_path / "suite.json"
+    code = suite.main(["--runs", "2", "--threads", "1", "--matmul-size", "32",
+                       "--records", str(records.path), "--json", str(out)])  # fmt: skip
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines.index(next(x for x in lines if x.startswith("model (tuning records)")))
+    assert lines[head].split()[-3:] == ["default@1", "tuned@1", "ratio@1"]
+    assert lines[head + 1].split()[0] == "tiny_mlp" and len(lines[head + 1].split()) == 4
+    assert lines[head + 2].startswith("geometric mean of tuned / default: @1: ")
+    assert json.loads(out.read_text())["geomean_tuned_over_default"]["1"] > 0
