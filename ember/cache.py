@@ -4,7 +4,8 @@
 target) look a model up here before compiling it. The key is a SHA-256 over
 the model's bytes, every option that changes the code (opt level, layout,
 disabled passes, threads, input shapes, dims, `specialize`, and for
-`ember run` the sizes a symbolic model was pinned to) and the build of
+`ember run` the sizes a symbolic model was pinned to; the schedules the
+tuning records give it: `records_digest`) and the build of
 `ember.load.build_identity` (Ember's version and source hash, llvmlite,
 LLVM, target triple, CPU name and features). An entry is what `ember
 compile` writes (library, header, weights, manifest with the checksums), so

@@ -78,3 +78,15 @@ def test_a_record_that_does_not_fit_names_the_op(tmp_path: Path, tasks: list[Tas
                        task.op_name, task.extents))  # fmt: skip
     with pytest.raises(ScheduleError, match=r"linalg.matmul .*does not fit"):
         ApplyRecordsPass(str(records.path)).apply(None, bufferized())  # type: ignore[arg-type]
+
+
+def test_a_new_record_changes_the_compile_cache_key(tmp_path: Path, tasks: list[Task]) -> None:
+    from ember.cache import records_digest
+
+    task = tasks[0]
+    records = Records(tmp_path / "r.sqlite")
+    assert records_digest("", 1) is None
+    records.add(Record(task.key, "#loop.schedule<order = [0, 1, 2]>", True, 2e-3, 0.0, "", 1))
+    before = records_digest(str(records.path), 1)
+    records.add(Record(task.key, "#loop.schedule<order = [1, 0, 2]>", False, 1e-3, 0.0, "", 1))
+    assert records_digest(str(records.path), 1) not in (before, None)
