@@ -85,11 +85,15 @@ class Progress:
 
 
 def print_results(states: list[TaskState], records: Records) -> None:
-    print(f"{'key':<20} {'ops':>3} {'default':>11} {'best':>11} {'speedup':>8} {'trials':>6}  task")
+    print(f"{'key':<20} {'ops':>3} {'default':>11} {'best':>11} {'spread':>6} {'speedup':>8} "
+          f"{'trials':>6}  task")  # fmt: skip
     for state in sorted(states, key=lambda s: -s.task.count * (s.default_seconds or 0.0)):
+        schedule, seconds = state.best
+        spread = f"{100 * state.spreads.get(schedule, 0.0):.0f}%" if math.isfinite(seconds) else "-"
         print(f"{state.task.key:<20} {state.task.count:>3} "
-              f"{format_seconds(state.default_seconds):>11} {format_seconds(state.best[1]):>11} "
-              f"{state.speedup:>7.2f}x {len(state.measured):>6}  {state.task.describe()}")  # fmt: skip
+              f"{format_seconds(state.default_seconds):>11} {format_seconds(seconds):>11} "
+              f"{spread:>6} {state.speedup:>7.2f}x {len(state.measured):>6}  "
+              f"{state.task.describe()}")  # fmt: skip
     from ember.tuning.search import summary
 
     total = summary(states)

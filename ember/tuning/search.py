@@ -76,8 +76,19 @@ class TaskState:
     iteration: IterationSpace
     measured: dict[str, float] = field(default_factory=dict)
     """Every schedule measured (this run or before): its seconds (inf: an error)."""
+    spreads: dict[str, float] = field(default_factory=dict)
+    """The spread of each schedule's fastest measurement."""
     default_seconds: float | None = None
     rounds: int = 0
+
+    def keep(self, schedule: str, seconds: float, spread: float, is_default: bool) -> None:
+        """One measurement: a schedule measured again keeps its fastest time
+        (timings on a busy machine only ever err upwards)."""
+        if schedule not in self.measured or seconds < self.measured[schedule]:
+            self.measured[schedule] = seconds
+            self.spreads[schedule] = spread
+        if is_default and math.isfinite(seconds):
+            self.default_seconds = min(seconds, self.default_seconds or math.inf)
 
     @property
     def best(self) -> tuple[str, float]:
@@ -118,12 +129,12 @@ class Summary:
 Listener = Callable[[TaskState, Measurement, Summary], None]
 
 
-def task_state(task: Task, target: CpuTarget) -> TaskState:
+def task_state(task: Task, target: CpuTarget, threads: int = 1) -> TaskState:
     """A task's space (from its harness's head op and the default schedule)."""
     op = head_op(Parser(make_context(), task.harness).parse_module())
-    default = default_for(op, target)  # type: ignore[arg-type]
-    space = iteration_space(op)  # type: ignore[arg-type]
-    return TaskState(task, schedule_space(space, default, target), space)
+    space = iteration_space(op)
+    return TaskState(task, schedule_space(space, default_for(op, target), target,
+                                          threads=threads), space)  # fmt: skip
 
 
 def summary(states: Sequence[TaskState]) -> Summary:
@@ -146,7 +157,7 @@ class Search:
         self.target = target or cpu_target("host")
         self.rng = random.Random(settings.seed)
         self.model = CostModel(settings.seed)
-        self.states = [task_state(t, self.target) for t in tasks]
+        self.states = [task_state(t, self.target, settings.threads) for t in tasks]
         self.trials: dict[str, int] = {}
         """Schedules measured per task, by this run and the records before it."""
         self.measured_now: set[str] = set()
@@ -197,11 +208,7 @@ class Search:
             if record.threads != self.settings.threads:
                 continue
             seconds = record.seconds if not record.error and record.seconds else math.inf
-            state.measured[record.schedule] = min(
-                seconds, state.measured.get(record.schedule, math.inf)
-            )
-            if record.is_default and math.isfinite(seconds):
-                state.default_seconds = min(seconds, state.default_seconds or math.inf)
+            state.keep(record.schedule, seconds, record.spread or 0.0, record.is_default)
         self.trials[state.task.key] = len(state.measured)
         if state.default_seconds is not None:
             for schedule, seconds in state.measured.items():
@@ -269,12 +276,7 @@ class Search:
         if measurement.schedule not in state.measured:
             self.trials[task.key] = self.trials.get(task.key, 0) + 1
         self.measured_now.add(task.key)
-        # A schedule measured again keeps its fastest time (timings only err upwards).
-        state.measured[measurement.schedule] = min(  # after the count above
-            seconds, state.measured.get(measurement.schedule, math.inf)
-        )
-        if is_default and measurement.ok:
-            state.default_seconds = min(seconds, state.default_seconds or math.inf)
+        state.keep(measurement.schedule, seconds, measurement.spread, is_default)
         if measurement.ok and state.default_seconds is not None:
             self._learn(state, measurement.schedule, seconds)
         if self.listener is not None:

@@ -82,3 +82,15 @@ def test_a_killed_search_loses_nothing_and_resumes(model_path: Path, tmp_path: P
     # Each schedule measured once, or twice where the last step confirms the fastest.
     assert all(after.count(pair) <= 2 for pair in set(after))
     assert max(len({s for t, s in after if t == task}) for task, _ in after) <= 6
+
+
+def test_stale_records_are_ignored_with_a_note(model_path: Path, tmp_path: Path) -> None:
+    from ember.targets.tuning_records import Identity, Record, identity
+
+    records = Records(tmp_path / "r.sqlite")
+    older = Identity("ember 0.0.1, llvm 1.0", identity().cpu)
+    records.add(Record("0" * 20, "#loop.schedule<order = [0]>", True, 1e-3, 0.0, "", 1), older)
+    result = run("ember", "tune", str(model_path), "--list", "--records", str(records.path))
+    assert result.returncode == 0
+    assert "1 records of this CPU from another Ember build are ignored" in result.stderr
+    assert result.stdout.splitlines()[2].split()[3:5] == ["-", "-"]  # nothing shows as measured

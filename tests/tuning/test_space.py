@@ -50,3 +50,18 @@ def test_a_contraction_may_change_its_micro_kernel(tasks: list[Task]) -> None:
     rng = random.Random(1)
     mutated = wide.mutate(wide.default, rng)
     assert sum(mutated[k] != v for k, v in wide.default.items()) == 1
+
+
+def test_on_several_threads_the_parallel_loops_are_a_knob(tasks: list[Task]) -> None:
+    target = cpu_target("znver4")
+    task = next(t for t in tasks if t.op_name == "linalg.matmul")
+    op = head_op(Parser(make_context(), task.harness).parse_module())
+    default = default_for(op, target)
+    one = schedule_space(iteration_space(op), default, target, threads=1)
+    two = schedule_space(iteration_space(op), default, target, threads=2)
+    assert "parallel" not in one.knobs
+    assert tuple(default.parallel_dims) in two.knobs["parallel"]
+    outermost = next(p for p in two.knobs["parallel"] if len(p) == 1)  # type: ignore[arg-type]
+    point = {**two.default, "parallel": outermost}
+    schedule = two.schedule(point)
+    assert schedule is not None and schedule.parallel_dims == list(outermost)  # type: ignore[arg-type]

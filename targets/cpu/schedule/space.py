@@ -17,15 +17,17 @@ list of choices made from the op's iteration space and the CPU:
   `block_shape` picks from), n the output's innermost dim;
 - `pack`: no packing, or the inputs the default packs, or every input
   whose map is a projected permutation (with a tile of n, as the default
-  packs).
+  packs);
+- `parallel`, for code on more than one thread: the default's parallel
+  dims, or only the first one or two of them in loop order
+  (`loop-parallelize` splits the outermost parallel loops).
 
 `schedule(point)` builds the `#loop.schedule` of a point, or None where
 the fields do not make one the op can run (`verify_schedule` and the
 schedule's own checks are the filter): a point that is not a schedule is
 never compiled. The default schedule is a point of the space (`default`),
-so the search starts from it and can only add to it. Parallel dims are
-the default's: tuning runs at the threads the model is compiled for, and
-`loop-parallelize` splits the outermost parallel loops.
+so the search starts from it and can only add to it. On one thread the
+parallel dims are the default's (one thread runs no parallel loop).
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ class ScheduleSpace:
         else:
             fields = {"unroll": point.get("unroll", 1), "vector": point.get("vector", 0),
                       "micro": []}  # fmt: skip
-        parallel = self.default_schedule.parallel_dims
+        parallel = list(point.get("parallel", self.default_schedule.parallel_dims))  # type: ignore[call-overload]
         problem = schedule_problem(order, tiles, parallel, fields["unroll"], fields["vector"],  # type: ignore[arg-type]
                                    pack, fields["micro"])  # type: ignore[arg-type]  # fmt: skip
         if problem is not None:
@@ -133,6 +135,7 @@ def point_of(schedule: ScheduleAttr, space: IterationSpace) -> dict[str, object]
         (micro.m, micro.n, micro.rows, micro.vectors, micro.width) if micro is not None else ()
     )
     point["pack"] = tuple(schedule.packed_operands)
+    point["parallel"] = tuple(schedule.parallel_dims)
     if micro is None:
         point["unroll"] = schedule.unroll_factor
         point["vector"] = schedule.vector_width
@@ -140,9 +143,10 @@ def point_of(schedule: ScheduleAttr, space: IterationSpace) -> dict[str, object]
 
 
 def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarget,
-                   element_bits: int = 32) -> ScheduleSpace:  # fmt: skip
+                   element_bits: int = 32, threads: int = 1) -> ScheduleSpace:  # fmt: skip
     """The space of schedules of an op with iteration space `space` whose
-    default schedule on `target` is `default` (see the module docstring)."""
+    default schedule on `target` is `default`, for code running on
+    `threads` threads (see the module docstring)."""
     width = target.vector_width(element_bits)
     knobs: dict[str, tuple[object, ...]] = {"order": _orders(default.loop_order)}
     innermost = _innermost_output_dim(space)
@@ -159,7 +163,18 @@ def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarg
         knobs["vector"] = _unique([default.vector_width, 0, width, width // 2])
     packable = tuple(i for i in range(space.inputs) if is_projected_permutation(space.maps[i]))
     knobs["pack"] = _unique([tuple(default.packed_operands), (), packable])
+    if threads > 1:
+        knobs["parallel"] = _parallel_choices(default)
     return ScheduleSpace(space, default, knobs)
+
+
+def _parallel_choices(default: ScheduleAttr) -> tuple[object, ...]:
+    """The default's parallel dims, and the first one or two of them in loop
+    order (`loop-parallelize` splits the outermost parallel loops)."""
+    parallel = set(default.parallel_dims)
+    in_order = tuple(d for d in default.loop_order if d in parallel)
+    return _unique([tuple(default.parallel_dims), tuple(sorted(in_order[:1])),
+                    tuple(sorted(in_order[:2]))])  # fmt: skip
 
 
 def _unique(values: Sequence[object]) -> tuple[object, ...]:
