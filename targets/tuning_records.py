@@ -26,10 +26,11 @@ import functools
 import hashlib
 import os
 import sqlite3
+import statistics
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -174,21 +175,20 @@ class Records:
     def best(self, threads: int, who: Identity | None = None) -> dict[str, Record]:
         """Per task, the fastest schedule measured by this build on this CPU:
         among those measured at `threads` threads where there are any, else
-        among all."""
+        among all; a schedule measured more than once counts by the median
+        of its times (the record returned carries that median)."""
         who = who or identity()
         with self._connect() as connection:
             rows = connection.execute(
                 "SELECT task, schedule, is_default, seconds, spread, error, threads, op, extents,"
                 " names FROM records WHERE cpu = ? AND version = ? AND error = ''"
-                " AND seconds IS NOT NULL",
+                " AND seconds IS NOT NULL ORDER BY id",
                 (who.cpu, who.version),
             ).fetchall()
-        best: dict[str, Record] = {}
+        by_task: dict[str, list[Record]] = {}
         for record in map(_record, rows):
-            known = best.get(record.task)
-            if known is None or _better(record, known, threads):
-                best[record.task] = record
-        return best
+            by_task.setdefault(record.task, []).append(record)
+        return {task: _fastest(found, threads) for task, found in by_task.items()}
 
     def stale_count(self, who: Identity | None = None) -> int:
         """Rows of this CPU made by another Ember build (ignored)."""
@@ -201,13 +201,16 @@ class Records:
         return int(count)
 
 
-def _better(record: Record, known: Record, threads: int) -> bool:
-    """Whether `record` beats `known` for a compile at `threads` threads."""
-    mine, theirs = record.threads == threads, known.threads == threads
-    if mine != theirs:
-        return mine
-    assert record.seconds is not None and known.seconds is not None
-    return record.seconds < known.seconds
+def _fastest(records: list[Record], threads: int) -> Record:
+    """The schedule of least median time among `records` (one task's), those
+    at `threads` threads only where there are any."""
+    same = [r for r in records if r.threads == threads] or records
+    times: dict[str, list[float]] = {}
+    for record in same:
+        times.setdefault(record.schedule, []).append(record.seconds or 0.0)
+    schedule = min(times, key=lambda s: statistics.median(times[s]))
+    first = next(r for r in same if r.schedule == schedule)
+    return replace(first, seconds=statistics.median(times[schedule]))
 
 
 def _record(row: tuple[object, ...]) -> Record:

@@ -89,7 +89,7 @@ def print_results(states: list[TaskState], records: Records) -> None:
           f"{'trials':>6}  task")  # fmt: skip
     for state in sorted(states, key=lambda s: -s.task.count * (s.default_seconds or 0.0)):
         schedule, seconds = state.best
-        spread = f"{100 * state.spreads.get(schedule, 0.0):.0f}%" if math.isfinite(seconds) else "-"
+        spread = f"{100 * state.spread(schedule):.0f}%" if math.isfinite(seconds) else "-"
         print(f"{state.task.key:<20} {state.task.count:>3} "
               f"{format_seconds(state.default_seconds):>11} {format_seconds(seconds):>11} "
               f"{spread:>6} {state.speedup:>7.2f}x {len(state.measured):>6}  "

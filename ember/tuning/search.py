@@ -18,15 +18,20 @@ what the records hold for a task is not measured again.
 
 The search stops when every task has had `trials` schedules measured
 (those the records held before included) or the
-`time_budget` is spent; then each task's default and its `CONFIRM`
-fastest schedules are measured once more, and each keeps its fastest time
-(noise on a shared machine only ever slows a run down).
+`time_budget` is spent. Then each task's result is confirmed: a schedule's
+time is the median of its measurements, and while the fastest schedule or
+the default has fewer than `SAMPLES` of them, both are measured again (at
+most `CONFIRM_ROUNDS` times). Of many candidates that run as fast as the
+default, one is always measured in a quiet moment of a busy machine and
+looks faster than it is; it must be fast three times to win, or another
+takes its place and is put to the same test.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,8 +55,13 @@ DRAWN = 64
 """Random points and mutations drawn per round (each)."""
 PARENTS = 4
 """The fastest schedules of a task that mutations start from."""
-CONFIRM = 3
-"""The fastest schedules of each task measured once more at the end."""
+SAMPLES = 3
+"""Measurements of a task's fastest schedule and of its default before the
+search ends."""
+CONFIRM_ROUNDS = 8
+"""The most rounds of confirmation per task."""
+GRACE = 0.25
+"""The share of the time budget confirmation may take after it is spent."""
 
 
 @dataclass(frozen=True)
@@ -76,19 +86,26 @@ class TaskState:
     iteration: IterationSpace
     measured: dict[str, float] = field(default_factory=dict)
     """Every schedule measured (this run or before): its seconds (inf: an error)."""
-    spreads: dict[str, float] = field(default_factory=dict)
-    """The spread of each schedule's fastest measurement."""
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    """Every time measured of each schedule (errors none)."""
     default_seconds: float | None = None
     rounds: int = 0
 
-    def keep(self, schedule: str, seconds: float, spread: float, is_default: bool) -> None:
-        """One measurement: a schedule measured again keeps its fastest time
-        (timings on a busy machine only ever err upwards)."""
-        if schedule not in self.measured or seconds < self.measured[schedule]:
-            self.measured[schedule] = seconds
-            self.spreads[schedule] = spread
+    def keep(self, schedule: str, seconds: float, is_default: bool) -> None:
+        """One measurement (inf: an error): a schedule's time is the median
+        of its measurements."""
+        if math.isfinite(seconds):
+            self.samples.setdefault(schedule, []).append(seconds)
+            self.measured[schedule] = statistics.median(self.samples[schedule])
+        else:
+            self.measured.setdefault(schedule, math.inf)
         if is_default and math.isfinite(seconds):
-            self.default_seconds = min(seconds, self.default_seconds or math.inf)
+            self.default_seconds = self.measured[schedule]
+
+    def spread(self, schedule: str) -> float:
+        """(max - min) / median of the schedule's measurements (0 with one)."""
+        times = self.samples.get(schedule, [])
+        return (max(times) - min(times)) / statistics.median(times) if times else 0.0
 
     @property
     def best(self) -> tuple[str, float]:
@@ -160,8 +177,6 @@ class Search:
         self.states = [task_state(t, self.target, settings.threads) for t in tasks]
         self.trials: dict[str, int] = {}
         """Schedules measured per task, by this run and the records before it."""
-        self.measured_now: set[str] = set()
-        """The tasks this run measured something of."""
         self._start = time.monotonic()
 
     def run(self) -> list[TaskState]:
@@ -183,24 +198,31 @@ class Search:
             self._measure(state, candidates)
             self.model.update()
         for state in self.states:
-            if state.task.key in self.measured_now:
+            if state.default_seconds is not None:
                 self._confirm(state)
         return self.states
 
     def _confirm(self, state: TaskState) -> None:
-        """Measures the default and the `CONFIRM` fastest schedules once more:
-        a candidate that looked fast by chance (a quiet moment of a noisy
-        machine) must be fast twice, and the default gets a second chance."""
-        finite = sorted((s for s, t in state.measured.items() if math.isfinite(t)),
-                        key=state.measured.__getitem__)[:CONFIRM]  # fmt: skip
+        """Measures the fastest schedule and the default again until both
+        have `SAMPLES` measurements (see the module docstring)."""
         default = self._default_schedule(state)
-        if not finite or finite[0] == default:
-            return
-        self._measure(state, ["", *[s for s in finite if s != default]])
+        for _ in range(CONFIRM_ROUNDS):
+            best, seconds = state.best
+            if not math.isfinite(seconds) or self._out_of_time(grace=True):
+                return
+            wanted = [s for s in dict.fromkeys((default, best))
+                      if len(state.samples.get(s, ())) < SAMPLES]  # fmt: skip
+            if not wanted:
+                return
+            self._measure(state, ["" if s == default else s for s in wanted])
 
-    def _out_of_time(self) -> bool:
+    def _out_of_time(self, grace: bool = False) -> bool:
+        """Whether the time budget is spent (with `grace`, the confirmation's
+        extra `GRACE` of it too)."""
         budget = self.settings.time_budget
-        return budget is not None and time.monotonic() - self._start >= budget
+        if budget is None:
+            return False
+        return time.monotonic() - self._start >= budget * (1 + GRACE if grace else 1)
 
     def _resume(self, state: TaskState) -> None:
         """What the records hold of the task: measured, not measured again."""
@@ -208,7 +230,7 @@ class Search:
             if record.threads != self.settings.threads:
                 continue
             seconds = record.seconds if not record.error and record.seconds else math.inf
-            state.keep(record.schedule, seconds, record.spread or 0.0, record.is_default)
+            state.keep(record.schedule, seconds, record.is_default)
         self.trials[state.task.key] = len(state.measured)
         if state.default_seconds is not None:
             for schedule, seconds in state.measured.items():
@@ -275,8 +297,7 @@ class Search:
         self.records.add(record, who)
         if measurement.schedule not in state.measured:
             self.trials[task.key] = self.trials.get(task.key, 0) + 1
-        self.measured_now.add(task.key)
-        state.keep(measurement.schedule, seconds, measurement.spread, is_default)
+        state.keep(measurement.schedule, seconds, is_default)
         if measurement.ok and state.default_seconds is not None:
             self._learn(state, measurement.schedule, seconds)
         if self.listener is not None:

@@ -32,6 +32,17 @@ def test_a_record_comes_back_as_it_went_in(tmp_path: Path) -> None:
     assert best["t1"].schedule == "fast" and best["t1"].extents == (8, 16, 32)
 
 
+def test_a_schedule_measured_again_counts_by_its_median(tmp_path: Path) -> None:
+    records = Records(tmp_path / "r.sqlite")
+    for seconds in (1e-3, 5e-3, 6e-3):  # fast once, by chance
+        records.add(record("t1", "lucky", seconds), HERE)
+    records.add(record("t1", "steady", 3e-3), HERE)
+    best = records.best(1, HERE)["t1"]
+    assert best.schedule == "steady" and best.seconds == 3e-3
+    records.add(record("t1", "steady", 9e-3), HERE)  # median 6e-3, lucky's 5e-3
+    assert records.best(1, HERE)["t1"].schedule == "lucky"
+
+
 def test_records_of_another_cpu_or_build_do_not_count(tmp_path: Path) -> None:
     records = Records(tmp_path / "r.sqlite")
     records.add(record("t1", "default", 2e-3), HERE)
