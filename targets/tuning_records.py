@@ -40,6 +40,10 @@ FILE_NAME = "records.sqlite"
 BUSY_TIMEOUT_S = 60.0
 """How long a writer waits for another's transaction to end."""
 OFF = ("0", "none", "off", "no", "false")
+MARGIN = 0.03
+"""How much faster than the default (by median) a schedule must be to
+replace it: a gain within the noise of one machine is no reason to leave
+the default, whose behaviour inside the whole model is the known one."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -176,7 +180,8 @@ class Records:
         """Per task, the fastest schedule measured by this build on this CPU:
         among those measured at `threads` threads where there are any, else
         among all; a schedule measured more than once counts by the median
-        of its times (the record returned carries that median)."""
+        of its times (the record returned carries that median), and replaces
+        the default only where it is `MARGIN` faster."""
         who = who or identity()
         with self._connect() as connection:
             rows = connection.execute(
@@ -203,14 +208,19 @@ class Records:
 
 def _fastest(records: list[Record], threads: int) -> Record:
     """The schedule of least median time among `records` (one task's), those
-    at `threads` threads only where there are any."""
+    at `threads` threads only where there are any; the default wherever no
+    other is `MARGIN` faster than it."""
     same = [r for r in records if r.threads == threads] or records
     times: dict[str, list[float]] = {}
     for record in same:
         times.setdefault(record.schedule, []).append(record.seconds or 0.0)
-    schedule = min(times, key=lambda s: statistics.median(times[s]))
+    median = {schedule: statistics.median(found) for schedule, found in times.items()}
+    schedule = min(median, key=median.__getitem__)
+    default = next((r.schedule for r in same if r.is_default), None)
+    if default is not None and median[schedule] > (1 - MARGIN) * median[default]:
+        schedule = default
     first = next(r for r in same if r.schedule == schedule)
-    return replace(first, seconds=statistics.median(times[schedule]))
+    return replace(first, seconds=median[schedule])
 
 
 def _record(row: tuple[object, ...]) -> Record:

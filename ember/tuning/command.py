@@ -88,7 +88,7 @@ def print_results(states: list[TaskState], records: Records) -> None:
     print(f"{'key':<20} {'ops':>3} {'default':>11} {'best':>11} {'spread':>6} {'speedup':>8} "
           f"{'trials':>6}  task")  # fmt: skip
     for state in sorted(states, key=lambda s: -s.task.count * (s.default_seconds or 0.0)):
-        schedule, seconds = state.best
+        schedule, seconds = state.chosen
         spread = f"{100 * state.spread(schedule):.0f}%" if math.isfinite(seconds) else "-"
         print(f"{state.task.key:<20} {state.task.count:>3} "
               f"{format_seconds(state.default_seconds):>11} {format_seconds(seconds):>11} "

@@ -25,6 +25,7 @@ function of picklable values).
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -47,6 +48,16 @@ class Runner(Protocol):
     def run(self, candidates: Sequence[Candidate]) -> list[Measurement]: ...
 
     def close(self) -> None: ...
+
+
+def quiet_llvm() -> None:
+    """Sends a measuring process's standard error to the null device: LLVM
+    warns there, once per loop, where a candidate's vector width hint
+    cannot be followed (the candidate then runs unvectorised, and is timed
+    as such); a candidate's errors come back in its `Measurement`."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
 
 
 class InProcessRunner:
@@ -73,7 +84,8 @@ class ProcessRunner:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                             initializer=quiet_llvm)  # fmt: skip
         return self._pool
 
     def run(self, candidates: Sequence[Candidate]) -> list[Measurement]:

@@ -44,7 +44,7 @@ from ember.targets.cpu.schedule.cpu_target import CpuTarget, cpu_target
 from ember.targets.cpu.schedule.default_schedule import default_for
 from ember.targets.cpu.schedule.space import ScheduleSpace, point_of, schedule_space
 from ember.targets.cpu.schedule.tasks import Task
-from ember.targets.tuning_records import Identity, Record, Records
+from ember.targets.tuning_records import MARGIN, Identity, Record, Records
 from ember.tuning.cost_model import CostModel, features
 from ember.tuning.measure import Candidate, Measurement, head_op
 from ember.tuning.runner import Runner
@@ -116,12 +116,22 @@ class TaskState:
         return schedule, self.measured[schedule]
 
     @property
+    def chosen(self) -> tuple[str, float]:
+        """What a compile with the records takes: the best schedule where it
+        is `MARGIN` faster than the default, else the default."""
+        best, seconds = self.best
+        default = self.default_seconds
+        if default is not None and not seconds < (1 - MARGIN) * default:
+            return str(self.space.default_schedule), default
+        return best, seconds
+
+    @property
     def speedup(self) -> float:
-        """The default's time over the best's (1 before both are known)."""
-        best = self.best[1]
-        if self.default_seconds is None or not math.isfinite(best):
+        """The default's time over the chosen one's (1 before both are known)."""
+        chosen = self.chosen[1]
+        if self.default_seconds is None or not math.isfinite(chosen):
             return 1.0
-        return self.default_seconds / best
+        return self.default_seconds / chosen
 
     def weight(self) -> float:
         """The task's share of the model's time, by its best time so far."""
@@ -157,7 +167,7 @@ def task_state(task: Task, target: CpuTarget, threads: int = 1) -> TaskState:
 def summary(states: Sequence[TaskState]) -> Summary:
     known = [s for s in states if s.default_seconds is not None]
     default = sum(s.task.count * (s.default_seconds or 0.0) for s in known)
-    tuned = sum(s.task.count * min(s.best[1], s.default_seconds or math.inf) for s in known)
+    tuned = sum(s.task.count * s.chosen[1] for s in known)
     return Summary(default, tuned)
 
 

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ember.targets.tuning_records import Records
 from ember.tuning.search import SAMPLES
 from tests.tools.test_cli import assert_one_line_error, run
@@ -63,6 +65,7 @@ def _rows(path: Path) -> list[tuple[str, str]]:
         return []
 
 
+@pytest.mark.slow  # a search killed mid-way and run again: 10-15 s
 def test_a_killed_search_loses_nothing_and_resumes(model_path: Path, tmp_path: Path) -> None:
     records = tmp_path / "r.sqlite"
     command = [sys.executable, "-m", "ember.cli", "tune", str(model_path), "--records",

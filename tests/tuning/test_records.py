@@ -43,6 +43,15 @@ def test_a_schedule_measured_again_counts_by_its_median(tmp_path: Path) -> None:
     assert records.best(1, HERE)["t1"].schedule == "lucky"
 
 
+def test_the_default_stays_unless_another_is_clearly_faster(tmp_path: Path) -> None:
+    records = Records(tmp_path / "r.sqlite")
+    records.add(record("t1", "default", 1.00e-3), HERE)
+    records.add(record("t1", "within-noise", 0.99e-3), HERE)
+    assert records.best(1, HERE)["t1"].schedule == "default"
+    records.add(record("t1", "faster", 0.90e-3), HERE)
+    assert records.best(1, HERE)["t1"].schedule == "faster"
+
+
 def test_records_of_another_cpu_or_build_do_not_count(tmp_path: Path) -> None:
     records = Records(tmp_path / "r.sqlite")
     records.add(record("t1", "default", 2e-3), HERE)
