@@ -58,7 +58,10 @@ class ApplyRecordsPass(ModulePass):
         for head in list(task_heads(op)):
             if (head.name, iteration_space(head).extents) not in wanted:
                 continue
-            key = task_key(str(harness_module(head)))
+            harness = harness_module(head)
+            if harness is None:
+                continue
+            key = task_key(str(harness))
             record = best.get(key)
             if record is None:
                 continue

@@ -101,6 +101,11 @@ def tunable(op: Operation) -> bool:
     return DYNAMIC_INDEX not in iteration_space(op).extents
 
 
+class _NoHarness(Exception):
+    """The op reads a value its harness cannot stand in for (one an op
+    outside the task computes that is not a buffer): it is no task."""
+
+
 class _Harness:
     """Builds the harness of one task's ops (see the module docstring)."""
 
@@ -168,7 +173,7 @@ class _Harness:
         if not isinstance(value.type, MemRefType) or not (
             isinstance(value, BlockArgument) or isinstance(owner, memref.AllocOp)
         ):
-            raise ValueError(f"a task reads {value} made by {owner}")
+            raise _NoHarness(value)
         self.arguments.append(value)
         self.block.insert_arg(value.type, len(self.block.args))
 
@@ -188,9 +193,13 @@ def _zeros_like(value: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(shaped, [0])  # type: ignore[arg-type]
 
 
-def harness_module(op: Operation) -> ModuleOp:
-    """The harness of `op`'s task (see the module docstring)."""
-    return _Harness(task_ops(op)).build()
+def harness_module(op: Operation) -> ModuleOp | None:
+    """The harness of `op`'s task (see the module docstring), or None where
+    the op reads a value that is neither a buffer nor a constant."""
+    try:
+        return _Harness(task_ops(op)).build()
+    except _NoHarness:
+        return None
 
 
 def task_key(harness: str) -> str:
@@ -198,9 +207,12 @@ def task_key(harness: str) -> str:
     return hashlib.sha256(harness.encode()).hexdigest()[:KEY_LENGTH]
 
 
-def op_task(op: Operation) -> Task:
-    """The task `op` heads (it must be `tunable`)."""
-    harness = str(harness_module(op))
+def op_task(op: Operation) -> Task | None:
+    """The task `op` heads (it must be `tunable`), or None (`harness_module`)."""
+    module = harness_module(op)
+    if module is None:
+        return None
+    harness = str(module)
     space = iteration_space(op)
     work = 1
     for extent in space.extents:
@@ -228,6 +240,8 @@ def collect_tasks(module: ModuleOp) -> list[Task]:
     tasks: dict[str, Task] = {}
     for op in task_heads(module):
         task = op_task(op)
+        if task is None:
+            continue
         known = tasks.get(task.key)
         if known is None:
             tasks[task.key] = task
