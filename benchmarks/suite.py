@@ -53,10 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("EMBER_CACHE", "0")
 
 from ember.benchmarking import (  # noqa: E402
-    ROUNDS,
     PeerError,
+    alternating_medians,
     benchmark_model,
-    round_blocks,
     timed_calls,
 )
 from ember.compiler import compile as ember_compile  # noqa: E402
@@ -251,12 +250,10 @@ def _time_tuned(row: ModelRow, model: onnx.ModelProto, threads: int, runs: int,
     default = ember_compile(model, threads=threads, records=False)
     tuned = ember_compile(model, threads=threads, records=str(records))
     inputs = list(random_inputs(model).values())
-    times: dict[str, list[float]] = {"default": [], "tuned": []}
-    for block in round_blocks(runs, ROUNDS):
-        for name, compiled in (("default", default), ("tuned", tuned)):
-            timed_calls(lambda c=compiled: c(*inputs), block, times[name], settle=True)
-    row.default_ms[threads] = 1000 * float(np.median(times["default"]))
-    row.tuned_ms[threads] = 1000 * float(np.median(times["tuned"]))
+    medians = alternating_medians({"default": lambda: default(*inputs),
+                                   "tuned": lambda: tuned(*inputs)}, runs)  # fmt: skip
+    row.default_ms[threads] = 1000 * medians["default"]
+    row.tuned_ms[threads] = 1000 * medians["tuned"]
 
 
 def tuned_table(rows: Sequence[ModelRow], threads: Sequence[int]) -> list[str]:

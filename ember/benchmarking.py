@@ -113,7 +113,7 @@ class BenchmarkResult:
         )
 
 
-def _random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
+def spec_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded random inputs of the specs' shapes; an input with symbolic dims
     (a generic version's) has none to draw, which is an error naming them."""
     rng = np.random.default_rng(seed)
@@ -207,6 +207,17 @@ def timed_calls(run: Callable[[], Any], times: int, seconds: list[float], settle
     return result
 
 
+def alternating_medians(runs: Mapping[str, Callable[[], Any]], count: int) -> dict[str, float]:
+    """The median seconds of each of `runs`, called `count` times each in
+    `ROUNDS` rounds of a block per run (noise that lasts longer than a round
+    hits them all alike)."""
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    for block in round_blocks(count, ROUNDS):
+        for name, run in runs.items():
+            timed_calls(run, block, seconds[name], settle=True)
+    return {name: float(np.median(times)) for name, times in seconds.items()}
+
+
 def _imported(proto: ModelProto, input_shapes: Mapping[str, Sequence[int]] | None,
               dims: Mapping[str, Range] | None, report: CompileReport) -> Any:  # fmt: skip
     """The model's graph IR; an error before compiling for a model with
@@ -215,7 +226,7 @@ def _imported(proto: ModelProto, input_shapes: Mapping[str, Sequence[int]] | Non
         module = import_onnx(proto, input_shapes, dims)
     func = entry_function(module)
     if has_symbols(func):
-        _random_inputs(symbolic_specs(func)[0])
+        spec_inputs(symbolic_specs(func)[0])
     return module
 
 
@@ -259,7 +270,7 @@ def benchmark_model(
     start = time.perf_counter()
     session = onnxruntime_session(proto, threads)
     ort_session_seconds = time.perf_counter() - start
-    inputs = _random_inputs(compiled.inputs)
+    inputs = spec_inputs(compiled.inputs)
     for _ in range(warmup):
         compiled.run(inputs)
         run_onnxruntime(session, inputs)

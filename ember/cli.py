@@ -626,14 +626,22 @@ def _compile(args: argparse.Namespace) -> int:
 
 def _tune(args: argparse.Namespace) -> int:
     """`ember tune MODEL`: its tasks listed or searched (`ember.tuning.command`)."""
+    from ember.compiler import compile as ember_compile
     from ember.frontends.onnx import import_onnx
     from ember.targets.cpu.schedule.tasks import model_tasks
     from ember.tuning.command import run_tune
 
-    module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+    model = _model(args)
+    shapes, dims = _shape_overrides(args), _dims(args)
     options = Options(opt_level=args.opt_level, layout=args.layout or DEFAULT_LAYOUT,
                       disabled=tuple(args.disable_pass), threads=args.threads)  # fmt: skip
-    return run_tune(args, model_tasks(module, options))
+
+    def compile_model(records: bool | str) -> Any:
+        return ember_compile(model, threads=args.threads, input_shapes=shapes, dims=dims,
+                             opt_level=options.opt_level, layout=options.layout,
+                             disabled=options.disabled, records=records, cache=False)  # fmt: skip
+
+    return run_tune(args, model_tasks(import_onnx(model, shapes, dims), options), compile_model)
 
 
 def _explore(args: argparse.Namespace) -> int:
@@ -1043,6 +1051,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="candidates measured per round of a task (default 8)")  # fmt: skip
     tune_command.add_argument("--threads", type=_thread_count, default=1,
                               help="threads the model will run on (default 1)")  # fmt: skip
+    tune_command.add_argument("--no-check", action="store_true",
+                              help="do not time the whole model with and without the records "
+                                   "at the end")  # fmt: skip
     tune_command.add_argument("--seed", type=_non_negative, default=0,
                               help="seed of the search's random choices")  # fmt: skip
     where = tune_command.add_mutually_exclusive_group()

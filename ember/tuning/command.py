@@ -6,7 +6,10 @@ model's nodes, and, where the records hold measurements of them, the
 fastest against the default. Without `--list` it searches
 (`ember.tuning.search`) until every task has had `--trials` measurements
 or `--time-budget` seconds have passed, then prints per task the default's
-and the best time and the model-level estimate. Ctrl-C stops the search
+and the best time and the model-level estimate (the sum over tasks), and
+then the whole model's time measured with the records and without
+(`check_model`; `--no-check` leaves it out): a task runs alone in its
+harness, and the model is the judge. Ctrl-C stops the search
 where it is: every measurement made is in the records already.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ember.errors import EmberError
@@ -102,8 +106,30 @@ def print_results(states: list[TaskState], records: Records) -> None:
           f"records: {records.path}")  # fmt: skip
 
 
-def run_tune(args: argparse.Namespace, tasks: list[Task]) -> int:
-    """`ember tune` on the model's tasks (parsed arguments in `args`)."""
+CHECK_RUNS = 20
+"""Runs of the whole model, with and without the records, after a search."""
+
+
+def check_model(compile_model: Callable[[bool | str], Any], records: Records) -> str:
+    """The whole model's time with the records' schedules and with the
+    defaults, their runs alternating (`alternating_medians`), as a line."""
+    from ember.benchmarking import alternating_medians, spec_inputs
+
+    default = compile_model(False)
+    tuned = compile_model(str(records.path))
+    inputs = list(spec_inputs(default.inputs).values())
+    medians = alternating_medians({"default": lambda: default(*inputs),
+                                   "tuned": lambda: tuned(*inputs)}, CHECK_RUNS)  # fmt: skip
+    return (f"model measured: {format_seconds(medians['tuned'])} tuned, "
+            f"{format_seconds(medians['default'])} default "
+            f"({medians['default'] / medians['tuned']:.3f}x)")  # fmt: skip
+
+
+def run_tune(args: argparse.Namespace, tasks: list[Task],
+             compile_model: Callable[[bool | str], Any]) -> int:  # fmt: skip
+    """`ember tune` on the model's tasks (parsed arguments in `args`);
+    `compile_model(records)` compiles the model as it was tuned, with
+    `records` (a path, or False for none), for the check at the end."""
     from ember.tuning.runner import DaskRunner, InProcessRunner, ProcessRunner
 
     records = records_file(args.records)
@@ -136,6 +162,8 @@ def run_tune(args: argparse.Namespace, tasks: list[Task]) -> int:
         runner.close()
     progress.close()
     print_results(states, records)
+    if not args.no_check:
+        print(check_model(compile_model, records))
     return 0
 
 

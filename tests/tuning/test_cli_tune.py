@@ -35,6 +35,7 @@ def test_tune_then_run_with_the_records(model_path: Path, tmp_path: Path) -> Non
                 "--batch", "2", "--in-process", "-q")  # fmt: skip
     assert tuned.returncode == 0, tuned.stderr
     assert "model estimate:" in tuned.stdout and "speedup" in tuned.stdout
+    assert "model measured: " in tuned.stdout and " default (" in tuned.stdout
     checked = run("ember", "run", str(model_path), "--records", records, "--threads", "1",
                   "--check", "-q")  # fmt: skip
     assert checked.returncode == 0, checked.stderr

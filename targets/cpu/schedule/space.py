@@ -9,8 +9,9 @@ list of choices made from the op's iteration space and the CPU:
 - `tile{d}` for each dim d of extent 4 or more: untiled, or a power of two
   (a multiple of the vector width along the output's innermost dim) below
   its extent, and the default's tile;
-- `unroll` (1, 2, 4, 8) and `vector` (0 and the CPU's f32 width and half
-  of it) for ops that run as plain loops;
+- `unroll` (1, 2, 4, 8) for ops that run as plain loops; their `vector`
+  hint stays the default's (none: LLVM's own choice, which interleaves; a
+  forced width LLVM cannot follow is a warning at every compile);
 - `micro`: for a contraction, no micro-kernel, or one over (m, n) with MR
   rows by NR / W vectors, every (m, MR, NR / W) whose accumulators, the
   vectors of a step and one broadcast fit the register file (the shapes
@@ -109,7 +110,8 @@ class ScheduleSpace:
             if pack and not tiles[n]:
                 return None  # the panels are packed per tile of n
         else:
-            fields = {"unroll": point.get("unroll", 1), "vector": point.get("vector", 0),
+            fields = {"unroll": point.get("unroll", 1),
+                      "vector": point.get("vector", self.default_schedule.vector_width),
                       "micro": []}  # fmt: skip
         parallel = list(point.get("parallel", self.default_schedule.parallel_dims))  # type: ignore[call-overload]
         problem = schedule_problem(order, tiles, parallel, fields["unroll"], fields["vector"],  # type: ignore[arg-type]
@@ -160,7 +162,6 @@ def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarg
         knobs["micro"] = _unique([default_micro, (), *micro])
     if not micro or not default_micro:
         knobs["unroll"] = UNROLLS
-        knobs["vector"] = _unique([default.vector_width, 0, width, width // 2])
     packable = tuple(i for i in range(space.inputs) if is_projected_permutation(space.maps[i]))
     knobs["pack"] = _unique([tuple(default.packed_operands), (), packable])
     if threads > 1:
