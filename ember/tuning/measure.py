@@ -6,7 +6,10 @@ gives its head op the candidate's schedule (none: the default, as
 values, runs the rest of the CPU pipeline (`lower_from`), JIT-compiles it
 and calls it on random buffers: a few calls to warm up, then `REPEATS`
 timings of enough calls each to last `MIN_SECONDS`, of which the median
-is the time and (max - min) / median the spread. The buffers it leaves
+is the time and (max - min) / median the spread. Before each call the
+weights and the buffers are evicted from the caches (`cache_flush`), and
+only the call is timed: inside the model the other kernels evict them
+between two calls of this one. The buffers it leaves
 are compared with the default schedule's (computed once per task in this
 process): a candidate whose results differ beyond rounding is reported as
 wrong, never as fast.
@@ -40,6 +43,7 @@ from ember.targets.cpu.schedule.cpu_target import HOST, cpu_target
 from ember.targets.cpu.schedule.default_schedule import default_for
 from ember.targets.cpu.schedule.tasks import HARNESS_ENTRY
 from ember.targets.tuning_records import identity
+from ember.tuning.cache_flush import flusher
 
 MIN_SECONDS = 0.002
 """Each timing runs enough calls to last at least this long."""
@@ -161,20 +165,22 @@ def _random_array(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Genera
     return rng.integers(0, 8, shape).astype(dtype)
 
 
-def time_calls(call: Callable[[], None]) -> tuple[float, float]:
-    """(median seconds per call, spread) of `call` (see the module docstring)."""
-    for _ in range(WARM_UP):
-        call()
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
-    number = max(1, math.ceil(MIN_SECONDS / once))
-    samples = []
-    for _ in range(REPEATS):
+def time_calls(call: Callable[[], None],
+               before: Callable[[], None] | None = None) -> tuple[float, float]:  # fmt: skip
+    """(median seconds per call, spread) of `call` (see the module
+    docstring); `before` runs ahead of each call, untimed (a cache flush)."""
+
+    def timed() -> float:
+        if before is not None:
+            before()
         start = time.perf_counter()
-        for _ in range(number):
-            call()
-        samples.append((time.perf_counter() - start) / number)
+        call()
+        return time.perf_counter() - start
+
+    for _ in range(WARM_UP):
+        timed()
+    number = max(1, math.ceil(MIN_SECONDS / max(timed(), 1e-7)))
+    samples = [sum(timed() for _ in range(number)) / number for _ in range(REPEATS)]
     median = float(np.median(samples))
     return median, (max(samples) - min(samples)) / median
 
@@ -224,7 +230,7 @@ def measure(candidate: Candidate) -> Measurement:
         problem = same_results(harness.results(), reference_results(candidate))
         if problem:
             return replace(result, error=problem)
-    seconds, spread = time_calls(harness)
+    seconds, spread = time_calls(harness, flusher([harness.weights, *harness.buffers]))
     return replace(result, seconds=seconds, spread=spread)
 
 
