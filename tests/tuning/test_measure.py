@@ -49,3 +49,22 @@ def test_timing_takes_the_median_of_repeated_batches() -> None:
     calls = []
     seconds, spread = time_calls(lambda: calls.append(1))
     assert seconds > 0 and spread >= 0 and len(calls) > 7
+
+
+def test_a_flush_leaves_the_data_as_it_was() -> None:
+    from ember.tuning.cache_flush import flusher
+
+    data = np.arange(100_000, dtype=np.float32)
+    odd = np.arange(7, dtype=np.uint8)  # not a whole cache line
+    flush = flusher([data, odd, np.empty(0, dtype=np.float32)])
+    flush()
+    flush()
+    assert np.array_equal(data, np.arange(100_000, dtype=np.float32))
+    assert np.array_equal(odd, np.arange(7, dtype=np.uint8))
+
+
+def test_each_call_may_be_preceded_by_an_untimed_step() -> None:
+    order: list[str] = []
+    time_calls(lambda: order.append("call"), before=lambda: order.append("flush"))
+    assert order[:4] == ["flush", "call", "flush", "call"]
+    assert order.count("flush") == order.count("call")
