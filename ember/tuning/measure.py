@@ -7,9 +7,9 @@ values, runs the rest of the CPU pipeline (`lower_from`), JIT-compiles it
 and calls it on random buffers: a few calls to warm up, then `REPEATS`
 timings of enough calls each to last `MIN_SECONDS`, of which the median
 is the time and (max - min) / median the spread. Before each call the
-weights and the buffers are evicted from the caches (`cache_flush`), and
-only the call is timed: inside the model the other kernels evict them
-between two calls of this one. The buffers it leaves
+caches are left as the model leaves them for this kernel
+(`cache_flush.warm_inputs`: its buffers in L2, its weights further out),
+and only the call is timed. The buffers it leaves
 are compared with the default schedule's (computed once per task in this
 process): a candidate whose results differ beyond rounding is reported as
 wrong, never as fast.
@@ -43,7 +43,7 @@ from ember.targets.cpu.schedule.cpu_target import HOST, cpu_target
 from ember.targets.cpu.schedule.default_schedule import default_for
 from ember.targets.cpu.schedule.tasks import HARNESS_ENTRY
 from ember.targets.tuning_records import identity
-from ember.tuning.cache_flush import flusher
+from ember.tuning.cache_flush import warm_inputs
 
 MIN_SECONDS = 0.002
 """Each timing runs enough calls to last at least this long."""
@@ -230,7 +230,7 @@ def measure(candidate: Candidate) -> Measurement:
         problem = same_results(harness.results(), reference_results(candidate))
         if problem:
             return replace(result, error=problem)
-    seconds, spread = time_calls(harness, flusher([harness.weights, *harness.buffers]))
+    seconds, spread = time_calls(harness, warm_inputs(harness.buffers))
     return replace(result, seconds=seconds, spread=spread)
 
 

@@ -51,14 +51,14 @@ def test_timing_takes_the_median_of_repeated_batches() -> None:
     assert seconds > 0 and spread >= 0 and len(calls) > 7
 
 
-def test_a_flush_leaves_the_data_as_it_was() -> None:
-    from ember.tuning.cache_flush import flusher
+def test_warming_the_inputs_leaves_the_data_as_it_was() -> None:
+    from ember.tuning.cache_flush import warm_inputs
 
     data = np.arange(100_000, dtype=np.float32)
-    odd = np.arange(7, dtype=np.uint8)  # not a whole cache line
-    flush = flusher([data, odd, np.empty(0, dtype=np.float32)])
-    flush()
-    flush()
+    odd = np.arange(7, dtype=np.uint8)  # not a whole number of float32s
+    prepare = warm_inputs([data, odd, np.empty(0, dtype=np.float32)])
+    prepare()
+    prepare()
     assert np.array_equal(data, np.arange(100_000, dtype=np.float32))
     assert np.array_equal(odd, np.arange(7, dtype=np.uint8))
 
