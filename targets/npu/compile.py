@@ -38,6 +38,7 @@ from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import CheckedCalls, TensorSpec, has_symbols, model_specs
+from ember.targets.npu.apply_records import apply_records_file
 from ember.targets.npu.device import DeviceProgram
 from ember.targets.npu.report import NpuReport, kernel_report
 
@@ -118,6 +119,21 @@ def npu_graph_passes(options: Options) -> list[ModulePass]:
     return [FuseQdqPass(), *graph_passes(1, "none", options.disabled, expand_qlinear=False)]
 
 
+def partition_model(module: ModuleOp, options: Options = DEFAULT_OPTIONS,
+                    report: CompileReport | None = None) -> None:  # fmt: skip
+    """Runs the graph passes (`npu_graph_passes`) and the partition on
+    `module` in place: its entry function's NPU ops gathered into
+    `npu.segment`s."""
+    from xdsl.context import Context
+
+    report = report or CompileReport()
+    with report.stage("graph"):
+        for graph_pass in npu_graph_passes(options):
+            graph_pass.apply(Context(), module)
+    with report.stage("partition"):
+        partition(entry_function(module))
+
+
 HostCompile = Callable[[ModuleOp, Options], Any]
 """Compiles a graph module of static shapes for the host: a model called
 with arrays (the CPU target's `compile`)."""
@@ -127,19 +143,17 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
                 options: Options = DEFAULT_OPTIONS, params: NpuParams | None = None) -> NpuModel:  # fmt: skip
     """Compiles graph IR for the NPU, and its other ops with `host` (see the
     module docstring)."""
-    from xdsl.context import Context
-
     params = params or NpuParams()
     report = report or CompileReport()
     func = entry_function(module)
     if has_symbols(func):
         raise EmberError("the NPU target compiles static shapes only (give --input-shape or dims)")
     inputs, outputs = model_specs(func)
-    with report.stage("graph"):
-        for graph_pass in npu_graph_passes(options):
-            graph_pass.apply(Context(), module)
+    partition_model(module, options, report)
+    if options.records:
+        with report.stage("records"):
+            apply_records_file(module, options.records, params)
     with report.stage("partition"):
-        partition(func)
         ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
         terminator = func.body.block.last_op
         assert isinstance(terminator, ReturnOp)
@@ -186,4 +200,5 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
     return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
 
 
-__all__ = ["DeviceStep", "HostCompile", "npu_graph_passes", "HostStep", "NpuModel", "compile_npu"]
+__all__ = ["DeviceStep", "HostCompile", "npu_graph_passes", "HostStep", "NpuModel", "compile_npu",
+           "partition_model"]  # fmt: skip
