@@ -5,7 +5,9 @@ on the host (the host target's pipeline: the CPU's), in the model's order.
 QuantizeLinear chains into quantised products (`graph-fuse-qdq`: int8
 matrix-unit work), simplifies the graph (`graph-optimize` at level 1:
 folding, canonicalisation, BatchNorm folding), partitions it
-(`graph-partition-npu`), lowers every `npu.segment` to an NPU program
+(`graph-partition-npu`), gives each product the fastest schedule the
+tuning records of `Options.records` hold for it (`npu-apply-records`),
+lowers every `npu.segment` to an NPU program
 (`convert-graph-to-npu`) and compiles each run of host ops between them
 as a model of its own with the host target. An `NpuModel` is called like
 a `CompiledModel`; each call runs the steps in order, passing tensors by
