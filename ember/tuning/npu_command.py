@@ -90,7 +90,6 @@ def run_npu_tune(args: argparse.Namespace, module: ModuleOp, options: Options) -
     search = NpuSearch(tasks, records, args.trials, params, args.time_budget,
                        _progress(args.quiet))  # fmt: skip
     if args.list:
-        search.trials = 0  # what the records hold, measuring nothing
         print_states([search.resume(t) for t in search.tasks], records, listed=True)
         return 0
     if not args.quiet:
