@@ -88,12 +88,13 @@ def access_text(access: Access | None) -> str:
 def product_text(op_name: str, product: Matmul, dim: int) -> str:
     """The stable text a task's key hashes (see the module docstring)."""
     scale = "per-channel" if isinstance(product.scale, tuple) else "per-tensor"
+    requantised = scale if product.out.name == "int8" else "no"
+    bias = "none" if product.bias is None else "per-row" if product.bias_per_row else "per-column"
     columns = ",".join(f"{first}+{width}" for first, width in product.column_tiles(dim))
     return "\n".join([
         f"{op_name} m={product.m} k={product.k} n={product.n} elem={product.elem.name} "
         f"out={product.out.name}",
-        f"relu={int(product.relu)} bias={'none' if product.bias is None else 'per-row' if product.bias_per_row else 'per-column'} "
-        f"requantised={scale if product.out.name == 'int8' else 'no'}",
+        f"relu={int(product.relu)} bias={bias} requantised={requantised}",
         f"a={access_text(product.a)}", f"b={access_text(product.b)}",
         f"c={access_text(product.c)}", f"bias={access_text(product.bias)}",
         f"columns={columns}",
