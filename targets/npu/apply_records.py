@@ -26,15 +26,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ember.dialects.npu.machine import NpuParams, NpuProgramError
 from ember.dialects.npu.ops import Npu
-from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
+from ember.dialects.npu.schedule import SCHEDULE_ATTR, TUNED_ATTR, NpuScheduleAttr
 from ember.dialects.npu.segment import SegmentOp
 from ember.errors import EmberError
 from ember.targets.npu.measure import npu_identity
 from ember.targets.npu.tasks import product_layers
 from ember.targets.tuning_records import Record, Records
-
-TUNED_ATTR = "npu.tuned"
-"""On a product whose schedule came from the records: its task's key."""
 
 
 def parse_schedule(text: str) -> NpuScheduleAttr:

@@ -90,6 +90,7 @@ def test_records_applied_change_the_program_not_the_outputs(int8_cnn: Path,
     assert recorded.report.cycles < default.report.cycles
     schedules = [layer.schedule for s in recorded.report.segments for layer in s.layers]
     assert schedules != [layer.schedule for s in default.report.segments for layer in s.layers]
+    assert sum(schedule.endswith("(tuned)") for schedule in schedules) == 4
     np.testing.assert_array_equal(recorded.run(inputs)[0], default.run(inputs)[0])
 
 
