@@ -1,5 +1,5 @@
 """ResNet-50 in int8 tuned for the NPU: the matrix unit's mean utilisation
-over its convolutions, each product alone in the cycle model (slow: some
+over its convolutions, each product alone in the cycle model (slow: about 5
 minutes; `python -m benchmarks.npu_tune` prints the table)."""
 
 from __future__ import annotations
