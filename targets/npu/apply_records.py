@@ -8,7 +8,8 @@ of its sizes: `npu_identity`). This pass runs after the partition and
 just before `npu-default-schedule`: for each product layer whose task has
 records made by this Ember build for this NPU, it writes the fastest
 schedule measured as the op's `npu.schedule` and marks the op
-`npu.tuned = "KEY"`, so `--print-between-passes` and the report show
+`npu.tuned = "KEY"` (the cycle model has no noise: any schedule fewer
+cycles than the default replaces it, no margin), so `--print-between-passes` and the report show
 which schedules came from records. A schedule already written (by hand)
 is left as it is; products without records are left to the default.
 `compile_npu` applies the records of `Options.records` the same way.
@@ -62,7 +63,7 @@ def apply_records(module: ModuleOp, best: dict[str, Record], params: NpuParams) 
 def apply_records_file(module: ModuleOp, path: str, params: NpuParams) -> int:
     """`apply_records` with the fastest records in the file at `path` made
     by this build for this NPU."""
-    best = Records(path).best(1, npu_identity(params))
+    best = Records(path).best(1, npu_identity(params), margin=0.0)
     return apply_records(module, best, params) if best else 0
 
 
