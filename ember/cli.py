@@ -624,8 +624,8 @@ def _compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tune(args: argparse.Namespace) -> int:
-    """`ember tune MODEL`: its tasks listed or searched (`ember.tuning.command`)."""
+def _tune_cpu(args: argparse.Namespace) -> int:
+    """`ember tune MODEL`: its CPU tasks listed or searched (`ember.tuning.command`)."""
     from ember.compiler import compile as ember_compile
     from ember.frontends.onnx import import_onnx
     from ember.targets.cpu.schedule.tasks import model_tasks
@@ -642,6 +642,28 @@ def _tune(args: argparse.Namespace) -> int:
                              disabled=options.disabled, records=records, cache=False)  # fmt: skip
 
     return run_tune(args, model_tasks(import_onnx(model, shapes, dims), options), compile_model)
+
+
+def _tune_npu(args: argparse.Namespace) -> int:
+    """`ember tune MODEL --target npu`: its NPU tasks listed or searched in the
+    cycle model (`ember.tuning.npu_command`)."""
+    from ember.frontends.onnx import import_onnx
+    from ember.tuning.npu_command import run_npu_tune
+
+    module = import_onnx(_model(args), _shape_overrides(args), _dims(args))
+    return run_npu_tune(args, module, Options(disabled=tuple(args.disable_pass)))
+
+
+TUNERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "cpu": _tune_cpu,
+    "npu": _tune_npu,
+}
+"""`ember tune --target`: the targets whose schedules it searches, and how."""
+
+
+def _tune(args: argparse.Namespace) -> int:
+    """`ember tune MODEL`: its tasks listed or searched, for `--target`."""
+    return TUNERS[args.target](args)
 
 
 def _explore(args: argparse.Namespace) -> int:
@@ -1036,6 +1058,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune_command = model_command(
         "tune", "search schedules for the model's ops by measuring them (docs/tuning.md)", _tune
     )
+    tune_command.add_argument("--target", choices=list(TUNERS), default="cpu",
+                              help="the target whose schedules are searched: cpu (measured on "
+                                   "this CPU) or npu (in the NPU's cycle model)")  # fmt: skip
     tune_command.add_argument("--list", action="store_true",
                               help="print the model's tasks and what the records hold; measure "
                                    "nothing")  # fmt: skip

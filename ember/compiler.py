@@ -91,7 +91,7 @@ def compile(  # noqa: A001 - the public name the API promises
     (or `trace`) is never cached.
 
     `records` is a tuning records file (`ember tune`, docs/tuning.md) whose
-    fastest schedule per op the CPU target applies; None (the default) uses
+    fastest schedule per op the CPU and NPU targets apply; None (the default) uses
     `$EMBER_RECORDS` or the user's records where they exist, False none.
     """
     if not isinstance(target, str):  # ember.compile(module, example_inputs)

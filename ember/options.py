@@ -29,8 +29,8 @@ class Options:
     compute capability the PTX is for (`sm_90`) and `emulate` runs the
     `gpu`-level kernels on this CPU (every block and thread) instead of on
     a GPU. `records` is a tuning records file (`ember.targets.tuning_records`) whose
-    fastest schedules the CPU pipeline applies (`tensor-apply-records`);
-    empty: none."""
+    fastest schedules the CPU pipeline (`tensor-apply-records`) and the NPU's
+    (`npu-apply-records`) apply; empty: none."""
 
     opt_level: int = 2
     layout: str = DEFAULT_LAYOUT

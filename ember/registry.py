@@ -50,6 +50,7 @@ PASSES: dict[str, str] = {
     "loop-parallelize": "ember.targets.cpu.parallelize.ParallelizePass",
     "loop-mark-noalias": "ember.targets.cpu.mark_noalias.MarkNoAliasPass",
     "graph-partition-npu": "ember.lowering.graph_to_npu.partition.PartitionNpuPass",
+    "npu-apply-records": "ember.targets.npu.apply_records.NpuApplyRecordsPass",
     "npu-default-schedule": "ember.lowering.graph_to_npu.schedule.NpuDefaultSchedulePass",
     "convert-graph-to-npu": "ember.lowering.graph_to_npu.ConvertGraphToNpuPass",
 }

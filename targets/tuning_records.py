@@ -176,12 +176,14 @@ class Records:
             ).fetchall()
         return [_record(row) for row in rows]
 
-    def best(self, threads: int, who: Identity | None = None) -> dict[str, Record]:
+    def best(self, threads: int, who: Identity | None = None,
+             margin: float = MARGIN) -> dict[str, Record]:  # fmt: skip
         """Per task, the fastest schedule measured by this build on this CPU:
         among those measured at `threads` threads where there are any, else
         among all; a schedule measured more than once counts by the median
         of its times (the record returned carries that median), and replaces
-        the default only where it is `MARGIN` faster."""
+        the default only where it is `margin` faster (0 for a measurement
+        without noise: the NPU's cycle model)."""
         who = who or identity()
         with self._connect() as connection:
             rows = connection.execute(
@@ -193,7 +195,7 @@ class Records:
         by_task: dict[str, list[Record]] = {}
         for record in map(_record, rows):
             by_task.setdefault(record.task, []).append(record)
-        return {task: _fastest(found, threads) for task, found in by_task.items()}
+        return {task: _fastest(found, threads, margin) for task, found in by_task.items()}
 
     def stale_count(self, who: Identity | None = None) -> int:
         """Rows of this CPU made by another Ember build (ignored)."""
@@ -206,10 +208,10 @@ class Records:
         return int(count)
 
 
-def _fastest(records: list[Record], threads: int) -> Record:
+def _fastest(records: list[Record], threads: int, margin: float = MARGIN) -> Record:
     """The schedule of least median time among `records` (one task's), those
     at `threads` threads only where there are any; the default wherever no
-    other is `MARGIN` faster than it."""
+    other is `margin` faster than it."""
     same = [r for r in records if r.threads == threads] or records
     times: dict[str, list[float]] = {}
     for record in same:
@@ -217,7 +219,7 @@ def _fastest(records: list[Record], threads: int) -> Record:
     median = {schedule: statistics.median(found) for schedule, found in times.items()}
     schedule = min(median, key=median.__getitem__)
     default = next((r.schedule for r in same if r.is_default), None)
-    if default is not None and median[schedule] > (1 - MARGIN) * median[default]:
+    if default is not None and median[schedule] > (1 - margin) * median[default]:
         schedule = default
     first = next(r for r in same if r.schedule == schedule)
     return replace(first, seconds=median[schedule])

@@ -23,6 +23,9 @@ from xdsl.utils.exceptions import VerifyException
 
 SCHEDULE_ATTR = "npu.schedule"
 """The name of the attribute a product's graph op carries its schedule in."""
+TUNED_ATTR = "npu.tuned"
+"""On a product whose schedule came from tuning records (`npu-apply-records`):
+its task's key."""
 
 
 @irdl_attr_definition
@@ -80,4 +83,4 @@ def _block(parser: AttrParser) -> tuple[int, int]:
     return m, int(rest[1:])
 
 
-__all__ = ["SCHEDULE_ATTR", "NpuScheduleAttr"]
+__all__ = ["SCHEDULE_ATTR", "TUNED_ATTR", "NpuScheduleAttr"]

@@ -55,7 +55,7 @@ from ember.dialects.graph import (
 from ember.dialects.graph.ops_tensor import constant_data
 from ember.dialects.npu.machine import F32, INT8, Instruction, NpuParams, NpuProgramError
 from ember.dialects.npu.ops import ProgramOp, instruction_op
-from ember.dialects.npu.schedule import SCHEDULE_ATTR, NpuScheduleAttr
+from ember.dialects.npu.schedule import SCHEDULE_ATTR, TUNED_ATTR, NpuScheduleAttr
 from ember.dialects.npu.segment import LaunchOp, SegmentOp, YieldOp
 from ember.dialects.source_names import describe_names, source_names
 from ember.lowering.graph_to_npu.matmul import (
@@ -160,6 +160,8 @@ class Layer:
     macs: int
     schedule: MatmulSchedule | VectorSchedule
     instructions: range
+    tuned: bool = False
+    """Whether its schedule came from tuning records (`npu.tuned` on its op)."""
 
 
 @dataclass
@@ -626,14 +628,15 @@ class _Lowering:
         builder = ProgramBuilder(self.params, {F32.code: self.ones.address})
         ranges = emit_products(builder, self.products, schedules, _emit_layer)
         layers = []
-        for names, indices in self.layers:
+        for op, (names, indices) in zip(self.layer_ops, self.layers, strict=True):
             first = self.products[indices[0]]
             macs = sum(self.products[i].macs for i in indices)
             shape = first.summary() if isinstance(first, VectorOp) else \
                 f"{first.m}x{first.k}x{first.n} {first.elem.name}"  # fmt: skip
             layers.append(Layer(", ".join(names), f"{len(indices)} x {shape}" if len(indices) > 1
                                 else shape, macs, schedules[indices[0]],
-                                range(ranges[indices[0]].start, ranges[indices[-1]].stop)))  # fmt: skip
+                                range(ranges[indices[0]].start, ranges[indices[-1]].stop),
+                                TUNED_ATTR in op.attributes))  # fmt: skip
         terminator = self.segment.block.last_op
         assert isinstance(terminator, YieldOp)
         return NpuKernel(self.segment.sym_name.data, self.params, builder.finish(),

@@ -233,7 +233,9 @@ def _bias_tiles(product: Matmul, schedule: MatmulSchedule) -> int:
     return schedule.block_m if product.bias_per_row else schedule.block_n
 
 
-def _fits(schedule: MatmulSchedule, params: NpuParams, product: Matmul | None = None) -> bool:
+def fits(schedule: MatmulSchedule, params: NpuParams, product: Matmul | None = None) -> bool:
+    """Whether `schedule`'s regions (and an int8 product's bias slots) fit
+    the accumulator, its last row left to the relays."""
     tiles = schedule.block_m * schedule.block_n * schedule.regions
     if product is not None:
         tiles += schedule.buffers * _bias_tiles(product, schedule)
@@ -264,7 +266,7 @@ def default_schedule(product: Matmul, params: NpuParams) -> MatmulSchedule:
     for bm in range(1, tiles_m + 1):
         for bn in range(1, tiles_n + 1):
             schedule = MatmulSchedule(bm, bn)
-            if not _fits(schedule, params, product):
+            if not fits(schedule, params, product):
                 break
             key = (estimate_cycles(product, schedule, params), -bm * bn)
             if best is None or key < best[:2]:
@@ -297,7 +299,9 @@ class ProgramBuilder:
         return self.instructions
 
 
-def _sp_plan(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> dict[str, int]:
+def scratchpad_plan(product: Matmul, schedule: MatmulSchedule, params: NpuParams) -> dict[str, int]:
+    """The first SP line of each load slot's tiles (and the ones); an
+    NpuProgramError where they do not fit."""
     lines = params.dim * product.elem.bytes  # a full tile of the operand type
     operands = [Operand(f"{side}{slot}.{t}", lines, product.elem.bytes)
                 for slot in range(schedule.buffers)
@@ -369,12 +373,12 @@ def emit_matmul(builder: ProgramBuilder, product: Matmul, schedule: MatmulSchedu
     problem = check_matmul(product, params)
     if problem is not None:
         raise NpuProgramError(f"{product.name}: the NPU cannot run {problem}")
-    if not _fits(schedule, params, product):
+    if not fits(schedule, params, product):
         raise NpuProgramError(f"{product.name}: {schedule.describe()} overflow the accumulator")
     start = len(builder.instructions)
     first = builder.products == 0
     builder.products += 1
-    sp = _sp_plan(product, schedule, params)
+    sp = scratchpad_plan(product, schedule, params)
     eb = product.elem.bytes
     acc_elem = (INT32 if product.elem == INT8 else F32).code
     if product.out == INT8 and not isinstance(product.scale, tuple):
@@ -513,4 +517,4 @@ def emit_products(builder: ProgramBuilder, products: Sequence[Any], schedules: S
 
 
 __all__ = ["Access", "Matmul", "MatmulSchedule", "Piece", "Planes", "RowMajor", "dense", "ProgramBuilder", "check_matmul",
-           "default_schedule", "emit_matmul", "emit_products", "emit_relay", "estimate_cycles"]  # fmt: skip
+           "default_schedule", "emit_matmul", "fits", "scratchpad_plan", "emit_products", "emit_relay", "estimate_cycles"]  # fmt: skip

@@ -5,7 +5,9 @@ on the host (the host target's pipeline: the CPU's), in the model's order.
 QuantizeLinear chains into quantised products (`graph-fuse-qdq`: int8
 matrix-unit work), simplifies the graph (`graph-optimize` at level 1:
 folding, canonicalisation, BatchNorm folding), partitions it
-(`graph-partition-npu`), lowers every `npu.segment` to an NPU program
+(`graph-partition-npu`), gives each product the fastest schedule the
+tuning records of `Options.records` hold for it (`npu-apply-records`),
+lowers every `npu.segment` to an NPU program
 (`convert-graph-to-npu`) and compiles each run of host ops between them
 as a model of its own with the host target. An `NpuModel` is called like
 a `CompiledModel`; each call runs the steps in order, passing tensors by
@@ -38,6 +40,7 @@ from ember.options import DEFAULT_OPTIONS, Options
 from ember.reference import entry_function
 from ember.report import CompileReport
 from ember.targets.calls import CheckedCalls, TensorSpec, has_symbols, model_specs
+from ember.targets.npu.apply_records import apply_records_file
 from ember.targets.npu.device import DeviceProgram
 from ember.targets.npu.report import NpuReport, kernel_report
 
@@ -118,6 +121,21 @@ def npu_graph_passes(options: Options) -> list[ModulePass]:
     return [FuseQdqPass(), *graph_passes(1, "none", options.disabled, expand_qlinear=False)]
 
 
+def partition_model(module: ModuleOp, options: Options = DEFAULT_OPTIONS,
+                    report: CompileReport | None = None) -> None:  # fmt: skip
+    """Runs the graph passes (`npu_graph_passes`) and the partition on
+    `module` in place: its entry function's NPU ops gathered into
+    `npu.segment`s."""
+    from xdsl.context import Context
+
+    report = report or CompileReport()
+    with report.stage("graph"):
+        for graph_pass in npu_graph_passes(options):
+            graph_pass.apply(Context(), module)
+    with report.stage("partition"):
+        partition(entry_function(module))
+
+
 HostCompile = Callable[[ModuleOp, Options], Any]
 """Compiles a graph module of static shapes for the host: a model called
 with arrays (the CPU target's `compile`)."""
@@ -127,19 +145,17 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
                 options: Options = DEFAULT_OPTIONS, params: NpuParams | None = None) -> NpuModel:  # fmt: skip
     """Compiles graph IR for the NPU, and its other ops with `host` (see the
     module docstring)."""
-    from xdsl.context import Context
-
     params = params or NpuParams()
     report = report or CompileReport()
     func = entry_function(module)
     if has_symbols(func):
         raise EmberError("the NPU target compiles static shapes only (give --input-shape or dims)")
     inputs, outputs = model_specs(func)
-    with report.stage("graph"):
-        for graph_pass in npu_graph_passes(options):
-            graph_pass.apply(Context(), module)
+    partition_model(module, options, report)
+    if options.records:
+        with report.stage("records"):
+            apply_records_file(module, options.records, params)
     with report.stage("partition"):
-        partition(func)
         ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
         terminator = func.body.block.last_op
         assert isinstance(terminator, ReturnOp)
@@ -186,4 +202,5 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
     return NpuModel(inputs, outputs, arg_ids, result_ids, steps, npu_report)
 
 
-__all__ = ["DeviceStep", "HostCompile", "npu_graph_passes", "HostStep", "NpuModel", "compile_npu"]
+__all__ = ["DeviceStep", "HostCompile", "npu_graph_passes", "HostStep", "NpuModel", "compile_npu",
+           "partition_model"]  # fmt: skip

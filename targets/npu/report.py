@@ -53,7 +53,8 @@ def kernel_report(kernel: NpuKernel, order: Sequence[int] | None = None) -> Segm
         end = max(timing.ends[i] for i in layer.instructions)
         moved = sum(dma_bytes(kernel.program[i]) for i in layer.instructions
                     if kernel.program[i].mnemonic in ("load", "store"))  # fmt: skip
-        layers.append(LayerCycles(kernel.name, layer.ops, layer.shape, layer.schedule.describe(),
+        schedule = layer.schedule.describe() + (" (tuned)" if layer.tuned else "")
+        layers.append(LayerCycles(kernel.name, layer.ops, layer.shape, schedule,
                                   end - previous, layer.macs, moved, kernel.params.dim))  # fmt: skip
         previous = end
     return SegmentCycles(kernel.name, timing.cycles, timing.utilization, timing.bytes_loaded,

@@ -15,6 +15,7 @@ from ember.lowering.graph_to_npu.partition import PartitionNpuPass
 from ember.lowering.graph_to_npu.schedule import NpuDefaultSchedulePass
 from ember.options import Options
 from ember.report import CompileReport
+from ember.targets.npu.apply_records import NpuApplyRecordsPass
 from ember.targets.npu.compile import DeviceStep, NpuModel, compile_npu, npu_graph_passes
 from ember.targets.npu.deploy import write_npu_directory
 from ember.targets.target import HostedTarget
@@ -40,8 +41,9 @@ class NpuTarget(HostedTarget):
     cycle_model = True
 
     def pipeline(self, options: Options) -> list[tuple[str, ModulePass]]:
+        tuned = [("npu", NpuApplyRecordsPass(options.records))] if options.records else []
         return [*(("graph", p) for p in npu_graph_passes(options)),
-                ("npu", PartitionNpuPass()), ("npu", NpuDefaultSchedulePass()),
+                ("npu", PartitionNpuPass()), *tuned, ("npu", NpuDefaultSchedulePass()),
                 ("npu", ConvertGraphToNpuPass())]  # fmt: skip
 
     def default_schedule(self) -> ModulePass:

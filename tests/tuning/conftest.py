@@ -36,3 +36,13 @@ def tasks() -> list[Task]:
 def bufferized() -> ModuleOp:
     """The small model lowered to where schedules are attached."""
     return lower_to_tasks(import_onnx(small_model()), Options(threads=1))
+
+
+@pytest.fixture(scope="session")
+def int8_cnn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small CNN quantised by onnxruntime (per-tensor scales): four int8
+    convolutions on the NPU, a max pool between them."""
+    from tests.compiler.test_npu import _cnn
+    from tests.support.quantized import quantized
+
+    return quantized(_cnn(batch=1), tmp_path_factory.mktemp("int8"), per_channel=False)

@@ -114,3 +114,12 @@ def test_the_default_file_is_used_only_where_it_exists(tmp_path: Path,
 def test_this_process_has_an_identity() -> None:
     who = identity()
     assert who.version.startswith("ember ") and "/" in who.cpu
+
+
+def test_without_a_margin_any_faster_schedule_replaces_the_default(tmp_path: Path) -> None:
+    """The NPU's cycle model has no noise: its records are read with no margin."""
+    records = Records(tmp_path / "r.sqlite")
+    records.add(record("t1", "default", 1.00e-3), HERE)
+    records.add(record("t1", "faster", 0.99e-3), HERE)
+    assert records.best(1, HERE)["t1"].schedule == "default"
+    assert records.best(1, HERE, margin=0.0)["t1"].schedule == "faster"
