@@ -41,7 +41,7 @@ from ember.options import Options
 from ember.report import CompileReport
 from ember.targets.cpu.schedule.cpu_target import HOST, cpu_target
 from ember.targets.cpu.schedule.default_schedule import default_for
-from ember.targets.cpu.schedule.tasks import HARNESS_ENTRY
+from ember.targets.cpu.schedule.tasks import HARNESS_ENTRY, HEAD_ATTR
 from ember.targets.tuning_records import identity
 from ember.tuning.cache_flush import warm_inputs
 
@@ -89,11 +89,11 @@ class Measurement:
 
 
 def head_op(module: ModuleOp) -> StructuredOp:
-    """The structured op a harness is the task of (its first, after the fill)."""
+    """The structured op a harness searches the schedule of (`HEAD_ATTR`)."""
     for op in module.walk():
-        if isinstance(op, STRUCTURED_OPS):
+        if isinstance(op, STRUCTURED_OPS) and HEAD_ATTR in op.attributes:
             return op  # type: ignore[return-value]
-    raise EmberError("the harness holds no structured op")
+    raise EmberError(f"the harness marks no structured op {HEAD_ATTR}")
 
 
 class Harness:
@@ -104,6 +104,7 @@ class Harness:
 
         module = Parser(make_context(), harness).parse_module()
         head = head_op(module)
+        del head.attributes[HEAD_ATTR]
         chosen = parse_schedule(schedule) if schedule else default_for(head, cpu_target(HOST))
         set_schedule(head, chosen)
         self.schedule = str(chosen)

@@ -7,7 +7,13 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.parser import Parser
 
 from ember.context import make_context
-from ember.targets.cpu.schedule.tasks import Task, collect_tasks, harness_module, task_heads
+from ember.targets.cpu.schedule.tasks import (
+    HEAD_ATTR,
+    Task,
+    collect_tasks,
+    harness_module,
+    task_heads,
+)
 from ember.tuning.measure import Harness
 from tests.tuning.conftest import bufferized
 
@@ -39,6 +45,16 @@ def test_the_key_does_not_depend_on_weights_or_names(tasks: list[Task]) -> None:
     assert "dense<0.000000e+00>" in task.harness
     again = collect_tasks(bufferized())
     assert [t.key for t in again] == [t.key for t in tasks]
+
+
+def test_a_kernel_is_one_task_headed_by_its_op_of_most_work(tasks: list[Task]) -> None:
+    classifier = next(t for t in tasks if t.extents == (8, 10, 48))
+    # the last Gemm and the Softmax after it run in one kernel: one harness
+    assert classifier.names == ["fc3", "probs"]
+    module = Parser(make_context(), classifier.harness).parse_module()
+    heads = [op for op in module.walk() if HEAD_ATTR in op.attributes]
+    assert [op.name for op in heads] == ["linalg.matmul"]
+    assert sum(isinstance(op, linalg.GenericOp) for op in module.walk()) >= 3  # the softmax's
 
 
 def test_task_heads_skip_the_ops_of_an_epilogue() -> None:

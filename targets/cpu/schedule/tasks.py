@@ -1,21 +1,30 @@
-"""Tuning tasks: the distinct structured ops of a model, each as a kernel alone.
+"""Tuning tasks: the distinct structured ops of a model, each with the kernel it runs in.
 
 A *task* is one structured op on buffers as the CPU pipeline holds it just
-before schedules are attached (after bufferization), together with what runs
-with it: the `linalg.fill` that starts its output and, for a contraction,
-the chain of elementwise generics after it that its micro-kernels may apply
-before they store (`epilogue_chain`: a bias, an activation, a residual
-add). Its *harness* is a module of its own holding just those ops in one
+before schedules are attached (after bufferization), with everything it
+runs with. In a fused group (a `loop.kernel`), that is the whole kernel:
+its other ops share the kernel's loops with it (`loop-fuse` merges the
+nests of one kernel where their schedules line them up), so a schedule
+that is fast alone may be slow where it keeps a neighbour's nest apart.
+The kernel's *head*, its one op that is searched, is its op of the most
+work (a Winograd group's batched product, a convolution with its bias and
+activation); the others keep the default schedule, in tuning and in every
+compile that applies the records, so what was measured is what runs. An
+op outside any kernel is a task with the `linalg.fill` that starts its
+output and, for a contraction, the chain of elementwise generics after it
+that its micro-kernels may apply before they store (`epilogue_chain`).
+
+A task's *harness* is a module of its own holding just those ops in one
 function, `ember_main`, whose arguments are the buffers the ops read and
 write that live outside them (the model's activations), the constant ones
 (`loop.weight`) and their views copied in, the intermediate buffers
-allocated inside. Weights are printed as zeros: what a task is does not
-depend on their values, and the harness fills them with random ones when
-it is measured (`ember.tuning.measure`).
+allocated inside; the head is marked `loop.task_head`. Weights are printed
+as zeros: what a task is does not depend on their values, and the harness
+fills them with random ones when it is measured (`ember.tuning.measure`).
 
 The task's key is a SHA-256 of the harness text without any schedule, so
 two ops of one model, or of two models, with the same shapes, layout, body,
-constant operands and epilogue are one task, and a record made for one
+constant operands and kernel are one task, and a record made for one
 applies to the other (`tensor-apply-records`). A model's tasks are weighted
 by how many of its ops they stand for. Ops with sizes known only at run
 time are not tasks (a symbolic model is tuned at fixed sizes:
@@ -50,6 +59,9 @@ from ember.report import CompileReport
 
 HARNESS_ENTRY = "ember_main"
 """The name of a harness's function."""
+
+HEAD_ATTR = "loop.task_head"
+"""Marks the op of a harness whose schedule is searched."""
 
 KEY_LENGTH = 20
 """Hex digits of a task's key (80 bits of its SHA-256)."""
@@ -109,8 +121,9 @@ class _NoHarness(Exception):
 class _Harness:
     """Builds the harness of one task's ops (see the module docstring)."""
 
-    def __init__(self, ops: Sequence[Operation]):
+    def __init__(self, ops: Sequence[Operation], head: Operation):
         self.ops = list(ops)
+        self.head = head
         self.inside = {id(o) for o in ops}
         self.mapping: dict[SSAValue, SSAValue] = {}
         self.prelude: list[Operation] = []
@@ -136,6 +149,7 @@ class _Harness:
                    for op in (*within, *self.ops)]  # fmt: skip
         for op in compute:
             op.attributes.pop(SCHEDULE, None)
+        compute[len(within) + self.ops.index(self.head)].attributes[HEAD_ATTR] = UnitAttr()
         if kernel is not None:
             kind = kernel.kind.data if kernel.kind is not None else None
             self.block.add_ops([*body, KernelOp(Block(compute), kind=kind), func.ReturnOp()])
@@ -196,8 +210,10 @@ def _zeros_like(value: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
 def harness_module(op: Operation) -> ModuleOp | None:
     """The harness of `op`'s task (see the module docstring), or None where
     the op reads a value that is neither a buffer nor a constant."""
+    kernel = op.parent_op()
+    ops = list(kernel.block.ops)[:-1] if isinstance(kernel, KernelOp) else task_ops(op)
     try:
-        return _Harness(task_ops(op)).build()
+        return _Harness(ops, op).build()
     except _NoHarness:
         return None
 
@@ -214,21 +230,35 @@ def op_task(op: Operation) -> Task | None:
         return None
     harness = str(module)
     space = iteration_space(op)
-    work = 1
-    for extent in space.extents:
-        work *= extent
-    flops = 2 * work if space.product is not None else work
-    names = [n for o in task_ops(op) for n in source_names(o)]
+    flops = work(op)
+    kernel = op.parent_op()
+    ops = kernel.walk() if isinstance(kernel, KernelOp) else task_ops(op)
+    names = [n for o in ops for n in source_names(o)]
     return Task(task_key(harness), harness, op.name, space.extents, space.iterators, flops,
                 list(dict.fromkeys(names)))  # fmt: skip
 
 
+def work(op: Operation) -> int:
+    """The op's multiply-adds (two a point for a contraction) or points."""
+    space = iteration_space(op)
+    points = 1
+    for extent in space.extents:
+        points *= extent
+    return 2 * points if space.product is not None else points
+
+
 def task_heads(module: ModuleOp) -> Iterator[Operation]:
     """The ops of `module` (on buffers, before schedules) that head a task:
+    in each kernel its tunable op of the most work, and outside kernels
     every tunable op that is not in the epilogue of one before it."""
     in_epilogue: set[int] = set()
     for op in module.walk():
-        if id(op) in in_epilogue or not tunable(op):
+        if isinstance(op, KernelOp):
+            candidates = [o for o in op.walk() if tunable(o)]
+            if candidates:
+                yield max(candidates, key=work)  # the first of the most work
+            continue
+        if isinstance(op.parent_op(), KernelOp) or id(op) in in_epilogue or not tunable(op):
             continue
         in_epilogue.update(id(o) for o in task_ops(op)[1:])
         yield op
