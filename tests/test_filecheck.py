@@ -18,7 +18,19 @@ LIT_FILES = sorted(
 )
 
 
-@pytest.mark.parametrize("path", LIT_FILES, ids=str)
+SLOW_LIT_FILES = {
+    Path("tests/filecheck/tools") / name
+    for name in ("ember-opt-errors.test", "ember-import-errors.test",
+                 "ember-compile-versions.test", "ember-opt-help.test")
+}  # fmt: skip
+"""Lit files of many tool runs each (10 to 22 s): with the slow tests."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_LIT_FILES else p for p in LIT_FILES],
+    ids=str,
+)
 def test_lit(path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-c", "from lit.main import main; main()", "-v", str(path)],

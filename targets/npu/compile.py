@@ -155,16 +155,15 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
     if options.records:
         with report.stage("records"):
             apply_records_file(module, options.records, params)
-    with report.stage("partition"):
-        ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
-        terminator = func.body.block.last_op
-        assert isinstance(terminator, ReturnOp)
-        needed_after: list[set[SSAValue]] = []
-        needed = set(terminator.operands)
-        for op in reversed(ops):  # what each op's successors (and the return) read
-            needed_after.append(set(needed))
-            needed |= set(op.operands)
-        needed_after.reverse()
+    ops = [op for op in func.body.block.ops if not isinstance(op, ConstantOp | ReturnOp)]
+    terminator = func.body.block.last_op
+    assert isinstance(terminator, ReturnOp)
+    needed_after: list[set[SSAValue]] = []
+    needed = set(terminator.operands)
+    for op in reversed(ops):  # what each op's successors (and the return) read
+        needed_after.append(set(needed))
+        needed |= set(op.operands)
+    needed_after.reverse()
     ids = _Ids()
     steps: list[HostStep | DeviceStep] = []
     kernels = []

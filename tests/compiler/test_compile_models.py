@@ -40,7 +40,7 @@ def test_light_model_random_weights(name: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * scale)
 
 
-@pytest.mark.parametrize("name", ["squeezenet", "shufflenet"])
+@pytest.mark.parametrize("name", ["squeezenet", pytest.param("shufflenet", marks=pytest.mark.slow)])
 def test_light_model_shipped(name: str) -> None:
     model, _ = shipped_model_with_logits(name)
     compiled = ember.compile(model)

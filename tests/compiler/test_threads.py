@@ -85,6 +85,7 @@ def test_threads_change_no_bit(name: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow  # SqueezeNet compiled twice: 10 s
 def test_squeezenet_on_two_threads_matches_one() -> None:
     model = with_random_weights(onnx.load(light_model_path("squeezenet")))
     inputs = random_inputs(model)

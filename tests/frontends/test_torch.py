@@ -120,6 +120,7 @@ def test_the_legacy_exporter_trilu(tmp_path: Path) -> None:
     _same(got, attention(x, padding))
 
 
+@pytest.mark.slow  # an export, a file and the command line: 15 s
 def test_a_pt2_file_from_python_and_the_command_line(tmp_path: Path) -> None:
     torch.manual_seed(4)
     block = _Block().eval()
@@ -214,7 +215,9 @@ def test_upsampling_from_both_exporters(tmp_path: Path, mode: str, align_corners
 
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "RNN"])
-@pytest.mark.parametrize("dynamo", [True, False])
+@pytest.mark.parametrize(
+    "dynamo", [pytest.param(True, marks=pytest.mark.slow), False]
+)  # torch.export of a recurrent layer takes 7 to 9 s: with the slow tests
 def test_recurrent_layers_from_both_exporters(tmp_path: Path, layer: str, dynamo: bool) -> None:
     """Two bidirectional layers, batch first, matching PyTorch (and, from the
     legacy exporter's file, onnxruntime); from dynamo with a symbolic batch

@@ -161,7 +161,11 @@ def test_light_models_unchanged_with_conversions_at_boundaries(name: str) -> Non
 
 @pytest.mark.parametrize(
     ("name", "layouts"),
-    [("squeezenet", LAYOUTS), ("resnet50", LAYOUTS), ("shufflenet", ("NHWC",))],
+    [
+        ("squeezenet", LAYOUTS),
+        pytest.param("resnet50", LAYOUTS, marks=pytest.mark.slow),
+        ("shufflenet", ("NHWC",)),
+    ],  # fmt: skip
 )
 def test_whole_networks_convert_twice(name: str, layouts: tuple[str, ...]) -> None:
     """SqueezeNet and ResNet-50 convert once into the layout (NCHWc: after the

@@ -119,6 +119,7 @@ def test_run_at_the_lower_levels(level: str) -> None:
     assert "-> ok" in result.stdout and not result.stderr
 
 
+@pytest.mark.slow  # a model compiled at -O1 and -O2 and run: 11 s
 def test_run_with_the_fusion_report() -> None:
     result = run("ember", "run", *SQUEEZENET, "-O2", "--check", "--fusion-report")
     assert result.returncode == 0, result.stderr
@@ -145,6 +146,7 @@ def _spread(summary: str) -> float:
     return float(match[2]) / float(match[1])
 
 
+@pytest.mark.slow  # models compiled and checked through the command line: 10 s
 def test_random_weights_make_outputs_that_differ_and_check_against_onnxruntime() -> None:
     # With the shipped 0.02 weights every class scores the same in exact
     # arithmetic; whether the float sums tie exactly depends on the summation

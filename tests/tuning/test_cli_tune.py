@@ -32,10 +32,10 @@ def test_list_prints_the_tasks(model_path: Path, tmp_path: Path) -> None:
 def test_tune_then_run_with_the_records(model_path: Path, tmp_path: Path) -> None:
     records = str(tmp_path / "r.sqlite")
     tuned = run("ember", "tune", str(model_path), "--records", records, "--trials", "2",
-                "--batch", "2", "--in-process", "-q")  # fmt: skip
+                "--batch", "2", "--in-process", "-q", "--no-check")  # fmt: skip
     assert tuned.returncode == 0, tuned.stderr
     assert "model estimate:" in tuned.stdout and "speedup" in tuned.stdout
-    assert "model measured: " in tuned.stdout and " default (" in tuned.stdout
+    assert "model measured: " not in tuned.stdout  # --no-check
     checked = run("ember", "run", str(model_path), "--records", records, "--threads", "1",
                   "--check", "-q")  # fmt: skip
     assert checked.returncode == 0, checked.stderr

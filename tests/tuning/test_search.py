@@ -22,7 +22,7 @@ def searched(tmp_path_factory: pytest.TempPathFactory,
              tasks: list[Task]) -> tuple[Path, list[TaskState]]:  # fmt: skip
     path = tmp_path_factory.mktemp("records") / "records.sqlite"
     seen: list[str] = []
-    search = Search(tasks, Records(path), InProcessRunner(), Settings(trials=4, batch=2),
+    search = Search(tasks, Records(path), InProcessRunner(), Settings(trials=5, batch=2),
                     lambda state, measurement, summary: seen.append(state.task.key))  # fmt: skip
     states = search.run()
     assert search.model.fitted  # more than MIN_SAMPLES measurements came in
@@ -36,7 +36,7 @@ def test_every_task_has_its_default_and_its_trials(searched: tuple[Path, list[Ta
     for state in states:
         rows = records.of_task(state.task.key)
         assert sum(r.is_default for r in rows) >= 1
-        assert len({r.schedule for r in rows}) <= 4
+        assert len({r.schedule for r in rows}) <= 5
         assert state.best[1] <= state.default_seconds  # type: ignore[operator]
         # the result is confirmed: the winner and the default measured three times
         for schedule in {state.best[0], str(state.space.default_schedule)}:
@@ -50,12 +50,12 @@ def test_a_search_resumes_from_its_records(searched: tuple[Path, list[TaskState]
     copy.write_bytes(path.read_bytes())
     records = Records(copy)
     before = {t.key: len(records.of_task(t.key)) for t in tasks}
-    Search(tasks, records, InProcessRunner(), Settings(trials=4, batch=2)).run()
-    assert {t.key: len(records.of_task(t.key)) for t in tasks} == before  # nothing measured again
     Search(tasks, records, InProcessRunner(), Settings(trials=5, batch=2)).run()
+    assert {t.key: len(records.of_task(t.key)) for t in tasks} == before  # nothing measured again
+    Search(tasks, records, InProcessRunner(), Settings(trials=6, batch=2)).run()
     for task in tasks:
         schedules = {r.schedule for r in records.of_task(task.key)}
-        assert len(schedules) <= 5
+        assert len(schedules) <= 6
 
 
 def test_recorded_schedules_are_applied_and_compute_the_same(
