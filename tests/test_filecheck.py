@@ -19,11 +19,15 @@ LIT_FILES = sorted(
 
 
 SLOW_LIT_FILES = {
-    Path("tests/filecheck/tools") / name
-    for name in ("ember-opt-errors.test", "ember-import-errors.test",
-                 "ember-compile-versions.test", "ember-opt-help.test")
+    Path("tests/filecheck") / name
+    for name in ("tools/ember-opt-errors.test", "tools/ember-import-errors.test",
+                 "tools/ember-compile-versions.test", "tools/ember-opt-help.test",
+                 "tools/ember-tune.test", "tools/ember-npu.test", "tools/ember-opt-print.mlir",
+                 "lowering/symbolic-sizes.mlir", "lowering/symbolic-batch-conv.mlir",
+                 "frontends/onnx/import-symbolic.test")
 }  # fmt: skip
-"""Lit files of many tool runs each (10 to 22 s): with the slow tests."""
+"""Lit files of many tool runs each (5 to 22 s on two cores): with the slow
+tests."""
 
 
 @pytest.mark.parametrize(

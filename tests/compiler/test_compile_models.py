@@ -23,7 +23,10 @@ from tests.support.models import (
 )
 
 
-@pytest.mark.parametrize("name", light_model_params(SLOW_TO_COMPILE | {"bvlc_alexnet", "resnet50"}))
+@pytest.mark.parametrize(
+    "name",
+    light_model_params(SLOW_TO_COMPILE | {"bvlc_alexnet", "resnet50", "squeezenet", "shufflenet"}),
+)
 def test_light_model_random_weights(name: str) -> None:
     """Every output, and the logits before a final Softmax (which squashes
     an error: 999 of ResNet-50's 1,000 probabilities are below 1e-4), within

@@ -129,8 +129,8 @@ def test_one_library_runs_at_every_size(deployed: Path, batch: int, seq: int) ->
     _assert_matches_onnxruntime(deployed, batch, seq)
 
 
-@pytest.mark.parametrize(("batch", "seq", "static"), [(2, 5, True), (2, 7, True), (1, 5, False),
-                                                      (3, 9, False)])  # fmt: skip
+@pytest.mark.parametrize(("batch", "seq", "static"), [pytest.param(2, 5, True, marks=pytest.mark.slow),
+                                                      (2, 7, True), (1, 5, False), (3, 9, False)])  # fmt: skip
 def test_specialised_versions_run_where_the_sizes_match(
     versioned: Path, batch: int, seq: int, static: bool
 ) -> None:
@@ -165,6 +165,7 @@ def test_by_default_a_static_version_runs_at_the_low_end_of_the_ranges(deployed:
     assert _assert_matches_onnxruntime(deployed, 1, 2) == max(generic, 64)
 
 
+@pytest.mark.slow
 def test_specialize_none_is_the_generic_version_alone(tmp_path: Path) -> None:
     out = tmp_path / "out"
     model = tmp_path / "encoder.onnx"

@@ -139,6 +139,7 @@ def _scores(folder: Path, rows: int) -> np.ndarray:
     return scores
 
 
+@pytest.mark.slow
 def test_the_symbolic_example_runs_at_any_batch(symbolic_example: tuple[Path, str]) -> None:
     folder, stdout = symbolic_example
     _assert_matches(_printed(stdout), {"scores": _scores(folder, 5)})

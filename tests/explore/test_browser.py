@@ -88,6 +88,7 @@ def check_report(page: Any, screenshot: Path, cpu: bool = True) -> None:
     assert page.errors == []
 
 
+@pytest.mark.slow
 def test_tiny_report_in_chromium(browser: Any, tiny_model_path: str, tmp_path: Path) -> None:
     out = tmp_path / "tiny.html"
     assert main(["explore", tiny_model_path, "-o", str(out), "--threads", "1", "--runs", "1",

@@ -92,6 +92,7 @@ def test_dims_become_symbols_with_their_ranges() -> None:
         compiled(np.zeros((17, 4, 8, 8), np.float32))
 
 
+@pytest.mark.slow
 def test_attention_with_padding_and_causal_masks_at_every_length() -> None:
     torch.manual_seed(2)
     attention = _Attention().eval()

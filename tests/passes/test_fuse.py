@@ -3,6 +3,8 @@ reduces the kernels the compiled code runs."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import onnx
 import pytest
@@ -25,27 +27,29 @@ from tests.support.models import (
     with_random_weights,
 )
 
-
-def _models() -> dict[str, onnx.ModelProto]:
-    models = {name: with_random_weights(onnx.load(light_model_path(name)), seed=5)
-              for name in LIGHT_MODELS}  # fmt: skip
-    models["mlp"] = mlp(batch=4)
-    models["encoder"] = transformer_encoder(seq=16, hidden=64, heads=4, ffn=128)
-    return models
+MODEL_NAMES = sorted([*LIGHT_MODELS, "mlp", "encoder"])
 
 
-MODELS = _models()
+@functools.cache
+def _model(name: str) -> onnx.ModelProto:
+    """The model `name`, built when a test first asks for it (not when the
+    module is collected: random weights for every light model take seconds)."""
+    if name == "mlp":
+        return mlp(batch=4)
+    if name == "encoder":
+        return transformer_encoder(seq=16, hidden=64, heads=4, ffn=128)
+    return with_random_weights(onnx.load(light_model_path(name)), seed=5)
 
 
 @pytest.mark.parametrize(
     "name",
     [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_IN_PASS_TESTS else [])
-     for name in sorted(MODELS)],
+     for name in MODEL_NAMES],
 )  # fmt: skip
 def test_fused_graph_means_the_same(name: str) -> None:
     """After graph-optimize level 2 the reference interpreter (which runs fused
     regions) gives the unoptimised outputs, and no anchor is left unfused."""
-    model = MODELS[name]
+    model = _model(name)
     inputs = random_inputs(model, seed=6)
     module = ember.import_onnx(model)
     before = ember.reference.run(module, inputs)
@@ -70,7 +74,7 @@ def test_fused_graph_means_the_same(name: str) -> None:
     "name", [pytest.param("squeezenet", marks=pytest.mark.slow), "encoder", "mlp"]
 )
 def test_every_level_matches_onnxruntime(name: str) -> None:
-    model = MODELS[name]
+    model = _model(name)
     inputs = random_inputs(model, seed=7)
     expected = run_onnxruntime(model, inputs)
     for level in (0, 1, 2):
@@ -81,7 +85,7 @@ def test_every_level_matches_onnxruntime(name: str) -> None:
 
 @pytest.mark.parametrize("name", [pytest.param("resnet50", marks=pytest.mark.slow), "encoder"])
 def test_fusion_runs_fewer_kernels(name: str) -> None:
-    module = ember.import_onnx(MODELS[name])
+    module = ember.import_onnx(_model(name))
     unfused = count_kernel_calls(module.clone(), Options(opt_level=1))
     fused = count_kernel_calls(module.clone(), Options(opt_level=2))
     assert fused < unfused / 2, (fused, unfused)
@@ -89,7 +93,7 @@ def test_fusion_runs_fewer_kernels(name: str) -> None:
 
 def test_unknown_level_is_a_clear_error() -> None:
     with pytest.raises(ember.EmberError, match="level must be 0, 1 or 2"):
-        ember.compile(MODELS["mlp"], opt_level=3)
+        ember.compile(_model("mlp"), opt_level=3)
 
 
 def _decomposed_block() -> onnx.ModelProto:

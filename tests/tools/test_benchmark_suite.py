@@ -76,6 +76,7 @@ def test_thread_counts_are_checked() -> None:
             suite.thread_counts(text)
 
 
+@pytest.mark.slow
 def test_tuning_records_timed_against_the_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -64,6 +64,7 @@ def test_bench_profile_peak_counts_every_thread(small_model: Path) -> None:
     assert float(both.group(1)) == pytest.approx(2 * core, abs=0.2)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_MATPLOTLIB, reason="matplotlib (the plot extra) is not installed")
 def test_bench_plot_writes_a_png(small_model: Path, tmp_path: Path) -> None:
     target = tmp_path / "roofline.png"
@@ -92,6 +93,7 @@ def test_bench_plot_without_matplotlib_says_how_to_get_it(
     ]
 
 
+@pytest.mark.slow
 def test_bench_trace_writes_a_chrome_trace(small_model: Path, tmp_path: Path) -> None:
     path = tmp_path / "trace.json"
     result = run("ember", "bench", str(small_model), "--trace", str(path), "--runs", "2",

@@ -29,6 +29,7 @@ def test_list_prints_the_tasks(model_path: Path, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_tune_then_run_with_the_records(model_path: Path, tmp_path: Path) -> None:
     records = str(tmp_path / "r.sqlite")
     tuned = run("ember", "tune", str(model_path), "--records", records, "--trials", "2",

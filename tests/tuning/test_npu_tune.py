@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from xdsl.context import Context
 
 import ember
@@ -117,6 +118,7 @@ def test_tune_and_list_from_the_command_line(int8_cnn: Path, tmp_path: Path) -> 
     assert "graph.qlinear_conv [12x27x440 int8] (r1_QuantizeLinear)" in listed.stdout
 
 
+@pytest.mark.slow
 def test_run_with_npu_records_from_the_command_line(int8_cnn: Path, tmp_path: Path) -> None:
     records = str(tmp_path / "r.sqlite")
     _tune(int8_cnn, tmp_path / "r.sqlite")

@@ -114,7 +114,10 @@ def test_every_kernel_passes_ptxas_for_sm80_and_sm90(name: str) -> None:
 @needs_ptxas
 @pytest.mark.parametrize(
     "make",
-    [lambda: transformer_encoder(seq=128), lambda: gpt_block(seq=128)],
+    [
+        lambda: transformer_encoder(seq=128),
+        pytest.param(lambda: gpt_block(seq=128), marks=pytest.mark.slow),
+    ],
     ids=["bert_base_layer", "gpt_block"],
 )
 def test_full_size_transformer_layers_pass_ptxas(make: Callable[[], onnx.ModelProto]) -> None:

@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // Every op of ops_elementwise.py: unary (with and without attributes), binary
@@ -89,7 +88,8 @@ func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d
 }
 
 // The printed form: defaults are omitted, floats are printed in full, and
-// printing the parsed output again gives the same text (second RUN line).
+// printing the parsed output again gives the same text (the RUN line
+// prints, parses and prints again).
 // CHECK-LABEL: func.func @elementwise(%x: tensor<1x64x56x56xf32>, %bias: tensor<64x1x1xf32>, %d: tensor<?x128xf32>, %row: tensor<1x128xf32>, %i: tensor<4x8xi64>, %j: tensor<8xi64>, %m: tensor<4x8xi1>, %n: tensor<8xi1>, %lo: tensor<f32>, %hi: tensor<f32>, %h: tensor<2x3xf16>, %n0: tensor<i1>) -> (tensor<1x64x56x56xf32>, tensor<?x128xf32>) {
 // CHECK-NEXT:    %abs = graph.abs %i : (tensor<4x8xi64>) -> tensor<4x8xi64>
 // CHECK-NEXT:    %neg = graph.neg %j : (tensor<8xi64>) -> tensor<8xi64>

@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // Every op of ops_loss.py: SoftmaxCrossEntropyLoss with and without its

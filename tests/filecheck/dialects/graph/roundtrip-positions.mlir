@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // CumSum and CumProd (axis an operand; exclusive, reverse), TopK (two results),

@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // Every op of ops_quantize.py: QuantizeLinear per tensor (the result takes

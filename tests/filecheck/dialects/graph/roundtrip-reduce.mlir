@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // Every op of ops_reduce.py: the ReduceX family with axes present/absent,
@@ -33,7 +32,8 @@ func.func @reduce(%x: tensor<1x64x56x56xf32>, %seq: tensor<?x128x768xf32>, %i: t
 }
 
 // The printed form: defaults are omitted, floats are printed in full, and
-// printing the parsed output again gives the same text (second RUN line).
+// printing the parsed output again gives the same text (the RUN line
+// prints, parses and prints again).
 // CHECK-LABEL: func.func @reduce(%x: tensor<1x64x56x56xf32>, %seq: tensor<?x128x768xf32>, %i: tensor<4x10xi64>, %axes_rt: tensor<2xi64>) -> tensor<1x64x1x1xf32> {
 // CHECK-NEXT:    %hw = graph.constant dense<[2, 3]> : tensor<2xi64>
 // CHECK-NEXT:    %last = graph.constant dense<-1> : tensor<1xi64>

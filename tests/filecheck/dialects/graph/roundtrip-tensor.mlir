@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // Every op of ops_tensor.py, graph.constant included: constants (splat, list,
@@ -91,7 +90,8 @@ func.func @tensor(%x: tensor<1x64x7x7xf32>, %seq: tensor<?x16x512xf32>, %ids: te
 }
 
 // The printed form: defaults are omitted, floats are printed in full, and
-// printing the parsed output again gives the same text (second RUN line).
+// printing the parsed output again gives the same text (the RUN line
+// prints, parses and prints again).
 // CHECK-LABEL: func.func @tensor(%x: tensor<1x64x7x7xf32>, %seq: tensor<?x16x512xf32>, %ids: tensor<2x?xi64>, %table: tensor<30522x768xf32>, %dyn_shape: tensor<3xi64>, %n: tensor<i64>) -> tensor<1x3136xf32> {
 // CHECK-NEXT:    %zero = graph.constant dense<0.000000e+00> : tensor<64xf32>
 // CHECK-NEXT:    %target = graph.constant dense<[1, -1]> : tensor<2xi64>

@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // The ops of ops_transformer.py: RMSNormalization, SwiGLU, RotaryEmbedding

@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 // RUN: ember-opt %s --print-op-generic | ember-opt | filecheck %s
 

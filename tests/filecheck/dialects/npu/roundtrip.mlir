@@ -1,4 +1,3 @@
-// RUN: ember-opt %s | filecheck %s
 // RUN: ember-opt %s | ember-opt | filecheck %s
 
 // One tile: two loads fill A and B, the second gives the compute module a
