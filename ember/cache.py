@@ -5,7 +5,8 @@ target) look a model up here before compiling it. The key is a SHA-256 over
 the model's bytes, every option that changes the code (opt level, layout,
 disabled passes, threads, input shapes, dims, `specialize`, and for
 `ember run` the sizes a symbolic model was pinned to; the schedules the
-tuning records give it: `records_digest`) and the build of
+tuning records give it: `BestSchedules.digest`, read once with the
+compile's `Options.schedules`) and the build of
 `ember.load.build_identity` (Ember's version and source hash, llvmlite,
 LLVM, target triple, CPU name and features). An entry is what `ember
 compile` writes (library, header, weights, manifest with the checksums), so
@@ -171,22 +172,24 @@ class CacheRequest:
             "threads": options.threads, "input_shapes": _plain(self.input_shapes),
             "dims": _plain(self.dims), "specialize": _plain(self.specialize),
             "extra": _plain(self.extra), "build": build_identity(),
-            "records": records_digest(options.records, options.threads),
+            "records": records_digest(options),
         }  # fmt: skip
         text = json.dumps(material, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def records_digest(records: str, threads: int) -> str | None:
-    """A hash of the schedules a records file gives a compile at `threads`
-    threads (None without records): a new record changes the key."""
-    if not records:
+def records_digest(options: Options) -> str | None:
+    """A hash of the schedules the records file of `options` gives the
+    compile (None without records): a new record changes the key. The
+    schedules the compile read already (`Options.schedules`), else read
+    here."""
+    if not options.records:
         return None
-    from ember.targets.tuning_records import Records
+    from ember.targets.tuning_records import with_best_schedules
 
-    best = Records(records).best(threads)
-    chosen = sorted((key, record.schedule) for key, record in best.items())
-    return hashlib.sha256(json.dumps(chosen).encode()).hexdigest()
+    schedules = with_best_schedules(options).schedules
+    assert schedules is not None
+    return schedules.digest
 
 
 def _plain(value: Any) -> Any:

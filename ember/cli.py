@@ -357,7 +357,12 @@ def _run(args: argparse.Namespace) -> int:
     model = _model(args)
     given = _load_inputs(args.input)
     report = _progress(args)
-    found = _run_cached(args, model, given, report)
+    options = _options(args)
+    if keeps_compiled(args.target) and not args.no_cache:
+        from ember.targets.tuning_records import with_best_schedules
+
+        options = with_best_schedules(options)  # read once: for the cache's key and the compile
+    found = _run_cached(args, model, given, report, options)
     if found is not None:
         inputs, outputs, names = found
         _print_outputs(args, names, outputs)
@@ -380,7 +385,7 @@ def _run(args: argparse.Namespace) -> int:
         reference = module.clone() if check_reference else None
         if args.fusion_report:
             _print_fusion_report(args, module)
-        compiled = _compile_for_run(target, module, sizes, report, _options(args), args, model)
+        compiled = _compile_for_run(target, module, sizes, report, options, args, model)
         with report.stage("run"):
             outputs = compiled.run(inputs)
     _print_outputs(args, names, outputs)
@@ -494,7 +499,7 @@ def _bench_loaded(args: argparse.Namespace) -> int:
 
 
 def _run_cached(args: argparse.Namespace, model: ModelSource, given: dict[str, np.ndarray],
-                report: CompileReport) -> tuple[dict[str, np.ndarray], list[np.ndarray], list[str]] | None:  # fmt: skip
+                report: CompileReport, options: Options) -> tuple[dict[str, np.ndarray], list[np.ndarray], list[str]] | None:  # fmt: skip
     """`ember run` of a model the compile cache holds, its inputs given or
     static: loaded and run without importing the model; its inputs,
     outputs and output names, or None where that does not apply."""
@@ -502,7 +507,7 @@ def _run_cached(args: argparse.Namespace, model: ModelSource, given: dict[str, n
         return None
     from ember.cache import CacheRequest, cached
 
-    request = CacheRequest(model, _options(args), _shape_overrides(args), _dims(args))
+    request = CacheRequest(model, options, _shape_overrides(args), _dims(args))
     compiled = cached(request, report)
     if compiled is None or not all(spec.name in given or all(isinstance(d, int) for d in spec.dims)
                                    for spec in compiled.inputs):  # fmt: skip

@@ -27,7 +27,6 @@ from ember.report import CompileReport, StageListener
 from ember.targets.calls import CheckedCalls, InputError, TensorSpec, has_symbols, model_specs
 from ember.targets.cpu.model import ENTRY_NAME, CompiledModel, compile_module
 from ember.targets.registry import keeps_compiled, target_named, target_names
-from ember.targets.tuning_records import resolve_path
 from ember.targets.versions import compile_versions
 
 TARGETS = target_names()
@@ -112,6 +111,8 @@ def compile(  # noqa: A001 - the public name the API promises
         raise EmberError(f"trace must be True or False, got {trace!r}")
     if not isinstance(emulate, bool):
         raise EmberError(f"emulate must be True or False, got {emulate!r}")
+    from ember.targets.tuning_records import resolve_path, with_best_schedules
+
     chosen_records = resolve_path(records)
     options = Options(opt_level, layout, tuple(disabled), profile=profile or trace, trace=trace,
                       threads=threads, arch=arch, emulate=emulate,
@@ -122,6 +123,7 @@ def compile(  # noqa: A001 - the public name the API promises
     else:
         model, dims = resolve_source(model, dims, example_inputs, dynamic_shapes)
     if chosen is None and cache_enabled(cache):
+        options = with_best_schedules(options)  # read once: for the key and for the compile
         request = CacheRequest(model, options, input_shapes, dims,
                                "none" if specialize is None else specialize)  # fmt: skip
 

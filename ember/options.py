@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ember.errors import EmberError
 from ember.passes.graph.optimize import DEFAULT_LAYOUT
+
+if TYPE_CHECKING:
+    from ember.targets.tuning_records import BestSchedules
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,11 @@ class Options:
     `gpu`-level kernels on this CPU (every block and thread) instead of on
     a GPU. `records` is a tuning records file (`ember.targets.tuning_records`) whose
     fastest schedules the CPU pipeline (`tensor-apply-records`) and the NPU's
-    (`npu-apply-records`) apply; empty: none."""
+    (`npu-apply-records`) apply; empty: none. `schedules` are the CPU's
+    fastest schedules of that file at `threads` threads where the compile
+    read them already (`ember.targets.tuning_records.with_best_schedules`):
+    the cache key and `tensor-apply-records` use them instead of reading
+    the file again."""
 
     opt_level: int = 2
     layout: str = DEFAULT_LAYOUT
@@ -41,6 +49,7 @@ class Options:
     arch: str = "sm_90"
     emulate: bool = False
     records: str = ""
+    schedules: BestSchedules | None = None
 
 
 DEFAULT_OPTIONS = Options()

@@ -17,24 +17,35 @@ a killed one loses at most the candidate it was measuring.
 
 Where: `--records FILE`, else `$EMBER_RECORDS`, else the user's data
 directory (`platformdirs.user_data_dir("ember")/records.sqlite`); a path
-of `none` (or `$EMBER_RECORDS=0`) turns records off.
+of `none` (or `$EMBER_RECORDS=0`) turns records off. `sqlite3` is imported
+only where a file is opened: a compile without records never loads it.
+
+A compile reads its file once (`best_schedules`): the fastest schedule
+per task and a digest of them (`BestSchedules`), which the compile cache's
+key hashes and the apply pass applies.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
-import sqlite3
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ember.errors import EmberError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ember.options import Options
 
 FILE_NAME = "records.sqlite"
 BUSY_TIMEOUT_S = 60.0
@@ -134,6 +145,8 @@ class Records:
     """The table in one SQLite file (created on first use)."""
 
     def __init__(self, path: str | os.PathLike[str]):
+        import sqlite3
+
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,6 +159,8 @@ class Records:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        import sqlite3
+
         with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)) as connection:
             connection.execute("PRAGMA journal_mode=WAL")
             with connection:  # one transaction: committed, or rolled back on an error
@@ -208,6 +223,36 @@ class Records:
         return int(count)
 
 
+@dataclass(frozen=True)
+class BestSchedules:
+    """The fastest schedule per task that a records file gives one compile
+    (`Records.best`), read once: `by_task` maps a task's key to its record,
+    and `digest` hashes the (key, schedule) pairs (a new record that
+    changes a choice changes it; the compile cache's key holds it)."""
+
+    path: str
+    by_task: Mapping[str, Record] = field(compare=False, repr=False)
+    digest: str = ""
+
+
+def best_schedules(path: str | os.PathLike[str], threads: int, who: Identity | None = None,
+                   margin: float = MARGIN) -> BestSchedules:  # fmt: skip
+    """The file's `Records.best` at `threads` threads, with its digest."""
+    best = Records(path).best(threads, who, margin)
+    chosen = sorted((key, record.schedule) for key, record in best.items())
+    digest = hashlib.sha256(json.dumps(chosen).encode()).hexdigest()
+    return BestSchedules(str(path), best, digest)
+
+
+def with_best_schedules(options: Options) -> Options:
+    """`options` with the CPU's fastest schedules of its records file read
+    (`Options.schedules`; as they are where read already, or where there
+    is no file), so that the cache key and the compile share one read."""
+    if not options.records or options.schedules is not None:
+        return options
+    return replace(options, schedules=best_schedules(options.records, options.threads))
+
+
 def _fastest(records: list[Record], threads: int, margin: float = MARGIN) -> Record:
     """The schedule of least median time among `records` (one task's), those
     at `threads` threads only where there are any; the default wherever no
@@ -235,4 +280,5 @@ def _record(row: tuple[object, ...]) -> Record:
                   tuple(n for n in str(names).split(",") if n))  # fmt: skip
 
 
-__all__ = ["Identity", "Record", "Records", "default_path", "identity", "resolve_path"]
+__all__ = ["BestSchedules", "Identity", "Record", "Records", "best_schedules", "default_path",
+           "identity", "resolve_path", "with_best_schedules"]  # fmt: skip

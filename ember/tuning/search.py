@@ -215,7 +215,7 @@ class Search:
     def _confirm(self, state: TaskState) -> None:
         """Measures the fastest schedule and the default again until both
         have `SAMPLES` measurements (see the module docstring)."""
-        default = self._default_schedule(state)
+        default = str(state.space.default_schedule)
         for _ in range(CONFIRM_ROUNDS):
             best, seconds = state.best
             if not math.isfinite(seconds) or self._out_of_time(grace=True):
@@ -282,9 +282,6 @@ class Search:
         rest = ranked[wanted - explore :]
         chosen += self.rng.sample(rest, min(explore, len(rest)))
         return chosen
-
-    def _default_schedule(self, state: TaskState) -> str:
-        return str(state.space.default_schedule)
 
     def _measure(self, state: TaskState, schedules: Sequence[str]) -> None:
         task = state.task

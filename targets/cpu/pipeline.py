@@ -84,7 +84,7 @@ from ember.targets.cpu.module_parts import part_count, split_module
 from ember.targets.cpu.parallel_codegen import PartObject, compile_part, start_workers
 from ember.targets.cpu.parallelize import ParallelizePass
 from ember.targets.cpu.profile import check_profile_supported
-from ember.targets.cpu.schedule.apply_records import ApplyRecordsPass
+from ember.targets.cpu.schedule.apply_records import apply_records_pass
 from ember.targets.cpu.schedule.default_schedule import DefaultSchedulePass
 from ember.targets.cpu.streamed_codegen import compile_streamed
 from ember.targets.cpu.timing import CompileTimes
@@ -121,7 +121,7 @@ def cpu_passes(options: Options = DEFAULT_OPTIONS) -> list[tuple[str, ModulePass
 
     # One thread: no launches and no runtime at all, not launches of one thread.
     threads = [ParallelizePass(threads=options.threads)] if options.threads > 1 else []
-    tuned = [ApplyRecordsPass(options.records, options.threads)] if options.records else []
+    tuned = apply_records_pass(options)
 
     return [
         *(("graph", p) for p in graph),

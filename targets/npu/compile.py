@@ -43,6 +43,7 @@ from ember.targets.calls import CheckedCalls, TensorSpec, has_symbols, model_spe
 from ember.targets.npu.apply_records import apply_records_file
 from ember.targets.npu.device import DeviceProgram
 from ember.targets.npu.report import NpuReport, kernel_report
+from ember.targets.tuning_records import with_best_schedules
 
 
 @dataclass
@@ -164,6 +165,7 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
         needed_after.append(set(needed))
         needed |= set(op.operands)
     needed_after.reverse()
+    host_options = with_best_schedules(options)  # the host's schedules: one read for every step
     ids = _Ids()
     steps: list[HostStep | DeviceStep] = []
     kernels = []
@@ -175,7 +177,7 @@ def compile_npu(module: ModuleOp, host: HostCompile, report: CompileReport | Non
         host_module, args, results = _host_module(group, later)
         # Each stage line names one piece of work: `host 2`, `npu npu1`.
         with report.stage(f"host {sum(isinstance(s, HostStep) for s in steps) + 1}"):
-            model = host(host_module, options)
+            model = host(host_module, host_options)
         steps.append(HostStep(model, [ids(v) for v in args], [ids(v) for v in results],
                               [op.name for op in group], [op_label(op) for op in group]))  # fmt: skip
         group.clear()

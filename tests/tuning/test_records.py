@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,6 +111,18 @@ def test_the_default_file_is_used_only_where_it_exists(tmp_path: Path,
     monkeypatch.setenv("EMBER_RECORDS", "0")
     assert resolve_path(None) is None
     assert resolve_path(str(tmp_path / "x.sqlite")) == tmp_path / "x.sqlite"
+
+
+def test_without_a_records_file_sqlite_is_never_imported(tmp_path: Path) -> None:
+    """`import ember` and learning that there is no records file load no sqlite3."""
+    code = ("import sys, ember\n"
+            "from ember.targets.tuning_records import resolve_path\n"
+            "assert resolve_path(None) is None\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sqlite3'))")  # fmt: skip
+    env = {"EMBER_RECORDS": str(tmp_path / "absent.sqlite"), "PATH": "/usr/bin:/bin"}
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, check=True)  # fmt: skip
+    assert found.stdout.strip() == "[]"
 
 
 def test_this_process_has_an_identity() -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import ember
 from ember.dialects.schedule import ScheduleError, schedule_of
+from ember.options import Options
+from ember.report import CompileReport
 from ember.targets.cpu.schedule.apply_records import TUNED_ATTR, ApplyRecordsPass
 from ember.targets.cpu.schedule.tasks import Task, task_heads
 from ember.targets.tuning_records import Record, Records
@@ -74,6 +78,28 @@ def test_recorded_schedules_are_applied_and_compute_the_same(
     np.testing.assert_allclose(tuned, plain, rtol=1e-5, atol=1e-6)
 
 
+def test_a_cached_compile_reads_its_records_once(
+    searched: tuple[Path, list[TaskState]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The schedules the cache's key hashes are the ones the pipeline applies:
+    one read of the file per compile, whether it misses the cache or hits."""
+    path, _ = searched
+    reads: list[Path] = []
+    best = Records.best
+
+    def counted(self: Records, *args: Any, **kwargs: Any) -> dict[str, Record]:
+        reads.append(self.path)
+        return best(self, *args, **kwargs)
+
+    monkeypatch.setattr(Records, "best", counted)
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    for hit in (False, True):
+        report = CompileReport()
+        ember.compile(small_model(), threads=1, records=str(path), cache=True, report=report)
+        assert report.cache_hit == hit and reads == [path]
+        reads.clear()
+
+
 def test_a_record_that_does_not_fit_names_the_op(tmp_path: Path, tasks: list[Task]) -> None:
     task = next(t for t in tasks if t.op_name == "linalg.matmul")
     records = Records(tmp_path / "bad.sqlite")
@@ -88,8 +114,30 @@ def test_a_new_record_changes_the_compile_cache_key(tmp_path: Path, tasks: list[
 
     task = tasks[0]
     records = Records(tmp_path / "r.sqlite")
-    assert records_digest("", 1) is None
+    assert records_digest(Options()) is None
     records.add(Record(task.key, "#loop.schedule<order = [0, 1, 2]>", True, 2e-3, 0.0, "", 1))
-    before = records_digest(str(records.path), 1)
+    before = records_digest(Options(records=str(records.path)))
     records.add(Record(task.key, "#loop.schedule<order = [1, 0, 2]>", False, 1e-3, 0.0, "", 1))
-    assert records_digest(str(records.path), 1) not in (before, None)
+    assert records_digest(Options(records=str(records.path))) not in (before, None)
+
+
+def test_the_cache_key_hashes_the_schedules_the_compile_read(
+    tmp_path: Path, tasks: list[Task]
+) -> None:
+    """Read once (`with_best_schedules`), the records' schedules give the key
+    and the pipeline's apply pass; a record added after is not read again."""
+    from ember.cache import records_digest
+    from ember.targets.cpu.pipeline import cpu_passes
+    from ember.targets.cpu.schedule.apply_records import ApplyReadRecordsPass
+    from ember.targets.tuning_records import with_best_schedules
+
+    task = tasks[0]
+    records = Records(tmp_path / "r.sqlite")
+    records.add(Record(task.key, "#loop.schedule<order = [0, 1, 2]>", True, 2e-3, 0.0, "", 1))
+    options = with_best_schedules(Options(records=str(records.path)))
+    assert options.schedules is not None and with_best_schedules(options) is options
+    digest = records_digest(options)
+    records.add(Record(task.key, "#loop.schedule<order = [1, 0, 2]>", False, 1e-3, 0.0, "", 1))
+    assert records_digest(options) == digest != records_digest(replace(options, schedules=None))
+    applied = [p for _, p in cpu_passes(options) if p.name == "tensor-apply-records"]
+    assert applied == [ApplyReadRecordsPass(str(records.path), 1, options.schedules)]

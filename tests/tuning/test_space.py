@@ -49,7 +49,7 @@ def test_a_contraction_may_change_its_micro_kernel(tasks: list[Task]) -> None:
     assert max(m[2] * m[3] for m in narrow.knobs["micro"] if m) <= 12
     rng = random.Random(1)
     mutated = wide.mutate(wide.default, rng)
-    assert sum(mutated[k] != v for k, v in wide.default.items()) == 1
+    assert sum(mutated.knob(k) != wide.default.knob(k) for k in wide.knobs) == 1
 
 
 def test_on_several_threads_the_parallel_loops_are_a_knob(tasks: list[Task]) -> None:
@@ -62,6 +62,6 @@ def test_on_several_threads_the_parallel_loops_are_a_knob(tasks: list[Task]) -> 
     assert "parallel" not in one.knobs
     assert tuple(default.parallel_dims) in two.knobs["parallel"]
     outermost = next(p for p in two.knobs["parallel"] if len(p) == 1)  # type: ignore[arg-type]
-    point = {**two.default, "parallel": outermost}
+    point = two.default.with_knob("parallel", outermost)
     schedule = two.schedule(point)
     assert schedule is not None and schedule.parallel_dims == list(outermost)  # type: ignore[arg-type]

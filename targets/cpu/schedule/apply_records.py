@@ -11,11 +11,17 @@ Ember build on this CPU, it attaches the fastest schedule measured (at
 came from records. Ops without records are left to the default. Only ops
 whose op name and extents match some record are keyed (building a task's
 harness costs a few milliseconds an op).
+
+From `ember-opt` the pass reads its `records` file; the CPU pipeline hands
+it the schedules the compile read already (`Options.schedules`, the ones
+the compile cache's key hashed: `ApplyReadRecordsPass`), so a compile reads
+the file once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -29,6 +35,10 @@ from ember.dialects.schedule import (
     set_schedule,
 )
 from ember.errors import EmberError
+from ember.options import Options
+
+if TYPE_CHECKING:
+    from ember.targets.tuning_records import BestSchedules
 
 TUNED_ATTR = "loop.tuned"
 """On an op whose schedule came from the records: its task's key."""
@@ -44,21 +54,29 @@ class ApplyRecordsPass(ModulePass):
     records: str = ""
     threads: int = 1
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from ember.targets.cpu.schedule.tasks import harness_module, task_heads, task_key
-        from ember.targets.tuning_records import Records
-
+    def best_schedules(self) -> BestSchedules | None:
+        """The schedules to apply: the `records` file's, read here."""
         if not self.records:
-            return
+            return None
+        from ember.targets.tuning_records import best_schedules
+
+        return best_schedules(self.records, self.threads)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from ember.targets.cpu.schedule.tasks import harness_module, task_heads_with_ops, task_key
+
         try:
-            best = Records(self.records).best(self.threads)
+            schedules = self.best_schedules()
         except EmberError as error:
             raise ScheduleError(f"{self.name}: {error}") from None
+        if schedules is None:
+            return
+        best = schedules.by_task
         wanted = {(r.op, r.extents) for r in best.values()}
-        for head in list(task_heads(op)):
+        for head, ops in list(task_heads_with_ops(op)):
             if (head.name, iteration_space(head).extents) not in wanted:
                 continue
-            harness = harness_module(head)
+            harness = harness_module(head, ops)
             if harness is None:
                 continue
             key = task_key(str(harness))
@@ -69,10 +87,28 @@ class ApplyRecordsPass(ModulePass):
                 set_schedule(head, parse_schedule(record.schedule))
             except EmberError as error:
                 raise ScheduleError(
-                    f"{self.name}: {describe(head)}: the record of task {key} in {self.records} "
+                    f"{self.name}: {describe(head)}: the record of task {key} in {schedules.path} "
                     f"does not fit: {error}"
                 ) from None
             head.attributes[TUNED_ATTR] = StringAttr(key)
 
 
-__all__ = ["TUNED_ATTR", "ApplyRecordsPass"]
+@dataclass(frozen=True)
+class ApplyReadRecordsPass(ApplyRecordsPass):
+    """`tensor-apply-records` with schedules read before (`Options.schedules`):
+    the CPU pipeline's, so that the file is not read again."""
+
+    schedules: BestSchedules | None = None
+
+    def best_schedules(self) -> BestSchedules | None:
+        return self.schedules
+
+
+def apply_records_pass(options: Options) -> list[ModulePass]:
+    """The CPU pipeline's `tensor-apply-records` for `options` (none without records)."""
+    if options.schedules is not None:
+        return [ApplyReadRecordsPass(options.records, options.threads, options.schedules)]
+    return [ApplyRecordsPass(options.records, options.threads)] if options.records else []
+
+
+__all__ = ["TUNED_ATTR", "ApplyReadRecordsPass", "ApplyRecordsPass", "apply_records_pass"]

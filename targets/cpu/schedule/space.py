@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.ir.affine import AffineDimExpr
 
@@ -54,8 +54,45 @@ from ember.dialects.schedule import (
 from ember.targets.cpu.schedule.cpu_target import CpuTarget
 from ember.targets.cpu.schedule.default_schedule import MAX_ROWS
 
-Point = Mapping[str, object]
-"""A value for each knob of a `ScheduleSpace`."""
+Choice = int | tuple[int, ...]
+"""One value of a knob: a tile or an unroll factor, or a tuple (an order, a
+micro-kernel, packed operands, parallel dims)."""
+
+TILE = "tile"
+"""The knobs `tile{d}` set the tile of dim d."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """A value for each knob of a `ScheduleSpace`: a schedule's fields as
+    the space names them. `tiles` holds one tile per dim (0: untiled; the
+    knob `tile{d}` sets `tiles[d]`), `micro` is (m, n, MR, NR / W, W) or ()
+    for none; where no knob set them, `parallel` and `vector` are the
+    default schedule's (None) and `unroll` is 1 (None)."""
+
+    order: tuple[int, ...]
+    tiles: tuple[int, ...]
+    micro: tuple[int, ...] = ()
+    pack: tuple[int, ...] = ()
+    parallel: tuple[int, ...] | None = None
+    unroll: int | None = None
+    vector: int | None = None
+
+    def knob(self, name: str) -> Choice | None:
+        """The value of knob `name`."""
+        if name.startswith(TILE):
+            return self.tiles[int(name.removeprefix(TILE))]
+        value: Choice | None = getattr(self, name)
+        return value
+
+    def with_knob(self, name: str, value: Choice) -> Point:
+        """This point with knob `name` set to `value`."""
+        if not name.startswith(TILE):
+            return replace(self, **{name: value})
+        dim = int(name.removeprefix(TILE))
+        assert isinstance(value, int), name
+        return replace(self, tiles=(*self.tiles[:dim], value, *self.tiles[dim + 1 :]))
+
 
 UNROLLS = (1, 2, 4, 8)
 MIN_TILED_EXTENT = 4
@@ -68,10 +105,10 @@ class ScheduleSpace:
 
     space: IterationSpace
     default_schedule: ScheduleAttr
-    knobs: Mapping[str, tuple[object, ...]]
+    knobs: Mapping[str, tuple[Choice, ...]]
 
     @property
-    def default(self) -> dict[str, object]:
+    def default(self) -> Point:
         """The default schedule as a point."""
         return point_of(self.default_schedule, self.space)
 
@@ -82,43 +119,39 @@ class ScheduleSpace:
             total *= len(choices)
         return total
 
-    def random_point(self, rng: random.Random) -> dict[str, object]:
-        return {name: rng.choice(choices) for name, choices in self.knobs.items()}
+    def random_point(self, rng: random.Random) -> Point:
+        point = Point(tuple(self.default_schedule.loop_order), (0,) * len(self.space.extents))
+        for name, choices in self.knobs.items():
+            point = point.with_knob(name, rng.choice(choices))
+        return point
 
-    def mutate(self, point: Point, rng: random.Random) -> dict[str, object]:
+    def mutate(self, point: Point, rng: random.Random) -> Point:
         """`point` with one knob that has a choice set to another value."""
-        changed = dict(point)
         open_knobs = [name for name, choices in self.knobs.items() if len(choices) > 1]
         if not open_knobs:
-            return changed
+            return point
         name = rng.choice(open_knobs)
-        others = [c for c in self.knobs[name] if c != point.get(name)]
-        changed[name] = rng.choice(others)
-        return changed
+        others = [c for c in self.knobs[name] if c != point.knob(name)]
+        return point.with_knob(name, rng.choice(others))
 
     def schedule(self, point: Point) -> ScheduleAttr | None:
         """The schedule of `point`, or None where it is not one the op can run."""
-        dims = len(self.space.extents)
-        order = list(point["order"])  # type: ignore[call-overload]
-        tiles = [int(point.get(f"tile{d}", 0)) for d in range(dims)]  # type: ignore[call-overload]
-        micro = point.get("micro")
-        pack = list(point.get("pack", ()))  # type: ignore[call-overload]
-        if micro:
-            m, n, rows, vectors, width = micro  # type: ignore[misc]
-            fields: dict[str, object] = {"unroll": 1, "vector": width,
-                                         "micro": [m, n, rows, vectors * width]}  # fmt: skip
+        order, tiles, pack = list(point.order), list(point.tiles), list(point.pack)
+        if point.micro:
+            m, n, rows, vectors, width = point.micro
+            unroll, vector, micro = 1, width, [m, n, rows, vectors * width]
             if pack and not tiles[n]:
                 return None  # the panels are packed per tile of n
         else:
-            fields = {"unroll": point.get("unroll", 1),
-                      "vector": point.get("vector", self.default_schedule.vector_width),
-                      "micro": []}  # fmt: skip
-        parallel = list(point.get("parallel", self.default_schedule.parallel_dims))  # type: ignore[call-overload]
-        problem = schedule_problem(order, tiles, parallel, fields["unroll"], fields["vector"],  # type: ignore[arg-type]
-                                   pack, fields["micro"])  # type: ignore[arg-type]  # fmt: skip
-        if problem is not None:
+            unroll = 1 if point.unroll is None else point.unroll
+            vector = self.default_schedule.vector_width if point.vector is None else point.vector
+            micro = []
+        default_parallel = self.default_schedule.parallel_dims
+        parallel = default_parallel if point.parallel is None else list(point.parallel)
+        if schedule_problem(order, tiles, parallel, unroll, vector, pack, micro) is not None:
             return None
-        schedule = ScheduleAttr(order, tiles=tiles, parallel=parallel, pack=pack, **fields)  # type: ignore[arg-type]
+        schedule = ScheduleAttr(order, tiles=tiles, parallel=parallel, unroll=unroll,
+                                vector=vector, pack=pack, micro=micro)  # fmt: skip
         try:
             verify_schedule(schedule, self.space, "a candidate")
         except ScheduleError:
@@ -126,22 +159,16 @@ class ScheduleSpace:
         return schedule
 
 
-def point_of(schedule: ScheduleAttr, space: IterationSpace) -> dict[str, object]:
+def point_of(schedule: ScheduleAttr, space: IterationSpace) -> Point:
     """`schedule` as a point of the knobs `schedule_space` makes."""
-    point: dict[str, object] = {"order": tuple(schedule.loop_order)}
-    for d, tile in enumerate(schedule.tile_sizes):
-        if space.extents[d] >= MIN_TILED_EXTENT:
-            point[f"tile{d}"] = tile
+    tiles = tuple(tile if space.extents[d] >= MIN_TILED_EXTENT else 0
+                  for d, tile in enumerate(schedule.tile_sizes))  # fmt: skip
     micro = schedule.micro_kernel
-    point["micro"] = (
-        (micro.m, micro.n, micro.rows, micro.vectors, micro.width) if micro is not None else ()
-    )
-    point["pack"] = tuple(schedule.packed_operands)
-    point["parallel"] = tuple(schedule.parallel_dims)
-    if micro is None:
-        point["unroll"] = schedule.unroll_factor
-        point["vector"] = schedule.vector_width
-    return point
+    point = Point(tuple(schedule.loop_order), tiles, pack=tuple(schedule.packed_operands),
+                  parallel=tuple(schedule.parallel_dims))  # fmt: skip
+    if micro is not None:
+        return replace(point, micro=(micro.m, micro.n, micro.rows, micro.vectors, micro.width))
+    return replace(point, unroll=schedule.unroll_factor, vector=schedule.vector_width)
 
 
 def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarget,
@@ -150,14 +177,14 @@ def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarg
     default schedule on `target` is `default`, for code running on
     `threads` threads (see the module docstring)."""
     width = target.vector_width(element_bits)
-    knobs: dict[str, tuple[object, ...]] = {"order": _orders(default.loop_order)}
+    knobs: dict[str, tuple[Choice, ...]] = {"order": _orders(default.loop_order)}
     innermost = _innermost_output_dim(space)
     for d, extent in enumerate(space.extents):
         if extent >= MIN_TILED_EXTENT:
             step = width if d == innermost and width else 1
-            knobs[f"tile{d}"] = _tiles(extent, step, default.tile_sizes[d])
+            knobs[f"{TILE}{d}"] = _tiles(extent, step, default.tile_sizes[d])
     micro = _micro_choices(space, target, width) if space.product is not None else []
-    default_micro = point_of(default, space)["micro"]
+    default_micro = point_of(default, space).micro
     if micro or default_micro:
         knobs["micro"] = _unique([default_micro, (), *micro])
     if not micro or not default_micro:
@@ -169,7 +196,7 @@ def schedule_space(space: IterationSpace, default: ScheduleAttr, target: CpuTarg
     return ScheduleSpace(space, default, knobs)
 
 
-def _parallel_choices(default: ScheduleAttr) -> tuple[object, ...]:
+def _parallel_choices(default: ScheduleAttr) -> tuple[Choice, ...]:
     """The default's parallel dims, and the first one or two of them in loop
     order (`loop-parallelize` splits the outermost parallel loops)."""
     parallel = set(default.parallel_dims)
@@ -178,7 +205,7 @@ def _parallel_choices(default: ScheduleAttr) -> tuple[object, ...]:
                     tuple(sorted(in_order[:2]))])  # fmt: skip
 
 
-def _unique(values: Sequence[object]) -> tuple[object, ...]:
+def _unique(values: Sequence[Choice]) -> tuple[Choice, ...]:
     return tuple(dict.fromkeys(v for v in values if v is not None))
 
 
@@ -231,4 +258,4 @@ def _micro_choices(space: IterationSpace, target: CpuTarget,
     return choices
 
 
-__all__ = ["Point", "ScheduleSpace", "point_of", "schedule_space"]
+__all__ = ["Choice", "Point", "ScheduleSpace", "point_of", "schedule_space"]

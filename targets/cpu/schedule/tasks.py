@@ -207,13 +207,19 @@ def _zeros_like(value: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(shaped, [0])  # type: ignore[arg-type]
 
 
-def harness_module(op: Operation) -> ModuleOp | None:
-    """The harness of `op`'s task (see the module docstring), or None where
-    the op reads a value that is neither a buffer nor a constant."""
+def harness_ops(op: Operation) -> list[Operation]:
+    """The ops `op`'s harness holds: its kernel's (but the terminator), or
+    outside a kernel `task_ops`."""
     kernel = op.parent_op()
-    ops = list(kernel.block.ops)[:-1] if isinstance(kernel, KernelOp) else task_ops(op)
+    return list(kernel.block.ops)[:-1] if isinstance(kernel, KernelOp) else task_ops(op)
+
+
+def harness_module(op: Operation, ops: Sequence[Operation] | None = None) -> ModuleOp | None:
+    """The harness of `op`'s task (see the module docstring) made of `ops`
+    (`harness_ops`, where the caller has them already), or None where the
+    op reads a value that is neither a buffer nor a constant."""
     try:
-        return _Harness(ops, op).build()
+        return _Harness(harness_ops(op) if ops is None else ops, op).build()
     except _NoHarness:
         return None
 
@@ -223,17 +229,19 @@ def task_key(harness: str) -> str:
     return hashlib.sha256(harness.encode()).hexdigest()[:KEY_LENGTH]
 
 
-def op_task(op: Operation) -> Task | None:
-    """The task `op` heads (it must be `tunable`), or None (`harness_module`)."""
-    module = harness_module(op)
+def op_task(op: Operation, ops: Sequence[Operation] | None = None) -> Task | None:
+    """The task `op` heads (it must be `tunable`; `ops` its `harness_ops`
+    where the caller has them), or None (`harness_module`)."""
+    ops = harness_ops(op) if ops is None else ops
+    module = harness_module(op, ops)
     if module is None:
         return None
     harness = str(module)
     space = iteration_space(op)
     flops = work(op)
     kernel = op.parent_op()
-    ops = kernel.walk() if isinstance(kernel, KernelOp) else task_ops(op)
-    names = [n for o in ops for n in source_names(o)]
+    sources = kernel.walk() if isinstance(kernel, KernelOp) else ops
+    names = [n for o in sources for n in source_names(o)]
     return Task(task_key(harness), harness, op.name, space.extents, space.iterators, flops,
                 list(dict.fromkeys(names)))  # fmt: skip
 
@@ -251,25 +259,32 @@ def task_heads(module: ModuleOp) -> Iterator[Operation]:
     """The ops of `module` (on buffers, before schedules) that head a task:
     in each kernel its tunable op of the most work, and outside kernels
     every tunable op that is not in the epilogue of one before it."""
+    return (head for head, _ in task_heads_with_ops(module))
+
+
+def task_heads_with_ops(module: ModuleOp) -> Iterator[tuple[Operation, list[Operation]]]:
+    """`task_heads`, each with its `harness_ops` (found once)."""
     in_epilogue: set[int] = set()
     for op in module.walk():
         if isinstance(op, KernelOp):
             candidates = [o for o in op.walk() if tunable(o)]
             if candidates:
-                yield max(candidates, key=work)  # the first of the most work
+                head = max(candidates, key=work)  # the first of the most work
+                yield head, harness_ops(head)
             continue
         if isinstance(op.parent_op(), KernelOp) or id(op) in in_epilogue or not tunable(op):
             continue
-        in_epilogue.update(id(o) for o in task_ops(op)[1:])
-        yield op
+        ops = task_ops(op)
+        in_epilogue.update(id(o) for o in ops[1:])
+        yield op, ops
 
 
 def collect_tasks(module: ModuleOp) -> list[Task]:
     """`module`'s tasks (on buffers, before schedules), in the order first
     met, each counted once per op it stands for."""
     tasks: dict[str, Task] = {}
-    for op in task_heads(module):
-        task = op_task(op)
+    for op, ops in task_heads_with_ops(module):
+        task = op_task(op, ops)
         if task is None:
             continue
         known = tasks.get(task.key)
@@ -311,10 +326,12 @@ __all__ = [
     "Task",
     "collect_tasks",
     "harness_module",
+    "harness_ops",
     "lower_to_tasks",
     "model_tasks",
     "op_task",
     "task_heads",
+    "task_heads_with_ops",
     "task_key",
     "task_ops",
     "tunable",
