@@ -27,6 +27,7 @@ from ember.options import resolve_threads
 from ember.reference import entry_function
 from ember.targets.calls import InputSpec, has_symbols
 from ember.targets.registry import keeps_compiled, target_named
+from ember.targets.tuning_records import with_best_schedules
 from ember.targets.versions import symbolic_specs
 
 if TYPE_CHECKING:
@@ -260,6 +261,7 @@ def benchmark_model(
     start = time.perf_counter()
     compiled = None
     if keeps_compiled(target):
+        options = with_best_schedules(options)  # read once: for the key and for the compile
         request = CacheRequest(model, options, input_shapes, dims)  # keyed as ember.compile
         compiled = compile_cached(request, lambda: _imported(proto, input_shapes, dims, report),
                                   report, cache)  # fmt: skip

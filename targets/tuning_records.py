@@ -225,12 +225,14 @@ class Records:
 
 @dataclass(frozen=True)
 class BestSchedules:
-    """The fastest schedule per task that a records file gives one compile
-    (`Records.best`), read once: `by_task` maps a task's key to its record,
-    and `digest` hashes the (key, schedule) pairs (a new record that
-    changes a choice changes it; the compile cache's key holds it)."""
+    """The fastest schedule per task that the records file at `path` gives
+    a compile at `threads` threads (`Records.best`), read once: `by_task`
+    maps a task's key to its record, and `digest` hashes the (key,
+    schedule) pairs (a new record that changes a choice changes it; the
+    compile cache's key holds it)."""
 
     path: str
+    threads: int
     by_task: Mapping[str, Record] = field(compare=False, repr=False)
     digest: str = ""
 
@@ -241,14 +243,24 @@ def best_schedules(path: str | os.PathLike[str], threads: int, who: Identity | N
     best = Records(path).best(threads, who, margin)
     chosen = sorted((key, record.schedule) for key, record in best.items())
     digest = hashlib.sha256(json.dumps(chosen).encode()).hexdigest()
-    return BestSchedules(str(path), best, digest)
+    return BestSchedules(str(path), threads, best, digest)
+
+
+def read_schedules(options: Options) -> BestSchedules | None:
+    """`options.schedules` where they are those of its `records` file at its
+    `threads` (options changed after the read are read again: None)."""
+    schedules = options.schedules
+    if schedules is None or (schedules.path, schedules.threads) != (options.records,
+                                                                     options.threads):  # fmt: skip
+        return None
+    return schedules
 
 
 def with_best_schedules(options: Options) -> Options:
     """`options` with the CPU's fastest schedules of its records file read
     (`Options.schedules`; as they are where read already, or where there
     is no file), so that the cache key and the compile share one read."""
-    if not options.records or options.schedules is not None:
+    if not options.records or read_schedules(options) is not None:
         return options
     return replace(options, schedules=best_schedules(options.records, options.threads))
 
@@ -281,4 +293,4 @@ def _record(row: tuple[object, ...]) -> Record:
 
 
 __all__ = ["BestSchedules", "Identity", "Record", "Records", "best_schedules", "default_path",
-           "identity", "resolve_path", "with_best_schedules"]  # fmt: skip
+           "identity", "read_schedules", "resolve_path", "with_best_schedules"]  # fmt: skip

@@ -141,3 +141,8 @@ def test_the_cache_key_hashes_the_schedules_the_compile_read(
     assert records_digest(options) == digest != records_digest(replace(options, schedules=None))
     applied = [p for _, p in cpu_passes(options) if p.name == "tensor-apply-records"]
     assert applied == [ApplyReadRecordsPass(str(records.path), 1, options.schedules)]
+    # read at another thread count: read again, by the pass
+    two = replace(options, threads=2)
+    assert with_best_schedules(two).schedules not in (None, options.schedules)
+    applied = [p for _, p in cpu_passes(two) if p.name == "tensor-apply-records"]
+    assert applied == [ApplyRecordsPass(str(records.path), 2)]

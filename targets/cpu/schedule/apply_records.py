@@ -106,9 +106,14 @@ class ApplyReadRecordsPass(ApplyRecordsPass):
 
 def apply_records_pass(options: Options) -> list[ModulePass]:
     """The CPU pipeline's `tensor-apply-records` for `options` (none without records)."""
-    if options.schedules is not None:
-        return [ApplyReadRecordsPass(options.records, options.threads, options.schedules)]
-    return [ApplyRecordsPass(options.records, options.threads)] if options.records else []
+    from ember.targets.tuning_records import read_schedules
+
+    if not options.records:
+        return []
+    schedules = read_schedules(options)
+    if schedules is not None:
+        return [ApplyReadRecordsPass(options.records, options.threads, schedules)]
+    return [ApplyRecordsPass(options.records, options.threads)]
 
 
 __all__ = ["TUNED_ATTR", "ApplyReadRecordsPass", "ApplyRecordsPass", "apply_records_pass"]

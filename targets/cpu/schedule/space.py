@@ -67,8 +67,8 @@ class Point:
     """A value for each knob of a `ScheduleSpace`: a schedule's fields as
     the space names them. `tiles` holds one tile per dim (0: untiled; the
     knob `tile{d}` sets `tiles[d]`), `micro` is (m, n, MR, NR / W, W) or ()
-    for none; where no knob set them, `parallel` and `vector` are the
-    default schedule's (None) and `unroll` is 1 (None)."""
+    for none; where no knob set them (None), `parallel` and `vector` are
+    the default schedule's and `unroll` is 1."""
 
     order: tuple[int, ...]
     tiles: tuple[int, ...]
