@@ -51,6 +51,14 @@ What upstream lacks stays here:
         scf.parallel ...
       }
 
+- `loop.bf16_dot`: the sum of bfloat16 pairs into f32 lanes (the CPU's
+  `vdpbf16ps`): `r[i] = acc[i] + a[2i] * b[2i] + a[2i+1] * b[2i+1]` for an
+  accumulator `vector<Wxf32>` and two `vector<2Wxbf16>` (each product is
+  exact in f32; the instruction flushes subnormal inputs and results to
+  zero). Upstream MLIR has it as `x86vector.avx512.dot`, which xDSL lacks.
+  `convert-loop-to-llvm` emits the instruction where the CPU has
+  AVX512-BF16 and two `fma`s on the even and odd lanes widened to f32
+  elsewhere.
 - `loop.timestamp`: a reading of the CPU's cycle counter (i64), which
   `loop-instrument-kernels` puts around kernel calls when a profile is asked
   for; it has a side effect, so nothing moves it across the calls it times.
@@ -63,6 +71,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects import memref
@@ -78,6 +87,9 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     UnitAttr,
+    VectorType,
+    bf16,
+    f32,
     i8,
     i64,
 )
@@ -86,6 +98,8 @@ from xdsl.dialects.utils import AbstractYieldOperation
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
+    base,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
@@ -282,6 +296,41 @@ class KernelOp(IRDLOperation):
 
 
 @irdl_op_definition
+class Bf16DotOp(IRDLOperation):
+    """`r[i] = acc[i] + a[2i] * b[2i] + a[2i+1] * b[2i+1]`: the pairs of two
+    bfloat16 vectors summed into an f32 accumulator of half their length (the
+    module docstring)."""
+
+    name = "loop.bf16_dot"
+    ACC: ClassVar = VarConstraint("ACC", base(VectorType))
+    PAIRS: ClassVar = VarConstraint("PAIRS", base(VectorType))
+    acc = operand_def(ACC)
+    lhs = operand_def(PAIRS)
+    rhs = operand_def(PAIRS)
+    result = result_def(ACC)
+    traits = traits_def(Pure())
+    assembly_format = "$acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs)"
+
+    def __init__(self, acc: SSAValue, lhs: SSAValue, rhs: SSAValue) -> None:
+        super().__init__(operands=[acc, lhs, rhs], result_types=[acc.type])
+
+    def verify_(self) -> None:
+        acc, lhs, rhs = (v.type for v in self.operands)
+        assert isinstance(acc, VectorType) and isinstance(lhs, VectorType)
+        if acc.element_type != f32 or acc.get_num_dims() != 1:
+            raise VerifyException(
+                f"{self.name}: the accumulator must be a vector of f32, got {acc}"
+            )
+        if lhs != rhs or lhs != VectorType(bf16, [2 * acc.get_shape()[0]]):
+            raise VerifyException(
+                f"{self.name}: the operands must both be vector<{2 * acc.get_shape()[0]}xbf16> "
+                f"for {acc}, got {lhs} and {rhs}"
+            )
+        if self.result.type != acc:
+            raise VerifyException(f"{self.name}: the result must be {acc}, got {self.result.type}")
+
+
+@irdl_op_definition
 class TimestampOp(IRDLOperation):
     """The CPU's cycle counter now (x86: the time-stamp counter, which ticks
     at a constant rate): two readings around a call time it. Not `Pure`:
@@ -363,7 +412,9 @@ def add_abi_argument(func: FuncOp, marker: str, nbytes: int | None) -> BlockArgu
     return arg
 
 
-Loop = Dialect("loop", [KernelOp, TimestampOp, TraceOp, WeightOp, YieldOp], [ScheduleAttr])
+Loop = Dialect(
+    "loop", [Bf16DotOp, KernelOp, TimestampOp, TraceOp, WeightOp, YieldOp], [ScheduleAttr]
+)
 
 __all__ = [
     "PARALLEL_BODY_ATTR",
@@ -371,6 +422,7 @@ __all__ = [
     "ABI_BUFFERS",
     "ALIGNMENT",
     "ARENA_ARG",
+    "Bf16DotOp",
     "PACKED_BUFFERS_ATTR",
     "WEIGHTS_ARG",
     "KERNEL_ATTR",

@@ -75,6 +75,7 @@ from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
 from ember.lowering.loop_to_llvm import (
     abi,
@@ -88,6 +89,7 @@ from ember.lowering.loop_to_llvm import (
 from ember.lowering.loop_to_llvm.abi import EXTERNAL, PACKED_BUFFERS_ATTR
 from ember.lowering.loop_to_llvm.builder import HandlerTable, check_supported
 from ember.lowering.loop_to_llvm.llvm_types import NARROW_FLOATS, element_of, lowerable
+from ember.lowering.loop_to_llvm.vectors import BF16_DOT_FORMS, bf16_dot_form
 
 PASS = "convert-loop-to-llvm"
 HANDLERS: HandlerTable = {
@@ -163,8 +165,20 @@ class ConvertLoopToLLVMPass(ModulePass):
 
     name = "convert-loop-to-llvm"
 
+    bf16_dot: str = "host"
+    """How `loop.bf16_dot` becomes LLVM: `host` (the instruction where the
+    host CPU has it, two fmas elsewhere), `instruction` or `expanded`."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_loop_to_llvm(op)
+        if self.bf16_dot not in BF16_DOT_FORMS:
+            raise DiagnosticException(
+                f"{self.name}: bf16_dot={self.bf16_dot} is not one of {', '.join(BF16_DOT_FORMS)}"
+            )
+        token = bf16_dot_form.set(self.bf16_dot)
+        try:
+            convert_loop_to_llvm(op)
+        finally:
+            bf16_dot_form.reset(token)
 
 
 __all__ = [

@@ -49,6 +49,12 @@ def scalar_type(t: Attribute) -> Attribute:
     return i64 if isinstance(t, IndexType) else t
 
 
+def llvm_vector(t: VectorType) -> VectorType:
+    """The LLVM vector type of `t`: a narrow float's lanes are its integers."""
+    element = scalar_type(t.element_type)
+    return t if element == t.element_type else VectorType(element, t.get_shape())
+
+
 @cache
 def lowerable(t: Attribute) -> bool:
     """Whether values of type `t` have an LLVM type here (asked for every

@@ -7,6 +7,7 @@ import math
 import re
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
@@ -353,6 +354,31 @@ def test_vector_shuffle_takes_the_even_lanes() -> None:
     y = np.full(8, np.nan, np.float32)
     fn(x.ctypes.data, y.ctypes.data)
     np.testing.assert_array_equal(y, x[::2])
+
+
+BF16_DOT_KERNEL = Path(__file__).parents[1] / "filecheck/lowering/loop-to-llvm-bf16-dot.mlir"
+
+
+@pytest.mark.parametrize("form", ["host", "expanded"])
+def test_bf16_dot_sums_each_pair_into_its_lane(form: str) -> None:
+    """`loop.bf16_dot` on the host's instruction (where it has one) and
+    expanded: each f32 lane gains the two products of its bfloat16 pair,
+    each exact, the sums rounded as f32 (bfloat16 values of 8 significant
+    bits: the products and the pair's sum are exact in f32, so both forms
+    give NumPy's f32 result exactly)."""
+    module = parse(BF16_DOT_KERNEL.read_text())
+    ConvertLoopToLLVMPass(bf16_dot=form).apply(make_context(), module)
+    jit = JitModule(str(to_llvmlite(module)))
+    b = RNG.integers(-16, 16, 32).astype(ml_dtypes.bfloat16)
+    wide_b = b.astype(np.float32)
+    for name, size in (("pairs", 32), ("row_pair", 2)):
+        fn = jit.function(name, None, [ctypes.c_void_p] * 3)
+        acc = RNG.integers(-64, 64, 16).astype(np.float32)
+        a = RNG.integers(-16, 16, size).astype(ml_dtypes.bfloat16)
+        wide_a = np.resize(a.astype(np.float32), 32)  # the row's pair in every lane
+        expected = acc + wide_a[0::2] * wide_b[0::2] + wide_a[1::2] * wide_b[1::2]
+        fn(acc.ctypes.data, a.ctypes.data, b.ctypes.data)
+        np.testing.assert_array_equal(acc, expected, err_msg=name)
 
 
 def test_dynamic_dims_reach_the_signature() -> None:
