@@ -62,7 +62,15 @@ from dataclasses import dataclass
 from typing import get_args
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, Float32Type, Float64Type, IntAttr
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    Float32Type,
+    Float64Type,
+    IntAttr,
+    bf16,
+    f32,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -354,11 +362,92 @@ class IterationSpace:
     product: tuple[int, int] | None = None
     """For a body that accumulates a product into its one output
     (`out + a * b`, f32 or f64: a contraction), the input numbers of a and b;
-    else None. Only such a body can run as a micro-kernel."""
+    else None. Only such a body (or one of `bf16_pairs`) can run as a
+    micro-kernel."""
+    bf16_pairs: BF16Pairs | None = None
+    """For a sum of bfloat16 pairs into f32 (`bf16_pairs_of`), its roles."""
 
     @property
     def output_maps(self) -> tuple[AffineMap, ...]:
         return self.maps[self.inputs :]
+
+
+@dataclass(frozen=True)
+class BF16Pairs:
+    """The roles in a contraction of bfloat16 pairs, `out[.., m, n] +=
+    extf(row[.., m, 2 k + p]) * extf(column[k, n, p])`: the input numbers of
+    the row and column operands, and the pair dim p (extent 2). A micro-kernel
+    runs it with `loop.bf16_dot` (the CPU's `vdpbf16ps`): per step of k, a
+    row's pair broadcast against the column operand's pairs for W columns
+    (2W consecutive elements, n and p being its last two indices)."""
+
+    row: int
+    column: int
+    pair: int
+    k: int
+    n: int
+
+
+def bf16_pairs_of(extents: Sequence[int], iterators: Sequence[str], maps: Sequence[AffineMap],
+                  op: linalg.GenericOp) -> BF16Pairs | None:  # fmt: skip
+    """The `BF16Pairs` of a generic whose body is exactly `out + extf(a) *
+    extf(b)` (a and b bfloat16 inputs, out f32) and whose maps read pairs:
+    one input's last index `2 * d_k + d_p`, the other's last two `d_n, d_p`
+    with d_k of neither the output nor of that second index, d_p a reduction
+    dim of extent 2, d_n a parallel dim and the output's last index."""
+    block = op.body.block
+    ops = list(block.ops)
+    if len(op.outputs) != 1 or len(ops) != 5:
+        return None
+    *widen, multiply, add, yielded = ops
+    if not all(isinstance(w, arith.ExtFOp) and w.operands[0].type == bf16 for w in widen):
+        return None
+    if not (isinstance(multiply, arith.MulfOp) and isinstance(add, arith.AddfOp)):
+        return None
+    if not isinstance(yielded, linalg.YieldOp) or list(yielded.operands) != [add.result]:
+        return None
+    out = block.args[len(op.inputs)]
+    if out.type != f32 or {add.lhs, add.rhs} != {out, multiply.result} or add.lhs is add.rhs:
+        return None
+    if {multiply.lhs, multiply.rhs} != {w.results[0] for w in widen}:
+        return None
+    inputs = list(block.args[: len(op.inputs)])
+    sources = [w.operands[0] for w in widen]
+    if any(s not in inputs for s in sources) or sources[0] is sources[1]:
+        return None
+    numbers = [inputs.index(s) for s in sources]
+    output = maps[-1].results
+    for row, column in (numbers, numbers[::-1]):
+        roles = _pair_roles(maps[row], maps[column], output, extents, iterators)
+        if roles is not None:
+            return BF16Pairs(row, column, *roles)
+    return None
+
+
+def _pair_roles(row: AffineMap, column: AffineMap, output: Sequence[AffineExpr],
+                extents: Sequence[int], iterators: Sequence[str]) -> tuple[int, int, int] | None:  # fmt: skip
+    """(p, k, n) where `row` and `column` read pairs as `bf16_pairs_of` says."""
+    if len(column.results) < 2 or not row.results or not output:
+        return None
+    n_expr, p_expr = column.results[-2:]
+    if not (isinstance(n_expr, AffineDimExpr) and isinstance(p_expr, AffineDimExpr)):
+        return None
+    n, p = n_expr.position, p_expr.position
+    if iterators[p] == PARALLEL or extents[p] != 2 or iterators[n] != PARALLEL:
+        return None
+    if output[-1] != n_expr:
+        return None
+    coefficients = linear_coefficients(row.results[-1])
+    if coefficients is None or coefficients.get(p) != 1 or len(coefficients) != 2:
+        return None
+    ((k, two),) = ((d, c) for d, c in coefficients.items() if d != p)
+    if two != 2 or not isinstance(k, int) or iterators[k] == PARALLEL:
+        return None
+    if map_depends_on(row, n) or any(depends_on(e, p) for e in row.results[:-1]):
+        return None
+    if any(depends_on(e, p) or depends_on(e, n) for e in column.results[:-2]):
+        return None
+    return p, k, n
 
 
 def iteration_space(op: Operation) -> IterationSpace:
@@ -366,8 +455,9 @@ def iteration_space(op: Operation) -> IterationSpace:
     through its generalization (built, read and erased again)."""
     if isinstance(op, linalg.GenericOp):
         kinds = tuple(kind.value for kind in iterator_kinds(op))
-        return IterationSpace(tuple(op.get_static_loop_ranges()), kinds,
-                              tuple(indexing_maps(op)), len(op.inputs), product_operands(op))  # fmt: skip
+        extents, maps = tuple(op.get_static_loop_ranges()), tuple(indexing_maps(op))
+        return IterationSpace(extents, kinds, maps, len(op.inputs), product_operands(op),
+                              bf16_pairs_of(extents, kinds, maps, op))  # fmt: skip
     assert isinstance(op, STRUCTURED_OPS), f"{op.name} is not a structured op"
     generalized = generalize(op)  # type: ignore[arg-type]
     try:
@@ -544,6 +634,8 @@ def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
     that depends on n must do so through its last index only, with a
     coefficient in `VECTOR_READ_STRIDES` (1 for the output), so that NR/vector
     stretches of consecutive n are vector reads."""
+    if space.bf16_pairs is not None:
+        return _pairs_problem(space, space.bf16_pairs, micro)
     if space.product is None:
         return "the body is not a sum of products (out + a * b) on f32 or f64"
     for dim in (micro.m, micro.n):
@@ -566,6 +658,21 @@ def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
             return f"operand {number}'s last index {last} does not step by {steps} along d{micro.n}"
         if any(depends_on(e, micro.n) for e in outer):
             return f"operand {number} depends on d{micro.n} other than through its last index"
+    return None
+
+
+def _pairs_problem(space: IterationSpace, pairs: BF16Pairs, micro: MicroKernel) -> str | None:
+    """Why `micro` cannot run a sum of bfloat16 pairs (None: it can): its n
+    must be the pairs' n, its m a parallel index of the output that the
+    column operand does not read."""
+    if micro.n != pairs.n:
+        return f"d{micro.n} is not d{pairs.n}, the dim of the bfloat16 pairs' columns"
+    if micro.m >= len(space.iterators) or space.iterators[micro.m] != PARALLEL:
+        return f"d{micro.m} is not a parallel dim of the op"
+    if AffineDimExpr(micro.m) not in space.output_maps[0].results:
+        return f"d{micro.m} is not an index of the output"
+    if map_depends_on(space.maps[pairs.column], micro.m):
+        return f"the bfloat16 pairs' column operand depends on d{micro.m}"
     return None
 
 

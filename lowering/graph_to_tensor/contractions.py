@@ -6,6 +6,9 @@ import itertools
 import math
 from collections.abc import Sequence
 
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import bf16, f32
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 
@@ -15,6 +18,7 @@ from ember.dialects.graph import (
     GemmOp,
     GraphOp,
     MatMulOp,
+    constant_value_of,
 )
 from ember.dialects.graph.ops_nn import einsum_terms
 from ember.dialects.graph.shapes import broadcast_shapes
@@ -35,6 +39,7 @@ from ember.lowering.graph_to_tensor.common import (
     _shape,
     _transpose,
 )
+from ember.passes.graph.widen_accumulators import on_bf16_pairs
 
 # ----------------------------------------------------------- contractions
 
@@ -47,11 +52,14 @@ def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
         a = _transpose(e, a, (1, 0))
     if op.attr("transB"):
         b = _transpose(e, b, (1, 0))
-    y = _matmul(e, a, b)
+    pairs = on_bf16_pairs(op)
+    y = _bf16_pairs_product(e, a, b) if pairs else _matmul(e, a, b)
     alpha, beta = op.attr("alpha"), op.attr("beta")
     if alpha == 1.0 and not c:
-        return [y]
+        return [_rounded(e, y) if pairs else y]
     t = _elem(y)
+    if pairs:  # alpha * AB + beta * C in f32, rounded once
+        c = [e.parallel(c, _shape(c[0]), t, lambda bd, x: bd.convert(x[0], t))] if c else []
 
     def epilogue(bd: Body, args: list[SSAValue]) -> SSAValue:
         value = args[0] if alpha == 1.0 else bd.mul(args[0], bd.const(alpha, t))
@@ -60,7 +68,8 @@ def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
         addend = args[1] if beta == 1.0 else bd.mul(args[1], bd.const(beta, t))
         return bd.add(value, addend)
 
-    return [e.parallel([y, *c], _shape(y), t, epilogue)]
+    result = e.parallel([y, *c], _shape(y), t, epilogue)
+    return [_rounded(e, result) if pairs else result]
 
 
 def _check_gemm(op: GraphOp) -> str | None:
@@ -89,6 +98,8 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     sa, sb = _shape(a), _shape(b)
     if len(sb) == 2:
         rows = e.reshape(a, (math.prod(sa[:-1]), sa[-1]))
+        if on_bf16_pairs(op):
+            return [e.reshape(_rounded(e, _bf16_pairs_product(e, rows, b)), out)]
         return [e.reshape(_matmul(e, rows, b), out)]
     batch = broadcast_shapes([sa[:-2], sb[:-2]])
     a = _broadcast_to(e, a, (*batch, *sa[-2:]))
@@ -96,6 +107,37 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     count = math.prod(batch)
     a3, b3 = e.reshape(a, (count, *sa[-2:])), e.reshape(b, (count, *sb[-2:]))
     return [e.reshape(_matmul(e, a3, b3), out)]
+
+
+def _bf16_pairs_product(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """(M, K) x (K, N) in bfloat16 into f32, K even, B constant: B laid out as
+    pairs of rows, (K/2, N, 2), and one generic over (m, n, k2, p) summing
+    `A[m, 2 k2 + p] * B[k2, n, p]` in f32 (the operands widened by
+    `arith.extf`, exactly). A micro-kernel runs it as `loop.bf16_dot`
+    (`vdpbf16ps`), a pair of k per instruction."""
+    weights = constant_value_of(b)
+    assert weights is not None
+    k, n = weights.shape
+    pairs = e.constant(np.ascontiguousarray(weights.reshape(k // 2, 2, n).transpose(0, 2, 1)))
+    m = _shape(a)[0]
+    init = e.fill(0, (m, n), f32)
+    maps = [
+        _map(4, [_dim(0), _dim(2) * 2 + _dim(3)]),
+        _dims_map(4, [2, 1, 3]),
+        _dims_map(4, [0, 1]),
+    ]
+
+    def body(bd: Body, x: list[SSAValue]) -> list[SSAValue]:
+        wide = [bd.emit(arith.ExtFOp(v, f32)) for v in x[:2]]
+        return [bd.add(x[2], bd.mul(*wide))]
+
+    iterators = [PARALLEL, PARALLEL, REDUCTION, REDUCTION]
+    return e.generic([a, pairs], [init], maps, iterators, body)[0]
+
+
+def _rounded(e: Emitter, y: SSAValue) -> SSAValue:
+    """`y` (f32) rounded to bfloat16."""
+    return e.parallel([y], _shape(y), bf16, lambda bd, x: bd.convert(x[0], bf16))
 
 
 def _check_matmul(op: GraphOp) -> str | None:

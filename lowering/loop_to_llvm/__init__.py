@@ -72,7 +72,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, bf16, f32
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -113,7 +113,7 @@ def _problem(op: Operation, module: ModuleOp) -> str | None:
     bad = [t for t in types if not lowerable(t)]
     if bad:
         return f"{op.name} on {bad[0]}"
-    if op.dialect_name() in ("arith", "math") and not isinstance(op, _MOVES_BITS):
+    if op.dialect_name() in ("arith", "math") and not _moves_bits(op):
         narrow = [t for t in types if isinstance(element_of(t), NARROW_FLOATS)]
         if narrow:  # stored only: arithmetic goes through f32 (docs/types.md)
             return f"{op.name} on {narrow[0]} (computes only in f32)"
@@ -122,7 +122,14 @@ def _problem(op: Operation, module: ModuleOp) -> str | None:
 
 _MOVES_BITS = (arith.BitcastOp, arith.SelectOp, arith.ConstantOp)
 """The arith ops that may take narrow floats (`llvm_types.NARROW_FLOATS`):
-they move (or give) bits without computing on them."""
+they move (or give) bits without computing on them; so does widening a
+bfloat16 to f32 (`_moves_bits`)."""
+
+
+def _moves_bits(op: Operation) -> bool:
+    if isinstance(op, arith.ExtFOp):
+        return op.operands[0].type == bf16 and op.results[0].type == f32
+    return isinstance(op, _MOVES_BITS)
 
 
 def _check_supported(module: ModuleOp) -> None:

@@ -20,10 +20,12 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     VectorType,
+    bf16,
     f16,
     f32,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
@@ -107,6 +109,10 @@ def _cast(lw: FunctionBuilder, op: Operation) -> SSAValue:
         value = lw.emit(llvm.FPTruncOp(value, f32))
     if isinstance(op, arith.BitcastOp) and value.type == target:
         return value  # a narrow float's bits: the same LLVM integer
+    if isinstance(op, arith.ExtFOp) and op.operands[0].type == bf16 and target == f32:
+        # Exact: a bfloat16's bits are the top half of the f32 it stands for.
+        wide = lw.emit(llvm.ZExtOp(value, i32))
+        return lw.emit(llvm.BitcastOp(lw.emit(llvm.ShlOp(wide, lw.const(16, i32))), f32))
     if isinstance(op, arith.TruncIOp | arith.ExtSIOp | arith.ExtUIOp):
         # Same width (i64 <-> ui64: a constant of an unsigned type) is no
         # instruction in LLVM, where signedness is not part of the type.

@@ -16,16 +16,29 @@ The narrow floats (bf16, float8), which have no arithmetic in LLVM, also
 run the max pools, ReduceMax/Min/Prod, ArgMax/ArgMin, LRN, TopK and Hardmax in f32
 (`NARROW_ONLY`). Ops with no half operand, and the ops outside the tables,
 are unchanged.
+
+One accumulating op keeps its half type here: a bfloat16 MatMul (or Gemm)
+of a few rows by a constant bfloat16 matrix with an even number of rows
+(`on_bf16_pairs`), which `convert-graph-to-tensor` lowers to a product of
+bfloat16 pairs with f32 sums (`lowering/graph_to_tensor/contractions.py`;
+the CPU's `vdpbf16ps`), its weights staying bfloat16 in the weights blob.
+Such a product reads each weight once per row, so its time is the
+weights' traffic, which pairs halve: 768 x 3072 weights ran 2.4 times
+faster for one row and 1.4 times for four on an Emerald Rapids core
+(AVX512-BF16); from 8 rows on the f32 micro-kernels, on weights widened
+once at compile time, are as fast or faster there (`vdpbf16ps` issues at a
+quarter of the rate of `vfmadd231ps`, for twice the products each).
 `graph-optimize` runs it at every level once constants are folded, before
 layout and fusion, which fuse the casts into the elementwise groups around.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -74,7 +87,38 @@ def _is_narrow(t: Attribute) -> bool:
     return isinstance(t, TensorType) and is_narrow_float(t.element_type)
 
 
+PAIR_ROWS = 4
+"""The most rows (A's dims but the last, multiplied) of a MatMul computed on
+bfloat16 pairs (module docstring)."""
+
+
+def on_bf16_pairs(op: Operation) -> bool:
+    """Whether `op` is a MatMul, or a Gemm without transA, of at most
+    `PAIR_ROWS` static rows of bfloat16 by a constant bfloat16 matrix with an
+    even number of rows to sum over: computed as sums of bfloat16 pairs in
+    f32 (module docstring), not widened."""
+    if isinstance(op, graph.GemmOp):
+        if op.attr("transA"):
+            return False
+        a, b = op.operand_group("A")[0], op.operand_group("B")[0]
+        terms = 1 if op.attr("transB") else 0
+    elif isinstance(op, graph.MatMulOp):
+        (a, b), terms = op.operands, 0
+    else:
+        return False
+    types = (*(v.type for v in op.operands), op.result_types[0])
+    if not all(isinstance(t, TensorType) and t.element_type == bf16 for t in types):
+        return False
+    assert isinstance(a.type, TensorType) and isinstance(b.type, TensorType)
+    shape, rows = b.type.get_shape(), a.type.get_shape()[:-1]
+    if len(shape) != 2 or shape[terms] < 2 or shape[terms] % 2 or not rows or min(rows) < 0:
+        return False
+    return math.prod(rows) <= PAIR_ROWS and constant_value_of(b) is not None
+
+
 def _widens(op: Operation) -> bool:
+    if on_bf16_pairs(op):
+        return False
     if isinstance(op, ACCUMULATING):
         return any(is_half(v.type) for v in op.operands)
     return isinstance(op, NARROW_ONLY) and any(_is_narrow(v.type) for v in op.operands)

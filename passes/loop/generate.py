@@ -105,6 +105,9 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     UnitAttr,
     VectorType,
+    bf16,
+    f32,
+    i32,
     i64,
 )
 from xdsl.dialects.func import CallOp
@@ -129,13 +132,15 @@ from ember.dialects.ember_linalg import (
     generalize,
     indexing_maps,
 )
-from ember.dialects.loop import WeightOp
+from ember.dialects.loop import Bf16DotOp, WeightOp
 from ember.dialects.loop_nests import Bound, LoopNestBuilder, buffer_shape, buffer_size
 from ember.dialects.schedule import (
     NO_UNROLL,
     PARALLEL,
     STRUCTURED_OPS,
     VECTOR_WIDTH,
+    BF16Pairs,
+    IterationSpace,
     MicroKernel,
     ScheduleAttr,
     StructuredOp,
@@ -181,6 +186,9 @@ class MicroBody(Protocol):
     the end of the extent instead of as a smaller block."""
 
     fresh: bool
+    pair_dim: int | None
+    """A reduction dim each step takes whole (the pairs of `loop.bf16_dot`):
+    no loop runs over it, and the cells stand at its index 0."""
 
     def load(self, builder: LoopNestBuilder, cells: list[list[Cell]]) -> list[SSAValue]: ...
 
@@ -428,6 +436,7 @@ class _MicroNestEmitter(_NestEmitter):
         self.micro, self.micro_body = micro, micro_body
         super().__init__(extents, iterators, schedule, emit_body, bounds, tile_points)
         self.reductions = [d for d in schedule.loop_order if iterators[d] != PARALLEL]
+        self.stepped = [d for d in self.reductions if d != micro_body.pair_dim]
 
     def _point_dims(self, order: list[int]) -> list[int]:
         inner = {self.micro.m, self.micro.n, *(d for d in order if self.iterators[d] != PARALLEL)}
@@ -629,9 +638,9 @@ class _MicroNestEmitter(_NestEmitter):
                 cells: Callable[[_Indices], list[list[Cell]]]) -> list[SSAValue]:  # fmt: skip
         """The loops of the reduction dims from `level` on, carrying the
         accumulators; returns their values after the loops."""
-        if level == len(self.reductions):
+        if level == len(self.stepped):
             return self.micro_body.step(builder, cells(indices), accumulators)
-        dim = self.reductions[level]
+        dim = self.stepped[level]
         block = Block(arg_types=[IndexType(), *(a.type for a in accumulators)])
         iv, *carried = block.args
         inner = LoopNestBuilder(Builder(InsertPoint.at_end(block)))
@@ -827,6 +836,7 @@ class _ContractionBlock:
                  writer: Callable[[], WriteVector],
                  element: Attribute, init: SSAValue | None):  # fmt: skip
         self.product, self.read, self.read_vector = product, read, read_vector
+        self.pair_dim: int | None = None
         self.init = init
         self.fresh = init is not None
         self.writer = writer
@@ -871,6 +881,63 @@ class _ContractionBlock:
         write = self.writer()
         for cell, accumulator in zip((c for row in cells for c in row), accumulators):
             write(builder, accumulator, cell)
+
+
+class _PairsBlock(_ContractionBlock):
+    """The `MicroBody` of a sum of bfloat16 pairs (`BF16Pairs`): its
+    accumulators load and store as a contraction's; each step (one k: both
+    elements of the pair dim) reads a row's pair as one 32-bit word
+    broadcast to every lane and each vector's 2W column elements, and takes
+    one `loop.bf16_dot` per accumulator."""
+
+    def __init__(self, micro: MicroKernel, maps: Sequence[AffineMap], pairs: BF16Pairs,
+                 read: Callable[[LoopNestBuilder, int, Cell], SSAValue],
+                 read_vector: Callable[[LoopNestBuilder, int, Cell, VectorType], SSAValue],
+                 writer: Callable[[], WriteVector], init: SSAValue | None):  # fmt: skip
+        super().__init__(micro, maps, (pairs.row, pairs.column), read, read_vector, writer, f32,
+                         init)  # fmt: skip
+        self.pairs, self.pair_dim = pairs, pairs.pair
+        self.pair_type = VectorType(bf16, [2 * micro.width])
+
+    def step(self, builder: LoopNestBuilder, cells: list[list[Cell]],
+             accumulators: Sequence[SSAValue]) -> list[SSAValue]:  # fmt: skip
+        width = self.vector_type.get_shape()[0]
+        rows = [self._broadcast_pair(builder, row[0], width) for row in cells]
+        columns = [self.read_vector(builder, self.pairs.column, cell, self.pair_type)
+                   for cell in cells[0]]  # fmt: skip
+        results: list[SSAValue] = []
+        for k, accumulator in enumerate(accumulators):
+            r, j = divmod(k, len(columns))
+            results.append(builder.insert(Bf16DotOp(accumulator, rows[r], columns[j])).results[0])
+        return results
+
+    def _broadcast_pair(self, builder: LoopNestBuilder, cell: Cell, width: int) -> SSAValue:
+        pair = self.read_vector(builder, self.pairs.row, cell, VectorType(bf16, [2]))
+        word = builder.insert(vector.BitcastOp(pair, VectorType(i32, [1]))).results[0]
+        mask = DenseArrayBase.from_list(i64, [0] * width)
+        words = builder.insert(
+            vector.ShuffleOp(word, word, mask, result_type=VectorType(i32, [width]))
+        )
+        return builder.insert(vector.BitcastOp(words.results[0], self.pair_type)).results[0]
+
+
+def _pairs_in_place(space: IterationSpace, accesses: Sequence[_Access],
+                    packed: Mapping[int, object]) -> bool:  # fmt: skip
+    """Whether the op is a sum of bfloat16 pairs whose operands a `_PairsBlock`
+    can read: the row's pair adjacent in memory (the row operand is never
+    packed), the column's (n, p) elements too (packed, or so laid out)."""
+    pairs = space.bf16_pairs
+    if pairs is None or pairs.row in packed:
+        return False
+    if not accesses[pairs.row].unit_stride_last():
+        return False
+    if pairs.column in packed:  # a fresh buffer, (n, p) its innermost within-tile dims
+        return True
+    column = accesses[pairs.column]
+    if not column.unit_stride_last() or column.strides is not None:
+        return False
+    strides = column.buffer.type.get_strides()  # type: ignore[attr-defined]
+    return strides is not None and len(strides) >= 2 and strides[-2] == 2
 
 
 def _vector_columns(op: linalg.GenericOp, micro: MicroKernel, packed: AbstractSet[int]) -> bool:
@@ -933,7 +1000,7 @@ def writes_whole_output(op: Operation, filled: bool) -> bool:
     space = iteration_space(op)
     schedule = op_schedule(op, space)
     micro = schedule.micro_kernel
-    if micro is None or space.product is None:
+    if micro is None or (space.product is None and space.bf16_pairs is None):
         return False
     tiles, extents = schedule.tile_sizes, space.extents
     if any(0 < tiles[d] < extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL):
@@ -1016,7 +1083,8 @@ def _emit_generic(
         body.vector_store(value, buffer, indices)
 
     micro_body: MicroBody | None = None
-    if micro is not None and space.product is not None and _vector_columns(op, micro, set(packed)):
+    contraction = space.product is not None or _pairs_in_place(space, accesses, packed)
+    if micro is not None and contraction and _vector_columns(op, micro, set(packed)):
         element = _element_type(op.outputs[0])
         vector_type = VectorType(element, [micro.width])
 
@@ -1036,8 +1104,12 @@ def _emit_generic(
 
             return write
 
-        micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
-                                       writer, element, init)  # fmt: skip
+        if space.bf16_pairs is not None:
+            micro_body = _PairsBlock(micro, maps, space.bf16_pairs, read, read_vector, writer, init)
+        else:
+            assert space.product is not None
+            micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
+                                           writer, element, init)  # fmt: skip
     else:
         assert epilogue is None, "an epilogue needs the micro-kernel's blocks"
 

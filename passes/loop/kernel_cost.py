@@ -5,7 +5,7 @@ each float `arith`/`math` op (one with a float or float-vector operand)
 counts once per lane per iteration of the loops around it, so the count is
 the op times the trip counts of its enclosing `scf.for`/`scf.parallel` dims
 (`arith.constant` bounds; a loop with another bound makes the count
-unknown, -1). `math.fma` and `vector.fma` count two. Conversions, selects and constants
+unknown, -1). `math.fma` and `vector.fma` count two, `loop.bf16_dot` two per bfloat16 lane. Conversions, selects and constants
 move values without arithmetic and count nothing. A matmul kernel of
 m x n x k is `mulf` and `addf` m*n*k times each: 2*m*n*k.
 
@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, VectorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from ember.dialects.loop import byte_size
+from ember.dialects.loop import Bf16DotOp, byte_size
 from ember.report import KernelCost
 
 UNKNOWN = -1
@@ -33,12 +33,13 @@ UNKNOWN = -1
 
 _NO_ARITHMETIC = (arith.ConstantOp, arith.ExtFOp, arith.TruncFOp, arith.FPToSIOp, arith.FPToUIOp,
                   arith.SIToFPOp, arith.UIToFPOp, arith.BitcastOp, arith.SelectOp)  # fmt: skip
-_FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2, vector.FMAOp: 2}
+_FLOPS_PER_OP: dict[type[Operation], int] = {math.FmaOp: 2, vector.FMAOp: 2, Bf16DotOp: 2}
 """Ops worth more than one flop per lane, and the `vector` ops that count at all
-(moving lanes around, as loads and broadcasts do, is no arithmetic)."""
+(moving lanes around, as loads and broadcasts do, is no arithmetic).
+`loop.bf16_dot` counts two per bfloat16 lane (a product and a sum)."""
 _COUNTED_DIALECTS = ("arith", "math")
 _CONTRACTION = frozenset({"arith.mulf", "arith.addf"})
-_FUSED_MULTIPLY_ADDS = (["vector.fma"], ["math.fma"])
+_FUSED_MULTIPLY_ADDS = (["vector.fma"], ["math.fma"], ["loop.bf16_dot"])
 """A kernel whose commonest op is one of these is a contraction too (a micro-kernel's body)."""
 CONV_DEPTH = 6
 """A multiply-add under this many loops or more reads as a convolution (batch,

@@ -237,9 +237,11 @@ def contraction_schedule(
     layout `micro_problem` refuses). n is the output's innermost dim, m
     from `_row_dim`, the block from `block_shape`; the loops outside the
     blocks are the scalar default's, n tiled where its weights outgrow the
-    L2 cache (`column_tile`). `space` is the `planning_space`; `run_time`
+    L2 cache (`column_tile`); a sum of bfloat16 pairs (`BF16Pairs`) packs
+    only its constant columns (`_pairs_packing`). `space` is the `planning_space`; `run_time`
     its dims whose extents are known only at run time."""
-    if space.product is None or not target.has_micro_kernels or not space.output_maps:
+    contraction = space.product is not None or space.bf16_pairs is not None
+    if not contraction or not target.has_micro_kernels or not space.output_maps:
         return None
     bits = _element_bits(op)
     width = target.vector_width(bits) if bits else 0
@@ -260,7 +262,10 @@ def contraction_schedule(
     scalar = default_schedule(space)
     tiles = [0] * len(space.extents)
     blocking = column_tile(space, m, n, rows, vectors * width, target, bits // 8)
-    tiles[n], pack = _packing(op, space, micro, blocking, target, bits // 8)
+    if space.bf16_pairs is not None:
+        tiles[n], pack = _pairs_packing(op, space, micro, blocking)
+    else:
+        tiles[n], pack = _packing(op, space, micro, blocking, target, bits // 8)
     return ScheduleAttr(scalar.loop_order, tiles=tiles, parallel=scalar.parallel_dims,
                         vector=width, pack=pack, micro=[m, n, rows, vectors * width])  # fmt: skip
 
@@ -311,6 +316,22 @@ def _packing(op: Operation, space: IterationSpace, micro: MicroKernel, tile: int
     if pack and tile > block:
         tile = packed_column_tile(tile, block)
     return tile, pack
+
+
+def _pairs_packing(op: Operation, space: IterationSpace, micro: MicroKernel,
+                   tile: int) -> tuple[int, list[int]]:  # fmt: skip
+    """The tile of n and the operands to pack for a sum of bfloat16 pairs: a
+    constant column operand packed at compile time, n tiled by one block (as
+    `_packing` does constant panels: each block streams its pairs, 2 NR
+    elements per k, from one contiguous run); otherwise read in place, n
+    tiled by `tile`. The row operand, read through `2 k + p`, is never
+    packed."""
+    pairs = space.bf16_pairs
+    assert pairs is not None
+    constants = constant_panels(op, space, micro.m, micro.n)
+    if pairs.column in constants and _tiles_by_block(op, space.extents[micro.n], micro):
+        return micro.columns, [pairs.column]
+    return tile, []
 
 
 def _tiles_by_block(op: Operation, columns: int, micro: MicroKernel) -> bool:
