@@ -102,6 +102,10 @@ function that lowers it:
   axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
+- text (`text.py`): TfIdfVectorizer is one counting generic per n-gram
+  length and skip distance (the pool a constant table, each window token
+  read from a slice of X), adding into i64 counts, and one generic weighing
+  them (TF, IDF, TFIDF).
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are
@@ -173,6 +177,7 @@ from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.signal import SignalPattern
+from ember.lowering.graph_to_tensor.text import TextPattern
 from ember.lowering.graph_to_tensor.training import TrainingPattern
 from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
@@ -198,6 +203,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     QuantizePattern,
     SignalPattern,
     VisionPattern,
+    TextPattern,
     MLPattern,
     TrainingPattern,
 )

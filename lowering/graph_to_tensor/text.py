@@ -1,0 +1,132 @@
+"""Graph-to-tensor lowering of the text operator TfIdfVectorizer.
+
+The n-gram pool is constant, so the counting is a fixed set of generics on
+static shapes. The counts are an i64 [B, columns] tensor (a 1-D X is one
+row), filled with 0; per n-gram length n and skip distance d (a unigram at
+d = 1 only) one generic adds the matches of the windows
+`X[b, s], X[b, s + d], ..., X[b, s + (n - 1) d]`:
+
+- its dims are (b, column, entry, s): `entry` runs over the n-grams of
+  length n that share a column (usually one), `s` over the starts whose
+  window fits the row; both reduce;
+- the window's j-th token is read from the slice `X[:, j d : j d + starts]`
+  at (b, s), so every read is a plain dim and the slices give s its extent;
+- the pool is a constant [columns, entries, n] table in X's type, read at
+  (column, entry, j), with a constant [columns, entries] i64 of 1 for a real
+  n-gram and 0 for padding (columns with fewer n-grams of that length);
+- only the columns from the first to the last one that has an n-gram of
+  length n take part (an extract_slice of the counts, inserted back after):
+  pools list each length's n-grams in a run of columns.
+
+An n-gram with a token outside X's type (an int32 X, an int64 pool) never
+matches and is left out. One all-parallel generic then weighs the counts
+into Y (f32): TF the count, IDF the column's weight (1 without weights)
+where the count is positive, TFIDF the count times the weight.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from xdsl.dialects.builtin import f32, i64
+from xdsl.ir import Attribute, SSAValue
+
+from ember.dialects.graph import GraphOp, TfIdfVectorizerOp
+from ember.dialects.graph.ops_text import NgramPool, ngram_pool
+from ember.dialects.graph.types import numpy_dtype
+from ember.lowering.graph_to_tensor.common import (
+    PARALLEL,
+    REDUCTION,
+    Body,
+    Emitter,
+    FamilyPattern,
+    _dim,
+    _elem,
+    _highest,
+    _identity,
+    _lowest,
+    _map,
+    _shape,
+)
+
+
+def _tables(pool: NgramPool, t: Attribute) -> dict[int, tuple[int, np.ndarray, np.ndarray]]:
+    """Per n-gram length: the first column with an n-gram of that length, the
+    [columns, entries, length] token table (columns from that first one to
+    the last) and the [columns, entries] i64 table of real entries."""
+    by_length: dict[int, dict[int, list[tuple[int, ...]]]] = defaultdict(lambda: defaultdict(list))
+    low, high = _lowest(t), _highest(t)
+    for gram in pool.grams:
+        if all(low <= token <= high for token in gram.tokens):
+            by_length[len(gram.tokens)][gram.column].append(gram.tokens)
+    tables = {}
+    for length, columns in sorted(by_length.items()):
+        first, last = min(columns), max(columns)
+        entries = max(len(grams) for grams in columns.values())
+        tokens = np.zeros((last - first + 1, entries, length), numpy_dtype(t))
+        real = np.zeros((last - first + 1, entries), np.int64)
+        for column, grams in columns.items():
+            tokens[column - first, : len(grams)] = grams
+            real[column - first, : len(grams)] = 1
+        tables[length] = (first, tokens, real)
+    return tables
+
+
+def _count_matches(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+    """(window tokens..., pool tokens..., real, count) -> count + the match."""
+    length = (len(args) - 2) // 2
+    match = b.cmp("eq", args[0], args[length])
+    for j in range(1, length):
+        match = b.and_(match, b.cmp("eq", args[j], args[length + j]))
+    return [b.add(args[-1], b.select(match, args[-2], b.const(0, i64)))]
+
+
+def _add_counts(e: Emitter, rows: SSAValue, counts: SSAValue, pool: NgramPool) -> SSAValue:
+    """`counts` plus the matches of every n-gram length and skip distance."""
+    batch, row_length = _shape(rows)
+    for length, (first, tokens, real) in _tables(pool, _elem(rows)).items():
+        columns = tokens.shape[0]
+        part = e.extract(counts, [0, first], [batch, columns])
+        table, real_value = e.constant(tokens), e.constant(real)
+        for skip in pool.skips(length):
+            starts = row_length - (length - 1) * skip  # type: ignore[operator]
+            if starts <= 0:
+                continue
+            windows = [e.extract(rows, [0, j * skip], [batch, starts]) for j in range(length)]
+            maps = ([_map(4, [_dim(0), _dim(3)])] * length
+                    + [_map(4, [_dim(1), _dim(2), j]) for j in range(length)]
+                    + [_map(4, [_dim(1), _dim(2)]), _map(4, [_dim(0), _dim(1)])])  # fmt: skip
+            part = e.generic([*windows, *[table] * length, real_value], [part], maps,
+                             [PARALLEL, PARALLEL, REDUCTION, REDUCTION], _count_matches)[0]  # fmt: skip
+        counts = e.insert(part, counts, [0, first])
+    return counts
+
+
+def _lower_tfidf_vectorizer(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    x = op.operands[0]
+    pool = ngram_pool(op.attribute_values())
+    rows = e.reshape(x, [1, *_shape(x)]) if len(_shape(x)) == 1 else x
+    shape = [_shape(rows)[0], pool.columns]
+    counts = _add_counts(e, rows, e.fill(0, shape, i64), pool)
+    inputs, maps = [counts], [_identity(2)]
+    if pool.weights is not None and pool.mode != "TF":
+        inputs.append(e.constant(np.array(pool.weights, np.float32)))
+        maps.append(_map(2, [_dim(1)]))
+
+    def weigh(b: Body, args: list[SSAValue]) -> SSAValue:
+        weight = args[1] if len(args) > 1 else b.const(1, f32)
+        if pool.mode == "IDF":
+            return b.select(b.cmp("gt", args[0], b.const(0, i64)), weight, b.const(0, f32))
+        count = b.convert(args[0], f32)
+        return b.mul(count, weight) if len(args) > 1 else count
+
+    y = e.parallel(inputs, shape, f32, weigh, maps)
+    return [e.reshape(y, _shape(op.results[0]))]
+
+
+class TextPattern(FamilyPattern):
+    """TfIdfVectorizer (one counting generic per n-gram length and skip
+    distance, one weighing generic)."""
+
+    lowerings = {TfIdfVectorizerOp: _lower_tfidf_vectorizer}
