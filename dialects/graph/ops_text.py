@@ -8,12 +8,14 @@
   (`pool_int64s`) holds the 1-grams, then the 2-grams, ..., each size
   starting at its entry of `ngram_counts`; the i-th n-gram of the pool
   counts into column `ngram_indexes[i]` of Y (float32, [C'] or [B, C'] with
-  C' = max(ngram_indexes) + 1; n-grams sharing a column add up). Mode TF
-  gives the counts, IDF `weights[column]` (1 without weights) where the
-  count is positive, else 0, and TFIDF the count times `weights[column]`.
-  `ngram_pool` reads the attributes into the n-grams it counts, and checks
-  them as onnxruntime does (a pool that repeats an n-gram is refused).
-  Ember counts integer tokens only: `pool_strings` is refused.
+  C' = max(ngram_indexes) + 1) with weight `weights[i]` (1 without
+  weights), as onnxruntime reads them. Mode TF gives the number of matches
+  per column, TFIDF the sum of the weights of the matches, and IDF the
+  weight of the column's n-grams where some match, else 0 (n-grams sharing
+  a column must then have one weight). `ngram_pool` reads the attributes
+  into the n-grams it counts, and checks them as onnxruntime does (a pool
+  that repeats an n-gram is refused). Ember counts integer tokens only:
+  `pool_strings` is refused.
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ MODES = ("TF", "IDF", "TFIDF")
 
 @dataclass(frozen=True)
 class Ngram:
-    """One n-gram of the pool: its token ids and the column of Y it counts into."""
+    """One n-gram of the pool: its token ids, the column of Y it counts into
+    and its weight."""
 
     tokens: tuple[int, ...]
     column: int
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,13 +62,18 @@ class NgramPool:
     """Y's last dim: max(ngram_indexes) + 1."""
     max_skip_count: int
     mode: str
-    weights: tuple[float, ...] | None
-    """One weight per column (None: no weights given)."""
 
     def skips(self, length: int) -> range:
         """The skip distances (1 is adjacent tokens) at which an n-gram of
         `length` tokens is counted: a unigram once."""
         return range(1, 2 if length == 1 else self.max_skip_count + 2)
+
+    def column_weights(self) -> list[float]:
+        """The weight of each column's n-grams (IDF's value where one matches)."""
+        weights = [1.0] * self.columns
+        for gram in self.grams:
+            weights[gram.column] = gram.weight
+        return weights
 
 
 def _ints(value: Any) -> list[int]:
@@ -84,18 +93,22 @@ def _check_lengths(attrs: Mapping[str, Any]) -> tuple[int, int, int]:
     return low, high, skip
 
 
-def _weights(
-    attrs: Mapping[str, Any], indexes: list[int], columns: int
-) -> tuple[float, ...] | None:
+def _weights(attrs: Mapping[str, Any], indexes: list[int]) -> list[float]:
     weights = attrs.get("weights")
     if not weights:
-        return None
+        return [1.0] * len(indexes)
     if len(weights) != len(indexes):
         raise ShapeError(f"weights has {len(weights)} entries, ngram_indexes {len(indexes)}")
-    if len(weights) < columns:
-        # onnxruntime reads weights[column]: past the end for such a column.
-        raise ShapeError(f"weights has {len(weights)} entries, fewer than Y's {columns} columns")
-    return tuple(float(w) for w in weights[:columns])
+    return [float(w) for w in weights]
+
+
+def _check_idf_weights(grams: list[Ngram]) -> None:
+    """IDF gives a column the weight of its n-grams: they must agree."""
+    weights: dict[int, float] = {}
+    for gram in grams:
+        if weights.setdefault(gram.column, gram.weight) != gram.weight:
+            raise ShapeError(f"mode IDF: the n-grams of column {gram.column} have different "
+                             "weights")  # fmt: skip
 
 
 def ngram_pool(attrs: Mapping[str, Any]) -> NgramPool:
@@ -118,7 +131,7 @@ def ngram_pool(attrs: Mapping[str, Any]) -> NgramPool:
         )
     if min(indexes) < 0:
         raise ShapeError("ngram_indexes must be non-negative")
-    columns = max(indexes) + 1
+    weights = _weights(attrs, indexes)
     grams: list[Ngram] = []
     seen: set[tuple[int, ...]] = set()
     first_id = 0  # the pool position of the first n-gram of each size
@@ -138,9 +151,11 @@ def ngram_pool(attrs: Mapping[str, Any]) -> NgramPool:
                 if tokens in seen:
                     raise ShapeError(f"pool_int64s repeats the {size}-gram {list(tokens)}")
                 seen.add(tokens)
-                grams.append(Ngram(tokens, indexes[first_id + k]))
+                grams.append(Ngram(tokens, indexes[first_id + k], weights[first_id + k]))
         first_id += number
-    return NgramPool(tuple(grams), columns, skip, mode, _weights(attrs, indexes, columns))
+    if mode == "IDF":
+        _check_idf_weights(grams)
+    return NgramPool(tuple(grams), max(indexes) + 1, skip, mode)
 
 
 def tfidf_vectorizer(ctx: ShapeContext) -> list[TensorType]:

@@ -102,10 +102,10 @@ function that lowers it:
   axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
-- text (`text.py`): TfIdfVectorizer is one counting generic per n-gram
-  length and skip distance (the pool a constant table, each window token
-  read from a slice of X), adding into i64 counts, and one generic weighing
-  them (TF, IDF, TFIDF).
+- text (`text.py`): TfIdfVectorizer is one generic per n-gram length and
+  skip distance (the pool a constant table, each window token read from a
+  slice of X) adding each match's score (1, or its weight for TFIDF) into
+  Y; IDF then gives the column's weight where the count is positive.
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are

@@ -1,9 +1,9 @@
 """Graph-to-tensor lowering of the text operator TfIdfVectorizer.
 
 The n-gram pool is constant, so the counting is a fixed set of generics on
-static shapes. The counts are an i64 [B, columns] tensor (a 1-D X is one
-row), filled with 0; per n-gram length n and skip distance d (a unigram at
-d = 1 only) one generic adds the matches of the windows
+static shapes. Y is accumulated in f32 [B, columns] (a 1-D X is one row),
+filled with 0; per n-gram length n and skip distance d (a unigram at d = 1
+only) one generic adds the score of each match of the windows
 `X[b, s], X[b, s + d], ..., X[b, s + (n - 1) d]`:
 
 - its dims are (b, column, entry, s): `entry` runs over the n-grams of
@@ -12,16 +12,17 @@ d = 1 only) one generic adds the matches of the windows
 - the window's j-th token is read from the slice `X[:, j d : j d + starts]`
   at (b, s), so every read is a plain dim and the slices give s its extent;
 - the pool is a constant [columns, entries, n] table in X's type, read at
-  (column, entry, j), with a constant [columns, entries] i64 of 1 for a real
-  n-gram and 0 for padding (columns with fewer n-grams of that length);
+  (column, entry, j), with a constant [columns, entries] f32 table of each
+  n-gram's score (its weight in mode TFIDF, else 1; 0 for the padding of
+  columns with fewer n-grams of that length);
 - only the columns from the first to the last one that has an n-gram of
-  length n take part (an extract_slice of the counts, inserted back after):
-  pools list each length's n-grams in a run of columns.
+  length n take part (an extract_slice of Y, inserted back after): pools
+  list each length's n-grams in a run of columns.
 
 An n-gram with a token outside X's type (an int32 X, an int64 pool) never
-matches and is left out. One all-parallel generic then weighs the counts
-into Y (f32): TF the count, IDF the column's weight (1 without weights)
-where the count is positive, TFIDF the count times the weight.
+matches and is left out. Modes TF and TFIDF are then done; IDF's counts go
+through one all-parallel generic giving the column's weight where the count
+is positive, else 0.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from xdsl.dialects.builtin import f32, i64
+from xdsl.dialects.builtin import f32
 from xdsl.ir import Attribute, SSAValue
 
 from ember.dialects.graph import GraphOp, TfIdfVectorizerOp
-from ember.dialects.graph.ops_text import NgramPool, ngram_pool
+from ember.dialects.graph.ops_text import Ngram, NgramPool, ngram_pool
 from ember.dialects.graph.types import numpy_dtype
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
@@ -54,41 +55,43 @@ from ember.lowering.graph_to_tensor.common import (
 def _tables(pool: NgramPool, t: Attribute) -> dict[int, tuple[int, np.ndarray, np.ndarray]]:
     """Per n-gram length: the first column with an n-gram of that length, the
     [columns, entries, length] token table (columns from that first one to
-    the last) and the [columns, entries] i64 table of real entries."""
-    by_length: dict[int, dict[int, list[tuple[int, ...]]]] = defaultdict(lambda: defaultdict(list))
+    the last) and the [columns, entries] f32 table of scores."""
+    by_length: dict[int, dict[int, list[Ngram]]] = defaultdict(lambda: defaultdict(list))
     low, high = _lowest(t), _highest(t)
     for gram in pool.grams:
         if all(low <= token <= high for token in gram.tokens):
-            by_length[len(gram.tokens)][gram.column].append(gram.tokens)
+            by_length[len(gram.tokens)][gram.column].append(gram)
     tables = {}
     for length, columns in sorted(by_length.items()):
         first, last = min(columns), max(columns)
         entries = max(len(grams) for grams in columns.values())
         tokens = np.zeros((last - first + 1, entries, length), numpy_dtype(t))
-        real = np.zeros((last - first + 1, entries), np.int64)
+        scores = np.zeros((last - first + 1, entries), np.float32)
         for column, grams in columns.items():
-            tokens[column - first, : len(grams)] = grams
-            real[column - first, : len(grams)] = 1
-        tables[length] = (first, tokens, real)
+            tokens[column - first, : len(grams)] = [gram.tokens for gram in grams]
+            scores[column - first, : len(grams)] = [
+                gram.weight if pool.mode == "TFIDF" else 1 for gram in grams
+            ]
+        tables[length] = (first, tokens, scores)
     return tables
 
 
-def _count_matches(b: Body, args: list[SSAValue]) -> list[SSAValue]:
-    """(window tokens..., pool tokens..., real, count) -> count + the match."""
+def _add_matches(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+    """(window tokens..., pool tokens..., score, sum) -> sum + the match's score."""
     length = (len(args) - 2) // 2
     match = b.cmp("eq", args[0], args[length])
     for j in range(1, length):
         match = b.and_(match, b.cmp("eq", args[j], args[length + j]))
-    return [b.add(args[-1], b.select(match, args[-2], b.const(0, i64)))]
+    return [b.add(args[-1], b.select(match, args[-2], b.const(0, f32)))]
 
 
-def _add_counts(e: Emitter, rows: SSAValue, counts: SSAValue, pool: NgramPool) -> SSAValue:
-    """`counts` plus the matches of every n-gram length and skip distance."""
+def _add_scores(e: Emitter, rows: SSAValue, y: SSAValue, pool: NgramPool) -> SSAValue:
+    """`y` plus the scores of the matches of every n-gram length and skip distance."""
     batch, row_length = _shape(rows)
-    for length, (first, tokens, real) in _tables(pool, _elem(rows)).items():
+    for length, (first, tokens, scores) in _tables(pool, _elem(rows)).items():
         columns = tokens.shape[0]
-        part = e.extract(counts, [0, first], [batch, columns])
-        table, real_value = e.constant(tokens), e.constant(real)
+        part = e.extract(y, [0, first], [batch, columns])
+        table, score = e.constant(tokens), e.constant(scores)
         for skip in pool.skips(length):
             starts = row_length - (length - 1) * skip  # type: ignore[operator]
             if starts <= 0:
@@ -97,10 +100,10 @@ def _add_counts(e: Emitter, rows: SSAValue, counts: SSAValue, pool: NgramPool) -
             maps = ([_map(4, [_dim(0), _dim(3)])] * length
                     + [_map(4, [_dim(1), _dim(2), j]) for j in range(length)]
                     + [_map(4, [_dim(1), _dim(2)]), _map(4, [_dim(0), _dim(1)])])  # fmt: skip
-            part = e.generic([*windows, *[table] * length, real_value], [part], maps,
-                             [PARALLEL, PARALLEL, REDUCTION, REDUCTION], _count_matches)[0]  # fmt: skip
-        counts = e.insert(part, counts, [0, first])
-    return counts
+            part = e.generic([*windows, *[table] * length, score], [part], maps,
+                             [PARALLEL, PARALLEL, REDUCTION, REDUCTION], _add_matches)[0]  # fmt: skip
+        y = e.insert(part, y, [0, first])
+    return y
 
 
 def _lower_tfidf_vectorizer(e: Emitter, op: GraphOp) -> list[SSAValue]:
@@ -108,25 +111,20 @@ def _lower_tfidf_vectorizer(e: Emitter, op: GraphOp) -> list[SSAValue]:
     pool = ngram_pool(op.attribute_values())
     rows = e.reshape(x, [1, *_shape(x)]) if len(_shape(x)) == 1 else x
     shape = [_shape(rows)[0], pool.columns]
-    counts = _add_counts(e, rows, e.fill(0, shape, i64), pool)
-    inputs, maps = [counts], [_identity(2)]
-    if pool.weights is not None and pool.mode != "TF":
-        inputs.append(e.constant(np.array(pool.weights, np.float32)))
-        maps.append(_map(2, [_dim(1)]))
+    y = _add_scores(e, rows, e.fill(0, shape, f32), pool)
+    if pool.mode == "IDF":
+        weights = e.constant(np.array(pool.column_weights(), np.float32))
 
-    def weigh(b: Body, args: list[SSAValue]) -> SSAValue:
-        weight = args[1] if len(args) > 1 else b.const(1, f32)
-        if pool.mode == "IDF":
-            return b.select(b.cmp("gt", args[0], b.const(0, i64)), weight, b.const(0, f32))
-        count = b.convert(args[0], f32)
-        return b.mul(count, weight) if len(args) > 1 else count
+        def weigh(b: Body, args: list[SSAValue]) -> SSAValue:
+            found = b.cmpf("ogt", args[0], b.const(0, f32))
+            return b.select(found, args[1], b.const(0, f32))
 
-    y = e.parallel(inputs, shape, f32, weigh, maps)
+        y = e.parallel([y, weights], shape, f32, weigh, [_identity(2), _map(2, [_dim(1)])])
     return [e.reshape(y, _shape(op.results[0]))]
 
 
 class TextPattern(FamilyPattern):
     """TfIdfVectorizer (one counting generic per n-gram length and skip
-    distance, one weighing generic)."""
+    distance; for IDF one weighing generic)."""
 
     lowerings = {TfIdfVectorizerOp: _lower_tfidf_vectorizer}

@@ -9,40 +9,37 @@ from ember.dialects.graph.ops_text import NgramPool, ngram_pool
 from ._registry import Attrs, Inputs, register
 
 
-def ngram_counts(rows: np.ndarray, pool: NgramPool) -> np.ndarray:
-    """How often each column's n-grams occur in each row of `rows` [B, C]
-    (int64 [B, columns]): one match per start and skip distance."""
+def ngram_matches(rows: np.ndarray, tokens: tuple[int, ...], pool: NgramPool) -> np.ndarray:
+    """How often the n-gram `tokens` occurs in each row of `rows` [B, C]: one
+    match per start and skip distance (int64 [B])."""
     rows = rows.astype(np.int64)
     batch, length = rows.shape
-    counts = np.zeros((batch, pool.columns), np.int64)
-    for gram in pool.grams:
-        size = len(gram.tokens)
-        for skip in pool.skips(size):
-            windows = length - (size - 1) * skip
-            if windows <= 0:
-                continue
-            match = np.ones((batch, windows), bool)
-            for j, token in enumerate(gram.tokens):
-                match &= rows[:, j * skip : j * skip + windows] == token
-            counts[:, gram.column] += match.sum(axis=1)
-    return counts
-
-
-def weighted(counts: np.ndarray, pool: NgramPool) -> np.ndarray:
-    """Y from the counts in the pool's mode (float32, as onnxruntime computes it)."""
-    weights = np.ones(pool.columns, np.float32) if pool.weights is None else \
-        np.array(pool.weights, np.float32)  # fmt: skip
-    if pool.mode == "IDF":
-        return np.where(counts > 0, weights, np.float32(0)).astype(np.float32)
-    y = counts.astype(np.float32)
-    return y * weights if pool.mode == "TFIDF" else y
+    found = np.zeros(batch, np.int64)
+    for skip in pool.skips(len(tokens)):
+        windows = length - (len(tokens) - 1) * skip
+        if windows <= 0:
+            continue
+        match = np.ones((batch, windows), bool)
+        for j, token in enumerate(tokens):
+            match &= rows[:, j * skip : j * skip + windows] == token
+        found += match.sum(axis=1)
+    return found
 
 
 @register("TfIdfVectorizer")
 def tfidf_vectorizer(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Per row of X, the weighted counts of the pool's n-grams; a 1-D X is one row."""
+    """Per row of X and column, the matches of the column's n-grams (TF), the
+    sum of their weights (TFIDF), or the column's weight where one matches
+    (IDF); in float32, as onnxruntime computes. A 1-D X is one row."""
     x = np.asarray(inputs[0])
     pool = ngram_pool(attrs)
     rows = x.reshape(1, -1) if x.ndim == 1 else x
-    y = weighted(ngram_counts(rows, pool), pool)
+    y = np.zeros((rows.shape[0], pool.columns), np.float32)
+    for gram in pool.grams:
+        found = ngram_matches(rows, gram.tokens, pool).astype(np.float32)
+        weight = np.float32(1 if pool.mode == "TF" else gram.weight)
+        if pool.mode == "IDF":
+            y[:, gram.column] = np.where(found > 0, weight, y[:, gram.column])
+        else:
+            y[:, gram.column] += found * weight
     return [y.reshape(*x.shape[:-1], pool.columns)]
