@@ -44,9 +44,7 @@ from ember.lowering.graph_to_tensor.common import (
     FamilyPattern,
     _dim,
     _elem,
-    _highest,
     _identity,
-    _lowest,
     _map,
     _shape,
 )
@@ -57,7 +55,8 @@ def _tables(pool: NgramPool, t: Attribute) -> dict[int, tuple[int, np.ndarray, n
     [columns, entries, length] token table (columns from that first one to
     the last) and the [columns, entries] f32 table of scores."""
     by_length: dict[int, dict[int, list[Ngram]]] = defaultdict(lambda: defaultdict(list))
-    low, high = _lowest(t), _highest(t)
+    dtype = numpy_dtype(t)
+    low, high = np.iinfo(dtype).min, np.iinfo(dtype).max
     for gram in pool.grams:
         if all(low <= token <= high for token in gram.tokens):
             by_length[len(gram.tokens)][gram.column].append(gram)
@@ -65,7 +64,7 @@ def _tables(pool: NgramPool, t: Attribute) -> dict[int, tuple[int, np.ndarray, n
     for length, columns in sorted(by_length.items()):
         first, last = min(columns), max(columns)
         entries = max(len(grams) for grams in columns.values())
-        tokens = np.zeros((last - first + 1, entries, length), numpy_dtype(t))
+        tokens = np.zeros((last - first + 1, entries, length), dtype)
         scores = np.zeros((last - first + 1, entries), np.float32)
         for column, grams in columns.items():
             tokens[column - first, : len(grams)] = [gram.tokens for gram in grams]
