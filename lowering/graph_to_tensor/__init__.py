@@ -104,8 +104,9 @@ function that lowers it:
   become `graph.constant`s.
 - text (`text.py`): TfIdfVectorizer is one generic per n-gram length and
   skip distance (the pool a constant table, each window token read from a
-  slice of X) adding each match's score (1, or its weight for TFIDF) into
-  Y; IDF then gives the column's weight where the count is positive.
+  slice of X) counting matches in i32, then one generic per length adding
+  the counts times their scores (1, or the weight for TFIDF) into Y; IDF
+  then gives the column's weight where the count is positive.
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are

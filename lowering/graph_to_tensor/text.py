@@ -1,28 +1,28 @@
 """Graph-to-tensor lowering of the text operator TfIdfVectorizer.
 
 The n-gram pool is constant, so the counting is a fixed set of generics on
-static shapes. Y is accumulated in f32 [B, columns] (a 1-D X is one row),
-filled with 0; per n-gram length n and skip distance d (a unigram at d = 1
-only) one generic adds the score of each match of the windows
-`X[b, s], X[b, s + d], ..., X[b, s + (n - 1) d]`:
+static shapes (a 1-D X is one row). Per n-gram length n:
 
-- its dims are (b, column, entry, s): `entry` runs over the n-grams of
-  length n that share a column (usually one), `s` over the starts whose
-  window fits the row; both reduce;
-- the window's j-th token is read from the slice `X[:, j d : j d + starts]`
-  at (b, s), so every read is a plain dim and the slices give s its extent;
-- the pool is a constant [columns, entries, n] table in X's type, read at
-  (column, entry, j), with a constant [columns, entries] f32 table of each
-  n-gram's score (its weight in mode TFIDF, else 1; 0 for the padding of
-  columns with fewer n-grams of that length);
-- only the columns from the first to the last one that has an n-gram of
-  length n take part (an extract_slice of Y, inserted back after): pools
-  list each length's n-grams in a run of columns.
+- one generic per skip distance d (a unigram at d = 1 only) adds to i32
+  counts [B, columns, entries] the matches of the windows
+  `X[b, s], X[b, s + d], ..., X[b, s + (n - 1) d]`: its dims are (b,
+  column, entry, s), `entry` running over the n-grams of length n that
+  share a column (usually one) and `s`, the one reduction, over the starts
+  whose window fits the row. The window's j-th token is read from the slice
+  `X[:, j d : j d + starts]` at (b, s), so every read is a plain dim and
+  the slices give s its extent; the pool is a constant [columns, entries,
+  n] table in X's type, read at (column, entry, j). Integer counts keep the
+  long reduction over s exact, so it vectorizes;
+- one generic adds each count times its n-gram's score (its weight in mode
+  TFIDF, else 1; 0 for the padding of columns with fewer n-grams of that
+  length) into Y, f32, filled with 0 first, reducing over `entry`.
 
-An n-gram with a token outside X's type (an int32 X, an int64 pool) never
-matches and is left out. Modes TF and TFIDF are then done; IDF's counts go
-through one all-parallel generic giving the column's weight where the count
-is positive, else 0.
+Only the columns from the first to the last one that has an n-gram of
+length n take part (an extract_slice of Y, inserted back after): pools list
+each length's n-grams in a run of columns. An n-gram with a token outside
+X's type (an int32 X, an int64 pool) never matches and is left out. Modes
+TF and TFIDF are then done; IDF's counts go through one all-parallel
+generic giving the column's weight where the count is positive, else 0.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import f32, i32
 from xdsl.ir import Attribute, SSAValue
 
 from ember.dialects.graph import GraphOp, TfIdfVectorizerOp
@@ -75,32 +75,53 @@ def _tables(pool: NgramPool, t: Attribute) -> dict[int, tuple[int, np.ndarray, n
     return tables
 
 
-def _add_matches(b: Body, args: list[SSAValue]) -> list[SSAValue]:
-    """(window tokens..., pool tokens..., score, sum) -> sum + the match's score."""
-    length = (len(args) - 2) // 2
+def _count_match(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+    """(window tokens..., pool tokens..., count) -> count + 1 where they all match."""
+    length = (len(args) - 1) // 2
     match = b.cmp("eq", args[0], args[length])
     for j in range(1, length):
         match = b.and_(match, b.cmp("eq", args[j], args[length + j]))
-    return [b.add(args[-1], b.select(match, args[-2], b.const(0, f32)))]
+    return [b.add(args[-1], b.convert(match, i32))]
+
+
+def _add_score(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+    """(count, score, sum) -> sum + count * score."""
+    return [b.add(args[2], b.mul(b.convert(args[0], f32), args[1]))]
+
+
+def _count(e: Emitter, rows: SSAValue, table: np.ndarray, skips: range) -> SSAValue | None:
+    """The i32 [B, columns, entries] matches of the n-grams of `table` (their
+    [columns, entries, length] tokens) over the skip distances `skips`; None
+    when no window fits a row."""
+    batch, row_length = _shape(rows)
+    columns, entries, length = table.shape
+    tokens, counts = e.constant(table), None
+    for skip in skips:
+        starts = row_length - (length - 1) * skip  # type: ignore[operator]
+        if starts <= 0:
+            continue
+        windows = [e.extract(rows, [0, j * skip], [batch, starts]) for j in range(length)]
+        maps = ([_map(4, [_dim(0), _dim(3)])] * length
+                + [_map(4, [_dim(1), _dim(2), j]) for j in range(length)]
+                + [_map(4, [_dim(0), _dim(1), _dim(2)])])  # fmt: skip
+        if counts is None:
+            counts = e.fill(0, [batch, columns, entries], i32)
+        counts = e.generic([*windows, *[tokens] * length], [counts], maps,
+                           [PARALLEL, PARALLEL, PARALLEL, REDUCTION], _count_match)[0]  # fmt: skip
+    return counts
 
 
 def _add_scores(e: Emitter, rows: SSAValue, y: SSAValue, pool: NgramPool) -> SSAValue:
     """`y` plus the scores of the matches of every n-gram length and skip distance."""
-    batch, row_length = _shape(rows)
+    batch = _shape(rows)[0]
     for length, (first, tokens, scores) in _tables(pool, _elem(rows)).items():
-        columns = tokens.shape[0]
-        part = e.extract(y, [0, first], [batch, columns])
-        table, score = e.constant(tokens), e.constant(scores)
-        for skip in pool.skips(length):
-            starts = row_length - (length - 1) * skip  # type: ignore[operator]
-            if starts <= 0:
-                continue
-            windows = [e.extract(rows, [0, j * skip], [batch, starts]) for j in range(length)]
-            maps = ([_map(4, [_dim(0), _dim(3)])] * length
-                    + [_map(4, [_dim(1), _dim(2), j]) for j in range(length)]
-                    + [_map(4, [_dim(1), _dim(2)]), _map(4, [_dim(0), _dim(1)])])  # fmt: skip
-            part = e.generic([*windows, *[table] * length, score], [part], maps,
-                             [PARALLEL, PARALLEL, REDUCTION, REDUCTION], _add_matches)[0]  # fmt: skip
+        counts = _count(e, rows, tokens, pool.skips(length))
+        if counts is None:
+            continue
+        part = e.extract(y, [0, first], [batch, scores.shape[0]])
+        maps = [_identity(3), _map(3, [_dim(1), _dim(2)]), _map(3, [_dim(0), _dim(1)])]
+        part = e.generic([counts, e.constant(scores)], [part], maps,
+                         [PARALLEL, PARALLEL, REDUCTION], _add_score)[0]  # fmt: skip
         y = e.insert(part, y, [0, first])
     return y
 

@@ -111,14 +111,14 @@ def test_short_rows() -> None:
 
 
 def test_the_lowering_counts_each_length_and_skip_in_one_generic() -> None:
-    """Unigrams once, bigrams and trigrams at each of 3 skip distances (and
-    for IDF one weighing generic)."""
+    """Unigrams once, bigrams and trigrams at each of 3 skip distances, one
+    generic per length adding the scores (and for IDF one weighing generic)."""
     for mode, weighing in (("TF", 0), ("IDF", 1)):
         attrs = _attrs(1, (3, 6, 4), (1, 3), 2, mode, False)
         module = ember.import_onnx(_model(_tokens(11), attrs))
         ConvertGraphToTensorPass().apply(Context(), module)
         generics = sum(op.name == "linalg.generic" for op in module.walk())
-        assert generics == 1 + 3 + 3 + weighing
+        assert generics == (1 + 3 + 3) + 3 + weighing
 
 
 @pytest.mark.parametrize(("change", "message"), [
