@@ -15,7 +15,9 @@ static shapes (a 1-D X is one row). Per n-gram length n:
   long reduction over s exact, so it vectorizes;
 - one generic adds each count times its n-gram's score (its weight in mode
   TFIDF, else 1; 0 for the padding of columns with fewer n-grams of that
-  length) into Y, f32, filled with 0 first, reducing over `entry`.
+  length) into Y, f32, filled with 0 first, reducing over `entry`. (The
+  product is rounded once; onnxruntime adds the weight once per match, so
+  the last bit of a TFIDF value may differ.)
 
 Only the columns from the first to the last one that has an n-gram of
 length n take part (an extract_slice of Y, inserted back after): pools list
@@ -144,7 +146,7 @@ def _lower_tfidf_vectorizer(e: Emitter, op: GraphOp) -> list[SSAValue]:
 
 
 class TextPattern(FamilyPattern):
-    """TfIdfVectorizer (one counting generic per n-gram length and skip
-    distance; for IDF one weighing generic)."""
+    """TfIdfVectorizer (per n-gram length, one counting generic per skip
+    distance and one scoring generic; for IDF one weighing generic)."""
 
     lowerings = {TfIdfVectorizerOp: _lower_tfidf_vectorizer}
