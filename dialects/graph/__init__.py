@@ -18,6 +18,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
   and the integer products ConvInteger and MatMulInteger
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
+- `ops_text`: TfIdfVectorizer (n-gram counts of token ids)
 - `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
 - `ops_training`: the optimiser update rules Adagrad, Adam and Momentum
   (domain `ai.onnx.preview.training`)
@@ -49,6 +50,7 @@ from ember.dialects.graph import (
     ops_resize,
     ops_signal,
     ops_tensor,
+    ops_text,
     ops_training,
     ops_transformer,
     ops_vision,
@@ -241,6 +243,7 @@ from ember.dialects.graph.ops_tensor import (
     dense_constant,
     describe_constant,
 )
+from ember.dialects.graph.ops_text import TfIdfVectorizerOp
 from ember.dialects.graph.ops_training import AdagradOp, AdamOp, MomentumOp
 from ember.dialects.graph.ops_transformer import (
     AttentionOp,
@@ -273,6 +276,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_transformer.SPECS,
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
+    *ops_text.SPECS,
     *ops_ml.SPECS,
     *ops_training.SPECS,
     *ops_layout.SPECS,
@@ -293,6 +297,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_transformer,
         ops_quantize,
         ops_qlinear,
+        ops_text,
         ops_ml,
         ops_training,
         ops_layout,
@@ -525,6 +530,7 @@ __all__ = [
     "TanOp",
     "TanhOp",
     "TensorScatterOp",
+    "TfIdfVectorizerOp",
     "ThresholdedReluOp",
     "TileOp",
     "TopKOp",

@@ -406,7 +406,12 @@ class OnnxImporter:
         try:
             element_type = element_type_from_onnx(tensor.elem_type)
         except UnsupportedTypeError as error:
-            raise UnsupportedModelError(f"{self.where}: input '{info.name}': {error}") from None
+            readers = [node_label(node, index) for index, node in enumerate(self.model.graph.node)
+                       if info.name in node.input]  # fmt: skip
+            read_by = f" (read by {readers[0]})" if readers else ""
+            raise UnsupportedModelError(
+                f"{self.where}: input '{info.name}': {error}{read_by}"
+            ) from None
         declared = list(tensor.shape.dim) if tensor.HasField("shape") else None
         if info.name in self.input_shapes:
             given = self.input_shapes[info.name]

@@ -102,6 +102,11 @@ function that lowers it:
   axis (TopK gathers the first K, Hardmax marks rank 0), one-hot by index.
 - shape queries: Shape, Size, ConstantOfShape and Range (constant operands)
   become `graph.constant`s.
+- text (`text.py`): TfIdfVectorizer is one generic per n-gram length and
+  skip distance (the pool a constant table, each window token read from a
+  slice of X) counting matches in i32, then one generic per length adding
+  the counts times their scores (1, or the weight for TFIDF) into Y; IDF
+  then gives the column's weight where the count is positive.
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are
@@ -173,6 +178,7 @@ from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
 from ember.lowering.graph_to_tensor.shape_queries import ShapeQueryPattern
 from ember.lowering.graph_to_tensor.signal import SignalPattern
+from ember.lowering.graph_to_tensor.text import TextPattern
 from ember.lowering.graph_to_tensor.training import TrainingPattern
 from ember.lowering.graph_to_tensor.vision import VisionPattern
 from ember.lowering.graph_to_tensor.windows import WindowPattern
@@ -198,6 +204,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     QuantizePattern,
     SignalPattern,
     VisionPattern,
+    TextPattern,
     MLPattern,
     TrainingPattern,
 )

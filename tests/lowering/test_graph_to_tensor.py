@@ -961,6 +961,18 @@ ML_CASES = [
 ]  # fmt: skip
 
 
+_TFIDF = {"min_gram_length": 1, "max_gram_length": 2, "max_skip_count": 1,
+          "ngram_counts": [0, 3], "ngram_indexes": [4, 0, 1, 2, 3, 1],
+          "pool_int64s": [0, 1, 3, 1, 2, 2, 2, 3, 0]}  # fmt: skip
+
+TEXT_CASES = [
+    case("TfIdfVectorizer", [ints(0, 4, 2, 7)], {**_TFIDF, "mode": "TF"}, id="tf"),
+    case("TfIdfVectorizer", [ints(0, 4, 9, dtype=np.int64)],
+         {**_TFIDF, "mode": "TFIDF", "weights": [0.5, 2.0, 1.5, 0.25, 3.0, 1.0]}, id="tfidf-1d"),
+    case("TfIdfVectorizer", [ints(0, 4, 3, 5)], {**_TFIDF, "mode": "IDF"}, id="idf"),
+]  # fmt: skip
+
+
 def _optimizer_inputs(count: int, groups: int, step: int, dtype: Any = F32) -> list[Any]:
     """R, T, then `groups` groups of `count` tensors (sizes 1, 3, ...); the
     last group (a squared-gradient state) non-negative."""
@@ -990,8 +1002,8 @@ TRAINING_CASES = [
 ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES + NN_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
              + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES + LOSS_CASES
-             + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES + ML_CASES
-             + TRAINING_CASES)  # fmt: skip
+             + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES + TEXT_CASES
+             + ML_CASES + TRAINING_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),
@@ -1056,6 +1068,7 @@ COMPILED_CASES = [
     *INDEXED_CASES,
     *[p for p in ML_CASES if p.values[0] == "ArrayFeatureExtractor" and p.id != p.values[0]],
     *[p for p in ML_CASES if p.id == "TreeEnsemble"],
+    *TEXT_CASES,
     # onnxruntime refuses negative indices and a NaN input to Binarizer; Ember reads
     # them as ONNX's reference does (counted from the end; 0).
     case("ArrayFeatureExtractor", [randn(3, 4), np.array([2, 3, 0], np.int64)], id="2d"),

@@ -4,13 +4,15 @@ onnxruntime gives one deterministic result."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
 
 import ember
-from ember.errors import CompileError
+from ember.errors import CompileError, EmberError
 from ember.reference import run as run_reference
 from tests.support.models import run_onnxruntime
 
@@ -302,3 +304,43 @@ def test_tree_ensemble_member_is_compared_exactly() -> None:
     x = np.array([[-1.5], [-1.0], [NAN]], np.float32)
     y = _compiled_and_reference(_forest_model(x, 1, 6, NAN, [-1.0, 3.0]), {"x": x})
     np.testing.assert_array_equal(y, [[0, -3, 0], [2, 0, 0], [0, -3, 0]])
+
+
+# ------------------------------------------------------------ TfIdfVectorizer
+
+
+def _tfidf_node(
+    mode: str, indexes: list[int], weights: list[float], pool: list[int]
+) -> onnx.NodeProto:
+    return helper.make_node("TfIdfVectorizer", ["x"], ["y"], name="vectorize", mode=mode,
+                            min_gram_length=1, max_gram_length=1, max_skip_count=0,
+                            ngram_counts=[0], ngram_indexes=indexes, pool_int64s=pool,
+                            weights=weights)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["IDF", "TFIDF"])
+def test_tfidf_weights_belong_to_ngrams_not_columns(mode: str) -> None:
+    """weights[i] weighs the i-th n-gram wherever ngram_indexes puts it, as
+    onnxruntime reads it (ONNX's reference evaluator reads the i-th column's)."""
+    x = np.array([1, 2, 3, 3], np.int32)
+    model = _model([_tfidf_node(mode, [2, 0, 1], [10.0, 20.0, 30.0], [1, 2, 3])], {"x": x},
+                   np.float32, [3])  # fmt: skip
+    y = _compiled_and_reference(model, {"x": x})
+    np.testing.assert_array_equal(y, run_onnxruntime(model, {"x": x})[0])
+    np.testing.assert_array_equal(y, [20, 30, 10] if mode == "IDF" else [20, 60, 10])
+
+
+@pytest.mark.parametrize(("indexes", "pool", "message"), [
+    ([0, 0, 1], [1, 2, 3], "mode IDF: the n-grams of column 0 have different weights"),
+    ([0, 1, 2], [1, 2, 1], "pool_int64s repeats the 1-gram [1]"),
+])  # fmt: skip
+def test_tfidf_ambiguous_pools_are_refused(
+    indexes: list[int], pool: list[int], message: str
+) -> None:
+    """onnxruntime gives a column of IDF n-grams with different weights the
+    weight of its last match, and refuses a repeated n-gram; Ember refuses both."""
+    x = np.array([1, 2, 3], np.int32)
+    model = _model([_tfidf_node("IDF", indexes, [10.0, 20.0, 30.0], pool)], {"x": x},
+                   np.float32, [2])  # fmt: skip
+    with pytest.raises(EmberError, match=re.escape(message)):
+        ember.compile(model)

@@ -25,7 +25,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
 
 Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`,
 :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`, :mod:`.reduce`, :mod:`.quantize`,
-:mod:`.transformer`, :mod:`.loss`, :mod:`.ml` (domain ``ai.onnx.ml``) and :mod:`.training`
+:mod:`.transformer`, :mod:`.loss`, :mod:`.text` (TfIdfVectorizer), :mod:`.ml` (domain
+``ai.onnx.ml``) and :mod:`.training`
 (domain ``ai.onnx.preview.training``); :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
 through the ONNX kernels.
@@ -49,6 +50,7 @@ from . import (  # noqa: F401  (registers kernels)
     reduce,
     signal,
     tensor,
+    text,
     training,
     transformer,
     vision,
