@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 import ember
 from tests.support.models import (
     HALF,
+    gpt_block,
     light_model_path,
     mlp,
     random_inputs,
@@ -210,6 +211,25 @@ def test_half_bert_layer_matches_float32(
     assert got.dtype == np.dtype(HALF[half])
     error = np.abs(got.astype(np.float64) - want).max() / np.abs(want).max()
     assert error < 8 * unit_roundoff(half), error / unit_roundoff(half)
+
+
+def test_bf16_gpt_decode_step_matches_float32() -> None:
+    """A GPT-2 block on one token in bfloat16, whose four products (768 x
+    2304, 768 x 768, 768 x 3072, 3072 x 768 weights) run on bfloat16 pairs,
+    within the BERT layer's bound of its float32 original; two threads give
+    the same bits as one."""
+    model = gpt_block(seq=1)
+    inputs = random_inputs(model, seed=3)
+    rounded = {k: v.astype(ml_dtypes.bfloat16) if v.dtype == np.float32 else v
+               for k, v in inputs.items()}  # fmt: skip
+    (want,) = ember.compile(model).run({k: v.astype(np.float32) if v.dtype != np.int64 else v
+                                        for k, v in rounded.items()})  # fmt: skip
+    half = to_half(model, TensorProto.BFLOAT16)
+    (got,) = ember.compile(half, cache=False).run(rounded)
+    error = np.abs(got.astype(np.float64) - want).max() / np.abs(want).max()
+    assert error < 8 * unit_roundoff(TensorProto.BFLOAT16), error
+    (two,) = ember.compile(half, cache=False, threads=2).run(rounded)
+    np.testing.assert_array_equal(got, two)
 
 
 @pytest.mark.slow
