@@ -69,12 +69,13 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntAttr,
     bf16,
+    f16,
     f32,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -366,6 +367,15 @@ class IterationSpace:
     micro-kernel."""
     bf16_pairs: BF16Pairs | None = None
     """For a sum of bfloat16 pairs into f32 (`bf16_pairs_of`), its roles."""
+    f16_product: tuple[int, int] | None = None
+    """For a body `out + extf(a) * extf(b)` of float16 a and b into f32
+    (`widened_product`), the input numbers of a and b: a micro-kernel reads
+    them as float16 and widens them in registers."""
+
+    @property
+    def multiplied(self) -> tuple[int, int] | None:
+        """The inputs a micro-kernel multiplies: `product`'s or `f16_product`'s."""
+        return self.product or self.f16_product
 
     @property
     def output_maps(self) -> tuple[AffineMap, ...]:
@@ -391,16 +401,32 @@ class BF16Pairs:
 def bf16_pairs_of(extents: Sequence[int], iterators: Sequence[str], maps: Sequence[AffineMap],
                   op: linalg.GenericOp) -> BF16Pairs | None:  # fmt: skip
     """The `BF16Pairs` of a generic whose body is exactly `out + extf(a) *
-    extf(b)` (a and b bfloat16 inputs, out f32) and whose maps read pairs:
-    one input's last index `2 * d_k + d_p`, the other's last two `d_n, d_p`
-    with d_k of neither the output nor of that second index, d_p a reduction
-    dim of extent 2, d_n a parallel dim and the output's last index."""
+    extf(b)` (a and b bfloat16 inputs, out f32: `widened_product`) and whose
+    maps read pairs: one input's last index `2 * d_k + d_p`, the other's
+    last two `d_n, d_p` with d_k of neither the output nor of that second
+    index, d_p a reduction dim of extent 2, d_n a parallel dim and the
+    output's last index."""
+    numbers = widened_product(op, bf16)
+    if numbers is None:
+        return None
+    output = maps[-1].results
+    for row, column in (numbers, numbers[::-1]):
+        roles = _pair_roles(maps[row], maps[column], output, extents, iterators)
+        if roles is not None:
+            return BF16Pairs(row, column, *roles)
+    return None
+
+
+def widened_product(op: linalg.GenericOp, half: Attribute) -> tuple[int, int] | None:
+    """The inputs a and b of a body that is exactly `out + extf(a) * extf(b)`
+    (either order of each operation) into its one f32 output, a and b two
+    inputs of type `half`; None for any other body."""
     block = op.body.block
     ops = list(block.ops)
     if len(op.outputs) != 1 or len(ops) != 5:
         return None
     *widen, multiply, add, yielded = ops
-    if not all(isinstance(w, arith.ExtFOp) and w.operands[0].type == bf16 for w in widen):
+    if not all(isinstance(w, arith.ExtFOp) and w.operands[0].type == half for w in widen):
         return None
     if not (isinstance(multiply, arith.MulfOp) and isinstance(add, arith.AddfOp)):
         return None
@@ -409,19 +435,14 @@ def bf16_pairs_of(extents: Sequence[int], iterators: Sequence[str], maps: Sequen
     out = block.args[len(op.inputs)]
     if out.type != f32 or {add.lhs, add.rhs} != {out, multiply.result} or add.lhs is add.rhs:
         return None
-    if {multiply.lhs, multiply.rhs} != {w.results[0] for w in widen}:
+    if [multiply.lhs, multiply.rhs] not in ([w.results[0] for w in widen],
+                                            [w.results[0] for w in widen[::-1]]):  # fmt: skip
         return None
     inputs = list(block.args[: len(op.inputs)])
     sources = [w.operands[0] for w in widen]
     if any(s not in inputs for s in sources) or sources[0] is sources[1]:
         return None
-    numbers = [inputs.index(s) for s in sources]
-    output = maps[-1].results
-    for row, column in (numbers, numbers[::-1]):
-        roles = _pair_roles(maps[row], maps[column], output, extents, iterators)
-        if roles is not None:
-            return BF16Pairs(row, column, *roles)
-    return None
+    return inputs.index(sources[0]), inputs.index(sources[1])
 
 
 def _pair_roles(row: AffineMap, column: AffineMap, output: Sequence[AffineExpr],
@@ -457,7 +478,7 @@ def iteration_space(op: Operation) -> IterationSpace:
         kinds = tuple(kind.value for kind in iterator_kinds(op))
         extents, maps = tuple(op.get_static_loop_ranges()), tuple(indexing_maps(op))
         return IterationSpace(extents, kinds, maps, len(op.inputs), product_operands(op),
-                              bf16_pairs_of(extents, kinds, maps, op))  # fmt: skip
+                              bf16_pairs_of(extents, kinds, maps, op), widened_product(op, f16))  # fmt: skip
     assert isinstance(op, STRUCTURED_OPS), f"{op.name} is not a structured op"
     generalized = generalize(op)  # type: ignore[arg-type]
     try:
@@ -636,7 +657,7 @@ def micro_problem(space: IterationSpace, micro: MicroKernel) -> str | None:
     stretches of consecutive n are vector reads."""
     if space.bf16_pairs is not None:
         return _pairs_problem(space, space.bf16_pairs, micro)
-    if space.product is None:
+    if space.multiplied is None:
         return "the body is not a sum of products (out + a * b) on f32 or f64"
     for dim in (micro.m, micro.n):
         if dim >= len(space.iterators) or space.iterators[dim] != PARALLEL:
@@ -805,6 +826,7 @@ __all__ = [
     "pack_problem",
     "product_operands",
     "read_stride",
+    "widened_product",
     "iteration_space",
     "op_schedule",
     "overlap_vectors",

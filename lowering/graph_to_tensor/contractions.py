@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import bf16, f32
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from ember.dialects.graph import (
@@ -39,7 +39,7 @@ from ember.lowering.graph_to_tensor.common import (
     _shape,
     _transpose,
 )
-from ember.passes.graph.widen_accumulators import on_bf16_pairs
+from ember.passes.graph.widen_accumulators import keeps_half_weights
 
 # ----------------------------------------------------------- contractions
 
@@ -52,13 +52,13 @@ def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
         a = _transpose(e, a, (1, 0))
     if op.attr("transB"):
         b = _transpose(e, b, (1, 0))
-    pairs = on_bf16_pairs(op)
-    y = _bf16_pairs_product(e, a, b) if pairs else _matmul(e, a, b)
+    half = _elem(a) if keeps_half_weights(op) else None
+    y = _half_weights_product(e, a, b) if half else _matmul(e, a, b)
     alpha, beta = op.attr("alpha"), op.attr("beta")
     if alpha == 1.0 and not c:
-        return [_rounded(e, y) if pairs else y]
+        return [_rounded(e, y, half) if half else y]
     t = _elem(y)
-    if pairs:  # alpha * AB + beta * C in f32, rounded once
+    if half:  # alpha * AB + beta * C in f32, rounded once
         c = [e.parallel(c, _shape(c[0]), t, lambda bd, x: bd.convert(x[0], t))] if c else []
 
     def epilogue(bd: Body, args: list[SSAValue]) -> SSAValue:
@@ -69,7 +69,7 @@ def _lower_gemm(e: Emitter, op: GraphOp) -> list[SSAValue]:
         return bd.add(value, addend)
 
     result = e.parallel([y, *c], _shape(y), t, epilogue)
-    return [_rounded(e, result) if pairs else result]
+    return [_rounded(e, result, half) if half else result]
 
 
 def _check_gemm(op: GraphOp) -> str | None:
@@ -98,8 +98,9 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     sa, sb = _shape(a), _shape(b)
     if len(sb) == 2:
         rows = e.reshape(a, (math.prod(sa[:-1]), sa[-1]))
-        if on_bf16_pairs(op):
-            return [e.reshape(_rounded(e, _bf16_pairs_product(e, rows, b)), out)]
+        if keeps_half_weights(op):
+            product = _half_weights_product(e, rows, b)
+            return [e.reshape(_rounded(e, product, _elem(a)), out)]
         return [e.reshape(_matmul(e, rows, b), out)]
     batch = broadcast_shapes([sa[:-2], sb[:-2]])
     a = _broadcast_to(e, a, (*batch, *sa[-2:]))
@@ -107,6 +108,25 @@ def _lower_matmul(e: Emitter, op: GraphOp) -> list[SSAValue]:
     count = math.prod(batch)
     a3, b3 = e.reshape(a, (count, *sa[-2:])), e.reshape(b, (count, *sb[-2:]))
     return [e.reshape(_matmul(e, a3, b3), out)]
+
+
+def _half_weights_product(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """(M, K) x (K, N) in a half type into f32, B constant: on bfloat16 pairs
+    (`_bf16_pairs_product`), or for float16 one generic over (m, n, k)
+    summing `extf(A[m, k]) * extf(B[k, n])` in f32, which a micro-kernel
+    runs on float16 vectors widened in registers."""
+    if _elem(a) == bf16:
+        return _bf16_pairs_product(e, a, b)
+    m, n = _shape(a)[0], _shape(b)[1]
+    init = e.fill(0, (m, n), f32)
+    maps = [_dims_map(3, [0, 2]), _dims_map(3, [2, 1]), _dims_map(3, [0, 1])]
+    return e.generic([a, b], [init], maps, [PARALLEL, PARALLEL, REDUCTION], _widened_product)[0]
+
+
+def _widened_product(bd: Body, x: list[SSAValue]) -> list[SSAValue]:
+    """`out + extf(a) * extf(b)` in f32."""
+    wide = [bd.emit(arith.ExtFOp(v, f32)) for v in x[:2]]
+    return [bd.add(x[2], bd.mul(*wide))]
 
 
 def _bf16_pairs_product(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -126,18 +146,13 @@ def _bf16_pairs_product(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
         _dims_map(4, [2, 1, 3]),
         _dims_map(4, [0, 1]),
     ]
-
-    def body(bd: Body, x: list[SSAValue]) -> list[SSAValue]:
-        wide = [bd.emit(arith.ExtFOp(v, f32)) for v in x[:2]]
-        return [bd.add(x[2], bd.mul(*wide))]
-
     iterators = [PARALLEL, PARALLEL, REDUCTION, REDUCTION]
-    return e.generic([a, pairs], [init], maps, iterators, body)[0]
+    return e.generic([a, pairs], [init], maps, iterators, _widened_product)[0]
 
 
-def _rounded(e: Emitter, y: SSAValue) -> SSAValue:
-    """`y` (f32) rounded to bfloat16."""
-    return e.parallel([y], _shape(y), bf16, lambda bd, x: bd.convert(x[0], bf16))
+def _rounded(e: Emitter, y: SSAValue, half: Attribute) -> SSAValue:
+    """`y` (f32) rounded to the `half` type."""
+    return e.parallel([y], _shape(y), half, lambda bd, x: bd.convert(x[0], half))
 
 
 def _check_matmul(op: GraphOp) -> str | None:

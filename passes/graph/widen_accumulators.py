@@ -17,14 +17,16 @@ run the max pools, ReduceMax/Min/Prod, ArgMax/ArgMin, LRN, TopK and Hardmax in f
 (`NARROW_ONLY`). Ops with no half operand, and the ops outside the tables,
 are unchanged.
 
-One accumulating op keeps its half type here: a bfloat16 MatMul (or Gemm)
-of a few rows by a constant bfloat16 matrix with an even number of rows
-(`on_bf16_pairs`), which `convert-graph-to-tensor` lowers to a product of
-bfloat16 pairs with f32 sums (`lowering/graph_to_tensor/contractions.py`;
-the CPU's `vdpbf16ps`), its weights staying bfloat16 in the weights blob.
-Such a product reads each weight once per row, so its time is the
-weights' traffic, which pairs halve: 768 x 3072 weights ran 2.4 times
-faster for one row and 1.4 times for four on an Emerald Rapids core
+One accumulating op keeps its half type here: a MatMul (or Gemm) of a few
+rows by constant weights in bfloat16 or float16 (`keeps_half_weights`),
+whose weights stay in the half type in the weights blob.
+`convert-graph-to-tensor` lowers it to a product with f32 sums of
+operands widened in registers (`lowering/graph_to_tensor/contractions.py`):
+for bfloat16, with an even number of terms, of bfloat16 pairs (the CPU's
+`vdpbf16ps`); for float16, of vectors widened by `vcvtph2ps`. Such a
+product reads each weight once per row, so its time is the weights'
+traffic, which the half type halves: 768 x 3072 bfloat16 weights ran 2.4
+times faster for one row and 1.4 times for four on an Emerald Rapids core
 (AVX512-BF16); from 8 rows on the f32 micro-kernels, on weights widened
 once at compile time, are as fast or faster there (`vdpbf16ps` issues at a
 quarter of the rate of `vfmadd231ps`, for twice the products each).
@@ -87,16 +89,16 @@ def _is_narrow(t: Attribute) -> bool:
     return isinstance(t, TensorType) and is_narrow_float(t.element_type)
 
 
-PAIR_ROWS = 4
-"""The most rows (A's dims but the last, multiplied) of a MatMul computed on
-bfloat16 pairs (module docstring)."""
+HALF_WEIGHT_ROWS = 4
+"""The most rows (A's dims but the last, multiplied) of a MatMul or Gemm
+that keeps its half weights (module docstring)."""
 
 
-def on_bf16_pairs(op: Operation) -> bool:
+def keeps_half_weights(op: Operation) -> bool:
     """Whether `op` is a MatMul, or a Gemm without transA, of at most
-    `PAIR_ROWS` static rows of bfloat16 by a constant bfloat16 matrix with an
-    even number of rows to sum over: computed as sums of bfloat16 pairs in
-    f32 (module docstring), not widened."""
+    `HALF_WEIGHT_ROWS` static rows by a constant matrix, all in bfloat16
+    (with an even number of terms to sum: pairs) or all in float16: computed
+    in f32 on the half operands (module docstring), not widened here."""
     if isinstance(op, graph.GemmOp):
         if op.attr("transA"):
             return False
@@ -107,17 +109,22 @@ def on_bf16_pairs(op: Operation) -> bool:
     else:
         return False
     types = (*(v.type for v in op.operands), op.result_types[0])
-    if not all(isinstance(t, TensorType) and t.element_type == bf16 for t in types):
+    if not all(isinstance(t, TensorType) for t in types):
+        return False
+    half = {t.element_type for t in types}  # type: ignore[attr-defined]
+    if half not in ({bf16}, {f16}):
         return False
     assert isinstance(a.type, TensorType) and isinstance(b.type, TensorType)
     shape, rows = b.type.get_shape(), a.type.get_shape()[:-1]
-    if len(shape) != 2 or shape[terms] < 2 or shape[terms] % 2 or not rows or min(rows) < 0:
+    if len(shape) != 2 or not rows or min(rows) < 0 or shape[terms] < 1:
         return False
-    return math.prod(rows) <= PAIR_ROWS and constant_value_of(b) is not None
+    if half == {bf16} and shape[terms] % 2:
+        return False
+    return math.prod(rows) <= HALF_WEIGHT_ROWS and constant_value_of(b) is not None
 
 
 def _widens(op: Operation) -> bool:
-    if on_bf16_pairs(op):
+    if keeps_half_weights(op):
         return False
     if isinstance(op, ACCUMULATING):
         return any(is_half(v.type) for v in op.operands)

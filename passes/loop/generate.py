@@ -106,6 +106,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     bf16,
+    f16,
     f32,
     i32,
     i64,
@@ -834,9 +835,11 @@ class _ContractionBlock:
                  read: Callable[[LoopNestBuilder, int, Cell], SSAValue],
                  read_vector: Callable[[LoopNestBuilder, int, Cell, VectorType], SSAValue],
                  writer: Callable[[], WriteVector],
-                 element: Attribute, init: SSAValue | None):  # fmt: skip
+                 element: Attribute, init: SSAValue | None,
+                 widened: Attribute | None = None):  # fmt: skip
         self.product, self.read, self.read_vector = product, read, read_vector
         self.pair_dim: int | None = None
+        self.element, self.read_type = element, VectorType(widened or element, [micro.width])
         self.init = init
         self.fresh = init is not None
         self.writer = writer
@@ -862,9 +865,10 @@ class _ContractionBlock:
             if key not in reads:
                 cell = cells[r][j]
                 if self.on_columns[number]:
-                    reads[key] = self.read_vector(builder, number, cell, self.vector_type)
+                    read = self.read_vector(builder, number, cell, self.read_type)
+                    reads[key] = self._widened(builder, read, self.vector_type)
                 else:
-                    scalar = self.read(builder, number, cell)
+                    scalar = self._widened(builder, self.read(builder, number, cell), self.element)
                     reads[key] = builder.broadcast(scalar, self.vector_type)
             return reads[key]
 
@@ -875,6 +879,13 @@ class _ContractionBlock:
             a, b = (operand(number, r, j) for number in self.product)
             results.append(builder.fma(a, b, accumulator))
         return results
+
+    def _widened(self, builder: LoopNestBuilder, value: SSAValue, to: Attribute) -> SSAValue:
+        """`value` as read, or widened to `to` (`arith.extf`) where the
+        operands are narrower than the accumulators (`f16_product`)."""
+        if value.type == to:
+            return value
+        return builder.insert(arith.ExtFOp(value, to)).results[0]
 
     def store(self, builder: LoopNestBuilder, cells: list[list[Cell]],
               accumulators: Sequence[SSAValue]) -> None:  # fmt: skip
@@ -1000,7 +1011,7 @@ def writes_whole_output(op: Operation, filled: bool) -> bool:
     space = iteration_space(op)
     schedule = op_schedule(op, space)
     micro = schedule.micro_kernel
-    if micro is None or (space.product is None and space.bf16_pairs is None):
+    if micro is None or (space.multiplied is None and space.bf16_pairs is None):
         return False
     tiles, extents = schedule.tile_sizes, space.extents
     if any(0 < tiles[d] < extents[d] for d, kind in enumerate(space.iterators) if kind != PARALLEL):
@@ -1083,7 +1094,7 @@ def _emit_generic(
         body.vector_store(value, buffer, indices)
 
     micro_body: MicroBody | None = None
-    contraction = space.product is not None or _pairs_in_place(space, accesses, packed)
+    contraction = space.multiplied is not None or _pairs_in_place(space, accesses, packed)
     if micro is not None and contraction and _vector_columns(op, micro, set(packed)):
         element = _element_type(op.outputs[0])
         vector_type = VectorType(element, [micro.width])
@@ -1107,9 +1118,10 @@ def _emit_generic(
         if space.bf16_pairs is not None:
             micro_body = _PairsBlock(micro, maps, space.bf16_pairs, read, read_vector, writer, init)
         else:
-            assert space.product is not None
-            micro_body = _ContractionBlock(micro, maps, space.product, read, read_vector,
-                                           writer, element, init)  # fmt: skip
+            assert space.multiplied is not None
+            widened = f16 if space.f16_product is not None else None
+            micro_body = _ContractionBlock(micro, maps, space.multiplied, read, read_vector,
+                                           writer, element, init, widened)  # fmt: skip
     else:
         assert epilogue is None, "an epilogue needs the micro-kernel's blocks"
 

@@ -102,77 +102,86 @@ def test_half_sums_accumulate_in_float32(op: str) -> None:
     assert got[0, 0] == np.float16(2048 * np.float32(np.float16(0.1)))
 
 
-def bf16_matmul(rows: tuple[int, ...], k: int, n: int, seed: int = 0) -> onnx.ModelProto:
-    """A bfloat16 MatMul of an input of shape `rows + (k,)` by constant
+def half_matmul(rows: tuple[int, ...], k: int, n: int, half: int = TensorProto.BFLOAT16,
+                seed: int = 0) -> onnx.ModelProto:  # fmt: skip
+    """A MatMul in `half` of an input of shape `rows + (k,)` by constant
     weights (k, n)."""
     rng = np.random.default_rng(seed)
-    weights = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    weights = rng.standard_normal((k, n)).astype(HALF[half])
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
-        [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [*rows, k])],
-        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [*rows, n])],
+        [helper.make_tensor_value_info("x", half, [*rows, k])],
+        [helper.make_tensor_value_info("y", half, [*rows, n])],
         [numpy_helper.from_array(weights, "w")],
     )  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 
 
+@pytest.mark.parametrize("half", list(HALF), ids=["float16", "bfloat16"])
 @pytest.mark.parametrize(("rows", "k", "n"), [((1,), 768, 3072), ((2, 2), 64, 40), ((3,), 2, 17),
                                               ((8,), 64, 40), ((2,), 63, 40)])  # fmt: skip
-def test_bf16_matmul_sums_pairs_in_float32(rows: tuple[int, ...], k: int, n: int) -> None:
-    """A bfloat16 MatMul of a few rows by constant weights runs on bfloat16
-    pairs (`graph-widen-accumulators`' `on_bf16_pairs`: 4 rows or fewer,
-    an even k; `vdpbf16ps` where the CPU has it), the others widened to f32:
-    either way each output is the f32 sum of exact products rounded once, so
-    within one bfloat16 rounding (and the f32 sums' own) of the exact product."""
-    model = bf16_matmul(rows, k, n)
+def test_half_matmul_sums_in_float32(rows: tuple[int, ...], k: int, n: int, half: int) -> None:
+    """A half MatMul of a few rows by constant weights keeps them in the half
+    type (`graph-widen-accumulators`' `keeps_half_weights`: 4 rows or fewer;
+    bfloat16 on pairs, `vdpbf16ps` where the CPU has it, for an even k;
+    float16 widened in registers), the others are widened to f32: either
+    way each output is the f32 sum of exact products rounded once, so
+    within one rounding to the half type (and the f32 sums' own) of the
+    exact product."""
+    model = half_matmul(rows, k, n, half)
     weights = numpy_helper.to_array(model.graph.initializer[0]).astype(np.float64)
-    x = np.random.default_rng(1).standard_normal((*rows, k)).astype(ml_dtypes.bfloat16)
+    x = np.random.default_rng(1).standard_normal((*rows, k)).astype(HALF[half])
     (got,) = ember.compile(model, cache=False)(x)
     exact = x.astype(np.float64) @ weights
-    assert got.dtype == ml_dtypes.bfloat16
-    bound = 2.0**-8 * np.abs(exact) + k * 2.0**-24 * (
-        np.abs(x.astype(np.float64)) @ np.abs(weights)
-    )
+    assert got.dtype == np.dtype(HALF[half])
+    terms = np.abs(x.astype(np.float64)) @ np.abs(weights)
+    bound = unit_roundoff(half) * np.abs(exact) + k * 2.0**-24 * terms
     assert np.all(np.abs(got.astype(np.float64) - exact) <= bound + 1e-30)
 
 
+@pytest.mark.parametrize("half", list(HALF), ids=["float16", "bfloat16"])
 @pytest.mark.parametrize(("alpha", "beta"), [(1.0, 1.0), (0.5, 2.0)])
-def test_bf16_gemm_on_pairs_adds_its_bias_before_rounding(alpha: float, beta: float) -> None:
-    """A Gemm of one row (transB, a classifier's layout) runs on pairs too:
-    alpha * AB + beta * C summed in f32 and rounded once."""
+def test_half_gemm_of_one_row_adds_its_bias_before_rounding(
+    alpha: float, beta: float, half: int
+) -> None:
+    """A Gemm of one row (transB, a classifier's layout) keeps its half
+    weights too: alpha * AB + beta * C summed in f32 and rounded once."""
     rng = np.random.default_rng(2)
-    weights = rng.standard_normal((40, 64)).astype(ml_dtypes.bfloat16)
-    bias = rng.standard_normal(40).astype(ml_dtypes.bfloat16)
+    weights = rng.standard_normal((40, 64)).astype(HALF[half])
+    bias = rng.standard_normal(40).astype(HALF[half])
     graph = helper.make_graph(
         [helper.make_node("Gemm", ["x", "w", "c"], ["y"], transB=1, alpha=alpha, beta=beta)],
-        "gemm", [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [1, 40])],
+        "gemm", [helper.make_tensor_value_info("x", half, [1, 64])],
+        [helper.make_tensor_value_info("y", half, [1, 40])],
         [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "c")],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    x = rng.standard_normal((1, 64)).astype(ml_dtypes.bfloat16)
+    x = rng.standard_normal((1, 64)).astype(HALF[half])
     (got,) = ember.compile(model, cache=False)(x)
     wide = x.astype(np.float64) @ weights.astype(np.float64).T
     exact = alpha * wide + beta * bias.astype(np.float64)
     scale = np.abs(x.astype(np.float64)) @ np.abs(weights.astype(np.float64)).T
-    bound = 2.0**-8 * np.abs(exact) + 64 * 2.0**-23 * (alpha * scale + beta * np.abs(bias))
+    terms = alpha * scale + beta * np.abs(bias.astype(np.float64))
+    bound = unit_roundoff(half) * np.abs(exact) + 64 * 2.0**-23 * terms
     assert np.all(np.abs(got.astype(np.float64) - exact) <= bound)
 
 
-def test_bf16_pairs_keep_the_weights_in_bfloat16() -> None:
-    """On pairs, the weights stay bfloat16 in the weights blob (half the f32
-    copy a widened MatMul keeps), laid out (k/2, n, 2)."""
+@pytest.mark.parametrize("half", list(HALF), ids=["float16", "bfloat16"])
+def test_few_rows_keep_half_weights(half: int) -> None:
+    """Kept, the weights stay in the half type in the weights blob (half the
+    f32 copy a widened MatMul keeps)."""
     from xdsl.context import Context
 
     from ember.passes.graph.optimize import graph_passes
 
     def weights_after_optimize(rows: int) -> list[str]:
-        module = ember.import_onnx(bf16_matmul((rows,), 64, 40))
+        module = ember.import_onnx(half_matmul((rows,), 64, 40, half))
         for graph_pass in graph_passes(2):
             graph_pass.apply(Context(), module)
         return [str(op.results[0].type) for op in module.walk() if op.name == "graph.constant"]
 
-    assert weights_after_optimize(2) == ["tensor<64x40xbf16>"]
+    name = "bf16" if half == TensorProto.BFLOAT16 else "f16"
+    assert weights_after_optimize(2) == [f"tensor<64x40x{name}>"]
     assert weights_after_optimize(8) == ["tensor<64x40xf32>"]
 
 

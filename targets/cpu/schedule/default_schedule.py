@@ -240,7 +240,7 @@ def contraction_schedule(
     L2 cache (`column_tile`); a sum of bfloat16 pairs (`BF16Pairs`) packs
     only its constant columns (`_pairs_packing`). `space` is the `planning_space`; `run_time`
     its dims whose extents are known only at run time."""
-    contraction = space.product is not None or space.bf16_pairs is not None
+    contraction = space.multiplied is not None or space.bf16_pairs is not None
     if not contraction or not target.has_micro_kernels or not space.output_maps:
         return None
     bits = _element_bits(op)

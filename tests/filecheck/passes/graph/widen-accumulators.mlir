@@ -2,9 +2,16 @@
 
 // A half-precision MatMul computes in f32: its input cast to f32 in front,
 // its constant weight converted once (a new f32 constant), its result cast
-// back to f16. Elementwise ops and float32 ops are left alone.
+// back to f16. One of four rows or fewer keeps its half weights (the
+// lowering widens them in registers: keeps_half_weights). Elementwise ops and
+// float32 ops are left alone.
 
-func.func @matmul(%x: tensor<4x8xf16>) -> tensor<4x2xf16> {
+func.func @matmul(%x: tensor<8x8xf16>) -> tensor<8x2xf16> {
+  %w = graph.constant dense<0.5> : tensor<8x2xf16>
+  %y = graph.matmul %x, %w : (tensor<8x8xf16>, tensor<8x2xf16>) -> tensor<8x2xf16>
+  func.return %y : tensor<8x2xf16>
+}
+func.func @matmul_few_rows(%x: tensor<4x8xf16>) -> tensor<4x2xf16> {
   %w = graph.constant dense<0.5> : tensor<8x2xf16>
   %y = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x2xf16>) -> tensor<4x2xf16>
   func.return %y : tensor<4x2xf16>
@@ -36,11 +43,15 @@ func.func @float32(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> 
 }
 
 // CHECK-LABEL: func.func @matmul(
-// CHECK-NEXT:    %[[X:.*]] = graph.cast %x {to = f32} : (tensor<4x8xf16>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[X:.*]] = graph.cast %x {to = f32} : (tensor<8x8xf16>) -> tensor<8x8xf32>
 // CHECK-NEXT:    %[[W:.*]] = graph.constant dense<5.000000e-01> : tensor<8x2xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[X]], %[[W]] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
-// CHECK-NEXT:    %y = graph.cast %[[P]] {to = f16} : (tensor<4x2xf32>) -> tensor<4x2xf16>
-// CHECK-NEXT:    func.return %y : tensor<4x2xf16>
+// CHECK-NEXT:    %[[P:.*]] = graph.matmul %[[X]], %[[W]] : (tensor<8x8xf32>, tensor<8x2xf32>) -> tensor<8x2xf32>
+// CHECK-NEXT:    %y = graph.cast %[[P]] {to = f16} : (tensor<8x2xf32>) -> tensor<8x2xf16>
+// CHECK-NEXT:    func.return %y : tensor<8x2xf16>
+
+// CHECK-LABEL: func.func @matmul_few_rows(
+// CHECK-NEXT:    %w = graph.constant dense<5.000000e-01> : tensor<8x2xf16>
+// CHECK-NEXT:    %y = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x2xf16>) -> tensor<4x2xf16>
 
 // The axes (i64) stay as they are.
 // CHECK-LABEL: func.func @reduce_bf16(
