@@ -6,7 +6,10 @@ deterministic, so each check either always or never holds)."""
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+from typing import Any
 
 import numpy as np
 import onnx
@@ -150,3 +153,29 @@ def test_bernoulli_frequency_per_probability() -> None:
     for row_p, draws in zip(p.reshape(20, -1)[:, 0], y.reshape(20, -1)):
         n = draws.size
         _within(draws.mean(), float(row_p), max(math.sqrt(row_p * (1 - row_p) / n), 1e-12))
+
+
+@functools.cache
+def _bernoulli_cases() -> dict[str, Any]:
+    """ONNX's Bernoulli node cases (and their expansions) by name."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {c.name: c for c in collect_testcases(None) if "bernoulli" in c.name}
+
+
+@pytest.mark.parametrize("case", ["test_bernoulli_seed", "test_bernoulli_double"])
+def test_bernoulli_and_its_onnx_expansion_draw_the_same_uniforms(case: str) -> None:
+    """ONNX's function body of Bernoulli draws RandomUniformLike in [0, 1),
+    the same uniforms as Bernoulli, but casts Greater(uniform, p): 1 where
+    the uniform is above p, the complement of Bernoulli's uniform < p (no
+    uniform equals these p, which are not multiples of 2^-24)."""
+    cases = _bernoulli_cases()
+    dtype = np.asarray(cases[case].data_sets[0][0][0]).dtype
+    p = (np.arange(10) / 10 + 0.03).astype(dtype)
+    direct = ember.compile(cases[case].model)(p)[0]
+    expanded = ember.compile(cases[case + "_expanded"].model)(p)[0]
+    assert direct.dtype == expanded.dtype
+    assert 0 < direct.sum() < 10
+    np.testing.assert_array_equal(direct, 1 - expanded)
