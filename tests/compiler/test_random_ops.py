@@ -11,6 +11,7 @@ import math
 import warnings
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -90,6 +91,9 @@ def test_like_forms_draw_the_numbers_of_the_shaped_forms(op: str) -> None:
         ("RandomUniform", None, TensorProto.DOUBLE, {"dtype": TensorProto.DOUBLE}, np.float64),
         ("RandomNormal", None, TensorProto.FLOAT16, {"dtype": TensorProto.FLOAT16}, np.float16),
         ("RandomUniformLike", TensorProto.DOUBLE, TensorProto.DOUBLE, {}, np.float64),
+        ("RandomNormalLike", TensorProto.FLOAT16, TensorProto.FLOAT16, {}, np.float16),
+        ("RandomUniformLike", TensorProto.FLOAT, TensorProto.BFLOAT16,
+         {"dtype": TensorProto.BFLOAT16}, ml_dtypes.bfloat16),
         ("RandomNormalLike", TensorProto.INT32, TensorProto.FLOAT, {"dtype": 1}, np.float32),
         ("Bernoulli", TensorProto.DOUBLE, TensorProto.DOUBLE, {}, np.float64),
         ("Bernoulli", TensorProto.FLOAT, TensorProto.INT64, {"dtype": TensorProto.INT64},
