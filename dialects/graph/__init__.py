@@ -19,7 +19,7 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
 - `ops_text`: TfIdfVectorizer (n-gram counts of token ids)
-- `ops_random`: RandomUniform, RandomNormal, their Like forms and Bernoulli,
+- `ops_random`: RandomUniform, RandomNormal, their Like forms, Bernoulli and Multinomial,
   and the counter-based generator (SplitMix64) that Dropout shares
 - `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
 - `ops_training`: the optimiser update rules Adagrad, Adam and Momentum
@@ -188,6 +188,7 @@ from ember.dialects.graph.ops_quantize import (
 )
 from ember.dialects.graph.ops_random import (
     BernoulliOp,
+    MultinomialOp,
     RandomNormalLikeOp,
     RandomNormalOp,
     RandomUniformLikeOp,
@@ -481,6 +482,7 @@ __all__ = [
     "MeanVarianceNormalizationOp",
     "MinOp",
     "MishOp",
+    "MultinomialOp",
     "ModOp",
     "MulOp",
     "NegativeLogLikelihoodLossOp",

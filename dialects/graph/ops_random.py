@@ -1,5 +1,5 @@
 """Random `graph` ops: ONNX RandomUniform, RandomUniformLike, RandomNormal,
-RandomNormalLike and Bernoulli, and the counter-based generator they share
+RandomNormalLike, Bernoulli and Multinomial, and the counter-based generator they share
 with Dropout's masks.
 
 The generator is SplitMix64 (Steele, Lea and Flood, 2014) used as a
@@ -18,6 +18,10 @@ in [0, 1) is the number's top 24 bits times 2^-24: exact in f32.
   the output type. 1 - U is in (0, 1], so |z| <= sqrt(48 ln 2) ~ 5.77.
 - Bernoulli: element n is 1 where U(n) < p (compared in f64, exactly),
   else 0, in the output type.
+- Multinomial: per row of logits, w = exp(x - max) in f64 (libm's exp) and
+  its running sums left to right; output element n (row-major) is the first
+  class whose running sum is not <= U(n) * the row's total (the last class
+  if none).
 
 ONNX's `seed` of these ops is a float: the generator's seed is its float32
 bits read as an unsigned integer (distinct seeds never collide). Without a
@@ -32,7 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, i32, i64
 from xdsl.ir import Attribute
 
 from ember.dialects.graph.base import GraphOp, graph_op
@@ -115,6 +119,22 @@ def bernoulli_values(seed: float | None, p: np.ndarray) -> np.ndarray:
     return u < p.astype(np.float64)
 
 
+def multinomial_values(seed: float | None, x: np.ndarray, samples: int) -> np.ndarray:
+    """Multinomial's classes (int64 [B, samples]) for logits `x` [B, C]:
+    in f64, w = exp(x - max) (`math.exp`, the C library's), running sums
+    left to right; sample n (row-major, from 1) of a row is the first class
+    whose running sum is not <= U(n) * the row's total (the last class if
+    none)."""
+    wide = x.astype(np.float64)
+    shifted = wide - wide.max(axis=1, keepdims=True)
+    running = np.cumsum(np.frompyfunc(math.exp, 1, 1)(shifted).astype(np.float64), axis=1)
+    count = x.shape[0] * samples
+    u = counter_uniforms(generator_seed(seed), np.arange(1, count + 1)).astype(np.float64)
+    threshold = u.reshape(x.shape[0], samples) * running[:, -1:]
+    below = (running[:, None, :] <= threshold[:, :, None]).sum(axis=2)
+    return np.minimum(below, x.shape[1] - 1).astype(np.int64)
+
+
 # ---------------------------------------------------------------- shape rules
 
 
@@ -165,6 +185,20 @@ def bernoulli(ctx: ShapeContext) -> list[TensorType]:
     return result(_dtype(ctx, "input"), ctx.shape("input"))
 
 
+def multinomial(ctx: ShapeContext) -> list[TensorType]:
+    """[batch, sample_size] in dtype (int32 or int64) from float logits [batch, classes]."""
+    shape = ctx.shape("input")
+    if len(shape) != 2 or not is_float(ctx.element_type("input")):
+        raise ShapeError(f"input must be a 2-D float tensor, got {ctx.type('input')}")
+    element = _dtype(ctx, None)
+    if element not in (i32, i64):
+        raise ShapeError(f"dtype must be int32 or int64, got {element}")
+    samples = int(ctx.attr("sample_size"))
+    if samples < 1:
+        raise ShapeError(f"sample_size must be positive, got {samples}")
+    return result(element, [shape[0], samples])
+
+
 _SEED = float_attr("seed")
 _UNIFORM = (float_attr("high", 1.0), float_attr("low", 0.0), _SEED)
 _NORMAL = (float_attr("mean", 0.0), float_attr("scale", 1.0), _SEED)
@@ -189,6 +223,10 @@ SPECS = [
            attributes=(_DTYPE, _SEED),
            summary="1 where the SplitMix64 uniform at the element's flat position is below "
                    "the probability input, else 0, in dtype or input's type."),
+    OpSpec("Multinomial", [one("input")], [one("output")], multinomial,
+           attributes=(int_attr("dtype", 6), int_attr("sample_size", 1), _SEED),
+           summary="sample_size classes per row of logits: the first whose running sum "
+                   "of exp(x - max) exceeds a SplitMix64 uniform times the row's total."),
 ]  # fmt: skip
 
 
@@ -210,3 +248,7 @@ class RandomNormalLikeOp(GraphOp): ...
 
 @graph_op(SPECS)
 class BernoulliOp(GraphOp): ...
+
+
+@graph_op(SPECS)
+class MultinomialOp(GraphOp): ...

@@ -110,7 +110,9 @@ function that lowers it:
 - random (`random.py`): RandomUniform, RandomNormal, their Like forms and
   Bernoulli are one all-parallel generic each, whose body draws the
   element's SplitMix64 numbers from its flat position (the generator
-  Dropout's masks use), so the bits are the reference interpreter's.
+  Dropout's masks use), so the bits are the reference interpreter's;
+  Multinomial reduces its logits, then one generic chooses each sample's
+  class from the same numbers.
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are

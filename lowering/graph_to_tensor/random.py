@@ -1,15 +1,16 @@
 """Graph-to-tensor lowering of the random ops (RandomUniform, RandomNormal,
-their Like forms, Bernoulli) and the generator's scalar code that Dropout's
-masks share.
+their Like forms, Bernoulli, Multinomial) and the generator's scalar code
+that Dropout's masks share.
 
-Each op is one all-parallel generic over its result whose body computes,
+Each op but Multinomial is one all-parallel generic over its result whose body computes,
 from the element's flat position, the SplitMix64 numbers
 `ember.dialects.graph.ops_random` defines, in the same arithmetic as the
 reference kernels (so the bits agree): the uniform in f32, Box-Muller's
 log, square root and cosine in f64, the affine map in f32, then the
 conversion to the result type. A Like op and Bernoulli read only their
-input's shape (Bernoulli its probabilities too). Positions need static
-sizes: symbolic ones are refused.
+input's shape (Bernoulli its probabilities too). Multinomial reduces its
+logits first (`_lower_multinomial`). Positions need static sizes: symbolic
+ones are refused.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from xdsl.ir import SSAValue
 from ember.dialects.graph import (
     BernoulliOp,
     GraphOp,
+    MultinomialOp,
     RandomNormalLikeOp,
     RandomNormalOp,
     RandomUniformLikeOp,
@@ -40,10 +42,12 @@ from ember.dialects.graph.ops_random import (
 )
 from ember.lowering.graph_to_tensor.common import (
     PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     FamilyPattern,
     Shape,
+    _dims_map,
     _elem,
     _identity,
     _shape,
@@ -136,9 +140,48 @@ def _lower_bernoulli(e: Emitter, op: GraphOp) -> list[SSAValue]:
     return e.generic([p], [e.empty(shape, t)], [_identity(rank)] * 2, [PARALLEL] * rank, body)
 
 
+def _lower_multinomial(e: Emitter, op: GraphOp) -> list[SSAValue]:
+    """In f64: the row maxima (a reduction), w = exp(x - max) (one generic),
+    the row totals (a reduction, left to right); then one generic over
+    (row, sample, class) reducing over the classes, which carries the
+    running sum and the chosen class (`classes` until one is chosen): the
+    first class whose running sum is not <= U(n) * total (`ugt`: NaN
+    chooses); then the choice, at most the last class, in the result type."""
+    x, out = op.operands[0], op.results[0]
+    (rows, classes), (_, samples) = _shape(x), _shape(out)
+    seed = generator_seed(op.attr("seed"))
+    by_row = _dims_map(2, [0])
+    top = e.reduction(x, [1], float("-inf"), f64, lambda b, a: b.max(a[1], b.convert(a[0], f64)))
+
+    def weight(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.math(xmath.ExpOp, b.sub(b.convert(a[0], f64), a[1]))
+
+    w = e.parallel([x, top], (rows, classes), f64, weight, maps=[_identity(2), by_row])
+    total = e.reduction(w, [1], 0.0, f64, lambda b, a: b.add(a[1], a[0]))
+
+    def choose(b: Body, a: list[SSAValue]) -> list[SSAValue]:
+        w, total, running, chosen = a
+        u = b.convert(counter_uniform(b, seed, flat_position(b, (rows, samples))), f64)
+        running = b.add(running, w)
+        first = b.and_(b.cmpf("ugt", running, b.mul(u, total)),
+                       b.cmp("eq", chosen, b.const(classes, i64)))  # fmt: skip
+        here = b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(2)), i64))
+        return [running, b.select(first, here, chosen)]
+
+    outputs = [e.fill(0.0, (rows, samples), f64), e.fill(classes, (rows, samples), i64)]
+    maps = [_dims_map(3, [0, 2]), _dims_map(3, [0]), *[_dims_map(3, [0, 1])] * 2]
+    _, chosen = e.generic([w, total], outputs, maps, [PARALLEL, PARALLEL, REDUCTION], choose)
+    t = _elem(out)
+
+    def last_at_most(b: Body, a: list[SSAValue]) -> SSAValue:
+        return b.convert(b.min(a[0], b.const(classes - 1, i64)), t)
+
+    return [e.parallel([chosen], (rows, samples), t, last_at_most)]
+
+
 class RandomPattern(FamilyPattern):
     """RandomUniform, RandomNormal, their Like forms and Bernoulli: one
-    all-parallel generic each (static sizes)."""
+    all-parallel generic each; Multinomial (`_lower_multinomial`). Static sizes."""
 
     lowerings = {
         RandomUniformOp: _lower_random,
@@ -146,4 +189,5 @@ class RandomPattern(FamilyPattern):
         RandomNormalOp: _lower_random,
         RandomNormalLikeOp: _lower_random,
         BernoulliOp: _lower_bernoulli,
+        MultinomialOp: _lower_multinomial,
     }

@@ -183,3 +183,30 @@ def test_bernoulli_and_its_onnx_expansion_draw_the_same_uniforms(case: str) -> N
     assert direct.dtype == expanded.dtype
     assert 0 < direct.sum() < 10
     np.testing.assert_array_equal(direct, 1 - expanded)
+
+
+def _multinomial_model(rows: int, classes: int, samples: int, **attrs: object) -> onnx.ModelProto:
+    node = helper.make_node("Multinomial", ["x"], ["y"], sample_size=samples, **attrs)
+    out = int(attrs.get("dtype", TensorProto.INT32))  # type: ignore[call-overload]
+    graph = helper.make_graph([node], "multinomial",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, classes])],
+                              [helper.make_tensor_value_info("y", out, [rows, samples])])  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+
+
+@pytest.mark.parametrize(("attrs", "want"), [({"seed": 2.0}, np.int32),
+                                             ({"dtype": TensorProto.INT64}, np.int64)])  # fmt: skip
+def test_multinomial_matches_reference_and_its_probabilities(attrs: dict, want: type) -> None:
+    """Bit for bit with the reference; each class's frequency within 6
+    standard errors of softmax(x) (25,000 samples per row)."""
+    logits = np.array([[0.0, 1.0, -1.0, 2.0, 0.5], [3.0, -2.0, 0.0, 0.0, -np.inf]], np.float32)
+    samples = 25_000
+    compiled, reference = _run(_multinomial_model(2, 5, samples, **attrs), logits)
+    assert compiled.dtype == reference.dtype == want
+    assert compiled.shape == (2, samples)
+    np.testing.assert_array_equal(compiled, reference)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    for row, row_p in zip(compiled, p):
+        for k, pk in enumerate(row_p):
+            _within((row == k).mean(), float(pk), max(math.sqrt(pk * (1 - pk) / samples), 1e-12))

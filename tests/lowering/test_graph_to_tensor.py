@@ -982,6 +982,7 @@ RANDOM_CASES = [
     case("Bernoulli", [np.linspace(0, 1, 12, dtype=F32).reshape(3, 4)], {"seed": 1.0}),
     case("Bernoulli", [np.linspace(0, 1, 12).reshape(3, 4)], {"dtype": TensorProto.INT32},
          id="int32"),
+    case("Multinomial", [randn(3, 6)], {"sample_size": 50, "seed": 3.0}),
 ]  # fmt: skip
 
 

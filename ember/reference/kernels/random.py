@@ -1,5 +1,5 @@
 """Kernels of the random operators RandomUniform, RandomNormal, their Like
-forms and Bernoulli: the numbers `ember.dialects.graph.ops_random` defines
+forms, Bernoulli and Multinomial: the numbers `ember.dialects.graph.ops_random` defines
 (SplitMix64 from the seed at each element's flat position), as the compiled
 code computes them, converted to the output type."""
 
@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.dialects.graph.ops_random import bernoulli_values, normal_values, uniform_values
+from ember.dialects.graph.ops_random import (
+    bernoulli_values,
+    multinomial_values,
+    normal_values,
+    uniform_values,
+)
 from ember.dialects.graph.types import element_type_from_onnx, numpy_dtype
 
 from ._registry import Attrs, Inputs, register
@@ -48,3 +53,11 @@ def random_normal(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 def bernoulli(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     p = np.asarray(inputs[0])
     return [bernoulli_values(attrs.get("seed"), p).astype(_dtype(attrs, p))]
+
+
+@register("Multinomial")
+def multinomial(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    samples = multinomial_values(
+        attrs.get("seed"), np.asarray(inputs[0]), int(attrs["sample_size"])
+    )
+    return [samples.astype(_dtype(attrs, None))]

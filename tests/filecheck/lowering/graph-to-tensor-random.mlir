@@ -84,3 +84,37 @@ func.func @bernoulli(%p: tensor<5xf32>) -> tensor<5xi64> {
 // CHECK-NEXT:      %[[DRAW:.*]] = arith.extui %[[BELOW]] : i1 to i64
 // CHECK-NEXT:      linalg.yield %[[DRAW]] : i64
 
+
+// Multinomial, in f64: the row maxima, w = exp(x - max), the row totals
+// (left to right); then one generic over (row, sample, class) reducing over
+// the classes, carrying the running sum and the chosen class (3 = none
+// yet): the first class whose running sum is not <= U * total; then the
+// choice, at most the last class.
+func.func @multinomial(%x: tensor<2x3xf32>) -> tensor<2x4xi64> {
+  %y = graph.multinomial %x {dtype = 7 : i64, sample_size = 4 : i64, seed = 1.0 : f32} : (tensor<2x3xf32>) -> tensor<2x4xi64>
+  func.return %y : tensor<2x4xi64>
+}
+
+// CHECK-LABEL: func.func @multinomial(
+// CHECK:         %[[TOP:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3xf32>)
+// CHECK:           arith.maximumf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[W:.*]] = linalg.generic {{.*}} ins(%x, %[[TOP]] : tensor<2x3xf32>, tensor<2xf64>)
+// CHECK:           math.exp %{{.*}} : f64
+// CHECK:         %[[TOTAL:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[W]] : tensor<2x3xf64>)
+// CHECK:           arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[NONE:.*]] = arith.constant 3 : i64
+// CHECK:         %[[UNCHOSEN:.*]] = linalg.fill ins(%[[NONE]] : i64) outs(%{{.*}} : tensor<2x4xi64>)
+// CHECK-NEXT:    %{{.*}}, %[[CHOSEN:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[W]], %[[TOTAL]] : tensor<2x3xf64>, tensor<2xf64>) outs(%{{.*}}, %[[UNCHOSEN]] : tensor<2x4xf64>, tensor<2x4xi64>)
+// CHECK-NEXT:    ^bb0(%[[WEIGHT:.*]]: f64, %[[ROW_TOTAL:.*]]: f64, %[[RUNNING:.*]]: f64, %[[SO_FAR:.*]]: i64):
+// CHECK:           %[[U:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[RUNNING]], %[[WEIGHT]] : f64
+// CHECK-NEXT:      %[[THRESHOLD:.*]] = arith.mulf %[[U]], %[[ROW_TOTAL]] : f64
+// CHECK-NEXT:      %[[PAST:.*]] = arith.cmpf ugt, %[[SUM]], %[[THRESHOLD]] : f64
+// CHECK:           %[[UNSET:.*]] = arith.cmpi eq, %[[SO_FAR]], %{{.*}} : i64
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.andi %[[PAST]], %[[UNSET]] : i1
+// CHECK-NEXT:      %[[CLASS_INDEX:.*]] = linalg.index 2 : index
+// CHECK-NEXT:      %[[CLASS:.*]] = arith.index_cast %[[CLASS_INDEX]] : index to i64
+// CHECK-NEXT:      %[[PICK:.*]] = arith.select %[[FIRST]], %[[CLASS]], %[[SO_FAR]] : i64
+// CHECK-NEXT:      linalg.yield %[[SUM]], %[[PICK]] : f64, i64
+// CHECK:         %y = linalg.generic {{.*}} ins(%[[CHOSEN]] : tensor<2x4xi64>)
+// CHECK:           arith.minsi %{{.*}}, %{{.*}} : i64

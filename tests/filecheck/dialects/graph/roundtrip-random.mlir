@@ -22,3 +22,12 @@ func.func @random(%x: tensor<2x3xf16>, %p: tensor<4xf32>) -> (tensor<2x3xf64>, t
 // CHECK-NEXT: %nl = graph.random_normal_like %x {dtype = 1 : i64, seed = 7.000000e+00 : f32} : (tensor<2x3xf16>) -> tensor<2x3xf32>
 // CHECK-NEXT: %b = graph.bernoulli %p {dtype = 7 : i64} : (tensor<4xf32>) -> tensor<4xi64>
 // CHECK-NEXT: %bp = graph.bernoulli %p {seed = 1.000000e+00 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+
+// Multinomial: sample_size classes per row of logits, in dtype (7: i64).
+func.func @multinomial(%x: tensor<2x3xf32>) -> tensor<2x4xi64> {
+  %y = graph.multinomial %x {dtype = 7 : i64, sample_size = 4 : i64, seed = 1.0 : f32} : (tensor<2x3xf32>) -> tensor<2x4xi64>
+  func.return %y : tensor<2x4xi64>
+}
+
+// CHECK-LABEL: func.func @multinomial
+// CHECK-NEXT: %y = graph.multinomial %x {dtype = 7 : i64, sample_size = 4 : i64, seed = 1.000000e+00 : f32} : (tensor<2x3xf32>) -> tensor<2x4xi64>

@@ -39,3 +39,23 @@ func.func @wrong_shape() -> tensor<3xf32> {
 }
 
 // CHECK:      Operation does not verify: graph.random_normal
+
+// -----
+
+// Multinomial's samples are int32 or int64 class indices.
+func.func @float_classes(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %y = graph.multinomial %x {dtype = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  func.return %y : tensor<2x1xf32>
+}
+
+// CHECK:      Operation does not verify: graph.multinomial: dtype must be int32 or int64, got f32
+
+// -----
+
+// Its logits are [batch, classes].
+func.func @one_row(%x: tensor<3xf32>) -> tensor<1x1xi32> {
+  %y = graph.multinomial %x : (tensor<3xf32>) -> tensor<1x1xi32>
+  func.return %y : tensor<1x1xi32>
+}
+
+// CHECK:      Operation does not verify: graph.multinomial: input must be a 2-D float tensor, got tensor<3xf32>
