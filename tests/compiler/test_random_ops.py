@@ -210,3 +210,11 @@ def test_multinomial_matches_reference_and_its_probabilities(attrs: dict, want: 
     for row, row_p in zip(compiled, p):
         for k, pk in enumerate(row_p):
             _within((row == k).mean(), float(pk), max(math.sqrt(pk * (1 - pk) / samples), 1e-12))
+
+
+def test_multinomial_of_many_classes_matches_reference() -> None:
+    """1,000 classes: the compiled totals and running sums are added left to
+    right, as the reference's (the same bits, so the same choices)."""
+    logits = np.random.default_rng(1).standard_normal((8, 1000)).astype(np.float32)
+    compiled, reference = _run(_multinomial_model(8, 1000, 64, seed=9.0), logits)
+    np.testing.assert_array_equal(compiled, reference)
