@@ -19,6 +19,8 @@ Each op is declared by an `OpSpec` row in one of the family modules:
 - `ops_transformer`: Attention, RMSNormalization, RotaryEmbedding,
   TensorScatter, SwiGLU, CausalConvWithState and LinearAttention (opsets 23-28)
 - `ops_text`: TfIdfVectorizer (n-gram counts of token ids)
+- `ops_random`: RandomUniform, RandomNormal, their Like forms, Bernoulli and Multinomial,
+  and the counter-based generator (SplitMix64) that Dropout shares
 - `ops_ml`: Binarizer, ArrayFeatureExtractor and TreeEnsemble (domain `ai.onnx.ml`)
 - `ops_training`: the optimiser update rules Adagrad, Adam and Momentum
   (domain `ai.onnx.preview.training`)
@@ -45,6 +47,7 @@ from ember.dialects.graph import (
     ops_nn,
     ops_qlinear,
     ops_quantize,
+    ops_random,
     ops_recurrent,
     ops_reduce,
     ops_resize,
@@ -183,6 +186,14 @@ from ember.dialects.graph.ops_quantize import (
     DynamicQuantizeLinearOp,
     QuantizeLinearOp,
 )
+from ember.dialects.graph.ops_random import (
+    BernoulliOp,
+    MultinomialOp,
+    RandomNormalLikeOp,
+    RandomNormalOp,
+    RandomUniformLikeOp,
+    RandomUniformOp,
+)
 from ember.dialects.graph.ops_recurrent import GRUOp, LSTMOp, RNNOp
 from ember.dialects.graph.ops_reduce import (
     ArgMaxOp,
@@ -277,6 +288,7 @@ ALL_SPECS: list[OpSpec] = [
     *ops_quantize.SPECS,
     *ops_qlinear.SPECS,
     *ops_text.SPECS,
+    *ops_random.SPECS,
     *ops_ml.SPECS,
     *ops_training.SPECS,
     *ops_layout.SPECS,
@@ -298,6 +310,7 @@ def _classes_by_name() -> dict[str, type[GraphOp]]:
         ops_quantize,
         ops_qlinear,
         ops_text,
+        ops_random,
         ops_ml,
         ops_training,
         ops_layout,
@@ -388,6 +401,7 @@ __all__ = [
     "AveragePoolNHWCOp",
     "AveragePoolOp",
     "BatchNormalizationOp",
+    "BernoulliOp",
     "BitCastOp",
     "BitShiftOp",
     "BitwiseAndOp",
@@ -468,6 +482,7 @@ __all__ = [
     "MeanVarianceNormalizationOp",
     "MinOp",
     "MishOp",
+    "MultinomialOp",
     "ModOp",
     "MulOp",
     "NegativeLogLikelihoodLossOp",
@@ -481,6 +496,10 @@ __all__ = [
     "PReluOp",
     "PadOp",
     "PowOp",
+    "RandomNormalLikeOp",
+    "RandomNormalOp",
+    "RandomUniformLikeOp",
+    "RandomUniformOp",
     "RangeOp",
     "ReciprocalOp",
     "ReduceL1Op",

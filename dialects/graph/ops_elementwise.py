@@ -5,9 +5,6 @@ Each family is a table of (ONNX type, attributes) rows and one shape rule.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import onnx
 from xdsl.dialects.builtin import IntegerType, TensorType, i1
 
@@ -37,28 +34,6 @@ from ember.dialects.graph.types import is_float, numpy_dtype
 def same_as_input(ctx: ShapeContext) -> list[TensorType]:
     """Result has the first operand's type."""
     return [ctx.type(ctx.spec.operands[0].name)]
-
-
-SPLITMIX64_INCREMENT = 0x9E3779B97F4A7C15
-SPLITMIX64_STEPS = ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (31, 1))
-"""SplitMix64 (Steele, Lea and Flood, 2014): the n-th number (from 1) from
-`seed` is seed + n * INCREMENT, then for each (shift, factor) z = (z ^ z >>
-shift) * factor, modulo 2^64."""
-DROPOUT_UNIFORM_BITS = 24
-"""Dropout's uniform in [0, 1) is the top 24 bits of a SplitMix64 number
-times 2^-24: exact in every float type that has 24 bits of precision."""
-
-
-def dropout_uniforms(seed: int, shape: tuple[int, ...]) -> np.ndarray:
-    """The uniform Dropout compares with ratio at each element of `shape`:
-    from the SplitMix64 number at the element's flat position (row-major,
-    from 1) seeded with `seed`, as float32."""
-    position = np.arange(1, math.prod(shape) + 1, dtype=np.uint64)
-    z = np.uint64(seed % 2**64) + position * np.uint64(SPLITMIX64_INCREMENT)
-    for shift, factor in SPLITMIX64_STEPS:
-        z = (z ^ (z >> np.uint64(shift))) * np.uint64(factor)
-    top = z >> np.uint64(64 - DROPOUT_UNIFORM_BITS)
-    return (top.astype(np.float32) * np.float32(2.0**-DROPOUT_UNIFORM_BITS)).reshape(shape)
 
 
 def dropout(ctx: ShapeContext) -> list[TensorType]:

@@ -107,6 +107,12 @@ function that lowers it:
   slice of X) counting matches in i32, then one generic per length adding
   the counts times their scores (1, or the weight for TFIDF) into Y; IDF
   then gives the column's weight where the count is positive.
+- random (`random.py`): RandomUniform, RandomNormal, their Like forms and
+  Bernoulli are one all-parallel generic each, whose body draws the
+  element's SplitMix64 numbers from its flat position (the generator
+  Dropout's masks use), so the bits are the reference interpreter's;
+  Multinomial reduces its logits, then one generic chooses each sample's
+  class from the same numbers.
 - ai.onnx.ml (`ml.py`): Binarizer is one all-parallel generic;
   ArrayFeatureExtractor is `ember_linalg.gather` along the last axis.
 - ai.onnx.preview.training (`training.py`): Adagrad, Adam and Momentum are
@@ -173,6 +179,7 @@ from ember.lowering.graph_to_tensor.ml import MLPattern
 from ember.lowering.graph_to_tensor.normalization import NormalizationPattern
 from ember.lowering.graph_to_tensor.positions import PositionPattern
 from ember.lowering.graph_to_tensor.quantize import QuantizePattern
+from ember.lowering.graph_to_tensor.random import RandomPattern
 from ember.lowering.graph_to_tensor.recurrent import RecurrentPattern
 from ember.lowering.graph_to_tensor.reductions import ReductionPattern
 from ember.lowering.graph_to_tensor.resize import ResizePattern
@@ -205,6 +212,7 @@ FAMILIES: tuple[type[FamilyPattern], ...] = (
     SignalPattern,
     VisionPattern,
     TextPattern,
+    RandomPattern,
     MLPattern,
     TrainingPattern,
 )

@@ -12,9 +12,7 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
-    i64,
 )
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ember.dialects.graph import (
@@ -91,11 +89,6 @@ from ember.dialects.graph import (
     WhereOp,
     XorOp,
 )
-from ember.dialects.graph.ops_elementwise import (
-    DROPOUT_UNIFORM_BITS,
-    SPLITMIX64_INCREMENT,
-    SPLITMIX64_STEPS,
-)
 from ember.dialects.graph.symbolic import symbols_of
 from ember.dialects.graph.types import is_float, is_narrow_float
 from ember.lowering.graph_to_tensor.common import (
@@ -105,7 +98,6 @@ from ember.lowering.graph_to_tensor.common import (
     Emitter,
     FamilyPattern,
     Lowering,
-    Shape,
     _bits,
     _elem,
     _identity,
@@ -114,6 +106,7 @@ from ember.lowering.graph_to_tensor.common import (
     _shape,
     symbolic_broadcast_problem,
 )
+from ember.lowering.graph_to_tensor.random import counter_uniform, flat_position
 
 # ------------------------------------------------------------- elementwise
 
@@ -456,33 +449,6 @@ def _in_f32(body: ScalarFn) -> ScalarFn:
     return widened
 
 
-def _signed(value: int) -> int:
-    """A 64-bit pattern as the i64 constant that holds it."""
-    return value - 2**64 if value >= 2**63 else value
-
-
-def _splitmix64(b: Body, seed: int, position: SSAValue) -> SSAValue:
-    """The SplitMix64 number at `position` (i64, from 1) from `seed`
-    (`SPLITMIX64_STEPS`); i64 arithmetic wraps, as the generator's does."""
-    z = b.add(b.const(_signed(seed % 2**64), i64),
-              b.mul(position, b.const(_signed(SPLITMIX64_INCREMENT), i64)))  # fmt: skip
-    for shift, factor in SPLITMIX64_STEPS:
-        z = b.xor(z, b.emit(arith.ShRUIOp(z, b.const(shift, i64))))
-        if factor != 1:
-            z = b.mul(z, b.const(_signed(factor), i64))
-    return z
-
-
-def _flat_position(b: Body, shape: Shape) -> SSAValue:
-    """The row-major position of the current element, from 1, as i64."""
-    position = b.const(1, i64)
-    for dim in range(len(shape)):
-        index = b.emit(arith.IndexCastOp(b.emit(linalg.IndexOp(dim)), i64))
-        stride = math.prod(shape[dim + 1 :])
-        position = b.add(position, index if stride == 1 else b.mul(index, b.const(stride, i64)))
-    return position
-
-
 def _lower_dropout(e: Emitter, op: GraphOp) -> list[SSAValue]:
     """Without training_mode, data itself (and a mask of true). With it, one
     generic writing output and mask: an element is kept unless training_mode
@@ -502,10 +468,7 @@ def _lower_dropout(e: Emitter, op: GraphOp) -> list[SSAValue]:
     def body(b: Body, a: list[SSAValue]) -> list[SSAValue]:
         x, on = a[0], a[len(scalars)]
         p = b.convert(a[1], f32) if ratio is not None else b.const(0.5, f32)
-        top = b.emit(arith.ShRUIOp(_splitmix64(b, seed, _flat_position(b, shape)),
-                                   b.const(64 - DROPOUT_UNIFORM_BITS, i64)))  # fmt: skip
-        uniform = b.mul(b.emit(arith.SIToFPOp(top, f32)),
-                        b.const(2.0**-DROPOUT_UNIFORM_BITS, f32))  # fmt: skip
+        uniform = counter_uniform(b, seed, flat_position(b, shape))
         keep = b.or_(b.not_(on), b.cmp("ge", uniform, p))
         scale = b.convert(b.div(b.const(1, f32), b.sub(b.const(1, f32), p)), t)
         if is_narrow_float(t):  # no arithmetic in t: the exact product in f32, rounded once

@@ -973,6 +973,19 @@ TEXT_CASES = [
 ]  # fmt: skip
 
 
+RANDOM_CASES = [
+    case("RandomUniform", [], {"shape": [3, 5], "low": -1.0, "high": 2.0, "seed": 4.0},
+         fold=False),
+    case("RandomUniformLike", [_X], {"dtype": TensorProto.DOUBLE}, id="f64"),
+    case("RandomNormal", [], {"shape": [7], "mean": 1.0, "scale": 3.0}, fold=False),
+    case("RandomNormalLike", [_X], {"seed": 2.0}),
+    case("Bernoulli", [np.linspace(0, 1, 12, dtype=F32).reshape(3, 4)], {"seed": 1.0}),
+    case("Bernoulli", [np.linspace(0, 1, 12).reshape(3, 4)], {"dtype": TensorProto.INT32},
+         id="int32"),
+    case("Multinomial", [randn(3, 6)], {"sample_size": 50, "seed": 3.0}),
+]  # fmt: skip
+
+
 def _optimizer_inputs(count: int, groups: int, step: int, dtype: Any = F32) -> list[Any]:
     """R, T, then `groups` groups of `count` tensors (sizes 1, 3, ...); the
     last group (a squared-gradient state) non-negative."""
@@ -1003,7 +1016,7 @@ ALL_CASES = (UNARY_CASES + BINARY_CASES + OTHER_ELEMENTWISE_CASES + WINDOW_CASES
              + TENSOR_CASES + INDEXED_CASES + REDUCE_CASES + RECURRENT_CASES
              + TRANSFORMER_CASES + QUANTIZE_CASES + SIGNAL_CASES + VISION_CASES + LOSS_CASES
              + BIT_CASES + NEW_ELEMENTWISE_CASES + NEW_NN_CASES + POSITION_CASES + TEXT_CASES
-             + ML_CASES + TRAINING_CASES)  # fmt: skip
+             + RANDOM_CASES + ML_CASES + TRAINING_CASES)  # fmt: skip
 
 
 @pytest.mark.parametrize(("op_type", "inputs", "attrs", "outputs", "tol", "opset", "fold"),

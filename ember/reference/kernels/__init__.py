@@ -25,7 +25,8 @@ Every kernel implements **ONNX opset 21** semantics and follows one contract::
 
 Families live in one module each: :mod:`.elementwise`, :mod:`.nn`, :mod:`.recurrent`,
 :mod:`.signal`, :mod:`.tensor`, :mod:`.vision`, :mod:`.reduce`, :mod:`.quantize`,
-:mod:`.transformer`, :mod:`.loss`, :mod:`.text` (TfIdfVectorizer), :mod:`.ml` (domain
+:mod:`.transformer`, :mod:`.loss`, :mod:`.text` (TfIdfVectorizer), :mod:`.random`
+(RandomUniform, RandomNormal, Bernoulli, Multinomial), :mod:`.ml` (domain
 ``ai.onnx.ml``) and :mod:`.training`
 (domain ``ai.onnx.preview.training``); :mod:`.layout` holds the kernels of Ember's own layout ops (domain
 ``ember``: LayoutTransform and the laid-out Conv/MaxPool/AveragePool), which are defined
@@ -46,6 +47,7 @@ from . import (  # noqa: F401  (registers kernels)
     ml,
     nn,
     quantize,
+    random,
     recurrent,
     reduce,
     signal,

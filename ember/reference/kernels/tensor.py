@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from onnx import helper
 
-from ember.dialects.graph.ops_elementwise import dropout_uniforms
+from ember.dialects.graph.ops_random import dropout_uniforms
 
 from ._registry import Attrs, Inputs, arg, ints, norm_axis, register
 
