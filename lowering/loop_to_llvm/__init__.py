@@ -179,7 +179,7 @@ class ConvertLoopToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.bf16_dot not in BF16_DOT_FORMS:
             raise DiagnosticException(
-                f"{self.name}: bf16_dot={self.bf16_dot} is not one of {', '.join(BF16_DOT_FORMS)}"
+                f"{self.name}: bf16-dot={self.bf16_dot} is not one of {', '.join(BF16_DOT_FORMS)}"
             )
         token = bf16_dot_form.set(self.bf16_dot)
         try:

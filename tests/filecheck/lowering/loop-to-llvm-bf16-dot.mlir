@@ -1,6 +1,6 @@
-// RUN: ember-opt %s -p 'convert-loop-to-llvm{bf16_dot=instruction}' | filecheck %s --check-prefix=INSTR
-// RUN: ember-opt %s -p 'convert-loop-to-llvm{bf16_dot=expanded}' | filecheck %s --check-prefix=EXPANDED
-// RUN: not ember-opt %s -p 'convert-loop-to-llvm{bf16_dot=fast}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: ember-opt %s -p 'convert-loop-to-llvm{bf16-dot=instruction}' | filecheck %s --check-prefix=INSTR
+// RUN: ember-opt %s -p 'convert-loop-to-llvm{bf16-dot=expanded}' | filecheck %s --check-prefix=EXPANDED
+// RUN: not ember-opt %s -p 'convert-loop-to-llvm{bf16-dot=fast}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // loop.bf16_dot, as a bfloat16 micro-kernel emits it: 16 f32 lanes, each
 // plus the two products of its pair of bfloat16 elements. With the CPU's
@@ -52,4 +52,4 @@ func.func @row_pair(%acc: memref<16xf32>, %a: memref<2xbf16>, %b: memref<32xbf16
 // EXPANDED:         llvm.and
 // EXPANDED-COUNT-2: llvm.intr.fma
 
-// BAD: convert-loop-to-llvm: bf16_dot=fast is not one of host, instruction, expanded
+// BAD: convert-loop-to-llvm: bf16-dot=fast is not one of host, instruction, expanded
