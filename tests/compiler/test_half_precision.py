@@ -222,6 +222,7 @@ def test_half_bert_layer_matches_float32(
     assert error < 8 * unit_roundoff(half), error / unit_roundoff(half)
 
 
+@pytest.mark.slow
 def test_bf16_gpt_decode_step_matches_float32() -> None:
     """A GPT-2 block on one token in bfloat16, whose four products (768 x
     2304, 768 x 768, 768 x 3072, 3072 x 768 weights) run on bfloat16 pairs,

@@ -204,7 +204,7 @@ def test_a_symbolic_batch_is_read_once_by_winograd_and_the_lowering_after_it() -
 @pytest.mark.parametrize(
     ("name", "convs"),
     [
-        ("squeezenet", 8),
+        pytest.param("squeezenet", 8, marks=pytest.mark.slow),
         pytest.param("resnet50", 11, marks=pytest.mark.slow),
         pytest.param("vgg19", 15, marks=pytest.mark.slow),
     ],  # fmt: skip

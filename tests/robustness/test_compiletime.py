@@ -26,7 +26,9 @@ def _matches_reference(model: onnx.ModelProto, level: int) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("level", [0, pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "level", [pytest.param(0, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+)
 def test_a_deep_chain_compiles(level: int) -> None:
     _matches_reference(chain(2000), level)
 

@@ -36,6 +36,7 @@ def _run_cases(cases: str, timeout: float) -> None:
     )
 
 
+@pytest.mark.slow
 def test_mutated_models() -> None:
     _run_cases("0:60", timeout=240)
 

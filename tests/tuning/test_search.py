@@ -20,6 +20,8 @@ from ember.tuning.runner import InProcessRunner
 from ember.tuning.search import Search, Settings, TaskState
 from tests.tuning.conftest import bufferized, small_model
 
+pytestmark = pytest.mark.slow  # one search of the test model, shared: 13 s on two cores
+
 
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory: pytest.TempPathFactory,

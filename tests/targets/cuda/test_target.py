@@ -385,7 +385,10 @@ def test_symbolic_models_run_emulated_at_every_size(name: str) -> None:
 @needs_ptxas
 @pytest.mark.parametrize(
     "make",
-    [lambda: mlp(batch="N"), lambda: transformer_encoder(seq="S")],
+    [
+        lambda: mlp(batch="N"),
+        pytest.param(lambda: transformer_encoder(seq="S"), marks=pytest.mark.slow),
+    ],
     ids=["mlp_batch", "bert_base_layer_sequence"],
 )
 def test_symbolic_models_give_ptx_for_every_size(make: Callable[[], onnx.ModelProto]) -> None:

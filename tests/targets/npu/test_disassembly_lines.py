@@ -84,6 +84,7 @@ def _calls(work: Callable[[], object]) -> int:
     return counts["call"] + counts["c_call"]
 
 
+@pytest.mark.slow
 def test_the_work_per_instruction_does_not_grow_with_the_program() -> None:
     small, large = _matmul_binary(150), _matmul_binary(1_500)
     assert len(large) // 16 > 19_000
@@ -92,6 +93,7 @@ def test_the_work_per_instruction_does_not_grow_with_the_program() -> None:
     assert per_large == pytest.approx(per_small, rel=0.02)
 
 
+@pytest.mark.slow
 def test_verifying_the_ir_of_a_program_is_linear_too() -> None:
     """The IR path (`-p`, `-t npu-hex`) builds the ops and verifies them:
     an instruction's verifier once looked up its own index in the block."""
